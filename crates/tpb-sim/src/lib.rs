@@ -1,0 +1,1 @@
+//! tpb reference simulator.
