@@ -1,1 +1,4 @@
-//! tpb reference simulator.
+//! # tpb-sim — bit-exact reference simulator for the TPB instruction slice
+#![warn(missing_docs)]
+
+pub mod numerics;

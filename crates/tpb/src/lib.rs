@@ -1,0 +1,4 @@
+//! Library half of the `tpb` command-line tool: `.npy` I/O and command implementations.
+#![warn(missing_docs)]
+
+pub mod npy;

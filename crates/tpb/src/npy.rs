@@ -1,0 +1,1 @@
+//! .npy I/O (being written).
