@@ -14,4 +14,11 @@ pub mod tables;
 
 pub use gen::{Gen, GenSet};
 pub use opcode::{Opcode, OpcodeInfo, StructKind};
-pub use tables::{AccumCmd, AffineSelectCmp, AluOp, CodeEnum, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode, WaitMode};
+pub use tables::{
+    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode,
+    WaitMode,
+};
+pub mod geometry;
+pub mod wire;
+
+pub use wire::{decode_program, encode_program, Body, Instruction};

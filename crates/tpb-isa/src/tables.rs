@@ -440,7 +440,12 @@ mod tests {
     fn dtype_enumerator_counts_per_gen() {
         let n = |g| Dtype::names_for(g).len();
         assert_eq!(
-            [n(Gen::Sunda), n(Gen::Cayman), n(Gen::Mariana), n(Gen::Maverick)],
+            [
+                n(Gen::Sunda),
+                n(Gen::Cayman),
+                n(Gen::Mariana),
+                n(Gen::Maverick)
+            ],
             [16, 16, 24, 30]
         );
     }
@@ -450,7 +455,12 @@ mod tests {
     fn alu_op_enumerator_counts_per_gen() {
         let n = |g| AluOp::names_for(g).len();
         assert_eq!(
-            [n(Gen::Sunda), n(Gen::Cayman), n(Gen::Mariana), n(Gen::Maverick)],
+            [
+                n(Gen::Sunda),
+                n(Gen::Cayman),
+                n(Gen::Mariana),
+                n(Gen::Maverick)
+            ],
             [33, 60, 64, 65]
         );
     }
@@ -463,7 +473,12 @@ mod tests {
         assert_eq!(all().filter(|o| o.is_general_bitvec_op()).count(), 9);
         assert_eq!(all().filter(|o| o.is_valid_int_aluop()).count(), 26);
         assert_eq!(all().filter(|o| o.is_valid_int_aluop_dve()).count(), 15);
-        for (g, n) in [(Gen::Sunda, 17), (Gen::Cayman, 17), (Gen::Mariana, 21), (Gen::Maverick, 21)] {
+        for (g, n) in [
+            (Gen::Sunda, 17),
+            (Gen::Cayman, 17),
+            (Gen::Mariana, 21),
+            (Gen::Maverick, 21),
+        ] {
             assert_eq!(all().filter(|o| o.is_general_arith_op(g)).count(), n, "{g}");
         }
     }

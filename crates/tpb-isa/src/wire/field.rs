@@ -1,0 +1,256 @@
+//! The `Field` trait: how one typed field is read from and written to its bytes, and the
+//! object-safe [`FieldDyn`] view the explainer and the text syntax walk generically.
+
+use crate::gen::Gen;
+use crate::tables::CodeEnum;
+use std::any::Any;
+
+/// A fixed-size little-endian wire field.
+pub trait Field: Copy + Default + PartialEq + std::fmt::Debug + 'static {
+    /// Size in bytes.
+    const SIZE: usize;
+    /// Reads the field from exactly `SIZE` bytes.
+    fn read(b: &[u8]) -> Self;
+    /// Writes the field into exactly `SIZE` bytes.
+    fn write(&self, b: &mut [u8]);
+    /// Canonical text form (what `disasm` prints for the field).
+    fn to_text(&self, gen: Gen) -> String;
+    /// Parses the text form; the error says what was expected.
+    fn parse_text(s: &str, gen: Gen) -> Result<Self, String>;
+    /// Sub-fields for the annotated dump: (suffix, offset within the field, size, value).
+    fn parts(&self, gen: Gen) -> Vec<(String, usize, usize, String)> {
+        vec![(String::new(), 0, Self::SIZE, self.to_text(gen))]
+    }
+    /// What the text form looks like, for error messages.
+    fn expected() -> String;
+}
+
+/// Object-safe view of a field, for generic walkers (explain, asm, disasm).
+pub trait FieldDyn {
+    /// Size in bytes.
+    fn size(&self) -> usize;
+    /// Canonical text.
+    fn text(&self, gen: Gen) -> String;
+    /// Replaces the value from text.
+    fn set_text(&mut self, s: &str, gen: Gen) -> Result<(), String>;
+    /// Sub-fields for the annotated dump.
+    fn sub_parts(&self, gen: Gen) -> Vec<(String, usize, usize, String)>;
+    /// What the text form looks like.
+    fn expected_text(&self) -> String;
+    /// Downcasting hook for walkers that special-case a field type.
+    fn as_any(&self) -> &dyn Any;
+    /// Mutable downcasting hook.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<T: Field> FieldDyn for T {
+    fn size(&self) -> usize {
+        T::SIZE
+    }
+    fn text(&self, gen: Gen) -> String {
+        self.to_text(gen)
+    }
+    fn set_text(&mut self, s: &str, gen: Gen) -> Result<(), String> {
+        *self = T::parse_text(s, gen)?;
+        Ok(())
+    }
+    fn sub_parts(&self, gen: Gen) -> Vec<(String, usize, usize, String)> {
+        self.parts(gen)
+    }
+    fn expected_text(&self) -> String {
+        T::expected()
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Parses a signed or unsigned integer in decimal, `0x` hex or `0b` binary.
+pub fn parse_int(s: &str) -> Option<i128> {
+    let s = s.trim().replace('_', "");
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(b) => (true, b.to_string()),
+        None => (false, s.strip_prefix('+').unwrap_or(&s).to_string()),
+    };
+    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        i128::from_str_radix(h, 16).ok()?
+    } else if let Some(b) = body.strip_prefix("0b") {
+        i128::from_str_radix(b, 2).ok()?
+    } else {
+        body.parse::<i128>().ok()?
+    };
+    Some(if neg { -v } else { v })
+}
+
+fn int_in<T: TryFrom<i128>>(s: &str, what: &str) -> Result<T, String> {
+    parse_int(s)
+        .and_then(|v| T::try_from(v).ok())
+        .ok_or_else(|| format!("`{s}` is not a {what}"))
+}
+
+impl Field for u8 {
+    const SIZE: usize = 1;
+    fn read(b: &[u8]) -> Self {
+        b[0]
+    }
+    fn write(&self, b: &mut [u8]) {
+        b[0] = *self;
+    }
+    fn to_text(&self, _: Gen) -> String {
+        self.to_string()
+    }
+    fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
+        int_in(s, "u8 (0..=255)")
+    }
+    fn expected() -> String {
+        "an integer 0..=255".into()
+    }
+}
+
+impl Field for i32 {
+    const SIZE: usize = 4;
+    fn read(b: &[u8]) -> Self {
+        i32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+    fn write(&self, b: &mut [u8]) {
+        b[..4].copy_from_slice(&self.to_le_bytes());
+    }
+    fn to_text(&self, _: Gen) -> String {
+        self.to_string()
+    }
+    fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
+        int_in(s, "32-bit signed integer")
+    }
+    fn expected() -> String {
+        "a 32-bit signed integer".into()
+    }
+}
+
+impl Field for u32 {
+    const SIZE: usize = 4;
+    fn read(b: &[u8]) -> Self {
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+    fn write(&self, b: &mut [u8]) {
+        b[..4].copy_from_slice(&self.to_le_bytes());
+    }
+    fn to_text(&self, _: Gen) -> String {
+        format!("{self:#x}")
+    }
+    fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
+        // Accept negative numbers as their two's-complement bits (handy for values).
+        match parse_int(s) {
+            Some(v) if (0..=u32::MAX as i128).contains(&v) => Ok(v as u32),
+            Some(v) if (i32::MIN as i128..0).contains(&v) => Ok(v as i32 as u32),
+            _ => Err(format!("`{s}` is not a 32-bit value")),
+        }
+    }
+    fn expected() -> String {
+        "a 32-bit value".into()
+    }
+}
+
+/// Reserved or raw bytes, kept verbatim. Text form: hex bytes in wire order (`00ff00`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Bytes<const N: usize>(pub [u8; N]);
+
+impl<const N: usize> Default for Bytes<N> {
+    fn default() -> Self {
+        Bytes([0; N])
+    }
+}
+
+impl<const N: usize> Bytes<N> {
+    /// Whether every byte is zero (the `*_reserved_zero` predicates).
+    pub fn is_zero(&self) -> bool {
+        self.0.iter().all(|&b| b == 0)
+    }
+}
+
+impl<const N: usize> Field for Bytes<N> {
+    const SIZE: usize = N;
+    fn read(b: &[u8]) -> Self {
+        let mut a = [0u8; N];
+        a.copy_from_slice(&b[..N]);
+        Bytes(a)
+    }
+    fn write(&self, b: &mut [u8]) {
+        b[..N].copy_from_slice(&self.0);
+    }
+    fn to_text(&self, _: Gen) -> String {
+        hex(&self.0)
+    }
+    fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
+        let s = s.trim();
+        let s = s.strip_prefix("0x").unwrap_or(s);
+        let v = unhex(s).ok_or_else(|| format!("`{s}` is not hex bytes"))?;
+        if v.len() != N {
+            return Err(format!("expected {N} hex bytes, got {}", v.len()));
+        }
+        let mut a = [0u8; N];
+        a.copy_from_slice(&v);
+        Ok(Bytes(a))
+    }
+    fn expected() -> String {
+        format!("{N} bytes as hex digits, e.g. {}", "00".repeat(N))
+    }
+}
+
+/// Lowercase hex of bytes, no separators.
+pub fn hex(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len() * 2);
+    for x in b {
+        s.push_str(&format!("{x:02x}"));
+    }
+    s
+}
+
+/// Parses hex digits (whitespace and `_` ignored) into bytes.
+pub fn unhex(s: &str) -> Option<Vec<u8>> {
+    let d: Vec<u8> = s
+        .bytes()
+        .filter(|c| !c.is_ascii_whitespace() && *c != b'_')
+        .collect();
+    if d.len() % 2 != 0 {
+        return None;
+    }
+    d.chunks(2)
+        .map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
+        .collect()
+}
+
+macro_rules! enum_field {
+    ($($T:ty),*) => {$(
+        impl Field for $T {
+            const SIZE: usize = 1;
+            fn read(b: &[u8]) -> Self { <$T>::from_raw(b[0]) }
+            fn write(&self, b: &mut [u8]) { b[0] = self.raw(); }
+            fn to_text(&self, _: Gen) -> String { self.to_string() }
+            fn parse_text(s: &str, gen: Gen) -> Result<Self, String> {
+                <$T>::parse_name(s).ok_or_else(|| format!(
+                    "unknown {} `{}`; expected one of {} (or a number)",
+                    <$T>::KIND.to_ascii_lowercase(), s.trim(), <$T>::names_for(gen).join(", ")))
+            }
+            fn expected() -> String { format!("a {} name or number", <$T>::KIND) }
+        }
+    )*};
+}
+use crate::tables::{
+    AccumCmd, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode,
+    WaitMode,
+};
+enum_field!(
+    Dtype,
+    AluOp,
+    AffineSelectCmp,
+    TensorSubdim,
+    RevOps,
+    ImmSrc,
+    AccumCmd,
+    WaitMode,
+    UpdateMode,
+    DebugCmd
+);

@@ -1,0 +1,324 @@
+//! Wire formats: every struct as named offsets + a typed value with exact `parse`/`emit`.
+//!
+//! Decoding is total and lossless: any 64 bytes decode to an [`Instruction`] that
+//! re-encodes to the same bytes (decisions §1.1). Legality is [`crate::validate`]'s job.
+
+mod bodies;
+pub mod descriptor;
+pub mod field;
+
+pub use bodies::*;
+pub use descriptor::{
+    Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
+};
+pub use field::{Bytes, Field, FieldDyn};
+
+use crate::gen::Gen;
+use crate::opcode::{Opcode, OpcodeInfo, StructKind};
+use thiserror::Error;
+
+/// `TPB_INST_NBYTES`: every instruction is one 64-byte bundle (isa-facts §1.1).
+pub const BUNDLE_BYTES: usize = 64;
+
+/// One field of a wire struct: its header name, absolute byte offset in the bundle and size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldMeta {
+    /// The header's field name.
+    pub name: &'static str,
+    /// Absolute byte offset within the 64-byte bundle.
+    pub offset: usize,
+    /// Size in bytes.
+    pub size: usize,
+}
+
+impl FieldMeta {
+    /// The byte range within the bundle.
+    pub const fn range(&self) -> std::ops::Range<usize> {
+        self.offset..self.offset + self.size
+    }
+}
+
+/// Declares a wire struct: typed fields at absolute bundle offsets, with a compile-time
+/// check that the fields tile `start..end` exactly.
+macro_rules! wire_struct {
+    (
+        $(#[$m:meta])*
+        pub struct $S:ident, bytes $start:literal .. $end:literal {
+            $( $(#[$fm:meta])* $f:ident : $T:ty = $off:literal, )*
+        }
+    ) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, PartialEq, Debug, Default)]
+        pub struct $S { $( $(#[$fm])* pub $f: $T, )* }
+
+        impl $S {
+            /// The field layout, in wire order.
+            pub const LAYOUT: &'static [$crate::wire::FieldMeta] = &[
+                $( $crate::wire::FieldMeta { name: stringify!($f), offset: $off, size: <$T as $crate::wire::Field>::SIZE }, )*
+            ];
+
+            /// Reads the struct's fields out of a bundle (never fails).
+            #[inline]
+            pub fn parse(b: &[u8; 64]) -> Self {
+                $S { $( $f: <$T as $crate::wire::Field>::read(&b[$off..$off + <$T as $crate::wire::Field>::SIZE]), )* }
+            }
+
+            /// Writes every field into a bundle.
+            #[inline]
+            pub fn emit(&self, b: &mut [u8; 64]) {
+                $( $crate::wire::Field::write(&self.$f, &mut b[$off..$off + <$T as $crate::wire::Field>::SIZE]); )*
+            }
+
+            /// The fields with their layout, for generic walkers.
+            pub fn fields(&self) -> Vec<(&'static $crate::wire::FieldMeta, &dyn $crate::wire::FieldDyn)> {
+                Self::LAYOUT.iter().zip([ $( &self.$f as &dyn $crate::wire::FieldDyn ),* ]).collect()
+            }
+
+            /// The fields, mutably, for the assembler.
+            pub fn fields_mut(&mut self) -> Vec<(&'static $crate::wire::FieldMeta, &mut dyn $crate::wire::FieldDyn)> {
+                Self::LAYOUT.iter().zip([ $( &mut self.$f as &mut dyn $crate::wire::FieldDyn ),* ]).collect()
+            }
+        }
+
+        const _: () = {
+            let l = $S::LAYOUT;
+            let mut pos = $start;
+            let mut i = 0;
+            while i < l.len() {
+                assert!(l[i].offset == pos, concat!(stringify!($S), ": fields do not tile"));
+                pos += l[i].size;
+                i += 1;
+            }
+            assert!(pos == $end, concat!(stringify!($S), ": wrong total size"));
+        };
+    };
+}
+pub(crate) use wire_struct;
+
+/// The operand body of a bundle (bytes 12..64), by the struct its opcode binds.
+#[derive(Clone, Copy, PartialEq, Debug)]
+#[allow(clippy::large_enum_variant)]
+pub enum Body {
+    /// `S4D4_TSM`: TensorScalarPtrMulti 0x4F/0x5F, sunda Dual 0x87/0x88.
+    S4d4Tsm(S4d4Tsm),
+    /// `S2_BN`: TensorScalarImmLd 0x70/0x71.
+    S2Bn(S2Bn),
+    /// `S2D2_TS_AS`: AffineSelect 0x92.
+    S2d2TsAs(S2d2TsAs),
+    /// `D4_IOTA`: Iota 0x7E.
+    D4Iota(D4Iota),
+    /// `S3D3_TS`: TensorScalar 0x43/0x53, TensorScalarPtr 0x44/0x54.
+    S3d3Ts(S3d3Ts),
+    /// `S3D3_TS_SELECT`: TensorScalarSelect 0x98.
+    S3d3TsSelect(S3d3TsSelect),
+    /// `S2D2_RS`: RangeSelect 0xBC.
+    S2d2Rs(S2d2Rs),
+    /// Any opcode tpb does not model on the generation: raw bytes, kept verbatim.
+    Opaque(Opaque),
+}
+
+/// A decoded 64-byte bundle.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct Instruction {
+    /// Bytes 0..4.
+    pub header: Header,
+    /// Bytes 4..12.
+    pub events: Events,
+    /// Bytes 12..64.
+    pub body: Body,
+}
+
+/// Errors reading a program binary.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The stream is not a whole number of bundles (decisions §1.2).
+    #[error("program is {len} bytes, not a multiple of 64: {trailing} trailing bytes after bundle {bundles}")]
+    TrailingBytes {
+        /// Total length.
+        len: usize,
+        /// Whole bundles before the tail.
+        bundles: usize,
+        /// Bytes left over.
+        trailing: usize,
+    },
+    /// A single bundle was expected.
+    #[error("a bundle is 64 bytes, got {0}")]
+    WrongLength(usize),
+}
+
+impl Body {
+    /// Decodes the body for `kind` (or opaque bytes).
+    #[inline]
+    pub fn parse(kind: Option<StructKind>, b: &[u8; 64]) -> Body {
+        match kind {
+            Some(StructKind::S4d4Tsm) => Body::S4d4Tsm(S4d4Tsm::parse(b)),
+            Some(StructKind::S2Bn) => Body::S2Bn(S2Bn::parse(b)),
+            Some(StructKind::S2d2TsAs) => Body::S2d2TsAs(S2d2TsAs::parse(b)),
+            Some(StructKind::D4Iota) => Body::D4Iota(D4Iota::parse(b)),
+            Some(StructKind::S3d3Ts) => Body::S3d3Ts(S3d3Ts::parse(b)),
+            Some(StructKind::S3d3TsSelect) => Body::S3d3TsSelect(S3d3TsSelect::parse(b)),
+            Some(StructKind::S2d2Rs) => Body::S2d2Rs(S2d2Rs::parse(b)),
+            None => Body::Opaque(Opaque::parse(b)),
+        }
+    }
+
+    /// Writes the body into bytes 12..64.
+    #[inline]
+    pub fn emit(&self, b: &mut [u8; 64]) {
+        match self {
+            Body::S4d4Tsm(s) => s.emit(b),
+            Body::S2Bn(s) => s.emit(b),
+            Body::S2d2TsAs(s) => s.emit(b),
+            Body::D4Iota(s) => s.emit(b),
+            Body::S3d3Ts(s) => s.emit(b),
+            Body::S3d3TsSelect(s) => s.emit(b),
+            Body::S2d2Rs(s) => s.emit(b),
+            Body::Opaque(s) => s.emit(b),
+        }
+    }
+
+    /// The struct this body holds (`None` for opaque).
+    pub fn kind(&self) -> Option<StructKind> {
+        Some(match self {
+            Body::S4d4Tsm(_) => StructKind::S4d4Tsm,
+            Body::S2Bn(_) => StructKind::S2Bn,
+            Body::S2d2TsAs(_) => StructKind::S2d2TsAs,
+            Body::D4Iota(_) => StructKind::D4Iota,
+            Body::S3d3Ts(_) => StructKind::S3d3Ts,
+            Body::S3d3TsSelect(_) => StructKind::S3d3TsSelect,
+            Body::S2d2Rs(_) => StructKind::S2d2Rs,
+            Body::Opaque(_) => return None,
+        })
+    }
+
+    /// A default (all-zero-reserved, unit-filled) body for `kind`.
+    pub fn default_for(kind: Option<StructKind>) -> Body {
+        match kind {
+            Some(StructKind::S4d4Tsm) => Body::S4d4Tsm(Default::default()),
+            Some(StructKind::S2Bn) => Body::S2Bn(Default::default()),
+            Some(StructKind::S2d2TsAs) => Body::S2d2TsAs(Default::default()),
+            Some(StructKind::D4Iota) => Body::D4Iota(Default::default()),
+            Some(StructKind::S3d3Ts) => Body::S3d3Ts(Default::default()),
+            Some(StructKind::S3d3TsSelect) => Body::S3d3TsSelect(Default::default()),
+            Some(StructKind::S2d2Rs) => Body::S2d2Rs(Default::default()),
+            None => Body::Opaque(Default::default()),
+        }
+    }
+
+    /// The body's fields with absolute layout.
+    pub fn fields(&self) -> Vec<(&'static FieldMeta, &dyn FieldDyn)> {
+        match self {
+            Body::S4d4Tsm(s) => s.fields(),
+            Body::S2Bn(s) => s.fields(),
+            Body::S2d2TsAs(s) => s.fields(),
+            Body::D4Iota(s) => s.fields(),
+            Body::S3d3Ts(s) => s.fields(),
+            Body::S3d3TsSelect(s) => s.fields(),
+            Body::S2d2Rs(s) => s.fields(),
+            Body::Opaque(s) => s.fields(),
+        }
+    }
+
+    /// The body's fields, mutably.
+    pub fn fields_mut(&mut self) -> Vec<(&'static FieldMeta, &mut dyn FieldDyn)> {
+        match self {
+            Body::S4d4Tsm(s) => s.fields_mut(),
+            Body::S2Bn(s) => s.fields_mut(),
+            Body::S2d2TsAs(s) => s.fields_mut(),
+            Body::D4Iota(s) => s.fields_mut(),
+            Body::S3d3Ts(s) => s.fields_mut(),
+            Body::S3d3TsSelect(s) => s.fields_mut(),
+            Body::S2d2Rs(s) => s.fields_mut(),
+            Body::Opaque(s) => s.fields_mut(),
+        }
+    }
+}
+
+impl Instruction {
+    /// Decodes one bundle for `gen`. Total and lossless: the opcode's struct on `gen`
+    /// decides the body; an opcode not modelled on `gen` (including 0x87/0x88 off sunda)
+    /// gives an opaque body (decisions §1.6).
+    #[inline]
+    pub fn decode(b: &[u8; 64], gen: Gen) -> Instruction {
+        let header = Header::parse(b);
+        Instruction {
+            header,
+            events: Events::parse(b),
+            body: Body::parse(header.opcode.info(gen).map(|r| r.kind), b),
+        }
+    }
+
+    /// Decodes one bundle from a slice that must be exactly 64 bytes.
+    pub fn decode_slice(b: &[u8], gen: Gen) -> Result<Instruction, DecodeError> {
+        let a: &[u8; 64] = b
+            .try_into()
+            .map_err(|_| DecodeError::WrongLength(b.len()))?;
+        Ok(Instruction::decode(a, gen))
+    }
+
+    /// Encodes the bundle (the exact inverse of [`Instruction::decode`]).
+    #[inline]
+    pub fn encode(&self) -> [u8; 64] {
+        let mut b = [0u8; 64];
+        self.header.emit(&mut b);
+        self.events.emit(&mut b);
+        self.body.emit(&mut b);
+        b
+    }
+
+    /// A fresh instruction for `opcode` on `gen`: header word length 0x10, no events,
+    /// reserved bytes zero and descriptors unit-filled, as the compiler zero-fills.
+    pub fn new(opcode: Opcode, gen: Gen) -> Instruction {
+        Instruction {
+            header: Header {
+                opcode,
+                inst_word_len: INST_WORD_LEN,
+                ..Default::default()
+            },
+            events: Events::default(),
+            body: Body::default_for(opcode.info(gen).map(|r| r.kind)),
+        }
+    }
+
+    /// The opcode byte.
+    pub fn opcode(&self) -> Opcode {
+        self.header.opcode
+    }
+
+    /// The opcode's table row on `gen`.
+    pub fn info(&self, gen: Gen) -> Option<&'static OpcodeInfo> {
+        self.header.opcode.info(gen)
+    }
+
+    /// Every field of the bundle (header, events, body) with absolute layout.
+    pub fn fields(&self) -> Vec<(&'static FieldMeta, &dyn FieldDyn)> {
+        let mut v = self.header.fields();
+        v.extend(self.events.fields());
+        v.extend(self.body.fields());
+        v
+    }
+}
+
+/// Decodes a program binary (a flat array of 64-byte bundles, decisions §1.2).
+pub fn decode_program(bytes: &[u8], gen: Gen) -> Result<Vec<Instruction>, DecodeError> {
+    if bytes.len() % BUNDLE_BYTES != 0 {
+        return Err(DecodeError::TrailingBytes {
+            len: bytes.len(),
+            bundles: bytes.len() / BUNDLE_BYTES,
+            trailing: bytes.len() % BUNDLE_BYTES,
+        });
+    }
+    Ok(bytes
+        .chunks_exact(BUNDLE_BYTES)
+        .map(|c| {
+            let mut a = [0u8; BUNDLE_BYTES];
+            a.copy_from_slice(c);
+            Instruction::decode(&a, gen)
+        })
+        .collect())
+}
+
+/// Encodes instructions into a program binary.
+pub fn encode_program(insts: &[Instruction]) -> Vec<u8> {
+    insts.iter().flat_map(|i| i.encode()).collect()
+}

@@ -1,1 +1,0 @@
-//! Numerics (being written).
