@@ -1,0 +1,1 @@
+//! Numerics (being written).
