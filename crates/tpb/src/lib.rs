@@ -1,4 +1,5 @@
 //! Library half of the `tpb` command-line tool: `.npy` I/O and command implementations.
 #![warn(missing_docs)]
 
+pub mod cmd;
 pub mod npy;

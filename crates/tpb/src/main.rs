@@ -1,1 +1,38 @@
-fn main() {}
+//! `tpb`: decode, validate, explain, assemble, pack and run NeuronCore TPB instructions.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+use tpb::cmd;
+
+#[derive(Parser)]
+#[command(name = "tpb", version, about = "Bit-exact toolkit and reference simulator for the NeuronCore TPB instruction slice")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decode 64-byte bundles into one readable line each.
+    Decode(cmd::decode::Args),
+    /// Check bundles against a generation's rules (exit 1 if any is invalid).
+    Validate(cmd::validate::Args),
+    /// Annotated dump: every field with bytes, value, meaning and the rule walk.
+    Explain(cmd::explain::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Decode(a) => cmd::decode::run(a),
+        Command::Validate(a) => cmd::validate::run(a),
+        Command::Explain(a) => cmd::explain::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("tpb: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
