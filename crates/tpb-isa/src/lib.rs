@@ -19,6 +19,8 @@ pub use tables::{
     WaitMode,
 };
 pub mod geometry;
+pub mod pack;
+pub mod validate;
 pub mod wire;
 
 pub use wire::{decode_program, encode_program, Body, Instruction};

@@ -1,0 +1,469 @@
+//! Predicates shared by every chain: header, events, channel range, dtypes, reserved
+//! bytes, descriptor validity (`tensorNd_valid`) and `start_addr_active_channels`.
+
+use super::{Confidence, Ctx, Detail, Rule};
+use crate::gen::Gen;
+use crate::geometry::{Geometry, Space, NUM_CHANNELS, NUM_REGISTERS};
+use crate::tables::{AluOp, CodeEnum, Dtype};
+use crate::wire::{Addr4, AddrForm, Events, Field, Header, Tensor, INST_WORD_LEN};
+use Confidence::{Assumed, Inferred, Observed};
+
+macro_rules! rule {
+    ($id:ident, $name:literal, $clause:literal, $src:literal, $conf:expr) => {
+        pub(crate) static $id: $crate::validate::Rule = $crate::validate::Rule {
+            name: $name,
+            clause: $clause,
+            source: $src,
+            confidence: $conf,
+            lint: false,
+        };
+    };
+    ($id:ident, $name:literal, $clause:literal, $src:literal, $conf:expr, lint) => {
+        pub(crate) static $id: $crate::validate::Rule = $crate::validate::Rule {
+            name: $name,
+            clause: $clause,
+            source: $src,
+            confidence: $conf,
+            lint: true,
+        };
+    };
+}
+pub(crate) use rule;
+
+rule!(
+    HEADER_WORD_LEN,
+    "has_valid_neuron_header",
+    "inst_word_len == 0x10",
+    "isa-facts §1.2",
+    Observed
+);
+rule!(
+    HEADER_OPCODE,
+    "has_valid_neuron_header",
+    "opcode is defined on this generation and modelled by tpb",
+    "isa-facts §1.2, decisions §1.6",
+    Observed
+);
+rule!(
+    EVENTS_WAIT,
+    "has_valid_neuron_events",
+    "is_valid_enum(WAIT_MODE, wait_mode)",
+    "isa-facts §1.3",
+    Observed
+);
+rule!(
+    EVENTS_UPDATE,
+    "has_valid_neuron_events",
+    "is_valid_enum(UPDATE_MODE, update_mode)",
+    "isa-facts §1.3",
+    Observed
+);
+rule!(
+    CHANNEL_RANGE,
+    "has_valid_active_channel_range",
+    "1 <= num_active_channels <= 128",
+    "seed 000 §5c, isa-facts §11",
+    Observed
+);
+rule!(
+    CHANNEL_RANGE_TILE,
+    "has_valid_active_channel_range_with_tile",
+    "1 <= num_active_channels <= 128 (tile relaxation not public)",
+    "decisions §2.3",
+    Assumed
+);
+rule!(
+    START_PARTITIONS,
+    "start_addr_active_channels",
+    "start partition + num_active_channels <= 128",
+    "decisions §2.2",
+    Assumed
+);
+rule!(
+    START_OFFSET,
+    "start_addr_active_channels",
+    "byte offset inside the partition's active bytes",
+    "decisions §2.2",
+    Assumed
+);
+rule!(
+    PLACEMENT_LINT,
+    "partition_placement",
+    "n > 64 starts at 0; n > 32 at 0 or 64; else at a multiple of 32",
+    "isa-facts §2.2 (compiler rule)",
+    Inferred,
+    lint
+);
+rule!(
+    ADDR_MARKER,
+    "tensor_start_addr_valid",
+    "ADDR4 marker is immediate, register, indirect or shape-from-register",
+    "isa-facts §2.1",
+    Observed
+);
+rule!(
+    ADDR_REG,
+    "tensor_start_addr_valid",
+    "register-form address names a register < 64",
+    "isa-facts §2.2",
+    Observed
+);
+rule!(
+    ADDR_REGION,
+    "tensor_start_addr_valid",
+    "addr_in_sbuf(a) || addr_in_psum(a)",
+    "isa-facts §2.2",
+    Observed
+);
+rule!(
+    ADDR_ALIGNED,
+    "addr_aligned_dtype",
+    "address naturally aligned to the dtype size",
+    "isa-facts §2.2",
+    Observed
+);
+rule!(
+    ADDR_PSUM_ALLOWED,
+    "tensor_start_addr_valid",
+    "allowed_in_psum || !addr_in_psum(a)",
+    "isa-facts §2.2",
+    Observed
+);
+rule!(
+    ADDR_SBUF_ALLOWED,
+    "tensor_start_addr_valid",
+    "allowed_in_sbuf || !addr_in_sbuf(a)",
+    "isa-facts §2.2",
+    Observed
+);
+rule!(
+    ADDR_PSUM_WRITE,
+    "tensor_start_addr_valid",
+    "a PSUM write needs a 4-byte dtype",
+    "isa-facts §2.2",
+    Observed
+);
+rule!(
+    NUM_NONZERO,
+    "tensorNd_valid",
+    "every num_elem != 0",
+    "seed 001 'Decoder proof', isa-facts §3.2",
+    Observed
+);
+rule!(
+    DTYPE_VALID_IN,
+    "is_valid_dtype",
+    "input dtype is a plain datapath type (FP32R not allowed)",
+    "isa-facts §4.4",
+    Observed
+);
+rule!(
+    DTYPE_VALID_OUT,
+    "is_valid_dtype",
+    "output dtype is a plain datapath type or FP32R",
+    "isa-facts §4.4",
+    Observed
+);
+rule!(
+    ALUOP_VALID,
+    "is_valid_aluop",
+    "is_valid_enum(AluOp, op) on this generation",
+    "isa-facts §5.1",
+    Observed
+);
+rule!(
+    REGISTER_READ,
+    "is_valid_register_read",
+    "register index < 64",
+    "decisions §2.5",
+    Assumed
+);
+rule!(
+    IMM_REG,
+    "is_valid_imm_reg",
+    "register index < 64",
+    "isa-facts §2.2",
+    Observed
+);
+
+/// Shorthand for a detail record.
+pub(crate) fn detail(
+    field: impl Into<String>,
+    bytes: std::ops::Range<usize>,
+    value: impl ToString,
+    allowed: impl Into<String>,
+) -> Detail {
+    Detail {
+        field: field.into(),
+        bytes,
+        value: value.to_string(),
+        allowed: allowed.into(),
+    }
+}
+
+pub(crate) fn header_and_events(cx: &mut Ctx, h: &Header, e: &Events, modelled: bool) {
+    cx.check(&HEADER_WORD_LEN, h.inst_word_len == INST_WORD_LEN, || {
+        detail(
+            "header.inst_word_len",
+            1..2,
+            format!("{:#04x}", h.inst_word_len),
+            "0x10",
+        )
+    });
+    let gen = cx.gen;
+    cx.check(&HEADER_OPCODE, modelled, || {
+        let allowed: Vec<String> = crate::opcode::OPCODES
+            .iter()
+            .filter(|r| r.gens.contains(gen))
+            .map(|r| format!("{:#04x}", r.value))
+            .collect();
+        detail(
+            "header.opcode",
+            0..1,
+            format!("{:#04x} ({})", h.opcode.0, h.opcode.describe()),
+            allowed.join(", "),
+        )
+    });
+    cx.check(&EVENTS_WAIT, e.wait_mode.is_valid(gen), || {
+        detail(
+            "events.wait_mode",
+            4..5,
+            e.wait_mode,
+            enum_names::<crate::tables::WaitMode>(gen),
+        )
+    });
+    cx.check(&EVENTS_UPDATE, e.update_mode.is_valid(gen), || {
+        detail(
+            "events.update_mode",
+            6..7,
+            e.update_mode,
+            enum_names::<crate::tables::UpdateMode>(gen),
+        )
+    });
+}
+
+/// The names a generation allows for an enumeration, for `allowed` strings.
+pub(crate) fn enum_names<E: CodeEnum>(gen: Gen) -> String {
+    E::names_for(gen).join(", ")
+}
+
+/// `has_valid_active_channel_range` (maverick: `_with_tile`, decisions §2.3).
+pub(crate) fn channel_range(cx: &mut Ctx, n: u8, off: usize) {
+    let rule = if cx.gen == Gen::Maverick {
+        &CHANNEL_RANGE_TILE
+    } else {
+        &CHANNEL_RANGE
+    };
+    cx.check(rule, (1..=NUM_CHANNELS).contains(&(n as u32)), || {
+        detail("num_active_channels", off..off + 1, n, "1..=128")
+    });
+}
+
+/// `*_reserved_zero` for one reserved field.
+pub(crate) fn reserved_zero(
+    cx: &mut Ctx,
+    rule: &'static Rule,
+    name: &str,
+    off: usize,
+    bytes: &[u8],
+) {
+    cx.check(rule, bytes.iter().all(|&b| b == 0), || {
+        detail(
+            name,
+            off..off + bytes.len(),
+            crate::wire::field::hex(bytes),
+            "all zero",
+        )
+    });
+}
+
+pub(crate) fn dtype_in(cx: &mut Ctx, d: Dtype, name: &str, bytes: std::ops::Range<usize>) {
+    cx.check(&DTYPE_VALID_IN, d.is_valid_dtype(false), || {
+        detail(name, bytes, d, PLAIN_DTYPES)
+    });
+}
+
+pub(crate) fn dtype_out(cx: &mut Ctx, d: Dtype, name: &str, bytes: std::ops::Range<usize>) {
+    cx.check(&DTYPE_VALID_OUT, d.is_valid_dtype(true), || {
+        detail(name, bytes, d, format!("{PLAIN_DTYPES}, fp32r"))
+    });
+}
+
+pub(crate) const PLAIN_DTYPES: &str =
+    "int8, uint8, int16, uint16, bfloat16, fp16, int32, uint32, fp32, fp8_exp3, fp8_exp4, fp8_exp5";
+
+pub(crate) fn aluop_valid(cx: &mut Ctx, op: AluOp, name: &str, off: usize) {
+    let gen = cx.gen;
+    cx.check(&ALUOP_VALID, op.defined_on(gen), || {
+        detail(name, off..off + 1, op, format!("the ALU_OP enum of {gen}"))
+    });
+}
+
+/// A descriptor operand's role, as the header's `tensorNd_valid` arguments give it.
+#[derive(Clone, Copy)]
+pub(crate) struct Operand<'a> {
+    /// Field name, e.g. `src_mem_pattern`.
+    pub name: &'a str,
+    /// Absolute byte offset of the descriptor.
+    pub off: usize,
+    /// Element dtype.
+    pub dtype: Dtype,
+    /// `WriteTensor`.
+    pub write: bool,
+    /// `AllowedInPSUM`.
+    pub psum: bool,
+    /// `AllowedInSBUF`.
+    pub sbuf: bool,
+}
+
+/// `tensorNd_valid` / `memNd_valid` (isa-facts §2.2, §3.5; decisions §2.4).
+pub(crate) fn tensor_valid<const N: usize>(cx: &mut Ctx, t: &Tensor<N>, op: Operand) {
+    let gen = cx.gen;
+    let a = t.start_addr;
+    let afield = || format!("{}.start_addr", op.name);
+    let arange = op.off..op.off + 4;
+    let form = a.form();
+    if !cx.check(&ADDR_MARKER, form != AddrForm::Malformed, || {
+        detail(
+            afield(),
+            arange.clone(),
+            format!("{:#010x} (marker {:#04x})", a.0, a.marker()),
+            "markers 0x00, 0x20, 0x40, 0x80, 0xa0, 0xc0",
+        )
+    }) {
+        return;
+    }
+    if let AddrForm::Register(r) = form {
+        // Placement is resolved at run time (isa-facts §2.2 step 1).
+        cx.check(&ADDR_REG, (r as u32) < NUM_REGISTERS, || {
+            detail(afield(), arange.clone(), format!("reg[{r}]"), "reg[0..64]")
+        });
+    } else {
+        start_addr_checks(cx, a, op, gen);
+    }
+    if !a.shape_from_register() {
+        for i in 0..N {
+            let o = op.off + Tensor::<N>::num_offset(i);
+            cx.check(&NUM_NONZERO, t.num_elem[i] != 0, || {
+                detail(
+                    format!("{}.num_elem[{i}]", op.name),
+                    o..o + 2,
+                    t.num_elem[i],
+                    "1..=65535",
+                )
+            });
+        }
+    }
+}
+
+fn start_addr_checks(cx: &mut Ctx, a: Addr4, op: Operand, gen: Gen) {
+    let g = Geometry::of(gen);
+    let b = a.byte_addr();
+    let afield = || format!("{}.start_addr", op.name);
+    let arange = op.off..op.off + 4;
+    let shown = || format!("{:#010x} ({})", a.0, a.to_text(gen));
+    let size = op.dtype.size();
+    cx.check(
+        &ADDR_ALIGNED,
+        size.is_some_and(|s| b as usize % s == 0),
+        || {
+            let allowed = match size {
+                Some(s) => format!("a multiple of {s} for {}", op.dtype),
+                None => format!("{} has no byte size", op.dtype),
+            };
+            detail(afield(), arange.clone(), shown(), allowed)
+        },
+    );
+    let in_psum = g.in_psum(b);
+    let in_sbuf = !in_psum && g.in_sbuf(b);
+    let region_allowed = || {
+        if g.psum_buf_sz == 0 {
+            format!("SBUF 0..{:#x} ({gen} has no PSUM)", g.state_buf_sz)
+        } else {
+            format!(
+                "SBUF 0..{:#x} or PSUM {:#x}..{:#x}",
+                g.state_buf_sz,
+                g.psum_base,
+                g.psum_base + g.psum_buf_sz
+            )
+        }
+    };
+    if !cx.check(&ADDR_REGION, in_psum || in_sbuf, || {
+        detail(afield(), arange.clone(), shown(), region_allowed())
+    }) {
+        return;
+    }
+    cx.check(&ADDR_PSUM_ALLOWED, op.psum || !in_psum, || {
+        detail(
+            afield(),
+            arange.clone(),
+            shown(),
+            format!("SBUF only for this operand on {gen}"),
+        )
+    });
+    cx.check(&ADDR_SBUF_ALLOWED, op.sbuf || !in_sbuf, || {
+        detail(afield(), arange.clone(), shown(), "PSUM only")
+    });
+    cx.check(
+        &ADDR_PSUM_WRITE,
+        !(op.write && in_psum) || size == Some(4),
+        || {
+            detail(
+                format!("{} dtype", op.name),
+                arange.clone(),
+                op.dtype,
+                "int32, uint32, fp32, fp32r when writing PSUM",
+            )
+        },
+    );
+}
+
+/// `start_addr_active_channels(start_addr, n)` (ASSUMED, decisions §2.2) plus the
+/// compiler's quadrant placement rule as a lint.
+pub(crate) fn start_addr_active_channels(cx: &mut Ctx, a: Addr4, n: u8, name: &str, off: usize) {
+    let gen = cx.gen;
+    let Some((space, p, o)) = a.locate(gen) else {
+        return;
+    };
+    let g = Geometry::of(gen);
+    let n = n as u32;
+    let field = || format!("{name}.start_addr");
+    cx.check(&START_PARTITIONS, p + n <= g.partitions, || {
+        detail(
+            field(),
+            off..off + 4,
+            format!("partition {p} + {n} channels"),
+            format!("start partition <= {}", g.partitions.saturating_sub(n)),
+        )
+    });
+    let active = g.active_bytes(space);
+    cx.check(&START_OFFSET, o < active, || {
+        detail(
+            field(),
+            off..off + 4,
+            format!("{} offset {o:#x}", space.name()),
+            format!("< {active:#x} on {gen}"),
+        )
+    });
+    if space == Space::Sbuf || space == Space::Psum {
+        let ok = match n {
+            65.. => p == 0,
+            33..=64 => p == 0 || p == 64,
+            _ => p % 32 == 0,
+        };
+        cx.check(&PLACEMENT_LINT, ok, || {
+            detail(
+                field(),
+                off..off + 4,
+                format!("start partition {p} for {n} channels"),
+                "0 (n>64); 0 or 64 (n>32); 0/32/64/96",
+            )
+        });
+    }
+}
+
+/// Element count of a descriptor, for messages.
+pub(crate) fn count_text<const N: usize>(t: &Tensor<N>) -> String {
+    let dims: Vec<String> = t.num_elem.iter().map(|n| n.to_string()).collect();
+    format!("{} ({})", t.element_count(), dims.join("×"))
+}

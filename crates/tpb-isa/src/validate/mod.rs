@@ -1,0 +1,210 @@
+//! Per-generation validation: the header predicate chains, reporting every failure.
+//!
+//! Each chain mirrors a header validator (`is_valid_tensor_scalar_ptr_multi`,
+//! `is_valid_s2d2_ts_as`, …) clause by clause. A clause is a [`Rule`] (predicate name,
+//! clause text, source, confidence); a failing clause becomes a [`Finding`] with the field
+//! path, byte range, offending value and the allowed set (decisions §2.1). Lints (the
+//! compiler's placement rules) are reported beside failures but never make a bundle invalid.
+
+mod chains;
+mod common;
+
+use crate::gen::Gen;
+use crate::wire::Instruction;
+use std::fmt;
+use std::ops::Range;
+
+/// How sure we are of a rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Confidence {
+    /// Read verbatim from the shipped headers (HIGH/OBSERVED in the seeds).
+    Observed,
+    /// Stated by a fact sheet with medium confidence or inferred from neighbours.
+    Inferred,
+    /// No public source: tpb's documented choice (decisions.md, README assumptions).
+    Assumed,
+}
+
+impl Confidence {
+    /// Short tag for reports.
+    pub const fn tag(self) -> &'static str {
+        match self {
+            Confidence::Observed => "HIGH/OBSERVED",
+            Confidence::Inferred => "MED/INFERRED",
+            Confidence::Assumed => "ASSUMED",
+        }
+    }
+}
+
+/// One clause of a header predicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// The header predicate's name, e.g. `has_valid_src_slices_tsm_singular`.
+    pub name: &'static str,
+    /// What the clause requires, in words.
+    pub clause: &'static str,
+    /// Where the rule comes from (seed or fact-sheet section).
+    pub source: &'static str,
+    /// Confidence tag.
+    pub confidence: Confidence,
+    /// A lint is reported but does not make the bundle invalid.
+    pub lint: bool,
+}
+
+/// The result of one rule on one instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The rule.
+    pub rule: &'static Rule,
+    /// Whether it held.
+    pub passed: bool,
+    /// Field path, e.g. `src_mem_pattern.num_elem[3]`.
+    pub field: String,
+    /// Byte range within the bundle.
+    pub bytes: Range<usize>,
+    /// The offending (or checked) value.
+    pub value: String,
+    /// The allowed values.
+    pub allowed: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = match (self.passed, self.rule.lint) {
+            (true, _) => "pass",
+            (false, true) => "lint",
+            (false, false) => "FAIL",
+        };
+        write!(
+            f,
+            "{verdict} {}: {} — `{}` (bytes {}..{}) = {}; allowed {} [{}, {}]",
+            self.rule.name,
+            self.rule.clause,
+            self.field,
+            self.bytes.start,
+            self.bytes.end,
+            self.value,
+            self.allowed,
+            self.rule.source,
+            self.rule.confidence.tag()
+        )
+    }
+}
+
+/// Every finding for one instruction on one generation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The generation checked.
+    pub gen: Gen,
+    /// Failures and lints (and, from [`rule_walk`], passes too), in chain order.
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    /// True when no non-lint rule failed.
+    pub fn is_valid(&self) -> bool {
+        !self.findings.iter().any(|f| !f.passed && !f.rule.lint)
+    }
+    /// The failing rules.
+    pub fn failures(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| !f.passed && !f.rule.lint)
+    }
+    /// The lints that fired.
+    pub fn lints(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| !f.passed && f.rule.lint)
+    }
+}
+
+/// Details of a check, built only when they will be reported.
+pub(crate) struct Detail {
+    pub field: String,
+    pub bytes: Range<usize>,
+    pub value: String,
+    pub allowed: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Only the verdict matters: no allocation.
+    Verdict,
+    /// Record failures and lints.
+    Failures,
+    /// Record every check.
+    Walk,
+}
+
+/// The validation context a chain reports into.
+pub(crate) struct Ctx {
+    pub gen: Gen,
+    mode: Mode,
+    failed: bool,
+    findings: Vec<Finding>,
+}
+
+impl Ctx {
+    fn new(gen: Gen, mode: Mode) -> Ctx {
+        Ctx {
+            gen,
+            mode,
+            failed: false,
+            findings: Vec::new(),
+        }
+    }
+
+    /// Records the outcome of `rule`; `detail` runs only if the finding is kept.
+    #[inline]
+    pub fn check(
+        &mut self,
+        rule: &'static Rule,
+        ok: bool,
+        detail: impl FnOnce() -> Detail,
+    ) -> bool {
+        if !ok && !rule.lint {
+            self.failed = true;
+        }
+        let keep = match self.mode {
+            Mode::Verdict => false,
+            Mode::Failures => !ok,
+            Mode::Walk => true,
+        };
+        if keep {
+            let d = detail();
+            self.findings.push(Finding {
+                rule,
+                passed: ok,
+                field: d.field,
+                bytes: d.bytes,
+                value: d.value,
+                allowed: d.allowed,
+            });
+        }
+        ok
+    }
+}
+
+fn run(inst: &Instruction, gen: Gen, mode: Mode) -> Ctx {
+    let mut cx = Ctx::new(gen, mode);
+    chains::check(&mut cx, inst);
+    cx
+}
+
+/// Validates `inst` for `gen`: every failing rule and every lint, in chain order.
+pub fn validate(inst: &Instruction, gen: Gen) -> Report {
+    Report {
+        gen,
+        findings: run(inst, gen, Mode::Failures).findings,
+    }
+}
+
+/// The full rule walk: every rule of the chain with its pass/fail outcome (`tpb explain`).
+pub fn rule_walk(inst: &Instruction, gen: Gen) -> Report {
+    Report {
+        gen,
+        findings: run(inst, gen, Mode::Walk).findings,
+    }
+}
+
+/// The verdict alone, without building any report (the fast path).
+pub fn is_valid(inst: &Instruction, gen: Gen) -> bool {
+    !run(inst, gen, Mode::Verdict).failed
+}
