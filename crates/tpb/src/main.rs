@@ -19,6 +19,8 @@ enum Command {
     Validate(cmd::validate::Args),
     /// Annotated dump: every field with bytes, value, meaning and the rule walk.
     Explain(cmd::explain::Args),
+    /// Pack an access pattern into a TENSOR1D..4D descriptor as the compiler does (seed 001).
+    Pack(cmd::pack::Args),
 }
 
 fn main() -> ExitCode {
@@ -27,6 +29,7 @@ fn main() -> ExitCode {
         Command::Decode(a) => cmd::decode::run(a),
         Command::Validate(a) => cmd::validate::run(a),
         Command::Explain(a) => cmd::explain::run(a),
+        Command::Pack(a) => cmd::pack::run(a),
     };
     match result {
         Ok(code) => code,

@@ -2,6 +2,7 @@
 
 pub mod decode;
 pub mod explain;
+pub mod pack;
 pub mod validate;
 
 use std::path::PathBuf;
