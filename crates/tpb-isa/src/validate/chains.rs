@@ -864,7 +864,6 @@ fn imm_by_src(
     n: u8,
 ) {
     let gen = cx.gen;
-    let sname = format!("{name}_src");
     match src {
         ImmSrc::INSTRUCTION => {
             if bitvec {
@@ -893,7 +892,7 @@ fn imm_by_src(
         _ => {
             cx.check(&TS_SRC_ENUM, false, || {
                 detail(
-                    sname.clone(),
+                    format!("{name}_src"),
                     soff..soff + 1,
                     src,
                     enum_names::<ImmSrc>(gen),

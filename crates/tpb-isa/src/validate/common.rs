@@ -201,6 +201,7 @@ pub(crate) fn detail(
     }
 }
 
+#[inline]
 pub(crate) fn header_and_events(cx: &mut Ctx, h: &Header, e: &Events, modelled: bool) {
     cx.check(&HEADER_WORD_LEN, h.inst_word_len == INST_WORD_LEN, || {
         detail(
@@ -248,6 +249,7 @@ pub(crate) fn enum_names<E: CodeEnum>(gen: Gen) -> String {
 }
 
 /// `has_valid_active_channel_range` (maverick: `_with_tile`, decisions §2.3).
+#[inline]
 pub(crate) fn channel_range(cx: &mut Ctx, n: u8, off: usize) {
     let rule = if cx.gen == Gen::Maverick {
         &CHANNEL_RANGE_TILE
@@ -260,6 +262,7 @@ pub(crate) fn channel_range(cx: &mut Ctx, n: u8, off: usize) {
 }
 
 /// `*_reserved_zero` for one reserved field.
+#[inline]
 pub(crate) fn reserved_zero(
     cx: &mut Ctx,
     rule: &'static Rule,
@@ -277,12 +280,14 @@ pub(crate) fn reserved_zero(
     });
 }
 
+#[inline]
 pub(crate) fn dtype_in(cx: &mut Ctx, d: Dtype, name: &str, bytes: std::ops::Range<usize>) {
     cx.check(&DTYPE_VALID_IN, d.is_valid_dtype(false), || {
         detail(name, bytes, d, PLAIN_DTYPES)
     });
 }
 
+#[inline]
 pub(crate) fn dtype_out(cx: &mut Ctx, d: Dtype, name: &str, bytes: std::ops::Range<usize>) {
     cx.check(&DTYPE_VALID_OUT, d.is_valid_dtype(true), || {
         detail(name, bytes, d, format!("{PLAIN_DTYPES}, fp32r"))
@@ -292,6 +297,7 @@ pub(crate) fn dtype_out(cx: &mut Ctx, d: Dtype, name: &str, bytes: std::ops::Ran
 pub(crate) const PLAIN_DTYPES: &str =
     "int8, uint8, int16, uint16, bfloat16, fp16, int32, uint32, fp32, fp8_exp3, fp8_exp4, fp8_exp5";
 
+#[inline]
 pub(crate) fn aluop_valid(cx: &mut Ctx, op: AluOp, name: &str, off: usize) {
     let gen = cx.gen;
     cx.check(&ALUOP_VALID, op.defined_on(gen), || {
@@ -317,6 +323,7 @@ pub(crate) struct Operand<'a> {
 }
 
 /// `tensorNd_valid` / `memNd_valid` (isa-facts §2.2, §3.5; decisions §2.4).
+#[inline]
 pub(crate) fn tensor_valid<const N: usize>(cx: &mut Ctx, t: &Tensor<N>, op: Operand) {
     let gen = cx.gen;
     let a = t.start_addr;
@@ -356,6 +363,7 @@ pub(crate) fn tensor_valid<const N: usize>(cx: &mut Ctx, t: &Tensor<N>, op: Oper
     }
 }
 
+#[inline]
 fn start_addr_checks(cx: &mut Ctx, a: Addr4, op: Operand, gen: Gen) {
     let g = Geometry::of(gen);
     let b = a.byte_addr();
@@ -420,6 +428,7 @@ fn start_addr_checks(cx: &mut Ctx, a: Addr4, op: Operand, gen: Gen) {
 
 /// `start_addr_active_channels(start_addr, n)` (ASSUMED, decisions §2.2) plus the
 /// compiler's quadrant placement rule as a lint.
+#[inline]
 pub(crate) fn start_addr_active_channels(cx: &mut Ctx, a: Addr4, n: u8, name: &str, off: usize) {
     let gen = cx.gen;
     let Some((space, p, o)) = a.locate(gen) else {

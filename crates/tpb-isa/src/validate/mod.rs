@@ -152,7 +152,7 @@ impl Ctx {
     }
 
     /// Records the outcome of `rule`; `detail` runs only if the finding is kept.
-    #[inline]
+    #[inline(always)]
     pub fn check(
         &mut self,
         rule: &'static Rule,

@@ -17,9 +17,11 @@ pub const INST_WORD_LEN: u8 = 0x10;
 
 impl Field for Opcode {
     const SIZE: usize = 1;
+    #[inline]
     fn read(b: &[u8]) -> Self {
         Opcode(b[0])
     }
+    #[inline]
     fn write(&self, b: &mut [u8]) {
         b[0] = self.0;
     }

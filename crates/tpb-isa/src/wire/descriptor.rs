@@ -86,9 +86,11 @@ impl Addr4 {
 
 impl Field for Addr4 {
     const SIZE: usize = 4;
+    #[inline]
     fn read(b: &[u8]) -> Self {
         Addr4(u32::read(b))
     }
+    #[inline]
     fn write(&self, b: &mut [u8]) {
         self.0.write(b)
     }
@@ -264,6 +266,7 @@ pub fn parse_pairs(s: &str, n: usize) -> Result<(Vec<i16>, Vec<u16>), String> {
 
 impl<const N: usize> Field for Tensor<N> {
     const SIZE: usize = 4 + 4 * N;
+    #[inline]
     fn read(b: &[u8]) -> Self {
         let mut t = Tensor {
             start_addr: Addr4::read(b),
@@ -278,6 +281,7 @@ impl<const N: usize> Field for Tensor<N> {
         }
         t
     }
+    #[inline]
     fn write(&self, b: &mut [u8]) {
         self.start_addr.write(b);
         for i in 0..N {
@@ -369,6 +373,7 @@ impl Data4d {
 
 impl Field for Data4d {
     const SIZE: usize = 20;
+    #[inline]
     fn read(b: &[u8]) -> Self {
         // Same geometry as TENSOR4D with an i32 base in place of ADDR4.
         let t = Tensor4::read(b);
@@ -378,6 +383,7 @@ impl Field for Data4d {
             num_elem: t.num_elem,
         }
     }
+    #[inline]
     fn write(&self, b: &mut [u8]) {
         Tensor4 {
             start_addr: Addr4(self.base as u32),
@@ -454,9 +460,11 @@ impl DtypePair {
 
 impl Field for DtypePair {
     const SIZE: usize = 1;
+    #[inline]
     fn read(b: &[u8]) -> Self {
         DtypePair(b[0])
     }
+    #[inline]
     fn write(&self, b: &mut [u8]) {
         b[0] = self.0
     }
@@ -543,9 +551,11 @@ pub fn parse_f32_bits(s: &str) -> Option<u32> {
 
 impl Field for F32Bits {
     const SIZE: usize = 4;
+    #[inline]
     fn read(b: &[u8]) -> Self {
         F32Bits(u32::read(b))
     }
+    #[inline]
     fn write(&self, b: &mut [u8]) {
         self.0.write(b)
     }
@@ -570,9 +580,11 @@ pub struct ImmVal(pub u32);
 
 impl Field for ImmVal {
     const SIZE: usize = 4;
+    #[inline]
     fn read(b: &[u8]) -> Self {
         ImmVal(u32::read(b))
     }
+    #[inline]
     fn write(&self, b: &mut [u8]) {
         self.0.write(b)
     }

@@ -93,9 +93,11 @@ fn int_in<T: TryFrom<i128>>(s: &str, what: &str) -> Result<T, String> {
 
 impl Field for u8 {
     const SIZE: usize = 1;
+    #[inline]
     fn read(b: &[u8]) -> Self {
         b[0]
     }
+    #[inline]
     fn write(&self, b: &mut [u8]) {
         b[0] = *self;
     }
@@ -112,9 +114,11 @@ impl Field for u8 {
 
 impl Field for i32 {
     const SIZE: usize = 4;
+    #[inline]
     fn read(b: &[u8]) -> Self {
         i32::from_le_bytes([b[0], b[1], b[2], b[3]])
     }
+    #[inline]
     fn write(&self, b: &mut [u8]) {
         b[..4].copy_from_slice(&self.to_le_bytes());
     }
@@ -131,9 +135,11 @@ impl Field for i32 {
 
 impl Field for u32 {
     const SIZE: usize = 4;
+    #[inline]
     fn read(b: &[u8]) -> Self {
         u32::from_le_bytes([b[0], b[1], b[2], b[3]])
     }
+    #[inline]
     fn write(&self, b: &mut [u8]) {
         b[..4].copy_from_slice(&self.to_le_bytes());
     }
@@ -172,11 +178,13 @@ impl<const N: usize> Bytes<N> {
 
 impl<const N: usize> Field for Bytes<N> {
     const SIZE: usize = N;
+    #[inline]
     fn read(b: &[u8]) -> Self {
         let mut a = [0u8; N];
         a.copy_from_slice(&b[..N]);
         Bytes(a)
     }
+    #[inline]
     fn write(&self, b: &mut [u8]) {
         b[..N].copy_from_slice(&self.0);
     }
@@ -226,7 +234,9 @@ macro_rules! enum_field {
     ($($T:ty),*) => {$(
         impl Field for $T {
             const SIZE: usize = 1;
+            #[inline]
             fn read(b: &[u8]) -> Self { <$T>::from_raw(b[0]) }
+            #[inline]
             fn write(&self, b: &mut [u8]) { b[0] = self.raw(); }
             fn to_text(&self, _: Gen) -> String { self.to_string() }
             fn parse_text(s: &str, gen: Gen) -> Result<Self, String> {
