@@ -1,1 +1,397 @@
-//! Numerics (being written).
+//! Element numerics: dtype codecs around the FP32 hub, and the ALU ops (decisions §4).
+//!
+//! This module knows nothing about instructions. It offers:
+//! - [`to_f32`] / [`from_f32`]: one element's raw bits ⇄ FP32 (decisions §4.1, §4.4–4.7),
+//!   and the slice forms [`decode_slice_to_f32`] / [`encode_slice_from_f32`] for hot loops;
+//! - [`alu_arith`] (FP32 path), [`alu_bitvec`] (raw bits), [`alu_int`] (integer band).
+//!
+//! Guarantees:
+//! - No function here panics, whatever the input. A dtype without a datapath meaning
+//!   (see [`is_datapath_dtype`]) decodes to NaN and encodes to 0; an op a path cannot
+//!   perform is a [`NumError`].
+//! - Results do not depend on the host: Rust never contracts `a * b + c` into an FMA, never
+//!   flushes subnormals, and every NaN an ALU op creates is pinned to one pattern (x86 would
+//!   give `0xFFC0_0000` for `0/0`, Arm `0x7FC0_0000`).
+//! - Against ml_dtypes 0.6.0 / numpy 2.4.6 the codecs are bit-exact except for the NaN
+//!   payloads listed in [`canonical_nan`], checked by `tests/numerics.rs` on committed
+//!   fixtures.
+
+mod alu;
+mod minifloat;
+
+pub use alu::{alu_arith, alu_bitvec, alu_int, alu_int_as};
+
+use minifloat::Minifloat;
+use std::fmt;
+use tpb_isa::{AluOp, CodeEnum, Dtype};
+
+/// The canonical NaN of each float dtype: the only place these patterns are decided.
+///
+/// Every value is the positive quiet NaN; encoders OR in the input's sign bit.
+/// - FP8 and BF16: the patterns ml_dtypes 0.6.0 produces for every f32 NaN (any payload),
+///   so encoding NaN is bit-exact with ml_dtypes.
+/// - FP16: `0x7E00`, the VFPU's documented canonical qNaN (isa-facts §12.2). numpy keeps
+///   the f32 payload instead (e.g. f32 `0x7F80_0001` → `0x7C01`, a signalling NaN): a
+///   deliberate difference, pinned by the tests.
+/// - FP32: the NaN that [`alu_arith`] returns whenever an op creates or propagates a NaN.
+///   FP32/FP32R *outputs* are stored bit-for-bit (no conversion), so a payload that reaches
+///   them untouched (e.g. through BYPASS) is kept.
+///
+/// Decoding: an FP8 NaN decodes to `sign | FP32` (as ml_dtypes does); BF16/FP16 NaNs keep
+/// their payload and get the quiet bit set (the `half` crate's rule; ml_dtypes/numpy keep
+/// signalling NaNs signalling).
+pub mod canonical_nan {
+    /// FP32 / FP32R.
+    pub const FP32: u32 = 0x7FC0_0000;
+    /// BFLOAT16.
+    pub const BF16: u32 = 0x7FC0;
+    /// FP16.
+    pub const FP16: u32 = 0x7E00;
+    /// FP8_EXP3 (E3M4, ml_dtypes `float8_e3m4`).
+    pub const E3M4: u32 = 0x78;
+    /// FP8_EXP4, IEEE-like variant (ml_dtypes `float8_e4m3`).
+    pub const E4M3: u32 = 0x7C;
+    /// FP8_EXP4, finite-only variant (ml_dtypes `float8_e4m3fn`); its only NaN.
+    pub const E4M3FN: u32 = 0x7F;
+    /// FP8_EXP5 (E5M2, ml_dtypes `float8_e5m2`).
+    pub const E5M2: u32 = 0x7E;
+}
+
+// The FP8 formats (decisions §4.5, isa-facts §4.2). Biases: E3M4 3, E4M3 7, E5M2 15.
+pub(crate) const E3M4: Minifloat = Minifloat::new(3, 4, 3, false, canonical_nan::E3M4);
+pub(crate) const E4M3: Minifloat = Minifloat::new(4, 3, 7, false, canonical_nan::E4M3);
+pub(crate) const E4M3FN: Minifloat = Minifloat::new(4, 3, 7, true, canonical_nan::E4M3FN);
+pub(crate) const E5M2: Minifloat = Minifloat::new(5, 2, 15, false, canonical_nan::E5M2);
+// The 16-bit floats reuse the codec for encoding (branch-free, so slice loops vectorise);
+// it is bit-exact with ml_dtypes/numpy, as `half` is. Decoding goes through `half`.
+pub(crate) const BF16: Minifloat = Minifloat::new(8, 7, 127, false, canonical_nan::BF16);
+pub(crate) const FP16: Minifloat = Minifloat::new(5, 10, 15, false, canonical_nan::FP16);
+
+static E3M4_TABLE: [u32; 256] = E3M4.table();
+static E4M3_TABLE: [u32; 256] = E4M3.table();
+static E4M3FN_TABLE: [u32; 256] = E4M3FN.table();
+static E5M2_TABLE: [u32; 256] = E5M2.table();
+
+/// Which E4M3 encoding FP8_EXP4 uses. The hardware picks it at model load (isa-facts §4.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum E4m3Variant {
+    /// IEEE-like (ml_dtypes `float8_e4m3`): max ±240, ±inf at `0x78`, NaN `0x79..=0x7F`.
+    /// The default (decisions §4.5: matches Neuron's documented ±240 range).
+    #[default]
+    Ieee,
+    /// Finite-only (ml_dtypes `float8_e4m3fn`): max ±448, no inf, NaN only `0x7F`/`0xFF`;
+    /// overflow and ±inf encode to NaN unless [`Fp8Config::ocp_sat`] is set.
+    FiniteOnly,
+}
+
+/// The FP8 conversion configuration (the model-load CSRs of isa-facts §4.2).
+/// `Default` is ml_dtypes behaviour: no saturation, IEEE-like E4M3.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Fp8Config {
+    /// Saturate FP8 outputs: finite overflow and ±inf encode to ±max; NaN stays NaN.
+    /// Without it, overflow gives ±inf (NaN for finite-only E4M3), as ml_dtypes does.
+    pub ocp_sat: bool,
+    /// The encoding of FP8_EXP4.
+    pub e4m3: E4m3Variant,
+}
+
+/// An ALU op that cannot be evaluated. The simulator reports it and changes no state
+/// (decisions §3.9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NumError {
+    /// Integer divide or modulo by zero: a fatal fault on the hardware (decisions §4.12).
+    #[error("integer divide by zero in {}", OpName(*op))]
+    IntDivideByZero {
+        /// The op.
+        op: AluOp,
+    },
+    /// The op has no meaning on this path, or its semantics are not public (decisions §3.10).
+    #[error("not supported: {} on the {path} path: {why}", OpName(*op))]
+    Unsupported {
+        /// The op.
+        op: AluOp,
+        /// `"arith"`, `"bitvec"` or `"integer"`.
+        path: &'static str,
+        /// Why, in a few words.
+        why: &'static str,
+    },
+    /// [`alu_bitvec`] was given an element width other than 8, 16 or 32.
+    #[error("bitvec element width {bits} is not 8, 16 or 32")]
+    InvalidWidth {
+        /// The width given.
+        bits: u32,
+    },
+}
+
+/// Displays an op the way the headers spell it (`CRC32`, `ADD_INT`), or its hex value.
+struct OpName(AluOp);
+
+impl fmt::Display for OpName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.name() {
+            Some(n) => f.write_str(&n.to_ascii_uppercase()),
+            None => write!(f, "ALU_OP {:#04x}", self.0 .0),
+        }
+    }
+}
+
+/// Whether `d` has a meaning on the datapath here: the 12 plain dtypes of
+/// `is_valid_dtype` plus FP32R (isa-facts §4.4). For any other code (INVALID, the 64-bit,
+/// 4-bit, scale and CPTC types, unknown values) [`to_f32`] returns NaN, [`from_f32`] returns
+/// 0 and the slice functions convert nothing.
+pub const fn is_datapath_dtype(d: Dtype) -> bool {
+    d.is_valid_dtype(true)
+}
+
+/// Element size in bytes of a datapath dtype; `None` for any other code.
+pub const fn datapath_size(d: Dtype) -> Option<usize> {
+    if is_datapath_dtype(d) {
+        d.size()
+    } else {
+        None
+    }
+}
+
+/// The FP8 format `d` uses under `cfg`, if `d` is an FP8 dtype.
+const fn fp8_format(d: Dtype, cfg: &Fp8Config) -> Option<Minifloat> {
+    Some(match d {
+        Dtype::FP8_EXP3 => E3M4,
+        Dtype::FP8_EXP4 => match cfg.e4m3 {
+            E4m3Variant::Ieee => E4M3,
+            E4m3Variant::FiniteOnly => E4M3FN,
+        },
+        Dtype::FP8_EXP5 => E5M2,
+        _ => return None,
+    })
+}
+
+fn fp8_table(d: Dtype, cfg: &Fp8Config) -> Option<&'static [u32; 256]> {
+    Some(match d {
+        Dtype::FP8_EXP3 => &E3M4_TABLE,
+        Dtype::FP8_EXP4 => match cfg.e4m3 {
+            E4m3Variant::Ieee => &E4M3_TABLE,
+            E4m3Variant::FiniteOnly => &E4M3FN_TABLE,
+        },
+        Dtype::FP8_EXP5 => &E5M2_TABLE,
+        _ => return None,
+    })
+}
+
+/// The canonical NaN bits (positive) that [`from_f32`] emits for a float dtype under `cfg`;
+/// `None` for integer and non-datapath dtypes. See [`canonical_nan`].
+pub const fn canonical_nan_bits(d: Dtype, cfg: &Fp8Config) -> Option<u32> {
+    match d {
+        Dtype::FP32 | Dtype::FP32R => Some(canonical_nan::FP32),
+        Dtype::BFLOAT16 => Some(canonical_nan::BF16),
+        Dtype::FP16 => Some(canonical_nan::FP16),
+        _ => match fp8_format(d, cfg) {
+            Some(f) => Some(f.nan()),
+            None => None,
+        },
+    }
+}
+
+/// The largest finite value of a float dtype under `cfg`, as element bits (the value
+/// `ocp_sat` clamps to for FP8); `None` for integer and non-datapath dtypes.
+pub const fn max_finite_bits(d: Dtype, cfg: &Fp8Config) -> Option<u32> {
+    match d {
+        Dtype::FP32 | Dtype::FP32R => Some(0x7F7F_FFFF),
+        Dtype::BFLOAT16 => Some(0x7F7F),
+        Dtype::FP16 => Some(0x7BFF),
+        _ => match fp8_format(d, cfg) {
+            Some(f) => Some(f.max_bits()),
+            None => None,
+        },
+    }
+}
+
+/// Decodes one element to FP32: the FP32 hub's input conversion (decisions §4.1).
+///
+/// `bits` holds the element zero-extended (bits above the element width are ignored).
+/// Integers convert exactly when |x| ≤ 2^24 and round to nearest even beyond; BF16/FP16
+/// are exact (`half`); FP8 per `cfg`, exact; FP32/FP32R bits are returned as-is.
+/// NaN inputs: see [`canonical_nan`]. A non-datapath dtype gives the canonical NaN.
+#[inline]
+pub fn to_f32(dtype: Dtype, bits: u32, cfg: &Fp8Config) -> f32 {
+    match dtype {
+        Dtype::UINT8 => (bits as u8) as f32,
+        Dtype::INT8 => (bits as u8 as i8) as f32,
+        Dtype::UINT16 => (bits as u16) as f32,
+        Dtype::INT16 => (bits as u16 as i16) as f32,
+        // Rust's int → float `as` rounds to nearest even.
+        Dtype::UINT32 => bits as f32,
+        Dtype::INT32 => (bits as i32) as f32,
+        Dtype::BFLOAT16 => half::bf16::from_bits(bits as u16).to_f32(),
+        Dtype::FP16 => half::f16::from_bits(bits as u16).to_f32(),
+        Dtype::FP32 | Dtype::FP32R => f32::from_bits(bits),
+        _ => match fp8_table(dtype, cfg) {
+            Some(t) => f32::from_bits(t[(bits & 0xFF) as usize]),
+            None => f32::from_bits(canonical_nan::FP32),
+        },
+    }
+}
+
+/// Rounds to the nearest integer, ties to even, for finite `x` (NaN/inf pass through).
+/// Adding and removing 2^23 makes the FPU round; values ≥ 2^23 are already integers.
+/// (`f32::round_ties_even` is a libm call on baseline x86-64.)
+#[inline(always)]
+fn rint(x: f32) -> f32 {
+    const TWO23: f32 = 8_388_608.0;
+    let a = x.abs();
+    let r = if a < TWO23 { (a + TWO23) - TWO23 } else { a };
+    r.copysign(x)
+}
+
+/// Encodes FP32 into one element (decisions §4.4–4.7); the result is zero-extended.
+///
+/// - Floats: round to nearest even. FP8 without `cfg.ocp_sat` and BF16/FP16 do not
+///   saturate: overflow gives ±inf, or NaN for finite-only E4M3. With `ocp_sat`, FP8
+///   overflow and ±inf clamp to ±max. NaN gives the signed canonical NaN ([`canonical_nan`]).
+/// - FP32 and FP32R: the f32 bits as-is (FP32R is stored as FP32, decisions §4.7).
+/// - Integers: round to nearest even, saturate to the type's range, NaN → 0; two's
+///   complement bits of the type's width (e.g. INT8 −5 → `0xFB`).
+/// - A non-datapath dtype gives 0.
+#[inline]
+pub fn from_f32(dtype: Dtype, x: f32, cfg: &Fp8Config) -> u32 {
+    // Rust's float → int `as` saturates and maps NaN to 0: exactly the rule wanted.
+    match dtype {
+        Dtype::UINT8 => rint(x) as u8 as u32,
+        Dtype::INT8 => rint(x) as i8 as u8 as u32,
+        Dtype::UINT16 => rint(x) as u16 as u32,
+        Dtype::INT16 => rint(x) as i16 as u16 as u32,
+        Dtype::UINT32 => rint(x) as u32,
+        Dtype::INT32 => rint(x) as i32 as u32,
+        Dtype::BFLOAT16 => BF16.encode(x.to_bits(), false),
+        Dtype::FP16 => FP16.encode(x.to_bits(), false),
+        Dtype::FP32 | Dtype::FP32R => x.to_bits(),
+        _ => match fp8_format(dtype, cfg) {
+            Some(f) => f.encode(x.to_bits(), cfg.ocp_sat),
+            None => 0,
+        },
+    }
+}
+
+/// Decodes little-endian elements of `dtype` from `bytes` into `out` (see [`to_f32`]).
+///
+/// Converts `min(bytes.len() / size, out.len())` elements and returns that count; trailing
+/// bytes of a partial element are ignored. A non-datapath dtype converts nothing (returns 0).
+pub fn decode_slice_to_f32(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp8Config) -> usize {
+    let Some(size) = datapath_size(dtype) else {
+        return 0;
+    };
+    let n = (bytes.len() / size).min(out.len());
+    let (bytes, out) = (&bytes[..n * size], &mut out[..n]);
+    // One monomorphic loop per dtype: `to_f32` inlines with a constant dtype and folds.
+    match dtype {
+        Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5 => {
+            let t = fp8_table(dtype, cfg).unwrap_or(&E3M4_TABLE);
+            for (o, &b) in out.iter_mut().zip(bytes) {
+                *o = f32::from_bits(t[b as usize]);
+            }
+        }
+        Dtype::UINT8 => decode_loop(bytes, out, |[b]| to_f32(Dtype::UINT8, b as u32, cfg)),
+        Dtype::INT8 => decode_loop(bytes, out, |[b]| to_f32(Dtype::INT8, b as u32, cfg)),
+        Dtype::UINT16 => decode_loop(bytes, out, |b| {
+            to_f32(Dtype::UINT16, u16::from_le_bytes(b) as u32, cfg)
+        }),
+        Dtype::INT16 => decode_loop(bytes, out, |b| {
+            to_f32(Dtype::INT16, u16::from_le_bytes(b) as u32, cfg)
+        }),
+        Dtype::BFLOAT16 => decode_loop(bytes, out, |b| {
+            to_f32(Dtype::BFLOAT16, u16::from_le_bytes(b) as u32, cfg)
+        }),
+        Dtype::FP16 => decode_fp16_slice(bytes, out),
+        Dtype::UINT32 => decode_loop(bytes, out, |b| {
+            to_f32(Dtype::UINT32, u32::from_le_bytes(b), cfg)
+        }),
+        Dtype::INT32 => decode_loop(bytes, out, |b| {
+            to_f32(Dtype::INT32, u32::from_le_bytes(b), cfg)
+        }),
+        // FP32 and FP32R (datapath_size excluded everything else).
+        _ => decode_loop(bytes, out, f32::from_le_bytes),
+    }
+    n
+}
+
+#[inline(always)]
+fn decode_loop<const N: usize>(bytes: &[u8], out: &mut [f32], dec: impl Fn([u8; N]) -> f32) {
+    for (o, c) in out.iter_mut().zip(bytes.chunks_exact(N)) {
+        let mut a = [0u8; N];
+        a.copy_from_slice(c);
+        *o = dec(a);
+    }
+}
+
+/// FP16 through `half`'s slice conversion (F16C when the host has it), in stack blocks.
+fn decode_fp16_slice(bytes: &[u8], out: &mut [f32]) {
+    use half::slice::HalfFloatSliceExt;
+    const BLOCK: usize = 256;
+    let mut buf = [half::f16::ZERO; BLOCK];
+    for (o, c) in out.chunks_mut(BLOCK).zip(bytes.chunks(2 * BLOCK)) {
+        let k = o.len().min(c.len() / 2);
+        for (h, b) in buf.iter_mut().zip(c.chunks_exact(2)) {
+            *h = half::f16::from_bits(u16::from_le_bytes([b[0], b[1]]));
+        }
+        buf[..k].convert_to_f32_slice(&mut o[..k]);
+    }
+}
+
+/// Encodes `xs` into little-endian elements of `dtype` in `out` (see [`from_f32`]).
+///
+/// Converts `min(xs.len(), out.len() / size)` elements and returns that count; bytes past
+/// them are left untouched. A non-datapath dtype converts nothing (returns 0).
+pub fn encode_slice_from_f32(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8Config) -> usize {
+    let Some(size) = datapath_size(dtype) else {
+        return 0;
+    };
+    let n = xs.len().min(out.len() / size);
+    let (xs, out) = (&xs[..n], &mut out[..n * size]);
+    // One monomorphic loop per dtype (and FP8 format × saturation): constants fold and
+    // the float encoders, being branch-free, vectorise.
+    match (dtype, fp8_format(dtype, cfg), cfg.ocp_sat) {
+        (_, Some(E3M4), false) => encode_loop(xs, out, |x| [E3M4.encode(x.to_bits(), false) as u8]),
+        (_, Some(E3M4), true) => encode_loop(xs, out, |x| [E3M4.encode(x.to_bits(), true) as u8]),
+        (_, Some(E4M3), false) => encode_loop(xs, out, |x| [E4M3.encode(x.to_bits(), false) as u8]),
+        (_, Some(E4M3), true) => encode_loop(xs, out, |x| [E4M3.encode(x.to_bits(), true) as u8]),
+        (_, Some(E4M3FN), false) => {
+            encode_loop(xs, out, |x| [E4M3FN.encode(x.to_bits(), false) as u8])
+        }
+        (_, Some(E4M3FN), true) => {
+            encode_loop(xs, out, |x| [E4M3FN.encode(x.to_bits(), true) as u8])
+        }
+        (_, Some(E5M2), false) => encode_loop(xs, out, |x| [E5M2.encode(x.to_bits(), false) as u8]),
+        (_, Some(f), sat) => encode_loop(xs, out, |x| [f.encode(x.to_bits(), sat) as u8]),
+        (Dtype::UINT8, ..) => encode_loop(xs, out, |x| [from_f32(Dtype::UINT8, x, cfg) as u8]),
+        (Dtype::INT8, ..) => encode_loop(xs, out, |x| [from_f32(Dtype::INT8, x, cfg) as u8]),
+        (Dtype::UINT16, ..) => encode_loop(xs, out, |x| {
+            (from_f32(Dtype::UINT16, x, cfg) as u16).to_le_bytes()
+        }),
+        (Dtype::INT16, ..) => encode_loop(xs, out, |x| {
+            (from_f32(Dtype::INT16, x, cfg) as u16).to_le_bytes()
+        }),
+        (Dtype::BFLOAT16, ..) => encode_loop(xs, out, |x| {
+            (BF16.encode(x.to_bits(), false) as u16).to_le_bytes()
+        }),
+        (Dtype::FP16, ..) => encode_loop(xs, out, |x| {
+            (FP16.encode(x.to_bits(), false) as u16).to_le_bytes()
+        }),
+        (Dtype::UINT32, ..) => {
+            encode_loop(xs, out, |x| from_f32(Dtype::UINT32, x, cfg).to_le_bytes())
+        }
+        (Dtype::INT32, ..) => {
+            encode_loop(xs, out, |x| from_f32(Dtype::INT32, x, cfg).to_le_bytes())
+        }
+        // FP32 and FP32R (datapath_size excluded everything else).
+        _ => encode_loop(xs, out, f32::to_le_bytes),
+    }
+    n
+}
+
+#[inline(always)]
+fn encode_loop<const N: usize>(xs: &[f32], out: &mut [u8], enc: impl Fn(f32) -> [u8; N]) {
+    for (o, &x) in out.chunks_exact_mut(N).zip(xs) {
+        o.copy_from_slice(&enc(x));
+    }
+}
