@@ -20,6 +20,7 @@ pub use tables::{
 };
 pub mod geometry;
 pub mod pack;
+pub mod text;
 pub mod validate;
 pub mod wire;
 

@@ -1,0 +1,641 @@
+//! The assembler: lines → [`Item`]s, collecting every error of the file.
+
+use super::operand::{parse_address, parse_base, parse_pairs, split_descriptor, Piece, Problem};
+use super::schema::{
+    aliases_for, field_names, form_of, resolve_key, with_field, with_field_mut, Form,
+    CHANNELS_FIELD, OPCODE_FIELD,
+};
+use super::{
+    AsmError, AsmErrors, AsmOptions, Assembly, Directive, Item, SourceInstruction,
+    BUILTIN_DIRECTIVES,
+};
+use crate::gen::Gen;
+use crate::opcode::{Opcode, OPCODES};
+use crate::wire::field::{parse_int, unhex};
+use crate::wire::{Data4d, FieldDyn, Instruction, Tensor, BUNDLE_BYTES};
+
+/// Assembles a whole file. Returns every instruction and directive in source order, or every
+/// error of the file (not just the first), each with line, column, the expected form and the
+/// allowed values. Never panics. Purely syntactic: legality on the generation is
+/// `tpb_isa::validate`'s job.
+///
+/// ```
+/// use tpb_isa::text::{asm, disasm, AsmOptions};
+/// use tpb_isa::Gen;
+/// let a = asm("iota channels=128 out_dtype=fp32 src=0:[[1,64]] dst=sbuf[p0..128]+0x0:[[1,64]]",
+///             &AsmOptions::new(Gen::Cayman)).unwrap();
+/// let inst = a.insts()[0];
+/// assert_eq!(disasm(&inst, Gen::Cayman),
+///     "iota src_data_pattern=0:[[1,64],[1,1],[1,1],[1,1]] out_dtype=fp32 \
+///      dst_mem_pattern=sbuf[p0..128]+0x0:[[1,64],[1,1],[1,1],[1,1]]");
+/// ```
+pub fn asm(src: &str, opts: &AsmOptions) -> Result<Assembly, AsmErrors> {
+    let mut gen = opts.gen;
+    let mut items = Vec::new();
+    let mut errors = Vec::new();
+    let mut instructions = 0usize;
+    let mut line_start = 0usize;
+    for (index, raw) in src.split('\n').enumerate() {
+        let line_no = index + 1;
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let mut problems = Vec::new();
+        let item = assemble_line(line, line_no, gen, opts, instructions, &mut problems);
+        // Splitting finds some problems before field parsing finds earlier ones.
+        problems.sort_by_key(|p| p.start);
+        for p in problems {
+            errors.push(to_error(line, line_no, line_start, p));
+        }
+        match item {
+            Some(Item::Gen { gen: g, .. }) => {
+                gen = g;
+                items.push(Item::Gen { line: line_no, gen });
+            }
+            Some(Item::Instruction(i)) => {
+                instructions += 1;
+                items.push(Item::Instruction(i));
+            }
+            Some(d) => items.push(d),
+            None => {}
+        }
+        line_start += raw.len() + 1;
+    }
+    if errors.is_empty() {
+        Ok(Assembly {
+            initial_gen: opts.gen,
+            final_gen: gen,
+            items,
+        })
+    } else {
+        Err(AsmErrors(errors))
+    }
+}
+
+/// Assembles text holding exactly one instruction (or `.bundle`) line for `gen`; comments
+/// and blank lines are allowed, other directives are not.
+///
+/// ```
+/// use tpb_isa::text::asm_line;
+/// use tpb_isa::{Gen, Opcode};
+/// let i = asm_line("ts_arith src=sbuf[p0..64]+0x0:[[1,32]] in=fp32 out=fp32 op0=mult imm0=2.0 \
+///                   dst=sbuf[p0..64]+0x100:[[1,32]]", Gen::Cayman).unwrap();
+/// assert_eq!(i.opcode(), Opcode::TENSOR_SCALAR_ARITH);
+/// ```
+pub fn asm_line(line: &str, gen: Gen) -> Result<Instruction, AsmErrors> {
+    let a = asm(line, &AsmOptions::new(gen))?;
+    match a.items.as_slice() {
+        [Item::Instruction(s)] => Ok(s.inst),
+        _ => Err(AsmErrors(vec![AsmError {
+            line: 1,
+            column: 1,
+            span: 0..line.len(),
+            message: format!(
+                "expected exactly one instruction or `.bundle` line, found {} items",
+                a.items.len()
+            ),
+        }])),
+    }
+}
+
+/// Converts a line-relative problem into a file-level error.
+fn to_error(line: &str, line_no: usize, line_start: usize, p: Problem) -> AsmError {
+    let start = p.start.min(line.len());
+    let end = p.end.clamp(start, line.len());
+    AsmError {
+        line: line_no,
+        column: column(line, start),
+        span: line_start + start..line_start + end,
+        message: p.message,
+    }
+}
+
+/// Where the code of a line ends: at the first `#` or `;` (comments), else at its end.
+fn code_end(line: &str) -> usize {
+    line.find(['#', ';']).unwrap_or(line.len())
+}
+
+fn is_key_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+fn assemble_line(
+    line: &str,
+    line_no: usize,
+    gen: Gen,
+    opts: &AsmOptions,
+    instructions_before: usize,
+    problems: &mut Vec<Problem>,
+) -> Option<Item> {
+    let code = Piece {
+        text: &line[..code_end(line)],
+        start: 0,
+    }
+    .trim();
+    if code.text.is_empty() {
+        return None;
+    }
+    if code.text.starts_with('.') {
+        return directive(
+            line,
+            code,
+            line_no,
+            gen,
+            opts,
+            instructions_before,
+            problems,
+        );
+    }
+    let inst = instruction(line, code, gen, problems)?;
+    Some(Item::Instruction(SourceInstruction {
+        inst,
+        gen,
+        line: line_no,
+        source: code.text.to_string(),
+    }))
+}
+
+fn directive(
+    line: &str,
+    code: Piece<'_>,
+    line_no: usize,
+    gen: Gen,
+    opts: &AsmOptions,
+    instructions_before: usize,
+    problems: &mut Vec<Problem>,
+) -> Option<Item> {
+    let name_len = code.text[1..]
+        .find(|c: char| !is_key_char(c))
+        .unwrap_or(code.text.len() - 1);
+    let name_piece = code.slice(0, 1 + name_len);
+    let name = name_piece.text[1..].to_ascii_lowercase();
+    let args = code.slice(1 + name_len, code.text.len()).trim();
+    match name.as_str() {
+        "gen" => {
+            let g = Gen::from_name(args.text).filter(|_| !args.text.is_empty());
+            match g {
+                Some(g) => Some(Item::Gen {
+                    line: line_no,
+                    gen: g,
+                }),
+                None => {
+                    let target = if args.text.is_empty() {
+                        name_piece
+                    } else {
+                        args
+                    };
+                    problems.push(Problem::at(
+                        target,
+                        format!(
+                            "unknown generation `{}`; expected one of {}",
+                            args.text,
+                            Gen::ALL.map(Gen::name).join(", ")
+                        ),
+                    ));
+                    None
+                }
+            }
+        }
+        "bundle" => {
+            let b = bundle_bytes(args, problems)?;
+            Some(Item::Instruction(SourceInstruction {
+                inst: Instruction::decode(&b, gen),
+                gen,
+                line: line_no,
+                source: code.text.to_string(),
+            }))
+        }
+        _ if !name.is_empty() && opts.directives.contains(&name) => {
+            Some(Item::Directive(Directive {
+                name,
+                args: args.text.to_string(),
+                line: line_no,
+                args_column: column(line, args.start),
+                gen,
+                instructions_before,
+            }))
+        }
+        _ => {
+            let mut allowed: Vec<String> =
+                BUILTIN_DIRECTIVES.iter().map(|d| format!(".{d}")).collect();
+            allowed.extend(opts.directives.iter().map(|d| format!(".{d}")));
+            problems.push(Problem::at(
+                name_piece,
+                format!(
+                    "unknown directive `{}`; expected one of {}",
+                    name_piece.text,
+                    allowed.join(", ")
+                ),
+            ));
+            None
+        }
+    }
+}
+
+/// The 1-based character column of byte `at` of `line`.
+fn column(line: &str, at: usize) -> usize {
+    line.char_indices().take_while(|(i, _)| *i < at).count() + 1
+}
+
+/// Parses `.bundle` hex: exactly 64 bytes, whitespace and `_` allowed, optional `0x`.
+fn bundle_bytes(args: Piece<'_>, problems: &mut Vec<Problem>) -> Option<[u8; 64]> {
+    let hex = args.text.strip_prefix("0x").unwrap_or(args.text);
+    let hex_start = args.start + (args.text.len() - hex.len());
+    if let Some((i, c)) = hex
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_hexdigit() || c.is_whitespace() || *c == '_'))
+    {
+        problems.push(Problem::new(
+            hex_start + i,
+            hex_start + i + c.len_utf8(),
+            format!("`{c}` is not a hex digit; `.bundle` takes 64 bytes as 128 hex digits"),
+        ));
+        return None;
+    }
+    match unhex(hex) {
+        Some(v) if v.len() == BUNDLE_BYTES => {
+            let mut b = [0u8; 64];
+            b.copy_from_slice(&v);
+            Some(b)
+        }
+        Some(v) => {
+            problems.push(Problem::at(
+                args,
+                format!(
+                    "`.bundle` takes exactly 64 bytes (128 hex digits); got {} ({} digits)",
+                    v.len(),
+                    2 * v.len()
+                ),
+            ));
+            None
+        }
+        None => {
+            let digits = hex.chars().filter(|c| c.is_ascii_hexdigit()).count();
+            problems.push(Problem::at(
+                args,
+                format!("`.bundle` takes exactly 64 bytes (128 hex digits); got {digits} digits"),
+            ));
+            None
+        }
+    }
+}
+
+/// A `key=value` pair as written.
+struct Assignment<'a> {
+    key: Piece<'a>,
+    value: Piece<'a>,
+}
+
+/// Splits the text after the mnemonic into `key=value` pairs. Values end at whitespace
+/// outside brackets, so `[[1, 64], [2, 3]]` may contain spaces.
+fn assignments<'a>(rest: Piece<'a>, problems: &mut Vec<Problem>) -> Vec<Assignment<'a>> {
+    let text = rest.text;
+    let mut out = Vec::new();
+    let mut pos = 0;
+    let peek = |pos: usize| text[pos..].chars().next();
+    let skip_ws = |mut pos: usize| {
+        while let Some(c) = text[pos..].chars().next().filter(|c| c.is_whitespace()) {
+            pos += c.len_utf8();
+        }
+        pos
+    };
+    // The end of a whitespace-free word, for skipping garbage.
+    let word_end = |mut pos: usize| {
+        while let Some(c) = text[pos..].chars().next().filter(|c| !c.is_whitespace()) {
+            pos += c.len_utf8();
+        }
+        pos
+    };
+    loop {
+        pos = skip_ws(pos);
+        if pos >= text.len() {
+            break;
+        }
+        let key_start = pos;
+        while let Some(c) = peek(pos).filter(|c| is_key_char(*c)) {
+            pos += c.len_utf8();
+        }
+        let key = rest.slice(key_start, pos);
+        if key.text.is_empty() {
+            let end = word_end(pos);
+            let w = rest.slice(key_start, end);
+            problems.push(Problem::at(
+                w,
+                format!("expected `field=value`, found `{}`", w.text),
+            ));
+            pos = end;
+            continue;
+        }
+        let after_key = skip_ws(pos);
+        if peek(after_key) != Some('=') {
+            let end = word_end(pos);
+            problems.push(Problem::at(
+                rest.slice(key_start, end),
+                format!(
+                    "expected `=` after field name `{}` (fields are written `field=value`)",
+                    key.text
+                ),
+            ));
+            pos = end;
+            continue;
+        }
+        pos = skip_ws(after_key + 1);
+        let value_start = pos;
+        let mut depth = 0usize;
+        // Where the value would end if a `[` is never closed: resume there.
+        let mut first_space = None;
+        while let Some(c) = peek(pos) {
+            if c.is_whitespace() {
+                if depth == 0 {
+                    break;
+                }
+                first_space.get_or_insert(pos);
+            }
+            match c {
+                '[' => depth += 1,
+                ']' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            pos += c.len_utf8();
+        }
+        let value = rest.slice(value_start, pos).trim();
+        if value.text.is_empty() {
+            problems.push(Problem::new(
+                rest.start + after_key,
+                rest.start + after_key + 1,
+                format!("missing value after `{}=`", key.text),
+            ));
+            continue;
+        }
+        if depth > 0 {
+            let end = first_space.unwrap_or(pos);
+            problems.push(Problem::at(
+                rest.slice(value_start, end),
+                "unclosed `[` in value",
+            ));
+            pos = end;
+            continue;
+        }
+        out.push(Assignment { key, value });
+    }
+    out
+}
+
+fn mnemonic_list() -> String {
+    OPCODES
+        .iter()
+        .map(|r| r.mnemonic)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Resolves the first word of an instruction line: a mnemonic (or display/header name, any
+/// case) or an opcode byte such as `0x30`.
+fn opcode_of(word: Piece<'_>) -> Result<Opcode, Problem> {
+    if let Some(o) = Opcode::from_mnemonic(word.text) {
+        return Ok(o);
+    }
+    if let Some(v) = parse_int(word.text).and_then(|v| u8::try_from(v).ok()) {
+        return Ok(Opcode(v));
+    }
+    let hint = if word.text.contains('=') {
+        " (the line must start with a mnemonic)"
+    } else {
+        ""
+    };
+    Err(Problem::at(
+        word,
+        format!(
+            "unknown mnemonic `{}`{hint}; expected one of {}, an opcode byte such as `0x30`, or a directive such as `.bundle`",
+            word.text,
+            mnemonic_list()
+        ),
+    ))
+}
+
+/// One claim on `num_active_channels`: an explicit value or a partition range.
+struct ChannelClaim<'a> {
+    count: u8,
+    at: Piece<'a>,
+    /// How the claim was written, for the conflict message.
+    what: String,
+}
+
+fn instruction(
+    line: &str,
+    code: Piece<'_>,
+    gen: Gen,
+    problems: &mut Vec<Problem>,
+) -> Option<Instruction> {
+    let word_len = code
+        .text
+        .find(char::is_whitespace)
+        .unwrap_or(code.text.len());
+    let word = code.slice(0, word_len);
+    let rest = code.slice(word_len, code.text.len());
+    let opcode = match opcode_of(word) {
+        Ok(o) => o,
+        Err(p) => {
+            problems.push(p);
+            return None;
+        }
+    };
+    let before = problems.len();
+    let mut inst = Instruction::new(opcode, gen);
+    let mut seen: Vec<(&'static str, Piece<'_>)> = Vec::new();
+    let mut claims: Vec<ChannelClaim<'_>> = Vec::new();
+    for a in assignments(rest, problems) {
+        let Some(name) = resolve_key(&inst, a.key.text) else {
+            problems.push(unknown_field(&inst, a.key, gen));
+            continue;
+        };
+        if name == OPCODE_FIELD {
+            problems.push(Problem::at(
+                a.key,
+                "the opcode is set by the mnemonic; write the byte as the mnemonic instead (e.g. `0x30 …`)",
+            ));
+            continue;
+        }
+        if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+            problems.push(Problem::at(
+                a.key,
+                format!(
+                    "field `{name}` is given twice (first as `{}` at col {})",
+                    first.text,
+                    column(line, first.start)
+                ),
+            ));
+            continue;
+        }
+        seen.push((name, a.key));
+        if let Err(p) = assign(&mut inst, name, a.value, gen, &mut claims) {
+            problems.push(p);
+        }
+    }
+    reconcile_channels(&mut inst, claims, problems);
+    (problems.len() == before).then_some(inst)
+}
+
+fn unknown_field(inst: &Instruction, key: Piece<'_>, gen: Gen) -> Problem {
+    let opcode = inst.opcode();
+    let name = opcode
+        .row()
+        .map_or_else(|| format!("{opcode}"), |r| r.mnemonic.to_string());
+    if inst.body.kind().is_none() {
+        if let Some(row) = opcode.row() {
+            return Problem::at(
+                key,
+                format!(
+                    "unknown field `{}`: {} ({opcode}) is defined only on {}, so on {gen} its body is raw bytes (`raw=` 52 hex bytes); add `.gen {}` before this line or write a `.bundle`",
+                    key.text,
+                    row.mnemonic,
+                    row.gens,
+                    row.gens.iter().next().map_or("", |g| g.name()),
+                ),
+            );
+        }
+    }
+    let aliases = aliases_for(inst);
+    let aliases = if aliases.is_empty() {
+        String::new()
+    } else {
+        format!("; short names: {}", aliases.join(", "))
+    };
+    Problem::at(
+        key,
+        format!(
+            "unknown field `{}` for {name}; expected one of {}{aliases}",
+            key.text,
+            field_names(inst).join(", ")
+        ),
+    )
+}
+
+/// Parses `value` into field `name` of `inst`.
+fn assign<'a>(
+    inst: &mut Instruction,
+    name: &'static str,
+    value: Piece<'a>,
+    gen: Gen,
+    claims: &mut Vec<ChannelClaim<'a>>,
+) -> Result<(), Problem> {
+    let form = with_field(inst, name, |_, f| form_of(f)).unwrap_or(Form::Plain);
+    match form {
+        Form::Tensor(slots) => {
+            let (head, pairs) =
+                split_descriptor(value, "`ADDRESS:[[step,num],…]` (innermost first)")?;
+            let address = parse_address(head, gen)?;
+            let (steps, nums) = parse_pairs(pairs.trim(), slots, name)?;
+            if let Some(count) = address.range_channels {
+                claims.push(ChannelClaim {
+                    count,
+                    at: head.trim(),
+                    what: format!("the partition range `{}` of {name}", head.trim().text),
+                });
+            }
+            with_field_mut(inst, name, |f| {
+                set_tensor(f, address.addr, &steps, &nums);
+            });
+            Ok(())
+        }
+        Form::Data4d => {
+            let (head, pairs) = split_descriptor(value, "`BASE:[[step,num],…]` (innermost first)")?;
+            let base = parse_base(head)?;
+            let (steps, nums) = parse_pairs(pairs.trim(), 4, name)?;
+            with_field_mut(inst, name, |f| {
+                if let Some(d) = f.as_any_mut().downcast_mut::<Data4d>() {
+                    d.base = base;
+                    d.step_elem.copy_from_slice(&steps);
+                    d.num_elem.copy_from_slice(&nums);
+                }
+            });
+            Ok(())
+        }
+        Form::Enum | Form::Plain => {
+            let result = with_field_mut(inst, name, |f| f.set_text(value.text, gen))
+                .unwrap_or_else(|| Err(format!("no field `{name}`")));
+            if let Err(msg) = result {
+                // Enum messages already name their kind ("unknown dtype `fp33`; …").
+                let message = if form == Form::Enum {
+                    msg
+                } else {
+                    format!("{name}: {msg}")
+                };
+                return Err(Problem::at(value, message));
+            }
+            if name == CHANNELS_FIELD {
+                let count = with_field(inst, name, |_, f| f.as_any().downcast_ref::<u8>().copied())
+                    .flatten()
+                    .unwrap_or(0);
+                // The explicit value goes first: it is what conflicts are measured against.
+                claims.insert(
+                    0,
+                    ChannelClaim {
+                        count,
+                        at: value,
+                        what: format!("{CHANNELS_FIELD}={}", value.text),
+                    },
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+fn set_tensor(f: &mut dyn FieldDyn, addr: crate::wire::Addr4, steps: &[i16], nums: &[u16]) {
+    fn fill<const N: usize>(
+        f: &mut dyn FieldDyn,
+        addr: crate::wire::Addr4,
+        steps: &[i16],
+        nums: &[u16],
+    ) -> bool {
+        match f.as_any_mut().downcast_mut::<Tensor<N>>() {
+            Some(t) if steps.len() == N && nums.len() == N => {
+                t.start_addr = addr;
+                t.step_elem.copy_from_slice(steps);
+                t.num_elem.copy_from_slice(nums);
+                true
+            }
+            _ => false,
+        }
+    }
+    let _ = fill::<1>(f, addr, steps, nums)
+        || fill::<2>(f, addr, steps, nums)
+        || fill::<3>(f, addr, steps, nums)
+        || fill::<4>(f, addr, steps, nums);
+}
+
+/// Every partition range and an explicit `num_active_channels=` must agree; the agreed count
+/// is written to `num_active_channels`.
+fn reconcile_channels(
+    inst: &mut Instruction,
+    claims: Vec<ChannelClaim<'_>>,
+    problems: &mut Vec<Problem>,
+) {
+    let Some(first) = claims.first() else {
+        return;
+    };
+    let has_field = with_field(inst, CHANNELS_FIELD, |_, _| ()).is_some();
+    if !has_field {
+        problems.push(Problem::at(
+            first.at,
+            "this instruction has no num_active_channels; write a single partition `sbuf[pN]+OFFSET`",
+        ));
+        return;
+    }
+    for c in &claims[1..] {
+        if c.count != first.count {
+            problems.push(Problem::at(
+                c.at,
+                format!(
+                    "{} means {} active channels, but {} means {}",
+                    c.what, c.count, first.what, first.count
+                ),
+            ));
+        }
+    }
+    let count = first.count;
+    with_field_mut(inst, CHANNELS_FIELD, |f| {
+        if let Some(n) = f.as_any_mut().downcast_mut::<u8>() {
+            *n = count;
+        }
+    });
+}

@@ -1,0 +1,186 @@
+//! What the text layer knows about fields: their written form, the short names, and how to
+//! reach a field of an [`Instruction`] by name.
+
+use crate::tables::{
+    AccumCmd, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode,
+    WaitMode,
+};
+use crate::wire::{
+    Data4d, DtypePair, Events, FieldDyn, FieldMeta, Header, ImmVal, Instruction, Tensor,
+};
+
+/// Short field names the assembler accepts (case-insensitive, like every field name), each
+/// with the header names it stands for; the first one the instruction's struct has wins.
+/// `disasm` always prints the header names.
+pub const FIELD_ALIASES: &[(&str, &[&str])] = &[
+    (
+        "src",
+        &["src_mem_pattern", "src0_mem_pattern", "src_data_pattern"],
+    ),
+    ("dst", &["dst_mem_pattern"]),
+    ("mask", &["mask_pattern"]),
+    ("pattern", &["mask_pattern", "src_data_pattern"]),
+    ("channels", &["num_active_channels"]),
+    ("reverse", &["reverse_operands"]),
+    ("in", &["in_dtype"]),
+    ("out", &["out_dtype"]),
+    ("dtypes", &["in_out_dtype"]),
+    ("cmp", &["fill_mode"]),
+    ("multiplier", &["channel_multiplier"]),
+];
+
+/// The header field that the mnemonic sets; it cannot be written as `opcode=`.
+pub(crate) const OPCODE_FIELD: &str = "opcode";
+
+/// The field that partition ranges (`sbuf[p0..128]`) set.
+pub(crate) const CHANNELS_FIELD: &str = "num_active_channels";
+
+/// How a field is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// `TENSOR{N}D`: `ADDRESS:[[step,num],…]` with this many slots.
+    Tensor(usize),
+    /// `DATA4D`: `BASE:[[step,num],…]`.
+    Data4d,
+    /// An enumeration: a name (case-insensitive) or a number.
+    Enum,
+    /// Everything else (integers, `IN->OUT` dtypes, fp32 words, immediates, raw bytes).
+    Plain,
+}
+
+/// The form of a field, from its type.
+pub(crate) fn form_of(f: &dyn FieldDyn) -> Form {
+    let a = f.as_any();
+    if a.is::<Tensor<1>>() {
+        Form::Tensor(1)
+    } else if a.is::<Tensor<2>>() {
+        Form::Tensor(2)
+    } else if a.is::<Tensor<3>>() {
+        Form::Tensor(3)
+    } else if a.is::<Tensor<4>>() {
+        Form::Tensor(4)
+    } else if a.is::<Data4d>() {
+        Form::Data4d
+    } else if a.is::<Dtype>()
+        || a.is::<AluOp>()
+        || a.is::<AffineSelectCmp>()
+        || a.is::<TensorSubdim>()
+        || a.is::<RevOps>()
+        || a.is::<ImmSrc>()
+        || a.is::<AccumCmd>()
+        || a.is::<WaitMode>()
+        || a.is::<UpdateMode>()
+        || a.is::<DebugCmd>()
+    {
+        Form::Enum
+    } else {
+        Form::Plain
+    }
+}
+
+/// Whether `disasm` prints the field even at its default value: the fields that say what an
+/// instruction does (operands, dtypes, ALU ops, the channel count). Everything else is
+/// printed only when it differs from [`Instruction::new`].
+pub(crate) fn always_printed(meta: &FieldMeta, f: &dyn FieldDyn) -> bool {
+    let a = f.as_any();
+    matches!(form_of(f), Form::Tensor(_) | Form::Data4d)
+        || a.is::<Dtype>()
+        || a.is::<DtypePair>()
+        || a.is::<AluOp>()
+        || meta.name == CHANNELS_FIELD
+}
+
+/// Whether the field holds an `IMM_VAL_INST_FIELD` union.
+pub(crate) fn is_imm(f: &dyn FieldDyn) -> bool {
+    f.as_any().is::<ImmVal>()
+}
+
+/// The part of a bundle that holds a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Part {
+    Header,
+    Events,
+    Body,
+}
+
+/// Every field name `inst` has, in the order they are listed in messages: body first, then
+/// the events and header (without `opcode`, which the mnemonic sets).
+pub(crate) fn field_names(inst: &Instruction) -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = inst.body.fields().iter().map(|(m, _)| m.name).collect();
+    v.extend(Events::LAYOUT.iter().map(|m| m.name));
+    v.extend(
+        Header::LAYOUT
+            .iter()
+            .map(|m| m.name)
+            .filter(|n| *n != OPCODE_FIELD),
+    );
+    v
+}
+
+/// Which part holds `name`, if `inst` has such a field.
+pub(crate) fn part_of(inst: &Instruction, name: &str) -> Option<Part> {
+    if Header::LAYOUT.iter().any(|m| m.name == name) {
+        Some(Part::Header)
+    } else if Events::LAYOUT.iter().any(|m| m.name == name) {
+        Some(Part::Events)
+    } else if inst.body.fields().iter().any(|(m, _)| m.name == name) {
+        Some(Part::Body)
+    } else {
+        None
+    }
+}
+
+/// Resolves a written key (a header name or a short name, any case) to the field name of
+/// `inst` it denotes.
+pub(crate) fn resolve_key(inst: &Instruction, key: &str) -> Option<&'static str> {
+    let key = key.to_ascii_lowercase();
+    let names = field_names(inst);
+    if let Some(n) = names.iter().find(|n| **n == key) {
+        return Some(n);
+    }
+    if key == OPCODE_FIELD {
+        return Some(OPCODE_FIELD);
+    }
+    let (_, targets) = FIELD_ALIASES.iter().find(|(a, _)| *a == key)?;
+    targets
+        .iter()
+        .find_map(|t| names.iter().find(|n| *n == t).copied())
+}
+
+/// The short names that apply to `inst`, as `alias=target` for messages.
+pub(crate) fn aliases_for(inst: &Instruction) -> Vec<String> {
+    FIELD_ALIASES
+        .iter()
+        .filter_map(|(a, _)| resolve_key(inst, a).map(|t| format!("{a} ({t})")))
+        .collect()
+}
+
+/// Runs `f` on the field `name` of `inst`, if it exists.
+pub(crate) fn with_field<R>(
+    inst: &Instruction,
+    name: &str,
+    f: impl FnOnce(&FieldMeta, &dyn FieldDyn) -> R,
+) -> Option<R> {
+    let fields = match part_of(inst, name)? {
+        Part::Header => inst.header.fields(),
+        Part::Events => inst.events.fields(),
+        Part::Body => inst.body.fields(),
+    };
+    let (meta, field) = fields.into_iter().find(|(m, _)| m.name == name)?;
+    Some(f(meta, field))
+}
+
+/// Runs `f` on the field `name` of `inst`, mutably, if it exists.
+pub(crate) fn with_field_mut<R>(
+    inst: &mut Instruction,
+    name: &str,
+    f: impl FnOnce(&mut dyn FieldDyn) -> R,
+) -> Option<R> {
+    let fields = match part_of(inst, name)? {
+        Part::Header => inst.header.fields_mut(),
+        Part::Events => inst.events.fields_mut(),
+        Part::Body => inst.body.fields_mut(),
+    };
+    let (_, field) = fields.into_iter().find(|(m, _)| m.name == name)?;
+    Some(f(field))
+}
