@@ -2,6 +2,7 @@
 
 pub mod decode;
 pub mod explain;
+pub mod input;
 pub mod pack;
 pub mod validate;
 

@@ -1,0 +1,368 @@
+//! What `tpb decode`, `tpb validate` and `tpb explain` share: reading the program (a FILE
+//! or `--hex`), choosing generations, and the formatting all three use (bundle tags,
+//! opcode labels, field rows, findings as JSON). Each command only arranges these pieces.
+
+use super::CliError;
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::ops::Range;
+use std::path::PathBuf;
+use tpb_isa::opcode::{Engine, Maintenance, KNOWN_UNMODELLED};
+use tpb_isa::validate::Finding;
+use tpb_isa::wire::{field::hex, BUNDLE_BYTES, INST_WORD_LEN};
+use tpb_isa::{decode_program, Gen, Instruction, Opcode};
+
+/// The program to read: a FILE of flat 64-byte bundles, or `--hex`.
+#[derive(clap::Args, Debug)]
+pub struct InputArgs {
+    /// Program binary: a flat array of 64-byte bundles.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// The bundles as hex digits instead of a FILE (whitespace, `_` and a `0x` prefix on
+    /// each group are ignored); one or more whole bundles.
+    #[arg(long, value_name = "HEX")]
+    pub hex: Option<String>,
+}
+
+/// `--gen G`: the generation to decode for (default cayman).
+#[derive(clap::Args, Debug)]
+pub struct GenArg {
+    /// Generation: sunda, cayman, mariana or maverick (also v2..v5, trn1..trn3) [default: cayman].
+    #[arg(long = "gen", value_name = "G")]
+    pub gen: Option<String>,
+}
+
+/// `--gen G | --all-gens`: one generation or all four.
+#[derive(clap::Args, Debug)]
+pub struct GensArg {
+    /// The single generation.
+    #[command(flatten)]
+    pub gen: GenArg,
+    /// Check every generation (sunda, cayman, mariana, maverick) instead of one.
+    #[arg(long)]
+    pub all_gens: bool,
+}
+
+impl GenArg {
+    /// The chosen generation; an unknown name is a one-line error.
+    pub fn resolve(&self) -> Result<Gen, CliError> {
+        match &self.gen {
+            None => Ok(Gen::default()),
+            Some(s) => Gen::from_name(s).ok_or_else(|| {
+                CliError::Msg(format!(
+                    "unknown generation `{s}`; expected sunda, cayman, mariana or maverick"
+                ))
+            }),
+        }
+    }
+}
+
+impl GensArg {
+    /// The chosen generations, oldest first.
+    pub fn resolve(&self) -> Result<Vec<Gen>, CliError> {
+        match (self.all_gens, &self.gen.gen) {
+            (true, Some(_)) => Err(CliError::Msg(
+                "give either --gen or --all-gens, not both".into(),
+            )),
+            (true, None) => Ok(Gen::ALL.to_vec()),
+            (false, _) => Ok(vec![self.gen.resolve()?]),
+        }
+    }
+}
+
+/// A loaded program: whole 64-byte bundles, not yet decoded (decoding depends on the
+/// generation).
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The raw bundles, in file order.
+    pub bundles: Vec<[u8; BUNDLE_BYTES]>,
+}
+
+impl InputArgs {
+    /// Reads and checks the input; every failure is one line naming the path or `--hex`.
+    pub fn load(&self) -> Result<Program, CliError> {
+        let (origin, bytes) = match (&self.file, &self.hex) {
+            (Some(_), Some(_)) => {
+                return Err(CliError::Msg("give either FILE or --hex, not both".into()))
+            }
+            (None, None) => return Err(CliError::Msg("no input: give a FILE or --hex".into())),
+            (Some(p), None) => (
+                p.display().to_string(),
+                std::fs::read(p).map_err(|e| CliError::io(p, e))?,
+            ),
+            (None, Some(h)) => ("--hex".to_string(), parse_hex(h)?),
+        };
+        // The library owns the stream rule and its message (decisions §1.2); decoding is
+        // lossless, so re-encoding gives back each bundle's bytes.
+        let insts = decode_program(&bytes, Gen::default())
+            .map_err(|e| CliError::Msg(format!("{origin}: {e}")))?;
+        Ok(Program {
+            bundles: insts.iter().map(Instruction::encode).collect(),
+        })
+    }
+}
+
+impl Program {
+    /// Decodes every bundle for `gen`.
+    pub fn decode(&self, gen: Gen) -> Vec<Instruction> {
+        self.bundles
+            .iter()
+            .map(|b| Instruction::decode(b, gen))
+            .collect()
+    }
+}
+
+/// Parses `--hex` text: hex digits; whitespace, `_` and a `0x`/`0X` prefix on each
+/// whitespace-separated group are ignored. Errors name the character and its 1-based position.
+pub fn parse_hex(s: &str) -> Result<Vec<u8>, CliError> {
+    let mut digits = Vec::new();
+    let mut group_start = true;
+    let mut chars = s.chars().enumerate().peekable();
+    while let Some((pos, c)) = chars.next() {
+        if c.is_whitespace() {
+            group_start = true;
+            continue;
+        }
+        if group_start && c == '0' && matches!(chars.peek(), Some((_, 'x' | 'X'))) {
+            chars.next();
+            group_start = false;
+            continue;
+        }
+        group_start = false;
+        match c.to_digit(16) {
+            Some(d) => digits.push(d as u8),
+            None if c == '_' => {}
+            None => {
+                return Err(CliError::Msg(format!(
+                    "--hex: `{c}` at position {} is not a hex digit",
+                    pos + 1
+                )))
+            }
+        }
+    }
+    if digits.is_empty() {
+        return Err(CliError::Msg("--hex: no hex digits given".into()));
+    }
+    if digits.len() % 2 != 0 {
+        return Err(CliError::Msg(format!(
+            "--hex: {} hex digits is not a whole number of bytes",
+            digits.len()
+        )));
+    }
+    Ok(digits.chunks(2).map(|p| (p[0] << 4) | p[1]).collect())
+}
+
+/// `#N @0xOFFS`: a bundle's index and byte offset in the program.
+pub fn bundle_tag(index: usize) -> String {
+    format!("#{index} @{:#06x}", index * BUNDLE_BYTES)
+}
+
+/// The mnemonic, or `opaque 0xNN (what it is)` for an opcode tpb does not model on `gen`.
+pub fn opcode_label(op: Opcode, gen: Gen) -> String {
+    if let Some(r) = op.info(gen) {
+        return r.mnemonic.to_string();
+    }
+    let what = match (op.row(), KNOWN_UNMODELLED.iter().find(|(v, _)| *v == op.0)) {
+        (Some(r), _) => format!("{}, only on {}", r.display, r.gens),
+        (None, Some((_, name))) => format!("{name}, not modelled"),
+        (None, None) => "unknown".to_string(),
+    };
+    format!("opaque {:#04x} ({what})", op.0)
+}
+
+/// One sentence about the opcode on `gen`: name, struct, engine and maintenance flag.
+pub fn opcode_summary(op: Opcode, gen: Gen) -> String {
+    let Some(r) = op.info(gen) else {
+        return format!(
+            "{}: header, events and 52 raw body bytes",
+            opcode_label(op, gen)
+        );
+    };
+    let engine = match r.engine {
+        Engine::Dve => "vector engine (DVE)",
+        Engine::Pool => "GpSimd engine (POOL)",
+    };
+    let maintenance = match r.maintenance {
+        Maintenance::Maintained => "maintained",
+        Maintenance::DeprecatedWorking => "deprecated, still working",
+        Maintenance::NotMaintained => "not maintained (log-only firmware stub)",
+    };
+    format!(
+        "{} = {} {:#04x}, struct {}, {engine}, {maintenance}",
+        r.mnemonic,
+        r.display,
+        op.0,
+        r.kind.header_name()
+    )
+}
+
+/// One row of a bundle's field table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldRow {
+    /// Field path: the header name, plus a sub-part suffix such as `.num_elem[2]`.
+    pub name: String,
+    /// Byte range within the bundle.
+    pub bytes: Range<usize>,
+    /// The raw bytes in wire order, as lowercase hex.
+    pub raw: String,
+    /// The decoded value (for sub-parts: the value and its meaning).
+    pub value: String,
+}
+
+/// The bundle's top-level fields (header, events, body) with their canonical text.
+pub fn field_rows(inst: &Instruction, gen: Gen) -> Vec<FieldRow> {
+    rows(inst, gen, false)
+}
+
+/// Every field, each followed by its sub-parts when it has several (the annotated dump).
+/// A single-part field is one row carrying the part's meaning; verbatim bytes (reserved,
+/// opaque) say `all zero` or `not all zero`, the raw column showing the bytes.
+pub fn field_rows_with_parts(inst: &Instruction, gen: Gen) -> Vec<FieldRow> {
+    rows(inst, gen, true)
+}
+
+fn rows(inst: &Instruction, gen: Gen, with_parts: bool) -> Vec<FieldRow> {
+    let b = inst.encode();
+    let row = |name: String, bytes: Range<usize>, value: String| FieldRow {
+        name,
+        raw: hex(&b[bytes.clone()]),
+        bytes,
+        value,
+    };
+    let mut out = Vec::new();
+    for (meta, field) in inst.fields() {
+        // The validator's field paths: `header.opcode`, `events.wait_mode`, `in_dtype`.
+        let name = match meta.offset {
+            0..4 => format!("header.{}", meta.name),
+            4..12 => format!("events.{}", meta.name),
+            _ => meta.name.to_string(),
+        };
+        if !with_parts {
+            out.push(row(name, meta.range(), field.text(gen)));
+            continue;
+        }
+        match field.sub_parts(gen).as_slice() {
+            [(suffix, 0, size, meaning)] if suffix.is_empty() && *size == meta.size => {
+                let mut r = row(name, meta.range(), meaning.clone());
+                if r.value == r.raw {
+                    // Verbatim bytes (reserved, opaque): say what they hold instead.
+                    let zero = r.raw.bytes().all(|c| c == b'0');
+                    r.value = if zero { "all zero" } else { "not all zero" }.into();
+                }
+                out.push(r);
+            }
+            parts => {
+                out.push(row(name.clone(), meta.range(), field.text(gen)));
+                for (suffix, off, size, meaning) in parts {
+                    let start = meta.offset + off;
+                    out.push(row(
+                        format!("{name}{suffix}"),
+                        start..start + size,
+                        meaning.clone(),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether `decode` shows a field: body fields always; header, event and reserved fields
+/// only when they differ from their normal value (zero; 0x10 for `inst_word_len`). The
+/// opcode is never a field there (the line's mnemonic says it).
+pub fn is_notable(row: &FieldRow) -> bool {
+    let housekeeping = row.bytes.start < 12 || row.name.starts_with("reserved");
+    let normal = match row.name.as_str() {
+        "header.opcode" => true,
+        "header.inst_word_len" => row.raw == hex(&[INST_WORD_LEN]),
+        _ => row.raw.bytes().all(|c| c == b'0'),
+    };
+    !(housekeeping && normal)
+}
+
+/// Renders rows as an aligned table: byte range, field, raw hex, value.
+pub fn field_table(rows: &[FieldRow], indent: &str) -> String {
+    let range = |r: &FieldRow| format!("{}..{}", r.bytes.start, r.bytes.end);
+    let wr = rows
+        .iter()
+        .map(|r| range(r).len())
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    let wn = rows.iter().map(|r| r.name.len()).max().unwrap_or(0).max(5);
+    let wx = rows.iter().map(|r| r.raw.len()).max().unwrap_or(0).max(3);
+    let mut s = format!(
+        "{indent}{:<wr$}  {:<wn$}  {:<wx$}  value\n",
+        "bytes", "field", "raw"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{indent}{:<wr$}  {:<wn$}  {:<wx$}  {}",
+            range(r),
+            r.name,
+            r.raw,
+            r.value
+        );
+    }
+    s
+}
+
+/// A finding as JSON (keys documented in docs/cli-isa.md).
+pub fn finding_json(f: &Finding) -> Value {
+    json!({
+        "rule": f.rule.name,
+        "clause": f.rule.clause,
+        "source": f.rule.source,
+        "confidence": f.rule.confidence.tag(),
+        "lint": f.rule.lint,
+        "passed": f.passed,
+        "field": f.field,
+        "bytes": [f.bytes.start, f.bytes.end],
+        "value": f.value,
+        "allowed": f.allowed,
+    })
+}
+
+/// The fields shared by every bundle object in the JSON outputs.
+pub fn bundle_json(index: usize, bundle: &[u8; BUNDLE_BYTES]) -> Value {
+    json!({
+        "index": index,
+        "offset": index * BUNDLE_BYTES,
+        "opcode": format!("{:#04x}", bundle[0]),
+        "hex": hex(bundle),
+    })
+}
+
+/// Prints a JSON document, pretty and newline-terminated.
+pub fn print_json(v: &Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(v).expect("a Value always serialises")
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_ignores_separators_and_prefixes() {
+        assert_eq!(
+            parse_hex("0x0a_Bc 0X01\n ff").unwrap(),
+            [0x0a, 0xbc, 0x01, 0xff]
+        );
+    }
+
+    #[test]
+    fn hex_errors_name_the_character() {
+        let e = parse_hex("00 0g").unwrap_err().to_string();
+        assert_eq!(e, "--hex: `g` at position 5 is not a hex digit");
+        assert!(parse_hex("abc")
+            .unwrap_err()
+            .to_string()
+            .contains("3 hex digits"));
+        assert!(parse_hex(" _ ").is_err());
+        assert!(parse_hex("a0x1").is_err(), "0x only as a group prefix");
+    }
+}
