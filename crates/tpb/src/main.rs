@@ -5,7 +5,11 @@ use std::process::ExitCode;
 use tpb::cmd;
 
 #[derive(Parser)]
-#[command(name = "tpb", version, about = "Bit-exact toolkit and reference simulator for the NeuronCore TPB instruction slice")]
+#[command(
+    name = "tpb",
+    version,
+    about = "Bit-exact toolkit and reference simulator for the NeuronCore TPB instruction slice"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

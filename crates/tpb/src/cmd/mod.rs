@@ -28,6 +28,9 @@ pub enum CliError {
 impl CliError {
     /// Wraps an I/O error with its path.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> CliError {
-        CliError::Io { path: path.into(), source }
+        CliError::Io {
+            path: path.into(),
+            source,
+        }
     }
 }
