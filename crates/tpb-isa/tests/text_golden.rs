@@ -357,4 +357,8 @@ fn asm_errors_carry_byte_spans_into_the_source() {
     );
     assert!(asm_line("iota\niota", Gen::Cayman).is_err());
     assert!(asm_line(".gen sunda", Gen::Cayman).is_err());
+    // A byte-order mark is skipped; spans still index the original source.
+    let bom = "\u{feff}iota out=fp33";
+    let e = asm(bom, &AsmOptions::default()).unwrap_err();
+    assert_eq!((&bom[e.0[0].span.clone()], e.0[0].column), ("fp33", 10));
 }

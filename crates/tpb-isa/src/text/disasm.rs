@@ -87,21 +87,15 @@ fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen) -> String {
 }
 
 /// Whether an immediate is an FP32 value in this instruction (so it reads better as a float):
-/// TensorScalar arith immediates and RangeSelect bounds taken from the instruction itself.
+/// TensorScalarArith immediates and RangeSelect bounds taken from the instruction itself.
+/// (TensorScalarPtr's immediates are always pointers, isa-facts §7.)
 fn imm_is_fp32(inst: &Instruction, field: &str) -> bool {
     match &inst.body {
-        Body::S3d3Ts(s)
-            if matches!(
-                inst.opcode(),
-                Opcode::TENSOR_SCALAR_ARITH | Opcode::TENSOR_SCALAR_PTR_ARITH
-            ) =>
-        {
-            match field {
-                "imm0" => s.imm0_src == ImmSrc::INSTRUCTION,
-                "imm1" => s.imm1_src == ImmSrc::INSTRUCTION,
-                _ => false,
-            }
-        }
+        Body::S3d3Ts(s) if inst.opcode() == Opcode::TENSOR_SCALAR_ARITH => match field {
+            "imm0" => s.imm0_src == ImmSrc::INSTRUCTION,
+            "imm1" => s.imm1_src == ImmSrc::INSTRUCTION,
+            _ => false,
+        },
         Body::S2d2Rs(s) => match field {
             "bound0" => s.bound0_src == ImmSrc::INSTRUCTION,
             "bound1" => s.bound1_src == ImmSrc::INSTRUCTION,

@@ -34,8 +34,9 @@ pub fn asm(src: &str, opts: &AsmOptions) -> Result<Assembly, AsmErrors> {
     let mut items = Vec::new();
     let mut errors = Vec::new();
     let mut instructions = 0usize;
-    let mut line_start = 0usize;
-    for (index, raw) in src.split('\n').enumerate() {
+    // A byte-order mark is not part of the first line (editors do not show it).
+    let mut line_start = if src.starts_with('\u{feff}') { 3 } else { 0 };
+    for (index, raw) in src[line_start..].split('\n').enumerate() {
         let line_no = index + 1;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let mut problems = Vec::new();

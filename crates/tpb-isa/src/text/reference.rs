@@ -4,19 +4,56 @@
 use super::schema::{always_printed, form_of, Form, CHANNELS_FIELD, FIELD_ALIASES, OPCODE_FIELD};
 use crate::gen::Gen;
 use crate::opcode::{Opcode, StructKind, OPCODES};
+use crate::tables::{
+    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, DebugCmd, Dtype, ImmSrc, RevOps, TensorSubdim,
+    UpdateMode, WaitMode,
+};
 use crate::wire::{FieldDyn, FieldMeta, Instruction};
 use std::fmt::Write;
 
 /// Markdown tables of every field the syntax can set: the header and events, then one table
 /// per operand struct with its mnemonics. Each row gives the field name, its bytes, how it is
-/// written, its default (what an omitted field gets) and when `disasm` prints it.
+/// written, its default (what an omitted field gets) and when `disasm` prints it. Then the
+/// names of every enumeration, with the generations that define each value.
 /// `docs/syntax.md` embeds this output between `<!-- BEGIN GENERATED field-reference -->`
 /// and `<!-- END GENERATED field-reference -->`.
 pub fn field_reference_markdown() -> String {
     let mut out = String::new();
+    fields(&mut out);
+    out.push_str("\n### Enumeration names\n");
+    enum_table::<Dtype>(&mut out);
+    enum_table::<AluOp>(&mut out);
+    enum_table::<AffineSelectCmp>(&mut out);
+    enum_table::<TensorSubdim>(&mut out);
+    enum_table::<RevOps>(&mut out);
+    enum_table::<ImmSrc>(&mut out);
+    enum_table::<AccumCmd>(&mut out);
+    enum_table::<WaitMode>(&mut out);
+    enum_table::<UpdateMode>(&mut out);
+    enum_table::<DebugCmd>(&mut out);
+    out
+}
+
+fn enum_table<E: CodeEnum>(out: &mut String) {
+    let _ = writeln!(out, "\n#### `{}`\n", E::KIND);
+    out.push_str("| name | value | also accepted | generations |\n|---|---|---|---|\n");
+    for r in E::table() {
+        let aliases: Vec<String> = r.aliases.iter().map(|a| format!("`{a}`")).collect();
+        let _ = writeln!(
+            out,
+            "| `{}` | {:#04x} | {} | {} |",
+            r.name,
+            r.value,
+            aliases.join(", "),
+            r.gens
+        );
+    }
+}
+
+fn fields(out: &mut String) {
     let any = Instruction::new(Opcode(OPCODES[0].value), Gen::default());
-    let _ = writeln!(out, "#### Header and events (every instruction)\n");
-    table_head(&mut out);
+    out.push_str("### Fields\n\n#### Header and events (every instruction)\n\n");
+    table_head(out);
     let preamble = any
         .header
         .fields()
@@ -24,7 +61,7 @@ pub fn field_reference_markdown() -> String {
         .chain(any.events.fields())
         .filter(|(m, _)| m.name != OPCODE_FIELD);
     for (meta, f) in preamble {
-        row(&mut out, meta, f, Gen::default());
+        row(out, meta, f, Gen::default());
     }
     let mut kinds: Vec<StructKind> = Vec::new();
     for r in OPCODES {
@@ -43,13 +80,12 @@ pub fn field_reference_markdown() -> String {
             kind.header_name(),
             mnemonics.join(", ")
         );
-        table_head(&mut out);
+        table_head(out);
         let inst = Instruction::new(Opcode(first.value), gen);
         for (meta, f) in inst.body.fields() {
-            row(&mut out, meta, f, gen);
+            row(out, meta, f, gen);
         }
     }
-    out
 }
 
 fn table_head(out: &mut String) {
