@@ -1,0 +1,406 @@
+//! Every ASSUMED machine behaviour of the simulator, in one place.
+//!
+//! No public source settles these points (decisions.md tags them ASSUMED, or leaves them
+//! open and the simulator had to pick). Each one is a constant or a small function here;
+//! the executors in [`crate::exec`](self) call these and never re-decide the question, so a
+//! later fact changes the simulator in one edit. [`ASSUMPTIONS`] lists them for the README
+//! and for `tpb` to print.
+//!
+//! Numeric assumptions (FP8 variants, NaN patterns, DIVIDE/POW/RSQRT accuracy, shift
+//! counts) belong to [`crate::numerics`] and are documented there; this module only covers
+//! how instructions use the machine.
+
+use crate::numerics::{alu_arith, alu_bitvec, alu_int_as, from_f32, Fp8Config, NumError};
+use tpb_isa::wire::Addr4;
+use tpb_isa::{AluOp, Dtype, Gen};
+
+/// One documented assumption.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Assumption {
+    /// A short stable identifier, e.g. `bypass-passes-data`.
+    pub id: &'static str,
+    /// The decisions.md section or fact-sheet question it answers.
+    pub source: &'static str,
+    /// What the simulator does, in one or two sentences.
+    pub text: &'static str,
+}
+
+/// The simulator's ASSUMED behaviours, in the order a README lists them.
+pub const ASSUMPTIONS: &[Assumption] = &[
+    Assumption {
+        id: "initial-state",
+        source: "decisions §5.2, §3.4, §3.5, §3.8",
+        text: "A new machine has SBUF/PSUM filled with zero bytes, every byte marked \
+               uninitialised, registers 0, every flop slot 0 with nothing loaded, semaphores 0 \
+               and events clear.",
+    },
+    Assumption {
+        id: "flop-layout",
+        source: "decisions §3.5, §4.11",
+        text: "Per channel 8 × 32-bit flop slots. ImmLd writes slots 0..W in element order \
+               (slot 0 fastest); the sunda Dual reads pair i from slots (2i, 2i+1).",
+    },
+    Assumption {
+        id: "loader-state-per-channel",
+        source: "decisions §3.5, §3.6",
+        text: "The loaded count and kind (arith/bitvec) are remembered per channel: an ImmLd \
+               updates only its active channels, and PtrMulti warns for every active channel \
+               whose loaded count is below what it reads or whose kind differs.",
+    },
+    Assumption {
+        id: "bypass-passes-data",
+        source: "decisions §4.11, seed 000 §4b",
+        text: "A BYPASS stage passes its data input (the tensor element or the previous \
+               stage's result) whatever reverse_operands says; every other op takes the \
+               reversed operands literally (a reversed unary op applies to the scalar). So \
+               PtrMulti Both computes `scalar op tensor`, as the seed's pseudo-code says.",
+    },
+    Assumption {
+        id: "reads-before-writes",
+        source: "decisions §3.9, §3.3",
+        text: "Every read of an instruction sees the state before the instruction: in-place \
+               and overlapping operands read old values. Writes land in element order, so the \
+               last of several writes to one element wins.",
+    },
+    Assumption {
+        id: "ramp-wraps",
+        source: "decisions §4.9",
+        text: "The Iota / AffineSelect ramp `base + Σ index·step + channel·channel_multiplier` \
+               is computed in wrapping 32-bit two's complement; `channel` is the relative \
+               channel 0..num_active_channels.",
+    },
+    Assumption {
+        id: "iota-int-wraps",
+        source: "decisions §4.9",
+        text: "Iota into an integer dtype keeps the low bits of the 32-bit ramp (wraps); into \
+               a float dtype the ramp converts to FP32 (RNE) and then to the dtype (RNE).",
+    },
+    Assumption {
+        id: "pointer-scalar-dtype",
+        source: "isa-facts §13.11",
+        text: "A pointer immediate (TensorScalar imm_src Ptr, TensorScalarPtr) reads, per \
+               channel, 4 bytes as FP32 on the arith path, one in_dtype element \
+               (zero-extended) on the bitvec path, and 4 raw bytes on maverick's integer arm. \
+               RangeSelect pointer bounds read 4 bytes as FP32.",
+    },
+    Assumption {
+        id: "register-pointer",
+        source: "isa-facts §13.11, decisions §2.4",
+        text: "A register pointer immediate (imm_src RegPtr) and a register-form ADDR4 (marker \
+               0x80) name a register holding an immediate SBUF/PSUM byte address (marker bits \
+               clear); it is then located and checked like an immediate. Any other register \
+               content is refused as not supported.",
+    },
+    Assumption {
+        id: "ts-select-operands",
+        source: "isa-facts §10.1",
+        text: "TensorScalarSelect: an inline src1 is the low dtype-size bytes of the \
+               immediate; a pointer src1 is one dtype element per channel; a pointer predicate \
+               is one pred_imm_dtype element per channel, true when nonzero.",
+    },
+    Assumption {
+        id: "range-select-index",
+        source: "isa-facts §10.2, nki-semantics §1.4",
+        text: "RangeSelect compares the FP32 value `base + k` (k = element index in walk \
+               order, one FP32 addition) with the two bounds; a kept element is copied bit for \
+               bit when in == out dtype, otherwise converted through FP32; others get fill_val \
+               converted to the output dtype.",
+    },
+    Assumption {
+        id: "integer-arm-dtypes",
+        source: "decisions §4.12, isa-facts §7 (maverick is_valid_int_aluop_dve)",
+        text: "Maverick's integer-band TensorScalar ops run on 32-bit integers: the element is \
+               sign- or zero-extended per in_dtype, the scalar is the raw 32-bit immediate, ops \
+               in both signedness lists follow in_dtype, and the result keeps the low bits of \
+               out_dtype. A float in or out dtype with an integer-band op is refused as not \
+               supported.",
+    },
+    Assumption {
+        id: "event-timing",
+        source: "decisions §3.8",
+        text: "With one in-order stream, `_READ` and `_COMPLETE` updates both apply right \
+               after the instruction; `*_THEN_CLEAR`/`*_THEN_SET` waits change the event \
+               before the update is applied.",
+    },
+    Assumption {
+        id: "event-conflicts",
+        source: "isa-facts §1.3 (compiler simulator)",
+        text: "Setting an event that is already set, or clearing one that is clear, is a \
+               fault (the compiler's simulator throws / treats it as fatal).",
+    },
+    Assumption {
+        id: "semaphore-arithmetic",
+        source: "decisions §3.8, isa-facts §1.3",
+        text: "Semaphores are i32 and wrap; SEM_INC/SEM_DEC step by 1 whatever the value \
+               field; `_REG` waits and updates read register[value], and a value ≥ 64 is a \
+               fault.",
+    },
+    Assumption {
+        id: "firmware-stub-scope",
+        source: "decisions §3.7",
+        text: "With firmware stubs on, ImmLd and PtrMulti on cayman, mariana and maverick \
+               (not sunda, whose image is not public) are validated, their wait and update \
+               still apply, and they change nothing else: a log line and a warning.",
+    },
+    Assumption {
+        id: "uninitialised-reads",
+        source: "decisions §5.2",
+        text: "An element read is uninitialised when any of its bytes was never written by \
+               the host or an instruction; one warning per operand per instruction. \
+               TensorScalarSelect's src0 counts only on channels that select it.",
+    },
+    Assumption {
+        id: "range-select-reduce",
+        source: "isa-facts §10.2",
+        text: "RangeSelect with reduce_cmd other than Idle is refused as not supported: the \
+               read-out of the running max is not public.",
+    },
+];
+
+// ---- machine state ------------------------------------------------------------------------
+
+/// Flop slots per channel (`initial-state`, `flop-layout`).
+pub const FLOP_SLOTS: usize = 8;
+
+/// The value every register, flop slot and semaphore starts with (`initial-state`).
+pub const INITIAL_WORD: u32 = 0;
+
+/// The flop slot ImmLd writes its `i`-th element (element order) to (`flop-layout`).
+pub const fn imm_ld_slot(i: usize) -> usize {
+    i
+}
+
+/// The flop slots of the sunda Dual's scalar pair `i`: `(op0 scalar, MULT scalar)`
+/// (`flop-layout`).
+pub const fn dual_pair_slots(i: usize) -> (usize, usize) {
+    (2 * i, 2 * i + 1)
+}
+
+/// Whether the loader state (count, kind) is per channel (`loader-state-per-channel`).
+pub const LOADER_STATE_PER_CHANNEL: bool = true;
+
+// ---- datapath stages ----------------------------------------------------------------------
+
+/// One ALU stage on the FP32 arith path: `data op scalar`, or `scalar op data` when
+/// `reversed`; BYPASS passes `data` (`bypass-passes-data`). The TensorScalar formula of
+/// decisions §4.11 is two of these: `stage(op1, stage(op0, t, s0, rev & 1), s1, rev & 2)`.
+#[inline(always)]
+pub fn stage_arith(op: AluOp, data: f32, scalar: f32, reversed: bool) -> Result<f32, NumError> {
+    if op == AluOp::BYPASS {
+        Ok(data)
+    } else if reversed {
+        alu_arith(op, scalar, data)
+    } else {
+        alu_arith(op, data, scalar)
+    }
+}
+
+/// One ALU stage on the bitvec path (`bits` wide); BYPASS passes `data`.
+#[inline(always)]
+pub fn stage_bitvec(
+    op: AluOp,
+    data: u32,
+    scalar: u32,
+    reversed: bool,
+    bits: u32,
+) -> Result<u32, NumError> {
+    if op == AluOp::BYPASS {
+        alu_bitvec(op, data, 0, bits)
+    } else if reversed {
+        alu_bitvec(op, scalar, data, bits)
+    } else {
+        alu_bitvec(op, data, scalar, bits)
+    }
+}
+
+/// One ALU stage on maverick's integer arm (`integer-arm-dtypes`); BYPASS passes `data`.
+#[inline(always)]
+pub fn stage_int(
+    op: AluOp,
+    data: u32,
+    scalar: u32,
+    reversed: bool,
+    signed: bool,
+) -> Result<u32, NumError> {
+    if op == AluOp::BYPASS {
+        Ok(data)
+    } else if reversed {
+        alu_int_as(op, scalar, data, signed)
+    } else {
+        alu_int_as(op, data, scalar, signed)
+    }
+}
+
+/// The 32-bit operand of the integer arm for an element of `dtype` (`raw` zero-extended
+/// bits): sign-extended for signed types; `None` for a non-integer dtype (refused).
+pub fn int_operand(dtype: Dtype, raw: u32) -> Option<u32> {
+    Some(match dtype {
+        Dtype::INT8 => raw as u8 as i8 as i32 as u32,
+        Dtype::INT16 => raw as u16 as i16 as i32 as u32,
+        Dtype::UINT8 => raw & 0xFF,
+        Dtype::UINT16 => raw & 0xFFFF,
+        Dtype::INT32 | Dtype::UINT32 => raw,
+        _ => return None,
+    })
+}
+
+/// Whether the integer arm treats `dtype` as signed (`integer-arm-dtypes`).
+pub const fn int_signed(dtype: Dtype) -> bool {
+    matches!(dtype, Dtype::INT8 | Dtype::INT16 | Dtype::INT32)
+}
+
+// ---- ramps (Iota, AffineSelect) -----------------------------------------------------------
+
+/// The ramp value `base + offset + channel·channel_multiplier` in wrapping i32, where
+/// `offset` is the exact `Σ index·step` (`ramp-wraps`). Truncating the exact sum to 32 bits
+/// equals wrapping arithmetic at every step.
+#[inline(always)]
+pub fn ramp_value(base: i32, offset: i64, channel: u32, channel_multiplier: i32) -> i32 {
+    (base as i64)
+        .wrapping_add(offset)
+        .wrapping_add((channel as i64).wrapping_mul(channel_multiplier as i64)) as i32
+}
+
+/// Iota's output bits for ramp value `v` (`iota-int-wraps`): integer dtypes keep the low
+/// bits; float dtypes go through FP32 (RNE), then [`from_f32`].
+#[inline(always)]
+pub fn iota_output(dtype: Dtype, v: i32, cfg: &Fp8Config) -> u32 {
+    match dtype {
+        Dtype::INT8 | Dtype::UINT8 => v as u32 & 0xFF,
+        Dtype::INT16 | Dtype::UINT16 => v as u32 & 0xFFFF,
+        Dtype::INT32 | Dtype::UINT32 => v as u32,
+        _ => from_f32(dtype, iota_fp32(v), cfg),
+    }
+}
+
+/// The FP32 value a ramp value converts to before a float output (`iota-int-wraps`).
+#[inline(always)]
+pub fn iota_fp32(v: i32) -> f32 {
+    v as f32
+}
+
+/// Whether Iota writes `dtype` by keeping ramp bits (integers) rather than through FP32.
+pub const fn iota_keeps_bits(dtype: Dtype) -> bool {
+    matches!(
+        dtype,
+        Dtype::INT8 | Dtype::UINT8 | Dtype::INT16 | Dtype::UINT16 | Dtype::INT32 | Dtype::UINT32
+    )
+}
+
+// ---- scalar operands ----------------------------------------------------------------------
+
+/// Which path reads a pointer-sourced scalar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarPath {
+    /// FP32 arithmetic.
+    Arith,
+    /// Raw bits of the tensor's dtype.
+    Bitvec,
+    /// Maverick's 32-bit integer arm.
+    Int,
+}
+
+/// The memory dtype of a pointer-sourced TensorScalar scalar (`pointer-scalar-dtype`).
+pub const fn pointer_scalar_dtype(path: ScalarPath, in_dtype: Dtype) -> Dtype {
+    match path {
+        ScalarPath::Arith => Dtype::FP32,
+        ScalarPath::Bitvec => in_dtype,
+        ScalarPath::Int => Dtype::UINT32,
+    }
+}
+
+/// The memory dtype of a pointer-sourced RangeSelect bound (`pointer-scalar-dtype`).
+pub const RANGE_SELECT_BOUND_DTYPE: Dtype = Dtype::FP32;
+
+/// The address a register holds, for a RegPtr immediate or a register-form ADDR4
+/// (`register-pointer`): the register's 32 bits read as an ADDR4 word, which the caller
+/// accepts only in immediate form.
+pub const fn register_address(register_value: u32) -> Addr4 {
+    Addr4(register_value)
+}
+
+/// TensorScalarSelect's inline src1 element bits (`ts-select-operands`).
+pub const fn ts_select_inline_src1(imm: u32, size: usize) -> u32 {
+    match size {
+        1 => imm & 0xFF,
+        2 => imm & 0xFFFF,
+        _ => imm,
+    }
+}
+
+/// Whether a pointer-read predicate element selects (`ts-select-operands`).
+pub const fn predicate_true(raw: u32) -> bool {
+    raw != 0
+}
+
+/// RangeSelect's compared index for element `k` (`range-select-index`).
+#[inline(always)]
+pub fn range_select_index(base: f32, k: u64) -> f32 {
+    base + k as f32
+}
+
+// ---- events and semaphores ----------------------------------------------------------------
+
+/// Whether setting an already-set event (or clearing a clear one) faults (`event-conflicts`).
+pub const EVENT_CONFLICT_FAULTS: bool = true;
+
+/// The step of SEM_INC / SEM_DEC (`semaphore-arithmetic`).
+pub const SEM_STEP: i32 = 1;
+
+// ---- firmware stubs -----------------------------------------------------------------------
+
+/// Whether `Config::firmware_stubs` affects `gen` (`firmware-stub-scope`).
+pub const fn firmware_stubs_apply(gen: Gen) -> bool {
+    !matches!(gen, Gen::Sunda)
+}
+
+/// The firmware's self-name log line for a stubbed opcode (seed 000 §8).
+pub const fn firmware_stub_log(opcode: u8) -> Option<&'static str> {
+    match opcode {
+        0x70 => Some("S: TensorScalarImmLdArith"),
+        0x71 => Some("S: TensorScalarImmLdBitvec"),
+        0x4F => Some("S: TensorScalarPtrMultiArith"),
+        0x5F => Some("S: TensorScalarPtrMultiBitvec"),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_texts_present() {
+        let mut ids: Vec<_> = ASSUMPTIONS.iter().map(|a| a.id).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), ASSUMPTIONS.len());
+        assert!(ASSUMPTIONS.iter().all(|a| !a.text.is_empty()));
+    }
+
+    #[test]
+    fn bypass_passes_data_even_reversed() {
+        assert_eq!(stage_arith(AluOp::BYPASS, 2.0, 5.0, true), Ok(2.0));
+        assert_eq!(stage_arith(AluOp::SUBTRACT, 2.0, 5.0, true), Ok(3.0));
+        assert_eq!(stage_arith(AluOp::SUBTRACT, 2.0, 5.0, false), Ok(-3.0));
+        assert_eq!(stage_bitvec(AluOp::BYPASS, 0x1FF, 1, true, 8), Ok(0xFF));
+        assert_eq!(
+            stage_bitvec(AluOp::LOGICAL_SHIFT_LEFT, 1, 3, true, 32),
+            Ok(6)
+        );
+    }
+
+    #[test]
+    fn ramp_wraps_and_iota_keeps_low_bits() {
+        assert_eq!(ramp_value(i32::MAX, 1, 0, 0), i32::MIN);
+        assert_eq!(ramp_value(0, -3, 2, -1), -5);
+        let cfg = Fp8Config::default();
+        assert_eq!(iota_output(Dtype::UINT8, 300, &cfg), 44);
+        assert_eq!(iota_output(Dtype::INT8, -1, &cfg), 0xFF);
+        assert_eq!(
+            iota_output(Dtype::FP32, 16_777_217, &cfg),
+            16_777_216f32.to_bits()
+        );
+        assert_eq!(iota_output(Dtype::BFLOAT16, 3, &cfg), 0x4040);
+    }
+}

@@ -1,0 +1,595 @@
+//! Operands and the element walk shared by every executor.
+//!
+//! An [`Access`] is a tensor operand resolved for the machine: its space, start partition,
+//! byte origin, element size and [`Dims`] (the descriptor's dimensions with `num == 1` dims
+//! dropped and contiguous dims merged, which keeps the element order of decisions §3.3:
+//! slot 0 fastest). Its byte hull is checked against the partition's active bytes when it
+//! is resolved, so every walk below stays in bounds.
+//!
+//! [`drive`] is the elementwise engine: for each channel it walks `count` elements in chunks
+//! of at most [`CHUNK`], hands the chunk's input bytes to [`Kernel::load`] (straight from
+//! memory when the run is contiguous, else gathered) and lets [`Kernel::store`] encode the
+//! output into the destination bytes (straight into memory, else scattered), marking the
+//! written bytes initialised.
+
+use crate::assumptions::ramp_value;
+use crate::machine::{FaultCause, Memory, Region};
+use tpb_isa::geometry::Space;
+
+/// Elements per chunk of the elementwise engine.
+pub(crate) const CHUNK: usize = 1024;
+
+/// A walk's dimensions, innermost first, normalised (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Dims {
+    n: usize,
+    steps: [i64; 4],
+    nums: [u64; 4],
+}
+
+impl Dims {
+    /// Normalises a descriptor's steps and counts; `None` if a count is 0.
+    pub(crate) fn new(steps: &[i16], nums: &[u16]) -> Option<Dims> {
+        let mut d = Dims {
+            n: 0,
+            steps: [0; 4],
+            nums: [1; 4],
+        };
+        for (&s, &m) in steps.iter().zip(nums).take(4) {
+            let (s, m) = (i64::from(s), u64::from(m));
+            if m == 0 {
+                return None;
+            }
+            if m == 1 {
+                continue;
+            }
+            if d.n > 0 {
+                let (ps, pn) = (d.steps[d.n - 1], d.nums[d.n - 1]);
+                if i64::try_from(pn).ok().and_then(|pn| ps.checked_mul(pn)) == Some(s) {
+                    d.nums[d.n - 1] = pn.saturating_mul(m);
+                    continue;
+                }
+            }
+            d.steps[d.n] = s;
+            d.nums[d.n] = m;
+            d.n += 1;
+        }
+        if d.n == 0 {
+            d = Dims {
+                n: 1,
+                steps: [1, 0, 0, 0],
+                nums: [1; 4],
+            };
+        }
+        Some(d)
+    }
+
+    /// Elements in the walk.
+    pub(crate) fn count(&self) -> u64 {
+        self.nums[..self.n]
+            .iter()
+            .fold(1u64, |a, &m| a.saturating_mul(m))
+    }
+
+    /// The smallest and largest element offsets the walk reaches.
+    pub(crate) fn extent(&self) -> (i128, i128) {
+        let (mut lo, mut hi) = (0i128, 0i128);
+        for i in 0..self.n {
+            let span = i128::from(self.steps[i]) * (i128::from(self.nums[i]) - 1);
+            lo += span.min(0);
+            hi += span.max(0);
+        }
+        (lo, hi)
+    }
+}
+
+/// A position in a walk: the multi-index and its element offset. Arithmetic wraps: only
+/// offsets of real elements (which are in bounds) are ever used.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cursor {
+    d: Dims,
+    idx: [u64; 4],
+    off: i64,
+}
+
+impl Cursor {
+    /// At element 0.
+    pub(crate) fn new(d: &Dims) -> Cursor {
+        Cursor {
+            d: *d,
+            idx: [0; 4],
+            off: 0,
+        }
+    }
+
+    /// (element offset, innermost step, elements left in the innermost run).
+    #[inline(always)]
+    pub(crate) fn run(&self) -> (i64, i64, u64) {
+        (self.off, self.d.steps[0], self.d.nums[0] - self.idx[0])
+    }
+
+    /// Moves `t` elements on; `t` is at most the run's remaining length.
+    #[inline(always)]
+    pub(crate) fn advance(&mut self, t: u64) {
+        let d = &self.d;
+        self.idx[0] += t;
+        self.off = self.off.wrapping_add((t as i64).wrapping_mul(d.steps[0]));
+        if self.idx[0] < d.nums[0] {
+            return;
+        }
+        self.idx[0] = 0;
+        self.off = self
+            .off
+            .wrapping_sub((d.nums[0] as i64).wrapping_mul(d.steps[0]));
+        for i in 1..d.n {
+            self.idx[i] += 1;
+            self.off = self.off.wrapping_add(d.steps[i]);
+            if self.idx[i] < d.nums[i] {
+                return;
+            }
+            self.idx[i] = 0;
+            self.off = self
+                .off
+                .wrapping_sub((d.nums[i] as i64).wrapping_mul(d.steps[i]));
+        }
+    }
+}
+
+/// A tensor operand resolved for the machine.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Access {
+    /// The descriptor's field name, for messages.
+    pub(crate) name: &'static str,
+    /// SBUF or PSUM.
+    pub(crate) space: Space,
+    /// The start partition (channel 0's partition).
+    pub(crate) part0: u32,
+    /// Byte offset of element offset 0 inside each partition.
+    pub(crate) offset: u64,
+    /// Element size in bytes.
+    pub(crate) size: usize,
+    /// The walk.
+    pub(crate) dims: Dims,
+    /// Byte hull inside each partition: `lo..hi`.
+    pub(crate) lo: u64,
+    /// End of the hull.
+    pub(crate) hi: u64,
+}
+
+impl Access {
+    /// Builds an access and checks its hull against `active` bytes and `n` channels
+    /// against the 128 partitions (decisions §3.1).
+    pub(crate) fn new(
+        name: &'static str,
+        space: Space,
+        part0: u32,
+        offset: u64,
+        size: usize,
+        dims: Dims,
+        active: u64,
+        n: u32,
+    ) -> Result<Access, FaultCause> {
+        if u64::from(part0) + u64::from(n) > 128 {
+            return Err(FaultCause::OutOfRange {
+                operand: name,
+                detail: format!(
+                    "partitions {part0}..{} leave the 128 partitions",
+                    u64::from(part0) + u64::from(n)
+                ),
+            });
+        }
+        let (lo, hi) = dims.extent();
+        let sz = size as i128;
+        let lo_b = offset as i128 + lo * sz;
+        let hi_b = offset as i128 + hi * sz + sz;
+        if lo_b < 0 || hi_b > i128::from(active) {
+            return Err(FaultCause::OutOfRange {
+                operand: name,
+                detail: format!(
+                    "elements span bytes {lo_b}..{hi_b} of {} partitions {part0}..{}, outside \
+                     the {active:#x} active bytes",
+                    space.name(),
+                    part0 + n
+                ),
+            });
+        }
+        Ok(Access {
+            name,
+            space,
+            part0,
+            offset,
+            size,
+            dims,
+            lo: lo_b as u64,
+            hi: hi_b as u64,
+        })
+    }
+
+    /// Elements per channel.
+    pub(crate) fn count(&self) -> u64 {
+        self.dims.count()
+    }
+
+    /// The hull over `n` channels.
+    pub(crate) fn region(&self, n: u32) -> Region {
+        Region {
+            space: self.space,
+            partitions: self.part0..self.part0 + n,
+            bytes: self.lo..self.hi,
+        }
+    }
+
+    /// Byte offset in the partition of the element at element offset `e`.
+    #[inline(always)]
+    pub(crate) fn byte(&self, e: i64) -> u64 {
+        (self.offset as i64).wrapping_add(e.wrapping_mul(self.size as i64)) as u64
+    }
+}
+
+/// Whether a write through `w` can change bytes a read through `r` sees (same space,
+/// shared partitions, overlapping hulls), over `n` channels.
+pub(crate) fn overlaps(r: &Access, w: &Access, n: u32) -> bool {
+    r.space == w.space
+        && r.part0 < w.part0 + n
+        && w.part0 < r.part0 + n
+        && r.lo < w.hi
+        && w.lo < r.hi
+}
+
+/// Copies the hull of `a` for channels `0..n` into `snap` (channel-major).
+pub(crate) fn snapshot(mem: &Memory, a: &Access, n: u32, snap: &mut Vec<u8>) {
+    let w = (a.hi - a.lo) as usize;
+    snap.clear();
+    for c in 0..n {
+        let b = mem.part_base(a.space, a.part0 + c) + a.lo as usize;
+        snap.extend_from_slice(&mem.data(a.space)[b..b + w]);
+    }
+}
+
+/// Where an operand's bytes are read from: memory, or a snapshot of its hull.
+#[derive(Clone, Copy)]
+pub(crate) struct Src<'a> {
+    buf: &'a [u8],
+    base0: usize,
+    stride: usize,
+    origin: u64,
+}
+
+impl<'a> Src<'a> {
+    /// Straight from memory.
+    pub(crate) fn memory(mem: &'a Memory, a: &Access) -> Src<'a> {
+        Src {
+            buf: mem.data(a.space),
+            base0: mem.part_base(a.space, a.part0),
+            stride: mem.active(a.space) as usize,
+            origin: 0,
+        }
+    }
+
+    /// From a [`snapshot`] of `a`.
+    pub(crate) fn snapshot(snap: &'a [u8], a: &Access) -> Src<'a> {
+        Src {
+            buf: snap,
+            base0: 0,
+            stride: (a.hi - a.lo) as usize,
+            origin: a.lo,
+        }
+    }
+
+    /// Index in `buf` of channel `c`'s byte offset `o` (an offset inside the hull).
+    #[inline(always)]
+    fn index(&self, c: u32, o: u64) -> usize {
+        self.base0 + c as usize * self.stride + (o - self.origin) as usize
+    }
+}
+
+/// Reads `len` elements of channel `c` at the cursor (advancing it): a slice of memory when
+/// the run is contiguous, else gathered into `stage`.
+#[inline]
+pub(crate) fn read<'a>(
+    src: Src<'a>,
+    a: &Access,
+    c: u32,
+    cur: &mut Cursor,
+    len: usize,
+    stage: &'a mut [u8],
+) -> &'a [u8] {
+    let size = a.size;
+    let (off, step, rem) = cur.run();
+    if rem >= len as u64 && (step == 1 || len == 1) {
+        let i = src.index(c, a.byte(off));
+        cur.advance(len as u64);
+        return &src.buf[i..i + len * size];
+    }
+    let out = &mut stage[..len * size];
+    let mut done = 0;
+    while done < len {
+        let (off, step, rem) = cur.run();
+        let take = rem.min((len - done) as u64) as usize;
+        let dst = &mut out[done * size..(done + take) * size];
+        let i0 = src.index(c, a.byte(off));
+        if step == 1 {
+            dst.copy_from_slice(&src.buf[i0..i0 + take * size]);
+        } else {
+            let sb = step.wrapping_mul(size as i64);
+            for (j, d) in dst.chunks_exact_mut(size).enumerate() {
+                let i = (i0 as i64).wrapping_add(sb.wrapping_mul(j as i64)) as usize;
+                d.copy_from_slice(&src.buf[i..i + size]);
+            }
+        }
+        cur.advance(take as u64);
+        done += take;
+    }
+    out
+}
+
+/// Writes `len` elements of channel `c` at the cursor (advancing it): `fill` encodes them
+/// into a contiguous byte slice, which is memory itself when the run is contiguous, else
+/// `stage` scattered afterwards. Written bytes become initialised.
+#[inline]
+pub(crate) fn write(
+    mem: &mut Memory,
+    a: &Access,
+    c: u32,
+    cur: &mut Cursor,
+    len: usize,
+    stage: &mut [u8],
+    fill: impl FnOnce(&mut [u8]),
+) {
+    let size = a.size;
+    let base = mem.part_base(a.space, a.part0 + c);
+    let (data, init) = mem.parts_mut(a.space);
+    let (off, step, rem) = cur.run();
+    if rem >= len as u64 && (step == 1 || len == 1) {
+        let i = base + a.byte(off) as usize;
+        fill(&mut data[i..i + len * size]);
+        init.set_range(i, len * size);
+        cur.advance(len as u64);
+        return;
+    }
+    let st = &mut stage[..len * size];
+    fill(st);
+    let mut done = 0;
+    while done < len {
+        let (off, step, rem) = cur.run();
+        let take = rem.min((len - done) as u64) as usize;
+        let from = &st[done * size..(done + take) * size];
+        let i0 = base + a.byte(off) as usize;
+        if step == 1 {
+            data[i0..i0 + take * size].copy_from_slice(from);
+            init.set_range(i0, take * size);
+        } else {
+            let sb = step.wrapping_mul(size as i64);
+            for (j, s) in from.chunks_exact(size).enumerate() {
+                let i = (i0 as i64).wrapping_add(sb.wrapping_mul(j as i64)) as usize;
+                data[i..i + size].copy_from_slice(s);
+                init.set_range(i, size);
+            }
+        }
+        cur.advance(take as u64);
+        done += take;
+    }
+}
+
+/// An elementwise computation, fed chunk by chunk by [`drive`].
+pub(crate) trait Kernel {
+    /// Takes the input bytes of elements `k0..k0 + len` of channel `c` (contiguous,
+    /// little-endian). Not called when the walk has no input operand.
+    fn load(&mut self, c: u32, k0: u64, input: &[u8]);
+    /// Encodes the outputs of elements `k0..k0 + len` of channel `c` into `out`
+    /// (`len` × output size bytes).
+    fn store(&mut self, c: u32, k0: u64, out: &mut [u8]);
+}
+
+/// The input of a walk: the operand and whether to read it from the snapshot.
+#[derive(Clone, Copy)]
+pub(crate) struct Input<'a> {
+    /// The operand.
+    pub(crate) access: &'a Access,
+    /// Read from `scratch.snap` (the operand overlaps the output).
+    pub(crate) from_snapshot: bool,
+}
+
+/// Staging buffers of the engine.
+pub(crate) struct Stages<'a> {
+    /// The input snapshot (see [`snapshot`]).
+    pub(crate) snap: &'a [u8],
+    /// Gather staging.
+    pub(crate) stage_in: &'a mut [u8],
+    /// Scatter staging.
+    pub(crate) stage_out: &'a mut [u8],
+}
+
+/// Runs `k` over channels `0..n`, `count` elements each; chunks never cross a multiple of
+/// `split` (PtrMulti's W slices). Element `k` of the input pairs with element `k` of the
+/// output (decisions §3.3).
+pub(crate) fn drive(
+    mem: &mut Memory,
+    st: Stages<'_>,
+    input: Option<Input<'_>>,
+    dst: &Access,
+    n: u32,
+    count: u64,
+    split: u64,
+    k: &mut impl Kernel,
+) {
+    let split = split.max(1);
+    for c in 0..n {
+        let mut sc = input.map(|i| Cursor::new(&i.access.dims));
+        let mut dc = Cursor::new(&dst.dims);
+        let mut k0 = 0u64;
+        while k0 < count {
+            let len = (CHUNK as u64).min(count - k0).min(split - k0 % split) as usize;
+            if let (Some(i), Some(sc)) = (input, sc.as_mut()) {
+                let src = if i.from_snapshot {
+                    Src::snapshot(st.snap, i.access)
+                } else {
+                    Src::memory(mem, i.access)
+                };
+                let bytes = read(src, i.access, c, sc, len, st.stage_in);
+                k.load(c, k0, bytes);
+            }
+            write(mem, dst, c, &mut dc, len, st.stage_out, |out| {
+                k.store(c, k0, out)
+            });
+            k0 += len as u64;
+        }
+    }
+}
+
+/// Counts the uninitialised elements `a` reads on the channels `0..n` for which `chan`
+/// holds: `(elements, first partition, its byte offset)`, or `None` when all are
+/// initialised. An element is uninitialised when any of its bytes is.
+pub(crate) fn uninitialised(
+    mem: &Memory,
+    a: &Access,
+    n: u32,
+    chan: impl Fn(u32) -> bool,
+) -> Option<(u64, u32, u64)> {
+    let init = mem.init(a.space);
+    let mut count = 0u64;
+    let mut first = None;
+    for c in 0..n {
+        if !chan(c) {
+            continue;
+        }
+        let pb = mem.part_base(a.space, a.part0 + c);
+        if init.all_set(pb + a.lo as usize, (a.hi - a.lo) as usize) {
+            continue;
+        }
+        let mut cur = Cursor::new(&a.dims);
+        let total = a.count();
+        let mut k = 0u64;
+        while k < total {
+            let (off, step, rem) = cur.run();
+            for j in 0..rem {
+                let b = a.byte(off.wrapping_add(step.wrapping_mul(j as i64)));
+                if !init.elem_set(pb + b as usize, a.size) {
+                    count += 1;
+                    first.get_or_insert((a.part0 + c, b));
+                }
+            }
+            cur.advance(rem);
+            k += rem;
+        }
+    }
+    first.map(|(p, b)| (count, p, b))
+}
+
+/// Fills `out` with the next `out.len()` values of channel `c`'s ramp at the cursor
+/// (advancing it): `base + offset + c · channel_multiplier` (assumption `ramp-wraps`).
+#[inline]
+pub(crate) fn fill_ramp(cur: &mut Cursor, base: i32, c: u32, cm: i32, out: &mut [i32]) {
+    let mut done = 0;
+    while done < out.len() {
+        let (off, step, rem) = cur.run();
+        let take = rem.min((out.len() - done) as u64) as usize;
+        for (j, o) in out[done..done + take].iter_mut().enumerate() {
+            *o = ramp_value(base, off.wrapping_add(step.wrapping_mul(j as i64)), c, cm);
+        }
+        cur.advance(take as u64);
+        done += take;
+    }
+}
+
+/// Raw elements (zero-extended) from little-endian bytes of `size`-byte elements.
+#[inline]
+pub(crate) fn bytes_to_raw(size: usize, bytes: &[u8], out: &mut [u32]) {
+    match size {
+        1 => out
+            .iter_mut()
+            .zip(bytes)
+            .for_each(|(o, &b)| *o = u32::from(b)),
+        2 => out
+            .iter_mut()
+            .zip(bytes.chunks_exact(2))
+            .for_each(|(o, b)| *o = u32::from(u16::from_le_bytes([b[0], b[1]]))),
+        _ => out
+            .iter_mut()
+            .zip(bytes.chunks_exact(4))
+            .for_each(|(o, b)| *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+    }
+}
+
+/// Little-endian bytes of `size`-byte elements from raw values (low bits kept).
+#[inline]
+pub(crate) fn raw_to_bytes(size: usize, raw: &[u32], out: &mut [u8]) {
+    match size {
+        1 => out.iter_mut().zip(raw).for_each(|(o, &r)| *o = r as u8),
+        2 => out
+            .chunks_exact_mut(2)
+            .zip(raw)
+            .for_each(|(o, &r)| o.copy_from_slice(&(r as u16).to_le_bytes())),
+        _ => out
+            .chunks_exact_mut(4)
+            .zip(raw)
+            .for_each(|(o, &r)| o.copy_from_slice(&r.to_le_bytes())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn walk(d: &Dims) -> Vec<i64> {
+        let mut c = Cursor::new(d);
+        let mut v = Vec::new();
+        for _ in 0..d.count() {
+            v.push(c.run().0);
+            c.advance(1);
+        }
+        v
+    }
+
+    fn naive(steps: &[i16], nums: &[u16]) -> Vec<i64> {
+        let total: u64 = nums.iter().map(|&n| u64::from(n)).product();
+        (0..total)
+            .map(|mut k| {
+                let mut off = 0i64;
+                for (&s, &n) in steps.iter().zip(nums) {
+                    off += (k % u64::from(n)) as i64 * i64::from(s);
+                    k /= u64::from(n);
+                }
+                off
+            })
+            .collect()
+    }
+
+    #[test]
+    fn normalised_walk_matches_naive_order() {
+        for (s, n) in [
+            (vec![1i16, 4, 16, 64], vec![4u16, 4, 4, 2]),
+            (vec![1, 3], vec![3, 5]),
+            (vec![-1, 0, 7], vec![3, 2, 2]),
+            (vec![2, 1, 1, 1], vec![3, 1, 1, 1]),
+            (vec![0, 0], vec![2, 3]),
+            (vec![1, 1], vec![1, 1]),
+        ] {
+            let d = Dims::new(&s, &n).unwrap();
+            assert_eq!(walk(&d), naive(&s, &n), "{s:?} {n:?}");
+            let (lo, hi) = d.extent();
+            let v = naive(&s, &n);
+            assert_eq!(lo, i128::from(*v.iter().min().unwrap()));
+            assert_eq!(hi, i128::from(*v.iter().max().unwrap()));
+        }
+        assert_eq!(Dims::new(&[1, 4], &[4, 4]).unwrap().n, 1);
+        assert!(Dims::new(&[1], &[0]).is_none());
+    }
+
+    #[test]
+    fn chunked_advance_matches_single_steps() {
+        let d = Dims::new(&[2, -5, 1], &[3, 4, 2]).unwrap();
+        let all = walk(&d);
+        let mut c = Cursor::new(&d);
+        let mut got = Vec::new();
+        while got.len() < all.len() {
+            let (off, step, rem) = c.run();
+            let t = rem.min(2);
+            for j in 0..t {
+                got.push(off + step * j as i64);
+            }
+            c.advance(t);
+        }
+        assert_eq!(got, all);
+    }
+}

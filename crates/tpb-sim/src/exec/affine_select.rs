@@ -1,0 +1,163 @@
+//! AffineSelect (0x92): keep the input where an Iota ramp compares true with 0, else write
+//! the FP32 fill from a register (seed 002 §5.5).
+//!
+//! ```text
+//! fill = fp32(reg[fill_reg])
+//! for c in 0..num_active_channels:
+//!   for k in 0..count:                    # one mask value per element, slot 0 fastest
+//!     mask = base + Σ_d index_d(k) · step_elem[d] + c · channel_multiplier   # wrapping i32
+//!     pred = mask > 0 | mask >= 0 | mask == 0 | mask != 0     # fill_mode GT, GE, EQ, NE
+//!     dst[c][k] = pred ? cast(src[c][k]) : cast_f32(fill)
+//! ```
+//!
+//! `cast` copies the bits when in == out dtype, else converts through FP32; the fill goes
+//! through FP32 to the output dtype (decisions §4.10). In-place use (src == dst) works: the
+//! input is read before any write (assumption `reads-before-writes`).
+
+use super::access::{bytes_to_raw, fill_ramp, raw_to_bytes, Cursor, Dims, Kernel};
+use super::{Cx, Role};
+use crate::machine::FaultCause;
+use crate::numerics::{decode_slice_to_f32, encode_slice_from_f32, from_f32, Fp8Config};
+use tpb_isa::wire::S2d2TsAs;
+use tpb_isa::{AffineSelectCmp, Dtype, Gen};
+
+pub(super) fn execute(cx: &mut Cx<'_>, s: &S2d2TsAs) -> Result<(), FaultCause> {
+    let n = u32::from(s.num_active_channels);
+    let (in_dtype, out_dtype) = (s.in_out_dtype.lo(), s.in_out_dtype.hi());
+    let psum = cx.gen == Gen::Sunda; // seed 002 §7: PSUM only on sunda
+    let src = cx.tensor(
+        &s.src_mem_pattern,
+        "src_mem_pattern",
+        in_dtype,
+        Role { write: false, psum },
+        n,
+    )?;
+    let dst = cx.tensor(
+        &s.dst_mem_pattern,
+        "dst_mem_pattern",
+        out_dtype,
+        Role { write: true, psum },
+        n,
+    )?;
+    let m = &s.mask_pattern;
+    let mask = Dims::new(&m.step_elem, &m.num_elem).ok_or_else(|| FaultCause::Unsupported {
+        what: "mask_pattern: a zero element count".into(),
+    })?;
+    let count = src.count();
+    if mask.count() != count || dst.count() != count {
+        return Err(FaultCause::OutOfRange {
+            operand: "mask_pattern",
+            detail: format!(
+                "{} mask values, {count} inputs, {} outputs",
+                mask.count(),
+                dst.count()
+            ),
+        });
+    }
+    cx.limit(count, n)?;
+    let fill_word =
+        *cx.st
+            .regs
+            .get(usize::from(s.fill_reg))
+            .ok_or_else(|| FaultCause::BadAddress {
+                operand: "fill_reg",
+                detail: format!("register {} is outside 0..64", s.fill_reg),
+            })?;
+    let fill = f32::from_bits(fill_word);
+    let cmp = s.fill_mode;
+    if !matches!(cmp.0, 0..=3) {
+        return Err(FaultCause::Unsupported {
+            what: format!("fill_mode {cmp}"),
+        });
+    }
+    cx.check_reads(&src, n, |_| true);
+    cx.gate()?;
+
+    let bufs = cx.take_bufs();
+    let mut k = SelectKernel {
+        copy: in_dtype == out_dtype,
+        in_dtype,
+        out_dtype,
+        size_in: src.size,
+        size_out: dst.size,
+        fp8: cx.cfg.fp8,
+        fill,
+        fill_bits: from_f32(out_dtype, fill, &cx.cfg.fp8),
+        cmp,
+        base: m.base,
+        cm: s.channel_multiplier,
+        mask,
+        cur: Cursor::new(&mask),
+        f: bufs.0,
+        u: bufs.1,
+        i: bufs.2,
+    };
+    cx.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
+    let (f, u, i) = (k.f, k.u, k.i);
+    cx.put_bufs((f, u, i, bufs.3));
+    Ok(())
+}
+
+struct SelectKernel {
+    copy: bool,
+    in_dtype: Dtype,
+    out_dtype: Dtype,
+    size_in: usize,
+    size_out: usize,
+    fp8: Fp8Config,
+    fill: f32,
+    fill_bits: u32,
+    cmp: AffineSelectCmp,
+    base: i32,
+    cm: i32,
+    mask: Dims,
+    cur: Cursor,
+    f: Vec<f32>,
+    u: Vec<u32>,
+    i: Vec<i32>,
+}
+
+/// `mask <fill_mode> 0` (seed 002 §3.3).
+#[inline(always)]
+fn pass(cmp: AffineSelectCmp, v: i32) -> bool {
+    match cmp {
+        AffineSelectCmp::GREATER_THAN => v > 0,
+        AffineSelectCmp::GREATER_THAN_EQ => v >= 0,
+        AffineSelectCmp::EQ => v == 0,
+        _ => v != 0,
+    }
+}
+
+impl Kernel for SelectKernel {
+    fn load(&mut self, _c: u32, _k0: u64, input: &[u8]) {
+        let len = input.len() / self.size_in;
+        if self.copy {
+            bytes_to_raw(self.size_in, input, &mut self.u[..len]);
+        } else {
+            decode_slice_to_f32(self.in_dtype, input, &mut self.f[..len], &self.fp8);
+        }
+    }
+
+    fn store(&mut self, c: u32, k0: u64, out: &mut [u8]) {
+        let len = out.len() / self.size_out;
+        if k0 == 0 {
+            self.cur = Cursor::new(&self.mask);
+        }
+        let v = &mut self.i[..len];
+        fill_ramp(&mut self.cur, self.base, c, self.cm, v);
+        let cmp = self.cmp;
+        if self.copy {
+            let (u, fb) = (&mut self.u[..len], self.fill_bits);
+            for (x, &m) in u.iter_mut().zip(v.iter()) {
+                *x = if pass(cmp, m) { *x } else { fb };
+            }
+            raw_to_bytes(self.size_out, u, out);
+        } else {
+            let (f, fill) = (&mut self.f[..len], self.fill);
+            for (x, &m) in f.iter_mut().zip(v.iter()) {
+                *x = if pass(cmp, m) { *x } else { fill };
+            }
+            encode_slice_from_f32(self.out_dtype, f, out, &self.fp8);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Iota (0x7E): write the affine ramp of a DATA4D generator (isa-facts §9, nki-semantics
+//! §1.2).
+//!
+//! ```text
+//! for c in 0..num_active_channels:
+//!   for k in 0..count:                    # slot 0 fastest, over the DATA4D counts
+//!     v = base + Σ_d index_d(k) · step_elem[d] + c · channel_multiplier   # wrapping i32
+//!     dst[c][k] = low bits of v            if out_dtype is an integer type
+//!               = convert(fp32(v))         otherwise (RNE twice)
+//! ```
+
+use super::access::{fill_ramp, raw_to_bytes, Cursor, Dims, Kernel};
+use super::{Cx, Role};
+use crate::assumptions::{iota_fp32, iota_keeps_bits, iota_output};
+use crate::machine::FaultCause;
+use crate::numerics::{encode_slice_from_f32, Fp8Config};
+use tpb_isa::wire::D4Iota;
+use tpb_isa::Dtype;
+
+pub(super) fn execute(cx: &mut Cx<'_>, s: &D4Iota) -> Result<(), FaultCause> {
+    let n = u32::from(s.num_active_channels);
+    let role = Role {
+        write: true,
+        psum: true,
+    };
+    let dst = cx.tensor(&s.dst_mem_pattern, "dst_mem_pattern", s.out_dtype, role, n)?;
+    let g = &s.src_data_pattern;
+    let ramp = Dims::new(&g.step_elem, &g.num_elem).ok_or_else(|| FaultCause::Unsupported {
+        what: "src_data_pattern: a zero element count".into(),
+    })?;
+    let count = dst.count();
+    if ramp.count() != count {
+        return Err(FaultCause::OutOfRange {
+            operand: "src_data_pattern",
+            detail: format!("{} ramp values for {count} elements", ramp.count()),
+        });
+    }
+    cx.limit(count, n)?;
+    cx.gate()?;
+
+    let bufs = cx.take_bufs();
+    let mut k = IotaKernel {
+        out_dtype: s.out_dtype,
+        size: dst.size,
+        fp8: cx.cfg.fp8,
+        base: g.base,
+        cm: s.channel_multiplier,
+        ramp,
+        cur: Cursor::new(&ramp),
+        f: bufs.0,
+        u: bufs.1,
+        i: bufs.2,
+    };
+    cx.run(None, &dst, n, count, u64::MAX, &mut k);
+    let (f, u, i) = (k.f, k.u, k.i);
+    cx.put_bufs((f, u, i, bufs.3));
+    Ok(())
+}
+
+struct IotaKernel {
+    out_dtype: Dtype,
+    size: usize,
+    fp8: Fp8Config,
+    base: i32,
+    cm: i32,
+    ramp: Dims,
+    cur: Cursor,
+    f: Vec<f32>,
+    u: Vec<u32>,
+    i: Vec<i32>,
+}
+
+impl Kernel for IotaKernel {
+    fn load(&mut self, _c: u32, _k0: u64, _input: &[u8]) {}
+
+    fn store(&mut self, c: u32, k0: u64, out: &mut [u8]) {
+        let len = out.len() / self.size;
+        if k0 == 0 {
+            self.cur = Cursor::new(&self.ramp);
+        }
+        let v = &mut self.i[..len];
+        fill_ramp(&mut self.cur, self.base, c, self.cm, v);
+        if iota_keeps_bits(self.out_dtype) {
+            let u = &mut self.u[..len];
+            for (o, &x) in u.iter_mut().zip(v.iter()) {
+                *o = iota_output(self.out_dtype, x, &self.fp8);
+            }
+            raw_to_bytes(self.size, u, out);
+        } else {
+            // iota_output's float arm, FP32 first, then one slice encode (same conversion).
+            let f = &mut self.f[..len];
+            for (o, &x) in f.iter_mut().zip(v.iter()) {
+                *o = iota_fp32(x);
+            }
+            encode_slice_from_f32(self.out_dtype, f, out, &self.fp8);
+        }
+    }
+}

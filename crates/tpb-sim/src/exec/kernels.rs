@@ -1,0 +1,213 @@
+//! Slice loops for one ALU stage with one scalar: `x = stage(op, x, s, reversed)` over a
+//! chunk. The common ops get a monomorphic loop the compiler vectorises; they reproduce
+//! [`crate::numerics::alu_arith`] / [`crate::numerics::alu_bitvec`] bit for bit (canonical
+//! NaN included), which the tests below check against the numerics functions. Every other
+//! op goes through [`crate::assumptions`]'s stage functions element by element.
+//!
+//! Callers check once per instruction that the op evaluates ([`check_arith`] etc.), so the
+//! per-element fallbacks cannot fail; should they, the element becomes the canonical NaN /
+//! zero rather than a panic.
+
+use crate::assumptions::{stage_arith, stage_bitvec, stage_int};
+use crate::numerics::{canonical_nan, NumError};
+use tpb_isa::AluOp;
+
+#[inline(always)]
+fn canon(r: f32) -> f32 {
+    if r.is_nan() {
+        f32::from_bits(canonical_nan::FP32)
+    } else {
+        r
+    }
+}
+
+/// `numerics`' maxNum: a NaN loses; −0 < +0.
+#[inline(always)]
+fn max_num(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b > a || (b == a && a.is_sign_negative()) {
+        b
+    } else {
+        a
+    }
+}
+
+/// `numerics`' minNum.
+#[inline(always)]
+fn min_num(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b < a || (b == a && b.is_sign_negative()) {
+        b
+    } else {
+        a
+    }
+}
+
+#[inline(always)]
+fn map(xs: &mut [f32], f: impl Fn(f32) -> f32) {
+    for x in xs {
+        *x = f(*x);
+    }
+}
+
+/// Checks that `op` evaluates on the arith path (the error is op-determined there).
+pub(crate) fn check_arith(op: AluOp) -> Result<(), NumError> {
+    stage_arith(op, 1.0, 1.0, false).map(|_| ())
+}
+
+/// Checks that `op` evaluates on the bitvec path at `bits`.
+pub(crate) fn check_bitvec(op: AluOp, bits: u32) -> Result<(), NumError> {
+    stage_bitvec(op, 1, 1, false, bits).map(|_| ())
+}
+
+/// Checks that `op` evaluates on the integer arm for every operand: divide and modulo can
+/// fail on data (divide by zero, decisions §4.12) and are refused up front (no valid
+/// instruction in this slice reaches them).
+pub(crate) fn check_int(op: AluOp) -> Result<(), NumError> {
+    if matches!(
+        op,
+        AluOp::DIVIDE_INT | AluOp::MOD_INT | AluOp::MOD | AluOp::DIVIDE_UINT | AluOp::MOD_UINT
+    ) {
+        return Err(NumError::Unsupported {
+            op,
+            path: "integer",
+            why: "integer divide/modulo is not reachable by a valid instruction of this slice",
+        });
+    }
+    stage_int(op, 1, 1, false, true).map(|_| ())
+}
+
+/// `x = stage_arith(op, x, s, rev)` for every element.
+pub(crate) fn arith(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
+    match (op, rev) {
+        (AluOp::BYPASS, _) => {}
+        (AluOp::ADD, _) => map(xs, |x| canon(x + s)),
+        (AluOp::SUBTRACT, false) => map(xs, |x| canon(x - s)),
+        (AluOp::SUBTRACT, true) => map(xs, |x| canon(s - x)),
+        (AluOp::MULT, _) => map(xs, |x| canon(x * s)),
+        (AluOp::MAX, false) => map(xs, |x| canon(max_num(x, s))),
+        (AluOp::MAX, true) => map(xs, |x| canon(max_num(s, x))),
+        (AluOp::MIN, false) => map(xs, |x| canon(min_num(x, s))),
+        (AluOp::MIN, true) => map(xs, |x| canon(min_num(s, x))),
+        _ => map(xs, |x| {
+            stage_arith(op, x, s, rev).unwrap_or(f32::from_bits(canonical_nan::FP32))
+        }),
+    }
+}
+
+/// `x = stage_bitvec(op, x, s, rev, bits)` for every element (`bits` = 8, 16 or 32).
+pub(crate) fn bitvec(op: AluOp, rev: bool, xs: &mut [u32], s: u32, bits: u32) {
+    let mask = if bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
+    };
+    let s = s & mask;
+    match op {
+        AluOp::BYPASS => xs.iter_mut().for_each(|x| *x &= mask),
+        AluOp::BITWISE_AND => xs.iter_mut().for_each(|x| *x &= s),
+        AluOp::BITWISE_OR => xs.iter_mut().for_each(|x| *x = (*x | s) & mask),
+        AluOp::BITWISE_XOR => xs.iter_mut().for_each(|x| *x = (*x ^ s) & mask),
+        _ => xs
+            .iter_mut()
+            .for_each(|x| *x = stage_bitvec(op, *x, s, rev, bits).unwrap_or(0)),
+    }
+}
+
+/// `x = stage_int(op, x, s, rev, signed)` for every element.
+pub(crate) fn int(op: AluOp, rev: bool, xs: &mut [u32], s: u32, signed: bool) {
+    xs.iter_mut()
+        .for_each(|x| *x = stage_int(op, *x, s, rev, signed).unwrap_or(0));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn specials() -> Vec<f32> {
+        let mut v = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            1.5,
+            -2.75,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::from_bits(0xFF80_0001),
+            f32::from_bits(1),
+            f32::from_bits(0x8000_0001),
+            f32::MAX,
+            f32::MIN,
+            3.0e38,
+            1.0e-40,
+        ];
+        let mut x: u32 = 0x1234_5678;
+        for _ in 0..200 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            v.push(f32::from_bits(x));
+        }
+        v
+    }
+
+    #[test]
+    fn fast_arith_loops_match_numerics() {
+        let v = specials();
+        for op in [
+            AluOp::BYPASS,
+            AluOp::ADD,
+            AluOp::SUBTRACT,
+            AluOp::MULT,
+            AluOp::MAX,
+            AluOp::MIN,
+            AluOp::IS_GE,
+            AluOp::ABSOLUTE_DIFF,
+        ] {
+            for rev in [false, true] {
+                for &s in &v {
+                    let mut xs = v.clone();
+                    arith(op, rev, &mut xs, s);
+                    for (&x, &got) in v.iter().zip(&xs) {
+                        let want = stage_arith(op, x, s, rev).unwrap();
+                        assert_eq!(got.to_bits(), want.to_bits(), "{op} rev {rev} {x} {s}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fast_bitvec_loops_match_numerics() {
+        let v: Vec<u32> = (0..64u32)
+            .map(|i| i.wrapping_mul(0x9E37_79B9) ^ (i << 3))
+            .collect();
+        for bits in [8, 16, 32] {
+            for op in [
+                AluOp::BYPASS,
+                AluOp::BITWISE_AND,
+                AluOp::BITWISE_OR,
+                AluOp::BITWISE_XOR,
+                AluOp::LOGICAL_SHIFT_LEFT,
+                AluOp::ARITH_SHIFT_RIGHT,
+            ] {
+                for rev in [false, true] {
+                    for &s in &v[..8] {
+                        let mask = if bits == 32 {
+                            u32::MAX
+                        } else {
+                            (1 << bits) - 1
+                        };
+                        let mut xs: Vec<u32> = v.iter().map(|x| x & mask).collect();
+                        let orig = xs.clone();
+                        bitvec(op, rev, &mut xs, s, bits);
+                        for (&x, &got) in orig.iter().zip(&xs) {
+                            let want = stage_bitvec(op, x, s, rev, bits).unwrap();
+                            assert_eq!(got, want, "{op} {bits} rev {rev} {x:#x} {s:#x}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,468 @@
+//! One execute function per instruction, each reading like its seed pseudo-code.
+//!
+//! Every executor follows the same order, which is what makes faults atomic (decisions
+//! §3.9):
+//! 1. *plan*: resolve every operand ([`Cx::tensor`], [`Cx::pointer`]), check bounds, the
+//!    element limit and that the ALU ops evaluate; any problem is a [`FaultCause`];
+//! 2. *diagnose*: collect warnings (uninitialised reads, loader mismatches);
+//! 3. [`Cx::gate`]: in strict mode the first warning becomes a fault;
+//! 4. *commit*: compute and write. Nothing in this step can fail. Inputs that overlap the
+//!    output are read from a snapshot taken before the first write (assumption
+//!    `reads-before-writes`).
+//!
+//! The walk and the chunked engine live in `access`, the vectorisable stage loops in
+//! `kernels`; the per-instruction files hold the semantics.
+
+mod access;
+mod affine_select;
+mod imm_ld;
+mod iota;
+mod kernels;
+mod ptr_multi;
+mod range_select;
+mod tensor_scalar;
+mod ts_select;
+
+use crate::assumptions::register_address;
+use crate::machine::{Config, FaultCause, InstId, Region, State, StepReport, Warning, WarningKind};
+use crate::numerics::{datapath_size, NumError};
+use access::{Access, Dims, Input, Stages, CHUNK};
+use tpb_isa::geometry::Space;
+use tpb_isa::wire::{Addr4, AddrForm, Tensor};
+use tpb_isa::{Body, Dtype, Gen, Instruction, Opcode};
+
+/// Reusable buffers, so that executing an instruction allocates nothing in the common case.
+#[derive(Clone)]
+pub(crate) struct Scratch {
+    snap: Vec<u8>,
+    stage_in: Vec<u8>,
+    stage_out: Vec<u8>,
+    fbuf: Vec<f32>,
+    ubuf: Vec<u32>,
+    ibuf: Vec<i32>,
+    bytes: Vec<u8>,
+}
+
+impl Scratch {
+    pub(crate) fn new() -> Scratch {
+        Scratch {
+            snap: Vec::new(),
+            stage_in: vec![0; CHUNK * 4],
+            stage_out: vec![0; CHUNK * 4],
+            fbuf: vec![0.0; CHUNK],
+            ubuf: vec![0; CHUNK],
+            ibuf: vec![0; CHUNK],
+            bytes: vec![0; CHUNK * 4],
+        }
+    }
+}
+
+/// What an instruction did, before it is named in a [`StepReport`].
+#[derive(Default)]
+pub(crate) struct Outcome {
+    pub(crate) elements: u64,
+    pub(crate) written: Option<Region>,
+    pub(crate) bytes_written: u64,
+    pub(crate) flops_loaded: Option<(u32, u32)>,
+    pub(crate) warnings: Vec<(WarningKind, String)>,
+    pub(crate) log: Option<&'static str>,
+}
+
+impl Outcome {
+    /// Records a warning.
+    pub(crate) fn warn(&mut self, kind: WarningKind, message: String) {
+        self.warnings.push((kind, message));
+    }
+
+    /// Strict mode: the first warning becomes a fault. Called before any state change.
+    pub(crate) fn gate(&self, cfg: &Config) -> Result<(), FaultCause> {
+        match self.warnings.first() {
+            Some((k, m)) if cfg.strict => Err(FaultCause::Strict(*k, m.clone())),
+            _ => Ok(()),
+        }
+    }
+
+    pub(crate) fn into_report(self, inst: InstId) -> StepReport {
+        StepReport {
+            inst,
+            elements: self.elements,
+            written: self.written,
+            bytes_written: self.bytes_written,
+            flops_loaded: self.flops_loaded,
+            warnings: self
+                .warnings
+                .into_iter()
+                .map(|(kind, message)| Warning {
+                    inst,
+                    kind,
+                    message,
+                })
+                .collect(),
+            log: self.log,
+        }
+    }
+}
+
+/// Which memories an operand may live in, and whether it is written.
+#[derive(Clone, Copy)]
+pub(crate) struct Role {
+    pub(crate) write: bool,
+    pub(crate) psum: bool,
+}
+
+/// A scalar read through a pointer immediate, resolved.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pointer {
+    name: &'static str,
+    space: Space,
+    part0: u32,
+    offset: u64,
+    size: usize,
+}
+
+/// The execution context of one instruction.
+pub(crate) struct Cx<'a> {
+    pub(crate) cfg: &'a Config,
+    pub(crate) gen: Gen,
+    pub(crate) st: &'a mut State,
+    pub(crate) scratch: &'a mut Scratch,
+    pub(crate) out: &'a mut Outcome,
+    pub(crate) opcode: Opcode,
+}
+
+/// Maps a numerics error to a fault: not-supported ops are "semantics not public"
+/// (decisions §3.10), the rest numeric faults.
+pub(crate) fn num_fault(e: NumError) -> FaultCause {
+    match e {
+        NumError::Unsupported { op, path, why } => FaultCause::Unsupported {
+            what: format!("ALU op {op} on the {path} path ({why})"),
+        },
+        e => FaultCause::Numeric(e),
+    }
+}
+
+impl Cx<'_> {
+    /// Resolves an ADDR4 to (space, partition, offset) for an operand of `size` bytes:
+    /// immediates as decoded; register forms through the register (assumption
+    /// `register-pointer`), re-checking the address rules the validator could not.
+    fn locate(
+        &self,
+        a: Addr4,
+        name: &'static str,
+        size: usize,
+        role: Role,
+    ) -> Result<(Space, u32, u64), FaultCause> {
+        let (addr, via_reg) = match a.form() {
+            AddrForm::Immediate => (a, None),
+            AddrForm::Register(r) => {
+                let v = *self.st.regs.get(r as usize).ok_or(FaultCause::BadAddress {
+                    operand: name,
+                    detail: format!("register {r} is outside 0..64"),
+                })?;
+                let ra = register_address(v);
+                if ra.form() != AddrForm::Immediate {
+                    return Err(FaultCause::Unsupported {
+                        what: format!(
+                            "{name}: register {r} holds {v:#010x}, not an immediate SBUF/PSUM \
+                             address"
+                        ),
+                    });
+                }
+                (ra, Some(r))
+            }
+            AddrForm::Indirect => {
+                return Err(FaultCause::Unsupported {
+                    what: format!("{name}: indirect address (marker {:#04x})", a.marker()),
+                })
+            }
+            AddrForm::ShapeFromRegister => {
+                return Err(FaultCause::Unsupported {
+                    what: format!(
+                        "{name}: shape-from-register address (marker {:#04x})",
+                        a.marker()
+                    ),
+                })
+            }
+            AddrForm::Malformed => {
+                return Err(FaultCause::BadAddress {
+                    operand: name,
+                    detail: format!("malformed ADDR4 {:#010x}", a.0),
+                })
+            }
+        };
+        let bad = |detail: String| match via_reg {
+            Some(r) => FaultCause::BadAddress {
+                operand: name,
+                detail: format!("register {r} = {:#010x}: {detail}", addr.0),
+            },
+            None => FaultCause::OutOfRange {
+                operand: name,
+                detail,
+            },
+        };
+        let Some((space, p, off)) = addr.locate(self.gen) else {
+            return Err(bad(format!(
+                "address {:#010x} is in neither SBUF nor PSUM of {}",
+                addr.0, self.gen
+            )));
+        };
+        if !self.st.mem.has(space) {
+            return Err(bad(format!("{} has no {}", self.gen, space.name())));
+        }
+        if addr.byte_addr() as usize % size != 0 {
+            return Err(bad(format!("not aligned to {size} bytes")));
+        }
+        if space == Space::Psum && !role.psum {
+            return Err(bad("PSUM is not allowed for this operand".into()));
+        }
+        if space == Space::Psum && role.write && size != 4 {
+            return Err(bad("a PSUM write needs a 4-byte dtype".into()));
+        }
+        if u64::from(off) >= self.st.mem.active(space) {
+            return Err(bad(format!(
+                "offset {off:#x} is outside the {:#x} active bytes",
+                self.st.mem.active(space)
+            )));
+        }
+        Ok((space, p, u64::from(off)))
+    }
+
+    /// Resolves a tensor operand for `n` channels and checks its bounds.
+    pub(crate) fn tensor<const N: usize>(
+        &self,
+        t: &Tensor<N>,
+        name: &'static str,
+        dtype: Dtype,
+        role: Role,
+        n: u32,
+    ) -> Result<Access, FaultCause> {
+        let size = datapath_size(dtype).ok_or_else(|| FaultCause::Unsupported {
+            what: format!("{name}: dtype {dtype}"),
+        })?;
+        let (space, p, off) = self.locate(t.start_addr, name, size, role)?;
+        let dims = Dims::new(&t.step_elem, &t.num_elem).ok_or_else(|| FaultCause::Unsupported {
+            what: format!("{name}: a zero element count"),
+        })?;
+        Access::new(
+            name,
+            space,
+            p,
+            off,
+            size,
+            dims,
+            self.st.mem.active(space),
+            n,
+        )
+    }
+
+    /// Resolves a pointer immediate (or, with `via_register`, a register pointer holding
+    /// one) to a scalar of `dtype` in each of `n` channels' partitions.
+    pub(crate) fn pointer(
+        &self,
+        imm: u32,
+        via_register: bool,
+        name: &'static str,
+        dtype: Dtype,
+        n: u32,
+    ) -> Result<Pointer, FaultCause> {
+        let size = datapath_size(dtype).ok_or_else(|| FaultCause::Unsupported {
+            what: format!("{name}: dtype {dtype}"),
+        })?;
+        let a = if via_register {
+            Addr4::register(imm.min(255) as u8)
+        } else {
+            Addr4(imm)
+        };
+        if via_register && imm >= 64 {
+            return Err(FaultCause::BadAddress {
+                operand: name,
+                detail: format!("register {imm} is outside 0..64"),
+            });
+        }
+        let role = Role {
+            write: false,
+            psum: true,
+        };
+        let (space, p, off) = self.locate(a, name, size, role)?;
+        let dims = Dims::new(&[1], &[1]).ok_or(FaultCause::OutOfRange {
+            operand: name,
+            detail: String::new(),
+        })?;
+        Access::new(
+            name,
+            space,
+            p,
+            off,
+            size,
+            dims,
+            self.st.mem.active(space),
+            n,
+        )?;
+        Ok(Pointer {
+            name,
+            space,
+            part0: p,
+            offset: off,
+            size,
+        })
+    }
+
+    /// Reads a pointer's scalar in every channel (raw, zero-extended), warning about
+    /// uninitialised bytes.
+    pub(crate) fn read_pointer(&mut self, ptr: &Pointer, n: u32) -> [u32; 128] {
+        let mem = &self.st.mem;
+        let mut v = [0u32; 128];
+        let mut bad = Vec::new();
+        for (c, slot) in v.iter_mut().enumerate().take(n as usize) {
+            let i = mem.part_base(ptr.space, ptr.part0 + c as u32) + ptr.offset as usize;
+            let b = &mem.data(ptr.space)[i..i + ptr.size];
+            let mut raw = [0u32; 1];
+            access::bytes_to_raw(ptr.size, b, &mut raw);
+            *slot = raw[0];
+            if !mem.init(ptr.space).elem_set(i, ptr.size) {
+                bad.push(ptr.part0 + c as u32);
+            }
+        }
+        if let Some(&first) = bad.first() {
+            self.out.warn(
+                WarningKind::Uninitialised,
+                format!(
+                    "{} reads uninitialised bytes at {}+{:#x} in {} partition{} (first {first})",
+                    ptr.name,
+                    ptr.space.name(),
+                    ptr.offset,
+                    bad.len(),
+                    if bad.len() == 1 { "" } else { "s" }
+                ),
+            );
+        }
+        v
+    }
+
+    /// Warns if `a` reads uninitialised elements on the channels where `chan` holds.
+    pub(crate) fn check_reads(&mut self, a: &Access, n: u32, chan: impl Fn(u32) -> bool) {
+        if let Some((count, p, b)) = access::uninitialised(&self.st.mem, a, n, chan) {
+            self.out.warn(
+                WarningKind::Uninitialised,
+                format!(
+                    "{} reads {count} uninitialised element{} (first at {} partition {p} byte \
+                     {b:#x})",
+                    a.name,
+                    if count == 1 { "" } else { "s" },
+                    a.space.name()
+                ),
+            );
+        }
+    }
+
+    /// Checks the per-instruction element limit.
+    pub(crate) fn limit(&self, per_channel: u64, n: u32) -> Result<(), FaultCause> {
+        let total = u128::from(per_channel) * u128::from(n);
+        if total > u128::from(self.cfg.max_elements) {
+            return Err(FaultCause::Limit {
+                elements: total,
+                limit: self.cfg.max_elements,
+            });
+        }
+        Ok(())
+    }
+
+    /// Strict mode gate (see the module docs, step 3).
+    pub(crate) fn gate(&self) -> Result<(), FaultCause> {
+        self.out.gate(self.cfg)
+    }
+
+    /// Runs `k` from `input` to `dst` (steps 4 of the module docs) and records the write.
+    pub(crate) fn run(
+        &mut self,
+        input: Option<&Access>,
+        dst: &Access,
+        n: u32,
+        count: u64,
+        split: u64,
+        k: &mut impl access::Kernel,
+    ) {
+        let from_snapshot = input.is_some_and(|i| access::overlaps(i, dst, n));
+        let Scratch {
+            snap,
+            stage_in,
+            stage_out,
+            ..
+        } = &mut *self.scratch;
+        if let (Some(i), true) = (input, from_snapshot) {
+            access::snapshot(&self.st.mem, i, n, snap);
+        }
+        access::drive(
+            &mut self.st.mem,
+            Stages {
+                snap,
+                stage_in,
+                stage_out,
+            },
+            input.map(|access| Input {
+                access,
+                from_snapshot,
+            }),
+            dst,
+            n,
+            count,
+            split,
+            k,
+        );
+        self.out.elements = count * u64::from(n);
+        self.out.bytes_written = self.out.elements * dst.size as u64;
+        self.out.written = Some(dst.region(n));
+    }
+
+    /// Takes the work buffers out of the scratch (for a kernel), leaving the staging.
+    pub(crate) fn take_bufs(&mut self) -> (Vec<f32>, Vec<u32>, Vec<i32>, Vec<u8>) {
+        (
+            std::mem::take(&mut self.scratch.fbuf),
+            std::mem::take(&mut self.scratch.ubuf),
+            std::mem::take(&mut self.scratch.ibuf),
+            std::mem::take(&mut self.scratch.bytes),
+        )
+    }
+
+    /// Returns the work buffers to the scratch.
+    pub(crate) fn put_bufs(&mut self, b: (Vec<f32>, Vec<u32>, Vec<i32>, Vec<u8>)) {
+        self.scratch.fbuf = b.0;
+        self.scratch.ubuf = b.1;
+        self.scratch.ibuf = b.2;
+        self.scratch.bytes = b.3;
+    }
+}
+
+/// Executes a validated instruction (see the module docs for the order of work).
+pub(crate) fn execute(
+    cfg: &Config,
+    st: &mut State,
+    scratch: &mut Scratch,
+    inst: &Instruction,
+    out: &mut Outcome,
+) -> Result<(), FaultCause> {
+    let mut cx = Cx {
+        cfg,
+        gen: cfg.gen,
+        st,
+        scratch,
+        out,
+        opcode: inst.header.opcode,
+    };
+    match (&inst.body, inst.header.opcode.0) {
+        (Body::S2Bn(s), 0x70 | 0x71) => imm_ld::execute(&mut cx, s),
+        (Body::S4d4Tsm(s), 0x4F | 0x5F | 0x87) => ptr_multi::execute(&mut cx, s),
+        (Body::S4d4Tsm(_), 0x88) => Err(FaultCause::Disabled {
+            why: "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda header: no \
+                  sensible fixed second op and the DVE uop table is full (isa-facts §8)",
+        }),
+        (Body::S2d2TsAs(s), 0x92) => affine_select::execute(&mut cx, s),
+        (Body::D4Iota(s), 0x7E) => iota::execute(&mut cx, s),
+        (Body::S3d3Ts(s), 0x43 | 0x53 | 0x44 | 0x54) => tensor_scalar::execute(&mut cx, s),
+        (Body::S3d3TsSelect(s), 0x98) => ts_select::execute(&mut cx, s),
+        (Body::S2d2Rs(s), 0xBC) => range_select::execute(&mut cx, s),
+        (_, op) => Err(FaultCause::Unsupported {
+            what: format!("opcode {op:#04x} is not executed by the simulator"),
+        }),
+    }
+}

@@ -1,0 +1,217 @@
+//! TensorScalarPtrMulti{Arith,Bitvec} (0x4F / 0x5F) and the sunda Dual (0x87): one ALU op
+//! over a [W, Z, Y, X] tensor with a new preloaded scalar per W slice (seed 000 §5,
+//! isa-facts §8).
+//!
+//! ```text
+//! W = src.num_elem[3]                      # 1..=8 (Dual: 1..=4 pairs)
+//! for c in 0..num_active_channels:
+//!   for i in 0..W:
+//!     for each (z, y, x) of the slice:     # element k = i·Z·Y·X + …, slot 0 fastest
+//!       t = src[c][k]
+//!       singular: dst[c][k] = (reverse == Both) ? scalar[i] op t : t op scalar[i]
+//!       Dual:     dst[c][k] = stage(MULT, stage(op, t, flop[2i], rev & 1), flop[2i+1], rev & 2)
+//! ```
+//!
+//! The singular form is the TensorScalar formula with op1 = BYPASS (decisions §4.11), so
+//! Both reverses stage 0 and a bypass stage 1 (assumption `bypass-passes-data`). Arith runs
+//! through FP32; Bitvec on raw bits. The loader contract is checked, not enforced: W beyond
+//! the loaded count, or flops of the other kind, read stale slots and warn (decisions §3.6).
+
+use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
+use super::kernels;
+use super::{num_fault, Cx, Role};
+use crate::assumptions::{dual_pair_slots, FLOP_SLOTS};
+use crate::machine::{FaultCause, FlopKind, WarningKind};
+use crate::numerics::{decode_slice_to_f32, encode_slice_from_f32, Fp8Config};
+use tpb_isa::wire::S4d4Tsm;
+use tpb_isa::{AluOp, Dtype, RevOps};
+
+pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
+    let dual = cx.opcode.0 == 0x87;
+    let kind = if cx.opcode.0 == 0x5F {
+        FlopKind::Bitvec
+    } else {
+        FlopKind::Arith
+    };
+    let n = u32::from(s.num_active_channels);
+    let read = Role {
+        write: false,
+        psum: true,
+    };
+    let write = Role {
+        write: true,
+        psum: true,
+    };
+    let src = cx.tensor(&s.src_mem_pattern, "src_mem_pattern", s.in_dtype, read, n)?;
+    let dst = cx.tensor(&s.dst_mem_pattern, "dst_mem_pattern", s.out_dtype, write, n)?;
+    let nums = s.src_mem_pattern.num_elem;
+    let w = u64::from(nums[3]);
+    let slice: u64 = nums[..3].iter().map(|&x| u64::from(x)).product();
+    let count = slice * w;
+    let max_w = if dual { 4 } else { FLOP_SLOTS as u64 };
+    if !(1..=max_w).contains(&w) || count != dst.count() {
+        return Err(FaultCause::OutOfRange {
+            operand: "src_mem_pattern",
+            detail: format!("W = {w} slices of {slice} elements"),
+        });
+    }
+    cx.limit(count, n)?;
+    let bits = 8 * src.size as u32;
+    match kind {
+        FlopKind::Bitvec => kernels::check_bitvec(s.op, bits),
+        FlopKind::Arith => kernels::check_arith(s.op).and_then(|_| {
+            if dual {
+                kernels::check_arith(AluOp::MULT)
+            } else {
+                Ok(())
+            }
+        }),
+    }
+    .map_err(num_fault)?;
+
+    let need = if dual { 2 * w } else { w };
+    loader_check(cx, n, need, kind);
+    cx.check_reads(&src, n, |_| true);
+    cx.gate()?;
+
+    let mut scalars = [[0u32; FLOP_SLOTS]; 128];
+    for (c, sc) in scalars.iter_mut().enumerate().take(n as usize) {
+        *sc = cx.st.flops[c].slots;
+    }
+    let bufs = cx.take_bufs();
+    let mut k = PtrMultiKernel {
+        kind,
+        dual,
+        op: s.op,
+        rev: s.reverse_operands,
+        in_dtype: s.in_dtype,
+        out_dtype: s.out_dtype,
+        size_in: src.size,
+        size_out: dst.size,
+        bits,
+        fp8: cx.cfg.fp8,
+        slice,
+        scalars: &scalars,
+        f: bufs.0,
+        u: bufs.1,
+    };
+    cx.run(Some(&src), &dst, n, count, slice, &mut k);
+    let (f, u) = (k.f, k.u);
+    cx.put_bufs((f, u, bufs.2, bufs.3));
+    Ok(())
+}
+
+/// Warns about channels whose flops do not hold `need` slots of `kind` (decisions §3.6).
+fn loader_check(cx: &mut Cx<'_>, n: u32, need: u64, kind: FlopKind) {
+    let (mut short, mut other) = (Vec::new(), Vec::new());
+    for c in 0..n {
+        let f = &cx.st.flops[c as usize];
+        if u64::from(f.loaded) < need {
+            short.push(c);
+        } else if f.kind != Some(kind) {
+            other.push(c);
+        }
+    }
+    let loader = match kind {
+        FlopKind::Arith => "TensorScalarImmLdArith",
+        FlopKind::Bitvec => "TensorScalarImmLdBitvec",
+    };
+    if !short.is_empty() {
+        cx.out.warn(
+            WarningKind::LoaderMismatch,
+            format!(
+                "reads {need} flop slot{} per channel but channel{} {} had fewer loaded by \
+                 {loader}; stale slots are read",
+                if need == 1 { "" } else { "s" },
+                if short.len() == 1 { "" } else { "s" },
+                ranges(&short)
+            ),
+        );
+    }
+    if !other.is_empty() {
+        cx.out.warn(
+            WarningKind::LoaderMismatch,
+            format!(
+                "expects flops from {loader} but channel{} {} were loaded by the other kind of \
+                 ImmLd; their bits are read as they are",
+                if other.len() == 1 { "" } else { "s" },
+                ranges(&other)
+            ),
+        );
+    }
+}
+
+/// `0..4, 7, 9..11` for a sorted list.
+pub(super) fn ranges(v: &[u32]) -> String {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            v[i].to_string()
+        } else {
+            format!("{}..{}", v[i], v[j] + 1)
+        });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+struct PtrMultiKernel<'a> {
+    kind: FlopKind,
+    dual: bool,
+    op: AluOp,
+    rev: RevOps,
+    in_dtype: Dtype,
+    out_dtype: Dtype,
+    size_in: usize,
+    size_out: usize,
+    bits: u32,
+    fp8: Fp8Config,
+    slice: u64,
+    scalars: &'a [[u32; FLOP_SLOTS]; 128],
+    f: Vec<f32>,
+    u: Vec<u32>,
+}
+
+impl Kernel for PtrMultiKernel<'_> {
+    fn load(&mut self, _c: u32, _k0: u64, input: &[u8]) {
+        let len = input.len() / self.size_in;
+        match self.kind {
+            FlopKind::Arith => {
+                decode_slice_to_f32(self.in_dtype, input, &mut self.f[..len], &self.fp8);
+            }
+            FlopKind::Bitvec => bytes_to_raw(self.size_in, input, &mut self.u[..len]),
+        }
+    }
+
+    fn store(&mut self, c: u32, k0: u64, out: &mut [u8]) {
+        let len = out.len() / self.size_out;
+        let i = (k0 / self.slice) as usize; // the W slice: scalar[i]
+        let sc = &self.scalars[c as usize];
+        let (rev0, rev1) = (self.rev.0 & 1 != 0, self.rev.0 & 2 != 0);
+        match self.kind {
+            FlopKind::Arith => {
+                let xs = &mut self.f[..len];
+                if self.dual {
+                    let (a, m) = dual_pair_slots(i);
+                    kernels::arith(self.op, rev0, xs, f32::from_bits(sc[a]));
+                    kernels::arith(AluOp::MULT, rev1, xs, f32::from_bits(sc[m]));
+                } else {
+                    kernels::arith(self.op, rev0, xs, f32::from_bits(sc[i]));
+                    kernels::arith(AluOp::BYPASS, rev1, xs, 0.0);
+                }
+                encode_slice_from_f32(self.out_dtype, xs, out, &self.fp8);
+            }
+            FlopKind::Bitvec => {
+                let xs = &mut self.u[..len];
+                kernels::bitvec(self.op, rev0, xs, sc[i], self.bits);
+                kernels::bitvec(AluOp::BYPASS, rev1, xs, 0, self.bits);
+                raw_to_bytes(self.size_out, xs, out);
+            }
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! TensorScalar{Arith,Bitvec} (0x43 / 0x53) and TensorScalarPtr{Arith,Bitvec} (0x44 / 0x54):
+//! two ALU stages against two scalars (isa-facts §7, decisions §4.11).
+//!
+//! ```text
+//! for c in 0..num_active_channels:
+//!   s0, s1 = scalar(imm0_src, imm0, c), scalar(imm1_src, imm1, c)
+//!   for k in 0..count:
+//!     t = src[c][k]
+//!     r = stage(op1, stage(op0, t, s0, reverse & 1), s1, reverse & 2)
+//!     #   None: (t op0 s0) op1 s1     First: (s0 op0 t) op1 s1
+//!     #   Second: s1 op1 (t op0 s0)   Both: s1 op1 (s0 op0 t)
+//!     dst[c][k] = convert(r)
+//! ```
+//!
+//! Paths: 0x53/0x54 bitvec on raw bits (in == out dtype); otherwise FP32 arith, except that
+//! maverick's integer-band ops run on 32-bit integers (assumption `integer-arm-dtypes`).
+//! Scalars: an instruction immediate (FP32 bits on the arith path, raw bits otherwise), a
+//! pointer to one element per channel, or a register holding that pointer (assumptions
+//! `pointer-scalar-dtype`, `register-pointer`). 0x44/0x54 always read both through pointers.
+
+use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
+use super::kernels;
+use super::{num_fault, Cx, Role};
+use crate::assumptions::{int_operand, int_signed, pointer_scalar_dtype, ScalarPath};
+use crate::machine::FaultCause;
+use crate::numerics::{decode_slice_to_f32, encode_slice_from_f32, Fp8Config};
+use tpb_isa::wire::{ImmVal, S3d3Ts};
+use tpb_isa::{AluOp, Dtype, ImmSrc};
+
+pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause> {
+    let opcode = cx.opcode.0;
+    let ptr_form = matches!(opcode, 0x44 | 0x54);
+    let path = if matches!(opcode, 0x53 | 0x54) {
+        ScalarPath::Bitvec
+    } else if s.op0.0 >= 0xC0 || s.op1.0 >= 0xC0 {
+        ScalarPath::Int
+    } else {
+        ScalarPath::Arith
+    };
+    let n = u32::from(s.num_active_channels);
+    let src = cx.tensor(
+        &s.src_mem_pattern,
+        "src_mem_pattern",
+        s.in_dtype,
+        Role {
+            write: false,
+            psum: true,
+        },
+        n,
+    )?;
+    let dst = cx.tensor(
+        &s.dst_mem_pattern,
+        "dst_mem_pattern",
+        s.out_dtype,
+        Role {
+            write: true,
+            psum: true,
+        },
+        n,
+    )?;
+    let count = src.count();
+    if dst.count() != count {
+        return Err(FaultCause::OutOfRange {
+            operand: "dst_mem_pattern",
+            detail: format!("{} outputs for {count} inputs", dst.count()),
+        });
+    }
+    cx.limit(count, n)?;
+    let bits = 8 * src.size as u32;
+    for op in [s.op0, s.op1] {
+        match path {
+            ScalarPath::Arith => kernels::check_arith(op),
+            ScalarPath::Bitvec => kernels::check_bitvec(op, bits),
+            ScalarPath::Int => kernels::check_int(op),
+        }
+        .map_err(num_fault)?;
+    }
+    if path == ScalarPath::Int
+        && (int_operand(s.in_dtype, 0).is_none() || int_operand(s.out_dtype, 0).is_none())
+    {
+        return Err(FaultCause::Unsupported {
+            what: format!(
+                "integer-band ALU ops {}, {} with {} -> {} (only integer dtypes are modelled)",
+                s.op0, s.op1, s.in_dtype, s.out_dtype
+            ),
+        });
+    }
+
+    // Plan both scalars before reading either.
+    let sources = [(s.imm0_src, s.imm0, "imm0"), (s.imm1_src, s.imm1, "imm1")];
+    let mut ptrs = [None, None];
+    for (slot, &(kind, imm, name)) in ptrs.iter_mut().zip(&sources) {
+        let kind = if ptr_form { ImmSrc::POINTER } else { kind };
+        let dtype = pointer_scalar_dtype(path, s.in_dtype);
+        *slot = match kind {
+            ImmSrc::INSTRUCTION => None,
+            ImmSrc::POINTER => Some(cx.pointer(imm.0, false, name, dtype, n)?),
+            ImmSrc::REG_PTR => Some(cx.pointer(imm.0, true, name, dtype, n)?),
+            k => {
+                return Err(FaultCause::Unsupported {
+                    what: format!("{name}_src {k}"),
+                })
+            }
+        };
+    }
+    let mut scalars = [[0u32; 128]; 2];
+    for (j, (p, &(_, ImmVal(imm), _))) in ptrs.iter().zip(&sources).enumerate() {
+        scalars[j] = match p {
+            Some(p) => cx.read_pointer(p, n),
+            None => [imm; 128],
+        };
+    }
+    cx.check_reads(&src, n, |_| true);
+    cx.gate()?;
+
+    let bufs = cx.take_bufs();
+    let mut k = TsKernel {
+        path,
+        op0: s.op0,
+        op1: s.op1,
+        rev0: s.reverse_operands.0 & 1 != 0,
+        rev1: s.reverse_operands.0 & 2 != 0,
+        in_dtype: s.in_dtype,
+        out_dtype: s.out_dtype,
+        size_in: src.size,
+        size_out: dst.size,
+        bits,
+        fp8: cx.cfg.fp8,
+        s0: &scalars[0],
+        s1: &scalars[1],
+        f: bufs.0,
+        u: bufs.1,
+    };
+    cx.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
+    let (f, u) = (k.f, k.u);
+    cx.put_bufs((f, u, bufs.2, bufs.3));
+    Ok(())
+}
+
+struct TsKernel<'a> {
+    path: ScalarPath,
+    op0: AluOp,
+    op1: AluOp,
+    rev0: bool,
+    rev1: bool,
+    in_dtype: Dtype,
+    out_dtype: Dtype,
+    size_in: usize,
+    size_out: usize,
+    bits: u32,
+    fp8: Fp8Config,
+    s0: &'a [u32; 128],
+    s1: &'a [u32; 128],
+    f: Vec<f32>,
+    u: Vec<u32>,
+}
+
+impl Kernel for TsKernel<'_> {
+    fn load(&mut self, _c: u32, _k0: u64, input: &[u8]) {
+        let len = input.len() / self.size_in;
+        match self.path {
+            ScalarPath::Arith => {
+                decode_slice_to_f32(self.in_dtype, input, &mut self.f[..len], &self.fp8);
+            }
+            ScalarPath::Bitvec => bytes_to_raw(self.size_in, input, &mut self.u[..len]),
+            ScalarPath::Int => {
+                let u = &mut self.u[..len];
+                bytes_to_raw(self.size_in, input, u);
+                for x in u.iter_mut() {
+                    *x = int_operand(self.in_dtype, *x).unwrap_or(0);
+                }
+            }
+        }
+    }
+
+    fn store(&mut self, c: u32, _k0: u64, out: &mut [u8]) {
+        let len = out.len() / self.size_out;
+        let (s0, s1) = (self.s0[c as usize], self.s1[c as usize]);
+        match self.path {
+            ScalarPath::Arith => {
+                let xs = &mut self.f[..len];
+                kernels::arith(self.op0, self.rev0, xs, f32::from_bits(s0));
+                kernels::arith(self.op1, self.rev1, xs, f32::from_bits(s1));
+                encode_slice_from_f32(self.out_dtype, xs, out, &self.fp8);
+            }
+            ScalarPath::Bitvec => {
+                let xs = &mut self.u[..len];
+                kernels::bitvec(self.op0, self.rev0, xs, s0, self.bits);
+                kernels::bitvec(self.op1, self.rev1, xs, s1, self.bits);
+                raw_to_bytes(self.size_out, xs, out);
+            }
+            ScalarPath::Int => {
+                let xs = &mut self.u[..len];
+                let signed = int_signed(self.in_dtype);
+                kernels::int(self.op0, self.rev0, xs, s0, signed);
+                kernels::int(self.op1, self.rev1, xs, s1, signed);
+                raw_to_bytes(self.size_out, xs, out);
+            }
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! TensorScalarSelect (0x98): per channel, copy src0 or a scalar src1, chosen by a
+//! predicate immediate (isa-facts §10.1). Copy only: no cast, no ALU.
+//!
+//! ```text
+//! for c in 0..num_active_channels:
+//!   pred = pred_imm (0/1) | element at pointer, nonzero       # per pred_imm_src
+//!   s1   = src1_imm low bits | element at pointer             # per src1_imm_src
+//!   for k in 0..count:
+//!     dst[c][k] = reversed_pred ? (pred ? s1 : src0[c][k]) : (pred ? src0[c][k] : s1)
+//! ```
+//!
+//! Operand reading: assumption `ts-select-operands`.
+
+use super::access::Kernel;
+use super::{Cx, Pointer, Role};
+use crate::assumptions::{predicate_true, ts_select_inline_src1};
+use crate::machine::FaultCause;
+use tpb_isa::wire::S3d3TsSelect;
+use tpb_isa::ImmSrc;
+
+pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3TsSelect) -> Result<(), FaultCause> {
+    let n = u32::from(s.num_active_channels);
+    let src = cx.tensor(
+        &s.src0_mem_pattern,
+        "src0_mem_pattern",
+        s.dtype,
+        Role {
+            write: false,
+            psum: true,
+        },
+        n,
+    )?;
+    let dst = cx.tensor(
+        &s.dst_mem_pattern,
+        "dst_mem_pattern",
+        s.dtype,
+        Role {
+            write: true,
+            psum: true,
+        },
+        n,
+    )?;
+    let count = src.count();
+    if dst.count() != count {
+        return Err(FaultCause::OutOfRange {
+            operand: "dst_mem_pattern",
+            detail: format!("{} outputs for {count} inputs", dst.count()),
+        });
+    }
+    cx.limit(count, n)?;
+    let plan =
+        |cx: &Cx<'_>, kind: ImmSrc, imm: u32, name, dtype| -> Result<Option<Pointer>, FaultCause> {
+            match kind {
+                ImmSrc::INSTRUCTION => Ok(None),
+                ImmSrc::POINTER => cx.pointer(imm, false, name, dtype, n).map(Some),
+                ImmSrc::REG_PTR => cx.pointer(imm, true, name, dtype, n).map(Some),
+                k => Err(FaultCause::Unsupported {
+                    what: format!("{name}_src {k}"),
+                }),
+            }
+        };
+    let p_src1 = plan(cx, s.src1_imm_src, s.src1_imm.0, "src1_imm", s.dtype)?;
+    let p_pred = plan(
+        cx,
+        s.pred_imm_src,
+        s.pred_imm.0,
+        "pred_imm",
+        s.pred_imm_dtype,
+    )?;
+    let src1 = match &p_src1 {
+        Some(p) => cx.read_pointer(p, n),
+        None => [ts_select_inline_src1(s.src1_imm.0, src.size); 128],
+    };
+    let pred = match &p_pred {
+        Some(p) => cx.read_pointer(p, n).map(predicate_true),
+        None => [s.pred_imm.0 != 0; 128],
+    };
+    let reversed = s.reversed_pred != 0;
+    let mut take_src0 = [false; 128];
+    for (t, &p) in take_src0.iter_mut().zip(&pred) {
+        *t = p != reversed;
+    }
+    cx.check_reads(&src, n, |c| take_src0[c as usize]);
+    cx.gate()?;
+
+    let bufs = cx.take_bufs();
+    let mut k = SelectKernel {
+        size: src.size,
+        take_src0: &take_src0,
+        src1: &src1,
+        bytes: bufs.3,
+    };
+    cx.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
+    let bytes = k.bytes;
+    cx.put_bufs((bufs.0, bufs.1, bufs.2, bytes));
+    Ok(())
+}
+
+struct SelectKernel<'a> {
+    size: usize,
+    take_src0: &'a [bool; 128],
+    src1: &'a [u32; 128],
+    bytes: Vec<u8>,
+}
+
+impl Kernel for SelectKernel<'_> {
+    fn load(&mut self, _c: u32, _k0: u64, input: &[u8]) {
+        self.bytes[..input.len()].copy_from_slice(input);
+    }
+
+    fn store(&mut self, c: u32, _k0: u64, out: &mut [u8]) {
+        if self.take_src0[c as usize] {
+            out.copy_from_slice(&self.bytes[..out.len()]);
+        } else {
+            let e = self.src1[c as usize].to_le_bytes();
+            for o in out.chunks_exact_mut(self.size) {
+                o.copy_from_slice(&e[..self.size]);
+            }
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! SBUF and PSUM bytes with the byte-level "initialised" shadow (decisions §3.1, §5.2).
+//!
+//! Only active bytes are stored: partition `p` of a space starts at `p * active_bytes` in
+//! its vector, whatever the address-map stride. The shadow is a bitset, one bit per byte.
+
+use tpb_isa::geometry::{Geometry, Space};
+use tpb_isa::Gen;
+
+/// One bit per byte: set once the byte has been written by the host or an instruction.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Shadow {
+    words: Vec<u64>,
+}
+
+impl Shadow {
+    fn new(bits: usize) -> Shadow {
+        Shadow {
+            words: vec![0; bits.div_ceil(64)],
+        }
+    }
+
+    /// Whether byte `i` is initialised.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> bool {
+        self.words[i / 64] >> (i % 64) & 1 != 0
+    }
+
+    /// Bits `start..start + len` of a word-range walk: `f(word index, mask)`.
+    #[inline(always)]
+    fn for_masks(start: usize, len: usize, mut f: impl FnMut(usize, u64) -> bool) -> bool {
+        if len == 0 {
+            return true;
+        }
+        let end = start + len;
+        let (sw, sb) = (start / 64, start % 64);
+        let (ew, eb) = ((end - 1) / 64, (end - 1) % 64 + 1);
+        if sw == ew {
+            let m = if eb - sb == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << (eb - sb)) - 1) << sb
+            };
+            return f(sw, m);
+        }
+        if !f(sw, u64::MAX << sb) {
+            return false;
+        }
+        for w in sw + 1..ew {
+            if !f(w, u64::MAX) {
+                return false;
+            }
+        }
+        let last = if eb == 64 { u64::MAX } else { (1u64 << eb) - 1 };
+        f(ew, last)
+    }
+
+    /// Marks bytes `start..start + len` initialised.
+    #[inline]
+    pub(crate) fn set_range(&mut self, start: usize, len: usize) {
+        let words = &mut self.words;
+        Self::for_masks(start, len, |w, m| {
+            words[w] |= m;
+            true
+        });
+    }
+
+    /// Whether every byte of `start..start + len` is initialised.
+    #[inline]
+    pub(crate) fn all_set(&self, start: usize, len: usize) -> bool {
+        Self::for_masks(start, len, |w, m| self.words[w] & m == m)
+    }
+
+    /// Whether bytes `start..start + len` are all initialised (for one element).
+    #[inline(always)]
+    pub(crate) fn elem_set(&self, start: usize, len: usize) -> bool {
+        (start..start + len).all(|i| self.get(i))
+    }
+
+    /// How many bytes of `start..start + len` are uninitialised.
+    pub(crate) fn count_unset(&self, start: usize, len: usize) -> u64 {
+        let mut n = 0u64;
+        Self::for_masks(start, len, |w, m| {
+            n += u64::from((!self.words[w] & m).count_ones());
+            true
+        });
+        n
+    }
+}
+
+/// The on-chip memories of one generation.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Memory {
+    geo: Geometry,
+    sbuf: Vec<u8>,
+    psum: Vec<u8>,
+    sbuf_init: Shadow,
+    psum_init: Shadow,
+}
+
+impl Memory {
+    /// Zero bytes, every byte uninitialised (decisions §5.2). The vectors are allocated
+    /// zeroed, so untouched pages cost nothing.
+    pub(crate) fn new(gen: Gen) -> Memory {
+        let geo = Geometry::of(gen);
+        let sbuf_len = geo.partitions as usize * geo.sbuf_active_bytes as usize;
+        let psum_len = if geo.psum_buf_sz == 0 {
+            0
+        } else {
+            geo.partitions as usize * geo.psum_active_bytes as usize
+        };
+        Memory {
+            geo,
+            sbuf: vec![0; sbuf_len],
+            psum: vec![0; psum_len],
+            sbuf_init: Shadow::new(sbuf_len),
+            psum_init: Shadow::new(psum_len),
+        }
+    }
+
+    /// The generation's geometry.
+    pub(crate) fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+
+    /// Whether the generation has this space (maverick has no PSUM).
+    pub(crate) fn has(&self, space: Space) -> bool {
+        match space {
+            Space::Sbuf => true,
+            Space::Psum => !self.psum.is_empty(),
+        }
+    }
+
+    /// Active bytes per partition of `space` (0 for a missing space).
+    #[inline(always)]
+    pub(crate) fn active(&self, space: Space) -> u64 {
+        if self.has(space) {
+            u64::from(self.geo.active_bytes(space))
+        } else {
+            0
+        }
+    }
+
+    /// Index of byte 0 of partition `p` in the space's vector.
+    #[inline(always)]
+    pub(crate) fn part_base(&self, space: Space, p: u32) -> usize {
+        p as usize * self.active(space) as usize
+    }
+
+    /// The bytes of a space.
+    #[inline(always)]
+    pub(crate) fn data(&self, space: Space) -> &[u8] {
+        match space {
+            Space::Sbuf => &self.sbuf,
+            Space::Psum => &self.psum,
+        }
+    }
+
+    /// The shadow of a space.
+    #[inline(always)]
+    pub(crate) fn init(&self, space: Space) -> &Shadow {
+        match space {
+            Space::Sbuf => &self.sbuf_init,
+            Space::Psum => &self.psum_init,
+        }
+    }
+
+    /// Bytes and shadow of a space, mutably.
+    #[inline(always)]
+    pub(crate) fn parts_mut(&mut self, space: Space) -> (&mut [u8], &mut Shadow) {
+        match space {
+            Space::Sbuf => (&mut self.sbuf, &mut self.sbuf_init),
+            Space::Psum => (&mut self.psum, &mut self.psum_init),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shadow_ranges() {
+        let mut s = Shadow::new(300);
+        assert!(s.all_set(5, 0));
+        assert!(!s.all_set(0, 1));
+        s.set_range(3, 130);
+        assert!(s.all_set(3, 130));
+        assert!(!s.all_set(2, 2));
+        assert!(!s.all_set(132, 2));
+        assert_eq!(s.count_unset(0, 300), 300 - 130);
+        assert!(s.get(64) && s.get(132) && !s.get(133) && !s.get(2));
+        s.set_range(0, 300);
+        assert!(s.all_set(0, 300));
+        assert_eq!(s.count_unset(0, 300), 0);
+        let mut t = Shadow::new(128);
+        t.set_range(64, 64);
+        assert!(t.all_set(64, 64) && !t.all_set(63, 2));
+        t.set_range(0, 64);
+        assert!(t.all_set(0, 128));
+    }
+}

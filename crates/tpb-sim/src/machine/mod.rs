@@ -1,0 +1,415 @@
+//! The machine: per-generation SBUF/PSUM with the initialised shadow, 64 registers,
+//! per-channel DVE scalar flops, 256 semaphores and 256 event bits; the host API (the
+//! simulator's DMA); and [`Machine::step`] / [`Machine::run`].
+//!
+//! Guarantees:
+//! - [`Machine::step`] validates the instruction for the machine's generation first; an
+//!   invalid instruction is a [`Fault`] listing every failing rule, never a guess.
+//! - A fault changes no state at all: memory, shadow, registers, flops, semaphores, events
+//!   and the retired-instruction count are exactly as before (decisions §3.9).
+//! - Results are bit-exact and do not depend on the host (see [`crate::numerics`]).
+//! - No input (instruction bytes, host requests) makes the library panic.
+
+mod events;
+mod memory;
+mod report;
+
+pub use report::{
+    Fault, FaultCause, HostError, HostTensor, InstId, Region, RunReport, StepReport, Warning,
+    WarningKind,
+};
+
+pub(crate) use memory::Memory;
+
+use crate::assumptions::{firmware_stub_log, firmware_stubs_apply, FLOP_SLOTS, INITIAL_WORD};
+use crate::exec::{self, Outcome, Scratch};
+use crate::numerics::Fp8Config;
+use std::fmt;
+use tpb_isa::geometry::{Geometry, Space, NUM_CHANNELS, NUM_REGISTERS};
+use tpb_isa::validate::{is_valid, validate};
+use tpb_isa::{Gen, Instruction};
+
+/// Semaphores per core (`NEURON_ISA_TPB_NUM_SEMAPHORES`).
+pub const NUM_SEMAPHORES: usize = 256;
+/// One-bit events per core.
+pub const NUM_EVENTS: usize = 256;
+
+/// The default for [`Config::max_elements`]: 2^28 elements per instruction (all channels),
+/// four times a full 128-partition tile of the largest SBUF (512 KiB of bytes).
+pub const DEFAULT_MAX_ELEMENTS: u64 = 1 << 28;
+
+/// How a machine behaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// The generation: geometry, opcode set and validator chains (default cayman).
+    pub gen: Gen,
+    /// The FP8 conversion configuration (the model-load CSRs, decisions §4.5).
+    pub fp8: Fp8Config,
+    /// Turn every warning (uninitialised read, loader mismatch, firmware stub) into a fault.
+    pub strict: bool,
+    /// Mirror the shipped firmware: ImmLd and PtrMulti are log-only stubs on cayman+
+    /// (decisions §3.7; assumption `firmware-stub-scope`).
+    pub firmware_stubs: bool,
+    /// Refuse an instruction that would process more elements than this (all channels):
+    /// a simulator limit against runaway broadcast patterns, not a machine behaviour.
+    pub max_elements: u64,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config::new(Gen::default())
+    }
+}
+
+impl Config {
+    /// The default configuration for `gen`: ml_dtypes FP8, not strict, documented contract
+    /// for ImmLd/PtrMulti, [`DEFAULT_MAX_ELEMENTS`].
+    pub const fn new(gen: Gen) -> Config {
+        Config {
+            gen,
+            fp8: Fp8Config {
+                ocp_sat: false,
+                e4m3: crate::numerics::E4m3Variant::Ieee,
+            },
+            strict: false,
+            firmware_stubs: false,
+            max_elements: DEFAULT_MAX_ELEMENTS,
+        }
+    }
+}
+
+/// Which kind of ImmLd last loaded a channel's flops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlopKind {
+    /// TensorScalarImmLdArith (0x70): FP32 bits of the converted values.
+    Arith,
+    /// TensorScalarImmLdBitvec (0x71): zero-extended raw bits.
+    Bitvec,
+}
+
+/// One channel's DVE scalar flops (decisions §3.5; assumption `flop-layout`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Flops {
+    /// The 8 × 32-bit slots.
+    pub slots: [u32; FLOP_SLOTS],
+    /// How many slots the last ImmLd on this channel loaded (0: never loaded).
+    pub loaded: u8,
+    /// Which ImmLd loaded them (`None`: never loaded).
+    pub kind: Option<FlopKind>,
+}
+
+/// Everything a fault must leave untouched.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct State {
+    pub(crate) mem: Memory,
+    pub(crate) regs: [u32; NUM_REGISTERS as usize],
+    pub(crate) flops: Vec<Flops>,
+    pub(crate) sems: [i32; NUM_SEMAPHORES],
+    pub(crate) events: [bool; NUM_EVENTS],
+    pub(crate) retired: u64,
+}
+
+/// A simulated NeuronCore slice: on-chip memory, registers, flops, semaphores and events
+/// of one generation, executing one in-order instruction stream.
+///
+/// `Clone` copies the whole state; `==` compares configuration and state (every byte of
+/// memory and of the initialised shadow, registers, flops, semaphores, events and the
+/// retired count).
+#[derive(Clone)]
+pub struct Machine {
+    config: Config,
+    state: State,
+    scratch: Scratch,
+}
+
+impl PartialEq for Machine {
+    fn eq(&self, other: &Machine) -> bool {
+        self.config == other.config && self.state == other.state
+    }
+}
+
+impl fmt::Debug for Machine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Machine")
+            .field("config", &self.config)
+            .field("retired", &self.state.retired)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Machine {
+    /// A fresh machine (assumption `initial-state`): memory zero and uninitialised,
+    /// registers and flops 0, nothing loaded, semaphores 0, events clear.
+    pub fn new(config: Config) -> Machine {
+        Machine {
+            state: State {
+                mem: Memory::new(config.gen),
+                regs: [INITIAL_WORD; NUM_REGISTERS as usize],
+                flops: vec![Flops::default(); NUM_CHANNELS as usize],
+                sems: [INITIAL_WORD as i32; NUM_SEMAPHORES],
+                events: [false; NUM_EVENTS],
+                retired: 0,
+            },
+            scratch: Scratch::new(),
+            config,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The generation.
+    pub fn gen(&self) -> Gen {
+        self.config.gen
+    }
+
+    /// The generation's address map.
+    pub fn geometry(&self) -> Geometry {
+        *self.state.mem.geometry()
+    }
+
+    /// Instructions retired so far (the index [`Machine::step`] gives the next one).
+    pub fn retired(&self) -> u64 {
+        self.state.retired
+    }
+
+    // ---- host API ---------------------------------------------------------------------
+
+    /// Checks a host tensor and returns (row bytes, total bytes).
+    fn host_check(&self, t: &HostTensor) -> Result<(u64, u64), HostError> {
+        let mem = &self.state.mem;
+        if !mem.has(t.space) {
+            return Err(HostError::NoSuchSpace {
+                gen: self.config.gen,
+                space: t.space,
+            });
+        }
+        let size = t.dtype.size().ok_or(HostError::Dtype(t.dtype))?;
+        let end_p = u64::from(t.start_partition) + u64::from(t.partitions);
+        if end_p > u64::from(NUM_CHANNELS) {
+            return Err(HostError::Partitions {
+                start: u64::from(t.start_partition),
+                end: end_p,
+                max: NUM_CHANNELS,
+            });
+        }
+        let active = mem.active(t.space);
+        let row = t.elems_per_partition.checked_mul(size as u64);
+        let end_b = row.and_then(|r| r.checked_add(t.byte_offset));
+        match (row, end_b) {
+            (Some(row), Some(end)) if end <= active => Ok((row, row * u64::from(t.partitions))),
+            _ => Err(HostError::Bytes {
+                space: t.space,
+                start: t.byte_offset,
+                end: end_b.unwrap_or(u64::MAX),
+                active,
+            }),
+        }
+    }
+
+    /// Writes a tensor (host → device DMA): `bytes` holds `partitions` rows of
+    /// `elems_per_partition` little-endian elements. The bytes become initialised.
+    pub fn write_tensor(&mut self, t: &HostTensor, bytes: &[u8]) -> Result<(), HostError> {
+        let (row, total) = self.host_check(t)?;
+        if bytes.len() as u64 != total {
+            return Err(HostError::Length {
+                got: bytes.len() as u64,
+                want: total,
+            });
+        }
+        if row == 0 {
+            return Ok(());
+        }
+        let mem = &mut self.state.mem;
+        let row = row as usize;
+        for (i, chunk) in bytes.chunks_exact(row).enumerate() {
+            let start =
+                mem.part_base(t.space, t.start_partition + i as u32) + t.byte_offset as usize;
+            let (data, init) = mem.parts_mut(t.space);
+            data[start..start + row].copy_from_slice(chunk);
+            init.set_range(start, row);
+        }
+        Ok(())
+    }
+
+    /// Reads a tensor (device → host DMA) into a new buffer laid out as for
+    /// [`Machine::write_tensor`]. Uninitialised bytes read as they are stored (zero unless
+    /// written); see [`Machine::uninitialised_bytes`].
+    pub fn read_tensor(&self, t: &HostTensor) -> Result<Vec<u8>, HostError> {
+        let (_, total) = self.host_check(t)?;
+        let mut out = vec![0u8; total as usize];
+        self.read_tensor_into(t, &mut out)?;
+        Ok(out)
+    }
+
+    /// Reads a tensor into `out`, which must have exactly the tensor's length.
+    pub fn read_tensor_into(&self, t: &HostTensor, out: &mut [u8]) -> Result<(), HostError> {
+        let (row, total) = self.host_check(t)?;
+        if out.len() as u64 != total {
+            return Err(HostError::Length {
+                got: out.len() as u64,
+                want: total,
+            });
+        }
+        if row == 0 {
+            return Ok(());
+        }
+        let mem = &self.state.mem;
+        let row = row as usize;
+        for (i, chunk) in out.chunks_exact_mut(row).enumerate() {
+            let start =
+                mem.part_base(t.space, t.start_partition + i as u32) + t.byte_offset as usize;
+            chunk.copy_from_slice(&mem.data(t.space)[start..start + row]);
+        }
+        Ok(())
+    }
+
+    /// How many bytes of the tensor have never been written (decisions §5.2).
+    pub fn uninitialised_bytes(&self, t: &HostTensor) -> Result<u64, HostError> {
+        let (row, _) = self.host_check(t)?;
+        let mem = &self.state.mem;
+        Ok((0..t.partitions)
+            .map(|i| {
+                let start = mem.part_base(t.space, t.start_partition + i) + t.byte_offset as usize;
+                mem.init(t.space).count_unset(start, row as usize)
+            })
+            .sum())
+    }
+
+    /// The 64 registers.
+    pub fn registers(&self) -> &[u32; NUM_REGISTERS as usize] {
+        &self.state.regs
+    }
+
+    /// Sets register `index` (e.g. an AffineSelect fill value as FP32 bits, decisions §3.4).
+    pub fn set_register(&mut self, index: usize, value: u32) -> Result<(), HostError> {
+        let r = self.state.regs.get_mut(index).ok_or(HostError::Index {
+            what: "register",
+            index,
+            max: NUM_REGISTERS as usize,
+        })?;
+        *r = value;
+        Ok(())
+    }
+
+    /// The 256 semaphores.
+    pub fn semaphores(&self) -> &[i32; NUM_SEMAPHORES] {
+        &self.state.sems
+    }
+
+    /// Sets semaphore `index`.
+    pub fn set_semaphore(&mut self, index: u8, value: i32) {
+        self.state.sems[index as usize] = value;
+    }
+
+    /// The 256 event bits.
+    pub fn events(&self) -> &[bool; NUM_EVENTS] {
+        &self.state.events
+    }
+
+    /// Sets or clears event `index`.
+    pub fn set_event(&mut self, index: u8, value: bool) {
+        self.state.events[index as usize] = value;
+    }
+
+    /// The flops of every channel (128 entries).
+    pub fn flops(&self) -> &[Flops] {
+        &self.state.flops
+    }
+
+    /// Replaces the flops of `channel` (to stage a PtrMulti without an ImmLd).
+    pub fn set_flops(&mut self, channel: usize, flops: Flops) -> Result<(), HostError> {
+        let f = self.state.flops.get_mut(channel).ok_or(HostError::Index {
+            what: "channel",
+            index: channel,
+            max: NUM_CHANNELS as usize,
+        })?;
+        *f = flops;
+        Ok(())
+    }
+
+    // ---- execution --------------------------------------------------------------------
+
+    /// Executes one instruction; its index in reports is [`Machine::retired`].
+    pub fn step(&mut self, inst: &Instruction) -> Result<StepReport, Fault> {
+        let index = usize::try_from(self.state.retired).unwrap_or(usize::MAX);
+        self.step_at(index, inst)
+    }
+
+    /// Executes one instruction, naming it `index` in reports and faults.
+    ///
+    /// Order: validate for the generation; check the wait and plan the update (decisions
+    /// §3.8); compute, with every fault and strict-mode error found before the first write;
+    /// commit; apply the wait's effect and the update. On `Err` nothing has changed.
+    pub fn step_at(&mut self, index: usize, inst: &Instruction) -> Result<StepReport, Fault> {
+        let gen = self.config.gen;
+        let id = InstId {
+            index,
+            opcode: inst.header.opcode,
+            mnemonic: inst.info(gen).map_or("unknown", |r| r.mnemonic),
+        };
+        let fault = |cause| Fault { inst: id, cause };
+        if !is_valid(inst, gen) {
+            return Err(fault(FaultCause::Invalid {
+                report: validate(inst, gen),
+            }));
+        }
+        let plan = events::plan(&inst.events, &self.state).map_err(fault)?;
+        let mut out = Outcome::default();
+        let stub = match firmware_stub_log(inst.header.opcode.0) {
+            Some(line) if self.config.firmware_stubs && firmware_stubs_apply(gen) => Some(line),
+            _ => None,
+        };
+        if let Some(line) = stub {
+            out.log = Some(line);
+            out.warn(
+                WarningKind::FirmwareStub,
+                format!(
+                    "ran as the shipped log-only firmware stub (\"{line}\"): no state change; \
+                     the documented contract would have executed"
+                ),
+            );
+            out.gate(&self.config).map_err(fault)?;
+        } else {
+            exec::execute(
+                &self.config,
+                &mut self.state,
+                &mut self.scratch,
+                inst,
+                &mut out,
+            )
+            .map_err(fault)?;
+        }
+        events::apply(plan, &mut self.state);
+        self.state.retired += 1;
+        Ok(out.into_report(id))
+    }
+
+    /// Runs a program in order; instruction `i` of `program` is reported as index `i`.
+    /// Stops at the first fault (earlier instructions stay executed).
+    pub fn run(&mut self, program: &[Instruction]) -> Result<RunReport, Fault> {
+        self.run_with(program, |_| {})
+    }
+
+    /// As [`Machine::run`], calling `on_step` after each instruction (for traces).
+    pub fn run_with(
+        &mut self,
+        program: &[Instruction],
+        mut on_step: impl FnMut(&StepReport),
+    ) -> Result<RunReport, Fault> {
+        let mut report = RunReport::default();
+        for (i, inst) in program.iter().enumerate() {
+            let s = self.step_at(i, inst)?;
+            on_step(&s);
+            report.steps.push(s);
+        }
+        Ok(report)
+    }
+
+    /// Whether the space exists on this machine (maverick has no PSUM).
+    pub fn has_space(&self, space: Space) -> bool {
+        self.state.mem.has(space)
+    }
+}

@@ -1,0 +1,414 @@
+//! What a step returns: reports, warnings and faults.
+
+use crate::numerics::NumError;
+use std::fmt;
+use std::ops::Range;
+use tpb_isa::geometry::Space;
+use tpb_isa::validate::Report;
+use tpb_isa::{Dtype, Gen, Opcode};
+
+/// Names an instruction in reports: its index in the stream, opcode and mnemonic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstId {
+    /// Index in the program (for [`Machine::step`](crate::Machine::step): the number of
+    /// instructions retired before it).
+    pub index: usize,
+    /// The opcode byte.
+    pub opcode: Opcode,
+    /// The assembler mnemonic, or `"unknown"` for an opcode not modelled on the generation.
+    pub mnemonic: &'static str,
+}
+
+impl fmt::Display for InstId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "instruction #{} ({:#04x} {})",
+            self.index, self.opcode.0, self.mnemonic
+        )
+    }
+}
+
+/// A rectangle of on-chip memory: a partition range and a byte range inside each
+/// partition. For an instruction's writes it is the hull of the written elements.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// SBUF or PSUM.
+    pub space: Space,
+    /// Partitions touched.
+    pub partitions: Range<u32>,
+    /// Byte offsets inside each partition (end exclusive).
+    pub bytes: Range<u64>,
+}
+
+impl fmt::Display for Region {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}[p{}..{}]+{:#x}..{:#x}",
+            self.space.name(),
+            self.partitions.start,
+            self.partitions.end,
+            self.bytes.start,
+            self.bytes.end
+        )
+    }
+}
+
+/// What a warning is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WarningKind {
+    /// An element read had bytes never written (decisions §5.2).
+    Uninitialised,
+    /// PtrMulti read flops ImmLd did not load, or loaded with the other kind (decisions §3.6).
+    LoaderMismatch,
+    /// The instruction ran as the shipped log-only firmware stub (decisions §3.7).
+    FirmwareStub,
+}
+
+impl WarningKind {
+    /// A short lowercase tag.
+    pub const fn tag(self) -> &'static str {
+        match self {
+            WarningKind::Uninitialised => "uninitialised-read",
+            WarningKind::LoaderMismatch => "loader-mismatch",
+            WarningKind::FirmwareStub => "firmware-stub",
+        }
+    }
+}
+
+/// A condition the hardware does not trap but a user wants to know about. In strict mode
+/// ([`Config::strict`](crate::Config::strict)) it becomes a [`FaultCause::Strict`] fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    /// The instruction.
+    pub inst: InstId,
+    /// The kind.
+    pub kind: WarningKind,
+    /// What happened, naming operands, partitions and offsets.
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: warning [{}]: {}",
+            self.inst,
+            self.kind.tag(),
+            self.message
+        )
+    }
+}
+
+/// Why an instruction faulted. A fault changes no state (decisions §3.9).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum FaultCause {
+    /// The instruction fails validation for the machine's generation; every failing rule.
+    Invalid {
+        /// The validator's report (its failures are the rules that did not hold).
+        report: Report,
+    },
+    /// A semaphore or event wait that one in-order stream can never satisfy (decisions §3.8).
+    WaitUnsatisfied {
+        /// What was waited for, e.g. `semaphore 3 >= 5 (semaphore is 2)`.
+        detail: String,
+    },
+    /// An event update that conflicts with the event's state, or a `_REG` form naming a
+    /// register that does not exist.
+    Event {
+        /// What went wrong.
+        detail: String,
+    },
+    /// A form whose semantics are not public (decisions §3.10).
+    Unsupported {
+        /// What is not supported.
+        what: String,
+    },
+    /// An opcode the headers define but disable (sunda 0x88).
+    Disabled {
+        /// Why.
+        why: &'static str,
+    },
+    /// An element address leaves the active bytes of its partition, a partition leaves the
+    /// machine, or a space does not exist on this generation (decisions §3.1).
+    OutOfRange {
+        /// The operand, e.g. `dst_mem_pattern`.
+        operand: &'static str,
+        /// Where and by how much.
+        detail: String,
+    },
+    /// A register-resolved address that breaks the address rules (alignment, space).
+    BadAddress {
+        /// The operand.
+        operand: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The ALU cannot evaluate the op (e.g. integer divide by zero, decisions §4.12).
+    Numeric(NumError),
+    /// More elements than [`Config::max_elements`](crate::Config::max_elements).
+    Limit {
+        /// Elements the instruction would process (all channels).
+        elements: u128,
+        /// The configured limit.
+        limit: u64,
+    },
+    /// A warning turned into an error by strict mode.
+    Strict(WarningKind, String),
+}
+
+impl fmt::Display for FaultCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FaultCause::Invalid { report } => {
+                let fails: Vec<String> = report.failures().map(|x| x.to_string()).collect();
+                write!(
+                    f,
+                    "invalid on {}: {} failing rule{}",
+                    report.gen,
+                    fails.len(),
+                    if fails.len() == 1 { "" } else { "s" }
+                )?;
+                for x in fails {
+                    write!(f, "\n  {x}")?;
+                }
+                Ok(())
+            }
+            FaultCause::WaitUnsatisfied { detail } => write!(
+                f,
+                "wait can never be satisfied in one in-order stream: {detail}"
+            ),
+            FaultCause::Event { detail } => write!(f, "event/semaphore update: {detail}"),
+            FaultCause::Unsupported { what } => {
+                write!(f, "not supported: semantics not public: {what}")
+            }
+            FaultCause::Disabled { why } => write!(f, "disabled: {why}"),
+            FaultCause::OutOfRange { operand, detail } => {
+                write!(f, "{operand} out of range: {detail}")
+            }
+            FaultCause::BadAddress { operand, detail } => {
+                write!(f, "{operand}: bad register-resolved address: {detail}")
+            }
+            FaultCause::Numeric(e) => write!(f, "{e}"),
+            FaultCause::Limit { elements, limit } => write!(
+                f,
+                "{elements} elements exceed the simulator's per-instruction limit {limit} \
+                 (Config::max_elements)"
+            ),
+            FaultCause::Strict(kind, msg) => write!(f, "strict mode: [{}] {msg}", kind.tag()),
+        }
+    }
+}
+
+/// A faulting instruction: which one, and why. The machine's state is unchanged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    /// The instruction.
+    pub inst: InstId,
+    /// The cause.
+    pub cause: FaultCause,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.inst, self.cause)
+    }
+}
+
+impl std::error::Error for Fault {}
+
+impl Fault {
+    /// Whether the fault is a [`FaultCause::Unsupported`].
+    pub fn is_unsupported(&self) -> bool {
+        matches!(self.cause, FaultCause::Unsupported { .. })
+    }
+}
+
+/// What one executed instruction did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepReport {
+    /// The instruction.
+    pub inst: InstId,
+    /// Elements processed, over all channels (for ImmLd: scalars loaded).
+    pub elements: u64,
+    /// The hull of the memory written, if any.
+    pub written: Option<Region>,
+    /// Bytes stored to memory (elements written × element size; repeated writes count).
+    pub bytes_written: u64,
+    /// Flop slots written: (channels, slots per channel), for ImmLd.
+    pub flops_loaded: Option<(u32, u32)>,
+    /// Warnings, in the order they were found.
+    pub warnings: Vec<Warning>,
+    /// The firmware's log line when the instruction ran as a stub.
+    pub log: Option<&'static str>,
+}
+
+impl fmt::Display for StepReport {
+    /// One trace line: index, mnemonic, elements, bytes written, warnings.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "#{:<4} {:<22} elements {:>10}  bytes written {:>10}",
+            self.inst.index, self.inst.mnemonic, self.elements, self.bytes_written
+        )?;
+        if let Some(r) = &self.written {
+            write!(f, "  -> {r}")?;
+        }
+        if let Some((c, s)) = self.flops_loaded {
+            write!(f, "  -> flops {c}×{s}")?;
+        }
+        if let Some(l) = self.log {
+            write!(f, "  log \"{l}\"")?;
+        }
+        if !self.warnings.is_empty() {
+            write!(f, "  warnings {}", self.warnings.len())?;
+        }
+        Ok(())
+    }
+}
+
+/// What a run did: one report per instruction.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct RunReport {
+    /// The step reports, in program order.
+    pub steps: Vec<StepReport>,
+}
+
+impl RunReport {
+    /// Instructions executed.
+    pub fn instructions(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Every warning of the run, in order.
+    pub fn warnings(&self) -> impl Iterator<Item = &Warning> {
+        self.steps.iter().flat_map(|s| s.warnings.iter())
+    }
+
+    /// Total elements processed.
+    pub fn elements(&self) -> u64 {
+        self.steps.iter().map(|s| s.elements).sum()
+    }
+
+    /// Total bytes written.
+    pub fn bytes_written(&self) -> u64 {
+        self.steps.iter().map(|s| s.bytes_written).sum()
+    }
+}
+
+/// A tensor for the host API (the simulator's DMA): `partitions` consecutive partitions from
+/// `start_partition`, each holding `elems_per_partition` contiguous elements of `dtype` from
+/// `byte_offset`. Host bytes are partition-major (row `p` = partition `start_partition + p`),
+/// like a C-ordered `[partitions, elems_per_partition]` array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostTensor {
+    /// SBUF or PSUM.
+    pub space: Space,
+    /// First partition.
+    pub start_partition: u32,
+    /// Number of partitions.
+    pub partitions: u32,
+    /// Byte offset inside each partition.
+    pub byte_offset: u64,
+    /// Element type (any dtype with a byte size).
+    pub dtype: Dtype,
+    /// Elements per partition.
+    pub elems_per_partition: u64,
+}
+
+impl HostTensor {
+    /// A tensor of `dtype` at (`space`, `start_partition`.., `byte_offset`).
+    pub const fn new(
+        space: Space,
+        start_partition: u32,
+        partitions: u32,
+        byte_offset: u64,
+        dtype: Dtype,
+        elems_per_partition: u64,
+    ) -> HostTensor {
+        HostTensor {
+            space,
+            start_partition,
+            partitions,
+            byte_offset,
+            dtype,
+            elems_per_partition,
+        }
+    }
+
+    /// Bytes per partition, if `dtype` has a byte size and the product fits.
+    pub fn row_bytes(&self) -> Option<u64> {
+        self.elems_per_partition
+            .checked_mul(self.dtype.size()? as u64)
+    }
+
+    /// Total host bytes.
+    pub fn len(&self) -> Option<u64> {
+        self.row_bytes()?.checked_mul(u64::from(self.partitions))
+    }
+
+    /// Whether the tensor holds no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == Some(0)
+    }
+}
+
+/// A host-API request the machine cannot serve. Nothing is changed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostError {
+    /// The generation has no such space (maverick has no PSUM).
+    #[error("{gen} has no {}", space.name())]
+    NoSuchSpace {
+        /// The generation.
+        gen: Gen,
+        /// The space.
+        space: Space,
+    },
+    /// The dtype has no byte size (sub-byte, packed or unknown).
+    #[error("dtype {0} has no byte size")]
+    Dtype(Dtype),
+    /// Partitions outside 0..128.
+    #[error("partitions {start}..{end} are outside 0..{max}")]
+    Partitions {
+        /// First partition.
+        start: u64,
+        /// End (exclusive).
+        end: u64,
+        /// Partition count.
+        max: u32,
+    },
+    /// Bytes outside the active bytes of a partition.
+    #[error("bytes {start:#x}..{end:#x} are outside the {active:#x} active bytes of a {space} partition", space = space.name())]
+    Bytes {
+        /// The space.
+        space: Space,
+        /// First byte.
+        start: u64,
+        /// End (exclusive).
+        end: u64,
+        /// Active bytes per partition.
+        active: u64,
+    },
+    /// The host buffer has the wrong length.
+    #[error("host buffer has {got} bytes, the tensor needs {want}")]
+    Length {
+        /// Bytes given.
+        got: u64,
+        /// Bytes needed.
+        want: u64,
+    },
+    /// An index outside a register, semaphore, event or channel file.
+    #[error("{what} index {index} is outside 0..{max}")]
+    Index {
+        /// Which file.
+        what: &'static str,
+        /// The index.
+        index: usize,
+        /// Its size.
+        max: usize,
+    },
+}
