@@ -104,10 +104,13 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
 /// Warns about channels whose flops do not hold `need` slots of `kind` (decisions §3.6).
 fn loader_check(cx: &mut Cx<'_>, n: u32, need: u64, kind: FlopKind) {
     let (mut short, mut other) = (Vec::new(), Vec::new());
+    let (mut least, mut most) = (u8::MAX, 0u8);
     for c in 0..n {
         let f = &cx.st.flops[c as usize];
         if u64::from(f.loaded) < need {
             short.push(c);
+            least = least.min(f.loaded);
+            most = most.max(f.loaded);
         } else if f.kind != Some(kind) {
             other.push(c);
         }
@@ -120,11 +123,16 @@ fn loader_check(cx: &mut Cx<'_>, n: u32, need: u64, kind: FlopKind) {
         cx.out.warn(
             WarningKind::LoaderMismatch,
             format!(
-                "reads {need} flop slot{} per channel but channel{} {} had fewer loaded by \
+                "reads {need} flop slot{} per channel but channel{} {} had only {} loaded by \
                  {loader}; stale slots are read",
                 if need == 1 { "" } else { "s" },
                 if short.len() == 1 { "" } else { "s" },
-                ranges(&short)
+                ranges(&short),
+                if least == most {
+                    least.to_string()
+                } else {
+                    format!("{least}..={most}")
+                }
             ),
         );
     }
