@@ -1,0 +1,17 @@
+//! Decoding is total and lossless (decisions §1.1): `encode(decode(b)) == b` for any 64 bytes
+//! on every generation, and validating the result never panics.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tpb_isa::{Gen, Instruction};
+
+fuzz_target!(|data: &[u8]| {
+    let mut b = [0u8; 64];
+    let n = data.len().min(64);
+    b[..n].copy_from_slice(&data[..n]);
+    for gen in Gen::ALL {
+        let inst = Instruction::decode(&b, gen);
+        assert_eq!(inst.encode(), b, "{gen}");
+        let _ = tpb_isa::validate::validate(&inst, gen);
+    }
+});
