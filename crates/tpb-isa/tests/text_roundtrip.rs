@@ -379,3 +379,31 @@ proptest! {
         }
     }
 }
+
+/// Every bundle of every committed program binary (`examples/*.bin`) round-trips through
+/// the text on every generation, and so does the whole program.
+#[test]
+fn committed_program_binaries_round_trip() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).expect("examples/ is readable") {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("bin") {
+            continue;
+        }
+        files += 1;
+        let bytes = std::fs::read(&path).unwrap();
+        for gen in Gen::ALL {
+            let insts = tpb_isa::decode_program(&bytes, gen).unwrap();
+            for (i, b) in bytes.chunks_exact(64).enumerate() {
+                let b: [u8; 64] = b.try_into().unwrap();
+                assert_eq!(Instruction::decode(&b, gen), insts[i]);
+                assert_round_trip(&b, gen);
+            }
+            let text = disasm_program(&insts, gen);
+            let a = asm(&text, &AsmOptions::default()).unwrap();
+            assert_eq!(a.to_bytes(), bytes, "{} on {gen}", path.display());
+        }
+    }
+    assert!(files > 0, "no .bin files in {}", dir.display());
+}
