@@ -357,6 +357,10 @@ fn asm_errors_carry_byte_spans_into_the_source() {
     );
     assert!(asm_line("iota\niota", Gen::Cayman).is_err());
     assert!(asm_line(".gen sunda", Gen::Cayman).is_err());
+    assert_eq!(
+        asm(".gen", &AsmOptions::default()).unwrap_err().to_string(),
+        "line 1, col 1: missing generation after `.gen`; expected one of sunda, cayman, mariana, maverick"
+    );
     // A byte-order mark is skipped; spans still index the original source.
     let bom = "\u{feff}iota out=fp33";
     let e = asm(bom, &AsmOptions::default()).unwrap_err();

@@ -183,11 +183,15 @@ fn directive(
                     } else {
                         args
                     };
+                    let found = if args.text.is_empty() {
+                        "missing generation after `.gen`".to_string()
+                    } else {
+                        format!("unknown generation `{}`", args.text)
+                    };
                     problems.push(Problem::at(
                         target,
                         format!(
-                            "unknown generation `{}`; expected one of {}",
-                            args.text,
+                            "{found}; expected one of {}",
                             Gen::ALL.map(Gen::name).join(", ")
                         ),
                     ));
