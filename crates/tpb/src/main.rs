@@ -21,6 +21,10 @@ enum Command {
     Decode(cmd::decode::Args),
     /// Check bundles against a generation's rules (exit 1 if any is invalid).
     Validate(cmd::validate::Args),
+    /// Assemble the text syntax into 64-byte bundles (validated unless --no-validate).
+    Asm(cmd::asm::AsmArgs),
+    /// Print bundles in the text syntax (the inverse of asm).
+    Disasm(cmd::asm::DisasmArgs),
     /// Annotated dump: every field with bytes, value, meaning and the rule walk.
     Explain(cmd::explain::Args),
     /// Pack an access pattern into a TENSOR1D..4D descriptor as the compiler does (seed 001).
@@ -33,6 +37,8 @@ fn main() -> ExitCode {
         Command::Decode(a) => cmd::decode::run(a),
         Command::Validate(a) => cmd::validate::run(a),
         Command::Explain(a) => cmd::explain::run(a),
+        Command::Asm(a) => cmd::asm::run_asm(a),
+        Command::Disasm(a) => cmd::asm::run_disasm(a),
         Command::Pack(a) => cmd::pack::run(a),
     };
     match result {

@@ -1,5 +1,6 @@
 //! One module per subcommand; each has clap `Args` and `run(Args) -> Result<ExitCode, CliError>`.
 
+pub mod asm;
 pub mod decode;
 pub mod explain;
 pub mod input;

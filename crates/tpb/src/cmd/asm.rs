@@ -1,0 +1,95 @@
+//! `tpb asm` and `tpb disasm`: the text syntax (docs/syntax.md) to 64-byte bundles and back.
+
+use super::input::{GenArg, InputArgs};
+use super::CliError;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tpb_isa::text::{asm, disasm_program, AsmOptions};
+use tpb_isa::validate::validate;
+
+/// Directives `tpb run` interprets; `tpb asm` accepts and skips them so a runnable program
+/// also assembles.
+pub const RUN_DIRECTIVES: &[&str] = &["in", "out", "reg", "expect", "show", "dtype"];
+
+/// Arguments of `tpb asm`.
+#[derive(clap::Args, Debug)]
+pub struct AsmArgs {
+    /// The assembly source (`-` for stdin).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Where to write the program binary (64-byte bundles back to back).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+    /// Generation at the top of the file (a `.gen` line changes it) [default: cayman].
+    #[command(flatten)]
+    pub gen: GenArg,
+    /// Write the bundles even if they break the generation's rules.
+    #[arg(long)]
+    pub no_validate: bool,
+}
+
+/// Arguments of `tpb disasm`.
+#[derive(clap::Args, Debug)]
+pub struct DisasmArgs {
+    /// The program (FILE or --hex).
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Generation to decode for [default: cayman].
+    #[command(flatten)]
+    pub gen: GenArg,
+}
+
+/// Runs `tpb asm`: assembles, validates each instruction for the generation it was written
+/// for, and writes the binary only when everything is clean (or `--no-validate`). Every
+/// problem of the file is printed as `FILE:LINE:COL: message`; exit 1 if there is any.
+pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
+    let name = args.file.display().to_string();
+    let src = if name == "-" {
+        std::io::read_to_string(std::io::stdin()).map_err(|e| CliError::io("-", e))?
+    } else {
+        std::fs::read_to_string(&args.file).map_err(|e| CliError::io(&args.file, e))?
+    };
+    let opts = AsmOptions::new(args.gen.resolve()?).allow_directives(RUN_DIRECTIVES);
+    let assembly = match asm(&src, &opts) {
+        Ok(a) => a,
+        Err(errors) => {
+            for e in &errors {
+                eprintln!("{name}:{}:{}: {}", e.line, e.column, e.message);
+            }
+            eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
+            return Ok(ExitCode::from(1));
+        }
+    };
+    if !args.no_validate {
+        let mut bad = 0;
+        for s in assembly.instructions() {
+            let report = validate(&s.inst, s.gen);
+            for f in report.failures() {
+                eprintln!("{name}:{}: invalid on {}: {f}", s.line, s.gen);
+            }
+            bad += usize::from(!report.is_valid());
+        }
+        if bad > 0 {
+            eprintln!("tpb: error: {bad} instruction(s) in {name} are invalid (use --no-validate to write them anyway)");
+            return Ok(ExitCode::from(1));
+        }
+    }
+    let bytes = assembly.to_bytes();
+    std::fs::write(&args.output, &bytes).map_err(|e| CliError::io(&args.output, e))?;
+    eprintln!(
+        "wrote {} bundle(s), {} bytes, to {}",
+        bytes.len() / 64,
+        bytes.len(),
+        args.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `tpb disasm`: prints the program in the text syntax (canonical; `tpb asm` reads it
+/// back to the same bytes).
+pub fn run_disasm(args: DisasmArgs) -> Result<ExitCode, CliError> {
+    let gen = args.gen.resolve()?;
+    let program = args.input.load()?;
+    print!("{}", disasm_program(&program.decode(gen), gen));
+    Ok(ExitCode::SUCCESS)
+}
