@@ -162,23 +162,26 @@ impl Ctx {
         if !ok && !rule.lint {
             self.failed = true;
         }
-        let keep = match self.mode {
-            Mode::Verdict => false,
-            Mode::Failures => !ok,
-            Mode::Walk => true,
-        };
-        if keep {
-            let d = detail();
-            self.findings.push(Finding {
-                rule,
-                passed: ok,
-                field: d.field,
-                bytes: d.bytes,
-                value: d.value,
-                allowed: d.allowed,
-            });
+        // The verdict-only hot path never touches the closure, so its captures sink into
+        // the cold branch.
+        if self.mode == Mode::Walk || (!ok && self.mode == Mode::Failures) {
+            self.record(rule, ok, detail);
         }
         ok
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record(&mut self, rule: &'static Rule, ok: bool, detail: impl FnOnce() -> Detail) {
+        let d = detail();
+        self.findings.push(Finding {
+            rule,
+            passed: ok,
+            field: d.field,
+            bytes: d.bytes,
+            value: d.value,
+            allowed: d.allowed,
+        });
     }
 }
 
