@@ -1,0 +1,910 @@
+//! Random instruction generation for the property tests: a machine and the naive
+//! reference (`tests/reference`) set up in the same random state, and one generator per
+//! instruction that produces valid instructions with random shapes, dtypes, strides
+//! (negative and zero), aliasing, register-form addresses, pointer immediates, SBUF/PSUM,
+//! events, and a few deliberate faults.
+#![allow(dead_code)]
+
+use crate::reference::{RefState, WINDOW};
+use tpb_isa::geometry::Space;
+use tpb_isa::validate::is_valid;
+use tpb_isa::wire::{Addr4, Data4d, DtypePair, F32Bits, ImmVal, Tensor};
+use tpb_isa::*;
+use tpb_sim::numerics::{E4m3Variant, Fp8Config};
+use tpb_sim::{Config, FlopKind, Flops, HostTensor, Machine};
+
+// ---- a tiny deterministic RNG -------------------------------------------------------------
+
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        // splitmix64
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next() % n
+        }
+    }
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+    pub fn chance(&mut self, p: f64) -> bool {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64 > 1.0 - p
+    }
+    pub fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[self.below(v.len() as u64) as usize]
+    }
+    pub fn f32_bits(&mut self) -> u32 {
+        match self.below(6) {
+            0 => self.pick(&[
+                0u32,
+                0x8000_0000,
+                0x7F80_0000,
+                0xFF80_0000,
+                0x7FC0_0000,
+                0xFF7F_FFFF,
+                0x7F7F_FFFF,
+                1,
+                0x3F80_0000,
+                0xBF80_0000,
+            ]),
+            1 | 2 => (self.range(-64, 64) as f32 / 4.0).to_bits(),
+            _ => self.next() as u32,
+        }
+    }
+}
+
+// ---- the world: a machine and a reference in the same state ------------------------------
+
+pub struct World {
+    pub gen: Gen,
+    pub m: Machine,
+    pub r: RefState,
+    pub rng: Rng,
+    pub strict: bool,
+    pub regs_used: Vec<u8>,
+}
+
+const PLAIN: [Dtype; 12] = [
+    Dtype::INT8,
+    Dtype::UINT8,
+    Dtype::INT16,
+    Dtype::UINT16,
+    Dtype::BFLOAT16,
+    Dtype::FP16,
+    Dtype::INT32,
+    Dtype::UINT32,
+    Dtype::FP32,
+    Dtype::FP8_EXP3,
+    Dtype::FP8_EXP4,
+    Dtype::FP8_EXP5,
+];
+const INTS: [Dtype; 6] = [
+    Dtype::INT8,
+    Dtype::UINT8,
+    Dtype::INT16,
+    Dtype::UINT16,
+    Dtype::INT32,
+    Dtype::UINT32,
+];
+const FPS: [Dtype; 6] = [
+    Dtype::BFLOAT16,
+    Dtype::FP16,
+    Dtype::FP32,
+    Dtype::FP8_EXP3,
+    Dtype::FP8_EXP4,
+    Dtype::FP8_EXP5,
+];
+
+fn active(gen: Gen, space: Space) -> u32 {
+    tpb_isa::geometry::Geometry::of(gen).active_bytes(space)
+}
+
+/// A placed operand: space, start partition, origin offset and its descriptor geometry.
+#[derive(Clone, Copy, Debug)]
+struct Place<const N: usize> {
+    space: Space,
+    p0: u32,
+    off: u32,
+    steps: [i16; N],
+    nums: [u16; N],
+    size: u32,
+}
+
+impl World {
+    pub fn new(seed: u64, gen: Gen) -> World {
+        World::with(seed, gen, None)
+    }
+
+    /// As `new`, with `max_elements` overridden when given.
+    pub fn with(seed: u64, gen: Gen, max_elements: Option<u64>) -> World {
+        let mut rng = Rng(seed);
+        let fp8 = Fp8Config {
+            ocp_sat: rng.chance(0.2),
+            e4m3: if rng.chance(0.2) {
+                E4m3Variant::FiniteOnly
+            } else {
+                E4m3Variant::Ieee
+            },
+        };
+        let strict = rng.chance(0.15);
+        let mut cfg = Config {
+            fp8,
+            strict,
+            ..Config::new(gen)
+        };
+        if let Some(l) = max_elements {
+            cfg.max_elements = l;
+        }
+        let mut w = World {
+            gen,
+            m: Machine::new(cfg),
+            r: RefState::new(gen, fp8),
+            rng,
+            strict,
+            regs_used: Vec::new(),
+        };
+        w.fill_memory();
+        w
+    }
+
+    /// Random bytes in every partition's window; some partitions partly uninitialised.
+    fn fill_memory(&mut self) {
+        let spaces: &[Space] = if self.gen == Gen::Maverick {
+            &[Space::Sbuf]
+        } else {
+            &[Space::Sbuf, Space::Psum]
+        };
+        for &space in spaces {
+            let si = if space == Space::Sbuf { 0 } else { 1 };
+            for p in 0..128u32 {
+                let (lo, hi) = if self.rng.chance(0.1) {
+                    let a = self.rng.below(WINDOW as u64) as usize;
+                    let b = self.rng.below(WINDOW as u64) as usize;
+                    (a.min(b), a.max(b))
+                } else {
+                    (0, WINDOW)
+                };
+                if lo == hi {
+                    continue;
+                }
+                let bytes: Vec<u8> = (lo..hi).map(|_| self.rng.next() as u8).collect();
+                let t = HostTensor::new(space, p, 1, lo as u64, Dtype::UINT8, (hi - lo) as u64);
+                self.m.write_tensor(&t, &bytes).unwrap();
+                let base = p as usize * WINDOW;
+                self.r.mem[si][base + lo..base + hi].copy_from_slice(&bytes);
+                self.r.init[si][base + lo..base + hi].fill(true);
+            }
+        }
+    }
+
+    pub fn set_reg(&mut self, v: u32) -> u8 {
+        let mut r = self.rng.below(64) as u8;
+        while self.regs_used.contains(&r) {
+            r = (r + 1) % 64;
+        }
+        self.regs_used.push(r);
+        self.m.set_register(r as usize, v).unwrap();
+        self.r.regs[r as usize] = v;
+        r
+    }
+
+    pub fn set_flops(&mut self, c: usize, f: Flops) {
+        self.m.set_flops(c, f).unwrap();
+        self.r.flops[c] = f.slots;
+        self.r.loaded[c] = f.loaded;
+        self.r.kind[c] = match f.kind {
+            None => 0,
+            Some(FlopKind::Arith) => 1,
+            Some(FlopKind::Bitvec) => 2,
+        };
+    }
+
+    fn channels(&mut self) -> u8 {
+        if self.rng.chance(0.8) {
+            self.rng.range(1, 4) as u8
+        } else {
+            self.rng.range(1, 24) as u8
+        }
+    }
+
+    fn dtype(&mut self, set: &[Dtype]) -> Dtype {
+        self.rng.pick(set)
+    }
+
+    fn out_dtype(&mut self, set: &[Dtype]) -> Dtype {
+        if self.rng.chance(0.1) {
+            Dtype::FP32R
+        } else {
+            self.rng.pick(set)
+        }
+    }
+
+    /// A random factorisation of `count` into `n` counts.
+    fn factor(&mut self, count: u64, n: usize) -> Vec<u16> {
+        let mut rest = count;
+        let mut v = Vec::new();
+        for _ in 0..n - 1 {
+            let divs: Vec<u64> = (1..=rest).filter(|d| rest % d == 0).collect();
+            let d = self.rng.pick(&divs);
+            v.push(d as u16);
+            rest /= d;
+        }
+        v.push(rest as u16);
+        // shuffle
+        for i in (1..v.len()).rev() {
+            let j = self.rng.below(i as u64 + 1) as usize;
+            v.swap(i, j);
+        }
+        v
+    }
+
+    /// Steps for counts: contiguous, reversed, random (incl. 0) or broadcast-heavy.
+    fn steps<const N: usize>(&mut self, nums: &[u16; N]) -> [i16; N] {
+        let mut s = [1i16; N];
+        match self.rng.below(4) {
+            0 | 1 => {
+                let mut acc = 1i32;
+                let neg = self.rng.chance(0.3);
+                for i in 0..N {
+                    s[i] = if neg { -acc } else { acc } as i16;
+                    acc *= i32::from(nums[i]);
+                }
+            }
+            2 => {
+                for x in s.iter_mut() {
+                    *x = self.rng.range(-3, 3) as i16;
+                }
+            }
+            _ => {
+                for x in s.iter_mut() {
+                    *x = if self.rng.chance(0.5) {
+                        0
+                    } else {
+                        self.rng.range(-2, 5) as i16
+                    };
+                }
+            }
+        }
+        s
+    }
+
+    /// Places a pattern in the window of a space (aligned), if it fits.
+    fn place<const N: usize>(
+        &mut self,
+        nums: [u16; N],
+        size: u32,
+        n: u8,
+        psum_ok: bool,
+    ) -> Place<N> {
+        for _ in 0..20 {
+            let steps = self.steps(&nums);
+            let (mut lo, mut hi) = (0i64, 0i64);
+            for i in 0..N {
+                let span = i64::from(steps[i]) * (i64::from(nums[i]) - 1);
+                lo += span.min(0);
+                hi += span.max(0);
+            }
+            let min_o = -lo * i64::from(size);
+            let max_o = WINDOW as i64 - (hi + 1) * i64::from(size);
+            if max_o < min_o {
+                continue;
+            }
+            let mut o = self.rng.range(min_o, max_o);
+            o -= o % i64::from(size);
+            if o < min_o {
+                o += i64::from(size);
+            }
+            let space = if psum_ok && self.gen != Gen::Maverick && self.rng.chance(0.25) {
+                Space::Psum
+            } else {
+                Space::Sbuf
+            };
+            let p0 = self.rng.below(128 - u64::from(n) + 1) as u32;
+            return Place {
+                space,
+                p0,
+                off: o as u32,
+                steps,
+                nums,
+                size,
+            };
+        }
+        // Fallback: contiguous from 0.
+        let mut steps = [1i16; N];
+        let mut acc = 1i32;
+        for i in 0..N {
+            steps[i] = acc as i16;
+            acc *= i32::from(nums[i]);
+        }
+        Place {
+            space: Space::Sbuf,
+            p0: 0,
+            off: 0,
+            steps,
+            nums,
+            size,
+        }
+    }
+
+    /// The descriptor of a place: immediate, or (10%) through a register; rarely a
+    /// deliberate fault (out of range / unsupported marker).
+    fn tensor<const N: usize>(&mut self, p: &Place<N>) -> Tensor<N> {
+        let a = Addr4::at(self.gen, p.space, p.p0, p.off).unwrap();
+        let mut t = Tensor {
+            start_addr: a,
+            step_elem: p.steps,
+            num_elem: p.nums,
+        };
+        if self.rng.chance(0.1) {
+            let r = self.set_reg(a.0);
+            t.start_addr = Addr4::register(r);
+        }
+        if self.rng.chance(0.03) {
+            // A deliberate fault: the origin stays inside the active bytes (so the
+            // validator passes) but the walk leaves them, forwards or backwards.
+            let size = p.size;
+            let (mut lo, mut hi) = (0i64, 0i64);
+            for i in 0..N {
+                let span = i64::from(p.steps[i]) * (i64::from(p.nums[i]) - 1);
+                lo += span.min(0);
+                hi += span.max(0);
+            }
+            let act = active(self.gen, p.space);
+            if hi > 0 {
+                t.start_addr = Addr4::at(self.gen, p.space, p.p0, act - size).unwrap();
+            } else if lo < 0 {
+                t.start_addr = Addr4::at(self.gen, p.space, p.p0, 0).unwrap();
+            }
+        }
+        t
+    }
+
+    /// A 4-byte aligned pointer to `size`-byte scalars for `n` channels in the window.
+    fn pointer(&mut self, size: u32, n: u8, reg: bool) -> u32 {
+        let p0 = self.rng.below(128 - u64::from(n) + 1) as u32;
+        let off = self.rng.below(u64::from(WINDOW as u32 / size)) as u32 * size;
+        let space = if self.gen != Gen::Maverick && self.rng.chance(0.2) {
+            Space::Psum
+        } else {
+            Space::Sbuf
+        };
+        let a = Addr4::at(self.gen, space, p0, off).unwrap().0;
+        if reg {
+            u32::from(self.set_reg(a))
+        } else {
+            a
+        }
+    }
+
+    fn maybe_events(&mut self, i: &mut Instruction) {
+        if self.rng.chance(0.1) {
+            let s = self.rng.below(4) as u8;
+            let v = self.rng.range(-2, 2) as i32;
+            self.m.set_semaphore(s, v);
+            self.r.sems[s as usize] = v;
+            i.events.wait_mode = WaitMode::SEM_GE_IMM;
+            i.events.wait_idx = s;
+            i.events.semaphore_value = self.rng.range(-2, 2) as i32 as u32;
+            i.events.update_mode = self.rng.pick(&[
+                UpdateMode::SEM_ADD_IMM_COMPLETE,
+                UpdateMode::SEM_DEC_READ,
+                UpdateMode::EVT_SET_COMPLETE,
+            ]);
+            i.events.update_idx = self.rng.below(4) as u8;
+        }
+    }
+}
+
+// ---- instruction generators ----------------------------------------------------------------
+
+fn ops_where(gen: Gen, f: impl Fn(AluOp) -> bool) -> Vec<AluOp> {
+    AluOp::TABLE
+        .iter()
+        .map(|r| AluOp(r.value))
+        .filter(|o| o.defined_on(gen) && f(*o))
+        .collect()
+}
+
+fn arith_ops(gen: Gen) -> Vec<AluOp> {
+    ops_where(gen, |o| o.is_general_arith_op(gen))
+}
+
+fn bitvec_ops(gen: Gen, crc: bool) -> Vec<AluOp> {
+    ops_where(gen, |o| o.is_bitvec_op() && (crc || o != AluOp::CRC32))
+}
+
+pub fn gen_imm_ld(w: &mut World) -> Instruction {
+    let arith = w.rng.chance(0.6);
+    let mut i = Instruction::new(Opcode(if arith { 0x70 } else { 0x71 }), w.gen);
+    let dtype = if arith {
+        w.dtype(&PLAIN)
+    } else {
+        w.dtype(&[Dtype::UINT32, Dtype::UINT16, Dtype::UINT8, Dtype::INT32])
+    };
+    let n = w.channels();
+    let count = w.rng.range(1, 8) as u64;
+    let nums = w.factor(count, 2);
+    let p = w.place([nums[0], nums[1]], dtype.size().unwrap() as u32, n, true);
+    let t = w.tensor(&p);
+    if let Body::S2Bn(s) = &mut i.body {
+        s.dtype = dtype;
+        s.num_active_channels = n;
+        s.src_mem_pattern = t;
+    }
+    i
+}
+
+fn random_flops(w: &mut World, n: u8) {
+    for c in 0..n as usize {
+        let kind = w
+            .rng
+            .pick(&[None, Some(FlopKind::Arith), Some(FlopKind::Bitvec)]);
+        let mut slots = [0u32; 8];
+        for s in slots.iter_mut() {
+            *s = if kind == Some(FlopKind::Bitvec) {
+                w.small_or_any()
+            } else {
+                w.rng.f32_bits()
+            };
+        }
+        let loaded = if kind.is_none() {
+            0
+        } else {
+            w.rng.range(0, 8) as u8
+        };
+        w.set_flops(
+            c,
+            Flops {
+                slots,
+                loaded,
+                kind,
+            },
+        );
+    }
+}
+
+pub fn gen_ptr_multi(w: &mut World) -> Vec<Instruction> {
+    let dual = w.gen == Gen::Sunda && w.rng.chance(0.3);
+    let bitvec = !dual && w.rng.chance(0.35);
+    let opcode = if dual {
+        if w.rng.chance(0.05) {
+            0x88
+        } else {
+            0x87
+        }
+    } else if bitvec {
+        0x5F
+    } else {
+        0x4F
+    };
+    let n = w.channels();
+    let wn = w.rng.range(1, if dual { 4 } else { 8 }) as u16;
+    let inner = [
+        w.rng.range(1, 3) as u16,
+        w.rng.range(1, 3) as u16,
+        w.rng.range(1, 2) as u16,
+    ];
+    let count = u64::from(wn) * inner.iter().map(|&x| u64::from(x)).product::<u64>();
+    let (din, dout) = if bitvec || opcode == 0x88 {
+        let d = w.dtype(&[Dtype::INT32, Dtype::UINT32, Dtype::UINT16, Dtype::UINT8]);
+        (d, d)
+    } else {
+        (w.dtype(&PLAIN), w.out_dtype(&PLAIN))
+    };
+    let op = if bitvec || opcode == 0x88 {
+        let ops = bitvec_ops(w.gen, w.rng.chance(0.05));
+        w.rng.pick(&ops)
+    } else {
+        let ops = arith_ops(w.gen);
+        w.rng.pick(&ops)
+    };
+    let rev = if opcode == 0x87 {
+        RevOps(w.rng.below(4) as u8)
+    } else {
+        w.rng.pick(&[RevOps::NONE, RevOps::BOTH])
+    };
+    let sp = w.place(
+        [inner[0], inner[1], inner[2], wn],
+        din.size().unwrap() as u32,
+        n,
+        true,
+    );
+    let dn = w.factor(count, 4);
+    let mut dp = w.place(
+        [dn[0], dn[1], dn[2], dn[3]],
+        dout.size().unwrap() as u32,
+        n,
+        dout.size() == Some(4),
+    );
+    if w.rng.chance(0.25) && din.size() == dout.size() {
+        // In place: the same start address (and, half the time, the same pattern).
+        dp.space = sp.space;
+        dp.p0 = sp.p0;
+        dp.off = sp.off;
+        if w.rng.chance(0.5) || sp.nums == dp.nums {
+            dp.steps = sp.steps;
+            dp.nums = sp.nums;
+        } else {
+            dp = w.place(dp.nums, dout.size().unwrap() as u32, n, false);
+        }
+        if dp.space == Space::Psum && dout.size() != Some(4) {
+            dp.space = Space::Sbuf;
+        }
+    }
+    let mut prog = Vec::new();
+    if w.rng.chance(0.4) {
+        // A real loader first, matching W or not.
+        let mut l = gen_imm_ld(w);
+        if let Body::S2Bn(s) = &mut l.body {
+            s.num_active_channels = n;
+        }
+        if w.is_ok_imm_ld(&l) {
+            prog.push(l);
+        }
+    } else {
+        random_flops(w, n);
+    }
+    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    let src = w.tensor(&sp);
+    let dst = w.tensor(&dp);
+    if let Body::S4d4Tsm(s) = &mut i.body {
+        s.src_mem_pattern = src;
+        s.dst_mem_pattern = dst;
+        s.in_dtype = din;
+        s.out_dtype = dout;
+        s.num_active_channels = n;
+        s.op = op;
+        s.op_dim = TensorSubdim::XYZ;
+        s.reverse_operands = rev;
+    }
+    w.maybe_events(&mut i);
+    prog.push(i);
+    prog
+}
+
+impl World {
+    fn small_or_any(&mut self) -> u32 {
+        let (a, b) = (self.rng.below(40) as u32, self.rng.next() as u32);
+        if self.rng.chance(0.5) {
+            a
+        } else {
+            b
+        }
+    }
+
+    fn is_ok_imm_ld(&self, i: &Instruction) -> bool {
+        is_valid(i, self.gen)
+    }
+}
+
+fn data4d(w: &mut World, count: u64) -> Data4d {
+    let nums = w.factor(count, 4);
+    let mut d = Data4d {
+        base: if w.rng.chance(0.2) {
+            w.rng
+                .pick(&[i32::MAX - 3, i32::MIN + 2, 1 << 24, -(1 << 24)])
+        } else {
+            w.rng.range(-20, 20) as i32
+        },
+        ..Default::default()
+    };
+    for k in 0..4 {
+        d.num_elem[k] = nums[k];
+        d.step_elem[k] = if w.rng.chance(0.1) {
+            w.rng.pick(&[i16::MAX, i16::MIN, 1000])
+        } else {
+            w.rng.range(-5, 5) as i16
+        };
+    }
+    d
+}
+
+fn channel_multiplier(w: &mut World) -> i32 {
+    if w.rng.chance(0.1) {
+        w.rng.pick(&[i32::MAX, i32::MIN, 1 << 30])
+    } else {
+        w.rng.range(-4, 4) as i32
+    }
+}
+
+pub fn gen_affine_select(w: &mut World) -> Vec<Instruction> {
+    let n = w.channels();
+    let (din, dout) = (w.dtype(&PLAIN), w.out_dtype(&PLAIN));
+    let psum = w.gen == Gen::Sunda;
+    let count = w.rng.range(1, 24) as u64;
+    let sn = w.factor(count, 2);
+    let sp = w.place([sn[0], sn[1]], din.size().unwrap() as u32, n, psum);
+    let dn = w.factor(count, 2);
+    let mut dp = w.place(
+        [dn[0], dn[1]],
+        dout.size().unwrap() as u32,
+        n,
+        psum && dout.size() == Some(4),
+    );
+    if w.rng.chance(0.35) && din.size() == dout.size() {
+        dp = sp; // in place, as the nki-library SWA path does
+        if dp.space == Space::Psum && dout.size() != Some(4) {
+            dp = w.place(dn_arr(&dn), dout.size().unwrap() as u32, n, false);
+        }
+    }
+    let fill = w.rng.f32_bits();
+    let fill_reg = w.set_reg(fill);
+    let mut i = Instruction::new(Opcode(0x92), w.gen);
+    let (src, dst) = (w.tensor(&sp), w.tensor(&dp));
+    let mask = data4d(w, count);
+    let cm = channel_multiplier(w);
+    if let Body::S2d2TsAs(s) = &mut i.body {
+        s.num_active_channels = n;
+        s.in_out_dtype = DtypePair::new(din, dout);
+        s.fill_mode = AffineSelectCmp(w.rng.below(4) as u8);
+        s.fill_reg = fill_reg;
+        s.mask_pattern = mask;
+        s.src_mem_pattern = src;
+        s.dst_mem_pattern = dst;
+        s.channel_multiplier = cm;
+    }
+    w.maybe_events(&mut i);
+    vec![i]
+}
+
+fn dn_arr(v: &[u16]) -> [u16; 2] {
+    [v[0], v[1]]
+}
+
+pub fn gen_iota(w: &mut World) -> Vec<Instruction> {
+    let n = w.channels();
+    let dout = w.out_dtype(&PLAIN);
+    let count = w.rng.range(1, 24) as u64;
+    let dn = w.factor(count, 4);
+    let dp = w.place(
+        [dn[0], dn[1], dn[2], dn[3]],
+        dout.size().unwrap() as u32,
+        n,
+        dout.size() == Some(4),
+    );
+    let mut i = Instruction::new(Opcode(0x7E), w.gen);
+    let dst = w.tensor(&dp);
+    let g = data4d(w, count);
+    let cm = channel_multiplier(w);
+    if let Body::D4Iota(s) = &mut i.body {
+        s.out_dtype = dout;
+        s.num_active_channels = n;
+        s.channel_multiplier = cm;
+        s.src_data_pattern = g;
+        s.dst_mem_pattern = dst;
+    }
+    w.maybe_events(&mut i);
+    vec![i]
+}
+
+pub fn gen_tensor_scalar(w: &mut World) -> Vec<Instruction> {
+    let opcode = w.rng.pick(&[0x43u8, 0x43, 0x53, 0x44, 0x54]);
+    let bitvec = matches!(opcode, 0x53 | 0x54);
+    let ptr_form = matches!(opcode, 0x44 | 0x54);
+    let int_arm = !bitvec && w.gen == Gen::Maverick && w.rng.chance(0.3);
+    let n = w.channels();
+    let (din, dout, mut op0, mut op1) = if bitvec {
+        let d = w.dtype(&INTS);
+        let ops = bitvec_ops(w.gen, w.rng.chance(0.05));
+        (d, d, w.rng.pick(&ops), w.rng.pick(&ops))
+    } else if int_arm {
+        let ops = ops_where(w.gen, |o| o.is_valid_int_aluop_dve());
+        let (a, b) = if w.rng.chance(0.1) {
+            (w.dtype(&PLAIN), w.dtype(&PLAIN))
+        } else {
+            (w.dtype(&INTS), w.dtype(&INTS))
+        };
+        (a, b, w.rng.pick(&ops), w.rng.pick(&ops))
+    } else {
+        let ops = arith_ops(w.gen);
+        (
+            w.dtype(&PLAIN),
+            w.out_dtype(&PLAIN),
+            w.rng.pick(&ops),
+            w.rng.pick(&ops),
+        )
+    };
+    if op0 == AluOp::BYPASS {
+        op1 = AluOp::BYPASS;
+    }
+    if bitvec && din.size() != Some(4) {
+        let right = |o: AluOp| matches!(o, AluOp::ARITH_SHIFT_RIGHT | AluOp::LOGICAL_SHIFT_RIGHT);
+        let left = |o: AluOp| matches!(o, AluOp::ARITH_SHIFT_LEFT | AluOp::LOGICAL_SHIFT_LEFT);
+        if op0 == AluOp::ARITH_SHIFT_RIGHT || (left(op0) && right(op1)) {
+            op0 = AluOp::BITWISE_XOR;
+        }
+        if op1 == AluOp::ARITH_SHIFT_RIGHT {
+            op1 = AluOp::BITWISE_OR;
+        }
+        if op0 == AluOp::BYPASS {
+            op1 = AluOp::BYPASS;
+        }
+    }
+    let count = w.rng.range(1, 24) as u64;
+    let sn = w.factor(count, 3);
+    let sp = w.place([sn[0], sn[1], sn[2]], din.size().unwrap() as u32, n, true);
+    let dn = w.factor(count, 3);
+    let mut dp = w.place(
+        [dn[0], dn[1], dn[2]],
+        dout.size().unwrap() as u32,
+        n,
+        dout.size() == Some(4),
+    );
+    if w.rng.chance(0.25)
+        && din.size() == dout.size()
+        && !(sp.space == Space::Psum && dout.size() != Some(4))
+    {
+        dp = sp;
+    }
+    let scalar_size = if bitvec {
+        din.size().unwrap() as u32
+    } else {
+        4
+    };
+    let imm = |w: &mut World| -> (ImmSrc, u32) {
+        let kind = if ptr_form {
+            ImmSrc::POINTER
+        } else {
+            w.rng.pick(&[
+                ImmSrc::INSTRUCTION,
+                ImmSrc::INSTRUCTION,
+                ImmSrc::INSTRUCTION,
+                ImmSrc::POINTER,
+                ImmSrc::REG_PTR,
+            ])
+        };
+        let v = match kind {
+            ImmSrc::INSTRUCTION if bitvec || int_arm => {
+                let mask = match din.size() {
+                    Some(1) if bitvec => 0xFF,
+                    Some(2) if bitvec => 0xFFFF,
+                    _ => u32::MAX,
+                };
+                w.small_or_any() & mask
+            }
+            ImmSrc::INSTRUCTION => w.rng.f32_bits(),
+            k => w.pointer(scalar_size, n, k == ImmSrc::REG_PTR),
+        };
+        (if ptr_form { ImmSrc::INSTRUCTION } else { kind }, v)
+    };
+    let (i0, i1) = (imm(w), imm(w));
+    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    let (src, dst) = (w.tensor(&sp), w.tensor(&dp));
+    if let Body::S3d3Ts(s) = &mut i.body {
+        s.src_mem_pattern = src;
+        s.dst_mem_pattern = dst;
+        s.in_dtype = din;
+        s.out_dtype = dout;
+        s.num_active_channels = n;
+        s.op0 = op0;
+        s.op1 = op1;
+        s.reverse_operands = RevOps(w.rng.below(4) as u8);
+        s.imm0_src = i0.0;
+        s.imm0 = ImmVal(i0.1);
+        s.imm1_src = i1.0;
+        s.imm1 = ImmVal(i1.1);
+    }
+    w.maybe_events(&mut i);
+    vec![i]
+}
+
+pub fn gen_ts_select(w: &mut World) -> Vec<Instruction> {
+    let n = w.channels();
+    let dtype = w.dtype(&PLAIN);
+    let size = dtype.size().unwrap() as u32;
+    let pred_dtype = match size {
+        1 => w.rng.pick(&[Dtype::INT8, Dtype::UINT8]),
+        2 => w.rng.pick(&[Dtype::INT16, Dtype::UINT16]),
+        _ => w.rng.pick(&[Dtype::INT32, Dtype::UINT32]),
+    };
+    let count = w.rng.range(1, 24) as u64;
+    let sn = w.factor(count, 3);
+    let sp = w.place([sn[0], sn[1], sn[2]], size, n, true);
+    let dn = w.factor(count, 3);
+    let mut dp = w.place([dn[0], dn[1], dn[2]], size, n, size == 4);
+    if w.rng.chance(0.25) && !(sp.space == Space::Psum && size != 4) {
+        dp = sp;
+    }
+    let kinds = [ImmSrc::INSTRUCTION, ImmSrc::POINTER, ImmSrc::REG_PTR];
+    let (k1, kp) = (w.rng.pick(&kinds), w.rng.pick(&kinds));
+    let s1 = match k1 {
+        ImmSrc::INSTRUCTION => w.rng.next() as u32,
+        k => w.pointer(size, n, k == ImmSrc::REG_PTR),
+    };
+    let pv = match kp {
+        ImmSrc::INSTRUCTION => w.rng.below(2) as u32,
+        k => w.pointer(size, n, k == ImmSrc::REG_PTR),
+    };
+    let mut i = Instruction::new(Opcode(0x98), w.gen);
+    let (src, dst) = (w.tensor(&sp), w.tensor(&dp));
+    if let Body::S3d3TsSelect(s) = &mut i.body {
+        s.src0_mem_pattern = src;
+        s.dst_mem_pattern = dst;
+        s.reversed_pred = w.rng.below(2) as u8;
+        s.num_active_channels = n;
+        s.dtype = dtype;
+        s.pred_imm_dtype = pred_dtype;
+        s.src1_imm_src = k1;
+        s.pred_imm_src = kp;
+        s.src1_imm = ImmVal(s1);
+        s.pred_imm = ImmVal(pv);
+    }
+    w.maybe_events(&mut i);
+    vec![i]
+}
+
+pub fn gen_range_select(w: &mut World) -> Vec<Instruction> {
+    let n = w.channels();
+    let (din, dout) = (w.dtype(&FPS), w.out_dtype(&FPS));
+    let count = w.rng.range(1, 24) as u64;
+    let sn = w.factor(count, 2);
+    let sp = w.place([sn[0], sn[1]], din.size().unwrap() as u32, n, true);
+    let dn = w.factor(count, 2);
+    let mut dp = w.place(
+        [dn[0], dn[1]],
+        dout.size().unwrap() as u32,
+        n,
+        dout.size() == Some(4),
+    );
+    if w.rng.chance(0.25)
+        && din.size() == dout.size()
+        && !(sp.space == Space::Psum && dout.size() != Some(4))
+    {
+        dp = sp;
+    }
+    let kinds = [
+        ImmSrc::INSTRUCTION,
+        ImmSrc::INSTRUCTION,
+        ImmSrc::POINTER,
+        ImmSrc::REG_PTR,
+    ];
+    let bound = |w: &mut World| {
+        let k = w.rng.pick(&kinds);
+        let v = match k {
+            ImmSrc::INSTRUCTION => (w.rng.range(-4, 28) as f32 * 0.5).to_bits(),
+            k => w.pointer(4, n, k == ImmSrc::REG_PTR),
+        };
+        (k, v)
+    };
+    let (b0, b1) = (bound(w), bound(w));
+    let cmps = [
+        AluOp::IS_EQ,
+        AluOp::IS_GT,
+        AluOp::IS_GE,
+        AluOp::IS_LE,
+        AluOp::IS_LT,
+    ];
+    let mut i = Instruction::new(Opcode(0xBC), w.gen);
+    let (src, dst) = (w.tensor(&sp), w.tensor(&dp));
+    if let Body::S2d2Rs(s) = &mut i.body {
+        s.num_active_channels = n;
+        s.in_out_dtype = DtypePair::new(din, dout);
+        s.reduce_cmd = if w.rng.chance(0.05) {
+            AccumCmd::ACCUMULATE
+        } else {
+            AccumCmd::IDLE
+        };
+        s.reduce_op = AluOp::MAX;
+        s.base = F32Bits((w.rng.range(-6, 6) as f32 * 0.75).to_bits());
+        s.fill_val = F32Bits(0xFF7F_FFFF);
+        s.src_mem_pattern = src;
+        s.dst_mem_pattern = dst;
+        s.comp_op0 = w.rng.pick(&cmps);
+        s.comp_op1 = w.rng.pick(&cmps);
+        s.bound0_src = b0.0;
+        s.bound0 = ImmVal(b0.1);
+        s.bound1_src = b1.0;
+        s.bound1 = ImmVal(b1.1);
+    }
+    w.maybe_events(&mut i);
+    vec![i]
+}
