@@ -1,4 +1,5 @@
 //! Hand-checked cases for every instruction, events, faults and warnings.
+#![allow(clippy::needless_range_loop)] // plain index loops read like the expectations
 
 mod support;
 

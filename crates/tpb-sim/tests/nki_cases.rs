@@ -1,6 +1,7 @@
 //! The nki-library parameterisations of AffineSelect (nki-semantics §1.1 table), with
 //! expectations checked by hand: the causal mask, a sliding-window band and an identity
 //! matrix built with EQ.
+#![allow(clippy::needless_range_loop)] // plain index loops read like the expectations
 
 mod support;
 

@@ -3,7 +3,7 @@
 //! instruction that produces valid instructions with random shapes, dtypes, strides
 //! (negative and zero), aliasing, register-form addresses, pointer immediates, SBUF/PSUM,
 //! events, and a few deliberate faults.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::needless_range_loop)]
 
 use crate::reference::{RefState, WINDOW};
 use tpb_isa::geometry::Space;

@@ -8,7 +8,7 @@
 //! The reference models the first [`WINDOW`] bytes of every partition; the test generator
 //! keeps every access that is not a deliberate fault inside that window. It is only called
 //! on instructions that pass validation.
-#![allow(dead_code, clippy::too_many_arguments)]
+#![allow(dead_code, clippy::too_many_arguments, clippy::needless_range_loop)]
 
 use tpb_isa::wire::{Addr4, Data4d, Events, Tensor};
 use tpb_isa::*;
