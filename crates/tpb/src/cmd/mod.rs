@@ -5,6 +5,7 @@ pub mod decode;
 pub mod explain;
 pub mod input;
 pub mod pack;
+pub mod run;
 pub mod validate;
 
 use std::path::PathBuf;

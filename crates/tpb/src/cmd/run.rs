@@ -1,0 +1,581 @@
+//! `tpb run PROGRAM`: execute a program on the reference simulator with `.npy` inputs and
+//! outputs bound to memory regions, registers set, and bit-exact expectations checked.
+//!
+//! ```text
+//! $ tpb run examples/causal_mask.tpb
+//! ```
+//!
+//! Bindings come from the program's directives (`.in`, `.out`, `.reg`, `.expect`, `.show`,
+//! `.dtype`) and from the flags of the same names (syntax in [`bind`], regions in
+//! [`region`]). A directive acts at its place in the program: before the instruction that
+//! follows it. Flags `--in`/`--reg` act before the first instruction (after the directives
+//! there, so they win), and `--out`/`--expect`/`--show` after the last. Every file is read and
+//! every region checked before the first instruction runs.
+//!
+//! Exit status: 0 when the run completes and every expectation holds; 1 when an instruction
+//! faults (the message names its index, opcode, source line and cause) or an expectation
+//! fails (the message gives the first differing element and how many differ); 2 for usage
+//! and input errors (one line on stderr). The full reference is docs/cli-run.md.
+
+pub mod bind;
+pub mod check;
+pub mod data;
+pub mod program;
+pub mod region;
+pub mod show;
+pub mod value;
+
+use super::input::GenArg;
+use super::CliError;
+use crate::npy::NpyStyle;
+use bind::{Binding, Origin, Paths, Want};
+use program::Program;
+use region::{parse_dtype, Bound, RegionSpec};
+use serde_json::json;
+use show::Picture;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use tpb_isa::wire::descriptor::f32_text;
+use tpb_isa::Dtype;
+use tpb_sim::numerics::{E4m3Variant, Fp8Config};
+use tpb_sim::{Config, Machine, RunReport, StepReport};
+
+/// At most this many warnings are listed in the report (all are counted).
+const MAX_LISTED_WARNINGS: usize = 20;
+
+/// Arguments of `tpb run`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The program: assembly text (`.tpb`, with directives) or a binary of 64-byte bundles.
+    #[arg(value_name = "PROGRAM")]
+    pub program: Option<PathBuf>,
+    /// A binary program as hex digits instead of PROGRAM.
+    #[arg(long, value_name = "HEX")]
+    pub hex: Option<String>,
+    /// The generation.
+    #[command(flatten)]
+    pub gen: GenArg,
+    /// Load an .npy file into a region before the first instruction (repeatable).
+    #[arg(long = "in", value_name = "FILE.npy@REGION")]
+    pub inputs: Vec<String>,
+    /// Save a region as an .npy file in --out-dir after the last instruction (repeatable).
+    #[arg(long = "out", value_name = "REGION@FILE.npy")]
+    pub outputs: Vec<String>,
+    /// Check a region bit for bit after the last instruction (repeatable).
+    #[arg(long, value_name = "REGION==FILE.npy|[v,…]")]
+    pub expect: Vec<String>,
+    /// Print a region's top-left corner after the last instruction (repeatable).
+    #[arg(long, value_name = "REGION [RxC] [mark=V]")]
+    pub show: Vec<String>,
+    /// Set a register before the first instruction: an integer, 0x bits or an fp32 literal.
+    #[arg(long = "reg", value_name = "N=VALUE")]
+    pub regs: Vec<String>,
+    /// Element type of input files whose region names none and whose file cannot say it
+    /// (ml_dtypes V2/V1 blobs).
+    #[arg(long, value_name = "DTYPE")]
+    pub dtype: Option<String>,
+    /// Print one line per instruction: index, mnemonic, elements, bytes written, warnings.
+    #[arg(long)]
+    pub trace: bool,
+    /// Make every warning (uninitialised read, loader mismatch, firmware stub) a fault.
+    #[arg(long)]
+    pub strict: bool,
+    /// FP8 outputs saturate to ±max instead of overflowing to ±inf/NaN.
+    #[arg(long)]
+    pub fp8_ocp_sat: bool,
+    /// The FP8_EXP4 encoding: IEEE-like (max 240) or finite-only (`fn`, max 448).
+    #[arg(long, value_enum, default_value_t = E4m3Arg::Ieee, value_name = "VARIANT")]
+    pub fp8_e4m3: E4m3Arg,
+    /// Run ImmLd/PtrMulti as the shipped log-only firmware stubs (cayman and later).
+    #[arg(long)]
+    pub firmware_stubs: bool,
+    /// Directory for output files (relative --out/.out paths).
+    #[arg(long, value_name = "DIR", default_value = "out")]
+    pub out_dir: PathBuf,
+    /// How bfloat16/fp8 outputs are stored: `bits` (<u2/|u1, loads in any numpy) or
+    /// `ml-dtypes` (<V2/|V1 blobs as ml_dtypes writes them).
+    #[arg(long, value_enum, default_value_t = StyleArg::Bits, value_name = "STYLE")]
+    pub npy_style: StyleArg,
+}
+
+/// `--fp8-e4m3`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum E4m3Arg {
+    /// IEEE-like E4M3 (ml_dtypes float8_e4m3): ±240, inf and NaNs.
+    Ieee,
+    /// Finite-only E4M3 (ml_dtypes float8_e4m3fn): ±448, one NaN.
+    Fn,
+}
+
+/// `--npy-style`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StyleArg {
+    /// Unsigned-integer bit views.
+    Bits,
+    /// ml_dtypes raw blobs.
+    MlDtypes,
+}
+
+/// A binding ready to perform: files read, regions bound.
+enum Action {
+    In {
+        bound: Bound,
+        data: Vec<u8>,
+        file: PathBuf,
+    },
+    Out {
+        bound: Bound,
+        file: PathBuf,
+    },
+    Reg {
+        index: usize,
+        value: u32,
+    },
+    Expect {
+        bound: Bound,
+        want: Vec<u8>,
+        source: String,
+    },
+    Show {
+        bound: Bound,
+        pic: Picture,
+    },
+}
+
+/// An action, where it acts (the number of instructions before it) and where it came from.
+struct Planned {
+    at: usize,
+    origin: Origin,
+    action: Action,
+}
+
+/// What the run has found so far.
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    failed: Vec<String>,
+    outputs: Vec<serde_json::Value>,
+}
+
+/// Runs `tpb run`.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let gen_flag = match &args.gen.gen {
+        Some(_) => Some(args.gen.resolve()?),
+        None => None,
+    };
+    let program = program::load(args.program.as_deref(), args.hex.as_deref(), gen_flag)?;
+    let fp8 = Fp8Config {
+        ocp_sat: args.fp8_ocp_sat,
+        e4m3: match args.fp8_e4m3 {
+            E4m3Arg::Ieee => E4m3Variant::Ieee,
+            E4m3Arg::Fn => E4m3Variant::FiniteOnly,
+        },
+    };
+    let mut config = Config::new(program.gen);
+    config.fp8 = fp8;
+    config.strict = args.strict;
+    config.firmware_stubs = args.firmware_stubs;
+    let style = match args.npy_style {
+        StyleArg::Bits => NpyStyle::BitView,
+        StyleArg::MlDtypes => NpyStyle::MlDtypes,
+    };
+    let mut machine = Machine::new(config);
+    let plan = plan(&args, &program, &fp8, &machine)?;
+
+    let n = program.insts.len();
+    println!(
+        "program  {} ({}, {n} instruction{})",
+        program.name,
+        program.gen,
+        plural(n)
+    );
+    let mut tally = Tally::default();
+    let mut report = RunReport::default();
+    let mut next = plan.iter().peekable();
+    for p in 0..=n {
+        while let Some(a) = next.next_if(|a| a.at == p) {
+            perform(&mut machine, a, n, &fp8, style, &mut tally)?;
+        }
+        let Some(inst) = program.insts.get(p) else {
+            break;
+        };
+        match machine.step_at(p, inst) {
+            Ok(step) => {
+                if args.trace {
+                    print_trace(&step);
+                }
+                report.steps.push(step);
+            }
+            Err(fault) => {
+                summary(&report, &tally);
+                let cause = fault.to_string().replace("\n  ", "; ");
+                eprintln!("tpb: error: {}{cause}", program.where_is(p));
+                return Ok(ExitCode::from(1));
+            }
+        }
+    }
+    write_manifest(&args.out_dir, &program, &tally)?;
+    summary(&report, &tally);
+    if tally.failed.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for f in &tally.failed {
+        eprintln!("tpb: error: expectation failed: {f}");
+    }
+    Ok(ExitCode::from(1))
+}
+
+/// Parses every binding (directives, then flags), reads every file and checks every region
+/// against the machine, so that input errors come before the first instruction runs.
+fn plan(
+    args: &Args,
+    program: &Program,
+    fp8: &Fp8Config,
+    machine: &Machine,
+) -> Result<Vec<Planned>, CliError> {
+    let n = program.insts.len();
+    let mut parsed: Vec<(usize, Origin, Binding)> = Vec::new();
+    let dir_paths = Paths {
+        inputs: &program.dir,
+        outputs: &args.out_dir,
+    };
+    for d in &program.directives {
+        let b = bind::parse(&d.name, &d.args, dir_paths)
+            .map_err(|e| CliError::Msg(format!("{}:{}: .{}: {e}", program.name, d.line, d.name)))?;
+        parsed.push((d.instructions_before, Origin::Line(d.line), b));
+    }
+    let flag_paths = Paths {
+        inputs: Path::new(""),
+        outputs: &args.out_dir,
+    };
+    let flags: [(&'static str, &[String], usize); 5] = [
+        ("--in", &args.inputs, 0),
+        ("--reg", &args.regs, 0),
+        ("--out", &args.outputs, n),
+        ("--expect", &args.expect, n),
+        ("--show", &args.show, n),
+    ];
+    for (flag, values, at) in flags {
+        for v in values {
+            let b = bind::parse(&flag[2..], v, flag_paths)
+                .map_err(|e| CliError::Msg(format!("{flag} {v}: {e}")))?;
+            parsed.push((at, Origin::Flag(flag), b));
+        }
+    }
+    // Stable: at each position, directives (source order) come before flags.
+    parsed.sort_by_key(|p| p.0);
+
+    let mut default_dtype = None;
+    for (_, origin, b) in &parsed {
+        if let Binding::DefaultDtype(d) = b {
+            match default_dtype {
+                Some((d0, o0)) if d0 != *d => {
+                    return Err(CliError::Msg(format!(
+                        "{}: {origin}: .dtype {d} contradicts .dtype {d0} at {o0}",
+                        program.name
+                    )))
+                }
+                _ => default_dtype = Some((*d, *origin)),
+            }
+        }
+    }
+    let default_dtype = match &args.dtype {
+        Some(s) => Some(parse_dtype(s).map_err(|e| CliError::Msg(format!("--dtype: {e}")))?),
+        None => default_dtype.map(|d| d.0),
+    };
+
+    let mut plan = Vec::new();
+    for (at, origin, b) in parsed {
+        let here = |e: String| match origin {
+            Origin::Line(_) => CliError::Msg(format!("{}:{origin}: {e}", program.name)),
+            Origin::Flag(_) => CliError::Msg(format!("{origin}: {e}")),
+        };
+        let Some(action) = prepare(b, default_dtype, fp8).map_err(here)? else {
+            continue;
+        };
+        let bound = match &action {
+            Action::In { bound, .. }
+            | Action::Out { bound, .. }
+            | Action::Expect { bound, .. }
+            | Action::Show { bound, .. } => Some(bound),
+            Action::Reg { .. } => None,
+        };
+        if let Some(b) = bound {
+            machine
+                .uninitialised_bytes(&b.tensor)
+                .map_err(|e| here(format!("region {b}: {e} on {}", machine.gen())))?;
+        }
+        plan.push(Planned { at, origin, action });
+    }
+    Ok(plan)
+}
+
+/// Turns a parsed binding into an action: reads its file, binds its region, parses its
+/// values. `DefaultDtype` has no action.
+fn prepare(
+    b: Binding,
+    default_dtype: Option<Dtype>,
+    fp8: &Fp8Config,
+) -> Result<Option<Action>, String> {
+    Ok(Some(match b {
+        Binding::In { file, region } => {
+            let (bound, data) = data::read_for_region(&file, &region, default_dtype)?;
+            Action::In { bound, data, file }
+        }
+        Binding::Out { region, file } => Action::Out {
+            bound: region.bind()?,
+            file,
+        },
+        Binding::Reg { index, value } => Action::Reg { index, value },
+        Binding::Expect {
+            region,
+            want: Want::File(file),
+        } => {
+            let (bound, want) = data::read_for_region(&file, &region, default_dtype)?;
+            Action::Expect {
+                bound,
+                want,
+                source: file.display().to_string(),
+            }
+        }
+        Binding::Expect {
+            region,
+            want: Want::Values(values),
+        } => {
+            let bound = bind_values(&region, values.len())?;
+            let dtype = bound.tensor.dtype;
+            let size = bound.elem_size();
+            let mut want = Vec::with_capacity(values.len() * size);
+            for (i, v) in values.iter().enumerate() {
+                let bits =
+                    value::parse_element(v, dtype, fp8).map_err(|e| format!("value {i}: {e}"))?;
+                want.extend_from_slice(&bits.to_le_bytes()[..size]);
+            }
+            Action::Expect {
+                bound,
+                want,
+                source: format!("[{}]", values.join(", ")),
+            }
+        }
+        Binding::Show { region, size, mark } => {
+            let region = RegionSpec {
+                shape: region
+                    .shape
+                    .clone()
+                    .or(Some(vec![region.partitions() as usize, size.1])),
+                ..region
+            };
+            let bound = region.bind()?;
+            let mark = mark
+                .map(|m| value::parse_element(&m, bound.tensor.dtype, fp8))
+                .transpose()
+                .map_err(|e| format!("mark: {e}"))?;
+            Action::Show {
+                bound,
+                pic: Picture {
+                    rows: size.0,
+                    cols: size.1,
+                    mark,
+                },
+            }
+        }
+        Binding::DefaultDtype(_) => return Ok(None),
+    }))
+}
+
+/// Binds a region for `count` inline values: its dtype is required; a missing shape is
+/// partitions × (count / partitions); a given one must hold exactly `count` elements.
+fn bind_values(region: &RegionSpec, count: usize) -> Result<Bound, String> {
+    let Some(dtype) = region.dtype else {
+        return Err(format!(
+            "region {region} needs a dtype to read inline values, e.g. {}:bf16",
+            region.place()
+        ));
+    };
+    match &region.shape {
+        Some(_) => {
+            let b = region.bind()?;
+            if b.count() != count as u64 {
+                return Err(format!(
+                    "{count} value{} for the {} elements of {b}",
+                    plural(count),
+                    b.count()
+                ));
+            }
+            Ok(b)
+        }
+        None => {
+            let parts = region.partitions() as usize;
+            if count % parts != 0 {
+                return Err(format!(
+                    "{count} value{} do not split evenly over the {parts} partitions of {region}",
+                    plural(count)
+                ));
+            }
+            region.bind_to(dtype, &[parts, count / parts])
+        }
+    }
+}
+
+/// Performs one action and prints its report line. Host errors cannot happen (every region
+/// was checked in [`plan`]) but are reported as input errors if they do.
+fn perform(
+    m: &mut Machine,
+    a: &Planned,
+    n: usize,
+    fp8: &Fp8Config,
+    style: NpyStyle,
+    tally: &mut Tally,
+) -> Result<(), CliError> {
+    let host = |e: tpb_sim::HostError| CliError::Msg(format!("{}: {e}", a.origin));
+    let when = when(&a.action, a.at, n);
+    match &a.action {
+        Action::In { bound, data, file } => {
+            m.write_tensor(&bound.tensor, data).map_err(host)?;
+            println!("in       {} -> {bound}{when}", file.display());
+        }
+        Action::Reg { index, value } => {
+            m.set_register(*index, *value).map_err(host)?;
+            println!(
+                "reg      r{index} = {value:#010x} (fp32 {}, int {}){when}",
+                f32_text(*value),
+                *value as i32
+            );
+        }
+        Action::Out { bound, file } => {
+            let bytes = m.read_tensor(&bound.tensor).map_err(host)?;
+            let descr = data::write_output(file, bound, bytes, style).map_err(CliError::Msg)?;
+            let uninit = m.uninitialised_bytes(&bound.tensor).map_err(host)?;
+            let note = if uninit > 0 {
+                format!("; {uninit} bytes never written (zero)")
+            } else {
+                String::new()
+            };
+            println!(
+                "out      {bound} -> {} ({descr}){when}{note}",
+                file.display()
+            );
+            tally.outputs.push(json!({
+                "file": file.display().to_string(),
+                "region": bound.to_string(),
+                "dtype": bound.tensor.dtype.to_string(),
+                "shape": bound.shape,
+                "descr": descr,
+                "load": data::python_loader(&file.display().to_string(), bound.tensor.dtype),
+            }));
+        }
+        Action::Expect {
+            bound,
+            want,
+            source,
+        } => {
+            let got = m.read_tensor(&bound.tensor).map_err(host)?;
+            match check::compare(bound.elem_size(), want, &got) {
+                None => {
+                    tally.passed += 1;
+                    println!(
+                        "expect   {bound} == {source}: ok, {} elements{when}",
+                        bound.count()
+                    );
+                }
+                Some(mm) => {
+                    let detail = check::describe(bound, &mm, fp8);
+                    println!("expect   {bound} == {source}: FAILED{when}: {detail}");
+                    tally
+                        .failed
+                        .push(format!("{}: {bound} == {source}: {detail}", a.origin));
+                }
+            }
+        }
+        Action::Show { bound, pic } => {
+            let got = m.read_tensor(&bound.tensor).map_err(host)?;
+            println!("show     {bound}{when}");
+            print!("{}", show::render(bound, &got, pic, fp8, "         "));
+        }
+    }
+    Ok(())
+}
+
+/// ` (before instruction #3)` for an action not at its natural place (inputs before the
+/// first instruction, outputs after the last).
+fn when(a: &Action, at: usize, n: usize) -> String {
+    let input = matches!(a, Action::In { .. } | Action::Reg { .. });
+    match (input, at) {
+        (true, 0) => String::new(),
+        (false, at) if at == n => String::new(),
+        (_, at) if at == n => " (after the last instruction)".into(),
+        (_, 0) => " (before the first instruction)".into(),
+        (_, at) => format!(" (before instruction #{at})"),
+    }
+}
+
+fn print_trace(step: &StepReport) {
+    println!("{step}");
+    for w in &step.warnings {
+        println!("      warning [{}]: {}", w.kind.tag(), w.message);
+    }
+}
+
+/// The closing lines: totals, warnings, expectations.
+fn summary(report: &RunReport, tally: &Tally) {
+    let n = report.instructions();
+    println!(
+        "ran      {n} instruction{}: {} elements, {} bytes written",
+        plural(n),
+        report.elements(),
+        report.bytes_written()
+    );
+    let warnings: Vec<_> = report.warnings().collect();
+    if warnings.is_empty() {
+        println!("warnings none");
+    } else {
+        println!("warnings {}", warnings.len());
+        for w in warnings.iter().take(MAX_LISTED_WARNINGS) {
+            println!("         {w}");
+        }
+        if warnings.len() > MAX_LISTED_WARNINGS {
+            println!(
+                "         … and {} more",
+                warnings.len() - MAX_LISTED_WARNINGS
+            );
+        }
+    }
+    let (p, f) = (tally.passed, tally.failed.len());
+    match (p, f) {
+        (0, 0) => println!("expect   none"),
+        (p, 0) => println!("expect   {p} passed"),
+        (p, f) => println!("expect   {p} passed, {f} FAILED"),
+    }
+}
+
+/// Writes `<out-dir>/<program>.manifest.json` describing the outputs (when there are any):
+/// file, region, dtype, shape, descr, and the Python line that loads it as its real type.
+fn write_manifest(out_dir: &Path, program: &Program, tally: &Tally) -> Result<(), CliError> {
+    if tally.outputs.is_empty() {
+        return Ok(());
+    }
+    let stem = Path::new(&program.name)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|_| program.name != "--hex")
+        .unwrap_or("hex");
+    let path = out_dir.join(format!("{stem}.manifest.json"));
+    let doc = json!({
+        "program": program.name,
+        "gen": program.gen.name(),
+        "outputs": tally.outputs,
+    });
+    let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+    std::fs::create_dir_all(out_dir).map_err(|e| CliError::io(out_dir, e))?;
+    std::fs::write(&path, text).map_err(|e| CliError::io(&path, e))?;
+    println!("manifest {}", path.display());
+    Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

@@ -1,0 +1,141 @@
+//! Loading the program for `tpb run`: the text syntax (assembled with the run directives
+//! allowed) or a binary of 64-byte bundles, and the one generation it runs on.
+//!
+//! Text or binary: a file ending in `.bin` is binary and one ending in `.tpb`, `.s` or
+//! `.asm` is text; any other file is text when it is UTF-8 without NUL bytes (every real
+//! bundle has zero bytes in its header), else binary. `--hex` is always binary.
+//!
+//! The generation: a text program may say `.gen NAME`; `--gen` gives it for programs that do
+//! not. Both together must agree, and every instruction of a program must be assembled for
+//! the same generation (one program runs on one machine). Binary programs decode for `--gen`
+//! (default cayman).
+
+use super::super::asm::RUN_DIRECTIVES;
+use super::super::input::InputArgs;
+use super::super::CliError;
+use std::path::{Path, PathBuf};
+use tpb_isa::text::{asm, AsmOptions, Directive, Item};
+use tpb_isa::{Gen, Instruction};
+
+/// A program ready to run.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// How to name it in messages (the path, or `--hex`).
+    pub name: String,
+    /// The generation it runs on.
+    pub gen: Gen,
+    /// The instructions, in order.
+    pub insts: Vec<Instruction>,
+    /// For text programs, each instruction's 1-based source line.
+    pub lines: Vec<usize>,
+    /// The run directives, in source order (empty for binaries).
+    pub directives: Vec<Directive>,
+    /// Base directory for the directives' relative input paths.
+    pub dir: PathBuf,
+}
+
+/// Reads `file` (or `hex`) for `gen_flag`.
+pub fn load(
+    file: Option<&Path>,
+    hex: Option<&str>,
+    gen_flag: Option<Gen>,
+) -> Result<Program, CliError> {
+    let binary = |file: Option<&Path>| -> Result<Program, CliError> {
+        let gen = gen_flag.unwrap_or_default();
+        let loaded = InputArgs {
+            file: file.map(Path::to_path_buf),
+            hex: hex.map(str::to_string),
+        }
+        .load()?;
+        Ok(Program {
+            name: file.map_or("--hex".into(), |p| p.display().to_string()),
+            gen,
+            insts: loaded.decode(gen),
+            lines: Vec::new(),
+            directives: Vec::new(),
+            dir: PathBuf::new(),
+        })
+    };
+    let Some(path) = file.filter(|_| hex.is_none()) else {
+        return binary(file);
+    };
+    let bytes = std::fs::read(path).map_err(|e| CliError::io(path, e))?;
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let text = match ext.as_deref() {
+        Some("bin") => None,
+        Some("tpb" | "s" | "asm") => Some(
+            String::from_utf8(bytes)
+                .map_err(|_| CliError::Msg(format!("{}: not UTF-8 text", path.display())))?,
+        ),
+        _ if bytes.contains(&0) => None,
+        _ => String::from_utf8(bytes).ok(),
+    };
+    match text {
+        None => binary(Some(path)),
+        Some(src) => assemble(path, &src, gen_flag),
+    }
+}
+
+fn assemble(path: &Path, src: &str, gen_flag: Option<Gen>) -> Result<Program, CliError> {
+    let name = path.display().to_string();
+    let opts = AsmOptions::new(gen_flag.unwrap_or_default()).allow_directives(RUN_DIRECTIVES);
+    let assembly = asm(src, &opts).map_err(|errors| {
+        let lines: Vec<String> = errors
+            .iter()
+            .map(|e| format!("{name}:{}:{}: {}", e.line, e.column, e.message))
+            .collect();
+        CliError::Msg(lines.join("\ntpb: error: "))
+    })?;
+    // Every generation the file mentions: `.gen` lines and the instructions' own.
+    let mut seen: Vec<(Gen, usize, &str)> = Vec::new();
+    for item in &assembly.items {
+        let (gen, line, what) = match item {
+            Item::Gen { line, gen } => (*gen, *line, ".gen"),
+            Item::Instruction(s) => (s.gen, s.line, "instruction"),
+            Item::Directive(_) => continue,
+        };
+        if let Some(&(g0, l0, w0)) = seen.first() {
+            if g0 != gen {
+                return Err(CliError::Msg(format!(
+                    "{name}: line {line} ({what}) is for {gen} but line {l0} ({w0}) is for \
+                     {g0}; one program runs on one generation"
+                )));
+            }
+        }
+        seen.push((gen, line, what));
+    }
+    let declared = assembly.items.iter().find_map(|i| match i {
+        Item::Gen { line, gen } => Some((*gen, *line)),
+        _ => None,
+    });
+    if let (Some((g, line)), Some(f)) = (declared, gen_flag) {
+        if g != f {
+            return Err(CliError::Msg(format!(
+                "{name}: the program says `.gen {g}` (line {line}) but --gen {f} was given; \
+                 drop --gen or the .gen line"
+            )));
+        }
+    }
+    let gen = seen.first().map(|s| s.0).or(gen_flag).unwrap_or_default();
+    let (insts, lines) = assembly.instructions().map(|s| (s.inst, s.line)).unzip();
+    Ok(Program {
+        name,
+        gen,
+        insts,
+        lines,
+        directives: assembly.directives().cloned().collect(),
+        dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+    })
+}
+
+impl Program {
+    /// `line 12: ` for text programs (empty for binaries): where instruction `i` came from.
+    pub fn where_is(&self, i: usize) -> String {
+        self.lines
+            .get(i)
+            .map_or(String::new(), |l| format!("{}:{l}: ", self.name))
+    }
+}

@@ -1,0 +1,112 @@
+//! `.show` / `--show`: a small picture of a region's top-left corner, one row per
+//! partition, one column per element of that partition.
+//!
+//! Either the values (rounded to fit a 7-character cell), or with `mark=VALUE` a character
+//! grid: `#` where the element's bits equal VALUE's bits in the region's dtype, `.` elsewhere
+//! (for the causal mask: `#` where the fill was written).
+
+use super::check::element;
+use super::region::Bound;
+use super::value::compact_text;
+use std::fmt::Write as _;
+use tpb_sim::numerics::Fp8Config;
+
+/// Width of one value cell.
+const CELL: usize = 7;
+
+/// What to draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Picture {
+    /// Partitions (rows) to show at most.
+    pub rows: usize,
+    /// Elements (columns) per partition to show at most.
+    pub cols: usize,
+    /// Bits to draw as `#` (others as `.`); `None` draws the values.
+    pub mark: Option<u32>,
+}
+
+/// Renders the corner of `data` (the region's bytes, partition-major). Each line starts with
+/// `indent`; the first line is a caption.
+pub fn render(b: &Bound, data: &[u8], pic: &Picture, fp8: &Fp8Config, indent: &str) -> String {
+    let t = &b.tensor;
+    let per = usize::try_from(t.elems_per_partition).unwrap_or(usize::MAX);
+    let rows = pic.rows.min(t.partitions as usize);
+    let cols = pic.cols.min(per);
+    let size = b.elem_size();
+    let label_w = format!("p{}", t.start_partition as usize + rows.saturating_sub(1)).len();
+    let mut s = String::new();
+    let what = match pic.mark {
+        Some(m) => format!(
+            "'#' = {}, '.' = any other value",
+            super::value::element_text(m, t.dtype, fp8)
+        ),
+        None => "values".into(),
+    };
+    let _ = writeln!(
+        s,
+        "{indent}partitions p{}..{}, elements 0..{cols} ({what}):",
+        t.start_partition,
+        t.start_partition as usize + rows
+    );
+    for r in 0..rows {
+        let _ = write!(
+            s,
+            "{indent}  {:<label_w$} ",
+            format!("p{}", t.start_partition as usize + r)
+        );
+        for c in 0..cols {
+            let bits = element(data, size, r * per + c);
+            match pic.mark {
+                Some(m) => s.push(if bits == m { '#' } else { '.' }),
+                None => {
+                    let _ = write!(s, " {:>CELL$}", compact_text(bits, t.dtype, fp8, CELL));
+                }
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::run::region::RegionSpec;
+
+    #[test]
+    fn marks_and_values() {
+        let b = RegionSpec::parse("sbuf[p0..3]:bf16:3x3")
+            .unwrap()
+            .bind()
+            .unwrap();
+        // 0.5 on and below the diagonal, -inf above.
+        let data: Vec<u8> = (0..9)
+            .flat_map(|i: usize| {
+                let (r, c) = (i / 3, i % 3);
+                let bits: u16 = if r >= c { 0x3F00 } else { 0xFF80 };
+                bits.to_le_bytes()
+            })
+            .collect();
+        let fp8 = Fp8Config::default();
+        let pic = Picture {
+            rows: 8,
+            cols: 2,
+            mark: Some(0xFF80),
+        };
+        assert_eq!(
+            render(&b, &data, &pic, &fp8, ""),
+            "partitions p0..3, elements 0..2 ('#' = -inf, '.' = any other value):\n  \
+             p0 .#\n  p1 ..\n  p2 ..\n"
+        );
+        let pic = Picture {
+            rows: 2,
+            cols: 3,
+            mark: None,
+        };
+        assert_eq!(
+            render(&b, &data, &pic, &fp8, "> "),
+            "> partitions p0..2, elements 0..3 (values):\n>   p0      0.5    -inf    -inf\n\
+             >   p1      0.5     0.5    -inf\n"
+        );
+    }
+}

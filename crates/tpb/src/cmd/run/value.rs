@@ -1,0 +1,235 @@
+//! Scalar text for `tpb run`: register values (`--reg`, `.reg`), element literals in a
+//! region's dtype (inline `.expect` values, `.show mark=`), and element formatting for
+//! reports.
+//!
+//! Bit-exactness rules: an element literal must denote exactly one bit pattern of its dtype.
+//! `0x…` is the raw bits; an integer must fit the dtype; a float literal is read as fp32 (the
+//! nearest fp32, as any compiler would) and must then be exactly representable in a narrower
+//! float dtype; NaN has many encodings, so it is written by its bits.
+
+use tpb_isa::wire::descriptor::{f32_text, ImmVal};
+use tpb_isa::wire::Field;
+use tpb_isa::{Dtype, Gen};
+use tpb_sim::numerics::{from_f32, to_f32, Fp8Config};
+
+/// Parses a register value as the instruction immediates are written: `0x` bits, an
+/// integer (a negative one gives its 32-bit two's complement) or an fp32 literal (with a
+/// `.`, an `e`, `inf` or `nan`), stored as its FP32 bits (decisions §3.4). A finite literal
+/// too large for fp32 is an error rather than a silent infinity.
+pub fn parse_register_value(s: &str) -> Result<u32, String> {
+    let t = s.trim();
+    let bits = ImmVal::parse_text(t, Gen::default())
+        .map_err(|e| format!("{e}; expected an integer, 0x bits or an fp32 literal"))?
+        .0;
+    check_no_overflow(t, bits)?;
+    Ok(bits)
+}
+
+/// An fp32 literal that overflowed to infinity without saying `inf`.
+fn check_no_overflow(text: &str, bits: u32) -> Result<(), String> {
+    let l = text.to_ascii_lowercase();
+    let looks_float = !l.starts_with("0x") && !l.starts_with("-0x");
+    if looks_float && f32::from_bits(bits).is_infinite() && !l.contains("inf") {
+        return Err(format!("`{text}` is beyond the fp32 range"));
+    }
+    Ok(())
+}
+
+/// Element width in bits of a datapath dtype.
+fn width(dtype: Dtype) -> u32 {
+    8 * dtype.size().unwrap_or(4) as u32
+}
+
+/// Whether the dtype is a signed or unsigned integer type.
+fn int_kind(dtype: Dtype) -> Option<bool> {
+    match dtype {
+        Dtype::INT8 | Dtype::INT16 | Dtype::INT32 => Some(true),
+        Dtype::UINT8 | Dtype::UINT16 | Dtype::UINT32 => Some(false),
+        _ => None,
+    }
+}
+
+/// Parses one element literal of `dtype` into its raw bits (see the module rules).
+pub fn parse_element(s: &str, dtype: Dtype, fp8: &Fp8Config) -> Result<u32, String> {
+    let t = s.trim();
+    let l = t.to_ascii_lowercase();
+    let bits = width(dtype);
+    let mask = if bits == 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
+    };
+    if let Some(h) = l.strip_prefix("0x") {
+        let v = u32::from_str_radix(&h.replace('_', ""), 16)
+            .map_err(|_| format!("`{t}` is not hex bits"))?;
+        if v & !mask != 0 {
+            return Err(format!("`{t}` has more than the {bits} bits of {dtype}"));
+        }
+        return Ok(v);
+    }
+    if let Some(signed) = int_kind(dtype) {
+        let v: i64 = l
+            .replace('_', "")
+            .parse()
+            .map_err(|_| format!("`{t}` is not an integer of {dtype} (or 0x bits)"))?;
+        let (lo, hi) = if signed {
+            (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+        } else {
+            (0, (1i64 << bits) - 1)
+        };
+        if !(lo..=hi).contains(&v) {
+            return Err(format!("{v} is outside the {dtype} range {lo}..={hi}"));
+        }
+        return Ok(v as u32 & mask);
+    }
+    if l.contains("nan") {
+        return Err(format!(
+            "NaN has many encodings in {dtype}: write its bits (e.g. {:#x})",
+            from_f32(dtype, f32::NAN, fp8)
+        ));
+    }
+    let f = parse_f32(t)?;
+    let enc = from_f32(dtype, f, fp8);
+    if to_f32(dtype, enc, fp8).to_bits() != f.to_bits() {
+        return Err(format!(
+            "`{t}` is not exactly representable in {dtype} (nearest: {enc:#x} = {}); write \
+             the value or its bits",
+            element_text(enc, dtype, fp8)
+        ));
+    }
+    Ok(enc)
+}
+
+/// Parses a float literal (`1.5`, `-3.4028235e38`, `inf`, `-inf`) as the nearest fp32.
+fn parse_f32(t: &str) -> Result<f32, String> {
+    let l = t.to_ascii_lowercase();
+    let f = match l.as_str() {
+        "inf" | "+inf" => f32::INFINITY,
+        "-inf" => f32::NEG_INFINITY,
+        _ => l
+            .replace('_', "")
+            .parse::<f32>()
+            .map_err(|_| format!("`{t}` is not a number"))?,
+    };
+    check_no_overflow(t, f.to_bits())?;
+    Ok(f)
+}
+
+/// The exact value of an element: integers in decimal, floats as the shortest literal that
+/// reads back to the same value, NaN as `nan`.
+pub fn element_text(bits: u32, dtype: Dtype, fp8: &Fp8Config) -> String {
+    match int_kind(dtype) {
+        Some(true) => {
+            let sh = 32 - width(dtype);
+            (((bits << sh) as i32) >> sh).to_string()
+        }
+        Some(false) => bits.to_string(),
+        None => {
+            let f = to_f32(dtype, bits, fp8);
+            if f.is_nan() {
+                "nan".into()
+            } else if dtype == Dtype::FP32 || dtype == Dtype::FP32R {
+                f32_text(bits)
+            } else {
+                format!("{f:?}")
+            }
+        }
+    }
+}
+
+/// A value in at most `w` characters for the `.show` grid (rounded for floats).
+pub fn compact_text(bits: u32, dtype: Dtype, fp8: &Fp8Config, w: usize) -> String {
+    let exact = element_text(bits, dtype, fp8);
+    if exact.len() <= w || int_kind(dtype).is_some() {
+        return exact;
+    }
+    let f = to_f32(dtype, bits, fp8);
+    // Fewer and fewer digits until it fits: 1.234, 1.23e5, …
+    for p in (0..6).rev() {
+        let fixed = format!("{f:.p$}");
+        if fixed.len() <= w && (f == 0.0 || !fixed.trim_start_matches(['-', '0', '.']).is_empty()) {
+            return fixed;
+        }
+        let sci = format!("{f:.p$e}");
+        if sci.len() <= w {
+            return sci;
+        }
+    }
+    format!("{f:e}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CFG: Fp8Config = Fp8Config {
+        ocp_sat: false,
+        e4m3: tpb_sim::numerics::E4m3Variant::Ieee,
+    };
+
+    #[test]
+    fn register_values() {
+        assert_eq!(parse_register_value("-3.4028235e38"), Ok(0xFF7F_FFFF));
+        assert_eq!(parse_register_value("7"), Ok(7));
+        assert_eq!(parse_register_value("-1"), Ok(u32::MAX));
+        assert_eq!(parse_register_value("0x7fc00001"), Ok(0x7FC0_0001));
+        assert_eq!(parse_register_value("-inf"), Ok(0xFF80_0000));
+        assert_eq!(parse_register_value("1.5"), Ok(1.5f32.to_bits()));
+        assert!(parse_register_value("1e39")
+            .unwrap_err()
+            .contains("beyond the fp32 range"));
+        assert!(parse_register_value("seven").is_err());
+    }
+
+    #[test]
+    fn element_literals_are_exact() {
+        assert_eq!(parse_element("-inf", Dtype::BFLOAT16, &CFG), Ok(0xFF80));
+        assert_eq!(parse_element("0.5", Dtype::BFLOAT16, &CFG), Ok(0x3F00));
+        assert_eq!(parse_element("0x7fc1", Dtype::BFLOAT16, &CFG), Ok(0x7FC1));
+        assert!(parse_element("0x17fc1", Dtype::BFLOAT16, &CFG)
+            .unwrap_err()
+            .contains("16 bits"));
+        let e = parse_element("0.1", Dtype::BFLOAT16, &CFG).unwrap_err();
+        assert!(
+            e.contains("not exactly representable") && e.contains("0x3dcd"),
+            "{e}"
+        );
+        assert_eq!(
+            parse_element("0.1", Dtype::FP32, &CFG),
+            Ok(0.1f32.to_bits())
+        );
+        assert!(parse_element("nan", Dtype::FP32, &CFG)
+            .unwrap_err()
+            .contains("0x7fc00000"));
+        assert_eq!(parse_element("-1", Dtype::INT8, &CFG), Ok(0xFF));
+        assert_eq!(parse_element("255", Dtype::UINT8, &CFG), Ok(0xFF));
+        assert!(parse_element("256", Dtype::UINT8, &CFG).is_err());
+        assert!(parse_element("1.5", Dtype::INT32, &CFG).is_err());
+        assert_eq!(parse_element("240", Dtype::FP8_EXP4, &CFG), Ok(0x77));
+    }
+
+    #[test]
+    fn formatting() {
+        assert_eq!(element_text(0xFF80, Dtype::BFLOAT16, &CFG), "-inf");
+        assert_eq!(element_text(0x3F00, Dtype::BFLOAT16, &CFG), "0.5");
+        assert_eq!(element_text(0xFFFF, Dtype::INT16, &CFG), "-1");
+        assert_eq!(
+            element_text(0xFF7F_FFFF, Dtype::FP32, &CFG),
+            "-3.4028235e38"
+        );
+        assert_eq!(element_text(0x7FC1, Dtype::BFLOAT16, &CFG), "nan");
+        assert_eq!(
+            compact_text(0.123456f32.to_bits(), Dtype::FP32, &CFG, 6),
+            "0.1235"
+        );
+        assert_eq!(compact_text(0xFF7F_FFFF, Dtype::FP32, &CFG, 7), "-3.4e38");
+        assert_eq!(
+            compact_text(1e-7f32.to_bits(), Dtype::FP32, &CFG, 6),
+            "1e-7"
+        );
+        assert_eq!(
+            compact_text(1.2345e-7f32.to_bits(), Dtype::FP32, &CFG, 6),
+            "1.2e-7"
+        );
+    }
+}
