@@ -15,7 +15,7 @@
 //! input is read before any write (assumption `reads-before-writes`).
 
 use super::access::{bytes_to_raw, fill_ramp, raw_to_bytes, Cursor, Dims, Kernel};
-use super::{Cx, Role};
+use super::{run, Cx, Parts, Role};
 use crate::machine::FaultCause;
 use crate::numerics::{decode_slice_to_f32, encode_slice_from_f32, from_f32, Fp8Config};
 use tpb_isa::wire::S2d2TsAs;
@@ -73,32 +73,47 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2d2TsAs) -> Result<(), FaultCause> {
     cx.check_reads(&src, n, |_| true);
     cx.gate()?;
 
-    let bufs = cx.take_bufs();
+    let fp8 = cx.cfg.fp8;
+    let Parts {
+        mem,
+        stage,
+        work,
+        out,
+        ..
+    } = cx.parts();
     let mut k = SelectKernel {
         copy: in_dtype == out_dtype,
         in_dtype,
         out_dtype,
         size_in: src.size,
         size_out: dst.size,
-        fp8: cx.cfg.fp8,
+        fp8,
         fill,
-        fill_bits: from_f32(out_dtype, fill, &cx.cfg.fp8),
+        fill_bits: from_f32(out_dtype, fill, &fp8),
         cmp,
         base: m.base,
         cm: s.channel_multiplier,
         mask,
         cur: Cursor::new(&mask),
-        f: bufs.0,
-        u: bufs.1,
-        i: bufs.2,
+        f: &mut work.f,
+        u: &mut work.u,
+        i: &mut work.i,
     };
-    cx.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
-    let (f, u, i) = (k.f, k.u, k.i);
-    cx.put_bufs((f, u, i, bufs.3));
+    run(
+        mem,
+        stage,
+        out,
+        Some(&src),
+        &dst,
+        n,
+        count,
+        u64::MAX,
+        &mut k,
+    );
     Ok(())
 }
 
-struct SelectKernel {
+struct SelectKernel<'a> {
     copy: bool,
     in_dtype: Dtype,
     out_dtype: Dtype,
@@ -112,9 +127,9 @@ struct SelectKernel {
     cm: i32,
     mask: Dims,
     cur: Cursor,
-    f: Vec<f32>,
-    u: Vec<u32>,
-    i: Vec<i32>,
+    f: &'a mut [f32],
+    u: &'a mut [u32],
+    i: &'a mut [i32],
 }
 
 /// `mask <fill_mode> 0` (seed 002 §3.3).
@@ -128,7 +143,7 @@ fn pass(cmp: AffineSelectCmp, v: i32) -> bool {
     }
 }
 
-impl Kernel for SelectKernel {
+impl Kernel for SelectKernel<'_> {
     fn load(&mut self, _c: u32, _k0: u64, input: &[u8]) {
         let len = input.len() / self.size_in;
         if self.copy {

@@ -50,7 +50,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2Bn) -> Result<(), FaultCause> {
             c,
             &mut cur,
             w,
-            &mut cx.scratch.stage_in,
+            &mut cx.scratch.stage.stage_in,
         );
         bytes_to_raw(src.size, bytes, &mut raw[..w]);
         let f = &mut cx.st.flops[c as usize];

@@ -10,7 +10,7 @@
 //! ```
 
 use super::access::{fill_ramp, raw_to_bytes, Cursor, Dims, Kernel};
-use super::{Cx, Role};
+use super::{run, Cx, Parts, Role};
 use crate::assumptions::{iota_fp32, iota_keeps_bits, iota_output};
 use crate::machine::FaultCause;
 use crate::numerics::{encode_slice_from_f32, Fp8Config};
@@ -38,26 +38,31 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &D4Iota) -> Result<(), FaultCause> {
     cx.limit(count, n)?;
     cx.gate()?;
 
-    let bufs = cx.take_bufs();
+    let fp8 = cx.cfg.fp8;
+    let Parts {
+        mem,
+        stage,
+        work,
+        out,
+        ..
+    } = cx.parts();
     let mut k = IotaKernel {
         out_dtype: s.out_dtype,
         size: dst.size,
-        fp8: cx.cfg.fp8,
+        fp8,
         base: g.base,
         cm: s.channel_multiplier,
         ramp,
         cur: Cursor::new(&ramp),
-        f: bufs.0,
-        u: bufs.1,
-        i: bufs.2,
+        f: &mut work.f,
+        u: &mut work.u,
+        i: &mut work.i,
     };
-    cx.run(None, &dst, n, count, u64::MAX, &mut k);
-    let (f, u, i) = (k.f, k.u, k.i);
-    cx.put_bufs((f, u, i, bufs.3));
+    run(mem, stage, out, None, &dst, n, count, u64::MAX, &mut k);
     Ok(())
 }
 
-struct IotaKernel {
+struct IotaKernel<'a> {
     out_dtype: Dtype,
     size: usize,
     fp8: Fp8Config,
@@ -65,12 +70,12 @@ struct IotaKernel {
     cm: i32,
     ramp: Dims,
     cur: Cursor,
-    f: Vec<f32>,
-    u: Vec<u32>,
-    i: Vec<i32>,
+    f: &'a mut [f32],
+    u: &'a mut [u32],
+    i: &'a mut [i32],
 }
 
-impl Kernel for IotaKernel {
+impl Kernel for IotaKernel<'_> {
     fn load(&mut self, _c: u32, _k0: u64, _input: &[u8]) {}
 
     fn store(&mut self, c: u32, k0: u64, out: &mut [u8]) {

@@ -24,7 +24,9 @@ mod tensor_scalar;
 mod ts_select;
 
 use crate::assumptions::register_address;
-use crate::machine::{Config, FaultCause, InstId, Region, State, StepReport, Warning, WarningKind};
+use crate::machine::{
+    Config, FaultCause, Flops, InstId, Memory, Region, State, StepReport, Warning, WarningKind,
+};
 use crate::numerics::{datapath_size, NumError};
 use access::{Access, Dims, Input, Stages, CHUNK};
 use tpb_isa::geometry::Space;
@@ -34,25 +36,56 @@ use tpb_isa::{Body, Dtype, Gen, Instruction, Opcode};
 /// Reusable buffers, so that executing an instruction allocates nothing in the common case.
 #[derive(Clone)]
 pub(crate) struct Scratch {
+    /// The engine's buffers (see [`run`]).
+    pub(crate) stage: Stage,
+    /// The kernels' buffers.
+    pub(crate) work: Work,
+}
+
+/// The engine's buffers: the input snapshot and the gather / scatter staging.
+#[derive(Clone)]
+pub(crate) struct Stage {
     snap: Vec<u8>,
     stage_in: Vec<u8>,
     stage_out: Vec<u8>,
-    fbuf: Vec<f32>,
-    ubuf: Vec<u32>,
-    ibuf: Vec<i32>,
-    bytes: Vec<u8>,
+}
+
+/// Kernel buffers: one chunk of values, and per-channel scalars.
+#[derive(Clone)]
+pub(crate) struct Work {
+    /// FP32 values of a chunk.
+    pub(crate) f: Vec<f32>,
+    /// Raw values of a chunk.
+    pub(crate) u: Vec<u32>,
+    /// Ramp values of a chunk.
+    pub(crate) i: Vec<i32>,
+    /// Input bytes of a chunk.
+    pub(crate) bytes: Vec<u8>,
+    /// First scalar per channel.
+    pub(crate) s0: Vec<u32>,
+    /// Second scalar per channel.
+    pub(crate) s1: Vec<u32>,
+    /// A per-channel choice.
+    pub(crate) sel: Vec<bool>,
 }
 
 impl Scratch {
     pub(crate) fn new() -> Scratch {
         Scratch {
-            snap: Vec::new(),
-            stage_in: vec![0; CHUNK * 4],
-            stage_out: vec![0; CHUNK * 4],
-            fbuf: vec![0.0; CHUNK],
-            ubuf: vec![0; CHUNK],
-            ibuf: vec![0; CHUNK],
-            bytes: vec![0; CHUNK * 4],
+            stage: Stage {
+                snap: Vec::new(),
+                stage_in: vec![0; CHUNK * 4],
+                stage_out: vec![0; CHUNK * 4],
+            },
+            work: Work {
+                f: vec![0.0; CHUNK],
+                u: vec![0; CHUNK],
+                i: vec![0; CHUNK],
+                bytes: vec![0; CHUNK * 4],
+                s0: vec![0; 128],
+                s1: vec![0; 128],
+                sel: vec![false; 128],
+            },
         }
     }
 }
@@ -307,38 +340,6 @@ impl Cx<'_> {
         })
     }
 
-    /// Reads a pointer's scalar in every channel (raw, zero-extended), warning about
-    /// uninitialised bytes.
-    pub(crate) fn read_pointer(&mut self, ptr: &Pointer, n: u32) -> [u32; 128] {
-        let mem = &self.st.mem;
-        let mut v = [0u32; 128];
-        let mut bad = Vec::new();
-        for (c, slot) in v.iter_mut().enumerate().take(n as usize) {
-            let i = mem.part_base(ptr.space, ptr.part0 + c as u32) + ptr.offset as usize;
-            let b = &mem.data(ptr.space)[i..i + ptr.size];
-            let mut raw = [0u32; 1];
-            access::bytes_to_raw(ptr.size, b, &mut raw);
-            *slot = raw[0];
-            if !mem.init(ptr.space).elem_set(i, ptr.size) {
-                bad.push(ptr.part0 + c as u32);
-            }
-        }
-        if let Some(&first) = bad.first() {
-            self.out.warn(
-                WarningKind::Uninitialised,
-                format!(
-                    "{} reads uninitialised bytes at {}+{:#x} in {} partition{} (first {first})",
-                    ptr.name,
-                    ptr.space.name(),
-                    ptr.offset,
-                    bad.len(),
-                    if bad.len() == 1 { "" } else { "s" }
-                ),
-            );
-        }
-        v
-    }
-
     /// Warns if `a` reads uninitialised elements on the channels where `chan` holds.
     pub(crate) fn check_reads(&mut self, a: &Access, n: u32, chan: impl Fn(u32) -> bool) {
         if let Some((count, p, b)) = access::uninitialised(&self.st.mem, a, n, chan) {
@@ -372,65 +373,116 @@ impl Cx<'_> {
         self.out.gate(self.cfg)
     }
 
-    /// Runs `k` from `input` to `dst` (steps 4 of the module docs) and records the write.
-    pub(crate) fn run(
-        &mut self,
-        input: Option<&Access>,
-        dst: &Access,
-        n: u32,
-        count: u64,
-        split: u64,
-        k: &mut impl access::Kernel,
-    ) {
-        let from_snapshot = input.is_some_and(|i| access::overlaps(i, dst, n));
-        let Scratch {
-            snap,
-            stage_in,
-            stage_out,
-            ..
-        } = &mut *self.scratch;
-        if let (Some(i), true) = (input, from_snapshot) {
-            access::snapshot(&self.st.mem, i, n, snap);
+    /// Splits the context for the commit step (see [`Parts`]).
+    pub(crate) fn parts(&mut self) -> Parts<'_> {
+        let st = &mut *self.st;
+        Parts {
+            mem: &mut st.mem,
+            flops: &st.flops,
+            stage: &mut self.scratch.stage,
+            work: &mut self.scratch.work,
+            out: &mut *self.out,
         }
-        access::drive(
-            &mut self.st.mem,
-            Stages {
-                snap,
-                stage_in,
-                stage_out,
-            },
-            input.map(|access| Input {
-                access,
-                from_snapshot,
-            }),
-            dst,
-            n,
-            count,
-            split,
-            k,
-        );
-        self.out.elements = count * u64::from(n);
-        self.out.bytes_written = self.out.elements * dst.size as u64;
-        self.out.written = Some(dst.region(n));
     }
 
-    /// Takes the work buffers out of the scratch (for a kernel), leaving the staging.
-    pub(crate) fn take_bufs(&mut self) -> (Vec<f32>, Vec<u32>, Vec<i32>, Vec<u8>) {
-        (
-            std::mem::take(&mut self.scratch.fbuf),
-            std::mem::take(&mut self.scratch.ubuf),
-            std::mem::take(&mut self.scratch.ibuf),
-            std::mem::take(&mut self.scratch.bytes),
-        )
+    /// Fills `dst[..n]` with a scalar per channel: the instruction immediate `imm`, or the
+    /// element `ptr` points at in each channel's partition (raw, zero-extended), warning
+    /// about uninitialised bytes.
+    pub(crate) fn scalars(&mut self, ptr: Option<&Pointer>, imm: u32, n: u32, which: Which) {
+        let work = &mut self.scratch.work;
+        let dst = match which {
+            Which::S0 => &mut work.s0,
+            Which::S1 => &mut work.s1,
+        };
+        let Some(ptr) = ptr else {
+            dst[..n as usize].fill(imm);
+            return;
+        };
+        let mem = &self.st.mem;
+        let mut bad = Vec::new();
+        for (c, slot) in dst.iter_mut().enumerate().take(n as usize) {
+            let i = mem.part_base(ptr.space, ptr.part0 + c as u32) + ptr.offset as usize;
+            let b = &mem.data(ptr.space)[i..i + ptr.size];
+            let mut raw = [0u32; 1];
+            access::bytes_to_raw(ptr.size, b, &mut raw);
+            *slot = raw[0];
+            if !mem.init(ptr.space).elem_set(i, ptr.size) {
+                bad.push(ptr.part0 + c as u32);
+            }
+        }
+        if let Some(&first) = bad.first() {
+            self.out.warn(
+                WarningKind::Uninitialised,
+                format!(
+                    "{} reads uninitialised bytes at {}+{:#x} in {} partition{} (first {first})",
+                    ptr.name,
+                    ptr.space.name(),
+                    ptr.offset,
+                    bad.len(),
+                    if bad.len() == 1 { "" } else { "s" }
+                ),
+            );
+        }
     }
+}
 
-    /// Returns the work buffers to the scratch.
-    pub(crate) fn put_bufs(&mut self, b: (Vec<f32>, Vec<u32>, Vec<i32>, Vec<u8>)) {
-        self.scratch.fbuf = b.0;
-        self.scratch.ubuf = b.1;
-        self.scratch.ibuf = b.2;
-        self.scratch.bytes = b.3;
+/// Which per-channel scalar buffer [`Cx::scalars`] fills.
+#[derive(Clone, Copy)]
+pub(crate) enum Which {
+    /// `Work::s0`.
+    S0,
+    /// `Work::s1`.
+    S1,
+}
+
+/// The context split for the commit step, so that a kernel can borrow the work buffers and
+/// the flops while [`run`] drives memory.
+pub(crate) struct Parts<'a> {
+    pub(crate) mem: &'a mut Memory,
+    pub(crate) flops: &'a [Flops],
+    pub(crate) stage: &'a mut Stage,
+    pub(crate) work: &'a mut Work,
+    pub(crate) out: &'a mut Outcome,
+}
+
+/// Runs kernel `k` from `input` to `dst` over `n` channels of `count` elements (step 4 of
+/// the module docs) and records the write in `out`. An input overlapping the output is
+/// read from a snapshot (assumption `reads-before-writes`).
+pub(crate) fn run(
+    mem: &mut Memory,
+    stage: &mut Stage,
+    out: &mut Outcome,
+    input: Option<&Access>,
+    dst: &Access,
+    n: u32,
+    count: u64,
+    split: u64,
+    k: &mut impl access::Kernel,
+) {
+    let from_snapshot = input.is_some_and(|i| access::overlaps(i, dst, n));
+    if let (Some(i), true) = (input, from_snapshot) {
+        access::snapshot(mem, i, n, &mut stage.snap);
     }
+    access::drive(
+        mem,
+        Stages {
+            snap: &stage.snap,
+            stage_in: &mut stage.stage_in,
+            stage_out: &mut stage.stage_out,
+        },
+        input.map(|access| Input {
+            access,
+            from_snapshot,
+        }),
+        dst,
+        n,
+        count,
+        split,
+        k,
+    );
+    out.elements = count * u64::from(n);
+    out.bytes_written = out.elements * dst.size as u64;
+    out.written = Some(dst.region(n));
 }
 
 /// Executes a validated instruction (see the module docs for the order of work).

@@ -19,9 +19,9 @@
 
 use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
 use super::kernels;
-use super::{num_fault, Cx, Role};
+use super::{num_fault, run, Cx, Parts, Role};
 use crate::assumptions::{dual_pair_slots, FLOP_SLOTS};
-use crate::machine::{FaultCause, FlopKind, WarningKind};
+use crate::machine::{FaultCause, FlopKind, Flops, WarningKind};
 use crate::numerics::{decode_slice_to_f32, encode_slice_from_f32, Fp8Config};
 use tpb_isa::wire::S4d4Tsm;
 use tpb_isa::{AluOp, Dtype, RevOps};
@@ -74,11 +74,14 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
     cx.check_reads(&src, n, |_| true);
     cx.gate()?;
 
-    let mut scalars = [[0u32; FLOP_SLOTS]; 128];
-    for (c, sc) in scalars.iter_mut().enumerate().take(n as usize) {
-        *sc = cx.st.flops[c].slots;
-    }
-    let bufs = cx.take_bufs();
+    let fp8 = cx.cfg.fp8;
+    let Parts {
+        mem,
+        flops,
+        stage,
+        work,
+        out,
+    } = cx.parts();
     let mut k = PtrMultiKernel {
         kind,
         dual,
@@ -89,15 +92,13 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
         size_in: src.size,
         size_out: dst.size,
         bits,
-        fp8: cx.cfg.fp8,
+        fp8,
         slice,
-        scalars: &scalars,
-        f: bufs.0,
-        u: bufs.1,
+        flops,
+        f: &mut work.f,
+        u: &mut work.u,
     };
-    cx.run(Some(&src), &dst, n, count, slice, &mut k);
-    let (f, u) = (k.f, k.u);
-    cx.put_bufs((f, u, bufs.2, bufs.3));
+    run(mem, stage, out, Some(&src), &dst, n, count, slice, &mut k);
     Ok(())
 }
 
@@ -180,9 +181,9 @@ struct PtrMultiKernel<'a> {
     bits: u32,
     fp8: Fp8Config,
     slice: u64,
-    scalars: &'a [[u32; FLOP_SLOTS]; 128],
-    f: Vec<f32>,
-    u: Vec<u32>,
+    flops: &'a [Flops],
+    f: &'a mut [f32],
+    u: &'a mut [u32],
 }
 
 impl Kernel for PtrMultiKernel<'_> {
@@ -199,7 +200,7 @@ impl Kernel for PtrMultiKernel<'_> {
     fn store(&mut self, c: u32, k0: u64, out: &mut [u8]) {
         let len = out.len() / self.size_out;
         let i = (k0 / self.slice) as usize; // the W slice: scalar[i]
-        let sc = &self.scalars[c as usize];
+        let sc = &self.flops[c as usize].slots;
         let (rev0, rev1) = (self.rev.0 & 1 != 0, self.rev.0 & 2 != 0);
         match self.kind {
             FlopKind::Arith => {

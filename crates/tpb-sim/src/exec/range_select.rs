@@ -15,7 +15,7 @@
 
 use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
 use super::kernels;
-use super::{num_fault, Cx, Role};
+use super::{num_fault, run, Cx, Parts, Role, Which};
 use crate::assumptions::{range_select_index, RANGE_SELECT_BOUND_DTYPE};
 use crate::machine::FaultCause;
 use crate::numerics::{alu_arith, decode_slice_to_f32, encode_slice_from_f32, from_f32, Fp8Config};
@@ -81,36 +81,46 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2d2Rs) -> Result<(), FaultCause> {
             }
         };
     }
-    let mut bounds = [[0u32; 128]; 2];
-    for (j, (p, &(_, imm, _))) in ptrs.iter().zip(&sources).enumerate() {
-        bounds[j] = match p {
-            Some(p) => cx.read_pointer(p, n),
-            None => [imm; 128],
-        };
-    }
+    cx.scalars(ptrs[0].as_ref(), s.bound0.0, n, Which::S0);
+    cx.scalars(ptrs[1].as_ref(), s.bound1.0, n, Which::S1);
     cx.check_reads(&src, n, |_| true);
     cx.gate()?;
 
     let fill = s.fill_val.value();
-    let bufs = cx.take_bufs();
+    let fp8 = cx.cfg.fp8;
+    let Parts {
+        mem,
+        stage,
+        work,
+        out,
+        ..
+    } = cx.parts();
     let mut k = RangeKernel {
         copy: in_dtype == out_dtype,
         in_dtype,
         out_dtype,
         size_in: src.size,
         size_out: dst.size,
-        fp8: cx.cfg.fp8,
+        fp8,
         base: s.base.value(),
         cmp: [s.comp_op0, s.comp_op1],
-        bounds: &bounds,
+        bounds: [&work.s0, &work.s1],
         fill,
-        fill_bits: from_f32(out_dtype, fill, &cx.cfg.fp8),
-        f: bufs.0,
-        u: bufs.1,
+        fill_bits: from_f32(out_dtype, fill, &fp8),
+        f: &mut work.f,
+        u: &mut work.u,
     };
-    cx.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
-    let (f, u) = (k.f, k.u);
-    cx.put_bufs((f, u, bufs.2, bufs.3));
+    run(
+        mem,
+        stage,
+        out,
+        Some(&src),
+        &dst,
+        n,
+        count,
+        u64::MAX,
+        &mut k,
+    );
     Ok(())
 }
 
@@ -123,11 +133,11 @@ struct RangeKernel<'a> {
     fp8: Fp8Config,
     base: f32,
     cmp: [AluOp; 2],
-    bounds: &'a [[u32; 128]; 2],
+    bounds: [&'a [u32]; 2],
     fill: f32,
     fill_bits: u32,
-    f: Vec<f32>,
-    u: Vec<u32>,
+    f: &'a mut [f32],
+    u: &'a mut [u32],
 }
 
 impl RangeKernel<'_> {

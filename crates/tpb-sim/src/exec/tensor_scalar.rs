@@ -20,11 +20,11 @@
 
 use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
 use super::kernels;
-use super::{num_fault, Cx, Role};
+use super::{num_fault, run, Cx, Parts, Role, Which};
 use crate::assumptions::{int_operand, int_signed, pointer_scalar_dtype, ScalarPath};
 use crate::machine::FaultCause;
 use crate::numerics::{decode_slice_to_f32, encode_slice_from_f32, Fp8Config};
-use tpb_isa::wire::{ImmVal, S3d3Ts};
+use tpb_isa::wire::S3d3Ts;
 use tpb_isa::{AluOp, Dtype, ImmSrc};
 
 pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause> {
@@ -103,17 +103,19 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause> {
             }
         };
     }
-    let mut scalars = [[0u32; 128]; 2];
-    for (j, (p, &(_, ImmVal(imm), _))) in ptrs.iter().zip(&sources).enumerate() {
-        scalars[j] = match p {
-            Some(p) => cx.read_pointer(p, n),
-            None => [imm; 128],
-        };
-    }
+    cx.scalars(ptrs[0].as_ref(), s.imm0.0, n, Which::S0);
+    cx.scalars(ptrs[1].as_ref(), s.imm1.0, n, Which::S1);
     cx.check_reads(&src, n, |_| true);
     cx.gate()?;
 
-    let bufs = cx.take_bufs();
+    let fp8 = cx.cfg.fp8;
+    let Parts {
+        mem,
+        stage,
+        work,
+        out,
+        ..
+    } = cx.parts();
     let mut k = TsKernel {
         path,
         op0: s.op0,
@@ -125,15 +127,23 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause> {
         size_in: src.size,
         size_out: dst.size,
         bits,
-        fp8: cx.cfg.fp8,
-        s0: &scalars[0],
-        s1: &scalars[1],
-        f: bufs.0,
-        u: bufs.1,
+        fp8,
+        s0: &work.s0,
+        s1: &work.s1,
+        f: &mut work.f,
+        u: &mut work.u,
     };
-    cx.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
-    let (f, u) = (k.f, k.u);
-    cx.put_bufs((f, u, bufs.2, bufs.3));
+    run(
+        mem,
+        stage,
+        out,
+        Some(&src),
+        &dst,
+        n,
+        count,
+        u64::MAX,
+        &mut k,
+    );
     Ok(())
 }
 
@@ -149,10 +159,10 @@ struct TsKernel<'a> {
     size_out: usize,
     bits: u32,
     fp8: Fp8Config,
-    s0: &'a [u32; 128],
-    s1: &'a [u32; 128],
-    f: Vec<f32>,
-    u: Vec<u32>,
+    s0: &'a [u32],
+    s1: &'a [u32],
+    f: &'a mut [f32],
+    u: &'a mut [u32],
 }
 
 impl Kernel for TsKernel<'_> {

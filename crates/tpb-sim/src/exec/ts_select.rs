@@ -12,7 +12,7 @@
 //! Operand reading: assumption `ts-select-operands`.
 
 use super::access::Kernel;
-use super::{Cx, Pointer, Role};
+use super::{run, Cx, Parts, Pointer, Role, Which};
 use crate::assumptions::{predicate_true, ts_select_inline_src1};
 use crate::machine::FaultCause;
 use tpb_isa::wire::S3d3TsSelect;
@@ -67,40 +67,52 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3TsSelect) -> Result<(), FaultCaus
         "pred_imm",
         s.pred_imm_dtype,
     )?;
-    let src1 = match &p_src1 {
-        Some(p) => cx.read_pointer(p, n),
-        None => [ts_select_inline_src1(s.src1_imm.0, src.size); 128],
-    };
-    let pred = match &p_pred {
-        Some(p) => cx.read_pointer(p, n).map(predicate_true),
-        None => [s.pred_imm.0 != 0; 128],
-    };
+    let inline_src1 = ts_select_inline_src1(s.src1_imm.0, src.size);
+    cx.scalars(p_src1.as_ref(), inline_src1, n, Which::S0);
+    cx.scalars(p_pred.as_ref(), u32::from(s.pred_imm.0 != 0), n, Which::S1);
+    // dst = reversed ? (pred ? src1 : src0) : (pred ? src0 : src1)
     let reversed = s.reversed_pred != 0;
     let mut take_src0 = [false; 128];
-    for (t, &p) in take_src0.iter_mut().zip(&pred) {
-        *t = p != reversed;
+    let work = &mut cx.scratch.work;
+    for c in 0..n as usize {
+        work.sel[c] = predicate_true(work.s1[c]) != reversed;
+        take_src0[c] = work.sel[c];
     }
     cx.check_reads(&src, n, |c| take_src0[c as usize]);
     cx.gate()?;
 
-    let bufs = cx.take_bufs();
+    let Parts {
+        mem,
+        stage,
+        work,
+        out,
+        ..
+    } = cx.parts();
     let mut k = SelectKernel {
         size: src.size,
-        take_src0: &take_src0,
-        src1: &src1,
-        bytes: bufs.3,
+        take_src0: &work.sel,
+        src1: &work.s0,
+        bytes: &mut work.bytes,
     };
-    cx.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
-    let bytes = k.bytes;
-    cx.put_bufs((bufs.0, bufs.1, bufs.2, bytes));
+    run(
+        mem,
+        stage,
+        out,
+        Some(&src),
+        &dst,
+        n,
+        count,
+        u64::MAX,
+        &mut k,
+    );
     Ok(())
 }
 
 struct SelectKernel<'a> {
     size: usize,
-    take_src0: &'a [bool; 128],
-    src1: &'a [u32; 128],
-    bytes: Vec<u8>,
+    take_src0: &'a [bool],
+    src1: &'a [u32],
+    bytes: &'a mut [u8],
 }
 
 impl Kernel for SelectKernel<'_> {

@@ -1,0 +1,352 @@
+//! Simulator throughput, as ratios to a plain memory copy of the same bytes measured in the
+//! same run (issue 4 item 7). Run: `cargo bench -p tpb-sim` (one thread).
+//!
+//! Goals on one core: ≥ 1 G elements/s for fp32 PtrMulti and for fp32 → fp8, ≤ 200 ns per
+//! tiny (one-element) instruction.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use tpb_isa::geometry::Space;
+use tpb_isa::wire::{Addr4, Data4d, DtypePair, ImmVal, Tensor};
+use tpb_isa::{
+    AffineSelectCmp, AluOp, Body, Dtype, Gen, Instruction, Opcode, RevOps, TensorSubdim,
+};
+use tpb_sim::numerics::{encode_slice_from_f32, Fp8Config};
+use tpb_sim::{Config, FlopKind, Flops, HostTensor, Machine};
+
+const GEN: Gen = Gen::Cayman;
+const P: u32 = 128;
+
+/// Best time per iteration of `f` over several rounds of at least `min` each.
+fn time(min: Duration, mut f: impl FnMut()) -> f64 {
+    f(); // warm up (page faults, caches)
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let start = Instant::now();
+        let mut iters = 0u64;
+        // Check the clock every 64 calls so tiny cases do not time the clock.
+        while start.elapsed() < min {
+            for _ in 0..64 {
+                f();
+            }
+            iters += 64;
+        }
+        best = best.min(start.elapsed().as_secs_f64() / iters as f64);
+    }
+    best
+}
+
+/// The same bytes copied with `copy_from_slice`, per partition row as the machine lays
+/// them out.
+fn memcpy_time(bytes_per_partition: usize) -> f64 {
+    let src = vec![1u8; P as usize * bytes_per_partition];
+    let mut dst = vec![0u8; P as usize * bytes_per_partition];
+    time(Duration::from_millis(200), || {
+        dst.copy_from_slice(black_box(&src));
+        black_box(&mut dst);
+    })
+}
+
+fn fill(m: &mut Machine, off: u64, dtype: Dtype, epp: u64) {
+    let size = dtype.size().unwrap();
+    let bytes: Vec<u8> = (0..P as u64 * epp)
+        .flat_map(|i| {
+            let x = ((i % 1000) as f32 - 500.0) * 0.37;
+            let b = match size {
+                4 => x.to_bits(),
+                2 => u32::from(half::bf16::from_f32(x).to_bits()),
+                _ => (i % 251) as u32,
+            };
+            b.to_le_bytes()[..size].to_vec()
+        })
+        .collect();
+    m.write_tensor(&HostTensor::new(Space::Sbuf, 0, P, off, dtype, epp), &bytes)
+        .unwrap();
+}
+
+fn tensor4(off: u32, nums: [u16; 4]) -> Tensor<4> {
+    let mut t = Tensor {
+        start_addr: Addr4::at(GEN, Space::Sbuf, 0, off).unwrap(),
+        step_elem: [1; 4],
+        num_elem: nums,
+    };
+    let mut acc = 1i32;
+    for i in 0..4 {
+        t.step_elem[i] = acc.min(i32::from(i16::MAX)) as i16;
+        acc *= i32::from(nums[i]);
+    }
+    t
+}
+
+fn ptr_multi(din: Dtype, dout: Dtype, op: AluOp, x: u16, w: u16, dst_off: u32) -> Instruction {
+    let mut i = Instruction::new(Opcode(0x4F), GEN);
+    if let Body::S4d4Tsm(s) = &mut i.body {
+        s.src_mem_pattern = tensor4(0, [x, 1, 1, w]);
+        s.dst_mem_pattern = tensor4(dst_off, [x, 1, 1, w]);
+        s.in_dtype = din;
+        s.out_dtype = dout;
+        s.num_active_channels = P as u8;
+        s.op = op;
+        s.op_dim = TensorSubdim::XYZ;
+        s.reverse_operands = RevOps::NONE;
+    }
+    i
+}
+
+struct Row {
+    name: &'static str,
+    elements: u64,
+    /// Input bytes per element.
+    in_size: usize,
+    secs: f64,
+    copy_secs: f64,
+}
+
+fn machine() -> Machine {
+    let mut m = Machine::new(Config::new(GEN));
+    for c in 0..P as usize {
+        m.set_flops(
+            c,
+            Flops {
+                slots: [1.5f32, 0.5, 2.0, -1.0, 3.0, 0.25, -2.0, 1.0].map(f32::to_bits),
+                loaded: 8,
+                kind: Some(FlopKind::Arith),
+            },
+        )
+        .unwrap();
+    }
+    m
+}
+
+fn bench_ptr_multi(name: &'static str, din: Dtype, dout: Dtype, op: AluOp, in_size: usize) -> Row {
+    // The largest tile that fits: src and dst side by side in a 224 KiB partition.
+    let active = 224 * 1024;
+    let size_in = din.size().unwrap();
+    let size_out = dout.size().unwrap();
+    let per_part = active / (size_in + size_out);
+    let w = 8u16;
+    let x = (per_part / 8) as u16;
+    let epp = u64::from(x) * u64::from(w);
+    let mut m = machine();
+    fill(&mut m, 0, din, epp);
+    let dst_off = (epp as usize * size_in).next_multiple_of(64) as u32;
+    let i = ptr_multi(din, dout, op, x, w, dst_off);
+    m.step(&i).expect("ptr_multi");
+    let secs = time(Duration::from_millis(300), || {
+        m.step(black_box(&i)).unwrap();
+    });
+    Row {
+        name,
+        in_size,
+        elements: epp * u64::from(P),
+        secs,
+        copy_secs: memcpy_time(epp as usize * size_in),
+    }
+}
+
+fn bench_affine_select() -> Row {
+    let f = 4096u16;
+    let mut m = machine();
+    fill(&mut m, 0, Dtype::FP32, u64::from(f));
+    m.set_register(0, 0xFF7F_FFFF).unwrap();
+    let mut i = Instruction::new(Opcode(0x92), GEN);
+    if let Body::S2d2TsAs(s) = &mut i.body {
+        s.num_active_channels = P as u8;
+        s.in_out_dtype = DtypePair::new(Dtype::FP32, Dtype::FP32);
+        s.fill_mode = AffineSelectCmp::GREATER_THAN_EQ;
+        s.fill_reg = 0;
+        let mut d = Data4d::default();
+        d.step_elem[0] = -1;
+        d.num_elem[0] = f;
+        s.mask_pattern = d;
+        let t = |off| Tensor::<2> {
+            start_addr: Addr4::at(GEN, Space::Sbuf, 0, off).unwrap(),
+            step_elem: [1, 1],
+            num_elem: [f, 1],
+        };
+        s.src_mem_pattern = t(0);
+        s.dst_mem_pattern = t(0x10000);
+        s.channel_multiplier = 1;
+    }
+    m.step(&i).unwrap();
+    let secs = time(Duration::from_millis(300), || {
+        m.step(black_box(&i)).unwrap();
+    });
+    Row {
+        name: "AffineSelect fp32 128x4096",
+        in_size: 4,
+        elements: u64::from(f) * u64::from(P),
+        secs,
+        copy_secs: memcpy_time(usize::from(f) * 4),
+    }
+}
+
+fn bench_iota() -> Row {
+    let f = 4096u16;
+    let mut m = machine();
+    let mut i = Instruction::new(Opcode(0x7E), GEN);
+    if let Body::D4Iota(s) = &mut i.body {
+        s.out_dtype = Dtype::FP32;
+        s.num_active_channels = P as u8;
+        s.channel_multiplier = 1;
+        let mut d = Data4d::default();
+        d.num_elem[0] = f;
+        s.src_data_pattern = d;
+        s.dst_mem_pattern = tensor4(0, [f, 1, 1, 1]);
+    }
+    m.step(&i).unwrap();
+    let secs = time(Duration::from_millis(300), || {
+        m.step(black_box(&i)).unwrap();
+    });
+    Row {
+        name: "Iota fp32 128x4096",
+        in_size: 4,
+        elements: u64::from(f) * u64::from(P),
+        secs,
+        copy_secs: memcpy_time(usize::from(f) * 4),
+    }
+}
+
+fn bench_encode_fp8() -> Row {
+    let n = 1 << 20;
+    let xs: Vec<f32> = (0..n).map(|i| ((i % 1000) as f32 - 500.0) * 0.37).collect();
+    let mut out = vec![0u8; n];
+    let cfg = Fp8Config::default();
+    let secs = time(Duration::from_millis(300), || {
+        encode_slice_from_f32(Dtype::FP8_EXP4, black_box(&xs), &mut out, &cfg);
+        black_box(&mut out);
+    });
+    let src = vec![1u8; n * 4];
+    let mut dst = vec![0u8; n * 4];
+    let copy_secs = time(Duration::from_millis(200), || {
+        dst.copy_from_slice(black_box(&src));
+        black_box(&mut dst);
+    });
+    Row {
+        name: "numerics fp32->fp8 slice (1 Mi)",
+        in_size: 4,
+        elements: n as u64,
+        secs,
+        copy_secs,
+    }
+}
+
+fn bench_tiny() -> (f64, f64) {
+    let mut m = machine();
+    fill(&mut m, 0, Dtype::FP32, 1);
+    let mut i = Instruction::new(Opcode(0x43), GEN);
+    if let Body::S3d3Ts(s) = &mut i.body {
+        let t = |off| Tensor::<3> {
+            start_addr: Addr4::at(GEN, Space::Sbuf, 0, off).unwrap(),
+            step_elem: [1; 3],
+            num_elem: [1; 3],
+        };
+        s.src_mem_pattern = t(0);
+        s.dst_mem_pattern = t(0x100);
+        s.in_dtype = Dtype::FP32;
+        s.out_dtype = Dtype::FP32;
+        s.num_active_channels = 1;
+        s.op0 = AluOp::MULT;
+        s.op1 = AluOp::ADD;
+        s.imm0 = ImmVal(2f32.to_bits());
+        s.imm1 = ImmVal(1f32.to_bits());
+    }
+    let ts = time(Duration::from_millis(300), || {
+        m.step(black_box(&i)).unwrap();
+    });
+    let p = ptr_multi(Dtype::FP32, Dtype::FP32, AluOp::MULT, 1, 1, 0x100);
+    let mut p = p;
+    if let Body::S4d4Tsm(s) = &mut p.body {
+        s.num_active_channels = 1;
+    }
+    let pm = time(Duration::from_millis(300), || {
+        m.step(black_box(&p)).unwrap();
+    });
+    (ts, pm)
+}
+
+type Case = (&'static str, fn() -> Row);
+
+fn main() {
+    // `cargo bench -p tpb-sim -- WORD` runs the cases whose name contains WORD.
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
+    println!(
+        "tpb-sim benchmark ({GEN}, one thread; x memcpy = time / time of copying the input bytes)"
+    );
+    println!(
+        "{:<34} {:>10} {:>10} {:>10} {:>10} {:>9}",
+        "case", "elements", "G elem/s", "in GB/s", "copy GB/s", "x memcpy"
+    );
+    let cases: [Case; 7] = [
+        ("PtrMulti fp32->fp32 MULT", || {
+            bench_ptr_multi(
+                "PtrMulti fp32->fp32 MULT",
+                Dtype::FP32,
+                Dtype::FP32,
+                AluOp::MULT,
+                4,
+            )
+        }),
+        ("PtrMulti bf16->bf16 MULT", || {
+            bench_ptr_multi(
+                "PtrMulti bf16->bf16 MULT",
+                Dtype::BFLOAT16,
+                Dtype::BFLOAT16,
+                AluOp::MULT,
+                2,
+            )
+        }),
+        ("PtrMulti fp32->fp8e4 BYPASS", || {
+            bench_ptr_multi(
+                "PtrMulti fp32->fp8e4 BYPASS",
+                Dtype::FP32,
+                Dtype::FP8_EXP4,
+                AluOp::BYPASS,
+                4,
+            )
+        }),
+        ("PtrMulti fp32->fp8e4 MULT", || {
+            bench_ptr_multi(
+                "PtrMulti fp32->fp8e4 MULT",
+                Dtype::FP32,
+                Dtype::FP8_EXP4,
+                AluOp::MULT,
+                4,
+            )
+        }),
+        ("AffineSelect fp32 128x4096", bench_affine_select),
+        ("Iota fp32 128x4096", bench_iota),
+        ("numerics fp32->fp8 slice (1 Mi)", bench_encode_fp8),
+    ];
+    for (name, f) in cases {
+        if !wanted(name) {
+            continue;
+        }
+        let r = f();
+        let bytes = r.elements as f64 * r.in_size as f64;
+        println!(
+            "{:<34} {:>10} {:>10.3} {:>10.2} {:>10.2} {:>9.2}",
+            r.name,
+            r.elements,
+            r.elements as f64 / r.secs / 1e9,
+            bytes / r.secs / 1e9,
+            bytes / r.copy_secs / 1e9,
+            r.secs / r.copy_secs
+        );
+    }
+    if wanted("tiny") {
+        let (ts, pm) = bench_tiny();
+        println!(
+            "tiny TensorScalar (1 element):   {:>8.1} ns / instruction",
+            ts * 1e9
+        );
+        println!(
+            "tiny PtrMulti (1 element):       {:>8.1} ns / instruction",
+            pm * 1e9
+        );
+    }
+}
