@@ -451,8 +451,17 @@ fn perform(
             } else {
                 String::new()
             };
+            let dtype = bound.tensor.dtype;
+            let what = if matches!(
+                dtype,
+                Dtype::BFLOAT16 | Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5
+            ) {
+                format!("{descr}: {dtype} bits")
+            } else {
+                descr.to_string()
+            };
             println!(
-                "out      {bound} -> {} ({descr}){when}{note}",
+                "out      {bound} -> {} ({what}){when}{note}",
                 file.display()
             );
             tally.outputs.push(json!({

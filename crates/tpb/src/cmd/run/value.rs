@@ -137,20 +137,34 @@ pub fn element_text(bits: u32, dtype: Dtype, fp8: &Fp8Config) -> String {
     }
 }
 
-/// A value in at most `w` characters for the `.show` grid (rounded for floats).
+/// A value in at most `w` characters for the `.show` grid: integers exactly, floats with at
+/// most four significant digits (`8.375`, `-13.44`, `0.2754`, `1.2e-7`, `-inf`).
 pub fn compact_text(bits: u32, dtype: Dtype, fp8: &Fp8Config, w: usize) -> String {
-    let exact = element_text(bits, dtype, fp8);
-    if exact.len() <= w || int_kind(dtype).is_some() {
-        return exact;
-    }
     let f = to_f32(dtype, bits, fp8);
-    // Fewer and fewer digits until it fits: 1.234, 1.23e5, …
-    for p in (0..6).rev() {
-        let fixed = format!("{f:.p$}");
-        if fixed.len() <= w && (f == 0.0 || !fixed.trim_start_matches(['-', '0', '.']).is_empty()) {
-            return fixed;
+    if int_kind(dtype).is_some() || !f.is_finite() || f == 0.0 {
+        return element_text(bits, dtype, fp8);
+    }
+    let trim = |t: String| -> String {
+        match t.split_once('e') {
+            Some((m, e)) if m.contains('.') => {
+                format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.'))
+            }
+            None if t.contains('.') => t.trim_end_matches('0').trim_end_matches('.').into(),
+            _ => t,
         }
-        let sci = format!("{f:.p$e}");
+    };
+    let e = f.abs().log10().floor();
+    if (-3.0..5.0).contains(&e) {
+        for sig in (1..=4).rev() {
+            let d = (sig - 1 - e as i32).max(0) as usize;
+            let fixed = trim(format!("{f:.d$}"));
+            if fixed.len() <= w {
+                return fixed;
+            }
+        }
+    }
+    for p in (0..4).rev() {
+        let sci = trim(format!("{f:.p$e}"));
         if sci.len() <= w {
             return sci;
         }
@@ -221,6 +235,15 @@ mod tests {
         assert_eq!(
             compact_text(0.123456f32.to_bits(), Dtype::FP32, &CFG, 6),
             "0.1235"
+        );
+        assert_eq!(compact_text(0x4157_0000, Dtype::FP32, &CFG, 6), "13.44");
+        assert_eq!(
+            compact_text(0.27539f32.to_bits(), Dtype::FP32, &CFG, 7),
+            "0.2754"
+        );
+        assert_eq!(
+            compact_text(123456.7f32.to_bits(), Dtype::FP32, &CFG, 7),
+            "1.235e5"
         );
         assert_eq!(compact_text(0xFF7F_FFFF, Dtype::FP32, &CFG, 7), "-3.4e38");
         assert_eq!(
