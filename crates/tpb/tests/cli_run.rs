@@ -176,6 +176,19 @@ fn every_example_runs_with_no_flags_checks_itself_and_matches_its_goldens() {
 }
 
 #[test]
+fn every_example_assembles_and_validates() {
+    let dir = scratch("asm");
+    for name in example_programs() {
+        let bin = dir.join(name.replace(".tpb", ".bin"));
+        ok(&tpb(
+            &dir,
+            &["asm", &example(&name), "-o", bin.to_str().unwrap()],
+        ));
+        assert_eq!(std::fs::read(&bin).unwrap().len(), 2 * 64, "{name}");
+    }
+}
+
+#[test]
 fn the_main_example_reports_and_pictures_the_masked_corner() {
     let dir = scratch("main-example");
     let out = ok(&tpb(&dir, &["run", &example("causal_mask.tpb")]));
@@ -239,6 +252,19 @@ fn a_failing_expectation_exits_1_naming_the_first_difference_and_the_count() {
         "tpb: error: expectation failed: line 4: sbuf[p0..1]+0x800:bfloat16:1x4 == [2.4375, \
          -inf, 0, 0]: 2 of 4 elements differ; first at [0, 2] (partition 0, byte 0x804): \
          expected 0x0000 (0.0), got 0xff80 (-inf)"
+    );
+    // Never-written memory is pointed out.
+    let prog = write(
+        &dir,
+        "unwritten.tpb",
+        ".expect sbuf[p0]:bf16 == [1.0, -inf]\n",
+    );
+    let err = one_line_error(&tpb(&dir, &["run", &prog]), 1);
+    assert!(
+        err.contains(
+            "expected 0x3f80 (1.0), got 0x0000 (0.0) (4 bytes of the region were never written)"
+        ),
+        "{err}"
     );
     let out = stdout(&o);
     assert!(out.contains("expect   1 passed, 1 FAILED"), "{out}");

@@ -208,6 +208,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             }
             Err(fault) => {
                 summary(&report, &tally);
+                for f in &tally.failed {
+                    eprintln!("tpb: error: expectation failed: {f}");
+                }
                 let cause = fault.to_string().replace("\n  ", "; ");
                 eprintln!("tpb: error: {}{cause}", program.where_is(p));
                 return Ok(ExitCode::from(1));
@@ -488,7 +491,11 @@ fn perform(
                     );
                 }
                 Some(mm) => {
-                    let detail = check::describe(bound, &mm, fp8);
+                    let mut detail = check::describe(bound, &mm, fp8);
+                    let uninit = m.uninitialised_bytes(&bound.tensor).map_err(host)?;
+                    if uninit > 0 {
+                        detail += &format!(" ({uninit} bytes of the region were never written)");
+                    }
                     println!("expect   {bound} == {source}: FAILED{when}: {detail}");
                     tally
                         .failed
