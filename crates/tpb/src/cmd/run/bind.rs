@@ -267,6 +267,76 @@ mod tests {
         );
     }
 
+    /// Random text built from the syntax's own characters never panics any parser.
+    #[test]
+    fn no_panic_on_any_text() {
+        const ALPHABET: &[&str] = &[
+            "sbuf",
+            "psum",
+            "[",
+            "]",
+            "p",
+            "..",
+            "+",
+            ":",
+            "0x",
+            "x",
+            "@",
+            "==",
+            "=",
+            ",",
+            " ",
+            "-",
+            ".",
+            "e",
+            "inf",
+            "nan",
+            "0",
+            "1",
+            "9",
+            "128",
+            "65536",
+            "99999999999999999999",
+            "fp32",
+            "bf16",
+            "e5m2",
+            "int8",
+            "mark=",
+            "r",
+            "_",
+            "\u{e9}",
+            "#",
+        ];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let fp8 = tpb_sim::numerics::Fp8Config::default();
+        for _ in 0..20_000 {
+            let len = next(12);
+            let text: String = (0..len).map(|_| ALPHABET[next(ALPHABET.len())]).collect();
+            for kind in ["in", "out", "reg", "expect", "show", "dtype"] {
+                if let Ok(Binding::Expect { region, .. } | Binding::Show { region, .. }) =
+                    parse(kind, &text, paths())
+                {
+                    let _ = region.bind();
+                }
+            }
+            for d in [
+                Dtype::BFLOAT16,
+                Dtype::INT8,
+                Dtype::UINT32,
+                Dtype::FP8_EXP3,
+                Dtype::FP32,
+            ] {
+                let _ = super::super::value::parse_element(&text, d, &fp8);
+            }
+        }
+    }
+
     #[test]
     fn errors() {
         for (kind, text, want) in [
