@@ -154,7 +154,7 @@ impl RegionSpec {
         .bind()
     }
 
-    /// Binds a region that names its own dtype and shape; `what` says why both are needed.
+    /// Binds a region that names its own dtype and shape (an error says both are needed).
     pub fn bind(&self) -> Result<Bound, String> {
         let (Some(dtype), Some(shape)) = (self.dtype, &self.shape) else {
             return Err(format!(
@@ -243,7 +243,7 @@ impl fmt::Display for Bound {
     }
 }
 
-/// A shape written `128x512` (or `()`-free `512` for one dimension).
+/// A shape as regions write it: `128x512`, `512` for one dimension, `scalar` for a 0-d array.
 pub struct ShapeText<'a>(pub &'a [usize]);
 
 impl fmt::Display for ShapeText<'_> {
