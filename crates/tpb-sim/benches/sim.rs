@@ -120,10 +120,28 @@ fn machine() -> Machine {
 
 fn bench_ptr_multi(name: &'static str, din: Dtype, dout: Dtype, op: AluOp, in_size: usize) -> Row {
     // The largest tile that fits: src and dst side by side in a 224 KiB partition.
-    let active = 224 * 1024;
     let size_in = din.size().unwrap();
     let size_out = dout.size().unwrap();
-    let per_part = active / (size_in + size_out);
+    bench_ptr_multi_n(
+        name,
+        din,
+        dout,
+        op,
+        in_size,
+        224 * 1024 / (size_in + size_out),
+    )
+}
+
+/// PtrMulti over 128 partitions × `per_part` elements (W = 8 slices).
+fn bench_ptr_multi_n(
+    name: &'static str,
+    din: Dtype,
+    dout: Dtype,
+    op: AluOp,
+    in_size: usize,
+    per_part: usize,
+) -> Row {
+    let size_in = din.size().unwrap();
     let w = 8u16;
     let x = (per_part / 8) as u16;
     let epp = u64::from(x) * u64::from(w);
@@ -231,7 +249,7 @@ fn bench_encode_fp8() -> Row {
     }
 }
 
-fn bench_tiny() -> (f64, f64) {
+fn tiny_setup() -> (Machine, Instruction, Instruction) {
     let mut m = machine();
     fill(&mut m, 0, Dtype::FP32, 1);
     let mut i = Instruction::new(Opcode(0x43), GEN);
@@ -251,14 +269,18 @@ fn bench_tiny() -> (f64, f64) {
         s.imm0 = ImmVal(2f32.to_bits());
         s.imm1 = ImmVal(1f32.to_bits());
     }
-    let ts = time(Duration::from_millis(300), || {
-        m.step(black_box(&i)).unwrap();
-    });
-    let p = ptr_multi(Dtype::FP32, Dtype::FP32, AluOp::MULT, 1, 1, 0x100);
-    let mut p = p;
+    let mut p = ptr_multi(Dtype::FP32, Dtype::FP32, AluOp::MULT, 1, 1, 0x100);
     if let Body::S4d4Tsm(s) = &mut p.body {
         s.num_active_channels = 1;
     }
+    (m, i, p)
+}
+
+fn bench_tiny() -> (f64, f64) {
+    let (mut m, i, p) = tiny_setup();
+    let ts = time(Duration::from_millis(300), || {
+        m.step(black_box(&i)).unwrap();
+    });
     let pm = time(Duration::from_millis(300), || {
         m.step(black_box(&p)).unwrap();
     });
@@ -278,10 +300,10 @@ fn main() {
         "tpb-sim benchmark ({GEN}, one thread; x memcpy = time / time of copying the input bytes)"
     );
     println!(
-        "{:<34} {:>10} {:>10} {:>10} {:>10} {:>9}",
+        "{:<38} {:>10} {:>10} {:>10} {:>10} {:>9}",
         "case", "elements", "G elem/s", "in GB/s", "copy GB/s", "x memcpy"
     );
-    let cases: [Case; 7] = [
+    let cases: [Case; 8] = [
         ("PtrMulti fp32->fp32 MULT", || {
             bench_ptr_multi(
                 "PtrMulti fp32->fp32 MULT",
@@ -318,6 +340,16 @@ fn main() {
                 4,
             )
         }),
+        ("PtrMulti fp32->fp8e4 BYPASS 128x4096", || {
+            bench_ptr_multi_n(
+                "PtrMulti fp32->fp8e4 BYPASS 128x4096",
+                Dtype::FP32,
+                Dtype::FP8_EXP4,
+                AluOp::BYPASS,
+                4,
+                4096,
+            )
+        }),
         ("AffineSelect fp32 128x4096", bench_affine_select),
         ("Iota fp32 128x4096", bench_iota),
         ("numerics fp32->fp8 slice (1 Mi)", bench_encode_fp8),
@@ -329,7 +361,7 @@ fn main() {
         let r = f();
         let bytes = r.elements as f64 * r.in_size as f64;
         println!(
-            "{:<34} {:>10} {:>10.3} {:>10.2} {:>10.2} {:>9.2}",
+            "{:<38} {:>10} {:>10.3} {:>10.2} {:>10.2} {:>9.2}",
             r.name,
             r.elements,
             r.elements as f64 / r.secs / 1e9,
@@ -337,6 +369,14 @@ fn main() {
             bytes / r.copy_secs / 1e9,
             r.secs / r.copy_secs
         );
+    }
+    if filter.iter().any(|f| f == "fixed") {
+        // A fixed amount of work for `perf stat` (cycles per instruction independent of load).
+        let (mut m, i, _) = tiny_setup();
+        for _ in 0..2_000_000 {
+            m.step(black_box(&i)).unwrap();
+        }
+        return;
     }
     if wanted("tiny") {
         let (ts, pm) = bench_tiny();

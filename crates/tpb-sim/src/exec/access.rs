@@ -28,25 +28,27 @@ pub(crate) struct Dims {
 }
 
 impl Dims {
-    /// Normalises a descriptor's steps and counts; `None` if a count is 0.
-    pub(crate) fn new(steps: &[i16], nums: &[u16]) -> Option<Dims> {
+    /// Normalises a descriptor's steps and counts (up to 4 dims); `None` if a count is 0.
+    #[inline]
+    pub(crate) fn new<const N: usize>(steps: &[i16; N], nums: &[u16; N]) -> Option<Dims> {
         let mut d = Dims {
             n: 0,
             steps: [0; 4],
             nums: [1; 4],
         };
-        for (&s, &m) in steps.iter().zip(nums).take(4) {
-            let (s, m) = (i64::from(s), u64::from(m));
-            if m == 0 {
-                return None;
-            }
-            if m == 1 {
+        for i in 0..N.min(4) {
+            let (s, m) = (i64::from(steps[i]), u64::from(nums[i]));
+            if m <= 1 {
+                if m == 0 {
+                    return None;
+                }
                 continue;
             }
             if d.n > 0 {
-                let (ps, pn) = (d.steps[d.n - 1], d.nums[d.n - 1]);
-                if i64::try_from(pn).ok().and_then(|pn| ps.checked_mul(pn)) == Some(s) {
-                    d.nums[d.n - 1] = pn.saturating_mul(m);
+                let j = d.n - 1;
+                // The outer dim continues the inner one: one longer run.
+                if i128::from(d.steps[j]) * i128::from(d.nums[j]) == i128::from(s) {
+                    d.nums[j] = d.nums[j].saturating_mul(m);
                     continue;
                 }
             }
@@ -71,11 +73,14 @@ impl Dims {
             .fold(1u64, |a, &m| a.saturating_mul(m))
     }
 
-    /// The smallest and largest element offsets the walk reaches.
-    pub(crate) fn extent(&self) -> (i128, i128) {
-        let (mut lo, mut hi) = (0i128, 0i128);
+    /// The smallest and largest element offsets the walk reaches. Each span is the sum of
+    /// the descriptor's spans it merged, |span| < 2^33, so i64 holds it exactly; the
+    /// wrapping operations only avoid the overflow checks.
+    #[inline]
+    pub(crate) fn extent(&self) -> (i64, i64) {
+        let (mut lo, mut hi) = (0i64, 0i64);
         for i in 0..self.n {
-            let span = i128::from(self.steps[i]) * (i128::from(self.nums[i]) - 1);
+            let span = self.steps[i].wrapping_mul((self.nums[i] as i64).wrapping_sub(1));
             lo += span.min(0);
             hi += span.max(0);
         }
@@ -179,10 +184,10 @@ impl Access {
             });
         }
         let (lo, hi) = dims.extent();
-        let sz = size as i128;
-        let lo_b = offset as i128 + lo * sz;
-        let hi_b = offset as i128 + hi * sz + sz;
-        if lo_b < 0 || hi_b > i128::from(active) {
+        let sz = size as i64;
+        let lo_b = offset as i64 + lo * sz;
+        let hi_b = offset as i64 + hi * sz + sz;
+        if lo_b < 0 || hi_b > active as i64 {
             return Err(FaultCause::OutOfRange {
                 operand: name,
                 detail: format!(
@@ -414,12 +419,21 @@ pub(crate) fn drive(
     k: &mut impl Kernel,
 ) {
     let split = split.max(1);
+    let dense = |a: &Access| a.dims.n == 1 && a.dims.steps[0] == 1;
+    if dense(dst) && input.is_none_or(|i| dense(i.access)) {
+        drive_dense(mem, st, input, dst, n, count, split, k);
+        return;
+    }
     for c in 0..n {
         let mut sc = input.map(|i| Cursor::new(&i.access.dims));
         let mut dc = Cursor::new(&dst.dims);
         let mut k0 = 0u64;
+        let mut bound = split.min(count);
         while k0 < count {
-            let len = (CHUNK as u64).min(count - k0).min(split - k0 % split) as usize;
+            if k0 == bound {
+                bound = bound.saturating_add(split).min(count);
+            }
+            let len = (CHUNK as u64).min(bound - k0) as usize;
             if let (Some(i), Some(sc)) = (input, sc.as_mut()) {
                 let src = if i.from_snapshot {
                     Src::snapshot(st.snap, i.access)
@@ -437,10 +451,78 @@ pub(crate) fn drive(
     }
 }
 
+/// [`drive`] when every operand is one contiguous run per channel: slices straight from
+/// and into memory, no cursors.
+fn drive_dense(
+    mem: &mut Memory,
+    st: Stages<'_>,
+    input: Option<Input<'_>>,
+    dst: &Access,
+    n: u32,
+    count: u64,
+    split: u64,
+    k: &mut impl Kernel,
+) {
+    let (din, dout) = (input.map_or(0, |i| i.access.size), dst.size);
+    for c in 0..n {
+        let src = input.map(|i| {
+            let s = if i.from_snapshot {
+                Src::snapshot(st.snap, i.access)
+            } else {
+                Src::memory(mem, i.access)
+            };
+            s.index(c, i.access.offset)
+        });
+        let dbase = mem.part_base(dst.space, dst.part0 + c) + dst.offset as usize;
+        let mut k0 = 0u64;
+        let mut bound = split.min(count);
+        while k0 < count {
+            if k0 == bound {
+                bound = bound.saturating_add(split).min(count);
+            }
+            let len = (CHUNK as u64).min(bound - k0) as usize;
+            if let (Some(i), Some(base)) = (input, src) {
+                let buf = if i.from_snapshot {
+                    st.snap
+                } else {
+                    mem.data(i.access.space)
+                };
+                let at = base + k0 as usize * din;
+                k.load(c, k0, &buf[at..at + len * din]);
+            }
+            let at = dbase + k0 as usize * dout;
+            let (data, init) = mem.parts_mut(dst.space);
+            k.store(c, k0, &mut data[at..at + len * dout]);
+            init.set_range(at, len * dout);
+            k0 += len as u64;
+        }
+    }
+}
+
 /// Counts the uninitialised elements `a` reads on the channels `0..n` for which `chan`
 /// holds: `(elements, first partition, its byte offset)`, or `None` when all are
 /// initialised. An element is uninitialised when any of its bytes is.
+#[inline]
 pub(crate) fn uninitialised(
+    mem: &Memory,
+    a: &Access,
+    n: u32,
+    chan: impl Fn(u32) -> bool,
+) -> Option<(u64, u32, u64)> {
+    // Fast path: every channel's hull is initialised.
+    let init = mem.init(a.space);
+    let stride = mem.active(a.space) as usize;
+    let first = mem.part_base(a.space, a.part0) + a.lo as usize;
+    let len = (a.hi - a.lo) as usize;
+    if (0..n as usize).all(|c| init.all_set(first + c * stride, len)) {
+        return None;
+    }
+    uninitialised_walk(mem, a, n, chan)
+}
+
+/// The element-by-element count behind [`uninitialised`].
+#[cold]
+fn uninitialised_walk(
     mem: &Memory,
     a: &Access,
     n: u32,
@@ -531,6 +613,13 @@ pub(crate) fn raw_to_bytes(size: usize, raw: &[u32], out: &mut [u8]) {
 mod tests {
     use super::*;
 
+    fn dims(s: &[i16], n: &[u16]) -> Dims {
+        let (mut a, mut b) = ([1i16; 4], [1u16; 4]);
+        a[..s.len()].copy_from_slice(s);
+        b[..n.len()].copy_from_slice(n);
+        Dims::new(&a, &b).unwrap()
+    }
+
     fn walk(d: &Dims) -> Vec<i64> {
         let mut c = Cursor::new(d);
         let mut v = Vec::new();
@@ -565,20 +654,23 @@ mod tests {
             (vec![0, 0], vec![2, 3]),
             (vec![1, 1], vec![1, 1]),
         ] {
-            let d = Dims::new(&s, &n).unwrap();
+            let d = dims(&s, &n);
             assert_eq!(walk(&d), naive(&s, &n), "{s:?} {n:?}");
             let (lo, hi) = d.extent();
             let v = naive(&s, &n);
-            assert_eq!(lo, i128::from(*v.iter().min().unwrap()));
-            assert_eq!(hi, i128::from(*v.iter().max().unwrap()));
+            assert_eq!(lo, *v.iter().min().unwrap());
+            assert_eq!(hi, *v.iter().max().unwrap());
         }
         assert_eq!(Dims::new(&[1, 4], &[4, 4]).unwrap().n, 1);
         assert!(Dims::new(&[1], &[0]).is_none());
+        // A full merge of 65535^4 elements keeps the count (saturating) and span.
+        let big = Dims::new(&[1, -1, 0, 0], &[65535; 4]).unwrap();
+        assert_eq!(big.extent(), (-65534, 65534));
     }
 
     #[test]
     fn chunked_advance_matches_single_steps() {
-        let d = Dims::new(&[2, -5, 1], &[3, 4, 2]).unwrap();
+        let d = dims(&[2, -5, 1], &[3, 4, 2]);
         let all = walk(&d);
         let mut c = Cursor::new(&d);
         let mut got = Vec::new();

@@ -15,9 +15,10 @@
 //! input is read before any write (assumption `reads-before-writes`).
 
 use super::access::{bytes_to_raw, fill_ramp, raw_to_bytes, Cursor, Dims, Kernel};
+use super::kernels;
 use super::{run, Cx, Parts, Role};
 use crate::machine::FaultCause;
-use crate::numerics::{decode_slice_to_f32, encode_slice_from_f32, from_f32, Fp8Config};
+use crate::numerics::{from_f32, Fp8Config};
 use tpb_isa::wire::S2d2TsAs;
 use tpb_isa::{AffineSelectCmp, Dtype, Gen};
 
@@ -132,14 +133,20 @@ struct SelectKernel<'a> {
     i: &'a mut [i32],
 }
 
-/// `mask <fill_mode> 0` (seed 002 §3.3).
+/// `x = (mask <fill_mode> 0) ? x : fill` (seed 002 §3.3), one loop per comparator.
 #[inline(always)]
-fn pass(cmp: AffineSelectCmp, v: i32) -> bool {
+fn select<T: Copy>(cmp: AffineSelectCmp, xs: &mut [T], mask: &[i32], fill: T) {
+    #[inline(always)]
+    fn each<T: Copy>(xs: &mut [T], mask: &[i32], fill: T, pass: impl Fn(i32) -> bool) {
+        for (x, &m) in xs.iter_mut().zip(mask) {
+            *x = if pass(m) { *x } else { fill };
+        }
+    }
     match cmp {
-        AffineSelectCmp::GREATER_THAN => v > 0,
-        AffineSelectCmp::GREATER_THAN_EQ => v >= 0,
-        AffineSelectCmp::EQ => v == 0,
-        _ => v != 0,
+        AffineSelectCmp::GREATER_THAN => each(xs, mask, fill, |m| m > 0),
+        AffineSelectCmp::GREATER_THAN_EQ => each(xs, mask, fill, |m| m >= 0),
+        AffineSelectCmp::EQ => each(xs, mask, fill, |m| m == 0),
+        _ => each(xs, mask, fill, |m| m != 0),
     }
 }
 
@@ -149,7 +156,7 @@ impl Kernel for SelectKernel<'_> {
         if self.copy {
             bytes_to_raw(self.size_in, input, &mut self.u[..len]);
         } else {
-            decode_slice_to_f32(self.in_dtype, input, &mut self.f[..len], &self.fp8);
+            kernels::decode(self.in_dtype, input, &mut self.f[..len], &self.fp8);
         }
     }
 
@@ -160,19 +167,14 @@ impl Kernel for SelectKernel<'_> {
         }
         let v = &mut self.i[..len];
         fill_ramp(&mut self.cur, self.base, c, self.cm, v);
-        let cmp = self.cmp;
         if self.copy {
-            let (u, fb) = (&mut self.u[..len], self.fill_bits);
-            for (x, &m) in u.iter_mut().zip(v.iter()) {
-                *x = if pass(cmp, m) { *x } else { fb };
-            }
+            let u = &mut self.u[..len];
+            select(self.cmp, u, v, self.fill_bits);
             raw_to_bytes(self.size_out, u, out);
         } else {
-            let (f, fill) = (&mut self.f[..len], self.fill);
-            for (x, &m) in f.iter_mut().zip(v.iter()) {
-                *x = if pass(cmp, m) { *x } else { fill };
-            }
-            encode_slice_from_f32(self.out_dtype, f, out, &self.fp8);
+            let f = &mut self.f[..len];
+            select(self.cmp, f, v, self.fill);
+            kernels::encode(self.out_dtype, f, out, &self.fp8);
         }
     }
 }

@@ -10,10 +10,11 @@
 //! ```
 
 use super::access::{fill_ramp, raw_to_bytes, Cursor, Dims, Kernel};
+use super::kernels;
 use super::{run, Cx, Parts, Role};
 use crate::assumptions::{iota_fp32, iota_keeps_bits, iota_output};
 use crate::machine::FaultCause;
-use crate::numerics::{encode_slice_from_f32, Fp8Config};
+use crate::numerics::Fp8Config;
 use tpb_isa::wire::D4Iota;
 use tpb_isa::Dtype;
 
@@ -97,7 +98,7 @@ impl Kernel for IotaKernel<'_> {
             for (o, &x) in f.iter_mut().zip(v.iter()) {
                 *o = iota_fp32(x);
             }
-            encode_slice_from_f32(self.out_dtype, f, out, &self.fp8);
+            kernels::encode(self.out_dtype, f, out, &self.fp8);
         }
     }
 }

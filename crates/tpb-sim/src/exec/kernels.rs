@@ -9,8 +9,34 @@
 //! zero rather than a panic.
 
 use crate::assumptions::{stage_arith, stage_bitvec, stage_int};
-use crate::numerics::{canonical_nan, NumError};
-use tpb_isa::AluOp;
+use crate::numerics::{
+    canonical_nan, decode_slice_to_f32, encode_slice_from_f32, Fp8Config, NumError,
+};
+use tpb_isa::{AluOp, Dtype};
+
+/// [`decode_slice_to_f32`] with FP32 inlined (its bits are the value), for short chunks.
+#[inline(always)]
+pub(crate) fn decode(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp8Config) {
+    if dtype == Dtype::FP32 {
+        for (o, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+            *o = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+    } else {
+        decode_slice_to_f32(dtype, bytes, out, cfg);
+    }
+}
+
+/// [`encode_slice_from_f32`] with FP32 / FP32R inlined (stored bit for bit).
+#[inline(always)]
+pub(crate) fn encode(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8Config) {
+    if dtype == Dtype::FP32 || dtype == Dtype::FP32R {
+        for (o, x) in out.chunks_exact_mut(4).zip(xs) {
+            o.copy_from_slice(&x.to_le_bytes());
+        }
+    } else {
+        encode_slice_from_f32(dtype, xs, out, cfg);
+    }
+}
 
 #[inline(always)]
 fn canon(r: f32) -> f32 {
@@ -174,6 +200,23 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn inlined_fp32_codecs_match_numerics() {
+        let cfg = Fp8Config::default();
+        let v = specials();
+        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let (mut a, mut b) = (vec![0f32; v.len()], vec![0f32; v.len()]);
+        decode(Dtype::FP32, &bytes, &mut a, &cfg);
+        decode_slice_to_f32(Dtype::FP32, &bytes, &mut b, &cfg);
+        assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
+        for d in [Dtype::FP32, Dtype::FP32R] {
+            let (mut a, mut b) = (vec![0u8; bytes.len()], vec![1u8; bytes.len()]);
+            encode(d, &v, &mut a, &cfg);
+            encode_slice_from_f32(d, &v, &mut b, &cfg);
+            assert_eq!(a, b);
         }
     }
 

@@ -122,15 +122,18 @@ impl Outcome {
             written: self.written,
             bytes_written: self.bytes_written,
             flops_loaded: self.flops_loaded,
-            warnings: self
-                .warnings
-                .into_iter()
-                .map(|(kind, message)| Warning {
-                    inst,
-                    kind,
-                    message,
-                })
-                .collect(),
+            warnings: if self.warnings.is_empty() {
+                Vec::new()
+            } else {
+                self.warnings
+                    .into_iter()
+                    .map(|(kind, message)| Warning {
+                        inst,
+                        kind,
+                        message,
+                    })
+                    .collect()
+            },
             log: self.log,
         }
     }
@@ -186,7 +189,16 @@ impl Cx<'_> {
         role: Role,
     ) -> Result<(Space, u32, u64), FaultCause> {
         let (addr, via_reg) = match a.form() {
-            AddrForm::Immediate => (a, None),
+            AddrForm::Immediate => {
+                // The validator has checked region, alignment and the operand's spaces
+                // (tensor_start_addr_valid); bounds are checked by `Access::new`.
+                if let Some((space, p, off)) = a.locate(self.gen) {
+                    if self.st.mem.has(space) {
+                        return Ok((space, p, u64::from(off)));
+                    }
+                }
+                (a, None)
+            }
             AddrForm::Register(r) => {
                 let v = *self.st.regs.get(r as usize).ok_or(FaultCause::BadAddress {
                     operand: name,
@@ -242,7 +254,7 @@ impl Cx<'_> {
         if !self.st.mem.has(space) {
             return Err(bad(format!("{} has no {}", self.gen, space.name())));
         }
-        if addr.byte_addr() as usize % size != 0 {
+        if addr.byte_addr() as usize & (size - 1) != 0 {
             return Err(bad(format!("not aligned to {size} bytes")));
         }
         if space == Space::Psum && !role.psum {

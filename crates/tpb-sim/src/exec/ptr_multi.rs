@@ -22,7 +22,7 @@ use super::kernels;
 use super::{num_fault, run, Cx, Parts, Role};
 use crate::assumptions::{dual_pair_slots, FLOP_SLOTS};
 use crate::machine::{FaultCause, FlopKind, Flops, WarningKind};
-use crate::numerics::{decode_slice_to_f32, encode_slice_from_f32, Fp8Config};
+use crate::numerics::Fp8Config;
 use tpb_isa::wire::S4d4Tsm;
 use tpb_isa::{AluOp, Dtype, RevOps};
 
@@ -191,7 +191,7 @@ impl Kernel for PtrMultiKernel<'_> {
         let len = input.len() / self.size_in;
         match self.kind {
             FlopKind::Arith => {
-                decode_slice_to_f32(self.in_dtype, input, &mut self.f[..len], &self.fp8);
+                kernels::decode(self.in_dtype, input, &mut self.f[..len], &self.fp8);
             }
             FlopKind::Bitvec => bytes_to_raw(self.size_in, input, &mut self.u[..len]),
         }
@@ -213,7 +213,7 @@ impl Kernel for PtrMultiKernel<'_> {
                     kernels::arith(self.op, rev0, xs, f32::from_bits(sc[i]));
                     kernels::arith(AluOp::BYPASS, rev1, xs, 0.0);
                 }
-                encode_slice_from_f32(self.out_dtype, xs, out, &self.fp8);
+                kernels::encode(self.out_dtype, xs, out, &self.fp8);
             }
             FlopKind::Bitvec => {
                 let xs = &mut self.u[..len];

@@ -18,7 +18,7 @@ use super::kernels;
 use super::{num_fault, run, Cx, Parts, Role, Which};
 use crate::assumptions::{range_select_index, RANGE_SELECT_BOUND_DTYPE};
 use crate::machine::FaultCause;
-use crate::numerics::{alu_arith, decode_slice_to_f32, encode_slice_from_f32, from_f32, Fp8Config};
+use crate::numerics::{alu_arith, from_f32, Fp8Config};
 use tpb_isa::wire::S2d2Rs;
 use tpb_isa::{AccumCmd, AluOp, Dtype, ImmSrc};
 
@@ -158,7 +158,7 @@ impl Kernel for RangeKernel<'_> {
         if self.copy {
             bytes_to_raw(self.size_in, input, &mut self.u[..len]);
         } else {
-            decode_slice_to_f32(self.in_dtype, input, &mut self.f[..len], &self.fp8);
+            kernels::decode(self.in_dtype, input, &mut self.f[..len], &self.fp8);
         }
     }
 
@@ -177,7 +177,7 @@ impl Kernel for RangeKernel<'_> {
                     self.f[j] = self.fill;
                 }
             }
-            encode_slice_from_f32(self.out_dtype, &self.f[..len], out, &self.fp8);
+            kernels::encode(self.out_dtype, &self.f[..len], out, &self.fp8);
         }
     }
 }

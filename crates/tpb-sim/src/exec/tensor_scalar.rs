@@ -23,7 +23,7 @@ use super::kernels;
 use super::{num_fault, run, Cx, Parts, Role, Which};
 use crate::assumptions::{int_operand, int_signed, pointer_scalar_dtype, ScalarPath};
 use crate::machine::FaultCause;
-use crate::numerics::{decode_slice_to_f32, encode_slice_from_f32, Fp8Config};
+use crate::numerics::Fp8Config;
 use tpb_isa::wire::S3d3Ts;
 use tpb_isa::{AluOp, Dtype, ImmSrc};
 
@@ -170,7 +170,7 @@ impl Kernel for TsKernel<'_> {
         let len = input.len() / self.size_in;
         match self.path {
             ScalarPath::Arith => {
-                decode_slice_to_f32(self.in_dtype, input, &mut self.f[..len], &self.fp8);
+                kernels::decode(self.in_dtype, input, &mut self.f[..len], &self.fp8);
             }
             ScalarPath::Bitvec => bytes_to_raw(self.size_in, input, &mut self.u[..len]),
             ScalarPath::Int => {
@@ -191,7 +191,7 @@ impl Kernel for TsKernel<'_> {
                 let xs = &mut self.f[..len];
                 kernels::arith(self.op0, self.rev0, xs, f32::from_bits(s0));
                 kernels::arith(self.op1, self.rev1, xs, f32::from_bits(s1));
-                encode_slice_from_f32(self.out_dtype, xs, out, &self.fp8);
+                kernels::encode(self.out_dtype, xs, out, &self.fp8);
             }
             ScalarPath::Bitvec => {
                 let xs = &mut self.u[..len];

@@ -74,9 +74,10 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3TsSelect) -> Result<(), FaultCaus
     let reversed = s.reversed_pred != 0;
     let mut take_src0 = [false; 128];
     let work = &mut cx.scratch.work;
-    for c in 0..n as usize {
-        work.sel[c] = predicate_true(work.s1[c]) != reversed;
-        take_src0[c] = work.sel[c];
+    let chans = take_src0.iter_mut().zip(&mut work.sel).zip(&work.s1);
+    for ((t, sel), &p) in chans.take(n as usize) {
+        *sel = predicate_true(p) != reversed;
+        *t = *sel;
     }
     cx.check_reads(&src, n, |c| take_src0[c as usize]);
     cx.gate()?;

@@ -36,6 +36,9 @@ fn register(st: &State, value: u32, what: &str) -> Result<u32, FaultCause> {
 /// Checks the wait and prepares the update (decisions §3.8).
 pub(crate) fn plan(ev: &Events, st: &State) -> Result<EventPlan, FaultCause> {
     let mut plan = EventPlan::default();
+    if ev.wait_mode == WaitMode::NONE && ev.update_mode == UpdateMode::NONE {
+        return Ok(plan);
+    }
     let wi = ev.wait_idx;
     let value = ev.semaphore_value;
     let sem = st.sems[wi as usize];
