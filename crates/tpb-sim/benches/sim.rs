@@ -71,9 +71,9 @@ fn tensor4(off: u32, nums: [u16; 4]) -> Tensor<4> {
         num_elem: nums,
     };
     let mut acc = 1i32;
-    for i in 0..4 {
-        t.step_elem[i] = acc.min(i32::from(i16::MAX)) as i16;
-        acc *= i32::from(nums[i]);
+    for (s, &n) in t.step_elem.iter_mut().zip(&nums) {
+        *s = acc.min(i32::from(i16::MAX)) as i16;
+        acc *= i32::from(n);
     }
     t
 }
