@@ -181,6 +181,7 @@ impl Cx<'_> {
     /// Resolves an ADDR4 to (space, partition, offset) for an operand of `size` bytes:
     /// immediates as decoded; register forms through the register (assumption
     /// `register-pointer`), re-checking the address rules the validator could not.
+    #[inline]
     fn locate(
         &self,
         a: Addr4,
@@ -273,6 +274,7 @@ impl Cx<'_> {
     }
 
     /// Resolves a tensor operand for `n` channels and checks its bounds.
+    #[inline]
     pub(crate) fn tensor<const N: usize>(
         &self,
         t: &Tensor<N>,
@@ -353,19 +355,25 @@ impl Cx<'_> {
     }
 
     /// Warns if `a` reads uninitialised elements on the channels where `chan` holds.
+    #[inline]
     pub(crate) fn check_reads(&mut self, a: &Access, n: u32, chan: impl Fn(u32) -> bool) {
         if let Some((count, p, b)) = access::uninitialised(&self.st.mem, a, n, chan) {
-            self.out.warn(
-                WarningKind::Uninitialised,
-                format!(
-                    "{} reads {count} uninitialised element{} (first at {} partition {p} byte \
-                     {b:#x})",
-                    a.name,
-                    if count == 1 { "" } else { "s" },
-                    a.space.name()
-                ),
-            );
+            self.warn_uninitialised(a, count, p, b);
         }
+    }
+
+    #[cold]
+    fn warn_uninitialised(&mut self, a: &Access, count: u64, p: u32, b: u64) {
+        self.out.warn(
+            WarningKind::Uninitialised,
+            format!(
+                "{} reads {count} uninitialised element{} (first at {} partition {p} byte \
+                 {b:#x})",
+                a.name,
+                if count == 1 { "" } else { "s" },
+                a.space.name()
+            ),
+        );
     }
 
     /// Checks the per-instruction element limit.
@@ -400,15 +408,27 @@ impl Cx<'_> {
     /// Fills `dst[..n]` with a scalar per channel: the instruction immediate `imm`, or the
     /// element `ptr` points at in each channel's partition (raw, zero-extended), warning
     /// about uninitialised bytes.
+    #[inline]
     pub(crate) fn scalars(&mut self, ptr: Option<&Pointer>, imm: u32, n: u32, which: Which) {
+        match ptr {
+            None => {
+                let work = &mut self.scratch.work;
+                let dst = match which {
+                    Which::S0 => &mut work.s0,
+                    Which::S1 => &mut work.s1,
+                };
+                dst[..n as usize].fill(imm);
+            }
+            Some(p) => self.scalars_from_pointer(p, n, which),
+        }
+    }
+
+    /// [`Cx::scalars`] through a pointer.
+    fn scalars_from_pointer(&mut self, ptr: &Pointer, n: u32, which: Which) {
         let work = &mut self.scratch.work;
         let dst = match which {
             Which::S0 => &mut work.s0,
             Which::S1 => &mut work.s1,
-        };
-        let Some(ptr) = ptr else {
-            dst[..n as usize].fill(imm);
-            return;
         };
         let mem = &self.st.mem;
         let mut bad = Vec::new();
