@@ -87,7 +87,9 @@ pub enum FlopKind {
     Bitvec,
 }
 
-/// One channel's DVE scalar flops (decisions §3.5; assumption `flop-layout`).
+/// One channel's DVE scalar flops (decisions §3.5; assumption `flop-layout`). Channels are
+/// relative (the DVE lane `c` of an instruction, touching partition `start + c`), so an
+/// ImmLd and the PtrMulti that consumes its scalars pair up channel by channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Flops {
     /// The 8 × 32-bit slots.
@@ -314,7 +316,7 @@ impl Machine {
         self.state.events[index as usize] = value;
     }
 
-    /// The flops of every channel (128 entries).
+    /// The flops of every channel (128 entries, indexed by relative channel).
     pub fn flops(&self) -> &[Flops] {
         &self.state.flops
     }
