@@ -1,0 +1,18 @@
+//! Every ASSUMED simulator behaviour must appear in the README's assumptions list, so the
+//! user-facing list cannot drift from `tpb_sim::assumptions::ASSUMPTIONS`.
+
+#[test]
+fn readme_lists_every_simulator_assumption() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md at the workspace root");
+    let (_, list) = readme
+        .split_once("## Assumptions")
+        .expect("an `## Assumptions` section");
+    for a in tpb_sim::assumptions::ASSUMPTIONS {
+        assert!(
+            list.contains(&format!("`{}`", a.id)),
+            "README's assumptions list lacks `{}`",
+            a.id
+        );
+    }
+}
