@@ -331,9 +331,10 @@ fn fold_partition(gen: Gen, ap: &AccessPattern) -> Result<(Addr4, u8), PackError
             stride,
         });
     }
-    let a = g
-        .address(ap.space, ap.start_partition, ap.offset as u32)
-        .expect("partition and offset were checked against the geometry");
+    // Checked above against the same geometry, so `address` cannot refuse it.
+    let Some(a) = g.address(ap.space, ap.start_partition, ap.offset as u32) else {
+        return Err(PackError::AddressOutOfRange { addr });
+    };
     debug_assert_eq!(u64::from(a), addr);
     Ok((Addr4(a), count as u8))
 }

@@ -236,19 +236,8 @@ pub fn read_npy_file(path: &Path, hint: Option<Dtype>) -> Result<NpyArray, NpyEr
 /// header is too long for 1.0), with numpy's native descr for numpy types and, for
 /// bfloat16 / fp8, the encoding `style` selects. FP32R is written as `<f4`.
 ///
-/// # Panics
-///
-/// If the array is inconsistent (see [`NpyArray::check`]); use [`try_write_npy`] to get an
-/// error instead.
-pub fn write_npy(arr: &NpyArray, style: NpyStyle) -> Vec<u8> {
-    match try_write_npy(arr, style) {
-        Ok(v) => v,
-        Err(e) => panic!("write_npy: {e}"),
-    }
-}
-
-/// [`write_npy`], returning an error for an inconsistent array instead of panicking.
-pub fn try_write_npy(arr: &NpyArray, style: NpyStyle) -> Result<Vec<u8>, NpyError> {
+/// An inconsistent array (see [`NpyArray::check`]) is an error.
+pub fn write_npy(arr: &NpyArray, style: NpyStyle) -> Result<Vec<u8>, NpyError> {
     arr.check()?;
     let descr = descr_for(arr.dtype, style).ok_or(NpyError::NoByteSize(arr.dtype))?;
 
@@ -296,7 +285,7 @@ pub fn try_write_npy(arr: &NpyArray, style: NpyStyle) -> Result<Vec<u8>, NpyErro
 
 /// Writes an array to a `.npy` file (see [`write_npy`]); errors name the path.
 pub fn write_npy_file(path: &Path, arr: &NpyArray, style: NpyStyle) -> Result<(), NpyError> {
-    let bytes = try_write_npy(arr, style)?;
+    let bytes = write_npy(arr, style)?;
     std::fs::write(path, bytes).map_err(|source| NpyError::Io {
         path: path.to_path_buf(),
         source,

@@ -111,7 +111,7 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 
 fn write_array(dir: &Path, name: &str, arr: &NpyArray, style: NpyStyle) -> String {
     let p = dir.join(name);
-    std::fs::write(&p, write_npy(arr, style)).unwrap();
+    std::fs::write(&p, write_npy(arr, style).unwrap()).unwrap();
     p.display().to_string()
 }
 
@@ -548,7 +548,7 @@ fn inputs_in_numpy_and_ml_dtypes_encodings() {
 #[test]
 fn malformed_npy_files_give_one_line_errors() {
     let dir = scratch("malformed");
-    let mut truncated = write_npy(&fp32_array(vec![2], &[1.0, 2.0]), NpyStyle::BitView);
+    let mut truncated = write_npy(&fp32_array(vec![2], &[1.0, 2.0]), NpyStyle::BitView).unwrap();
     truncated.truncate(truncated.len() - 3);
     for (name, bytes, want) in [
         ("garbage.npy", b"hello".to_vec(), "bad .npy magic"),

@@ -126,7 +126,7 @@ mod tests {
     fn hints_and_bit_views() {
         let bits = tmp(
             "u2.npy",
-            &write_npy(&arr(Dtype::UINT16, vec![2, 2]), NpyStyle::BitView),
+            &write_npy(&arr(Dtype::UINT16, vec![2, 2]), NpyStyle::BitView).unwrap(),
         );
         let r = RegionSpec::parse("sbuf[p0..2]:bf16").unwrap();
         let (b, data) = read_for_region(&bits, &r, None).unwrap();
@@ -140,7 +140,7 @@ mod tests {
 
         let blob = tmp(
             "v2.npy",
-            &write_npy(&arr(Dtype::BFLOAT16, vec![2, 2]), NpyStyle::MlDtypes),
+            &write_npy(&arr(Dtype::BFLOAT16, vec![2, 2]), NpyStyle::MlDtypes).unwrap(),
         );
         let e = read_for_region(&blob, &r, None).unwrap_err();
         assert!(
@@ -152,7 +152,7 @@ mod tests {
 
         let f16 = tmp(
             "f2.npy",
-            &write_npy(&arr(Dtype::FP16, vec![2, 2]), NpyStyle::BitView),
+            &write_npy(&arr(Dtype::FP16, vec![2, 2]), NpyStyle::BitView).unwrap(),
         );
         let r = RegionSpec::parse("sbuf[p0..2]:bf16").unwrap();
         let e = read_for_region(&f16, &r, None).unwrap_err();
