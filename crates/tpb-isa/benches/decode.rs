@@ -148,13 +148,11 @@ fn main() {
         "ratio decode+validate / copy  {:.3} (valid, compiler-like corpus)",
         validate_valid / copy
     );
+    let verdict = |r: f64, goal: f64| if r >= goal { "met" } else { "NOT met" };
+    println!("goal decode >= 60 M/s: {}", verdict(decode, 60e6));
     println!(
-        "goals: decode >= 60 M/s: {}; decode+validate >= 20 M/s: {}",
-        if decode >= 60e6 { "met" } else { "NOT met" },
-        if validate.min(validate_valid) >= 20e6 {
-            "met"
-        } else {
-            "NOT met"
-        }
+        "goal decode+validate >= 20 M/s: {} on the valid corpus, {} on the random corpus",
+        verdict(validate_valid, 20e6),
+        verdict(validate, 20e6)
     );
 }

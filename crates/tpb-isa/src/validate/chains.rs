@@ -356,7 +356,7 @@ rule!(
 
 // ---- dispatch -----------------------------------------------------------------------------
 
-pub(crate) fn check(cx: &mut Ctx, inst: &Instruction) {
+pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
     let gen = cx.gen;
     let op = inst.header.opcode;
     let info = op.info(gen);
@@ -395,7 +395,7 @@ fn four_byte(d: Dtype) -> bool {
 
 // ---- S4D4_TSM: is_valid_tensor_scalar_ptr_multi (seed 000 §5c) -----------------------------
 
-fn ptr_multi(cx: &mut Ctx, opcode: Opcode, s: &S4d4Tsm) {
+fn ptr_multi<const M: u8>(cx: &mut Ctx<M>, opcode: Opcode, s: &S4d4Tsm) {
     let gen = cx.gen;
     let dual = matches!(opcode.0, 0x87 | 0x88);
     let bitvec = is_bitvec_opcode(opcode);
@@ -513,7 +513,7 @@ fn names(pred: impl Fn(AluOp) -> bool) -> String {
 
 // ---- S2_BN: is_valid_tsm_immediates_load (isa-facts §6) ------------------------------------
 
-fn imm_ld(cx: &mut Ctx, opcode: Opcode, s: &S2Bn) {
+fn imm_ld<const M: u8>(cx: &mut Ctx<M>, opcode: Opcode, s: &S2Bn) {
     let gen = cx.gen;
     let t = &s.src_mem_pattern;
     let cnt = t.num_elem[0] as u32 * t.num_elem[1] as u32;
@@ -583,7 +583,7 @@ fn imm_ld(cx: &mut Ctx, opcode: Opcode, s: &S2Bn) {
 
 // ---- S2D2_TS_AS: is_valid_s2d2_ts_as (seed 002 §3.5) ---------------------------------------
 
-fn affine_select(cx: &mut Ctx, s: &S2d2TsAs) {
+fn affine_select<const M: u8>(cx: &mut Ctx<M>, s: &S2d2TsAs) {
     let gen = cx.gen;
     let n = s.num_active_channels;
     let (lo, hi) = (s.in_out_dtype.lo(), s.in_out_dtype.hi());
@@ -667,7 +667,7 @@ fn data_count_text(d: &Data4d) -> String {
 
 // ---- D4_IOTA: is_valid_iota (isa-facts §9) --------------------------------------------------
 
-fn iota(cx: &mut Ctx, s: &D4Iota) {
+fn iota<const M: u8>(cx: &mut Ctx<M>, s: &D4Iota) {
     reserved_zero(cx, &IOTA_RESERVED, "reserved0", 32, &s.reserved0.0);
     reserved_zero(cx, &IOTA_RESERVED, "reserved1", 35, &s.reserved1.0);
     reserved_zero(cx, &IOTA_RESERVED, "reserved2", 40, &s.reserved2.0);
@@ -707,7 +707,7 @@ fn iota(cx: &mut Ctx, s: &D4Iota) {
 
 // ---- S3D3_TS: is_valid_tensor_scalar_op / _ptr_op (isa-facts §7) ----------------------------
 
-fn tensor_scalar(cx: &mut Ctx, opcode: Opcode, s: &S3d3Ts) {
+fn tensor_scalar<const M: u8>(cx: &mut Ctx<M>, opcode: Opcode, s: &S3d3Ts) {
     let gen = cx.gen;
     let bitvec = is_bitvec_opcode(opcode);
     let ptr_form = matches!(opcode.0, 0x44 | 0x54);
@@ -852,8 +852,8 @@ fn tensor_scalar(cx: &mut Ctx, opcode: Opcode, s: &S3d3Ts) {
 }
 
 /// Checks one immediate by its source (`tensor_scalar_immediates_check`).
-fn imm_by_src(
-    cx: &mut Ctx,
+fn imm_by_src<const M: u8>(
+    cx: &mut Ctx<M>,
     src: ImmSrc,
     v: ImmVal,
     name: &str,
@@ -903,8 +903,8 @@ fn imm_by_src(
 }
 
 /// `ts_ptr_imm_chk`: `tpb_addr_active_channels(ptr, n)` and alignment.
-fn ts_ptr_imm_chk(
-    cx: &mut Ctx,
+fn ts_ptr_imm_chk<const M: u8>(
+    cx: &mut Ctx<M>,
     v: ImmVal,
     name: &str,
     off: usize,
@@ -937,7 +937,7 @@ fn ts_ptr_imm_chk(
 
 // ---- S3D3_TS_SELECT (isa-facts §10.1) -------------------------------------------------------
 
-fn ts_select(cx: &mut Ctx, s: &S3d3TsSelect) {
+fn ts_select<const M: u8>(cx: &mut Ctx<M>, s: &S3d3TsSelect) {
     dtype_in(cx, s.dtype, "dtype", 34..35);
     let p = s.pred_imm_dtype;
     cx.check(
@@ -1018,7 +1018,7 @@ fn ts_select(cx: &mut Ctx, s: &S3d3TsSelect) {
 
 // ---- S2D2_RS (isa-facts §10.2) --------------------------------------------------------------
 
-fn range_select(cx: &mut Ctx, s: &S2d2Rs) {
+fn range_select<const M: u8>(cx: &mut Ctx<M>, s: &S2d2Rs) {
     let gen = cx.gen;
     cx.check(&RS_GEN, gen != Gen::Sunda, || {
         detail("header.opcode", 0..1, "0xbc", "cayman, mariana, maverick")

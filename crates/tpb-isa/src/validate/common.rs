@@ -202,7 +202,12 @@ pub(crate) fn detail(
 }
 
 #[inline]
-pub(crate) fn header_and_events(cx: &mut Ctx, h: &Header, e: &Events, modelled: bool) {
+pub(crate) fn header_and_events<const M: u8>(
+    cx: &mut Ctx<M>,
+    h: &Header,
+    e: &Events,
+    modelled: bool,
+) {
     cx.check(&HEADER_WORD_LEN, h.inst_word_len == INST_WORD_LEN, || {
         detail(
             "header.inst_word_len",
@@ -250,7 +255,7 @@ pub(crate) fn enum_names<E: CodeEnum>(gen: Gen) -> String {
 
 /// `has_valid_active_channel_range` (maverick: `_with_tile`, decisions §2.3).
 #[inline]
-pub(crate) fn channel_range(cx: &mut Ctx, n: u8, off: usize) {
+pub(crate) fn channel_range<const M: u8>(cx: &mut Ctx<M>, n: u8, off: usize) {
     let rule = if cx.gen == Gen::Maverick {
         &CHANNEL_RANGE_TILE
     } else {
@@ -263,8 +268,8 @@ pub(crate) fn channel_range(cx: &mut Ctx, n: u8, off: usize) {
 
 /// `*_reserved_zero` for one reserved field.
 #[inline]
-pub(crate) fn reserved_zero(
-    cx: &mut Ctx,
+pub(crate) fn reserved_zero<const M: u8>(
+    cx: &mut Ctx<M>,
     rule: &'static Rule,
     name: &str,
     off: usize,
@@ -281,14 +286,24 @@ pub(crate) fn reserved_zero(
 }
 
 #[inline]
-pub(crate) fn dtype_in(cx: &mut Ctx, d: Dtype, name: &str, bytes: std::ops::Range<usize>) {
+pub(crate) fn dtype_in<const M: u8>(
+    cx: &mut Ctx<M>,
+    d: Dtype,
+    name: &str,
+    bytes: std::ops::Range<usize>,
+) {
     cx.check(&DTYPE_VALID_IN, d.is_valid_dtype(false), || {
         detail(name, bytes, d, PLAIN_DTYPES)
     });
 }
 
 #[inline]
-pub(crate) fn dtype_out(cx: &mut Ctx, d: Dtype, name: &str, bytes: std::ops::Range<usize>) {
+pub(crate) fn dtype_out<const M: u8>(
+    cx: &mut Ctx<M>,
+    d: Dtype,
+    name: &str,
+    bytes: std::ops::Range<usize>,
+) {
     cx.check(&DTYPE_VALID_OUT, d.is_valid_dtype(true), || {
         detail(name, bytes, d, format!("{PLAIN_DTYPES}, fp32r"))
     });
@@ -298,7 +313,7 @@ pub(crate) const PLAIN_DTYPES: &str =
     "int8, uint8, int16, uint16, bfloat16, fp16, int32, uint32, fp32, fp8_exp3, fp8_exp4, fp8_exp5";
 
 #[inline]
-pub(crate) fn aluop_valid(cx: &mut Ctx, op: AluOp, name: &str, off: usize) {
+pub(crate) fn aluop_valid<const M: u8>(cx: &mut Ctx<M>, op: AluOp, name: &str, off: usize) {
     let gen = cx.gen;
     cx.check(&ALUOP_VALID, op.defined_on(gen), || {
         detail(name, off..off + 1, op, format!("the ALU_OP enum of {gen}"))
@@ -324,7 +339,11 @@ pub(crate) struct Operand<'a> {
 
 /// `tensorNd_valid` / `memNd_valid` (isa-facts §2.2, §3.5; decisions §2.4).
 #[inline]
-pub(crate) fn tensor_valid<const N: usize>(cx: &mut Ctx, t: &Tensor<N>, op: Operand) {
+pub(crate) fn tensor_valid<const N: usize, const M: u8>(
+    cx: &mut Ctx<M>,
+    t: &Tensor<N>,
+    op: Operand,
+) {
     let gen = cx.gen;
     let a = t.start_addr;
     let afield = || format!("{}.start_addr", op.name);
@@ -364,7 +383,7 @@ pub(crate) fn tensor_valid<const N: usize>(cx: &mut Ctx, t: &Tensor<N>, op: Oper
 }
 
 #[inline]
-fn start_addr_checks(cx: &mut Ctx, a: Addr4, op: Operand, gen: Gen) {
+fn start_addr_checks<const M: u8>(cx: &mut Ctx<M>, a: Addr4, op: Operand, gen: Gen) {
     let g = Geometry::of(gen);
     let b = a.byte_addr();
     let afield = || format!("{}.start_addr", op.name);
@@ -429,7 +448,13 @@ fn start_addr_checks(cx: &mut Ctx, a: Addr4, op: Operand, gen: Gen) {
 /// `start_addr_active_channels(start_addr, n)` (ASSUMED, decisions §2.2) plus the
 /// compiler's quadrant placement rule as a lint.
 #[inline]
-pub(crate) fn start_addr_active_channels(cx: &mut Ctx, a: Addr4, n: u8, name: &str, off: usize) {
+pub(crate) fn start_addr_active_channels<const M: u8>(
+    cx: &mut Ctx<M>,
+    a: Addr4,
+    n: u8,
+    name: &str,
+    off: usize,
+) {
     let gen = cx.gen;
     let Some((space, p, o)) = a.locate(gen) else {
         return;

@@ -123,29 +123,28 @@ pub(crate) struct Detail {
     pub allowed: String,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
+/// What a validation run keeps, as a const parameter so the verdict-only path compiles to
+/// bare predicate tests.
+mod mode {
     /// Only the verdict matters: no allocation.
-    Verdict,
+    pub const VERDICT: u8 = 0;
     /// Record failures and lints.
-    Failures,
+    pub const FAILURES: u8 = 1;
     /// Record every check.
-    Walk,
+    pub const WALK: u8 = 2;
 }
 
 /// The validation context a chain reports into.
-pub(crate) struct Ctx {
+pub(crate) struct Ctx<const M: u8> {
     pub gen: Gen,
-    mode: Mode,
     failed: bool,
     findings: Vec<Finding>,
 }
 
-impl Ctx {
-    fn new(gen: Gen, mode: Mode) -> Ctx {
+impl<const M: u8> Ctx<M> {
+    fn new(gen: Gen) -> Ctx<M> {
         Ctx {
             gen,
-            mode,
             failed: false,
             findings: Vec::new(),
         }
@@ -164,7 +163,7 @@ impl Ctx {
         }
         // The verdict-only hot path never touches the closure, so its captures sink into
         // the cold branch.
-        if self.mode == Mode::Walk || (!ok && self.mode == Mode::Failures) {
+        if M == mode::WALK || (!ok && M == mode::FAILURES) {
             self.record(rule, ok, detail);
         }
         ok
@@ -185,8 +184,8 @@ impl Ctx {
     }
 }
 
-fn run(inst: &Instruction, gen: Gen, mode: Mode) -> Ctx {
-    let mut cx = Ctx::new(gen, mode);
+fn run<const M: u8>(inst: &Instruction, gen: Gen) -> Ctx<M> {
+    let mut cx = Ctx::<M>::new(gen);
     chains::check(&mut cx, inst);
     cx
 }
@@ -195,7 +194,7 @@ fn run(inst: &Instruction, gen: Gen, mode: Mode) -> Ctx {
 pub fn validate(inst: &Instruction, gen: Gen) -> Report {
     Report {
         gen,
-        findings: run(inst, gen, Mode::Failures).findings,
+        findings: run::<{ mode::FAILURES }>(inst, gen).findings,
     }
 }
 
@@ -203,11 +202,11 @@ pub fn validate(inst: &Instruction, gen: Gen) -> Report {
 pub fn rule_walk(inst: &Instruction, gen: Gen) -> Report {
     Report {
         gen,
-        findings: run(inst, gen, Mode::Walk).findings,
+        findings: run::<{ mode::WALK }>(inst, gen).findings,
     }
 }
 
 /// The verdict alone, without building any report (the fast path).
 pub fn is_valid(inst: &Instruction, gen: Gen) -> bool {
-    !run(inst, gen, Mode::Verdict).failed
+    !run::<{ mode::VERDICT }>(inst, gen).failed
 }
