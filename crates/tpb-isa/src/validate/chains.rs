@@ -925,7 +925,7 @@ fn ts_ptr_imm_chk<const M: u8>(
             let g = crate::geometry::Geometry::of(gen);
             p + n as u32 <= g.partitions
                 && o < g.active_bytes(space)
-                && (a.byte_addr() as usize) % align == 0
+                && (a.byte_addr() as usize).is_multiple_of(align)
         }
         None => false,
     };

@@ -392,7 +392,7 @@ fn start_addr_checks<const M: u8>(cx: &mut Ctx<M>, a: Addr4, op: Operand, gen: G
     let size = op.dtype.size();
     cx.check(
         &ADDR_ALIGNED,
-        size.is_some_and(|s| b as usize % s == 0),
+        size.is_some_and(|s| (b as usize).is_multiple_of(s)),
         || {
             let allowed = match size {
                 Some(s) => format!("a multiple of {s} for {}", op.dtype),

@@ -222,7 +222,7 @@ pub fn unhex(s: &str) -> Option<Vec<u8>> {
         .bytes()
         .filter(|c| !c.is_ascii_whitespace() && *c != b'_')
         .collect();
-    if d.len() % 2 != 0 {
+    if !d.len().is_multiple_of(2) {
         return None;
     }
     d.chunks(2)

@@ -301,7 +301,7 @@ impl Instruction {
 
 /// Decodes a program binary (a flat array of 64-byte bundles, decisions §1.2).
 pub fn decode_program(bytes: &[u8], gen: Gen) -> Result<Vec<Instruction>, DecodeError> {
-    if bytes.len() % BUNDLE_BYTES != 0 {
+    if !bytes.len().is_multiple_of(BUNDLE_BYTES) {
         return Err(DecodeError::TrailingBytes {
             len: bytes.len(),
             bundles: bytes.len() / BUNDLE_BYTES,
