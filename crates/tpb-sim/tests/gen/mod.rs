@@ -233,7 +233,7 @@ impl World {
         let mut rest = count;
         let mut v = Vec::new();
         for _ in 0..n - 1 {
-            let divs: Vec<u64> = (1..=rest).filter(|d| rest % d == 0).collect();
+            let divs: Vec<u64> = (1..=rest).filter(|d| rest.is_multiple_of(*d)).collect();
             let d = self.rng.pick(&divs);
             v.push(d as u16);
             rest /= d;

@@ -131,7 +131,7 @@ fn resolve(
         _ => return Err(RefFault::Unsupported),
     };
     let (space, p, off) = locate(st.gen, word).ok_or(RefFault::Address)?;
-    let ok = (word & 0x1FFF_FFFF) as usize % size == 0
+    let ok = ((word & 0x1FFF_FFFF) as usize).is_multiple_of(size)
         && active(st.gen, space) > 0
         && (space == 0 || psum_ok)
         && !(space == 1 && write && size != 4)

@@ -409,7 +409,7 @@ fn bind_values(region: &RegionSpec, count: usize) -> Result<Bound, String> {
         }
         None => {
             let parts = region.partitions() as usize;
-            if count % parts != 0 {
+            if !count.is_multiple_of(parts) {
                 return Err(format!(
                     "{count} value{} do not split evenly over the {parts} partitions of {region}",
                     plural(count)
