@@ -1,15 +1,12 @@
 //! `tpb asm` and `tpb disasm`: the text syntax (docs/syntax.md) to 64-byte bundles and back.
 
 use super::input::{GenArg, InputArgs};
+use super::run::program::DIRECTIVES as RUN_DIRECTIVES;
 use super::CliError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tpb_isa::text::{asm, disasm_program, AsmOptions};
 use tpb_isa::validate::validate;
-
-/// Directives `tpb run` interprets; `tpb asm` accepts and skips them so a runnable program
-/// also assembles.
-pub const RUN_DIRECTIVES: &[&str] = &["in", "out", "reg", "expect", "show", "dtype"];
 
 /// Arguments of `tpb asm`.
 #[derive(clap::Args, Debug)]
@@ -49,6 +46,7 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
     } else {
         std::fs::read_to_string(&args.file).map_err(|e| CliError::io(&args.file, e))?
     };
+    // `tpb run`'s directives are accepted and skipped, so a runnable program also assembles.
     let opts = AsmOptions::new(args.gen.resolve()?).allow_directives(RUN_DIRECTIVES);
     let assembly = match asm(&src, &opts) {
         Ok(a) => a,

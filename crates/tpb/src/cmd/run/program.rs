@@ -10,12 +10,14 @@
 //! the same generation (one program runs on one machine). Binary programs decode for `--gen`
 //! (default cayman).
 
-use super::super::asm::RUN_DIRECTIVES;
 use super::super::input::InputArgs;
 use super::super::CliError;
 use std::path::{Path, PathBuf};
 use tpb_isa::text::{asm, AsmOptions, Directive, Item};
 use tpb_isa::{Gen, Instruction};
+
+/// The directives `tpb run` interprets (docs/cli-run.md); `tpb asm` accepts and skips them.
+pub const DIRECTIVES: &[&str] = &["in", "out", "reg", "expect", "show", "dtype"];
 
 /// A program ready to run.
 #[derive(Clone, Debug)]
@@ -81,7 +83,7 @@ pub fn load(
 
 fn assemble(path: &Path, src: &str, gen_flag: Option<Gen>) -> Result<Program, CliError> {
     let name = path.display().to_string();
-    let opts = AsmOptions::new(gen_flag.unwrap_or_default()).allow_directives(RUN_DIRECTIVES);
+    let opts = AsmOptions::new(gen_flag.unwrap_or_default()).allow_directives(DIRECTIVES);
     let assembly = asm(src, &opts).map_err(|errors| {
         let lines: Vec<String> = errors
             .iter()
