@@ -385,6 +385,31 @@ pub(crate) trait Kernel {
     /// Encodes the outputs of elements `k0..k0 + len` of channel `c` into `out`
     /// (`len` × output size bytes).
     fn store(&mut self, c: u32, k0: u64, out: &mut [u8]);
+    /// [`Kernel::load`] then [`Kernel::store`]; a kernel may override it to go from input
+    /// to output bytes in one pass (the engine calls it when it can lend both at once).
+    #[inline(always)]
+    fn map(&mut self, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
+        self.load(c, k0, input);
+        self.store(c, k0, out);
+    }
+}
+
+/// `data[r]` and `data[w]` borrowed together, if the ranges are disjoint.
+#[inline(always)]
+fn split_pair(
+    data: &mut [u8],
+    r: std::ops::Range<usize>,
+    w: std::ops::Range<usize>,
+) -> Option<(&[u8], &mut [u8])> {
+    if r.end <= w.start {
+        let (a, b) = data.split_at_mut(w.start);
+        Some((&a[r], &mut b[..w.len()]))
+    } else if w.end <= r.start {
+        let (a, b) = data.split_at_mut(r.start);
+        Some((&b[..r.len()], &mut a[w]))
+    } else {
+        None
+    }
 }
 
 /// The input of a walk: the operand and whether to read it from the snapshot.
@@ -482,19 +507,30 @@ fn drive_dense(
                 bound = bound.saturating_add(split).min(count);
             }
             let len = (CHUNK as u64).min(bound - k0) as usize;
-            if let (Some(i), Some(base)) = (input, src) {
-                let buf = if i.from_snapshot {
-                    st.snap
-                } else {
-                    mem.data(i.access.space)
-                };
-                let at = base + k0 as usize * din;
-                k.load(c, k0, &buf[at..at + len * din]);
+            let w = dbase + k0 as usize * dout..dbase + (k0 as usize + len) * dout;
+            let r = src.map(|base| base + k0 as usize * din..base + (k0 as usize + len) * din);
+            // Input and output lent together when they can be (always for SBUF → SBUF):
+            // one pass through `Kernel::map`.
+            let (data, _) = mem.parts_mut(dst.space);
+            let lent = match (input, &r) {
+                (Some(i), Some(r)) if i.from_snapshot => {
+                    Some((&st.snap[r.clone()], &mut data[w.clone()]))
+                }
+                // Disjoint unless overlapping, and then the input is read from the snapshot.
+                (Some(i), Some(r)) if i.access.space == dst.space => {
+                    split_pair(data, r.clone(), w.clone())
+                }
+                _ => None,
+            };
+            if let Some((inp, out)) = lent {
+                k.map(c, k0, inp, out);
+            } else {
+                if let (Some(i), Some(r)) = (input, r) {
+                    k.load(c, k0, &mem.data(i.access.space)[r]);
+                }
+                k.store(c, k0, &mut mem.parts_mut(dst.space).0[w.clone()]);
             }
-            let at = dbase + k0 as usize * dout;
-            let (data, init) = mem.parts_mut(dst.space);
-            k.store(c, k0, &mut data[at..at + len * dout]);
-            init.set_range(at, len * dout);
+            mem.parts_mut(dst.space).1.set_range(w.start, w.len());
             k0 += len as u64;
         }
     }

@@ -10,7 +10,8 @@
 
 use crate::assumptions::{stage_arith, stage_bitvec, stage_int};
 use crate::numerics::{
-    canonical_nan, decode_slice_to_f32, encode_slice_from_f32, Fp8Config, NumError,
+    canonical_nan, decode_slice_to_f32, encode_fp32_bytes_with, encode_slice_from_f32, Fp8Config,
+    NumError,
 };
 use tpb_isa::{AluOp, Dtype};
 
@@ -119,6 +120,30 @@ pub(crate) fn arith(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
     }
 }
 
+/// Whether [`fp32_fused`] handles `op`.
+pub(crate) fn fusable(op: AluOp) -> bool {
+    matches!(op, AluOp::BYPASS | AluOp::ADD | AluOp::MULT)
+}
+
+/// `decode(FP32)` → [`arith`] → [`encode`] in one pass over the input bytes, for the ops
+/// of [`fusable`] (ADD and MULT ignore `rev`): no f32 buffer between the stages, and the
+/// encoder pins NaN results (what `canon` does in [`arith`]).
+#[inline]
+pub(crate) fn fp32_fused(
+    op: AluOp,
+    s: f32,
+    input: &[u8],
+    dtype: Dtype,
+    out: &mut [u8],
+    cfg: &Fp8Config,
+) {
+    match op {
+        AluOp::ADD => encode_fp32_bytes_with::<true>(dtype, input, out, cfg, |x| x + s),
+        AluOp::MULT => encode_fp32_bytes_with::<true>(dtype, input, out, cfg, |x| x * s),
+        _ => encode_fp32_bytes_with::<false>(dtype, input, out, cfg, |x| x),
+    };
+}
+
 /// `x = stage_bitvec(op, x, s, rev, bits)` for every element (`bits` = 8, 16 or 32).
 pub(crate) fn bitvec(op: AluOp, rev: bool, xs: &mut [u32], s: u32, bits: u32) {
     let mask = if bits >= 32 {
@@ -217,6 +242,63 @@ mod tests {
             encode(d, &v, &mut a, &cfg);
             encode_slice_from_f32(d, &v, &mut b, &cfg);
             assert_eq!(a, b);
+        }
+    }
+
+    /// The fused FP32 path against decode → arith → BYPASS → encode, bit for bit, for every
+    /// datapath output dtype and FP8 configuration (NaNs of both signs included).
+    #[test]
+    fn fp32_fused_matches_the_staged_path() {
+        use crate::numerics::E4m3Variant;
+        let mut v = specials();
+        v.extend([
+            f32::from_bits(0xFFC0_0000),
+            448.0,
+            464.0,
+            -240.0,
+            57344.0,
+            1e-3,
+        ]);
+        v.extend((0..200).map(|i| (i as f32 - 100.0) * 0.37));
+        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let dtypes = [
+            Dtype::FP32,
+            Dtype::FP32R,
+            Dtype::BFLOAT16,
+            Dtype::FP16,
+            Dtype::FP8_EXP3,
+            Dtype::FP8_EXP4,
+            Dtype::FP8_EXP5,
+            Dtype::UINT8,
+            Dtype::INT8,
+            Dtype::UINT16,
+            Dtype::INT16,
+            Dtype::UINT32,
+            Dtype::INT32,
+        ];
+        for e4m3 in [E4m3Variant::Ieee, E4m3Variant::FiniteOnly] {
+            for ocp_sat in [false, true] {
+                let cfg = Fp8Config { ocp_sat, e4m3 };
+                for dtype in dtypes {
+                    let size = dtype.size().unwrap();
+                    for op in [AluOp::BYPASS, AluOp::ADD, AluOp::MULT] {
+                        assert!(fusable(op));
+                        for &s in &v[..40] {
+                            for rev in [false, true] {
+                                let mut xs = vec![0f32; v.len()];
+                                decode(Dtype::FP32, &bytes, &mut xs, &cfg);
+                                arith(op, rev, &mut xs, s);
+                                arith(AluOp::BYPASS, rev, &mut xs, 0.0);
+                                let mut want = vec![0u8; v.len() * size];
+                                encode(dtype, &xs, &mut want, &cfg);
+                                let mut got = vec![0xA5u8; v.len() * size];
+                                fp32_fused(op, s, &bytes, dtype, &mut got, &cfg);
+                                assert_eq!(got, want, "{dtype} {op} rev {rev} s {s} {cfg:?}");
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -94,6 +94,11 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
         bits,
         fp8,
         slice,
+        // FP32 in, one stage of a fusable op: encode straight from the input bytes.
+        fused: kind == FlopKind::Arith
+            && !dual
+            && matches!(s.in_dtype, Dtype::FP32 | Dtype::FP32R)
+            && kernels::fusable(s.op),
         flops,
         f: &mut work.f,
         u: &mut work.u,
@@ -181,12 +186,31 @@ struct PtrMultiKernel<'a> {
     bits: u32,
     fp8: Fp8Config,
     slice: u64,
+    /// Whether [`Kernel::map`] takes the [`kernels::fp32_fused`] path.
+    fused: bool,
     flops: &'a [Flops],
     f: &'a mut [f32],
     u: &'a mut [u32],
 }
 
 impl Kernel for PtrMultiKernel<'_> {
+    fn map(&mut self, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
+        if self.fused {
+            let s = self.flops[c as usize].slots[(k0 / self.slice) as usize];
+            kernels::fp32_fused(
+                self.op,
+                f32::from_bits(s),
+                input,
+                self.out_dtype,
+                out,
+                &self.fp8,
+            );
+        } else {
+            self.load(c, k0, input);
+            self.store(c, k0, out);
+        }
+    }
+
     fn load(&mut self, _c: u32, _k0: u64, input: &[u8]) {
         let len = input.len() / self.size_in;
         match self.kind {
@@ -220,6 +244,94 @@ impl Kernel for PtrMultiKernel<'_> {
                 kernels::bitvec(self.op, rev0, xs, sc[i], self.bits);
                 kernels::bitvec(AluOp::BYPASS, rev1, xs, 0, self.bits);
                 raw_to_bytes(self.size_out, xs, out);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::numerics::{alu_arith, from_f32, Fp8Config};
+    use crate::{Config, FlopKind, Flops, HostTensor, Machine};
+    use tpb_isa::geometry::Space;
+    use tpb_isa::wire::{Addr4, Tensor};
+    use tpb_isa::{AluOp, Body, Dtype, Gen, Instruction, Opcode, RevOps, TensorSubdim};
+
+    /// The fused FP32 path through the engine, for each way it lends input and output:
+    /// output after the input, before it, in place (snapshot), and into PSUM (not lent).
+    #[test]
+    fn fused_fp32_ptr_multi_matches_per_element_numerics() {
+        let gen = Gen::Cayman;
+        let (p, x, w) = (4u32, 300u16, 3u16);
+        let epp = u64::from(x) * u64::from(w);
+        let mut xs: Vec<f32> = (0..u64::from(p) * epp)
+            .map(|i| (i as f32 - 600.0) * 0.77)
+            .collect();
+        xs[5] = f32::NAN;
+        xs[6] = -f32::NAN;
+        xs[7] = f32::INFINITY;
+        let slots = [1.5f32, -0.5, 3.0e38, 0.0, 1.0, 2.0, 3.0, 4.0].map(f32::to_bits);
+        let cfg = Fp8Config::default();
+        let at = |space, off| Addr4::at(gen, space, 0, off).unwrap();
+        for (space, src, dst) in [
+            (Space::Sbuf, 0, 8192),
+            (Space::Sbuf, 8192, 0),
+            (Space::Sbuf, 0, 0),
+            (Space::Psum, 0, 0),
+        ] {
+            for (op, out) in [
+                (AluOp::MULT, Dtype::FP8_EXP4),
+                (AluOp::ADD, Dtype::BFLOAT16),
+                (AluOp::BYPASS, Dtype::FP8_EXP5),
+                (AluOp::MULT, Dtype::FP32),
+            ] {
+                if space == Space::Psum && out != Dtype::FP32 {
+                    continue; // a PSUM write needs a 4-byte dtype
+                }
+                let mut m = Machine::new(Config::new(gen));
+                let bytes: Vec<u8> = xs.iter().flat_map(|v| v.to_le_bytes()).collect();
+                let t = HostTensor::new(Space::Sbuf, 0, p, src, Dtype::FP32, epp);
+                m.write_tensor(&t, &bytes).unwrap();
+                for c in 0..p as usize {
+                    let f = Flops {
+                        slots,
+                        loaded: 8,
+                        kind: Some(FlopKind::Arith),
+                    };
+                    m.set_flops(c, f).unwrap();
+                }
+                let mut i = Instruction::new(Opcode(0x4F), gen);
+                if let Body::S4d4Tsm(s) = &mut i.body {
+                    let pat = |a| Tensor::<4> {
+                        start_addr: a,
+                        step_elem: [1, 1, 1, i16::try_from(x).unwrap()],
+                        num_elem: [x, 1, 1, w],
+                    };
+                    s.src_mem_pattern = pat(at(Space::Sbuf, src as u32));
+                    s.dst_mem_pattern = pat(at(space, dst as u32));
+                    s.in_dtype = Dtype::FP32;
+                    s.out_dtype = out;
+                    s.num_active_channels = p as u8;
+                    s.op = op;
+                    s.op_dim = TensorSubdim::XYZ;
+                    s.reverse_operands = RevOps::NONE;
+                }
+                m.step(&i).unwrap();
+                let got = m
+                    .read_tensor(&HostTensor::new(space, 0, p, dst, out, epp))
+                    .unwrap();
+                let size = out.size().unwrap();
+                for (k, &v) in xs.iter().enumerate() {
+                    let s = f32::from_bits(slots[k % epp as usize / usize::from(x)]);
+                    let r = alu_arith(op, v, s).unwrap();
+                    let r = alu_arith(AluOp::BYPASS, r, 0.0).unwrap();
+                    let want = from_f32(out, r, &cfg).to_le_bytes();
+                    assert_eq!(
+                        got[k * size..(k + 1) * size],
+                        want[..size],
+                        "{space:?} {src}->{dst} {op} {out} element {k}"
+                    );
+                }
             }
         }
     }

@@ -116,6 +116,15 @@ impl Minifloat {
     /// with `sat`; NaN gives the canonical NaN with the input's sign (as ml_dtypes does).
     #[inline(always)]
     pub(crate) fn encode(self, bits: u32, sat: bool) -> u32 {
+        self.encode_nan(bits, sat, false)
+    }
+
+    /// [`Minifloat::encode`]; with `unsigned_nan`, NaN gives the positive canonical NaN
+    /// whatever its sign: the encoding of the canonical f32 NaN an ALU op returns, so a
+    /// fused op → encode can skip pinning the f32 NaN first (same cost: the sign is ORed
+    /// in before the NaN select instead of after).
+    #[inline(always)]
+    pub(crate) fn encode_nan(self, bits: u32, sat: bool, unsigned_nan: bool) -> u32 {
         let sign = (bits >> 31) << self.sign_shift();
         let a = bits & 0x7FFF_FFFF;
         // Normal range: rebias, then round on the dropped bits (ties to the even mantissa).
@@ -141,8 +150,16 @@ impl Minifloat {
         } else {
             r
         };
-        r = if a > 0x7F80_0000 { self.nan } else { r };
-        r | sign
+        if unsigned_nan {
+            if a > 0x7F80_0000 {
+                self.nan
+            } else {
+                r | sign
+            }
+        } else {
+            r = if a > 0x7F80_0000 { self.nan } else { r };
+            r | sign
+        }
     }
 
     /// Whether `b` (low 8 bits used) is a NaN pattern.

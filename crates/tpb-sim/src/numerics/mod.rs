@@ -347,51 +347,116 @@ pub fn encode_slice_from_f32(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8
         return 0;
     };
     let n = xs.len().min(out.len() / size);
-    let (xs, out) = (&xs[..n], &mut out[..n * size]);
-    // One monomorphic loop per dtype (and FP8 format × saturation): constants fold and
-    // the float encoders, being branch-free, vectorise.
-    match (dtype, fp8_format(dtype, cfg), cfg.ocp_sat) {
-        (_, Some(E3M4), false) => encode_loop(xs, out, |x| [E3M4.encode(x.to_bits(), false) as u8]),
-        (_, Some(E3M4), true) => encode_loop(xs, out, |x| [E3M4.encode(x.to_bits(), true) as u8]),
-        (_, Some(E4M3), false) => encode_loop(xs, out, |x| [E4M3.encode(x.to_bits(), false) as u8]),
-        (_, Some(E4M3), true) => encode_loop(xs, out, |x| [E4M3.encode(x.to_bits(), true) as u8]),
-        (_, Some(E4M3FN), false) => {
-            encode_loop(xs, out, |x| [E4M3FN.encode(x.to_bits(), false) as u8])
-        }
-        (_, Some(E4M3FN), true) => {
-            encode_loop(xs, out, |x| [E4M3FN.encode(x.to_bits(), true) as u8])
-        }
-        (_, Some(E5M2), false) => encode_loop(xs, out, |x| [E5M2.encode(x.to_bits(), false) as u8]),
-        (_, Some(f), sat) => encode_loop(xs, out, |x| [f.encode(x.to_bits(), sat) as u8]),
-        (Dtype::UINT8, ..) => encode_loop(xs, out, |x| [from_f32(Dtype::UINT8, x, cfg) as u8]),
-        (Dtype::INT8, ..) => encode_loop(xs, out, |x| [from_f32(Dtype::INT8, x, cfg) as u8]),
-        (Dtype::UINT16, ..) => encode_loop(xs, out, |x| {
-            (from_f32(Dtype::UINT16, x, cfg) as u16).to_le_bytes()
-        }),
-        (Dtype::INT16, ..) => encode_loop(xs, out, |x| {
-            (from_f32(Dtype::INT16, x, cfg) as u16).to_le_bytes()
-        }),
-        (Dtype::BFLOAT16, ..) => encode_loop(xs, out, |x| {
-            (BF16.encode(x.to_bits(), false) as u16).to_le_bytes()
-        }),
-        (Dtype::FP16, ..) => encode_loop(xs, out, |x| {
-            (FP16.encode(x.to_bits(), false) as u16).to_le_bytes()
-        }),
-        (Dtype::UINT32, ..) => {
-            encode_loop(xs, out, |x| from_f32(Dtype::UINT32, x, cfg).to_le_bytes())
-        }
-        (Dtype::INT32, ..) => {
-            encode_loop(xs, out, |x| from_f32(Dtype::INT32, x, cfg).to_le_bytes())
-        }
-        // FP32 and FP32R (datapath_size excluded everything else).
-        _ => encode_loop(xs, out, f32::to_le_bytes),
-    }
+    encode_values::<_, false>(dtype, &xs[..n], |x| x, &mut out[..n * size], cfg);
     n
 }
 
+/// [`encode_slice_from_f32`] of `f(x)` for each little-endian FP32 `x` in `bytes`, without
+/// an intermediate f32 buffer: the executors' fused decode → op → encode for FP32 inputs.
+/// With `CANON_NAN`, a NaN `f(x)` is encoded as the canonical f32 NaN ([`canonical_nan`])
+/// would be, so `f` need not pin it. Converts `min(bytes.len() / 4, out.len() / size)`
+/// elements and returns that count.
 #[inline(always)]
-fn encode_loop<const N: usize>(xs: &[f32], out: &mut [u8], enc: impl Fn(f32) -> [u8; N]) {
-    for (o, &x) in out.chunks_exact_mut(N).zip(xs) {
-        o.copy_from_slice(&enc(x));
+pub(crate) fn encode_fp32_bytes_with<const CANON_NAN: bool>(
+    dtype: Dtype,
+    bytes: &[u8],
+    out: &mut [u8],
+    cfg: &Fp8Config,
+    f: impl Fn(f32) -> f32,
+) -> usize {
+    let Some(size) = datapath_size(dtype) else {
+        return 0;
+    };
+    let n = (bytes.len() / 4).min(out.len() / size);
+    // `as_chunks`: a slice of arrays, so the loads are plain vector loads.
+    let xs = bytes[..n * 4].as_chunks::<4>().0;
+    encode_values::<_, CANON_NAN>(
+        dtype,
+        xs,
+        |b| f(f32::from_le_bytes(b)),
+        &mut out[..n * size],
+        cfg,
+    );
+    n
+}
+
+/// The encoder behind both slice forms: encodes `get(x)` for each `x` of `xs`; `out` holds
+/// exactly one element per `x`. `CANON_NAN`: see [`encode_fp32_bytes_with`] (integers map
+/// every NaN to 0 anyway).
+#[inline(always)]
+fn encode_values<T: Copy, const CANON_NAN: bool>(
+    dtype: Dtype,
+    xs: &[T],
+    get: impl Fn(T) -> f32,
+    out: &mut [u8],
+    cfg: &Fp8Config,
+) {
+    // One monomorphic loop per dtype (and FP8 format × saturation): constants fold and
+    // the float encoders, being branch-free, vectorise.
+    match (dtype, fp8_format(dtype, cfg), cfg.ocp_sat) {
+        (_, Some(E3M4), false) => encode_loop(xs, &get, out, |x| {
+            [E3M4.encode_nan(x.to_bits(), false, CANON_NAN) as u8]
+        }),
+        (_, Some(E3M4), true) => encode_loop(xs, &get, out, |x| {
+            [E3M4.encode_nan(x.to_bits(), true, CANON_NAN) as u8]
+        }),
+        (_, Some(E4M3), false) => encode_loop(xs, &get, out, |x| {
+            [E4M3.encode_nan(x.to_bits(), false, CANON_NAN) as u8]
+        }),
+        (_, Some(E4M3), true) => encode_loop(xs, &get, out, |x| {
+            [E4M3.encode_nan(x.to_bits(), true, CANON_NAN) as u8]
+        }),
+        (_, Some(E4M3FN), false) => encode_loop(xs, &get, out, |x| {
+            [E4M3FN.encode_nan(x.to_bits(), false, CANON_NAN) as u8]
+        }),
+        (_, Some(E4M3FN), true) => encode_loop(xs, &get, out, |x| {
+            [E4M3FN.encode_nan(x.to_bits(), true, CANON_NAN) as u8]
+        }),
+        (_, Some(E5M2), false) => encode_loop(xs, &get, out, |x| {
+            [E5M2.encode_nan(x.to_bits(), false, CANON_NAN) as u8]
+        }),
+        (_, Some(f), sat) => encode_loop(xs, &get, out, |x| {
+            [f.encode_nan(x.to_bits(), sat, CANON_NAN) as u8]
+        }),
+        (Dtype::UINT8, ..) => {
+            encode_loop(xs, &get, out, |x| [from_f32(Dtype::UINT8, x, cfg) as u8])
+        }
+        (Dtype::INT8, ..) => encode_loop(xs, &get, out, |x| [from_f32(Dtype::INT8, x, cfg) as u8]),
+        (Dtype::UINT16, ..) => encode_loop(xs, &get, out, |x| {
+            (from_f32(Dtype::UINT16, x, cfg) as u16).to_le_bytes()
+        }),
+        (Dtype::INT16, ..) => encode_loop(xs, &get, out, |x| {
+            (from_f32(Dtype::INT16, x, cfg) as u16).to_le_bytes()
+        }),
+        (Dtype::BFLOAT16, ..) => encode_loop(xs, &get, out, |x| {
+            (BF16.encode_nan(x.to_bits(), false, CANON_NAN) as u16).to_le_bytes()
+        }),
+        (Dtype::FP16, ..) => encode_loop(xs, &get, out, |x| {
+            (FP16.encode_nan(x.to_bits(), false, CANON_NAN) as u16).to_le_bytes()
+        }),
+        (Dtype::UINT32, ..) => encode_loop(xs, &get, out, |x| {
+            from_f32(Dtype::UINT32, x, cfg).to_le_bytes()
+        }),
+        (Dtype::INT32, ..) => encode_loop(xs, &get, out, |x| {
+            from_f32(Dtype::INT32, x, cfg).to_le_bytes()
+        }),
+        // FP32 and FP32R (datapath_size excluded everything else).
+        _ if CANON_NAN => encode_loop(xs, &get, out, |x| {
+            let nan = f32::from_bits(canonical_nan::FP32);
+            if x.is_nan() { nan } else { x }.to_le_bytes()
+        }),
+        _ => encode_loop(xs, &get, out, f32::to_le_bytes),
+    }
+}
+
+#[inline(always)]
+fn encode_loop<T: Copy, const N: usize>(
+    xs: &[T],
+    get: impl Fn(T) -> f32,
+    out: &mut [u8],
+    enc: impl Fn(f32) -> [u8; N],
+) {
+    for (o, &x) in out.as_chunks_mut::<N>().0.iter_mut().zip(xs) {
+        *o = enc(get(x));
     }
 }
