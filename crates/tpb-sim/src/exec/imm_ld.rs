@@ -24,10 +24,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2Bn) -> Result<(), FaultCause> {
         FlopKind::Bitvec
     };
     let n = u32::from(s.num_active_channels);
-    let role = Role {
-        write: false,
-        psum: true,
-    };
+    let role = Role::READ;
     let src = cx.tensor(&s.src_mem_pattern, "src_mem_pattern", s.dtype, role, n)?;
     let w = src.count();
     if w == 0 || w > FLOP_SLOTS as u64 {

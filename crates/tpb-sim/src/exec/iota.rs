@@ -20,10 +20,7 @@ use tpb_isa::Dtype;
 
 pub(super) fn execute(cx: &mut Cx<'_>, s: &D4Iota) -> Result<(), FaultCause> {
     let n = u32::from(s.num_active_channels);
-    let role = Role {
-        write: true,
-        psum: true,
-    };
+    let role = Role::WRITE;
     let dst = cx.tensor(&s.dst_mem_pattern, "dst_mem_pattern", s.out_dtype, role, n)?;
     let g = &s.src_data_pattern;
     let ramp = Dims::new(&g.step_elem, &g.num_elem).ok_or_else(|| FaultCause::Unsupported {

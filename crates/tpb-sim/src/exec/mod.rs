@@ -146,6 +146,19 @@ pub(crate) struct Role {
     pub(crate) psum: bool,
 }
 
+impl Role {
+    /// A source that may be in SBUF or PSUM.
+    pub(crate) const READ: Role = Role {
+        write: false,
+        psum: true,
+    };
+    /// A destination that may be in SBUF or PSUM.
+    pub(crate) const WRITE: Role = Role {
+        write: true,
+        psum: true,
+    };
+}
+
 /// A scalar read through a pointer immediate, resolved.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pointer {
@@ -273,6 +286,28 @@ impl Cx<'_> {
         Ok((space, p, u64::from(off)))
     }
 
+    /// Resolves the source and destination of an elementwise instruction (both may be in
+    /// SBUF or PSUM), checks that they pair element by element (decisions §3.3) and applies
+    /// the element limit; returns them with the per-channel element count.
+    pub(crate) fn elementwise<const A: usize, const B: usize>(
+        &self,
+        src: (&Tensor<A>, &'static str, Dtype),
+        dst: (&Tensor<B>, &'static str, Dtype),
+        n: u32,
+    ) -> Result<(Access, Access, u64), FaultCause> {
+        let s = self.tensor(src.0, src.1, src.2, Role::READ, n)?;
+        let d = self.tensor(dst.0, dst.1, dst.2, Role::WRITE, n)?;
+        let count = s.count();
+        if d.count() != count {
+            return Err(FaultCause::OutOfRange {
+                operand: dst.1,
+                detail: format!("{} outputs for {count} inputs", d.count()),
+            });
+        }
+        self.limit(count, n)?;
+        Ok((s, d, count))
+    }
+
     /// Resolves a tensor operand for `n` channels and checks its bounds.
     #[inline]
     pub(crate) fn tensor<const N: usize>(
@@ -326,10 +361,7 @@ impl Cx<'_> {
                 detail: format!("register {imm} is outside 0..64"),
             });
         }
-        let role = Role {
-            write: false,
-            psum: true,
-        };
+        let role = Role::READ;
         let (space, p, off) = self.locate(a, name, size, role)?;
         let dims = Dims::new(&[1], &[1]).ok_or(FaultCause::OutOfRange {
             operand: name,

@@ -34,14 +34,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
         FlopKind::Arith
     };
     let n = u32::from(s.num_active_channels);
-    let read = Role {
-        write: false,
-        psum: true,
-    };
-    let write = Role {
-        write: true,
-        psum: true,
-    };
+    let (read, write) = (Role::READ, Role::WRITE);
     let src = cx.tensor(&s.src_mem_pattern, "src_mem_pattern", s.in_dtype, read, n)?;
     let dst = cx.tensor(&s.dst_mem_pattern, "dst_mem_pattern", s.out_dtype, write, n)?;
     let nums = s.src_mem_pattern.num_elem;

@@ -15,7 +15,7 @@
 
 use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
 use super::kernels;
-use super::{num_fault, run, Cx, Parts, Role, Which};
+use super::{num_fault, run, Cx, Parts, Which};
 use crate::assumptions::{range_select_index, RANGE_SELECT_BOUND_DTYPE};
 use crate::machine::FaultCause;
 use crate::numerics::{alu_arith, from_f32, Fp8Config};
@@ -33,34 +33,11 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2d2Rs) -> Result<(), FaultCause> {
     }
     let n = u32::from(s.num_active_channels);
     let (in_dtype, out_dtype) = (s.in_out_dtype.lo(), s.in_out_dtype.hi());
-    let src = cx.tensor(
-        &s.src_mem_pattern,
-        "src_mem_pattern",
-        in_dtype,
-        Role {
-            write: false,
-            psum: true,
-        },
+    let (src, dst, count) = cx.elementwise(
+        (&s.src_mem_pattern, "src_mem_pattern", in_dtype),
+        (&s.dst_mem_pattern, "dst_mem_pattern", out_dtype),
         n,
     )?;
-    let dst = cx.tensor(
-        &s.dst_mem_pattern,
-        "dst_mem_pattern",
-        out_dtype,
-        Role {
-            write: true,
-            psum: true,
-        },
-        n,
-    )?;
-    let count = src.count();
-    if dst.count() != count {
-        return Err(FaultCause::OutOfRange {
-            operand: "dst_mem_pattern",
-            detail: format!("{} outputs for {count} inputs", dst.count()),
-        });
-    }
-    cx.limit(count, n)?;
     for op in [s.comp_op0, s.comp_op1] {
         kernels::check_arith(op).map_err(num_fault)?;
     }

@@ -20,7 +20,7 @@
 
 use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
 use super::kernels;
-use super::{num_fault, run, Cx, Parts, Role, Which};
+use super::{num_fault, run, Cx, Parts, Which};
 use crate::assumptions::{int_operand, int_signed, pointer_scalar_dtype, ScalarPath};
 use crate::machine::FaultCause;
 use crate::numerics::Fp8Config;
@@ -38,34 +38,11 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause> {
         ScalarPath::Arith
     };
     let n = u32::from(s.num_active_channels);
-    let src = cx.tensor(
-        &s.src_mem_pattern,
-        "src_mem_pattern",
-        s.in_dtype,
-        Role {
-            write: false,
-            psum: true,
-        },
+    let (src, dst, count) = cx.elementwise(
+        (&s.src_mem_pattern, "src_mem_pattern", s.in_dtype),
+        (&s.dst_mem_pattern, "dst_mem_pattern", s.out_dtype),
         n,
     )?;
-    let dst = cx.tensor(
-        &s.dst_mem_pattern,
-        "dst_mem_pattern",
-        s.out_dtype,
-        Role {
-            write: true,
-            psum: true,
-        },
-        n,
-    )?;
-    let count = src.count();
-    if dst.count() != count {
-        return Err(FaultCause::OutOfRange {
-            operand: "dst_mem_pattern",
-            detail: format!("{} outputs for {count} inputs", dst.count()),
-        });
-    }
-    cx.limit(count, n)?;
     let bits = 8 * src.size as u32;
     for op in [s.op0, s.op1] {
         match path {

@@ -12,7 +12,7 @@
 //! Operand reading: assumption `ts-select-operands`.
 
 use super::access::Kernel;
-use super::{run, Cx, Parts, Pointer, Role, Which};
+use super::{run, Cx, Parts, Pointer, Which};
 use crate::assumptions::{predicate_true, ts_select_inline_src1};
 use crate::machine::FaultCause;
 use tpb_isa::wire::S3d3TsSelect;
@@ -20,34 +20,11 @@ use tpb_isa::ImmSrc;
 
 pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3TsSelect) -> Result<(), FaultCause> {
     let n = u32::from(s.num_active_channels);
-    let src = cx.tensor(
-        &s.src0_mem_pattern,
-        "src0_mem_pattern",
-        s.dtype,
-        Role {
-            write: false,
-            psum: true,
-        },
+    let (src, dst, count) = cx.elementwise(
+        (&s.src0_mem_pattern, "src0_mem_pattern", s.dtype),
+        (&s.dst_mem_pattern, "dst_mem_pattern", s.dtype),
         n,
     )?;
-    let dst = cx.tensor(
-        &s.dst_mem_pattern,
-        "dst_mem_pattern",
-        s.dtype,
-        Role {
-            write: true,
-            psum: true,
-        },
-        n,
-    )?;
-    let count = src.count();
-    if dst.count() != count {
-        return Err(FaultCause::OutOfRange {
-            operand: "dst_mem_pattern",
-            detail: format!("{} outputs for {count} inputs", dst.count()),
-        });
-    }
-    cx.limit(count, n)?;
     let plan =
         |cx: &Cx<'_>, kind: ImmSrc, imm: u32, name, dtype| -> Result<Option<Pointer>, FaultCause> {
             match kind {
