@@ -473,7 +473,7 @@ fn descriptor_rules() {
     let mut i = ptr_multi(g, 0x4F);
     ptr(&mut i).src_mem_pattern.num_elem[1] = 0;
     ptr(&mut i).dst_mem_pattern.num_elem[1] = 0;
-    assert_fails(&i, g, "tensorNd_valid", "src_mem_pattern.num_elem[1]");
+    assert_fails(&i, g, "tensor4d_valid", "src_mem_pattern.num_elem[1]");
     let mut i = ptr_multi(g, 0x4F);
     ptr(&mut i).src_mem_pattern.start_addr = Addr4(0x2); // fp32 needs 4-byte alignment
     assert_fails(&i, g, "addr_aligned_dtype", "src_mem_pattern.start_addr");

@@ -144,12 +144,43 @@ rule!(
     Observed
 );
 rule!(
-    NUM_NONZERO,
-    "tensorNd_valid",
+    NUM_NONZERO_1D,
+    "tensor1d_valid",
+    "every num_elem != 0",
+    "isa-facts §3.2",
+    Observed
+);
+rule!(
+    NUM_NONZERO_2D,
+    "tensor2d_valid",
+    "every num_elem != 0",
+    "isa-facts §3.2",
+    Observed
+);
+rule!(
+    NUM_NONZERO_3D,
+    "tensor3d_valid",
     "every num_elem != 0",
     "seed 001 'Decoder proof', isa-facts §3.2",
     Observed
 );
+rule!(
+    NUM_NONZERO_4D,
+    "tensor4d_valid",
+    "every num_elem != 0",
+    "seed 001 'Decoder proof', isa-facts §3.2",
+    Observed
+);
+
+/// The count sweep's rule for an N-dimensional descriptor, named as the header names it.
+fn num_nonzero_rule(n: usize) -> &'static Rule {
+    match n {
+        1 => &NUM_NONZERO_1D,
+        2 => &NUM_NONZERO_2D,
+        3 => &NUM_NONZERO_3D,
+        _ => &NUM_NONZERO_4D,
+    }
+}
 rule!(
     DTYPE_VALID_IN,
     "is_valid_dtype",
@@ -370,7 +401,7 @@ pub(crate) fn tensor_valid<const N: usize, const M: u8>(
     if !a.shape_from_register() {
         for i in 0..N {
             let o = op.off + Tensor::<N>::num_offset(i);
-            cx.check(&NUM_NONZERO, t.num_elem[i] != 0, || {
+            cx.check(num_nonzero_rule(N), t.num_elem[i] != 0, || {
                 detail(
                     format!("{}.num_elem[{i}]", op.name),
                     o..o + 2,
