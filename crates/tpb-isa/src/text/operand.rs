@@ -4,7 +4,9 @@
 use crate::gen::Gen;
 use crate::geometry::{Geometry, Space, NUM_REGISTERS};
 use crate::wire::field::parse_int;
+use crate::wire::memref::{parse_mem_ref, Offset};
 use crate::wire::Addr4;
+use std::ops::Range;
 
 /// A problem at bytes `start..end` of the current line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,22 +155,16 @@ fn parse_space_address(
     if !lower[open..].starts_with('[') {
         return Err(Problem::at(p, format!("{expected}, got `{}`", p.text)));
     }
-    let close = lower
-        .find(']')
-        .ok_or_else(|| Problem::at(p, format!("missing `]` in `{}`; {expected}", p.text)))?;
-    let inside = p.slice(open + 1, close).trim();
-    let after = p.slice(close + 1, p.text.len()).trim();
+    // With `name[` in place, the only structural fault left is a missing `]`.
+    let m = parse_mem_ref(p.text, parse_int)
+        .map_err(|_| Problem::at(p, format!("missing `]` in `{}`; {expected}", p.text)))?;
+    let at = |span: Range<usize>| p.slice(span.start, span.end);
 
     let geometry = Geometry::of(gen);
-    let partitions = p_strip(inside);
-    let (start_piece, end_piece) = match partitions.text.find("..") {
-        Some(i) => (
-            partitions.slice(0, i).trim(),
-            Some(partitions.slice(i + 2, partitions.text.len()).trim()),
-        ),
-        None => (partitions, None),
-    };
-    let start = parse_int(start_piece.text)
+    let start_piece = at(m.start.span);
+    let start = m
+        .start
+        .value
         .filter(|v| (0..geometry.partitions as i128).contains(v))
         .ok_or_else(|| {
             Problem::at(
@@ -179,16 +175,20 @@ fn parse_space_address(
                 ),
             )
         })?;
-    let range_channels = match end_piece {
+    let range_channels = match m.end {
         None => None,
         Some(e) => {
-            let end = parse_int(e.text).ok_or_else(|| {
-                Problem::at(e, format!("range end `{}` is not an integer", e.text))
+            let e_piece = at(e.span);
+            let end = e.value.ok_or_else(|| {
+                Problem::at(
+                    e_piece,
+                    format!("range end `{}` is not an integer", e_piece.text),
+                )
             })?;
             let count = end - start;
             if !(0..=u8::MAX as i128).contains(&count) {
                 return Err(Problem::at(
-                    e,
+                    e_piece,
                     format!(
                         "partition range p{start}..{end} gives {count} channels; num_active_channels holds 0..=255 (END is exclusive and must not be below START)"
                     ),
@@ -197,32 +197,34 @@ fn parse_space_address(
             Some(count as u8)
         }
     };
-    let offset = if after.text.is_empty() {
-        0
-    } else {
-        let o = after.text.strip_prefix('+').ok_or_else(|| {
-            Problem::at(
+    let offset = match m.offset {
+        Offset::Absent => 0,
+        Offset::Malformed(span) => {
+            let after = at(span);
+            return Err(Problem::at(
                 after,
                 format!("expected `+OFFSET` after `]`, got `{}`", after.text),
-            )
-        })?;
-        let o_piece = after.slice(1, after.text.len()).trim();
-        let stride = geometry.stride(space);
-        parse_int(o)
-            .filter(|v| (0..stride as i128).contains(v))
-            .ok_or_else(|| {
-                Problem::at(
-                    o_piece,
-                    format!(
-                        "offset `{}` is not in 0..{stride:#x} (one {name} partition on {gen}); write a raw word for other addresses",
-                        o_piece.text
-                    ),
-                )
-            })?
+            ));
+        }
+        Offset::Given(o) => {
+            let o_piece = at(o.span);
+            let stride = geometry.stride(space);
+            o.value
+                .filter(|v| (0..stride as i128).contains(v))
+                .ok_or_else(|| {
+                    Problem::at(
+                        o_piece,
+                        format!(
+                            "offset `{}` is not in 0..{stride:#x} (one {name} partition on {gen}); write a raw word for other addresses",
+                            o_piece.text
+                        ),
+                    )
+                })?
+        }
     };
     let addr = Addr4::at(gen, space, start as u32, offset as u32).ok_or_else(|| {
         Problem::at(
-            p.slice(0, open),
+            at(m.space_span),
             format!("{gen} has no {name}; write the raw 32-bit word instead"),
         )
     })?;
@@ -230,15 +232,6 @@ fn parse_space_address(
         addr,
         range_channels,
     })
-}
-
-/// Drops the optional `p` before a partition number.
-fn p_strip(p: Piece<'_>) -> Piece<'_> {
-    if p.text.starts_with(['p', 'P']) {
-        p.slice(1, p.text.len()).trim()
-    } else {
-        p
-    }
 }
 
 /// A byte cursor over a piece; it only ever stops on char boundaries.

@@ -2,6 +2,7 @@
 //! IMM_VAL_INST_FIELD and raw FP32 words (isa-facts §2–§4, seed 001).
 
 use super::field::{parse_int, Field};
+use super::memref::{parse_mem_ref, Offset};
 use crate::gen::Gen;
 use crate::geometry::{Geometry, Space, NUM_REGISTERS, PARTITION_ADDR_MASK};
 use crate::tables::Dtype;
@@ -114,23 +115,25 @@ impl Field for Addr4 {
             return Ok(Addr4::register(r as u8));
         }
         for space in [Space::Sbuf, Space::Psum] {
-            let Some(rest) = l.strip_prefix(space.name()) else {
+            let name = space.name();
+            if !l.starts_with(name) {
                 continue;
-            };
-            let rest = rest
-                .strip_prefix("[p")
-                .ok_or_else(|| format!("expected `{}[pN]+OFFSET` in `{s}`", space.name()))?;
-            let (p, off) = rest
-                .split_once(']')
-                .ok_or_else(|| format!("missing `]` in `{s}`"))?;
-            let p = parse_int(p).ok_or_else(|| format!("bad partition `{p}` in `{s}`"))?;
-            let off = match off.trim() {
-                "" => 0,
-                o => parse_int(
-                    o.strip_prefix('+')
-                        .ok_or_else(|| format!("expected `+OFFSET` after `]` in `{s}`"))?,
-                )
-                .ok_or_else(|| format!("bad offset in `{s}`"))?,
+            }
+            if !l[name.len()..].starts_with("[p") {
+                return Err(format!("expected `{name}[pN]+OFFSET` in `{s}`"));
+            }
+            // With `name[p` in place, the only structural fault left is a missing `]`.
+            let m = parse_mem_ref(&l, parse_int).map_err(|_| format!("missing `]` in `{s}`"))?;
+            let p =
+                m.start.value.filter(|_| m.end.is_none()).ok_or_else(|| {
+                    format!("bad partition `{}` in `{s}`", &l[m.open + 2..m.close])
+                })?;
+            let off = match m.offset {
+                Offset::Absent => 0,
+                Offset::Given(o) => o.value.ok_or_else(|| format!("bad offset in `{s}`"))?,
+                Offset::Malformed(_) => {
+                    return Err(format!("expected `+OFFSET` after `]` in `{s}`"))
+                }
             };
             let g = Geometry::of(gen);
             if !(0..g.partitions as i128).contains(&p)

@@ -6,6 +6,7 @@
 mod bodies;
 pub mod descriptor;
 pub mod field;
+pub mod memref;
 
 pub use bodies::*;
 pub use descriptor::{

@@ -12,6 +12,7 @@
 
 use std::fmt;
 use tpb_isa::geometry::Space;
+use tpb_isa::wire::memref::{parse_mem_ref_then, MemRefErrorKind, Offset};
 use tpb_isa::{CodeEnum, Dtype};
 use tpb_sim::HostTensor;
 
@@ -48,36 +49,25 @@ impl RegionSpec {
     pub fn parse(text: &str) -> Result<RegionSpec, String> {
         let s = text.trim();
         let bad = |why: String| format!("region `{s}`: {why}");
-        let Some((name, rest)) = s.split_once('[') else {
-            return Err(bad(
+        let (m, suffix) = parse_mem_ref_then(s, ':', number).map_err(|e| match e.kind {
+            MemRefErrorKind::NoBracket => bad(
                 "expected SPACE[pSTART..END]+OFFSET, e.g. sbuf[p0..128]+0x400:fp32:128x512".into(),
-            ));
-        };
-        let space = match name.trim().to_ascii_lowercase().as_str() {
-            "sbuf" => Space::Sbuf,
-            "psum" => Space::Psum,
-            other => {
-                return Err(bad(format!(
-                    "unknown space `{other}`; expected sbuf or psum"
-                )))
-            }
-        };
-        let Some((inside, rest)) = rest.split_once(']') else {
-            return Err(bad("missing `]`".into()));
-        };
-        let inside = inside.trim();
-        let inside = inside
-            .strip_prefix('p')
-            .or_else(|| inside.strip_prefix('P'))
-            .unwrap_or(inside);
-        let (start, end) = match inside.split_once("..") {
-            Some((a, b)) => (number(a), number(b)),
-            None => {
-                let a = number(inside);
-                (a, a.and_then(|a| a.checked_add(1)))
-            }
+            ),
+            MemRefErrorKind::UnknownSpace => bad(format!(
+                "unknown space `{}`; expected sbuf or psum",
+                s[e.span].to_ascii_lowercase()
+            )),
+            MemRefErrorKind::Unclosed => bad("missing `]`".into()),
+        })?;
+        let space = m.space;
+        let start = m.start.value;
+        let end = match &m.end {
+            Some(e) => e.value,
+            None => start.and_then(|a| a.checked_add(1)),
         };
         let (Some(start), Some(end)) = (start, end) else {
+            // The partition text as written, after the optional `p`.
+            let inside = &s[m.p.map_or(m.inside.start, |p| p + 1)..m.inside.end];
             return Err(bad(format!(
                 "partition range `{inside}` is not START..END (END exclusive) or one partition N"
             )));
@@ -87,18 +77,19 @@ impl RegionSpec {
                 "partition range {start}..{end} is empty (END is exclusive)"
             )));
         }
-        let mut parts = rest.split(':');
-        let head = parts.next().unwrap_or("").trim();
-        let offset = if head.is_empty() {
-            0
-        } else {
-            let Some(off) = head.strip_prefix('+') else {
+        let offset = match m.offset {
+            Offset::Absent => 0,
+            Offset::Malformed(head) => {
                 return Err(bad(format!(
-                    "expected `+OFFSET` or `:` after `]`, found `{head}`"
-                )));
-            };
-            number(off).ok_or_else(|| bad(format!("`{}` is not a byte offset", off.trim())))?
+                    "expected `+OFFSET` or `:` after `]`, found `{}`",
+                    &s[head]
+                )))
+            }
+            Offset::Given(off) => off
+                .value
+                .ok_or_else(|| bad(format!("`{}` is not a byte offset", &s[off.span])))?,
         };
+        let parts = suffix.into_iter().flat_map(|rest| rest.split(':'));
         let mut spec = RegionSpec {
             space,
             start: start as u32,
