@@ -16,7 +16,7 @@
 
 use super::access::{bytes_to_raw, fill_ramp, raw_to_bytes, Cursor, Dims, Kernel};
 use super::kernels;
-use super::{run, Cx, Parts, Role};
+use super::{Cx, Parts, Role};
 use crate::machine::FaultCause;
 use crate::numerics::{from_f32, Fp8Config};
 use tpb_isa::wire::S2d2TsAs;
@@ -75,13 +75,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2d2TsAs) -> Result<(), FaultCause> {
     cx.gate()?;
 
     let fp8 = cx.cfg.fp8;
-    let Parts {
-        mem,
-        stage,
-        work,
-        out,
-        ..
-    } = cx.parts();
+    let Parts { driver, work, .. } = cx.parts();
     let mut k = SelectKernel {
         copy: in_dtype == out_dtype,
         in_dtype,
@@ -100,17 +94,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2d2TsAs) -> Result<(), FaultCause> {
         u: &mut work.u,
         i: &mut work.i,
     };
-    run(
-        mem,
-        stage,
-        out,
-        Some(&src),
-        &dst,
-        n,
-        count,
-        u64::MAX,
-        &mut k,
-    );
+    driver.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
     Ok(())
 }
 

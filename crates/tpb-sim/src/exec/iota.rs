@@ -11,7 +11,7 @@
 
 use super::access::{fill_ramp, raw_to_bytes, Cursor, Dims, Kernel};
 use super::kernels;
-use super::{run, Cx, Parts, Role};
+use super::{Cx, Parts, Role};
 use crate::assumptions::{iota_fp32, iota_keeps_bits, iota_output};
 use crate::machine::FaultCause;
 use crate::numerics::Fp8Config;
@@ -37,13 +37,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &D4Iota) -> Result<(), FaultCause> {
     cx.gate()?;
 
     let fp8 = cx.cfg.fp8;
-    let Parts {
-        mem,
-        stage,
-        work,
-        out,
-        ..
-    } = cx.parts();
+    let Parts { driver, work, .. } = cx.parts();
     let mut k = IotaKernel {
         out_dtype: s.out_dtype,
         size: dst.size,
@@ -56,7 +50,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &D4Iota) -> Result<(), FaultCause> {
         u: &mut work.u,
         i: &mut work.i,
     };
-    run(mem, stage, out, None, &dst, n, count, u64::MAX, &mut k);
+    driver.run(None, &dst, n, count, u64::MAX, &mut k);
     Ok(())
 }
 

@@ -429,11 +429,13 @@ impl Cx<'_> {
     pub(crate) fn parts(&mut self) -> Parts<'_> {
         let st = &mut *self.st;
         Parts {
-            mem: &mut st.mem,
+            driver: Driver {
+                mem: &mut st.mem,
+                stage: &mut self.scratch.stage,
+                out: &mut *self.out,
+            },
             flops: &st.flops,
-            stage: &mut self.scratch.stage,
             work: &mut self.scratch.work,
-            out: &mut *self.out,
         }
     }
 
@@ -500,53 +502,61 @@ pub(crate) enum Which {
 }
 
 /// The context split for the commit step, so that a kernel can borrow the work buffers and
-/// the flops while [`run`] drives memory.
+/// the flops while the [`Driver`] drives memory.
 pub(crate) struct Parts<'a> {
-    pub(crate) mem: &'a mut Memory,
+    pub(crate) driver: Driver<'a>,
     pub(crate) flops: &'a [Flops],
-    pub(crate) stage: &'a mut Stage,
     pub(crate) work: &'a mut Work,
-    pub(crate) out: &'a mut Outcome,
 }
 
-/// Runs kernel `k` from `input` to `dst` over `n` channels of `count` elements (step 4 of
-/// the module docs) and records the write in `out`. An input overlapping the output is
-/// read from a snapshot (assumption `reads-before-writes`).
-pub(crate) fn run(
-    mem: &mut Memory,
-    stage: &mut Stage,
-    out: &mut Outcome,
-    input: Option<&Access>,
-    dst: &Access,
-    n: u32,
-    count: u64,
-    split: u64,
-    k: &mut impl access::Kernel,
-) {
-    let from_snapshot = input.is_some_and(|i| access::overlaps(i, dst, n));
-    if let (Some(i), true) = (input, from_snapshot) {
-        access::snapshot(mem, i, n, &mut stage.snap);
+/// What a kernel run needs besides the kernel: memory, the staging buffers and the outcome.
+pub(crate) struct Driver<'a> {
+    mem: &'a mut Memory,
+    stage: &'a mut Stage,
+    out: &'a mut Outcome,
+}
+
+impl Driver<'_> {
+    /// Runs kernel `k` from `input` to `dst` over `n` channels of `count` elements (step 4
+    /// of the module docs; `split` is the element count after which the kernel changes
+    /// scalar, `u64::MAX` for none) and records the write in the outcome.
+    pub(crate) fn run(
+        self,
+        input: Option<&Access>,
+        dst: &Access,
+        n: u32,
+        count: u64,
+        split: u64,
+        k: &mut impl access::Kernel,
+    ) {
+        let Driver { mem, stage, out } = self;
+        // An input overlapping the output is read from a snapshot (assumption
+        // `reads-before-writes`).
+        let from_snapshot = input.is_some_and(|i| access::overlaps(i, dst, n));
+        if let (Some(i), true) = (input, from_snapshot) {
+            access::snapshot(mem, i, n, &mut stage.snap);
+        }
+        access::drive(
+            mem,
+            Stages {
+                snap: &stage.snap,
+                stage_in: &mut stage.stage_in,
+                stage_out: &mut stage.stage_out,
+            },
+            input.map(|access| Input {
+                access,
+                from_snapshot,
+            }),
+            dst,
+            n,
+            count,
+            split,
+            k,
+        );
+        out.elements = count * u64::from(n);
+        out.bytes_written = out.elements * dst.size as u64;
+        out.written = Some(dst.region(n));
     }
-    access::drive(
-        mem,
-        Stages {
-            snap: &stage.snap,
-            stage_in: &mut stage.stage_in,
-            stage_out: &mut stage.stage_out,
-        },
-        input.map(|access| Input {
-            access,
-            from_snapshot,
-        }),
-        dst,
-        n,
-        count,
-        split,
-        k,
-    );
-    out.elements = count * u64::from(n);
-    out.bytes_written = out.elements * dst.size as u64;
-    out.written = Some(dst.region(n));
 }
 
 /// Executes a validated instruction (see the module docs for the order of work).

@@ -19,7 +19,7 @@
 
 use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
 use super::kernels;
-use super::{num_fault, run, Cx, Parts, Role};
+use super::{num_fault, Cx, Parts, Role};
 use crate::assumptions::{dual_pair_slots, FLOP_SLOTS};
 use crate::machine::{FaultCause, FlopKind, Flops, WarningKind};
 use crate::numerics::Fp8Config;
@@ -69,11 +69,9 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
 
     let fp8 = cx.cfg.fp8;
     let Parts {
-        mem,
+        driver,
         flops,
-        stage,
         work,
-        out,
     } = cx.parts();
     let mut k = PtrMultiKernel {
         kind,
@@ -96,7 +94,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
         f: &mut work.f,
         u: &mut work.u,
     };
-    run(mem, stage, out, Some(&src), &dst, n, count, slice, &mut k);
+    driver.run(Some(&src), &dst, n, count, slice, &mut k);
     Ok(())
 }
 

@@ -15,7 +15,7 @@
 
 use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
 use super::kernels;
-use super::{num_fault, run, Cx, Parts, Which};
+use super::{num_fault, Cx, Parts, Which};
 use crate::assumptions::{range_select_index, RANGE_SELECT_BOUND_DTYPE};
 use crate::machine::FaultCause;
 use crate::numerics::{alu_arith, from_f32, Fp8Config};
@@ -65,13 +65,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2d2Rs) -> Result<(), FaultCause> {
 
     let fill = s.fill_val.value();
     let fp8 = cx.cfg.fp8;
-    let Parts {
-        mem,
-        stage,
-        work,
-        out,
-        ..
-    } = cx.parts();
+    let Parts { driver, work, .. } = cx.parts();
     let mut k = RangeKernel {
         copy: in_dtype == out_dtype,
         in_dtype,
@@ -87,17 +81,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2d2Rs) -> Result<(), FaultCause> {
         f: &mut work.f,
         u: &mut work.u,
     };
-    run(
-        mem,
-        stage,
-        out,
-        Some(&src),
-        &dst,
-        n,
-        count,
-        u64::MAX,
-        &mut k,
-    );
+    driver.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
     Ok(())
 }
 

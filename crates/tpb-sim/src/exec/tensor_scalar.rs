@@ -20,7 +20,7 @@
 
 use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
 use super::kernels;
-use super::{num_fault, run, Cx, Parts, Which};
+use super::{num_fault, Cx, Parts, Which};
 use crate::assumptions::{int_operand, int_signed, pointer_scalar_dtype, ScalarPath};
 use crate::machine::FaultCause;
 use crate::numerics::Fp8Config;
@@ -86,13 +86,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause> {
     cx.gate()?;
 
     let fp8 = cx.cfg.fp8;
-    let Parts {
-        mem,
-        stage,
-        work,
-        out,
-        ..
-    } = cx.parts();
+    let Parts { driver, work, .. } = cx.parts();
     let mut k = TsKernel {
         path,
         op0: s.op0,
@@ -110,17 +104,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause> {
         f: &mut work.f,
         u: &mut work.u,
     };
-    run(
-        mem,
-        stage,
-        out,
-        Some(&src),
-        &dst,
-        n,
-        count,
-        u64::MAX,
-        &mut k,
-    );
+    driver.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
     Ok(())
 }
 

@@ -12,7 +12,7 @@
 //! Operand reading: assumption `ts-select-operands`.
 
 use super::access::Kernel;
-use super::{run, Cx, Parts, Pointer, Which};
+use super::{Cx, Parts, Pointer, Which};
 use crate::assumptions::{predicate_true, ts_select_inline_src1};
 use crate::machine::FaultCause;
 use tpb_isa::wire::S3d3TsSelect;
@@ -59,30 +59,14 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3TsSelect) -> Result<(), FaultCaus
     cx.check_reads(&src, n, |c| take_src0[c as usize]);
     cx.gate()?;
 
-    let Parts {
-        mem,
-        stage,
-        work,
-        out,
-        ..
-    } = cx.parts();
+    let Parts { driver, work, .. } = cx.parts();
     let mut k = SelectKernel {
         size: src.size,
         take_src0: &work.sel,
         src1: &work.s0,
         bytes: &mut work.bytes,
     };
-    run(
-        mem,
-        stage,
-        out,
-        Some(&src),
-        &dst,
-        n,
-        count,
-        u64::MAX,
-        &mut k,
-    );
+    driver.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
     Ok(())
 }
 
