@@ -36,4 +36,5 @@ pub mod numerics;
 pub use machine::{
     Config, Fault, FaultCause, FlopKind, Flops, HostError, HostTensor, InstId, Machine, Region,
     RunReport, StepReport, Warning, WarningKind, DEFAULT_MAX_ELEMENTS,
+    DEFAULT_MIN_PARALLEL_ELEMENTS,
 };

@@ -10,8 +10,8 @@
 
 use crate::assumptions::{stage_arith, stage_bitvec, stage_int};
 use crate::numerics::{
-    canonical_nan, decode_slice_to_f32, encode_fp32_bytes_with, encode_slice_from_f32, Fp8Config,
-    NumError,
+    canonical_nan, decode_slice_to_f32, encode_f32_with, encode_fp32_bytes_with,
+    encode_slice_from_f32, Fp8Config, NumError,
 };
 use tpb_isa::{AluOp, Dtype};
 
@@ -141,6 +141,23 @@ pub(crate) fn fp32_fused(
         AluOp::ADD => encode_fp32_bytes_with::<true>(dtype, input, out, cfg, |x| x + s),
         AluOp::MULT => encode_fp32_bytes_with::<true>(dtype, input, out, cfg, |x| x * s),
         _ => encode_fp32_bytes_with::<false>(dtype, input, out, cfg, |x| x),
+    };
+}
+
+/// [`arith`] (a [`fusable`] op) → [`encode`] in one pass over decoded values.
+#[inline]
+pub(crate) fn f32_fused(
+    op: AluOp,
+    s: f32,
+    xs: &[f32],
+    dtype: Dtype,
+    out: &mut [u8],
+    cfg: &Fp8Config,
+) {
+    match op {
+        AluOp::ADD => encode_f32_with::<true>(dtype, xs, out, cfg, |x| x + s),
+        AluOp::MULT => encode_f32_with::<true>(dtype, xs, out, cfg, |x| x * s),
+        _ => encode_f32_with::<false>(dtype, xs, out, cfg, |x| x),
     };
 }
 

@@ -17,7 +17,8 @@
 //! through FP32; Bitvec on raw bits. The loader contract is checked, not enforced: W beyond
 //! the loaded count, or flops of the other kind, read stale slots and warn (decisions §3.6).
 
-use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
+use super::access::{bytes_to_raw, raw_to_bytes};
+use super::engine::{Bufs, Kernel};
 use super::kernels;
 use super::{num_fault, Cx, Parts, Role};
 use crate::assumptions::{dual_pair_slots, FLOP_SLOTS};
@@ -68,11 +69,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
     cx.gate()?;
 
     let fp8 = cx.cfg.fp8;
-    let Parts {
-        driver,
-        flops,
-        work,
-    } = cx.parts();
+    let Parts { driver, flops, .. } = cx.parts();
     let mut k = PtrMultiKernel {
         kind,
         dual,
@@ -91,8 +88,6 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
             && matches!(s.in_dtype, Dtype::FP32 | Dtype::FP32R)
             && kernels::fusable(s.op),
         flops,
-        f: &mut work.f,
-        u: &mut work.u,
     };
     driver.run(Some(&src), &dst, n, count, slice, &mut k);
     Ok(())
@@ -165,6 +160,7 @@ pub(super) fn ranges(v: &[u32]) -> String {
     out.join(", ")
 }
 
+#[derive(Clone)]
 struct PtrMultiKernel<'a> {
     kind: FlopKind,
     dual: bool,
@@ -180,12 +176,10 @@ struct PtrMultiKernel<'a> {
     /// Whether [`Kernel::map`] takes the [`kernels::fp32_fused`] path.
     fused: bool,
     flops: &'a [Flops],
-    f: &'a mut [f32],
-    u: &'a mut [u32],
 }
 
 impl Kernel for PtrMultiKernel<'_> {
-    fn map(&mut self, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
+    fn map(&mut self, b: &mut Bufs, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
         if self.fused {
             let s = self.flops[c as usize].slots[(k0 / self.slice) as usize];
             kernels::fp32_fused(
@@ -197,33 +191,38 @@ impl Kernel for PtrMultiKernel<'_> {
                 &self.fp8,
             );
         } else {
-            self.load(c, k0, input);
-            self.store(c, k0, out);
+            self.load(b, c, k0, input);
+            self.store(b, c, k0, out);
         }
     }
 
-    fn load(&mut self, _c: u32, _k0: u64, input: &[u8]) {
+    fn load(&mut self, b: &mut Bufs, _c: u32, _k0: u64, input: &[u8]) {
         let len = input.len() / self.size_in;
         match self.kind {
             FlopKind::Arith => {
-                kernels::decode(self.in_dtype, input, &mut self.f[..len], &self.fp8);
+                kernels::decode(self.in_dtype, input, &mut b.f[..len], &self.fp8);
             }
-            FlopKind::Bitvec => bytes_to_raw(self.size_in, input, &mut self.u[..len]),
+            FlopKind::Bitvec => bytes_to_raw(self.size_in, input, &mut b.u[..len]),
         }
     }
 
-    fn store(&mut self, c: u32, k0: u64, out: &mut [u8]) {
+    fn store(&mut self, b: &mut Bufs, c: u32, k0: u64, out: &mut [u8]) {
         let len = out.len() / self.size_out;
         let i = (k0 / self.slice) as usize; // the W slice: scalar[i]
         let sc = &self.flops[c as usize].slots;
         let (rev0, rev1) = (self.rev.0 & 1 != 0, self.rev.0 & 2 != 0);
         match self.kind {
             FlopKind::Arith => {
-                let xs = &mut self.f[..len];
+                let xs = &mut b.f[..len];
                 if self.dual {
                     let (a, m) = dual_pair_slots(i);
                     kernels::arith(self.op, rev0, xs, f32::from_bits(sc[a]));
                     kernels::arith(AluOp::MULT, rev1, xs, f32::from_bits(sc[m]));
+                } else if kernels::fusable(self.op) {
+                    // The op (ADD/MULT ignore `rev`) and the bypass stage in the encoder.
+                    let s = f32::from_bits(sc[i]);
+                    kernels::f32_fused(self.op, s, xs, self.out_dtype, out, &self.fp8);
+                    return;
                 } else {
                     kernels::arith(self.op, rev0, xs, f32::from_bits(sc[i]));
                     kernels::arith(AluOp::BYPASS, rev1, xs, 0.0);
@@ -231,7 +230,7 @@ impl Kernel for PtrMultiKernel<'_> {
                 kernels::encode(self.out_dtype, xs, out, &self.fp8);
             }
             FlopKind::Bitvec => {
-                let xs = &mut self.u[..len];
+                let xs = &mut b.u[..len];
                 kernels::bitvec(self.op, rev0, xs, sc[i], self.bits);
                 kernels::bitvec(AluOp::BYPASS, rev1, xs, 0, self.bits);
                 raw_to_bytes(self.size_out, xs, out);

@@ -19,7 +19,7 @@ pub use report::{
     WarningKind,
 };
 
-pub(crate) use memory::Memory;
+pub(crate) use memory::{Memory, Shadow};
 
 use crate::assumptions::{firmware_stub_log, firmware_stubs_apply, FLOP_SLOTS, INITIAL_WORD};
 use crate::exec::{self, Outcome, Scratch};
@@ -38,6 +38,10 @@ pub const NUM_EVENTS: usize = 256;
 /// four times a full 128-partition tile of the largest SBUF (512 KiB of bytes).
 pub const DEFAULT_MAX_ELEMENTS: u64 = 1 << 28;
 
+/// The default for [`Config::min_parallel_elements`]: below 64 Ki elements an instruction
+/// takes well under 100 µs on one core, the order of handing work to other threads.
+pub const DEFAULT_MIN_PARALLEL_ELEMENTS: u64 = 1 << 16;
+
 /// How a machine behaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -53,6 +57,12 @@ pub struct Config {
     /// Refuse an instruction that would process more elements than this (all channels):
     /// a simulator limit against runaway broadcast patterns, not a machine behaviour.
     pub max_elements: u64,
+    /// Threads one large instruction is spread over, by groups of channels: 0 (the default)
+    /// for every core (the size of rayon's global pool), 1 for the calling thread only.
+    /// Results are bit-identical whatever the count.
+    pub threads: usize,
+    /// Instructions with fewer elements than this (all channels) stay on the calling thread.
+    pub min_parallel_elements: u64,
 }
 
 impl Default for Config {
@@ -74,6 +84,16 @@ impl Config {
             strict: false,
             firmware_stubs: false,
             max_elements: DEFAULT_MAX_ELEMENTS,
+            threads: 0,
+            min_parallel_elements: DEFAULT_MIN_PARALLEL_ELEMENTS,
+        }
+    }
+
+    /// The threads an instruction may use: [`Config::threads`], or every core for 0.
+    pub fn thread_count(&self) -> usize {
+        match self.threads {
+            0 => rayon::current_num_threads(),
+            t => t,
         }
     }
 }
@@ -160,6 +180,13 @@ impl Machine {
     /// The configuration.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// Sets how instructions use threads ([`Config::threads`],
+    /// [`Config::min_parallel_elements`]); results do not depend on it.
+    pub fn set_threading(&mut self, threads: usize, min_parallel_elements: u64) {
+        self.config.threads = threads;
+        self.config.min_parallel_elements = min_parallel_elements;
     }
 
     /// The generation.
