@@ -19,12 +19,35 @@ use tpb_sim::{Config, FlopKind, Flops, HostTensor, Machine};
 const GEN: Gen = Gen::Cayman;
 const P: u32 = 128;
 
+/// On-CPU nanoseconds of every thread of this process so far (Linux `schedstat`), so that
+/// figures do not count the time other processes hold the cores; `None` elsewhere.
+fn cpu_ns() -> Option<u64> {
+    let mut total = 0u64;
+    for t in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok()?;
+        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(total)
+}
+
+/// Seconds per iteration: wall clock and on-CPU (all threads; the wall clock where
+/// `schedstat` is missing).
+#[derive(Clone, Copy)]
+struct Timing {
+    wall: f64,
+    cpu: f64,
+}
+
 /// Best time per iteration of `f` over several rounds of at least `min` each.
-fn time(min: Duration, mut f: impl FnMut()) -> f64 {
+fn time(min: Duration, mut f: impl FnMut()) -> Timing {
     f(); // warm up (page faults, caches)
-    let mut best = f64::INFINITY;
+    let mut best = Timing {
+        wall: f64::INFINITY,
+        cpu: f64::INFINITY,
+    };
     for _ in 0..5 {
         let start = Instant::now();
+        let cpu0 = cpu_ns();
         let mut iters = 0u64;
         // Check the clock every 64 calls so tiny cases do not time the clock.
         while start.elapsed() < min {
@@ -33,14 +56,20 @@ fn time(min: Duration, mut f: impl FnMut()) -> f64 {
             }
             iters += 64;
         }
-        best = best.min(start.elapsed().as_secs_f64() / iters as f64);
+        let wall = start.elapsed().as_secs_f64() / iters as f64;
+        let cpu = match (cpu0, cpu_ns()) {
+            (Some(a), Some(b)) => (b - a) as f64 * 1e-9 / iters as f64,
+            _ => wall,
+        };
+        best.wall = best.wall.min(wall);
+        best.cpu = best.cpu.min(cpu);
     }
     best
 }
 
 /// The same bytes copied with `copy_from_slice`, per partition row as the machine lays
 /// them out.
-fn memcpy_time(bytes_per_partition: usize) -> f64 {
+fn memcpy_time(bytes_per_partition: usize) -> Timing {
     let src = vec![1u8; P as usize * bytes_per_partition];
     let mut dst = vec![0u8; P as usize * bytes_per_partition];
     time(Duration::from_millis(200), || {
@@ -100,8 +129,8 @@ struct Row {
     elements: u64,
     /// Bytes touched (read + written) per element.
     touched: usize,
-    secs: f64,
-    copy_secs: f64,
+    secs: Timing,
+    copy_secs: Timing,
 }
 
 fn machine() -> Machine {
@@ -305,7 +334,7 @@ fn tiny_setup() -> (Machine, Instruction, Instruction) {
     (m, i, p)
 }
 
-fn bench_tiny() -> (f64, f64) {
+fn bench_tiny() -> (Timing, Timing) {
     let (mut m, i, p) = tiny_setup();
     let ts = time(Duration::from_millis(300), || {
         m.step(black_box(&i)).unwrap();
@@ -326,9 +355,11 @@ fn main() {
     println!(
         "tpb-sim benchmark ({GEN}; x memcpy = time / time of copying the bytes touched, one thread)"
     );
+    println!("(times are on-CPU time, all threads, so that other processes' load does not count;");
+    println!(" 'wall G/s' is the wall-clock rate)");
     println!(
-        "{:<46} {:>9} {:>9} {:>10} {:>10} {:>8}",
-        "case", "elements", "G elem/s", "touch GB/s", "copy GB/s", "x memcpy"
+        "{:<46} {:>9} {:>9} {:>10} {:>10} {:>8} {:>9}",
+        "case", "elements", "G elem/s", "touch GB/s", "copy GB/s", "x memcpy", "wall G/s"
     );
     let (bf, f32_, f16, e4) = (Dtype::BFLOAT16, Dtype::FP32, Dtype::FP16, Dtype::FP8_EXP4);
     let mut cases: Vec<(String, Box<dyn Fn() -> Row>)> = Vec::new();
@@ -366,13 +397,14 @@ fn main() {
     let print = |r: &Row| {
         let bytes = r.elements as f64 * r.touched as f64;
         println!(
-            "{:<46} {:>9} {:>9.3} {:>10.2} {:>10.2} {:>8.2}",
+            "{:<46} {:>9} {:>9.3} {:>10.2} {:>10.2} {:>8.2} {:>9.3}",
             r.name,
             r.elements,
-            r.elements as f64 / r.secs / 1e9,
-            bytes / r.secs / 1e9,
-            bytes / r.copy_secs / 1e9,
-            r.secs / r.copy_secs
+            r.elements as f64 / r.secs.cpu / 1e9,
+            bytes / r.secs.cpu / 1e9,
+            bytes / r.copy_secs.cpu / 1e9,
+            r.secs.cpu / r.copy_secs.cpu,
+            r.elements as f64 / r.secs.wall / 1e9,
         );
     };
     for (name, f) in &cases {
@@ -389,8 +421,9 @@ fn main() {
             print(&one);
             print(&two);
             println!(
-                "  scaling 1 -> 2 threads: {:.2}x ({cores} cores)",
-                one.secs / two.secs
+                "  1 -> 2 threads: wall-clock speed-up {:.2}x; CPU time 2t / 1t {:.2} ({cores} cores)",
+                one.secs.wall / two.secs.wall,
+                two.secs.cpu / one.secs.cpu
             );
         }
     }
@@ -406,11 +439,11 @@ fn main() {
         let (ts, pm) = bench_tiny();
         println!(
             "tiny TensorScalar (1 element):   {:>8.1} ns / instruction",
-            ts * 1e9
+            ts.cpu * 1e9
         );
         println!(
             "tiny PtrMulti (1 element):       {:>8.1} ns / instruction",
-            pm * 1e9
+            pm.cpu * 1e9
         );
     }
 }

@@ -308,8 +308,12 @@ pub(crate) fn fill_ramp(cur: &mut Cursor, base: i32, c: u32, cm: i32, out: &mut 
     while done < out.len() {
         let (off, step, rem) = cur.run();
         let take = rem.min((out.len() - done) as u64) as usize;
+        // `ramp_value` wraps to 32 bits, so the run is `first + j · step` in wrapping i32
+        // arithmetic (the same residues mod 2^32), which vectorises.
+        let first = ramp_value(base, off, c, cm);
+        let step = step as i32;
         for (j, o) in out[done..done + take].iter_mut().enumerate() {
-            *o = ramp_value(base, off.wrapping_add(step.wrapping_mul(j as i64)), c, cm);
+            *o = first.wrapping_add(step.wrapping_mul(j as i32));
         }
         cur.advance(take as u64);
         done += take;

@@ -201,12 +201,26 @@ fn channels<'m>(
     let (dlo, dhi) = (dst.lo as usize, dst.hi as usize);
     let mut v = Vec::with_capacity(n);
     match input {
+        Some(i) if !from_snapshot && i.space == dst.space && i.part0 == dst.part0 => {
+            // The common case: the same partitions, disjoint hulls. Each partition is split
+            // between the two.
+            let (lo, hi) = (i.lo as usize, i.hi as usize);
+            for (p, (part, init)) in outs.skip(d0).take(n) {
+                let (input, out) = split_pair(part, lo..hi, dlo..dhi)?;
+                v.push(Chan {
+                    c: (p - d0) as u32,
+                    input,
+                    out,
+                    init,
+                });
+            }
+        }
         Some(i) if !from_snapshot && i.space == dst.space => {
-            // Input and output partitions of one space: a partition holding both is split
+            // Shifted partitions of one space: a partition holding both operands is split
             // between the two (disjoint) hulls.
             let s0 = i.part0 as usize;
             let (lo, hi) = (i.lo as usize, i.hi as usize);
-            let mut ins: [&[u8]; 128] = [&[]; 128];
+            let mut ins: Vec<&[u8]> = vec![&[]; n];
             let first = s0.min(d0);
             let last = (s0 + n).max(d0 + n);
             for (p, (part, init)) in outs.skip(first).take(last - first) {

@@ -23,7 +23,7 @@ use super::kernels;
 use super::{num_fault, Cx, Parts, Role};
 use crate::assumptions::{dual_pair_slots, FLOP_SLOTS};
 use crate::machine::{FaultCause, FlopKind, Flops, WarningKind};
-use crate::numerics::Fp8Config;
+use crate::numerics::{fusable_input, Fp8Config};
 use tpb_isa::wire::S4d4Tsm;
 use tpb_isa::{AluOp, Dtype, RevOps};
 
@@ -82,10 +82,10 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
         bits,
         fp8,
         slice,
-        // FP32 in, one stage of a fusable op: encode straight from the input bytes.
+        // FP32 or BF16 in, one stage of a fusable op: encode straight from the input bytes.
         fused: kind == FlopKind::Arith
             && !dual
-            && matches!(s.in_dtype, Dtype::FP32 | Dtype::FP32R)
+            && fusable_input(s.in_dtype)
             && kernels::fusable(s.op),
         flops,
     };
@@ -173,7 +173,7 @@ struct PtrMultiKernel<'a> {
     bits: u32,
     fp8: Fp8Config,
     slice: u64,
-    /// Whether [`Kernel::map`] takes the [`kernels::fp32_fused`] path.
+    /// Whether [`Kernel::map`] takes the [`kernels::bytes_fused`] path.
     fused: bool,
     flops: &'a [Flops],
 }
@@ -182,9 +182,10 @@ impl Kernel for PtrMultiKernel<'_> {
     fn map(&mut self, b: &mut Bufs, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
         if self.fused {
             let s = self.flops[c as usize].slots[(k0 / self.slice) as usize];
-            kernels::fp32_fused(
+            kernels::bytes_fused(
                 self.op,
                 f32::from_bits(s),
+                self.in_dtype,
                 input,
                 self.out_dtype,
                 out,

@@ -398,15 +398,17 @@ pub(crate) fn encode_f32_with<const CANON_NAN: bool>(
     n
 }
 
-/// [`encode_slice_from_f32`] of `f(x)` for each little-endian FP32 `x` in `bytes`, without
-/// an intermediate f32 buffer: the executors' fused decode → op → encode for FP32 inputs.
-/// With `CANON_NAN`, a NaN `f(x)` is encoded as the canonical f32 NaN ([`canonical_nan`])
-/// would be, so `f` need not pin it. Converts `min(bytes.len() / 4, out.len() / size)`
+/// [`encode_slice_from_f32`] of `f(x)` for each little-endian `in_dtype` element `x` of
+/// `bytes`, without an intermediate f32 buffer: the executors' fused decode → op → encode,
+/// for the inputs of [`fusable_input`] (any other input converts nothing). With
+/// `CANON_NAN`, a NaN `f(x)` is encoded as the canonical f32 NaN ([`canonical_nan`]) would
+/// be, so `f` need not pin it. Converts `min(bytes.len() / in size, out.len() / size)`
 /// elements and returns that count.
 #[inline(always)]
-pub(crate) fn encode_fp32_bytes_with<const CANON_NAN: bool>(
-    dtype: Dtype,
+pub(crate) fn encode_bytes_with<const CANON_NAN: bool>(
+    in_dtype: Dtype,
     bytes: &[u8],
+    dtype: Dtype,
     out: &mut [u8],
     cfg: &Fp8Config,
     f: impl Fn(f32) -> f32,
@@ -414,21 +416,33 @@ pub(crate) fn encode_fp32_bytes_with<const CANON_NAN: bool>(
     let Some(size) = datapath_size(dtype) else {
         return 0;
     };
-    let n = (bytes.len() / 4).min(out.len() / size);
     // `as_chunks`: a slice of arrays, so the loads are plain vector loads.
-    let xs = bytes[..n * 4].as_chunks::<4>().0;
-    encode_values::<_, CANON_NAN>(
-        dtype,
-        xs,
-        |b| f(f32::from_le_bytes(b)),
-        &mut out[..n * size],
-        cfg,
-    );
-    n
+    match in_dtype {
+        Dtype::FP32 | Dtype::FP32R => {
+            let n = (bytes.len() / 4).min(out.len() / size);
+            let xs = bytes[..n * 4].as_chunks::<4>().0;
+            let get = |b| f(f32::from_le_bytes(b));
+            encode_values::<_, CANON_NAN>(dtype, xs, get, &mut out[..n * size], cfg);
+            n
+        }
+        Dtype::BFLOAT16 => {
+            let n = (bytes.len() / 2).min(out.len() / size);
+            let xs = bytes[..n * 2].as_chunks::<2>().0;
+            let get = |b| f(f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b))));
+            encode_values::<_, CANON_NAN>(dtype, xs, get, &mut out[..n * size], cfg);
+            n
+        }
+        _ => 0,
+    }
+}
+
+/// Whether [`encode_bytes_with`] reads `in_dtype` (the inputs users run most: FP32, BF16).
+pub(crate) const fn fusable_input(in_dtype: Dtype) -> bool {
+    matches!(in_dtype, Dtype::FP32 | Dtype::FP32R | Dtype::BFLOAT16)
 }
 
 /// The encoder behind both slice forms: encodes `get(x)` for each `x` of `xs`; `out` holds
-/// exactly one element per `x`. `CANON_NAN`: see [`encode_fp32_bytes_with`] (integers map
+/// exactly one element per `x`. `CANON_NAN`: see [`encode_bytes_with`] (integers map
 /// every NaN to 0 anyway).
 #[inline(always)]
 fn encode_values<T: Copy, const CANON_NAN: bool>(

@@ -96,6 +96,10 @@ pub struct Args {
     /// `ml-dtypes` (<V2/|V1 blobs as ml_dtypes writes them).
     #[arg(long, value_enum, default_value_t = StyleArg::Bits, value_name = "STYLE")]
     pub npy_style: StyleArg,
+    /// Threads a large instruction is spread over (0: every core, the default); results
+    /// are bit-identical whatever the count.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
 }
 
 /// `--fp8-e4m3`.
@@ -175,6 +179,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     config.fp8 = fp8;
     config.strict = args.strict;
     config.firmware_stubs = args.firmware_stubs;
+    config.threads = args.threads;
+    if args.threads > 1 {
+        // The pool itself gets that many threads too (by default it has one per core). It
+        // can only fail if a pool exists already, and then that pool serves.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(args.threads)
+            .build_global();
+    }
     let style = match args.npy_style {
         StyleArg::Bits => NpyStyle::BitView,
         StyleArg::MlDtypes => NpyStyle::MlDtypes,
