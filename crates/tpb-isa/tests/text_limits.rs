@@ -60,3 +60,39 @@ fn columns_count_characters_not_bytes_on_a_capped_line() {
         assert_eq!(e.column, 6 + 2 * k, "{e}");
     }
 }
+
+/// Issue 8 item 8: a finite float literal beyond the fp32 range is an error, not a silent
+/// infinity (as `--reg` already refuses it); infinity is written `inf`.
+#[test]
+fn out_of_range_float_literals_are_refused() {
+    let line = |imm: &str| {
+        format!(
+            "ts_arith src=sbuf[p0..64]+0x0:[[1,32]] in=fp32 out=fp32 op0=add imm0={imm} \
+             dst=sbuf[p0..64]+0x100:[[1,32]]"
+        )
+    };
+    for bad in ["1e39", "3.4028236e38", "1e400", "-1e39"] {
+        let e = asm(&line(bad), &options()).unwrap_err();
+        let msg = &e.iter().next().unwrap().message;
+        assert!(msg.contains("beyond the fp32 range"), "{bad}: {msg}");
+        assert!(msg.contains("`inf`"), "{bad}: {msg}");
+    }
+    for (ok, bits) in [
+        ("inf", 0x7f80_0000u32),
+        ("-inf", 0xff80_0000),
+        ("3.4028235e38", 0x7f7f_ffff),
+        ("1e-50", 0), // underflow to zero is rounding, not a change of kind
+    ] {
+        let a = asm(&line(ok), &options()).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        let hex = asm(&line(&format!("{bits:#x}")), &options()).unwrap();
+        assert_eq!(a.insts(), hex.insts(), "{ok}");
+    }
+    // The RangeSelect FP32 fields share the rule.
+    let rs = "range_select base=1e39";
+    let e = asm(rs, &options()).unwrap_err();
+    assert!(
+        e.iter()
+            .any(|e| e.message.contains("beyond the fp32 range")),
+        "{e}"
+    );
+}
