@@ -11,11 +11,10 @@
 
 use super::access::{fill_ramp, raw_to_bytes, Cursor, Dims};
 use super::engine::{Bufs, Kernel};
-use super::kernels;
 use super::{Cx, Parts, Role};
 use crate::assumptions::{iota_fp32, iota_keeps_bits, iota_output};
 use crate::machine::FaultCause;
-use crate::numerics::Fp8Config;
+use crate::numerics::{encode_with, Fp8Config};
 use tpb_isa::wire::D4Iota;
 use tpb_isa::Dtype;
 
@@ -80,12 +79,9 @@ impl Kernel for IotaKernel {
             }
             raw_to_bytes(self.size, u, out);
         } else {
-            // iota_output's float arm, FP32 first, then one slice encode (same conversion).
-            let f = &mut b.f[..len];
-            for (o, &x) in f.iter_mut().zip(v.iter()) {
-                *o = iota_fp32(x);
-            }
-            kernels::encode(self.out_dtype, f, out, &self.fp8);
+            // iota_output's float arm: FP32 first, then the slice encoder (same conversion),
+            // in one loop.
+            encode_with::<_, false>(self.out_dtype, v, out, &self.fp8, iota_fp32);
         }
     }
 }

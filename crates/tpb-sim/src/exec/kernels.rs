@@ -10,8 +10,8 @@
 
 use crate::assumptions::{stage_arith, stage_bitvec, stage_int};
 use crate::numerics::{
-    canonical_nan, decode_slice_to_f32, encode_bytes_with, encode_f32_with, encode_slice_from_f32,
-    Fp8Config, NumError,
+    canonical_nan, decode_slice_to_f32, decode_with, encode_bytes_with, encode_slice_from_f32,
+    encode_with, Fp8Config, NumError,
 };
 use tpb_isa::{AluOp, Dtype};
 
@@ -158,10 +158,31 @@ pub(crate) fn f32_fused(
     cfg: &Fp8Config,
 ) {
     match op {
-        AluOp::ADD => encode_f32_with::<true>(dtype, xs, out, cfg, |x| x + s),
-        AluOp::MULT => encode_f32_with::<true>(dtype, xs, out, cfg, |x| x * s),
-        _ => encode_f32_with::<false>(dtype, xs, out, cfg, |x| x),
+        AluOp::ADD => encode_with::<_, true>(dtype, xs, out, cfg, |x| x + s),
+        AluOp::MULT => encode_with::<_, true>(dtype, xs, out, cfg, |x| x * s),
+        _ => encode_with::<_, false>(dtype, xs, out, cfg, |x| x),
     };
+}
+
+/// [`decode`] then [`arith`] with a [`fusable`] op in one pass, for the inputs of
+/// [`crate::numerics::fusable_input`]; `false` (nothing done) for any other input.
+#[inline]
+pub(crate) fn decode_fused(
+    op: AluOp,
+    s: f32,
+    in_dtype: Dtype,
+    input: &[u8],
+    xs: &mut [f32],
+) -> bool {
+    if !crate::numerics::fusable_input(in_dtype) {
+        return false;
+    }
+    match op {
+        AluOp::ADD => decode_with(in_dtype, input, xs, |x| canon(x + s)),
+        AluOp::MULT => decode_with(in_dtype, input, xs, |x| canon(x * s)),
+        _ => decode_with(in_dtype, input, xs, |x| x),
+    };
+    true
 }
 
 /// `x = stage_bitvec(op, x, s, rev, bits)` for every element (`bits` = 8, 16 or 32).
@@ -315,6 +336,11 @@ mod tests {
                                 decode(din, bytes, &mut xs, &cfg);
                                 let decoded = xs.clone();
                                 arith(op, false, &mut xs, s);
+                                let mut staged = vec![0f32; v.len()];
+                                assert!(decode_fused(op, s, din, bytes, &mut staged));
+                                let bits =
+                                    |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                                assert_eq!(bits(&staged), bits(&xs), "{din} {op} s {s}");
                                 arith(AluOp::BYPASS, false, &mut xs, 0.0);
                                 let mut want = vec![0u8; v.len() * size];
                                 encode(dtype, &xs, &mut want, &cfg);

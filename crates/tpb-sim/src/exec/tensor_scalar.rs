@@ -125,6 +125,21 @@ struct TsKernel<'a> {
 }
 
 impl Kernel for TsKernel<'_> {
+    /// FP32/BF16 in with a fusable stage 0: decode and stage 0 in one pass.
+    fn map(&mut self, b: &mut Bufs, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
+        let len = input.len() / self.size_in;
+        if self.path == ScalarPath::Arith && kernels::fusable(self.op0) {
+            let s0 = f32::from_bits(self.s0[c as usize]);
+            let xs = &mut b.f[..len];
+            if kernels::decode_fused(self.op0, s0, self.in_dtype, input, xs) {
+                self.finish_arith(xs, c, out);
+                return;
+            }
+        }
+        self.load(b, c, k0, input);
+        self.store(b, c, k0, out);
+    }
+
     fn load(&mut self, b: &mut Bufs, _c: u32, _k0: u64, input: &[u8]) {
         let len = input.len() / self.size_in;
         match self.path {
@@ -149,14 +164,7 @@ impl Kernel for TsKernel<'_> {
             ScalarPath::Arith => {
                 let xs = &mut b.f[..len];
                 kernels::arith(self.op0, self.rev0, xs, f32::from_bits(s0));
-                let s1 = f32::from_bits(s1);
-                if kernels::fusable(self.op1) {
-                    // Stage 1 (ADD/MULT ignore `rev`) in the encoder's loop.
-                    kernels::f32_fused(self.op1, s1, xs, self.out_dtype, out, &self.fp8);
-                } else {
-                    kernels::arith(self.op1, self.rev1, xs, s1);
-                    kernels::encode(self.out_dtype, xs, out, &self.fp8);
-                }
+                self.finish_arith(xs, c, out);
             }
             ScalarPath::Bitvec => {
                 let xs = &mut b.u[..len];
@@ -171,6 +179,21 @@ impl Kernel for TsKernel<'_> {
                 kernels::int(self.op1, self.rev1, xs, s1, signed);
                 raw_to_bytes(self.size_out, xs, out);
             }
+        }
+    }
+}
+
+impl TsKernel<'_> {
+    /// Stage 1 and the encoding of stage 0's results `xs` of channel `c`.
+    #[inline(always)]
+    fn finish_arith(&self, xs: &mut [f32], c: u32, out: &mut [u8]) {
+        let s1 = f32::from_bits(self.s1[c as usize]);
+        if kernels::fusable(self.op1) {
+            // Stage 1 (ADD/MULT ignore `rev`) in the encoder's loop.
+            kernels::f32_fused(self.op1, s1, xs, self.out_dtype, out, &self.fp8);
+        } else {
+            kernels::arith(self.op1, self.rev1, xs, s1);
+            kernels::encode(self.out_dtype, xs, out, &self.fp8);
         }
     }
 }

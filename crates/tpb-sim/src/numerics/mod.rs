@@ -373,15 +373,16 @@ pub fn encode_slice_from_f32(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8
     n
 }
 
-/// [`encode_slice_from_f32`] of `f(x)` for each `x` of `xs`: an op fused into the encoder's
-/// loop. `CANON_NAN`: see [`encode_fp32_bytes_with`].
+/// [`encode_slice_from_f32`] of `f(x)` for each `x` of `xs` (decoded values, ramp
+/// integers, …): an op or conversion fused into the encoder's loop. `CANON_NAN`: see
+/// [`encode_bytes_with`].
 #[inline(always)]
-pub(crate) fn encode_f32_with<const CANON_NAN: bool>(
+pub(crate) fn encode_with<T: Copy, const CANON_NAN: bool>(
     dtype: Dtype,
-    xs: &[f32],
+    xs: &[T],
     out: &mut [u8],
     cfg: &Fp8Config,
-    f: impl Fn(f32) -> f32,
+    f: impl Fn(T) -> f32,
 ) -> usize {
     let Some(size) = datapath_size(dtype) else {
         return 0;
@@ -389,6 +390,34 @@ pub(crate) fn encode_f32_with<const CANON_NAN: bool>(
     let n = xs.len().min(out.len() / size);
     encode_values::<_, CANON_NAN>(dtype, &xs[..n], f, &mut out[..n * size], cfg);
     n
+}
+
+/// [`decode_slice_to_f32`] of the inputs of [`fusable_input`] with `f` applied to each
+/// value in the same loop; other inputs decode nothing (returns 0).
+#[inline(always)]
+pub(crate) fn decode_with(
+    in_dtype: Dtype,
+    bytes: &[u8],
+    out: &mut [f32],
+    f: impl Fn(f32) -> f32,
+) -> usize {
+    match in_dtype {
+        Dtype::FP32 | Dtype::FP32R => {
+            let n = (bytes.len() / 4).min(out.len());
+            for (o, &b) in out[..n].iter_mut().zip(bytes[..n * 4].as_chunks::<4>().0) {
+                *o = f(f32::from_le_bytes(b));
+            }
+            n
+        }
+        Dtype::BFLOAT16 => {
+            let n = (bytes.len() / 2).min(out.len());
+            for (o, &b) in out[..n].iter_mut().zip(bytes[..n * 2].as_chunks::<2>().0) {
+                *o = f(f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b))));
+            }
+            n
+        }
+        _ => 0,
+    }
 }
 
 /// [`encode_slice_from_f32`] of `f(x)` for each little-endian `in_dtype` element `x` of
