@@ -12,7 +12,7 @@
 //! use tpb_sim::{Config, HostTensor, Machine};
 //!
 //! let mut m = Machine::new(Config::new(Gen::Cayman));
-//! let t = HostTensor::new(Space::Sbuf, 0, 2, 0x100, Dtype::FP32, 4);
+//! let t = HostTensor::at(Space::Sbuf, 0..2).offset(0x100).elements(Dtype::FP32, 4);
 //! let bytes: Vec<u8> = (0..8).flat_map(|i| (i as f32).to_le_bytes()).collect();
 //! m.write_tensor(&t, &bytes).unwrap();
 //! assert_eq!(m.read_tensor(&t).unwrap(), bytes);
@@ -24,7 +24,8 @@
 //! makes the library panic.
 //!
 //! Modules: [`numerics`] (dtype codecs and ALU ops, no knowledge of instructions),
-//! [`machine`] (state, host API, step/run), [`assumptions`] (every ASSUMED behaviour), and
+//! [`machine`] (state, host API, step/run), [`region`] (the `sbuf[p0..128]+0x400:fp32:128x512`
+//! region syntax and region reads/writes), [`assumptions`] (every ASSUMED behaviour), and
 //! the private `exec` (one execute function per instruction).
 #![warn(missing_docs)]
 
@@ -32,6 +33,7 @@ pub mod assumptions;
 mod exec;
 pub mod machine;
 pub mod numerics;
+pub mod region;
 
 pub use machine::{
     Config, Fault, FaultCause, FlopKind, Flops, HostError, HostTensor, InstId, Machine, Region,
