@@ -42,14 +42,10 @@ impl Tile {
 
     /// The tile as a host tensor (partitions × elements per partition).
     pub fn host(&self) -> tpb_sim::HostTensor {
-        tpb_sim::HostTensor::new(
-            self.space,
-            self.start_partition,
-            self.partitions(),
-            self.offset,
-            self.dtype,
-            self.free_elements(),
-        )
+        let p = self.start_partition;
+        tpb_sim::HostTensor::at(self.space, p..p + self.partitions())
+            .offset(self.offset)
+            .elements(self.dtype, self.free_elements())
     }
 
     /// The access pattern that walks the whole tile in order. The free dims are contiguous,

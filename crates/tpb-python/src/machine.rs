@@ -4,13 +4,13 @@ use crate::arrays::{host_array, to_numpy};
 use crate::errors::{raise, raise_with, ErrorKind};
 use crate::isa::{findings, parse_gen, program_arg};
 use pyo3::prelude::*;
-use tpb::cmd::run::region::RegionSpec;
 use tpb_sim::numerics::{E4m3Variant, Fp8Config};
-use tpb_sim::{Config, Fault, FaultCause, HostTensor, Machine as SimMachine, StepReport};
+use tpb_sim::region::{RegionError, RegionSpec};
+use tpb_sim::{Config, Fault, FaultCause, Machine as SimMachine, StepReport};
 
-/// A region string bound to the array shape and dtype it names (or the array's).
-pub fn region(text: &str) -> PyResult<RegionSpec> {
-    RegionSpec::parse(text).map_err(|e| raise(ErrorKind::Region, e))
+/// A region error as `tpb.RegionError`.
+fn region_error(e: RegionError) -> PyErr {
+    raise(ErrorKind::Region, e.to_string())
 }
 
 /// One warning of a run: an uninitialised read, a loader mismatch, a firmware stub.
@@ -211,28 +211,30 @@ impl Machine {
     /// Writes an array at `region` (`"sbuf[p0..128]+0x400"`); dtype and shape come from the
     /// array (a `:dtype:shape` suffix, if given, must agree). Row `i` is partition START+i.
     fn write(&mut self, region_text: &str, array: &Bound<'_, PyAny>) -> PyResult<()> {
-        let spec = region(region_text)?;
+        let spec = RegionSpec::parse(region_text).map_err(region_error)?;
         let host = host_array(array, &self.machine.config().fp8)?;
-        let bound = spec
+        let tensor = spec
             .bind_to(host.dtype, &host.shape)
-            .map_err(|e| raise(ErrorKind::Region, e))?;
+            .and_then(|b| b.resolve(self.machine.gen()))
+            .map_err(region_error)?;
+        // The array's bytes go straight in (no intermediate copy of a large array).
         self.machine
-            .write_tensor(&bound.tensor, host.as_slice()?)
-            .map_err(|e| raise(ErrorKind::Region, format!("region {region_text}: {e}")))
+            .write_tensor(&tensor, host.as_slice()?)
+            .map_err(|e| raise(ErrorKind::Region, format!("region `{spec}`: {e}")))
     }
 
     /// Reads `region` (`"sbuf[p0..128]+0x800:bf16:128x512"`, dtype and shape required) as
     /// an array (ml_dtypes dtypes for bfloat16 and fp8).
     fn read<'py>(&self, py: Python<'py>, region_text: &str) -> PyResult<Bound<'py, PyAny>> {
-        let bound = region(region_text)?
-            .bind()
-            .map_err(|e| raise(ErrorKind::Region, e))?;
-        let t: &HostTensor = &bound.tensor;
-        let bytes = self
-            .machine
-            .read_tensor(t)
-            .map_err(|e| raise(ErrorKind::Region, format!("region {region_text}: {e}")))?;
-        to_numpy(py, bytes, t.dtype, &bound.shape, &self.machine.config().fp8)
+        let spec = RegionSpec::parse(region_text).map_err(region_error)?;
+        let data = self.machine.read_region(&spec).map_err(region_error)?;
+        to_numpy(
+            py,
+            data.bytes,
+            data.dtype,
+            &data.shape,
+            &self.machine.config().fp8,
+        )
     }
 
     /// Sets register `n` (0..64) to an int's bits or a float's FP32 bits.
