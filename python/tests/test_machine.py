@@ -78,6 +78,17 @@ def test_rows_are_partitions_and_reinterpretation_is_raw_bytes():
     assert_bits_equal(m.read("sbuf[p2..6]+0x10:uint8:4x8"), a.view(np.uint8).reshape(4, 8))
 
 
+def test_elements_spread_over_partitions_partition_major():
+    """docs/cli-run.md "Layout": N elements over P partitions, partition-major."""
+    m = tpb.Machine()
+    a = np.arange(12, dtype=np.float32)
+    m.write("sbuf[p0..4]+0x0", a.reshape(2, 6))
+    assert_bits_equal(m.read("sbuf[p0..4]+0x0:fp32:4x3"), a.reshape(4, 3))
+    assert_bits_equal(m.read("sbuf[p1..2]+0x0:fp32:3"), a[3:6])
+    m.write("sbuf[p5..6]+0x0", np.float32(7.5))  # a 0-d array is one element
+    assert m.read("sbuf[p5..6]+0x0:fp32:1")[0] == 7.5
+
+
 def test_write_converts_non_contiguous_and_big_endian_arrays():
     m = tpb.Machine()
     a = np.arange(24, dtype=np.float32).reshape(6, 4).T  # (4, 6), not C-contiguous
