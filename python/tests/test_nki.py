@@ -900,6 +900,112 @@ def test_select_constant_predicate_and_tile_fill(rng):
         nki.isa.select(dst, 2, src, 0.0)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: select with dst.dtype != on_true_tile.dtype runs: TensorScalarSelect has one "
+    "dtype (the source's), so a (4, 32) bf16 dst receives 32 fp32 elements per partition (128 "
+    "bytes) and the write runs past the 64-byte tile into the next tile; it must be refused "
+    "before anything runs (tpb-nki core.rs select / build.rs select)",
+)
+def test_select_refuses_a_dst_dtype_other_than_the_source():
+    core = nki.Core()
+    src = core.from_numpy(np.ones((4, 32), F32))
+    pred = core.from_numpy(np.ones((4, 1), np.uint32))
+    dst = core.ndarray((4, 32), BF16)
+    neighbour = core.from_numpy(np.full((4, 32), 7, np.int32))
+    with pytest.raises(tpb.Error):
+        nki.isa.select(dst, pred, src, 0.0)
+    assert_bits_equal(neighbour.numpy(), np.full((4, 32), 7, np.int32))
+    assert core.bundles() == b""
+
+
+def test_nan_and_signed_zero_rules(rng):
+    """README assumptions 14 and 17: MAX/MIN are maxNum/minNum (a NaN loses) with -0 < +0;
+    compares give 1.0/0.0 (false with NaN, except not_equal); every NaN an ALU op produces is
+    0x7FC00000."""
+    snan = np.uint32(0x7FA00001).view(F32)
+    x = np.array([[np.nan, -0.0, 0.0, 1.0, -np.inf, snan, 3.0, -2.0]], F32)
+    core = nki.Core()
+    src = core.from_numpy(x)
+    dst = core.ndarray((1, 8), F32)
+
+    def run(op, value):
+        nki.isa.tensor_scalar(dst, src, op, value)
+        return dst.numpy().view(np.uint32)[0].tolist()
+
+    pos0, neg0, one, three, m2, ninf, qnan = 0, 0x80000000, 0x3F800000, 0x40400000, 0xC0000000, 0xFF800000, 0x7FC00000
+    assert run(np.maximum, 0.0) == [pos0, pos0, pos0, one, pos0, pos0, three, pos0]
+    assert run(np.minimum, 0.0) == [pos0, neg0, pos0, pos0, ninf, pos0, pos0, m2]
+    assert run(np.maximum, -0.0) == [neg0, neg0, pos0, one, neg0, neg0, three, neg0]
+    assert run(np.maximum, np.nan) == [qnan, neg0, pos0, one, ninf, qnan, three, m2]
+    assert run(np.multiply, 1.0) == [qnan, neg0, pos0, one, ninf, qnan, three, m2]
+    assert run(np.add, 0.0) == [qnan, pos0, pos0, one, ninf, qnan, three, m2]
+    assert run(np.greater, np.nan) == [0] * 8
+    assert run(np.not_equal, np.nan) == [one] * 8
+    assert run(np.equal, 0.0) == [0, one, one, 0, 0, 0, 0, 0]
+
+
+@pytest.mark.parametrize(
+    "config,dtype,want",
+    [
+        (dict(fp8_e4m3="fn"), ml_dtypes.float8_e4m3fn, [0.3125, 448, 448, "nan", "nan", "nan", "nan"]),
+        (dict(fp8_ocp_sat=True), ml_dtypes.float8_e4m3, [0.3125, 240, 240, 240, -240, "nan", 240]),
+        (dict(fp8_ocp_sat=True), ml_dtypes.float8_e5m2, [0.3125, 448, 448, 57344, -57344, "nan", 57344]),
+        (dict(), ml_dtypes.float8_e4m3, [0.3125, "inf", "inf", "inf", "-inf", "nan", "inf"]),
+    ],
+)
+def test_fp8_variants_and_saturation(config, dtype, want):
+    """README assumption 15: E4M3 finite-only (max 448, overflow -> NaN) with fp8_e4m3="fn";
+    fp8_ocp_sat saturates to +-max; by default overflow gives inf."""
+    core = nki.Core(**config)
+    x = np.array([[0.3, 448.0, 460.0, 1e6, -1e6, np.nan, np.inf]], F32)
+    src = core.from_numpy(x)
+    dst = core.ndarray((1, 7), dtype)
+    nki.isa.tensor_scalar(dst, src, np.multiply, 1.0)
+    got = dst.numpy().astype(F32)[0]
+    assert [str(v) if not np.isfinite(v) else float(v) for v in got] == [
+        w if isinstance(w, str) else float(w) for w in want
+    ]
+    if not config.get("fp8_ocp_sat"):
+        assert_bits_equal(dst.numpy()[:, :5], x[:, :5].astype(dtype))
+
+
+def test_constant_registers_run_out_cleanly():
+    """Fill values live in registers 63 downwards, at most 32 of them (crate docs)."""
+    core = nki.Core()
+    src = core.from_numpy(np.ones((4, 4), F32))
+    dst = core.ndarray((4, 4), F32)
+    for i in range(32):
+        nki.isa.affine_select(dst, [[-1, 4]], 1, src, float(i), cmp_op=np.greater_equal)
+    text = core.disasm()
+    with pytest.raises(tpb.UsageError, match="no register left"):
+        nki.isa.affine_select(dst, [[-1, 4]], 1, src, 99.0, cmp_op=np.greater_equal)
+    assert core.disasm() == text and len(core.bundles()) == 32 * 64
+    # A fill already placed still works.
+    nki.isa.affine_select(dst, [[-1, 4]], 1, src, 5.0, cmp_op=np.greater_equal)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: Core.set_register lets the user overwrite a register tpb placed a constant "
+    "in (63 downwards); a later call with the same fill reuses that register and silently "
+    "writes the user's value (0.0 instead of -FLT_MAX). Core.set_register should refuse "
+    "the constant registers (or the core re-place the constant)",
+)
+def test_user_registers_do_not_clobber_fill_constants():
+    core = nki.Core()
+    src = core.from_numpy(np.arange(16, dtype=F32).reshape(4, 4))
+    dst = core.ndarray((4, 4), F32)
+    nki.isa.affine_select(dst, [[-1, 4]], 1, src, -FLT_MAX, cmp_op=np.greater_equal)
+    first = dst.numpy().copy()
+    try:
+        core.set_register(63, 0.0)
+    except tpb.Error:
+        pass  # refusing the constant register is a fix too
+    nki.isa.affine_select(dst, [[-1, 4]], 1, src, -FLT_MAX, cmp_op=np.greater_equal)
+    assert_bits_equal(dst.numpy(), first)
+
+
 # ---- the emitted program --------------------------------------------------------------
 
 
