@@ -20,9 +20,11 @@
 pub mod bind;
 pub mod check;
 pub mod data;
+pub mod engines;
 pub mod program;
 use tpb_sim::region;
 pub mod show;
+pub mod timeline;
 pub mod value;
 
 use super::input::GenArg;
@@ -96,6 +98,25 @@ pub struct Args {
     /// `ml-dtypes` (<V2/|V1 blobs as ml_dtypes writes them).
     #[arg(long, value_enum, default_value_t = StyleArg::Bits, value_name = "STYLE")]
     pub npy_style: StyleArg,
+    /// Run the program as one in-order stream (no engines, no timing, no race detection).
+    #[arg(long)]
+    pub serial: bool,
+    /// Add a binary program as the queue of one engine (pe, act, pool, dve, sp; repeatable).
+    #[arg(long = "queue", value_name = "ENGINE=FILE.bin")]
+    pub queues: Vec<String>,
+    /// Exit 0 even when races are found (they are still reported).
+    #[arg(long)]
+    pub allow_races: bool,
+    /// Write the run's timeline: `.json` (Chrome trace events, for Perfetto) or `.svg`
+    /// (a Gantt chart); repeatable.
+    #[arg(long, value_name = "FILE.json|FILE.svg")]
+    pub timeline: Vec<PathBuf>,
+    /// Override a timing-model constant (repeatable; see the README's assumptions).
+    #[arg(long = "timing", value_name = "NAME=VALUE")]
+    pub timing: Vec<String>,
+    /// Read timing-model overrides from a file of `NAME = VALUE` lines.
+    #[arg(long, value_name = "FILE")]
+    pub timing_file: Option<PathBuf>,
 }
 
 /// `--fp8-e4m3`.
@@ -163,7 +184,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Some(_) => Some(args.gen.resolve()?),
         None => None,
     };
-    let program = program::load(args.program.as_deref(), args.hex.as_deref(), gen_flag)?;
+    let program = if args.program.is_none() && args.hex.is_none() && !args.queues.is_empty() {
+        Program::empty(gen_flag)
+    } else {
+        program::load(args.program.as_deref(), args.hex.as_deref(), gen_flag)?
+    };
+    let program = engines::with_queues(&args, program)?;
     let fp8 = Fp8Config {
         ocp_sat: args.fp8_ocp_sat,
         e4m3: match args.fp8_e4m3 {
@@ -181,6 +207,20 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     let mut machine = Machine::new(config);
     let plan = plan(&args, &program, &fp8, &machine)?;
+    if !args.serial {
+        match engines::mid_program(&program, &plan) {
+            None => return engines::run(&args, &program, machine, &plan, &fp8, style),
+            Some(why) if args.timeline.is_empty() => {
+                println!("mode     one in-order stream (as --serial): {why}")
+            }
+            Some(why) => {
+                return Err(CliError::Msg(format!(
+                    "--timeline needs the engine model, but {why}; move it to the start or \
+                     the end of the program"
+                )))
+            }
+        }
+    }
 
     let n = program.insts.len();
     println!(
