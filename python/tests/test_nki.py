@@ -647,6 +647,30 @@ def test_tensor_scalar_per_partition_tile_operands(rng):
     assert_bits_equal(dst.numpy(), tensor_scalar_ref(data, F32, "maximum", scale, False, "multiply", 0.5))
 
 
+def test_tensor_scalar_integer_input_goes_through_fp32():
+    """The arithmetic path converts int32 to FP32 (RNE) and back (RNE, saturating)."""
+    core = nki.Core()
+    x = np.array([[2**24 + 1, -(2**31), 2**31 - 1, 7, -3, 123456789, -5, 2**30 + 65]], np.int32)
+    src = core.from_numpy(x)
+    dst = core.ndarray((1, 8), np.int32)
+    nki.isa.tensor_scalar(dst, src, np.add, 0.0)
+    assert_bits_equal(dst.numpy(), from_fp32(x.astype(F32), np.int32))
+
+
+def test_psum_writes_need_a_four_byte_dtype():
+    """isa-facts §2.2 tensor_start_addr_valid: a PSUM write requires a 4-byte dtype."""
+    core = nki.Core()
+    src = core.from_numpy(np.ones((4, 8), F32))
+    ok = core.ndarray((4, 8), F32, buffer="psum")
+    nki.isa.tensor_scalar(ok, src, np.add, 1.0)
+    assert_bits_equal(ok.numpy(), np.full((4, 8), 2.0, F32))
+    bad = core.ndarray((4, 8), BF16, buffer="psum")
+    with pytest.raises(tpb.InvalidInstruction) as info:
+        nki.isa.tensor_scalar(bad, src, np.add, 1.0)
+    assert [f.rule for f in info.value.findings] == ["tensor_start_addr_valid"]
+    assert len(core.bundles()) == 64
+
+
 @pytest.mark.parametrize("out_dtype", [np.int32, np.int8, np.uint8, np.uint16],
                          ids=lambda d: np.dtype(d).name)
 def test_tensor_scalar_to_integers_rounds_to_nearest_even_and_saturates(out_dtype):
