@@ -5,10 +5,9 @@ use crate::core::NkiError;
 use crate::tile::Tile;
 use tpb_isa::geometry::{Geometry, Space};
 use tpb_isa::pack::{pack, Packed};
-use tpb_isa::wire::{D4Iota, F32Bits};
+use tpb_isa::wire::{op, D4Iota, F32Bits};
 use tpb_isa::wire::{Data4d, DtypePair, ImmVal, S2d2Rs, S2d2TsAs, S3d3Ts, S3d3TsSelect};
-use tpb_isa::RevOps;
-use tpb_isa::{AccumCmd, AffineSelectCmp, AluOp, Body, Dtype, Gen, ImmSrc, Instruction, Opcode};
+use tpb_isa::{AccumCmd, AffineSelectCmp, AluOp, Dtype, Gen, ImmSrc, Instruction, RevOps};
 
 /// Packs a whole tile the way the compiler packs an operand (seed 001 packer).
 pub(crate) fn packed<const N: usize>(
@@ -80,10 +79,6 @@ pub(crate) fn pointer(gen: Gen, tile: &Tile, operand: &'static str) -> Result<Im
         })
 }
 
-fn inst(opcode: u8, gen: Gen) -> Instruction {
-    Instruction::new(Opcode(opcode), gen)
-}
-
 /// Iota (0x7E): `dst[c, k] = base + Σ index_d(k)·step_d + c·channel_multiplier`.
 pub(crate) fn iota(
     gen: Gen,
@@ -92,18 +87,15 @@ pub(crate) fn iota(
     channel_multiplier: i32,
 ) -> Result<Instruction, NkiError> {
     let d = packed::<4>(gen, dst, "dst")?;
-    let mut i = inst(0x7E, gen);
-    if let Body::D4Iota(b) = &mut i.body {
-        *b = D4Iota {
-            src_data_pattern: pattern,
-            out_dtype: dst.dtype,
-            num_active_channels: d.num_active_channels,
-            channel_multiplier,
-            dst_mem_pattern: d.tensor,
-            ..*b
-        };
-    }
-    Ok(i)
+    let body = D4Iota {
+        src_data_pattern: pattern,
+        out_dtype: dst.dtype,
+        num_active_channels: d.num_active_channels,
+        channel_multiplier,
+        dst_mem_pattern: d.tensor,
+        ..D4Iota::default()
+    };
+    Ok(Instruction::build(op::IOTA, body))
 }
 
 /// AffineSelect (0x92): `dst = (mask cmp 0) ? cast(src) : fill`, fill read from `fill_reg`.
@@ -118,20 +110,17 @@ pub(crate) fn affine_select(
 ) -> Result<Instruction, NkiError> {
     let s = packed::<2>(gen, src, "on_true_tile")?;
     let d = packed::<2>(gen, dst, "dst")?;
-    let mut i = inst(0x92, gen);
-    if let Body::S2d2TsAs(b) = &mut i.body {
-        *b = S2d2TsAs {
-            num_active_channels: d.num_active_channels,
-            in_out_dtype: DtypePair::new(src.dtype, dst.dtype),
-            fill_mode: cmp,
-            fill_reg,
-            mask_pattern: pattern,
-            src_mem_pattern: s.tensor,
-            dst_mem_pattern: d.tensor,
-            channel_multiplier,
-        };
-    }
-    Ok(i)
+    let body = S2d2TsAs {
+        num_active_channels: d.num_active_channels,
+        in_out_dtype: DtypePair::new(src.dtype, dst.dtype),
+        fill_mode: cmp,
+        fill_reg,
+        mask_pattern: pattern,
+        src_mem_pattern: s.tensor,
+        dst_mem_pattern: d.tensor,
+        channel_multiplier,
+    };
+    Ok(Instruction::build(op::TENSOR_SCALAR_AFFINE_SELECT, body))
 }
 
 /// A scalar operand as the instruction carries it: its source and its 4 bytes.
@@ -161,26 +150,28 @@ pub(crate) fn tensor_scalar(
 ) -> Result<Instruction, NkiError> {
     let s = packed::<3>(gen, data, "data")?;
     let d = packed::<3>(gen, dst, "dst")?;
-    let mut i = inst(if bitvec { 0x53 } else { 0x43 }, gen);
-    if let Body::S3d3Ts(b) = &mut i.body {
-        *b = S3d3Ts {
-            accumulator_cmd: AccumCmd::IDLE,
-            src_mem_pattern: s.tensor,
-            in_dtype: data.dtype,
-            out_dtype: dst.dtype,
-            num_active_channels: d.num_active_channels,
-            imm0_src: scalars[0].src,
-            op0: ops[0],
-            op1: ops[1],
-            reverse_operands: RevOps(u8::from(reverse[0]) | (u8::from(reverse[1]) << 1)),
-            imm1_src: scalars[1].src,
-            imm0: scalars[0].imm,
-            imm1: scalars[1].imm,
-            dst_mem_pattern: d.tensor,
-            ..*b
-        };
-    }
-    Ok(i)
+    let body = S3d3Ts {
+        accumulator_cmd: AccumCmd::IDLE,
+        src_mem_pattern: s.tensor,
+        in_dtype: data.dtype,
+        out_dtype: dst.dtype,
+        num_active_channels: d.num_active_channels,
+        imm0_src: scalars[0].src,
+        op0: ops[0],
+        op1: ops[1],
+        reverse_operands: RevOps(u8::from(reverse[0]) | (u8::from(reverse[1]) << 1)),
+        imm1_src: scalars[1].src,
+        imm0: scalars[0].imm,
+        imm1: scalars[1].imm,
+        dst_mem_pattern: d.tensor,
+        ..S3d3Ts::default()
+    };
+    let opcode = if bitvec {
+        op::TENSOR_SCALAR_BITVEC
+    } else {
+        op::TENSOR_SCALAR_ARITH
+    };
+    Ok(Instruction::build(opcode, body))
 }
 
 /// RangeSelect (0xBC): keep `x = base + k` where `x cmp0 b0 && x cmp1 b1`, else the fill.
@@ -195,32 +186,33 @@ pub(crate) fn range_select(
     fill: f32,
 ) -> Result<Instruction, NkiError> {
     let s = packed::<2>(gen, src, "on_true_tile")?;
-    let d = packed::<2>(gen, dst, "dst")?;
-    let mut i = inst(0xBC, gen);
-    if let Body::S2d2Rs(b) = &mut i.body {
-        *b = S2d2Rs {
-            num_active_channels: d.num_active_channels,
-            in_out_dtype: DtypePair::new(src.dtype, dst.dtype),
-            reduce_cmd: AccumCmd::IDLE,
-            reduce_op: AluOp::MAX,
-            base: F32Bits(base.to_bits()),
-            fill_val: F32Bits(fill.to_bits()),
-            src_mem_pattern: s.tensor,
-            comp_op0: comps[0],
-            comp_op1: comps[1],
-            bound0_src: bounds[0].src,
-            bound1_src: bounds[1].src,
-            bound0: bounds[0].imm,
-            bound1: bounds[1].imm,
-            dst_mem_pattern: d.tensor,
-            ..*b
-        };
-    } else {
+    if op::RANGE_SELECT.opcode().info(gen).is_none() {
         return Err(NkiError::NotSupported {
-            what: format!("range_select: RangeSelect (0xBC) does not exist on {gen}"),
+            what: format!(
+                "range_select: RangeSelect ({}) does not exist on {gen}",
+                op::RANGE_SELECT.opcode()
+            ),
         });
     }
-    Ok(i)
+    let d = packed::<2>(gen, dst, "dst")?;
+    let body = S2d2Rs {
+        num_active_channels: d.num_active_channels,
+        in_out_dtype: DtypePair::new(src.dtype, dst.dtype),
+        reduce_cmd: AccumCmd::IDLE,
+        reduce_op: AluOp::MAX,
+        base: F32Bits(base.to_bits()),
+        fill_val: F32Bits(fill.to_bits()),
+        src_mem_pattern: s.tensor,
+        comp_op0: comps[0],
+        comp_op1: comps[1],
+        bound0_src: bounds[0].src,
+        bound1_src: bounds[1].src,
+        bound0: bounds[0].imm,
+        bound1: bounds[1].imm,
+        dst_mem_pattern: d.tensor,
+        ..S2d2Rs::default()
+    };
+    Ok(Instruction::build(op::RANGE_SELECT, body))
 }
 
 /// TensorScalarSelect (0x98): `dst = pred ? src0 : src1` (swapped when `reversed`).
@@ -235,23 +227,20 @@ pub(crate) fn select(
 ) -> Result<Instruction, NkiError> {
     let s = packed::<3>(gen, src0, "on_true_tile")?;
     let d = packed::<3>(gen, dst, "dst")?;
-    let mut i = inst(0x98, gen);
-    if let Body::S3d3TsSelect(b) = &mut i.body {
-        *b = S3d3TsSelect {
-            src0_mem_pattern: s.tensor,
-            reversed_pred: u8::from(reversed),
-            num_active_channels: d.num_active_channels,
-            dtype: src0.dtype,
-            pred_imm_dtype: pred_dtype,
-            src1_imm_src: src1.src,
-            pred_imm_src: pred.src,
-            src1_imm: src1.imm,
-            pred_imm: pred.imm,
-            dst_mem_pattern: d.tensor,
-            ..*b
-        };
-    }
-    Ok(i)
+    let body = S3d3TsSelect {
+        src0_mem_pattern: s.tensor,
+        reversed_pred: u8::from(reversed),
+        num_active_channels: d.num_active_channels,
+        dtype: src0.dtype,
+        pred_imm_dtype: pred_dtype,
+        src1_imm_src: src1.src,
+        pred_imm_src: pred.src,
+        src1_imm: src1.imm,
+        pred_imm: pred.imm,
+        dst_mem_pattern: d.tensor,
+        ..S3d3TsSelect::default()
+    };
+    Ok(Instruction::build(op::TENSOR_SCALAR_SELECT, body))
 }
 
 /// Whether `space` exists on `gen`, for allocation.

@@ -344,7 +344,7 @@ fn forms_without_an_encoding_are_not_supported() {
         .unwrap_err();
     assert!(
         e.to_string()
-            .contains("RangeSelect (0xBC) does not exist on sunda"),
+            .contains("RangeSelect (0xbc) does not exist on sunda"),
         "{e}"
     );
 }
