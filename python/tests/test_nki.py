@@ -617,6 +617,20 @@ def test_tensor_scalar_immediates(op0, s0, rev0, op1, s1, rev1, in_dtype, out_dt
     assert mnemonics == ["ts_arith"]
 
 
+def test_tensor_scalar_bypass_is_a_cast_and_ignores_reversal(rng):
+    """README assumption 24: a BYPASS stage passes its data input whatever reverse says."""
+    core = nki.Core()
+    data = random_values(rng, (8, 16), F32)
+    src = core.from_numpy(data)
+    dst = core.ndarray((8, 16), BF16)
+    nki.isa.tensor_scalar(dst, src, "bypass")
+    assert_bits_equal(dst.numpy(), data.astype(BF16))
+    nki.isa.tensor_scalar(dst, src, "bypass", 5.0, reverse0=True)
+    assert_bits_equal(dst.numpy(), data.astype(BF16))
+    nki.isa.tensor_scalar(dst, src, np.add, 1.0, op1="bypass", operand1=9.0, reverse1=True)
+    assert_bits_equal(dst.numpy(), (data + F32(1)).astype(BF16))
+
+
 def test_tensor_scalar_operator_names_as_strings(rng):
     core = nki.Core()
     data = random_values(rng, (4, 8), F32)
@@ -1138,6 +1152,18 @@ def test_uninitialised_tile_warns_and_strict_core_faults():
     assert info.value.kind == "strict" and info.value.index == 0
     assert strict.bundles() == b""
     assert_bits_equal(dst.numpy(), np.full((4, 8), 5.0, F32))
+
+
+def test_a_faulting_call_releases_its_fill_register():
+    core = nki.Core(strict=True)
+    src = core.ndarray((4, 4), F32)  # never written: strict mode faults
+    dst = core.ndarray((4, 4), F32)
+    with pytest.raises(tpb.Fault):
+        nki.isa.affine_select(dst, [[-1, 4]], 1, src, 2.5)
+    assert core.disasm() == ".gen cayman\n"
+    ok = core.from_numpy(np.ones((4, 4), F32))
+    nki.isa.affine_select(dst, [[-1, 4]], 1, ok, 7.5)
+    assert core.disasm().splitlines()[1] == ".reg 63 = 0x40f00000"  # 7.5, in the freed register
 
 
 def test_core_set_register():
