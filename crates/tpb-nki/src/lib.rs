@@ -2,7 +2,7 @@
 //!
 //! NKI kernels call `nki.isa.iota(dst, pattern, …)`, `nki.isa.affine_select(…)`,
 //! `nki.isa.tensor_scalar(…)`, … on tiles. This crate takes the same calls (the current NKI
-//! signatures: `dst` first, patterns outermost first; see `docs/reference/nki.md`) and, for
+//! signatures: `dst` first, patterns outermost first; see `docs/reference/nki-calls.md`) and, for
 //! each one, does what the compiler does: packs the tiles' access patterns with the
 //! compiler's packer ([`tpb_isa::pack`]), builds the instruction, validates it for the
 //! core's generation (an invalid one is an error before anything runs), runs it bit-exactly

@@ -1,4 +1,4 @@
-//! NKI / NumPy operator names → ISA enums (docs/reference/nki.md, "Operators").
+//! NKI / NumPy operator names → ISA enums (docs/reference/nki-calls.md, "Operators").
 //!
 //! NKI passes operators as callables (`nl.multiply`, `numpy.greater_equal`); their names
 //! are the NumPy ufunc names. Each maps to one `ALU_OP`; any ISA name `AluOp` knows

@@ -1,5 +1,5 @@
 //! NKI-shaped calls against plain reference loops (nki-semantics §1.1–§1.4 as restated in
-//! docs/reference/nki.md), and their error paths: nothing emitted, no state changed.
+//! docs/reference/nki-calls.md), and their error paths: nothing emitted, no state changed.
 
 use tpb_isa::geometry::Space;
 use tpb_isa::{AluOp, Body, Dtype, Gen};
