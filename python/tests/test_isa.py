@@ -388,6 +388,21 @@ def test_pack_psum_3d_on_sunda():
     assert p.bytes.hex(" ") == "00 00 10 02 ff ff 01 00 01 00 08 00 01 00 01 00"
 
 
+def test_pack_start_partition_and_partition_step():
+    """README assumption 13: a partition step other than 1 is accepted and has no effect;
+    an offset at or beyond the partition stride is rejected; num == 1 dims are dropped."""
+    a = tpb.pack(32, 0, [[-1, 8]], nd=3, space="psum", gen="sunda", start_partition=32)
+    assert a.bytes == tpb.pack((32, 64), 0, [[-1, 8]], nd=3, space="psum", gen="sunda").bytes
+    dims = [[64, 2], [1, 64]]
+    assert tpb.pack(128, 0x400, dims, partition_step=2).bytes == tpb.pack(128, 0x400, dims).bytes
+    with pytest.raises(tpb.UsageError, match="outside the sbuf partition"):
+        tpb.pack(128, 0x40000, [[1, 2]])
+    unit = tpb.pack(4, 0, [[1, 1], [1, 1]])
+    assert unit.descriptor == "sbuf[p0]+0x0:[[1,1],[1,1],[1,1],[1,1]]"
+    assert unit.active_dims == 1 and unit.slots == [None] * 4
+    assert tpb.pack(4, 0, []).bytes == unit.bytes
+
+
 def test_pack_explicit_keeps_slots():
     """decisions §1.5 GOTCHA (README): --explicit keeps PtrMulti's W in num_elem[3]."""
     dims = [[16, 4], [16, 1], [8, 2], [1, 8]]
