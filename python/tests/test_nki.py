@@ -19,7 +19,7 @@ import pytest
 
 import tpb
 import tpb.nki as nki
-from conftest import FLT_MAX, assert_bits_equal, random_values
+from conftest import FLT_MAX, assert_bits_equal, random_bits, random_values
 
 BF16 = ml_dtypes.bfloat16
 F32 = np.float32
@@ -65,12 +65,26 @@ def select_copy(keep: np.ndarray, src: np.ndarray, fill: float, out_dtype) -> np
     return np.where(keep, kept, fill_out)
 
 
+def max_num(a, b):
+    """IEEE maxNum with -0 < +0 (README assumption 14): a NaN loses to a number."""
+    a, b = np.broadcast_arrays(np.asarray(a, F32), np.asarray(b, F32))
+    zeros = (a == 0) & (b == 0)
+    return np.where(zeros, np.where(np.signbit(a) & np.signbit(b), F32(-0.0), F32(0.0)), np.fmax(a, b))
+
+
+def min_num(a, b):
+    """IEEE minNum with -0 < +0: a NaN loses to a number."""
+    a, b = np.broadcast_arrays(np.asarray(a, F32), np.asarray(b, F32))
+    zeros = (a == 0) & (b == 0)
+    return np.where(zeros, np.where(np.signbit(a) | np.signbit(b), F32(-0.0), F32(0.0)), np.fmin(a, b))
+
+
 ARITH = {
     "add": np.add,
     "subtract": np.subtract,
     "multiply": np.multiply,
-    "maximum": np.maximum,
-    "minimum": np.minimum,
+    "maximum": max_num,
+    "minimum": min_num,
     "greater": lambda a, b: (a > b).astype(F32),
     "greater_equal": lambda a, b: (a >= b).astype(F32),
     "less": lambda a, b: (a < b).astype(F32),
@@ -86,7 +100,10 @@ def tensor_scalar_ref(data, out_dtype, op0, s0, reverse0=False, op1=None, s1=Non
 
     def stage(op, a, s, rev):
         s = np.asarray(s, F32)
-        return ARITH[op](s, a) if rev else ARITH[op](a, s)
+        with np.errstate(all="ignore"):
+            r = np.asarray(ARITH[op](s, a) if rev else ARITH[op](a, s), F32)
+        # README assumption 17: every NaN an ALU op produces is 0x7FC00000.
+        return np.where(np.isnan(r), np.uint32(0x7FC00000).view(F32), r)
 
     x = stage(op0, x, s0, reverse0).astype(F32)
     if op1 is not None:
@@ -1187,3 +1204,67 @@ def test_plain_import_tpb_exposes_tpb_nki():
     code = "import tpb; tpb.nki.Core(gen='cayman'); tpb.nki.isa.iota"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+# ---- seeded differential sweeps over every dtype pair ----------------------------------
+
+SWEEP_DTYPES = [np.float32, BF16, np.float16, ml_dtypes.float8_e4m3, ml_dtypes.float8_e5m2,
+                ml_dtypes.float8_e3m4, np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                np.uint32]
+SWEEP_OPS = ["add", "subtract", "multiply", "maximum", "minimum", "greater", "greater_equal",
+             "less", "less_equal", "equal", "not_equal"]
+
+
+def test_tensor_scalar_sweep_against_numpy():
+    """200 random (in dtype, out dtype, op0, op1, immediates, reversal) cases, inputs of
+    every bit pattern (NaN, inf, subnormals) for floats: bit-exact, NaN bits included."""
+    rng = np.random.default_rng(5)
+    core = nki.Core()  # one core: 400 small tiles fit, and a new machine per case is slow
+    specials = [0.0, -0.0, 1.5, -3.25, 1e-40, 1e30, np.inf, np.nan]
+    for case in range(200):
+        in_dtype, out_dtype = (SWEEP_DTYPES[i] for i in rng.choice(len(SWEEP_DTYPES), 2))
+        op0 = str(rng.choice(SWEEP_OPS))
+        op1 = str(rng.choice(SWEEP_OPS)) if rng.random() < 0.6 else None
+        s0 = float(rng.choice(specials)) if rng.random() < 0.5 else float(np.float32(rng.normal() * 100))
+        s1 = float(np.float32(rng.normal() * 10)) if op1 else None
+        rev0, rev1 = bool(rng.random() < 0.5), bool(rng.random() < 0.5)
+        if np.dtype(in_dtype).kind in "iu":
+            data = random_values(rng, (4, 16), in_dtype, limit=2**31)
+        else:
+            data = random_bits(rng, (4, 16), in_dtype)
+        src, dst = core.from_numpy(data), core.ndarray((4, 16), out_dtype)
+        nki.isa.tensor_scalar(dst, src, op0, s0, reverse0=rev0, op1=op1, operand1=s1, reverse1=rev1)
+        want = tensor_scalar_ref(data, out_dtype, op0, s0, rev0, op1, s1, rev1)
+        try:
+            assert_bits_equal(dst.numpy(), want)
+        except AssertionError as e:
+            raise AssertionError(
+                f"case {case}: {np.dtype(in_dtype).name} -> {np.dtype(out_dtype).name}, "
+                f"({op0} {s0} rev={rev0}) ({op1} {s1} rev={rev1}): {e}"
+            ) from None
+
+
+def test_affine_select_sweep_against_numpy():
+    """200 random dtype pairs, fills and ramps; inputs of every bit pattern: kept elements
+    are copied (same dtype) or converted through FP32, the fill converted from FP32."""
+    rng = np.random.default_rng(6)
+    core = nki.Core()
+    fills = [-3.4028235e38, 0.0, -0.0, 1.5, 1e30, -np.inf, np.nan, 300.0, -129.5]
+    for case in range(200):
+        in_dtype, out_dtype = (SWEEP_DTYPES[i] for i in rng.choice(len(SWEEP_DTYPES), 2))
+        data = random_bits(rng, (4, 16), in_dtype)
+        fill = float(rng.choice(fills))
+        cm, offset = int(rng.integers(-3, 4)), int(rng.integers(-10, 10))
+        cmp_name = str(rng.choice(["greater", "greater_equal", "equal", "not_equal"]))
+        src, dst = core.from_numpy(data), core.ndarray((4, 16), out_dtype)
+        nki.isa.affine_select(dst, [[-1, 16]], cm, src, fill, cmp_op=cmp_name, offset=offset)
+        keep = getattr(np, cmp_name)(ramp(4, [[-1, 16]], offset, cm), 0)
+        with np.errstate(all="ignore"):
+            want = select_copy(keep, data, fill, out_dtype)
+        try:
+            assert_bits_equal(dst.numpy(), want)
+        except AssertionError as e:
+            raise AssertionError(
+                f"case {case}: {np.dtype(in_dtype).name} -> {np.dtype(out_dtype).name}, "
+                f"fill {fill}, {cmp_name}, cm {cm}, offset {offset}: {e}"
+            ) from None
