@@ -1268,3 +1268,61 @@ def test_affine_select_sweep_against_numpy():
                 f"case {case}: {np.dtype(in_dtype).name} -> {np.dtype(out_dtype).name}, "
                 f"fill {fill}, {cmp_name}, cm {cm}, offset {offset}: {e}"
             ) from None
+
+
+FLOAT_DTYPES = [np.float32, BF16, np.float16, ml_dtypes.float8_e4m3, ml_dtypes.float8_e5m2,
+                ml_dtypes.float8_e3m4]
+COMPARES = {"greater": np.greater, "greater_equal": np.greater_equal, "equal": np.equal,
+            "less": np.less, "less_equal": np.less_equal}
+
+
+def test_range_select_sweep_against_numpy():
+    """150 random float dtype pairs, compares, NaN/inf bounds (immediate and (P, 1) tile) and
+    range starts: x = fp32(range_start + k) (README assumption 31)."""
+    rng = np.random.default_rng(7)
+    core = nki.Core()
+    for case in range(150):
+        in_dtype, out_dtype = (FLOAT_DTYPES[i] for i in rng.choice(len(FLOAT_DTYPES), 2))
+        data = random_bits(rng, (4, 16), in_dtype)
+        b0 = F32(rng.choice([np.nan, 3.0, 7.5, -1.0, 100.0, np.inf]))
+        b1 = np.full((4, 1), rng.choice([np.nan, 10.0, 7.5, 15.0, -np.inf]), F32)
+        start = float(rng.choice([0.0, -2.0, 0.5, 1000.0]))
+        c0, c1 = (str(c) for c in rng.choice(list(COMPARES), 2))
+        src, dst = core.from_numpy(data), core.ndarray((4, 16), out_dtype)
+        nki.isa.range_select(dst, src, c0, c1, float(b0), core.from_numpy(b1), range_start=start)
+        x = F32(start) + np.arange(16, dtype=F32)[None, :]
+        keep = COMPARES[c0](x, b0) & COMPARES[c1](x, b1)
+        with np.errstate(all="ignore"):
+            want = select_copy(keep, data, -FLT_MAX, out_dtype)
+        try:
+            assert_bits_equal(dst.numpy(), want)
+        except AssertionError as e:
+            raise AssertionError(
+                f"case {case}: {np.dtype(in_dtype).name} -> {np.dtype(out_dtype).name}, "
+                f"x {c0} {b0} and x {c1} {b1[0, 0]}, start {start}: {e}"
+            ) from None
+
+
+def test_select_sweep_against_numpy():
+    """150 random dtypes, predicates (any nonzero is true) and fills encoded in the data's
+    dtype (RNE, saturating for integers; README assumption 30)."""
+    rng = np.random.default_rng(8)
+    core = nki.Core()
+    for case in range(150):
+        dtype = SWEEP_DTYPES[rng.integers(len(SWEEP_DTYPES))]
+        width = np.dtype(dtype).itemsize
+        data = random_bits(rng, (4, 16), dtype)
+        pred = rng.integers(0, 3, (4, 1)).astype({1: np.uint8, 2: np.uint16, 4: np.uint32}[width])
+        fill = float(rng.choice([0.0, -0.0, 1.5, 300.7, -129.5, np.inf, np.nan, 1e30, -FLT_MAX]))
+        reverse = bool(rng.random() < 0.5)
+        src, dst, p = core.from_numpy(data), core.ndarray((4, 16), dtype), core.from_numpy(pred)
+        nki.isa.select(dst, p, src, fill, reverse_pred=reverse)
+        with np.errstate(all="ignore"):
+            fill_value = from_fp32(np.full((4, 16), fill, F32), dtype)
+        want = np.where((pred != 0) ^ reverse, data, fill_value)
+        try:
+            assert_bits_equal(dst.numpy(), want)
+        except AssertionError as e:
+            raise AssertionError(
+                f"case {case}: {np.dtype(dtype).name}, fill {fill}, reverse {reverse}: {e}"
+            ) from None
