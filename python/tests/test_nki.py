@@ -1326,3 +1326,30 @@ def test_select_sweep_against_numpy():
             raise AssertionError(
                 f"case {case}: {np.dtype(dtype).name}, fill {fill}, reverse {reverse}: {e}"
             ) from None
+
+
+def test_iota_sweep_against_numpy():
+    """150 random patterns (1-4 dims, negative steps), offsets and channel multipliers near
+    the int32 limits, into every dtype (README assumptions 26, 27)."""
+    rng = np.random.default_rng(10)
+    core = nki.Core()
+    for case in range(150):
+        dtype = SWEEP_DTYPES[rng.integers(len(SWEEP_DTYPES))]
+        pattern = [[int(rng.integers(-300, 300)), int(rng.integers(1, 4))]
+                   for _ in range(rng.integers(1, 5))]
+        offset = int(rng.choice([0, 7, -(2**31), 2**31 - 100, int(rng.integers(-(2**31), 2**31))]))
+        cm = int(rng.choice([0, 1, -1, 2**30, int(rng.integers(-(2**31), 2**31))]))
+        p = int(rng.integers(1, 9))
+        dst = core.ndarray([p] + [num for _, num in pattern], dtype)
+        nki.isa.iota(dst, pattern, offset=offset, channel_multiplier=cm)
+        r = ramp(p, pattern, offset, cm)
+        dt = np.dtype(dtype)
+        if dt.kind in "iu":
+            want = r.view(np.uint32).astype({1: np.uint8, 2: np.uint16, 4: np.uint32}[dt.itemsize]).view(dt)
+        else:
+            with np.errstate(over="ignore"):
+                want = r.astype(F32).astype(dt)
+        try:
+            assert_bits_equal(dst.numpy(), want)
+        except AssertionError as e:
+            raise AssertionError(f"case {case}: {dt.name} {pattern} offset {offset} cm {cm}: {e}") from None
