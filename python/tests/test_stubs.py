@@ -58,15 +58,10 @@ def test_stub_declares_every_native_name_and_no_other():
 
 
 STUB_CLASSES = sorted(stub_tree()[1])
-FINDING_TEXT = pytest.mark.xfail(
-    strict=True,
-    reason="stub drift: tpb.Finding exposes a public `text` attribute at runtime (isa.rs "
-    "Finding is get_all) that _tpb.pyi does not declare; declare it or make it private",
-)
 
 
 @pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=FINDING_TEXT) if n == "Finding" else n for n in STUB_CLASSES]
+    "name", STUB_CLASSES
 )
 def test_stub_class_declares_every_public_member(name):
     members = stub_tree()[1][name]

@@ -17,7 +17,8 @@ Simulator::
     >>> m.read("sbuf[p0..4]+0x0:fp32:4x8")[1, :3]
     array([ 8.,  9., 10.], dtype=float32)
 
-NKI-shaped calls live in :mod:`tpb.nki`.
+NKI-shaped calls live in :mod:`tpb.nki`. ``tpb.Warning`` (a run's warning record) is not in
+``__all__`` so that ``from tpb import *`` keeps Python's builtin ``Warning``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ from ._tpb import (
     validate,
 )
 
+from . import nki  # noqa: E402  (tpb.nki is part of `import tpb`)
+
 __version__: str = _tpb.__version__
 
 __all__ = [
@@ -63,7 +66,6 @@ __all__ = [
     "RegionError",
     "RunReport",
     "UsageError",
-    "Warning",
     "asm",
     "decode",
     "disasm",

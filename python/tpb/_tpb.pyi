@@ -25,6 +25,7 @@ class Instruction:
     def encode(self) -> bytes: ...
     def fields(self) -> List[Tuple[str, Tuple[int, int], str]]: ...
     def __bytes__(self) -> bytes: ...
+    def __hash__(self) -> int: ...
 
 class Finding:
     """One failing (or lint) rule of the validator."""
@@ -38,6 +39,7 @@ class Finding:
     source: str
     confidence: str
     lint: bool
+    text: str  # the one-line rendering, as str(finding)
 
 class Packed:
     """A TENSOR{N}D packed by the compiler's packer (seed 001)."""

@@ -243,7 +243,12 @@ pub(crate) fn select(
     Ok(Instruction::build(op::TENSOR_SCALAR_SELECT, body))
 }
 
-/// Whether `space` exists on `gen`, for allocation.
+/// Usable bytes per partition of `space` on `gen` (0 where the space does not exist:
+/// maverick has no PSUM).
 pub(crate) fn space_bytes(gen: Gen, space: Space) -> u64 {
-    u64::from(Geometry::of(gen).active_bytes(space))
+    let g = Geometry::of(gen);
+    if space == Space::Psum && g.psum_buf_sz == 0 {
+        return 0;
+    }
+    u64::from(g.active_bytes(space))
 }

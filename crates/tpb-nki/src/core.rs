@@ -245,6 +245,21 @@ impl Core {
         })
     }
 
+    /// Sets register `n` for instructions the caller builds. Registers
+    /// `FIRST_CONSTANT_REGISTER - 31 ..= 63` hold the calls' constants and are refused.
+    pub fn set_register(&mut self, n: usize, bits: u32) -> Result<(), NkiError> {
+        let reserved = usize::from(FIRST_CONSTANT_REGISTER) + 1 - MAX_CONSTANT_REGISTERS;
+        if n >= reserved && n <= usize::from(FIRST_CONSTANT_REGISTER) {
+            return Err(NkiError::Value {
+                argument: "register",
+                detail: format!(
+                    "register {n} is reserved for the constants tpb.nki calls place                      (registers {reserved}..={FIRST_CONSTANT_REGISTER}); use 0..{reserved}"
+                ),
+            });
+        }
+        Ok(self.machine.set_register(n, bits)?)
+    }
+
     /// Writes a tile's elements (raw little-endian element bytes, C order).
     pub fn write(&mut self, tile: &Tile, bytes: &[u8]) -> Result<(), NkiError> {
         Ok(self.machine.write_tensor(&tile.host(), bytes)?)
@@ -264,6 +279,7 @@ impl Core {
         offset: i64,
         channel_multiplier: i64,
     ) -> Result<StepReport, NkiError> {
+        gpsimd_sbuf(dst, "dst")?;
         let d = build::data4d(pattern, offset)?;
         let cm = int32("channel_multiplier", channel_multiplier)?;
         let i = build::iota(self.gen(), dst, d, cm)?;
@@ -398,6 +414,16 @@ impl Core {
         reverse_pred: bool,
     ) -> Result<StepReport, NkiError> {
         same_partitions(dst, on_true_tile, "on_true_tile")?;
+        if dst.dtype != on_true_tile.dtype {
+            // TensorScalarSelect has one dtype for src0, src1 and dst (a copy, no cast).
+            return Err(NkiError::Shape {
+                operand: "dst",
+                detail: format!(
+                    "select copies without a cast: dst is {} but on_true_tile is {}",
+                    dst.dtype, on_true_tile.dtype
+                ),
+            });
+        }
         let gen = self.gen();
         let dtype = on_true_tile.dtype;
         let (pred, pred_dtype) = match predicate {
@@ -510,6 +536,22 @@ struct Placed {
     fresh: bool,
     /// The register's value before.
     previous: u32,
+}
+
+/// NKI: `iota` and `affine_select` run on GpSimd, which cannot access PSUM (the ISA allows
+/// Iota into PSUM, and AffineSelect on sunda; the NKI calls do not).
+fn gpsimd_sbuf(tile: &Tile, operand: &'static str) -> Result<(), NkiError> {
+    if tile.space != Space::Sbuf {
+        return Err(NkiError::Shape {
+            operand,
+            detail: format!(
+                "{} is in {}; NKI's GpSimd calls (iota, affine_select) take SBUF tiles only",
+                tile,
+                tile.space.name()
+            ),
+        });
+    }
+    Ok(())
 }
 
 fn same_partitions(dst: &Tile, src: &Tile, operand: &'static str) -> Result<(), NkiError> {

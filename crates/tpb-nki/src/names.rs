@@ -18,6 +18,10 @@ const NUMPY_ALU_NAMES: &[(&str, AluOp)] = &[
     ("true_divide", AluOp::DIVIDE),
     ("power", AluOp::POW),
     ("mod", AluOp::MOD),
+    // `numpy.remainder` / `numpy.fmod` (`nl.mod` / `nl.fmod`): not hardware TensorScalar ops,
+    // so the validator refuses them; naming them lets it say why.
+    ("remainder", AluOp::MOD),
+    ("fmod", AluOp::MOD),
     ("equal", AluOp::IS_EQ),
     ("not_equal", AluOp::IS_NE),
     ("greater", AluOp::IS_GT),

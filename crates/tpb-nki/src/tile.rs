@@ -23,6 +23,8 @@ pub struct Tile {
 
 /// The largest count a descriptor's `num` word holds.
 const MAX_NUM: u64 = u16::MAX as u64;
+/// The largest step a descriptor's signed `step` word holds.
+const MAX_STEP: u64 = i16::MAX as u64;
 
 impl Tile {
     /// Partitions (`shape[0]`).
@@ -50,14 +52,14 @@ impl Tile {
 
     /// The access pattern that walks the whole tile in order. The free dims are contiguous,
     /// so they merge into one `[1, N]` dim; an `N` too large for one count word is split
-    /// into `[[k, N/k], [1, k]]` with the largest `k <= 65535` that divides `N`. `None` when
-    /// no such split exists (a prime `N` above 65535).
+    /// into `[[k, N/k], [1, k]]` with the largest `k` that divides `N` and fits the signed
+    /// step word (`k <= 32767`, `N/k <= 65535`). `None` when no such split exists.
     pub fn access_pattern(&self) -> Option<AccessPattern> {
         let n = self.free_elements();
         let dims = if n <= MAX_NUM {
             vec![Dim::new(1, n as i64)]
         } else {
-            let k = (1..=MAX_NUM)
+            let k = (1..=MAX_STEP)
                 .rev()
                 .find(|&k| n.is_multiple_of(k) && n / k <= MAX_NUM)?;
             vec![Dim::new(k as i64, (n / k) as i64), Dim::new(1, k as i64)]
@@ -118,12 +120,15 @@ mod tests {
 
     #[test]
     fn counts_beyond_one_word_split_exactly() {
-        let ap = tile(&[2, 4, 65536]).access_pattern().unwrap();
-        let n: i64 = ap.free.iter().map(|d| d.num).product();
-        assert_eq!(n, 4 * 65536);
-        assert!(ap.free.iter().all(|d| d.num <= 65535));
-        assert_eq!(ap.free[1].step, 1);
-        assert_eq!(ap.free[0].step, ap.free[1].num);
+        for n in [4 * 65536, 70000, 3 * 65536] {
+            let ap = tile(&[2, n]).access_pattern().unwrap();
+            let got: i64 = ap.free.iter().map(|d| d.num).product();
+            assert_eq!(got, n as i64);
+            assert!(ap.free.iter().all(|d| d.num <= 65535));
+            assert!(ap.free.iter().all(|d| d.step <= 32767), "{:?}", ap.free);
+            assert_eq!(ap.free[1].step, 1);
+            assert_eq!(ap.free[0].step, ap.free[1].num);
+        }
     }
 
     #[test]

@@ -420,3 +420,56 @@ fn emitted_bundles_decode_back_to_the_program() {
     assert_eq!(b.num_active_channels, 8);
     assert_eq!(b.dst_mem_pattern.num_elem, [8, 1, 1, 1]);
 }
+
+#[test]
+fn select_refuses_a_cast_it_cannot_encode() {
+    // isa-facts §10.1: one dtype for src0, src1 and dst; a bf16 dst of an fp32 source would
+    // receive fp32 rows and overrun the tile.
+    let mut core = Core::new(Gen::Cayman);
+    let src = filled(&mut core, &[4, 8], |_, _| 1.0);
+    let dst = core.ndarray(&[4, 8], Dtype::BFLOAT16, Space::Sbuf).unwrap();
+    let e = core
+        .select(&dst, &Operand::Imm(1.0), &src, &Operand::Imm(0.0), false)
+        .unwrap_err();
+    assert!(e.to_string().contains("without a cast"), "{e}");
+    assert!(core.program().is_empty());
+}
+
+#[test]
+fn the_constant_registers_are_not_the_users() {
+    let mut core = Core::new(Gen::Cayman);
+    let t = filled(&mut core, &[2, 2], |r, c| (r + c) as f32);
+    core.affine_select(&t, &[[1, 2]], 0, &t, -5.0, Cmp::Greater, 0)
+        .unwrap();
+    assert!(core.set_register(63, 0).is_err(), "would clobber the fill");
+    assert!(core.set_register(32, 0).is_err());
+    core.set_register(31, 7).unwrap();
+    assert_eq!(core.machine().registers()[31], 7);
+}
+
+#[test]
+fn gpsimd_calls_and_allocation_respect_the_memories() {
+    // Maverick has no PSUM (isa-facts §11): allocation fails up front.
+    let mut mav = Core::new(Gen::Maverick);
+    let e = mav.ndarray(&[2, 2], Dtype::FP32, Space::Psum).unwrap_err();
+    assert!(matches!(e, NkiError::OutOfMemory { total: 0, .. }), "{e}");
+    // NKI: iota's dst must be SBUF (GpSimd cannot access PSUM), though the ISA allows it.
+    let mut core = Core::new(Gen::Cayman);
+    let p = core.ndarray(&[2, 4], Dtype::FP32, Space::Psum).unwrap();
+    let e = core.iota(&p, &[[1, 4]], 0, 0).unwrap_err();
+    assert!(e.to_string().contains("SBUF tiles only"), "{e}");
+}
+
+#[test]
+fn large_free_sizes_split_into_descriptor_words() {
+    // 70000 bytes per partition: one count word cannot hold it; the split keeps the step
+    // within the signed 16-bit word (seed 001).
+    let mut core = Core::new(Gen::Cayman);
+    let t = core
+        .ndarray(&[2, 70000], Dtype::UINT8, Space::Sbuf)
+        .unwrap();
+    core.iota(&t, &[[0, 2], [0, 35000]], 3, 1).unwrap();
+    let got = core.read(&t).unwrap();
+    assert!(got[..70000].iter().all(|&b| b == 3));
+    assert!(got[70000..].iter().all(|&b| b == 4));
+}

@@ -7,7 +7,7 @@ use tpb_isa::geometry::Space;
 use tpb_isa::pack::{pack as pack_compact, pack_explicit, AccessPattern, Dim, DimOrder, Packed};
 use tpb_isa::text::{self, AsmOptions};
 use tpb_isa::validate::{self as isa_validate, Finding as IsaFinding};
-use tpb_isa::wire::{decode_program, Field};
+use tpb_isa::wire::{decode_program, Field, ImmVal};
 use tpb_isa::{Gen, Instruction as IsaInstruction};
 
 /// Parses a generation name (`sunda`, `cayman`, `mariana`, `maverick`, or `trn2`, `v3`, …).
@@ -100,6 +100,14 @@ impl Instruction {
 
     fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         self.encode(py)
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.inst.encode().hash(&mut h);
+        self.gen.name().hash(&mut h);
+        h.finish()
     }
 }
 
@@ -205,14 +213,7 @@ pub fn validate(inst: &Bound<'_, PyAny>, gen: &str, lints: bool) -> PyResult<Vec
 
 /// Assembles text into bundles; every error of the text raises one `tpb.AsmError`.
 pub fn assemble(text_src: &str, gen: Gen, check: bool) -> PyResult<Vec<IsaInstruction>> {
-    let a = text::asm(text_src, &AsmOptions::new(gen)).map_err(|errs| {
-        let list: Vec<(usize, usize, String)> = errs
-            .iter()
-            .map(|e| (e.line, e.column, e.message.clone()))
-            .collect();
-        let msg = format!("{} assembly error(s):\n{errs}", errs.len());
-        raise_with(ErrorKind::Asm, msg, move |kw| kw.set_item("errors", list))
-    })?;
+    let a = text::asm(text_src, &AsmOptions::new(gen)).map_err(asm_error)?;
     if check {
         let mut errors = Vec::new();
         for s in a.instructions() {
@@ -251,6 +252,69 @@ pub fn asm<'py>(
     let insts = assemble(text, parse_gen(gen)?, validate)?;
     let bytes: Vec<u8> = insts.iter().flat_map(|i| i.encode()).collect();
     Ok(PyBytes::new(py, &bytes))
+}
+
+/// A program for `Machine.run`: instructions, and the `.reg N = VALUE` lines of its text
+/// (as `tpb run` and `Core.disasm()` write them) as (instructions before it, register, bits).
+pub struct Program {
+    pub insts: Vec<IsaInstruction>,
+    pub registers: Vec<(usize, usize, u32)>,
+}
+
+/// Parses `N = VALUE` of a `.reg` line: register 0..64, an integer, `0x` bits or an fp32
+/// literal (stored as its bits).
+fn reg_directive(args: &str) -> Result<(usize, u32), String> {
+    let (n, v) = args
+        .split_once('=')
+        .ok_or_else(|| format!("`.reg {args}`: expected `.reg N = VALUE`"))?;
+    let n: usize = n
+        .trim()
+        .parse()
+        .ok()
+        .filter(|&n| n < 64)
+        .ok_or_else(|| format!("`.reg {args}`: register `{}` is not in 0..64", n.trim()))?;
+    let bits =
+        ImmVal::parse_text(v.trim(), Gen::default()).map_err(|e| format!("`.reg {args}`: {e}"))?;
+    Ok((n, bits.0))
+}
+
+/// [`program_arg`] for `Machine.run`: assembly text may also carry `.reg` lines.
+pub fn run_program_arg(obj: &Bound<'_, PyAny>, gen: Gen) -> PyResult<Program> {
+    let Ok(src) = obj.extract::<String>() else {
+        return Ok(Program {
+            insts: program_arg(obj, gen)?,
+            registers: Vec::new(),
+        });
+    };
+    let a = text::asm(&src, &AsmOptions::new(gen).allow_directive("reg")).map_err(asm_error)?;
+    let mut registers = Vec::new();
+    let mut errors = Vec::new();
+    for d in a.directives() {
+        match reg_directive(&d.args) {
+            Ok((n, bits)) => registers.push((d.instructions_before, n, bits)),
+            Err(m) => errors.push((d.line, d.args_column, m)),
+        }
+    }
+    if !errors.is_empty() {
+        let msg = format!("{} assembly error(s): {}", errors.len(), errors[0].2);
+        return Err(raise_with(ErrorKind::Asm, msg, move |kw| {
+            kw.set_item("errors", errors)
+        }));
+    }
+    Ok(Program {
+        insts: a.insts(),
+        registers,
+    })
+}
+
+/// Every assembler error as one `tpb.AsmError`.
+fn asm_error(errs: tpb_isa::text::AsmErrors) -> PyErr {
+    let list: Vec<(usize, usize, String)> = errs
+        .iter()
+        .map(|e| (e.line, e.column, e.message.clone()))
+        .collect();
+    let msg = format!("{} assembly error(s):\n{errs}", errs.len());
+    raise_with(ErrorKind::Asm, msg, move |kw| kw.set_item("errors", list))
 }
 
 /// Disassembles n×64 bytes (or a list of instructions) into canonical text.
@@ -356,7 +420,7 @@ fn packed_py<const N: usize>(
 pub fn pack(
     py: Python<'_>,
     partitions: &Bound<'_, PyAny>,
-    offset: u64,
+    offset: i64,
     dims: Vec<[i64; 2]>,
     nd: usize,
     space: &str,
@@ -367,6 +431,8 @@ pub fn pack(
 ) -> PyResult<PackedPy> {
     let gen = parse_gen(gen)?;
     let space = parse_space(space)?;
+    let offset = u64::try_from(offset)
+        .map_err(|_| raise(ErrorKind::Usage, format!("offset {offset} is negative")))?;
     let (start, count) = if let Ok(n) = partitions.extract::<i64>() {
         (start_partition, n)
     } else if let Ok((a, b)) = partitions.extract::<(u32, i64)>() {

@@ -2,7 +2,7 @@
 
 use crate::arrays::{host_array, to_numpy};
 use crate::errors::{raise, raise_with, ErrorKind};
-use crate::isa::{findings, parse_gen, program_arg};
+use crate::isa::{findings, parse_gen, program_arg, run_program_arg};
 use pyo3::prelude::*;
 use tpb_sim::numerics::{E4m3Variant, Fp8Config};
 use tpb_sim::region::{RegionError, RegionSpec};
@@ -259,14 +259,36 @@ impl Machine {
         self.machine.set_semaphore(i, value);
     }
 
-    /// Runs a program (assembly text, bundle bytes or a list of instructions) in order. A
-    /// fault raises `tpb.Fault`; the faulting instruction changes nothing (the ones before
-    /// it ran). The GIL is released while it runs.
+    /// Runs a program (assembly text, bundle bytes or a list of instructions) in order;
+    /// `.reg N = VALUE` lines of the text set registers where they stand (as `tpb run` and
+    /// `tpb.nki.Core.disasm()` write them). A fault raises `tpb.Fault`; the faulting
+    /// instruction changes nothing (the ones before it ran). The GIL is released while it
+    /// runs.
     fn run(&mut self, py: Python<'_>, program: &Bound<'_, PyAny>) -> PyResult<RunReport> {
-        let insts = program_arg(program, self.machine.gen())?;
+        let p = run_program_arg(program, self.machine.gen())?;
         let machine = &mut self.machine;
-        let report = py.detach(|| machine.run(&insts)).map_err(fault_error)?;
-        Ok(RunReport::from_steps(&report.steps))
+        let steps = py
+            .detach(|| -> Result<Vec<StepReport>, Fault> {
+                if p.registers.is_empty() {
+                    return Ok(machine.run(&p.insts)?.steps);
+                }
+                let mut steps = Vec::with_capacity(p.insts.len());
+                let mut regs = p.registers.iter().peekable();
+                for (i, inst) in p.insts.iter().enumerate() {
+                    while let Some(&&(_, n, bits)) = regs.peek().filter(|r| r.0 <= i) {
+                        // `reg_directive` checked n < 64.
+                        let _ = machine.set_register(n, bits);
+                        regs.next();
+                    }
+                    steps.push(machine.step_at(i, inst)?);
+                }
+                for &(_, n, bits) in regs {
+                    let _ = machine.set_register(n, bits);
+                }
+                Ok(steps)
+            })
+            .map_err(fault_error)?;
+        Ok(RunReport::from_steps(&steps))
     }
 
     /// Runs one instruction (a `tpb.Instruction`, 64 bytes, or one line of assembly).

@@ -85,11 +85,21 @@ impl Core {
     #[pyo3(signature = (shape, dtype, buffer = "sbuf"))]
     fn ndarray(
         slf: &Bound<'_, Core>,
-        shape: Vec<usize>,
+        shape: Vec<i64>,
         dtype: &Bound<'_, PyAny>,
         buffer: &str,
     ) -> PyResult<Tile> {
         let space = parse_space(buffer)?;
+        let shape = shape
+            .iter()
+            .map(|&d| usize::try_from(d))
+            .collect::<Result<Vec<usize>, _>>()
+            .map_err(|_| {
+                raise(
+                    ErrorKind::Usage,
+                    format!("shape {shape:?}: negative dimension"),
+                )
+            })?;
         let mut core = slf.borrow_mut();
         let d = dtype_arg(&core.inner, dtype)?;
         let tile = core.inner.ndarray(&shape, d, space).map_err(nki_error)?;
@@ -118,13 +128,11 @@ impl Core {
         })
     }
 
-    /// Sets register `n` to an int's bits or a float's FP32 bits.
+    /// Sets register `n` (0..32; 32..64 hold the calls' constants) to an int's bits or a
+    /// float's FP32 bits.
     fn set_register(&mut self, n: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let bits = register_bits(value)?;
-        self.inner
-            .machine_mut()
-            .set_register(n, bits)
-            .map_err(|e| raise(ErrorKind::Usage, e.to_string()))
+        self.inner.set_register(n, bits).map_err(nki_error)
     }
 
     /// The emitted program as bundle bytes (64 per instruction).
