@@ -919,14 +919,18 @@ fn psum_operands_and_missing_psum_on_maverick() {
     );
     let mv = Machine::new(Config::new(Gen::Maverick));
     assert!(!mv.has_space(Space::Psum));
-    let t = tpb_sim::HostTensor::new(Space::Psum, 0, 1, 0, Dtype::FP32, 1);
+    let t = tpb_sim::HostTensor::at(Space::Psum, 0..1).elements(Dtype::FP32, 1);
     assert!(mv.read_tensor(&t).is_err());
 }
 
 #[test]
 fn host_api_rejects_bad_requests() {
     let mut m = Machine::new(Config::new(Gen::Sunda));
-    let t = |p0, np, off, epp| tpb_sim::HostTensor::new(Space::Sbuf, p0, np, off, Dtype::FP32, epp);
+    let t = |p0, np, off, epp| {
+        tpb_sim::HostTensor::at(Space::Sbuf, p0..p0 + np)
+            .offset(off)
+            .elements(Dtype::FP32, epp)
+    };
     assert!(m.write_tensor(&t(127, 2, 0, 1), &[0; 8]).is_err());
     assert!(m
         .write_tensor(&t(0, 1, 192 * 1024 - 4, 2), &[0; 8])
@@ -940,6 +944,50 @@ fn host_api_rejects_bad_requests() {
     );
     assert!(m.set_register(64, 0).is_err());
     assert!(m.set_flops(128, Flops::default()).is_err());
-    let bad = tpb_sim::HostTensor::new(Space::Sbuf, 0, 1, 0, Dtype::FP4_EXP2, 1);
+    let bad = tpb_sim::HostTensor::at(Space::Sbuf, 0..1).elements(Dtype::FP4_EXP2, 1);
     assert!(m.read_tensor(&bad).is_err());
+}
+
+/// Issue 8 item 12 (decisions §4.4; isa-facts §4.2: the bf16 convert is a bit shift): a
+/// signalling NaN widened from bf16/fp16 to FP32 keeps its bits through AffineSelect's pass
+/// arm, a BYPASS into fp32/fp32r, and the values ImmLdArith stores.
+#[test]
+fn signalling_nans_keep_their_bits_when_widened() {
+    use tpb_isa::text::asm_line;
+    let gen = Gen::Cayman;
+    for (dt, name, input, want) in [
+        (
+            Dtype::BFLOAT16,
+            "bf16",
+            [0x7F95u32, 0xFF81],
+            [0x7F95_0000u32, 0xFF81_0000],
+        ),
+        (
+            Dtype::FP16,
+            "fp16",
+            [0x7C01, 0xFD55],
+            [0x7F80_2000, 0xFFAA_A000],
+        ),
+    ] {
+        let mut m = Machine::new(Config::new(gen));
+        write_rows(&mut m, Space::Sbuf, 0, 0, dt, &[input.to_vec()]);
+        let sel = format!(
+            "affine_select channels=1 dtypes={name}->fp32 cmp=ge fill_reg=7 mask=0:[[0,2]] \
+             multiplier=0 src=sbuf[p0..1]+0x0:[[1,2]] dst=sbuf[p0..1]+0x100:[[1,2]]"
+        );
+        let byp = format!(
+            "ts_arith src=sbuf[p0..1]+0x0:[[1,2]] in={name} out=fp32r op0=bypass op1=bypass \
+             dst=sbuf[p0..1]+0x200:[[1,2]]"
+        );
+        let ld = format!("imm_ld_arith src=sbuf[p0..1]+0x0:[[1,2]] dtype={name}");
+        for line in [&sel, &byp, &ld] {
+            m.step(&asm_line(line, gen).unwrap())
+                .unwrap_or_else(|f| panic!("{line}: {f}"));
+        }
+        for off in [0x100, 0x200] {
+            let got = read_rows(&m, Space::Sbuf, 0, 1, off, Dtype::FP32, 2);
+            assert_eq!(got, vec![want.to_vec()], "{name} at {off:#x}");
+        }
+        assert_eq!(&m.flops()[0].slots[..2], &want, "{name} flops");
+    }
 }

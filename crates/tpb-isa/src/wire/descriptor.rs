@@ -1,7 +1,7 @@
 //! Descriptor-level field types: ADDR4, TENSOR1D..4D (= MEM_PATTERN), DATA4D, DTYPE_PAIR,
 //! IMM_VAL_INST_FIELD and raw FP32 words (isa-facts §2–§4, seed 001).
 
-use super::field::{parse_int, Field};
+use super::field::{le_bytes, parse_int, put_bytes, Field};
 use super::memref::{parse_mem_ref, Offset};
 use crate::gen::Gen;
 use crate::geometry::{Geometry, Space, NUM_REGISTERS, PARTITION_ADDR_MASK};
@@ -279,8 +279,8 @@ impl<const N: usize> Field for Tensor<N> {
         for i in 0..N {
             let s = Self::step_offset(i);
             let n = Self::num_offset(i);
-            t.step_elem[i] = i16::from_le_bytes([b[s], b[s + 1]]);
-            t.num_elem[i] = u16::from_le_bytes([b[n], b[n + 1]]);
+            t.step_elem[i] = i16::from_le_bytes(le_bytes(b.get(s..).unwrap_or_default()));
+            t.num_elem[i] = u16::from_le_bytes(le_bytes(b.get(n..).unwrap_or_default()));
         }
         t
     }
@@ -290,8 +290,14 @@ impl<const N: usize> Field for Tensor<N> {
         for i in 0..N {
             let s = Self::step_offset(i);
             let n = Self::num_offset(i);
-            b[s..s + 2].copy_from_slice(&self.step_elem[i].to_le_bytes());
-            b[n..n + 2].copy_from_slice(&self.num_elem[i].to_le_bytes());
+            put_bytes(
+                b.get_mut(s..).unwrap_or_default(),
+                &self.step_elem[i].to_le_bytes(),
+            );
+            put_bytes(
+                b.get_mut(n..).unwrap_or_default(),
+                &self.num_elem[i].to_le_bytes(),
+            );
         }
     }
     fn to_text(&self, gen: Gen) -> String {
@@ -465,11 +471,11 @@ impl Field for DtypePair {
     const SIZE: usize = 1;
     #[inline]
     fn read(b: &[u8]) -> Self {
-        DtypePair(b[0])
+        DtypePair(u8::read(b))
     }
     #[inline]
     fn write(&self, b: &mut [u8]) {
-        b[0] = self.0
+        self.0.write(b)
     }
     fn to_text(&self, _: Gen) -> String {
         format!("{}->{}", self.lo(), self.hi())
@@ -533,23 +539,37 @@ pub fn f32_text(bits: u32) -> String {
 
 /// Parses a float literal (`1.5`, `-3.4028235e38`, `inf`, `-inf`, `nan`) or `0x` bits.
 pub fn parse_f32_bits(s: &str) -> Option<u32> {
+    parse_f32_literal(s).ok()
+}
+
+/// [`parse_f32_bits`] with the reason when it fails. A finite literal beyond the fp32 range
+/// (`1e39`, `3.4028236e38`) is refused rather than rounded to a silent infinity: infinity is
+/// written `inf`.
+pub fn parse_f32_literal(s: &str) -> Result<u32, String> {
     let t = s.trim();
     let l = t.to_ascii_lowercase();
     if l.starts_with("0x") || l.starts_with("-0x") {
         return parse_int(&l)
             .filter(|v| (0..=u32::MAX as i128).contains(v))
-            .map(|v| v as u32);
+            .map(|v| v as u32)
+            .ok_or_else(|| format!("`{t}` is not 32 bits of hex"));
     }
     match l.as_str() {
-        "nan" => return Some(0x7FC0_0000),
-        "inf" | "+inf" => return Some(f32::INFINITY.to_bits()),
-        "-inf" => return Some(f32::NEG_INFINITY.to_bits()),
+        "nan" => return Ok(0x7FC0_0000),
+        "inf" | "+inf" => return Ok(f32::INFINITY.to_bits()),
+        "-inf" => return Ok(f32::NEG_INFINITY.to_bits()),
         _ => {}
     }
-    l.trim_end_matches('f')
+    let v = l
+        .trim_end_matches('f')
         .parse::<f32>()
-        .ok()
-        .map(f32::to_bits)
+        .map_err(|_| format!("`{t}` is not an fp32 value"))?;
+    if v.is_infinite() && !l.contains("inf") {
+        return Err(format!(
+            "`{t}` is beyond the fp32 range (write `inf` for infinity)"
+        ));
+    }
+    Ok(v.to_bits())
 }
 
 impl Field for F32Bits {
@@ -566,9 +586,7 @@ impl Field for F32Bits {
         f32_text(self.0)
     }
     fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
-        parse_f32_bits(s)
-            .map(F32Bits)
-            .ok_or_else(|| format!("`{s}` is not an fp32 value"))
+        parse_f32_literal(s).map(F32Bits)
     }
     fn expected() -> String {
         "an fp32 value (`1.5`, `-inf`) or `0x` bits".into()
@@ -601,9 +619,7 @@ impl Field for ImmVal {
             || t.contains("nan")
             || (t.contains('e') && !t.contains("0x"));
         if floaty {
-            return parse_f32_bits(&t)
-                .map(ImmVal)
-                .ok_or_else(|| format!("`{s}` is not an fp32 immediate"));
+            return parse_f32_literal(s).map(ImmVal);
         }
         u32::parse_text(s, g).map(ImmVal)
     }

@@ -184,34 +184,7 @@ impl Machine {
 
     /// Checks a host tensor and returns (row bytes, total bytes).
     fn host_check(&self, t: &HostTensor) -> Result<(u64, u64), HostError> {
-        let mem = &self.state.mem;
-        if !mem.has(t.space) {
-            return Err(HostError::NoSuchSpace {
-                gen: self.config.gen,
-                space: t.space,
-            });
-        }
-        let size = t.dtype.size().ok_or(HostError::Dtype(t.dtype))?;
-        let end_p = u64::from(t.start_partition) + u64::from(t.partitions);
-        if end_p > u64::from(NUM_CHANNELS) {
-            return Err(HostError::Partitions {
-                start: u64::from(t.start_partition),
-                end: end_p,
-                max: NUM_CHANNELS,
-            });
-        }
-        let active = mem.active(t.space);
-        let row = t.elems_per_partition.checked_mul(size as u64);
-        let end_b = row.and_then(|r| r.checked_add(t.byte_offset));
-        match (row, end_b) {
-            (Some(row), Some(end)) if end <= active => Ok((row, row * u64::from(t.partitions))),
-            _ => Err(HostError::Bytes {
-                space: t.space,
-                start: t.byte_offset,
-                end: end_b.unwrap_or(u64::MAX),
-                active,
-            }),
-        }
+        t.check(self.config.gen)
     }
 
     /// Writes a tensor (host → device DMA): `bytes` holds `partitions` rows of

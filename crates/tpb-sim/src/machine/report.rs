@@ -344,23 +344,46 @@ pub struct HostTensor {
 }
 
 impl HostTensor {
-    /// A tensor of `dtype` at (`space`, `start_partition`.., `byte_offset`).
-    pub const fn new(
-        space: Space,
-        start_partition: u32,
-        partitions: u32,
-        byte_offset: u64,
-        dtype: Dtype,
-        elems_per_partition: u64,
-    ) -> HostTensor {
+    /// An empty tensor (no elements, byte offset 0) on `partitions` of `space`; name the rest
+    /// with [`HostTensor::offset`] and [`HostTensor::elements`]:
+    ///
+    /// ```
+    /// use tpb_isa::{geometry::Space, Dtype};
+    /// use tpb_sim::HostTensor;
+    /// let t = HostTensor::at(Space::Sbuf, 0..2).offset(0x100).elements(Dtype::FP32, 4);
+    /// assert_eq!((t.partitions, t.byte_offset, t.len()), (2, 0x100, Some(32)));
+    /// ```
+    pub const fn at(space: Space, partitions: Range<u32>) -> HostTensor {
         HostTensor {
             space,
-            start_partition,
-            partitions,
-            byte_offset,
-            dtype,
-            elems_per_partition,
+            start_partition: partitions.start,
+            partitions: partitions.end.saturating_sub(partitions.start),
+            byte_offset: 0,
+            dtype: Dtype::UINT8,
+            elems_per_partition: 0,
         }
+    }
+
+    /// The same tensor starting at byte `byte_offset` of each partition.
+    pub const fn offset(self, byte_offset: u64) -> HostTensor {
+        HostTensor {
+            byte_offset,
+            ..self
+        }
+    }
+
+    /// The same tensor holding `per_partition` elements of `dtype` in each partition.
+    pub const fn elements(self, dtype: Dtype, per_partition: u64) -> HostTensor {
+        HostTensor {
+            dtype,
+            elems_per_partition: per_partition,
+            ..self
+        }
+    }
+
+    /// The partition range.
+    pub const fn partition_range(&self) -> Range<u32> {
+        self.start_partition..self.start_partition.saturating_add(self.partitions)
     }
 
     /// Bytes per partition, if `dtype` has a byte size and the product fits.

@@ -5,7 +5,7 @@ use super::run::program::DIRECTIVES as RUN_DIRECTIVES;
 use super::CliError;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tpb_isa::text::{asm, disasm_program, AsmOptions};
+use tpb_isa::text::{asm, disasm_program, AsmOptions, MAX_ASM_ERRORS};
 use tpb_isa::validate::validate;
 
 /// Arguments of `tpb asm`.
@@ -54,7 +54,14 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
             for e in &errors {
                 eprintln!("{name}:{}:{}: {}", e.line, e.column, e.message);
             }
-            eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
+            if errors.is_truncated() {
+                eprintln!(
+                    "tpb: error: more than {MAX_ASM_ERRORS} assembly errors in {name}; \
+                     only the first {MAX_ASM_ERRORS} are reported"
+                );
+            } else {
+                eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
+            }
             return Ok(ExitCode::from(1));
         }
     };

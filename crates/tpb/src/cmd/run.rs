@@ -22,7 +22,7 @@ pub mod check;
 pub mod data;
 pub mod engines;
 pub mod program;
-pub mod region;
+use tpb_sim::region;
 pub mod show;
 pub mod timeline;
 pub mod value;
@@ -32,7 +32,7 @@ use super::CliError;
 use crate::npy::NpyStyle;
 use bind::{Binding, Origin, Paths, Want};
 use program::Program;
-use region::{parse_dtype, Bound, RegionSpec};
+use region::{parse_dtype, BoundRegion as Bound, RegionSpec};
 use serde_json::json;
 use show::Picture;
 use std::path::{Path, PathBuf};
@@ -366,7 +366,7 @@ fn prepare(
             Action::In { bound, data, file }
         }
         Binding::Out { region, file } => Action::Out {
-            bound: region.bind()?,
+            bound: region.bind().map_err(|e| e.to_string())?,
             file,
         },
         Binding::Reg { index, value } => Action::Reg { index, value },
@@ -408,7 +408,7 @@ fn prepare(
                     .or(Some(vec![region.partitions() as usize, size.1])),
                 ..region
             };
-            let bound = region.bind()?;
+            let bound = region.bind().map_err(|e| e.to_string())?;
             let mark = mark
                 .map(|m| value::parse_element(&m, bound.tensor.dtype, fp8))
                 .transpose()
@@ -437,7 +437,7 @@ fn bind_values(region: &RegionSpec, count: usize) -> Result<Bound, String> {
     };
     match &region.shape {
         Some(_) => {
-            let b = region.bind()?;
+            let b = region.bind().map_err(|e| e.to_string())?;
             if b.count() != count as u64 {
                 return Err(format!(
                     "{count} value{} for the {} elements of {b}",
@@ -455,7 +455,9 @@ fn bind_values(region: &RegionSpec, count: usize) -> Result<Bound, String> {
                     plural(count)
                 ));
             }
-            region.bind_to(dtype, &[parts, count / parts])
+            region
+                .bind_to(dtype, &[parts, count / parts])
+                .map_err(|e| e.to_string())
         }
     }
 }
