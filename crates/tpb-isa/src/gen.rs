@@ -5,6 +5,7 @@ use std::fmt;
 /// A NeuronCore generation (isa-facts §11). The default, where a user gives none, is
 /// [`Gen::Cayman`] (decisions §5.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[non_exhaustive]
 pub enum Gen {
     /// NC-v2 (Trn1 / Inf2).
     Sunda,

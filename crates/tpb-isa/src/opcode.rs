@@ -3,51 +3,78 @@
 use crate::gen::{Gen, GenSet};
 use std::fmt;
 
-/// The 64-byte operand struct an opcode binds (`struct2opcode`, instruction_mapping.json).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum StructKind {
-    /// `S4D4_TSM`: TensorScalarPtrMulti (seed 000 §4).
-    S4d4Tsm,
-    /// `S2_BN`: TensorScalarImmLd (isa-facts §6).
-    S2Bn,
-    /// `S2D2_TS_AS`: AffineSelect (seed 002 §3).
-    S2d2TsAs,
-    /// `D4_IOTA`: Iota (isa-facts §9).
-    D4Iota,
-    /// `S3D3_TS`: TensorScalar / TensorScalarPtr (isa-facts §7).
-    S3d3Ts,
-    /// `S3D3_TS_SELECT`: TensorScalarSelect (isa-facts §10.1).
-    S3d3TsSelect,
-    /// `S2D2_RS`: RangeSelect (isa-facts §10.2).
-    S2d2Rs,
-}
-
-impl StructKind {
-    /// The header struct name.
-    pub const fn header_name(self) -> &'static str {
-        match self {
-            StructKind::S4d4Tsm => "S4D4_TSM",
-            StructKind::S2Bn => "S2_BN",
-            StructKind::S2d2TsAs => "S2D2_TS_AS",
-            StructKind::D4Iota => "D4_IOTA",
-            StructKind::S3d3Ts => "S3D3_TS",
-            StructKind::S3d3TsSelect => "S3D3_TS_SELECT",
-            StructKind::S2d2Rs => "S2D2_RS",
+/// The operand structs, written once: variant/type name, header name, source. Expands into
+/// [`StructKind`] here and into [`crate::wire::Body`] (parse, emit, fields) in `wire`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! for_each_struct {
+    ($cb:ident) => {
+        $cb! {
+            S4d4Tsm, "S4D4_TSM", "TensorScalarPtrMulti (seed 000 §4)";
+            S2Bn, "S2_BN", "TensorScalarImmLd (isa-facts §6)";
+            S2d2TsAs, "S2D2_TS_AS", "AffineSelect (seed 002 §3)";
+            D4Iota, "D4_IOTA", "Iota (isa-facts §9)";
+            S3d3Ts, "S3D3_TS", "TensorScalar / TensorScalarPtr (isa-facts §7)";
+            S3d3TsSelect, "S3D3_TS_SELECT", "TensorScalarSelect (isa-facts §10.1)";
+            S2d2Rs, "S2D2_RS", "RangeSelect (isa-facts §10.2)";
         }
-    }
+    };
 }
 
-/// The engine that executes an opcode.
+macro_rules! struct_kinds {
+    ($( $S:ident, $hn:literal, $what:literal; )*) => {
+        /// The 64-byte operand struct an opcode binds (`struct2opcode`,
+        /// instruction_mapping.json). The variant names are the wire struct type names in
+        /// [`crate::wire`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum StructKind {
+            $( #[doc = concat!("`", $hn, "`: ", $what, ".")] $S, )*
+        }
+
+        impl StructKind {
+            /// Every struct, in declaration order.
+            pub const ALL: &'static [StructKind] = &[$( StructKind::$S ),*];
+
+            /// The header struct name.
+            pub const fn header_name(self) -> &'static str {
+                match self {
+                    $( StructKind::$S => $hn, )*
+                }
+            }
+        }
+    };
+}
+
+for_each_struct!(struct_kinds);
+
+/// The engine that executes an opcode (multi-engine programs route by this column).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Engine {
     /// Vector engine (`DVE_NUM_CHANNELS`).
     Dve,
     /// GpSimd / POOL engine (`POOLING_NUM_CHANNELS`).
     Pool,
+    /// Any engine's queue: the standalone sync instruction runs on whichever engine the
+    /// program places it (isa-facts §1.3).
+    Any,
+}
+
+impl Engine {
+    /// A readable phrase: `vector engine (DVE)`.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Engine::Dve => "vector engine (DVE)",
+            Engine::Pool => "GpSimd engine (POOL)",
+            Engine::Any => "any engine's queue",
+        }
+    }
 }
 
 /// The header's maintenance flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Maintenance {
     /// `// Y`: maintained.
     Maintained,
@@ -57,8 +84,79 @@ pub enum Maintenance {
     NotMaintained,
 }
 
+impl Maintenance {
+    /// A readable phrase: `deprecated, still working`.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Maintenance::Maintained => "maintained",
+            Maintenance::DeprecatedWorking => "deprecated, still working",
+            Maintenance::NotMaintained => "not maintained (log-only firmware stub)",
+        }
+    }
+}
+
+/// The instruction family: which validator chain and which executor an opcode uses. This
+/// enum is deliberately exhaustive (no `#[non_exhaustive]`): the validator and the simulator
+/// match on it without a catch-all, so a new family fails their build until both handle it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// TensorScalar / TensorScalarPtr (0x43/0x53/0x44/0x54).
+    TensorScalar,
+    /// TensorScalarPtrMulti, incl. the sunda Dual form (0x4F/0x5F/0x87/0x88).
+    PtrMulti,
+    /// TensorScalarImmLd (0x70/0x71).
+    ImmLd,
+    /// Iota (0x7E).
+    Iota,
+    /// TensorScalarAffineSelect (0x92).
+    AffineSelect,
+    /// TensorScalarSelect (0x98).
+    TsSelect,
+    /// RangeSelect (0xBC).
+    RangeSelect,
+}
+
+/// Whether the opcode's ALU ops are arithmetic or bit-vector (the Arith/Bitvec twins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AluClass {
+    /// `…Arith`: general arithmetic ops.
+    Arith,
+    /// `…Bitvec`: bit-vector ops on integer dtypes.
+    Bitvec,
+    /// No Arith/Bitvec twin.
+    NotApplicable,
+}
+
+/// Where the scalar operands come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Form {
+    /// Immediates in the instruction (or no scalar operands).
+    Immediate,
+    /// `…Ptr…`: scalars read through pointers (0x44/0x54).
+    Pointer,
+    /// `…PtrMulti…`: one scalar per slice from the DVE scalar flops.
+    Multi,
+    /// `…PtrMultiDual…` (sunda): scalar pairs from the flops.
+    Dual,
+}
+
+/// Whether tpb executes the opcode, and if not, why (the one place the refusals live).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Exec {
+    /// Executed by the simulator.
+    Run,
+    /// Disabled on the hardware; the simulator refuses it and `validate` reports it.
+    Disabled(&'static str),
+    /// Semantics or state not modelled; the simulator refuses it as not supported.
+    NotSupported(&'static str),
+}
+
 /// One opcode row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct OpcodeInfo {
     /// Wire value (byte 0).
     pub value: u8,
@@ -76,23 +174,67 @@ pub struct OpcodeInfo {
     pub maintenance: Maintenance,
     /// The generations whose opcode enum defines the value.
     pub gens: GenSet,
-    /// Where the facts come from.
+    /// The family (validator chain and executor).
+    pub family: Family,
+    /// Arith or Bitvec twin.
+    pub alu: AluClass,
+    /// Where the scalars come from.
+    pub form: Form,
+    /// Executed, disabled or not supported.
+    pub exec: Exec,
+    /// Where the facts come from (a section of `docs/reference/`).
     pub source: &'static str,
 }
 
-use Engine::{Dve, Pool};
-use Maintenance::{DeprecatedWorking, Maintained, NotMaintained};
-use StructKind::*;
+impl OpcodeInfo {
+    /// The Bitvec twin (`is_bitvec` in the validator and the simulator).
+    pub const fn is_bitvec(&self) -> bool {
+        matches!(self.alu, AluClass::Bitvec)
+    }
+}
 
-macro_rules! opcodes {
-    ($( $C:ident = $v:literal, $hn:literal, $disp:literal, $mn:literal, $k:ident, $e:ident, $m:ident, $g:expr, $src:literal; )*) => {
+const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda \
+                             header: no `has_valid_src_slices_tsm_dual` clause admits it \
+                             (isa-facts §8)";
+/// The opcode table, one row per opcode, written once. It expands through a callback macro
+/// (the wasmtime Pulley `for_each_op!` pattern), so other modules can generate code from the
+/// same rows; here it generates the `Opcode` constants and [`OPCODES`].
+/// Columns: constant = value, header name, display, mnemonic, struct, engine, maintenance,
+/// generations, family, alu, form, exec, source.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! for_each_opcode {
+    ($cb:ident) => {
+        $cb! {
+            TENSOR_SCALAR_ARITH = 0x43, "TENSOR_SCALAR_ARITH_OP", "TensorScalarArith", "ts_arith", S3d3Ts, Dve, Maintained, ALL, TensorScalar, Arith, Immediate, Run, "isa-facts §7";
+            TENSOR_SCALAR_PTR_ARITH = 0x44, "TENSOR_SCALAR_PTR_ARITH_OP", "TensorScalarPtrArith", "ts_ptr_arith", S3d3Ts, Dve, DeprecatedWorking, ALL, TensorScalar, Arith, Pointer, Run, "isa-facts §7";
+            TENSOR_SCALAR_PTR_MULTI_ARITH = 0x4F, "TENSOR_SCALAR_PTR_MULTI_ARITH", "TensorScalarPtrMultiArith", "ptr_multi_arith", S4d4Tsm, Dve, NotMaintained, ALL, PtrMulti, Arith, Multi, Run, "seed 000 §3";
+            TENSOR_SCALAR_BITVEC = 0x53, "TENSOR_SCALAR_BITVEC_OP", "TensorScalarBitvec", "ts_bitvec", S3d3Ts, Dve, Maintained, ALL, TensorScalar, Bitvec, Immediate, Run, "isa-facts §7";
+            TENSOR_SCALAR_PTR_BITVEC = 0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "TensorScalarPtrBitvec", "ts_ptr_bitvec", S3d3Ts, Dve, DeprecatedWorking, ALL, TensorScalar, Bitvec, Pointer, Run, "isa-facts §7";
+            TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", S4d4Tsm, Dve, NotMaintained, ALL, PtrMulti, Bitvec, Multi, Run, "seed 000 §3";
+            TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", S2Bn, Dve, NotMaintained, ALL, ImmLd, Arith, Immediate, Run, "isa-facts §6";
+            TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", S2Bn, Dve, NotMaintained, ALL, ImmLd, Bitvec, Immediate, Run, "isa-facts §6";
+            IOTA = 0x7E, "IOTA", "Iota", "iota", D4Iota, Pool, Maintained, ALL, Iota, NotApplicable, Immediate, Run, "isa-facts §9";
+            TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH = 0x87, "TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH", "TensorScalarPtrMultiDualArith", "ptr_multi_dual_arith", S4d4Tsm, Dve, NotMaintained, SUNDA, PtrMulti, Arith, Dual, Run, "seed 000 §3, isa-facts §8";
+            TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC = 0x88, "TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC", "TensorScalarPtrMultiDualBitvec", "ptr_multi_dual_bitvec", S4d4Tsm, Dve, NotMaintained, SUNDA, PtrMulti, Bitvec, Dual, Disabled(DISABLED_0X88), "seed 000 §3, isa-facts §8";
+            TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", S2d2TsAs, Pool, Maintained, ALL, AffineSelect, NotApplicable, Immediate, Run, "seed 002 §3";
+            TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", S3d3TsSelect, Dve, Maintained, ALL, TsSelect, NotApplicable, Immediate, Run, "isa-facts §10.1";
+            RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", S2d2Rs, Dve, Maintained, CAYMAN_UP, RangeSelect, NotApplicable, Immediate, Run, "isa-facts §10.2";
+        }
+    };
+}
+
+macro_rules! opcode_table {
+    ($( $C:ident = $v:literal, $hn:literal, $disp:literal, $mn:literal, $k:ident, $e:ident, $m:ident, $g:ident, $fam:ident, $alu:ident, $form:ident, $exec:expr, $src:literal; )*) => {
         impl Opcode {
             $( #[doc = $disp] pub const $C: Opcode = Opcode($v); )*
         }
         /// Every modelled opcode, in value order.
         pub const OPCODES: &[OpcodeInfo] = &[
-            $( OpcodeInfo { value: $v, header_name: $hn, display: $disp, mnemonic: $mn, kind: $k,
-                            engine: $e, maintenance: $m, gens: $g, source: $src }, )*
+            $( OpcodeInfo { value: $v, header_name: $hn, display: $disp, mnemonic: $mn, kind: StructKind::$k,
+                            engine: Engine::$e, maintenance: Maintenance::$m, gens: GenSet::$g,
+                            family: Family::$fam, alu: AluClass::$alu, form: Form::$form,
+                            exec: { use Exec::*; $exec }, source: $src }, )*
         ];
     };
 }
@@ -101,22 +243,7 @@ macro_rules! opcodes {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Opcode(pub u8);
 
-opcodes! {
-    TENSOR_SCALAR_ARITH = 0x43, "TENSOR_SCALAR_ARITH_OP", "TensorScalarArith", "ts_arith", S3d3Ts, Dve, Maintained, GenSet::ALL, "isa-facts §7";
-    TENSOR_SCALAR_PTR_ARITH = 0x44, "TENSOR_SCALAR_PTR_ARITH_OP", "TensorScalarPtrArith", "ts_ptr_arith", S3d3Ts, Dve, DeprecatedWorking, GenSet::ALL, "isa-facts §7";
-    TENSOR_SCALAR_PTR_MULTI_ARITH = 0x4F, "TENSOR_SCALAR_PTR_MULTI_ARITH", "TensorScalarPtrMultiArith", "ptr_multi_arith", S4d4Tsm, Dve, NotMaintained, GenSet::ALL, "seed 000 §3";
-    TENSOR_SCALAR_BITVEC = 0x53, "TENSOR_SCALAR_BITVEC_OP", "TensorScalarBitvec", "ts_bitvec", S3d3Ts, Dve, Maintained, GenSet::ALL, "isa-facts §7";
-    TENSOR_SCALAR_PTR_BITVEC = 0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "TensorScalarPtrBitvec", "ts_ptr_bitvec", S3d3Ts, Dve, DeprecatedWorking, GenSet::ALL, "isa-facts §7";
-    TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", S4d4Tsm, Dve, NotMaintained, GenSet::ALL, "seed 000 §3";
-    TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", S2Bn, Dve, NotMaintained, GenSet::ALL, "isa-facts §6";
-    TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", S2Bn, Dve, NotMaintained, GenSet::ALL, "isa-facts §6";
-    IOTA = 0x7E, "IOTA", "Iota", "iota", D4Iota, Pool, Maintained, GenSet::ALL, "isa-facts §9";
-    TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH = 0x87, "TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH", "TensorScalarPtrMultiDualArith", "ptr_multi_dual_arith", S4d4Tsm, Dve, NotMaintained, GenSet::SUNDA, "seed 000 §3, isa-facts §8";
-    TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC = 0x88, "TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC", "TensorScalarPtrMultiDualBitvec", "ptr_multi_dual_bitvec", S4d4Tsm, Dve, NotMaintained, GenSet::SUNDA, "seed 000 §3, isa-facts §8";
-    TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", S2d2TsAs, Pool, Maintained, GenSet::ALL, "seed 002 §3";
-    TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", S3d3TsSelect, Dve, Maintained, GenSet::ALL, "isa-facts §10.1";
-    RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", S2d2Rs, Dve, Maintained, GenSet::CAYMAN_UP, "isa-facts §10.2";
-}
+for_each_opcode!(opcode_table);
 
 /// Opcodes a source names that tpb does not model (they decode as opaque bundles).
 pub const KNOWN_UNMODELLED: &[(u8, &str)] = &[

@@ -179,6 +179,7 @@ impl<const N: usize> Packed<N> {
 /// Why an access pattern cannot be packed. Texts the compiler defines are reproduced
 /// exactly (isa-facts §3.4); the others name the `Pattern` index and the value.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum PackError {
     /// `Pattern[0].step < 0` (the compiler's assert).
     #[error("Negative step in Pattern[0] not supported (Pattern[0] step = {step})")]

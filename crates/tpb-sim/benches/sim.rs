@@ -60,8 +60,13 @@ fn fill(m: &mut Machine, off: u64, dtype: Dtype, epp: u64) {
             b.to_le_bytes()[..size].to_vec()
         })
         .collect();
-    m.write_tensor(&HostTensor::new(Space::Sbuf, 0, P, off, dtype, epp), &bytes)
-        .unwrap();
+    m.write_tensor(
+        &HostTensor::at(Space::Sbuf, 0..P)
+            .offset(off)
+            .elements(dtype, epp),
+        &bytes,
+    )
+    .unwrap();
 }
 
 fn tensor4(off: u32, nums: [u16; 4]) -> Tensor<4> {

@@ -7,12 +7,44 @@
 //! (0x7E), TensorScalar / TensorScalarPtr (0x43/0x53/0x44/0x54), TensorScalarSelect (0x98)
 //! and RangeSelect (0xBC).
 //!
+//! Build an instruction from its fields, run it, read the result back (Iota writes
+//! `base + channel_multiplier·p + Σ step·i` into each partition, isa-facts §9):
+//!
+//! ```
+//! use tpb_isa::wire::{op, Addr4, D4Iota, Tensor4};
+//! use tpb_isa::{geometry::Space, Dtype, Gen, Instruction};
+//! use tpb_sim::region::RegionSpec;
+//! use tpb_sim::{Config, Machine};
+//!
+//! let gen = Gen::Cayman;
+//! let mut iota = D4Iota {
+//!     out_dtype: Dtype::INT32,
+//!     num_active_channels: 2,
+//!     channel_multiplier: 100,
+//!     dst_mem_pattern: Tensor4::with_pattern(Addr4::at(gen, Space::Sbuf, 0, 0x40).unwrap(), &[(1, 3)])
+//!         .unwrap(),
+//!     ..Default::default()
+//! };
+//! iota.src_data_pattern.base = 7;
+//! iota.src_data_pattern.num_elem[0] = 3; // steps of 1 (the default), 3 elements
+//! let inst = Instruction::build(op::IOTA, iota);
+//!
+//! let mut m = Machine::new(Config::new(gen));
+//! m.step(&inst)?;
+//! let out = m.read_region(&RegionSpec::parse("sbuf[p0..2]+0x40:int32:2x3")?)?;
+//! let values: Vec<i32> = out.bytes.chunks(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect();
+//! assert_eq!(values, [7, 8, 9, 107, 108, 109]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The host API moves raw bytes in and out of [`HostTensor`]s:
+//!
 //! ```
 //! use tpb_isa::{geometry::Space, Dtype, Gen};
 //! use tpb_sim::{Config, HostTensor, Machine};
 //!
 //! let mut m = Machine::new(Config::new(Gen::Cayman));
-//! let t = HostTensor::new(Space::Sbuf, 0, 2, 0x100, Dtype::FP32, 4);
+//! let t = HostTensor::at(Space::Sbuf, 0..2).offset(0x100).elements(Dtype::FP32, 4);
 //! let bytes: Vec<u8> = (0..8).flat_map(|i| (i as f32).to_le_bytes()).collect();
 //! m.write_tensor(&t, &bytes).unwrap();
 //! assert_eq!(m.read_tensor(&t).unwrap(), bytes);
@@ -24,16 +56,19 @@
 //! makes the library panic.
 //!
 //! Modules: [`numerics`] (dtype codecs and ALU ops, no knowledge of instructions),
-//! [`machine`] (state, host API, step/run), [`assumptions`] (every ASSUMED behaviour), and
+//! [`machine`] (state, host API, step/run), [`region`] (the `sbuf[p0..128]+0x400:fp32:128x512`
+//! region syntax and region reads/writes), [`assumptions`] (every ASSUMED behaviour), and
 //! the private `exec` (one execute function per instruction).
 #![warn(missing_docs)]
 
 pub mod assumptions;
+pub mod engines;
 mod exec;
 pub mod machine;
 pub mod numerics;
+pub mod region;
 
 pub use machine::{
-    Config, Fault, FaultCause, FlopKind, Flops, HostError, HostTensor, InstId, Machine, Region,
-    RunReport, StepReport, Warning, WarningKind, DEFAULT_MAX_ELEMENTS,
+    Config, Fault, FaultCause, FlopKind, Flops, HostError, HostTensor, InstId, Machine, MemAccess,
+    Region, RunReport, StepReport, Warning, WarningKind, DEFAULT_MAX_ELEMENTS,
 };

@@ -79,7 +79,7 @@ fn break_it(w: &mut World, i: &mut Instruction, how: u64) -> bool {
                 Body::S3d3Ts(s) => s.num_active_channels = 0,
                 Body::S3d3TsSelect(s) => s.num_active_channels = 0,
                 Body::S2d2Rs(s) => s.num_active_channels = 0,
-                Body::Opaque(_) => return false,
+                _ => return false,
             }
             true
         }
@@ -113,7 +113,7 @@ fn break_it(w: &mut World, i: &mut Instruction, how: u64) -> bool {
                 let sz = s.dtype.size().unwrap() as u32;
                 off_the_end(gen, &mut s.src_mem_pattern, sz)
             }
-            Body::Opaque(_) => false,
+            _ => false,
         },
         // A register-form address whose register holds a non-immediate word.
         5 => {
@@ -127,7 +127,7 @@ fn break_it(w: &mut World, i: &mut Instruction, how: u64) -> bool {
                 Body::S3d3TsSelect(s) => s.dst_mem_pattern.start_addr = a,
                 Body::S2d2Rs(s) => s.dst_mem_pattern.start_addr = a,
                 Body::S2Bn(s) => s.src_mem_pattern.start_addr = a,
-                Body::Opaque(_) => return false,
+                _ => return false,
             }
             true
         }
@@ -148,7 +148,7 @@ fn break_it(w: &mut World, i: &mut Instruction, how: u64) -> bool {
                 Body::S2d2Rs(s) => s.src_mem_pattern.start_addr = ind(s.src_mem_pattern.start_addr),
                 Body::S2Bn(s) => s.src_mem_pattern.start_addr = ind(s.src_mem_pattern.start_addr),
                 Body::D4Iota(s) => s.dst_mem_pattern.start_addr = ind(s.dst_mem_pattern.start_addr),
-                Body::Opaque(_) => return false,
+                _ => return false,
             }
             true
         }

@@ -919,14 +919,18 @@ fn psum_operands_and_missing_psum_on_maverick() {
     );
     let mv = Machine::new(Config::new(Gen::Maverick));
     assert!(!mv.has_space(Space::Psum));
-    let t = tpb_sim::HostTensor::new(Space::Psum, 0, 1, 0, Dtype::FP32, 1);
+    let t = tpb_sim::HostTensor::at(Space::Psum, 0..1).elements(Dtype::FP32, 1);
     assert!(mv.read_tensor(&t).is_err());
 }
 
 #[test]
 fn host_api_rejects_bad_requests() {
     let mut m = Machine::new(Config::new(Gen::Sunda));
-    let t = |p0, np, off, epp| tpb_sim::HostTensor::new(Space::Sbuf, p0, np, off, Dtype::FP32, epp);
+    let t = |p0, np, off, epp| {
+        tpb_sim::HostTensor::at(Space::Sbuf, p0..p0 + np)
+            .offset(off)
+            .elements(Dtype::FP32, epp)
+    };
     assert!(m.write_tensor(&t(127, 2, 0, 1), &[0; 8]).is_err());
     assert!(m
         .write_tensor(&t(0, 1, 192 * 1024 - 4, 2), &[0; 8])
@@ -940,7 +944,7 @@ fn host_api_rejects_bad_requests() {
     );
     assert!(m.set_register(64, 0).is_err());
     assert!(m.set_flops(128, Flops::default()).is_err());
-    let bad = tpb_sim::HostTensor::new(Space::Sbuf, 0, 1, 0, Dtype::FP4_EXP2, 1);
+    let bad = tpb_sim::HostTensor::at(Space::Sbuf, 0..1).elements(Dtype::FP4_EXP2, 1);
     assert!(m.read_tensor(&bad).is_err());
 }
 

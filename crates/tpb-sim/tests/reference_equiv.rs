@@ -37,7 +37,7 @@ fn same_state(w: &World) -> Result<(), TestCaseError> {
     };
     for &space in spaces {
         let si = if space == Space::Sbuf { 0 } else { 1 };
-        let t = HostTensor::new(space, 0, 128, 0, Dtype::UINT8, WINDOW as u64);
+        let t = HostTensor::at(space, 0..128).elements(Dtype::UINT8, WINDOW as u64);
         let got = w.m.read_tensor(&t).unwrap();
         if got != w.r.mem[si] {
             let i = got
@@ -55,7 +55,7 @@ fn same_state(w: &World) -> Result<(), TestCaseError> {
             )));
         }
         for p in 0..128u32 {
-            let t = HostTensor::new(space, p, 1, 0, Dtype::UINT8, WINDOW as u64);
+            let t = HostTensor::at(space, p..p + 1).elements(Dtype::UINT8, WINDOW as u64);
             let un = w.m.uninitialised_bytes(&t).unwrap();
             let base = p as usize * WINDOW;
             let want = w.r.init[si][base..base + WINDOW]

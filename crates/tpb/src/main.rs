@@ -30,7 +30,7 @@ enum Command {
     /// Pack an access pattern into a TENSOR1D..4D descriptor as the compiler does (seed 001).
     Pack(cmd::pack::Args),
     /// Run a program on the reference simulator with .npy inputs, outputs and expectations.
-    Run(cmd::run::Args),
+    Run(Box<cmd::run::Args>),
 }
 
 fn main() -> ExitCode {
@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         Command::Asm(a) => cmd::asm::run_asm(a),
         Command::Disasm(a) => cmd::asm::run_disasm(a),
         Command::Pack(a) => cmd::pack::run(a),
-        Command::Run(a) => cmd::run::run(a),
+        Command::Run(a) => cmd::run::run(*a),
     };
     report_peak_memory();
     match result {

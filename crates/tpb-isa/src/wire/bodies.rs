@@ -19,11 +19,11 @@ impl Field for Opcode {
     const SIZE: usize = 1;
     #[inline]
     fn read(b: &[u8]) -> Self {
-        Opcode(b[0])
+        Opcode(u8::read(b))
     }
     #[inline]
     fn write(&self, b: &mut [u8]) {
-        b[0] = self.0;
+        self.0.write(b)
     }
     fn to_text(&self, _: Gen) -> String {
         format!("{:#04x}", self.0)

@@ -1,7 +1,7 @@
 //! Descriptor-level field types: ADDR4, TENSOR1D..4D (= MEM_PATTERN), DATA4D, DTYPE_PAIR,
 //! IMM_VAL_INST_FIELD and raw FP32 words (isa-facts §2–§4, seed 001).
 
-use super::field::{parse_int, Field};
+use super::field::{le_bytes, parse_int, put_bytes, Field};
 use super::memref::{parse_mem_ref, Offset};
 use crate::gen::Gen;
 use crate::geometry::{Geometry, Space, NUM_REGISTERS, PARTITION_ADDR_MASK};
@@ -279,8 +279,8 @@ impl<const N: usize> Field for Tensor<N> {
         for i in 0..N {
             let s = Self::step_offset(i);
             let n = Self::num_offset(i);
-            t.step_elem[i] = i16::from_le_bytes([b[s], b[s + 1]]);
-            t.num_elem[i] = u16::from_le_bytes([b[n], b[n + 1]]);
+            t.step_elem[i] = i16::from_le_bytes(le_bytes(b.get(s..).unwrap_or_default()));
+            t.num_elem[i] = u16::from_le_bytes(le_bytes(b.get(n..).unwrap_or_default()));
         }
         t
     }
@@ -290,8 +290,14 @@ impl<const N: usize> Field for Tensor<N> {
         for i in 0..N {
             let s = Self::step_offset(i);
             let n = Self::num_offset(i);
-            b[s..s + 2].copy_from_slice(&self.step_elem[i].to_le_bytes());
-            b[n..n + 2].copy_from_slice(&self.num_elem[i].to_le_bytes());
+            put_bytes(
+                b.get_mut(s..).unwrap_or_default(),
+                &self.step_elem[i].to_le_bytes(),
+            );
+            put_bytes(
+                b.get_mut(n..).unwrap_or_default(),
+                &self.num_elem[i].to_le_bytes(),
+            );
         }
     }
     fn to_text(&self, gen: Gen) -> String {
@@ -465,11 +471,11 @@ impl Field for DtypePair {
     const SIZE: usize = 1;
     #[inline]
     fn read(b: &[u8]) -> Self {
-        DtypePair(b[0])
+        DtypePair(u8::read(b))
     }
     #[inline]
     fn write(&self, b: &mut [u8]) {
-        b[0] = self.0
+        self.0.write(b)
     }
     fn to_text(&self, _: Gen) -> String {
         format!("{}->{}", self.lo(), self.hi())

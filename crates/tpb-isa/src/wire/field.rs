@@ -5,13 +5,35 @@ use crate::gen::Gen;
 use crate::tables::CodeEnum;
 use std::any::Any;
 
+/// The first `N` bytes of `b`, zero-filled where `b` is shorter: field reads are total on
+/// short input (bundle parsing always passes exactly `SIZE` bytes, the fast path).
+#[inline(always)]
+pub fn le_bytes<const N: usize>(b: &[u8]) -> [u8; N] {
+    match b.first_chunk::<N>() {
+        Some(a) => *a,
+        None => {
+            let mut a = [0u8; N];
+            a[..b.len()].copy_from_slice(b);
+            a
+        }
+    }
+}
+
+/// Writes as much of `bytes` as fits into `b` (field writes are total on short output).
+#[inline(always)]
+pub fn put_bytes(b: &mut [u8], bytes: &[u8]) {
+    let n = b.len().min(bytes.len());
+    b[..n].copy_from_slice(&bytes[..n]);
+}
+
 /// A fixed-size little-endian wire field.
 pub trait Field: Copy + Default + PartialEq + std::fmt::Debug + 'static {
     /// Size in bytes.
     const SIZE: usize;
-    /// Reads the field from exactly `SIZE` bytes.
+    /// Reads the field from its `SIZE` bytes; missing bytes read as zero and extra bytes
+    /// are ignored, so `read` never panics.
     fn read(b: &[u8]) -> Self;
-    /// Writes the field into exactly `SIZE` bytes.
+    /// Writes the field into its `SIZE` bytes; a shorter buffer gets the bytes that fit.
     fn write(&self, b: &mut [u8]);
     /// Canonical text form (what `disasm` prints for the field).
     fn to_text(&self, gen: Gen) -> String;
@@ -95,11 +117,11 @@ impl Field for u8 {
     const SIZE: usize = 1;
     #[inline]
     fn read(b: &[u8]) -> Self {
-        b[0]
+        le_bytes::<1>(b)[0]
     }
     #[inline]
     fn write(&self, b: &mut [u8]) {
-        b[0] = *self;
+        put_bytes(b, &[*self]);
     }
     fn to_text(&self, _: Gen) -> String {
         self.to_string()
@@ -116,11 +138,11 @@ impl Field for i32 {
     const SIZE: usize = 4;
     #[inline]
     fn read(b: &[u8]) -> Self {
-        i32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        i32::from_le_bytes(le_bytes(b))
     }
     #[inline]
     fn write(&self, b: &mut [u8]) {
-        b[..4].copy_from_slice(&self.to_le_bytes());
+        put_bytes(b, &self.to_le_bytes());
     }
     fn to_text(&self, _: Gen) -> String {
         self.to_string()
@@ -137,11 +159,11 @@ impl Field for u32 {
     const SIZE: usize = 4;
     #[inline]
     fn read(b: &[u8]) -> Self {
-        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        u32::from_le_bytes(le_bytes(b))
     }
     #[inline]
     fn write(&self, b: &mut [u8]) {
-        b[..4].copy_from_slice(&self.to_le_bytes());
+        put_bytes(b, &self.to_le_bytes());
     }
     fn to_text(&self, _: Gen) -> String {
         format!("{self:#x}")
@@ -180,13 +202,11 @@ impl<const N: usize> Field for Bytes<N> {
     const SIZE: usize = N;
     #[inline]
     fn read(b: &[u8]) -> Self {
-        let mut a = [0u8; N];
-        a.copy_from_slice(&b[..N]);
-        Bytes(a)
+        Bytes(le_bytes(b))
     }
     #[inline]
     fn write(&self, b: &mut [u8]) {
-        b[..N].copy_from_slice(&self.0);
+        put_bytes(b, &self.0);
     }
     fn to_text(&self, _: Gen) -> String {
         hex(&self.0)
@@ -235,9 +255,9 @@ macro_rules! enum_field {
         impl Field for $T {
             const SIZE: usize = 1;
             #[inline]
-            fn read(b: &[u8]) -> Self { <$T>::from_raw(b[0]) }
+            fn read(b: &[u8]) -> Self { <$T>::from_raw(u8::read(b)) }
             #[inline]
-            fn write(&self, b: &mut [u8]) { b[0] = self.raw(); }
+            fn write(&self, b: &mut [u8]) { self.raw().write(b) }
             fn to_text(&self, _: Gen) -> String { self.to_string() }
             fn parse_text(s: &str, gen: Gen) -> Result<Self, String> {
                 <$T>::parse_name(s).ok_or_else(|| format!(

@@ -4,11 +4,13 @@
 //! re-encodes to the same bytes (decisions §1.1). Legality is [`crate::validate`]'s job.
 
 mod bodies;
+mod build;
 pub mod descriptor;
 pub mod field;
 pub mod memref;
 
 pub use bodies::*;
+pub use build::{op, BuildError, TypedOpcode};
 pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
@@ -96,27 +98,99 @@ macro_rules! wire_struct {
 }
 pub(crate) use wire_struct;
 
-/// The operand body of a bundle (bytes 12..64), by the struct its opcode binds.
-#[derive(Clone, Copy, PartialEq, Debug)]
-#[allow(clippy::large_enum_variant)]
-pub enum Body {
-    /// `S4D4_TSM`: TensorScalarPtrMulti 0x4F/0x5F, sunda Dual 0x87/0x88.
-    S4d4Tsm(S4d4Tsm),
-    /// `S2_BN`: TensorScalarImmLd 0x70/0x71.
-    S2Bn(S2Bn),
-    /// `S2D2_TS_AS`: AffineSelect 0x92.
-    S2d2TsAs(S2d2TsAs),
-    /// `D4_IOTA`: Iota 0x7E.
-    D4Iota(D4Iota),
-    /// `S3D3_TS`: TensorScalar 0x43/0x53, TensorScalarPtr 0x44/0x54.
-    S3d3Ts(S3d3Ts),
-    /// `S3D3_TS_SELECT`: TensorScalarSelect 0x98.
-    S3d3TsSelect(S3d3TsSelect),
-    /// `S2D2_RS`: RangeSelect 0xBC.
-    S2d2Rs(S2d2Rs),
-    /// Any opcode tpb does not model on the generation: raw bytes, kept verbatim.
-    Opaque(Opaque),
+macro_rules! bodies {
+    ($( $S:ident, $hn:literal, $what:literal; )*) => {
+        /// The operand body of a bundle (bytes 12..64), by the struct its opcode binds.
+        #[derive(Clone, Copy, PartialEq, Debug)]
+        #[allow(clippy::large_enum_variant)]
+        #[non_exhaustive]
+        pub enum Body {
+            $( #[doc = concat!("`", $hn, "`: ", $what, ".")] $S($S), )*
+            /// Any opcode tpb does not model on the generation: raw bytes, kept verbatim.
+            Opaque(Opaque),
+        }
+
+        $(
+            impl From<$S> for Body {
+                fn from(s: $S) -> Body {
+                    Body::$S(s)
+                }
+            }
+
+            impl BodyStruct for $S {
+                const KIND: StructKind = StructKind::$S;
+            }
+        )*
+
+        impl Body {
+            /// Decodes the body for `kind` (or opaque bytes).
+            #[inline]
+            pub fn parse(kind: Option<StructKind>, b: &[u8; 64]) -> Body {
+                match kind {
+                    $( Some(StructKind::$S) => Body::$S($S::parse(b)), )*
+                    None => Body::Opaque(Opaque::parse(b)),
+                }
+            }
+
+            /// Writes the body into bytes 12..64.
+            #[inline]
+            pub fn emit(&self, b: &mut [u8; 64]) {
+                match self {
+                    $( Body::$S(s) => s.emit(b), )*
+                    Body::Opaque(s) => s.emit(b),
+                }
+            }
+
+            /// The struct this body holds (`None` for opaque).
+            pub fn kind(&self) -> Option<StructKind> {
+                match self {
+                    $( Body::$S(_) => Some(StructKind::$S), )*
+                    Body::Opaque(_) => None,
+                }
+            }
+
+            /// A default (all-zero-reserved, unit-filled) body for `kind`.
+            pub fn default_for(kind: Option<StructKind>) -> Body {
+                match kind {
+                    $( Some(StructKind::$S) => Body::$S(Default::default()), )*
+                    None => Body::Opaque(Default::default()),
+                }
+            }
+
+            /// The body's fields with absolute layout.
+            pub fn fields(&self) -> Vec<(&'static FieldMeta, &dyn FieldDyn)> {
+                match self {
+                    $( Body::$S(s) => s.fields(), )*
+                    Body::Opaque(s) => s.fields(),
+                }
+            }
+
+            /// The body's fields, mutably.
+            pub fn fields_mut(&mut self) -> Vec<(&'static FieldMeta, &mut dyn FieldDyn)> {
+                match self {
+                    $( Body::$S(s) => s.fields_mut(), )*
+                    Body::Opaque(s) => s.fields_mut(),
+                }
+            }
+
+            /// The layout of a struct's fields (absolute bundle offsets).
+            pub fn layout(kind: StructKind) -> &'static [FieldMeta] {
+                match kind {
+                    $( StructKind::$S => $S::LAYOUT, )*
+                }
+            }
+        }
+    };
 }
+
+/// A wire struct that is an instruction body: its [`StructKind`] is known at compile time,
+/// so [`Instruction::build`] can pair it only with an opcode of that struct.
+pub trait BodyStruct: Copy + Into<Body> {
+    /// The struct kind.
+    const KIND: StructKind;
+}
+
+crate::for_each_struct!(bodies);
 
 /// A decoded 64-byte bundle.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -131,6 +205,7 @@ pub struct Instruction {
 
 /// Errors reading a program binary.
 #[derive(Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DecodeError {
     /// The stream is not a whole number of bundles (decisions §1.2).
     #[error(
@@ -148,94 +223,6 @@ pub enum DecodeError {
     /// A single bundle was expected.
     #[error("a bundle is 64 bytes, got {0}")]
     WrongLength(usize),
-}
-
-impl Body {
-    /// Decodes the body for `kind` (or opaque bytes).
-    #[inline]
-    pub fn parse(kind: Option<StructKind>, b: &[u8; 64]) -> Body {
-        match kind {
-            Some(StructKind::S4d4Tsm) => Body::S4d4Tsm(S4d4Tsm::parse(b)),
-            Some(StructKind::S2Bn) => Body::S2Bn(S2Bn::parse(b)),
-            Some(StructKind::S2d2TsAs) => Body::S2d2TsAs(S2d2TsAs::parse(b)),
-            Some(StructKind::D4Iota) => Body::D4Iota(D4Iota::parse(b)),
-            Some(StructKind::S3d3Ts) => Body::S3d3Ts(S3d3Ts::parse(b)),
-            Some(StructKind::S3d3TsSelect) => Body::S3d3TsSelect(S3d3TsSelect::parse(b)),
-            Some(StructKind::S2d2Rs) => Body::S2d2Rs(S2d2Rs::parse(b)),
-            None => Body::Opaque(Opaque::parse(b)),
-        }
-    }
-
-    /// Writes the body into bytes 12..64.
-    #[inline]
-    pub fn emit(&self, b: &mut [u8; 64]) {
-        match self {
-            Body::S4d4Tsm(s) => s.emit(b),
-            Body::S2Bn(s) => s.emit(b),
-            Body::S2d2TsAs(s) => s.emit(b),
-            Body::D4Iota(s) => s.emit(b),
-            Body::S3d3Ts(s) => s.emit(b),
-            Body::S3d3TsSelect(s) => s.emit(b),
-            Body::S2d2Rs(s) => s.emit(b),
-            Body::Opaque(s) => s.emit(b),
-        }
-    }
-
-    /// The struct this body holds (`None` for opaque).
-    pub fn kind(&self) -> Option<StructKind> {
-        Some(match self {
-            Body::S4d4Tsm(_) => StructKind::S4d4Tsm,
-            Body::S2Bn(_) => StructKind::S2Bn,
-            Body::S2d2TsAs(_) => StructKind::S2d2TsAs,
-            Body::D4Iota(_) => StructKind::D4Iota,
-            Body::S3d3Ts(_) => StructKind::S3d3Ts,
-            Body::S3d3TsSelect(_) => StructKind::S3d3TsSelect,
-            Body::S2d2Rs(_) => StructKind::S2d2Rs,
-            Body::Opaque(_) => return None,
-        })
-    }
-
-    /// A default (all-zero-reserved, unit-filled) body for `kind`.
-    pub fn default_for(kind: Option<StructKind>) -> Body {
-        match kind {
-            Some(StructKind::S4d4Tsm) => Body::S4d4Tsm(Default::default()),
-            Some(StructKind::S2Bn) => Body::S2Bn(Default::default()),
-            Some(StructKind::S2d2TsAs) => Body::S2d2TsAs(Default::default()),
-            Some(StructKind::D4Iota) => Body::D4Iota(Default::default()),
-            Some(StructKind::S3d3Ts) => Body::S3d3Ts(Default::default()),
-            Some(StructKind::S3d3TsSelect) => Body::S3d3TsSelect(Default::default()),
-            Some(StructKind::S2d2Rs) => Body::S2d2Rs(Default::default()),
-            None => Body::Opaque(Default::default()),
-        }
-    }
-
-    /// The body's fields with absolute layout.
-    pub fn fields(&self) -> Vec<(&'static FieldMeta, &dyn FieldDyn)> {
-        match self {
-            Body::S4d4Tsm(s) => s.fields(),
-            Body::S2Bn(s) => s.fields(),
-            Body::S2d2TsAs(s) => s.fields(),
-            Body::D4Iota(s) => s.fields(),
-            Body::S3d3Ts(s) => s.fields(),
-            Body::S3d3TsSelect(s) => s.fields(),
-            Body::S2d2Rs(s) => s.fields(),
-            Body::Opaque(s) => s.fields(),
-        }
-    }
-
-    /// The body's fields, mutably.
-    pub fn fields_mut(&mut self) -> Vec<(&'static FieldMeta, &mut dyn FieldDyn)> {
-        match self {
-            Body::S4d4Tsm(s) => s.fields_mut(),
-            Body::S2Bn(s) => s.fields_mut(),
-            Body::S2d2TsAs(s) => s.fields_mut(),
-            Body::D4Iota(s) => s.fields_mut(),
-            Body::S3d3Ts(s) => s.fields_mut(),
-            Body::S3d3TsSelect(s) => s.fields_mut(),
-            Body::S2d2Rs(s) => s.fields_mut(),
-            Body::Opaque(s) => s.fields_mut(),
-        }
-    }
 }
 
 impl Instruction {

@@ -281,7 +281,9 @@ mod tests {
                 }
                 let mut m = Machine::new(Config::new(gen));
                 let bytes: Vec<u8> = xs.iter().flat_map(|v| v.to_le_bytes()).collect();
-                let t = HostTensor::new(Space::Sbuf, 0, p, src, Dtype::FP32, epp);
+                let t = HostTensor::at(Space::Sbuf, 0..p)
+                    .offset(src)
+                    .elements(Dtype::FP32, epp);
                 m.write_tensor(&t, &bytes).unwrap();
                 for c in 0..p as usize {
                     let f = Flops {
@@ -309,7 +311,7 @@ mod tests {
                 }
                 m.step(&i).unwrap();
                 let got = m
-                    .read_tensor(&HostTensor::new(space, 0, p, dst, out, epp))
+                    .read_tensor(&HostTensor::at(space, 0..p).offset(dst).elements(out, epp))
                     .unwrap();
                 let size = out.size().unwrap();
                 for (k, &v) in xs.iter().enumerate() {

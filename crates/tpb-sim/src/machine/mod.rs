@@ -15,8 +15,8 @@ mod memory;
 mod report;
 
 pub use report::{
-    Fault, FaultCause, HostError, HostTensor, InstId, Region, RunReport, StepReport, Warning,
-    WarningKind,
+    Fault, FaultCause, HostError, HostTensor, InstId, MemAccess, Region, RunReport, StepReport,
+    Warning, WarningKind, MAX_ACCESS_RUNS,
 };
 
 pub(crate) use memory::Memory;
@@ -122,6 +122,8 @@ pub struct Machine {
     config: Config,
     state: State,
     scratch: Scratch,
+    /// Whether step reports list each operand's footprint (for race detection).
+    record_accesses: bool,
 }
 
 impl PartialEq for Machine {
@@ -154,6 +156,7 @@ impl Machine {
             },
             scratch: Scratch::new(),
             config,
+            record_accesses: false,
         }
     }
 
@@ -181,34 +184,7 @@ impl Machine {
 
     /// Checks a host tensor and returns (row bytes, total bytes).
     fn host_check(&self, t: &HostTensor) -> Result<(u64, u64), HostError> {
-        let mem = &self.state.mem;
-        if !mem.has(t.space) {
-            return Err(HostError::NoSuchSpace {
-                gen: self.config.gen,
-                space: t.space,
-            });
-        }
-        let size = t.dtype.size().ok_or(HostError::Dtype(t.dtype))?;
-        let end_p = u64::from(t.start_partition) + u64::from(t.partitions);
-        if end_p > u64::from(NUM_CHANNELS) {
-            return Err(HostError::Partitions {
-                start: u64::from(t.start_partition),
-                end: end_p,
-                max: NUM_CHANNELS,
-            });
-        }
-        let active = mem.active(t.space);
-        let row = t.elems_per_partition.checked_mul(size as u64);
-        let end_b = row.and_then(|r| r.checked_add(t.byte_offset));
-        match (row, end_b) {
-            (Some(row), Some(end)) if end <= active => Ok((row, row * u64::from(t.partitions))),
-            _ => Err(HostError::Bytes {
-                space: t.space,
-                start: t.byte_offset,
-                end: end_b.unwrap_or(u64::MAX),
-                active,
-            }),
-        }
+        t.check(self.config.gen)
     }
 
     /// Writes a tensor (host → device DMA): `bytes` holds `partitions` rows of
@@ -346,6 +322,27 @@ impl Machine {
     /// §3.8); compute, with every fault and strict-mode error found before the first write;
     /// commit; apply the wait's effect and the update. On `Err` nothing has changed.
     pub fn step_at(&mut self, index: usize, inst: &Instruction) -> Result<StepReport, Fault> {
+        self.run_one(index, inst, true)
+    }
+
+    /// As [`Machine::step_at`] without the EVENTS wait and update: for a scheduler that
+    /// evaluates them itself (the multi-engine runner of [`crate::engines`]).
+    pub fn execute_at(&mut self, index: usize, inst: &Instruction) -> Result<StepReport, Fault> {
+        self.run_one(index, inst, false)
+    }
+
+    /// Makes step reports list every memory operand's footprint
+    /// ([`StepReport::accesses`]), or stops it (the default: off).
+    pub fn set_access_recording(&mut self, on: bool) {
+        self.record_accesses = on;
+    }
+
+    fn run_one(
+        &mut self,
+        index: usize,
+        inst: &Instruction,
+        events: bool,
+    ) -> Result<StepReport, Fault> {
         let gen = self.config.gen;
         let id = InstId {
             index,
@@ -358,8 +355,15 @@ impl Machine {
                 report: validate(inst, gen),
             }));
         }
-        let plan = events::plan(&inst.events, &self.state).map_err(fault)?;
-        let mut out = Outcome::default();
+        let plan = if events {
+            events::plan(&inst.events, &self.state).map_err(fault)?
+        } else {
+            events::EventPlan::default()
+        };
+        let mut out = Outcome {
+            accesses: self.record_accesses.then(Vec::new),
+            ..Outcome::default()
+        };
         let stub = match firmware_stub_log(inst.header.opcode.0) {
             Some(line) if self.config.firmware_stubs && firmware_stubs_apply(gen) => Some(line),
             _ => None,

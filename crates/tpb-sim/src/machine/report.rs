@@ -244,7 +244,31 @@ pub struct StepReport {
     pub warnings: Vec<Warning>,
     /// The firmware's log line when the instruction ran as a stub.
     pub log: Option<&'static str>,
+    /// Every memory operand it read or wrote, when access recording is on
+    /// ([`Machine::set_access_recording`](crate::Machine::set_access_recording)); else empty.
+    pub accesses: Vec<MemAccess>,
 }
+
+/// One operand's memory footprint, for race detection: the same byte ranges in each of
+/// `region.partitions`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemAccess {
+    /// The operand, e.g. `src_mem_pattern`.
+    pub operand: &'static str,
+    /// A write (else a read).
+    pub write: bool,
+    /// The hull: space, partitions, and the byte range the runs span.
+    pub region: Region,
+    /// The bytes touched inside each partition: sorted, disjoint, non-empty ranges. When the
+    /// walk has more than [`MAX_ACCESS_RUNS`] runs it is summarised by its hull (`exact`
+    /// false), which may cover bytes the walk skips.
+    pub runs: Vec<Range<u64>>,
+    /// Whether `runs` is exact.
+    pub exact: bool,
+}
+
+/// The most byte runs a [`MemAccess`] lists before it is summarised by its hull.
+pub const MAX_ACCESS_RUNS: usize = 4096;
 
 impl fmt::Display for StepReport {
     /// One trace line: index, mnemonic, elements, bytes written, warnings.
@@ -320,23 +344,46 @@ pub struct HostTensor {
 }
 
 impl HostTensor {
-    /// A tensor of `dtype` at (`space`, `start_partition`.., `byte_offset`).
-    pub const fn new(
-        space: Space,
-        start_partition: u32,
-        partitions: u32,
-        byte_offset: u64,
-        dtype: Dtype,
-        elems_per_partition: u64,
-    ) -> HostTensor {
+    /// An empty tensor (no elements, byte offset 0) on `partitions` of `space`; name the rest
+    /// with [`HostTensor::offset`] and [`HostTensor::elements`]:
+    ///
+    /// ```
+    /// use tpb_isa::{geometry::Space, Dtype};
+    /// use tpb_sim::HostTensor;
+    /// let t = HostTensor::at(Space::Sbuf, 0..2).offset(0x100).elements(Dtype::FP32, 4);
+    /// assert_eq!((t.partitions, t.byte_offset, t.len()), (2, 0x100, Some(32)));
+    /// ```
+    pub const fn at(space: Space, partitions: Range<u32>) -> HostTensor {
         HostTensor {
             space,
-            start_partition,
-            partitions,
-            byte_offset,
-            dtype,
-            elems_per_partition,
+            start_partition: partitions.start,
+            partitions: partitions.end.saturating_sub(partitions.start),
+            byte_offset: 0,
+            dtype: Dtype::UINT8,
+            elems_per_partition: 0,
         }
+    }
+
+    /// The same tensor starting at byte `byte_offset` of each partition.
+    pub const fn offset(self, byte_offset: u64) -> HostTensor {
+        HostTensor {
+            byte_offset,
+            ..self
+        }
+    }
+
+    /// The same tensor holding `per_partition` elements of `dtype` in each partition.
+    pub const fn elements(self, dtype: Dtype, per_partition: u64) -> HostTensor {
+        HostTensor {
+            dtype,
+            elems_per_partition: per_partition,
+            ..self
+        }
+    }
+
+    /// The partition range.
+    pub const fn partition_range(&self) -> Range<u32> {
+        self.start_partition..self.start_partition.saturating_add(self.partitions)
     }
 
     /// Bytes per partition, if `dtype` has a byte size and the product fits.

@@ -177,7 +177,9 @@ impl World {
                     continue;
                 }
                 let bytes: Vec<u8> = (lo..hi).map(|_| self.rng.next() as u8).collect();
-                let t = HostTensor::new(space, p, 1, lo as u64, Dtype::UINT8, (hi - lo) as u64);
+                let t = HostTensor::at(space, p..p + 1)
+                    .offset(lo as u64)
+                    .elements(Dtype::UINT8, (hi - lo) as u64);
                 self.m.write_tensor(&t, &bytes).unwrap();
                 let base = p as usize * WINDOW;
                 self.r.mem[si][base + lo..base + hi].copy_from_slice(&bytes);

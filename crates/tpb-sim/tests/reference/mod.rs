@@ -371,7 +371,7 @@ pub fn step(st: &mut RefState, inst: &Instruction, strict: bool) -> Result<Vec<R
         Body::S3d3Ts(s) => tensor_scalar(st, &mut after_wait, s, op, &mut warns, strict)?,
         Body::S3d3TsSelect(s) => ts_select(st, &mut after_wait, s, &mut warns, strict)?,
         Body::S2d2Rs(s) => range_select(st, &mut after_wait, s, &mut warns, strict)?,
-        Body::Opaque(_) => return Err(RefFault::Unsupported),
+        _ => return Err(RefFault::Unsupported),
     }
     events_after(&mut after_wait, &inst.events)?;
     *st = after_wait;

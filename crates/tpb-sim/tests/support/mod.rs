@@ -64,7 +64,9 @@ pub fn write_rows(
             bytes.extend_from_slice(&x.to_le_bytes()[..size]);
         }
     }
-    let t = HostTensor::new(space, p0, rows.len() as u32, off, dtype, epp);
+    let t = HostTensor::at(space, p0..p0 + rows.len() as u32)
+        .offset(off)
+        .elements(dtype, epp);
     m.write_tensor(&t, &bytes).unwrap();
 }
 
@@ -79,7 +81,9 @@ pub fn read_rows(
     epp: u64,
 ) -> Vec<Vec<u32>> {
     let size = dtype.size().unwrap();
-    let t = HostTensor::new(space, p0, np, off, dtype, epp);
+    let t = HostTensor::at(space, p0..p0 + np)
+        .offset(off)
+        .elements(dtype, epp);
     let b = m.read_tensor(&t).unwrap();
     b.chunks(size * epp as usize)
         .map(|row| {

@@ -65,6 +65,13 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
             return Ok(ExitCode::from(1));
         }
     };
+    if let Err(errors) = super::run::program::engines_of(&assembly, assembly.final_gen) {
+        for (line, col, m) in &errors {
+            eprintln!("{name}:{line}:{col}: {m}");
+        }
+        eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
+        return Ok(ExitCode::from(1));
+    }
     if !args.no_validate {
         let mut bad = 0;
         for s in assembly.instructions() {

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Cursor, Read};
 use std::ops::Range;
 use std::path::PathBuf;
-use tpb_isa::opcode::{Engine, Maintenance, KNOWN_UNMODELLED};
+use tpb_isa::opcode::KNOWN_UNMODELLED;
 use tpb_isa::validate::Finding;
 use tpb_isa::wire::DecodeError;
 use tpb_isa::wire::{field::hex, BUNDLE_BYTES, INST_WORD_LEN};
@@ -285,15 +285,8 @@ pub fn opcode_summary(op: Opcode, gen: Gen) -> String {
             opcode_label(op, gen)
         );
     };
-    let engine = match r.engine {
-        Engine::Dve => "vector engine (DVE)",
-        Engine::Pool => "GpSimd engine (POOL)",
-    };
-    let maintenance = match r.maintenance {
-        Maintenance::Maintained => "maintained",
-        Maintenance::DeprecatedWorking => "deprecated, still working",
-        Maintenance::NotMaintained => "not maintained (log-only firmware stub)",
-    };
+    let engine = r.engine.describe();
+    let maintenance = r.maintenance.describe();
     format!(
         "{} = {} {:#04x}, struct {}, {engine}, {maintenance}",
         r.mnemonic,

@@ -20,9 +20,11 @@
 pub mod bind;
 pub mod check;
 pub mod data;
+pub mod engines;
 pub mod program;
-pub mod region;
+use tpb_sim::region;
 pub mod show;
+pub mod timeline;
 pub mod value;
 
 use super::input::GenArg;
@@ -30,7 +32,7 @@ use super::CliError;
 use crate::npy::NpyStyle;
 use bind::{Binding, Origin, Paths, Want};
 use program::Program;
-use region::{parse_dtype, Bound, RegionSpec};
+use region::{parse_dtype, BoundRegion as Bound, RegionSpec};
 use serde_json::json;
 use show::Picture;
 use std::path::{Path, PathBuf};
@@ -96,6 +98,25 @@ pub struct Args {
     /// `ml-dtypes` (<V2/|V1 blobs as ml_dtypes writes them).
     #[arg(long, value_enum, default_value_t = StyleArg::Bits, value_name = "STYLE")]
     pub npy_style: StyleArg,
+    /// Run the program as one in-order stream (no engines, no timing, no race detection).
+    #[arg(long)]
+    pub serial: bool,
+    /// Add a binary program as the queue of one engine (pe, act, pool, dve, sp; repeatable).
+    #[arg(long = "queue", value_name = "ENGINE=FILE.bin")]
+    pub queues: Vec<String>,
+    /// Exit 0 even when races are found (they are still reported).
+    #[arg(long)]
+    pub allow_races: bool,
+    /// Write the run's timeline: `.json` (Chrome trace events, for Perfetto) or `.svg`
+    /// (a Gantt chart); repeatable.
+    #[arg(long, value_name = "FILE.json|FILE.svg")]
+    pub timeline: Vec<PathBuf>,
+    /// Override a timing-model constant (repeatable; see the README's assumptions).
+    #[arg(long = "timing", value_name = "NAME=VALUE")]
+    pub timing: Vec<String>,
+    /// Read timing-model overrides from a file of `NAME = VALUE` lines.
+    #[arg(long, value_name = "FILE")]
+    pub timing_file: Option<PathBuf>,
 }
 
 /// `--fp8-e4m3`.
@@ -163,7 +184,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Some(_) => Some(args.gen.resolve()?),
         None => None,
     };
-    let program = program::load(args.program.as_deref(), args.hex.as_deref(), gen_flag)?;
+    let program = if args.program.is_none() && args.hex.is_none() && !args.queues.is_empty() {
+        Program::empty(gen_flag)
+    } else {
+        program::load(args.program.as_deref(), args.hex.as_deref(), gen_flag)?
+    };
+    let program = engines::with_queues(&args, program)?;
     let fp8 = Fp8Config {
         ocp_sat: args.fp8_ocp_sat,
         e4m3: match args.fp8_e4m3 {
@@ -181,6 +207,20 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     let mut machine = Machine::new(config);
     let plan = plan(&args, &program, &fp8, &machine)?;
+    if !args.serial {
+        match engines::mid_program(&program, &plan) {
+            None => return engines::run(&args, &program, machine, &plan, &fp8, style),
+            Some(why) if args.timeline.is_empty() => {
+                println!("mode     one in-order stream (as --serial): {why}")
+            }
+            Some(why) => {
+                return Err(CliError::Msg(format!(
+                    "--timeline needs the engine model, but {why}; move it to the start or \
+                     the end of the program"
+                )))
+            }
+        }
+    }
 
     let n = program.insts.len();
     println!(
@@ -326,7 +366,7 @@ fn prepare(
             Action::In { bound, data, file }
         }
         Binding::Out { region, file } => Action::Out {
-            bound: region.bind()?,
+            bound: region.bind().map_err(|e| e.to_string())?,
             file,
         },
         Binding::Reg { index, value } => Action::Reg { index, value },
@@ -368,7 +408,7 @@ fn prepare(
                     .or(Some(vec![region.partitions() as usize, size.1])),
                 ..region
             };
-            let bound = region.bind()?;
+            let bound = region.bind().map_err(|e| e.to_string())?;
             let mark = mark
                 .map(|m| value::parse_element(&m, bound.tensor.dtype, fp8))
                 .transpose()
@@ -397,7 +437,7 @@ fn bind_values(region: &RegionSpec, count: usize) -> Result<Bound, String> {
     };
     match &region.shape {
         Some(_) => {
-            let b = region.bind()?;
+            let b = region.bind().map_err(|e| e.to_string())?;
             if b.count() != count as u64 {
                 return Err(format!(
                     "{count} value{} for the {} elements of {b}",
@@ -415,7 +455,9 @@ fn bind_values(region: &RegionSpec, count: usize) -> Result<Bound, String> {
                     plural(count)
                 ));
             }
-            region.bind_to(dtype, &[parts, count / parts])
+            region
+                .bind_to(dtype, &[parts, count / parts])
+                .map_err(|e| e.to_string())
         }
     }
 }

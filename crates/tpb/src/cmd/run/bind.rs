@@ -12,12 +12,12 @@
 //! Whitespace around `@`, `==` and `=` is allowed. Paths are kept as written here; the
 //! caller resolves them (see [`Paths`]).
 
-use super::region::{number, parse_dtype, RegionSpec};
 use super::value::parse_register_value;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use tpb_isa::geometry::NUM_REGISTERS;
 use tpb_isa::Dtype;
+use tpb_sim::region::{parse_dtype, parse_number as number, RegionSpec};
 
 /// The default size of a `.show` picture.
 pub const SHOW_DEFAULT: (usize, usize) = (8, 8);
@@ -115,7 +115,7 @@ pub fn parse(kind: &str, text: &str, paths: Paths<'_>) -> Result<Binding, String
                 .ok_or("expected FILE.npy@REGION, e.g. scores.npy@sbuf[p0..128]+0x0:fp32")?;
             Ok(Binding::In {
                 file: input(nonempty(file, "file")?),
-                region: RegionSpec::parse(region)?,
+                region: RegionSpec::parse(region).map_err(|e| e.to_string())?,
             })
         }
         "out" => {
@@ -123,7 +123,7 @@ pub fn parse(kind: &str, text: &str, paths: Paths<'_>) -> Result<Binding, String
                 "expected REGION@FILE.npy, e.g. sbuf[p0..128]+0x800:bf16:128x512@masked.npy",
             )?;
             Ok(Binding::Out {
-                region: RegionSpec::parse(region)?,
+                region: RegionSpec::parse(region).map_err(|e| e.to_string())?,
                 file: paths.outputs.join(nonempty(file, "file")?.trim()),
             })
         }
@@ -170,7 +170,7 @@ pub fn parse(kind: &str, text: &str, paths: Paths<'_>) -> Result<Binding, String
                 None => Want::File(input(nonempty(rhs, "file")?)),
             };
             Ok(Binding::Expect {
-                region: RegionSpec::parse(region)?,
+                region: RegionSpec::parse(region).map_err(|e| e.to_string())?,
                 want,
             })
         }
@@ -180,7 +180,8 @@ pub fn parse(kind: &str, text: &str, paths: Paths<'_>) -> Result<Binding, String
                 words
                     .next()
                     .ok_or("expected REGION [ROWSxCOLS] [mark=VALUE]")?,
-            )?;
+            )
+            .map_err(|e| e.to_string())?;
             let (mut size, mut mark) = (SHOW_DEFAULT, None);
             for w in words {
                 if let Some(v) = w.strip_prefix("mark=") {
@@ -197,7 +198,9 @@ pub fn parse(kind: &str, text: &str, paths: Paths<'_>) -> Result<Binding, String
             }
             Ok(Binding::Show { region, size, mark })
         }
-        "dtype" => Ok(Binding::DefaultDtype(parse_dtype(text)?)),
+        "dtype" => Ok(Binding::DefaultDtype(
+            parse_dtype(text).map_err(|e| e.to_string())?,
+        )),
         other => Err(format!("unknown binding `{other}`")),
     }
 }

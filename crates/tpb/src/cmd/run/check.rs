@@ -1,10 +1,10 @@
 //! `.expect`: bit-exact comparison of a region with expected elements, and the one-line
 //! description of the first difference.
 
-use super::region::Bound;
 use super::value::element_text;
 use tpb_isa::Dtype;
 use tpb_sim::numerics::Fp8Config;
+use tpb_sim::region::BoundRegion as Bound;
 
 /// How a region differs from what was expected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +90,7 @@ pub fn describe(b: &Bound, m: &Mismatch, fp8: &Fp8Config) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::run::region::RegionSpec;
+    use tpb_sim::region::RegionSpec;
 
     #[test]
     fn first_difference_and_count() {

@@ -11,10 +11,10 @@
 //! - any other disagreement (e.g. a float16 file for a bfloat16 region) is an error: tpb never
 //!   converts values on the way in.
 
-use super::region::{Bound, RegionSpec};
 use crate::npy::{read_npy, write_npy_file, NpyArray, NpyError, NpyStyle};
 use std::path::Path;
 use tpb_isa::Dtype;
+use tpb_sim::region::{BoundRegion as Bound, RegionSpec};
 
 /// Reads `path` for `region`, with `default_dtype` (`--dtype`) used when the region names
 /// none, and binds the region to the array. Errors are one line naming the file.

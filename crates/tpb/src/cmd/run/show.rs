@@ -6,10 +6,10 @@
 //! (for the causal mask: `#` where the fill was written).
 
 use super::check::element;
-use super::region::Bound;
 use super::value::compact_text;
 use std::fmt::Write as _;
 use tpb_sim::numerics::Fp8Config;
+use tpb_sim::region::BoundRegion as Bound;
 
 /// Width of one value cell.
 const CELL: usize = 7;
@@ -71,7 +71,7 @@ pub fn render(b: &Bound, data: &[u8], pic: &Picture, fp8: &Fp8Config, indent: &s
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::run::region::RegionSpec;
+    use tpb_sim::region::RegionSpec;
 
     #[test]
     fn marks_and_values() {
