@@ -100,7 +100,8 @@ pub fn home(inst: &Instruction, gen: Gen) -> Home {
     match inst.info(gen).map(|r| r.engine) {
         Some(Engine::Dve) => Home::Only(EngineId::Dve),
         Some(Engine::Pool) => Home::Only(EngineId::Pool),
-        None => Home::Any,
+        // `Engine` is non-exhaustive: an engine this runner does not model has no queue.
+        Some(_) | None => Home::Any,
     }
 }
 
