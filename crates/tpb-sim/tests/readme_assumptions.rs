@@ -27,7 +27,10 @@ fn readme_lists_every_timing_constant_with_its_default() {
         .split_once("## Assumptions")
         .expect("an `## Assumptions` section");
     for c in tpb_sim::assumptions::TIMING_CONSTANTS {
-        let row = format!("| `{}` | {} | {} | {} |", c.name, c.default, c.unit, c.source);
+        let row = format!(
+            "| `{}` | {} | {} | {} |",
+            c.name, c.default, c.unit, c.source
+        );
         assert!(list.contains(&row), "README's timing table lacks {row}");
     }
 }
