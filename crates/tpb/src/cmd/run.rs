@@ -139,10 +139,13 @@ pub enum StyleArg {
 
 /// A binding ready to perform: files read, regions bound.
 enum Action {
+    /// The file was read and checked while planning, then dropped: it is read again when
+    /// the action runs, so a run holds one input file in memory at a time, not all of them.
     In {
         bound: Bound,
-        data: Vec<u8>,
         file: PathBuf,
+        region: RegionSpec,
+        default_dtype: Option<Dtype>,
     },
     Out {
         bound: Bound,
@@ -362,8 +365,13 @@ fn prepare(
 ) -> Result<Option<Action>, String> {
     Ok(Some(match b {
         Binding::In { file, region } => {
-            let (bound, data) = data::read_for_region(&file, &region, default_dtype)?;
-            Action::In { bound, data, file }
+            let (bound, _) = data::read_for_region(&file, &region, default_dtype)?;
+            Action::In {
+                bound,
+                file,
+                region,
+                default_dtype,
+            }
         }
         Binding::Out { region, file } => Action::Out {
             bound: region.bind().map_err(|e| e.to_string())?,
@@ -475,8 +483,22 @@ fn perform(
     let host = |e: tpb_sim::HostError| CliError::Msg(format!("{}: {e}", a.origin));
     let when = when(&a.action, a.at, n);
     match &a.action {
-        Action::In { bound, data, file } => {
-            m.write_tensor(&bound.tensor, data).map_err(host)?;
+        Action::In {
+            bound,
+            file,
+            region,
+            default_dtype,
+        } => {
+            let (again, data) = data::read_for_region(file, region, *default_dtype)
+                .map_err(|e| CliError::Msg(format!("{}: {e}", a.origin)))?;
+            if again.tensor != bound.tensor {
+                return Err(CliError::Msg(format!(
+                    "{}: {} changed while the program ran",
+                    a.origin,
+                    file.display()
+                )));
+            }
+            m.write_tensor(&bound.tensor, &data).map_err(host)?;
             println!("in       {} -> {bound}{when}", file.display());
         }
         Action::Reg { index, value } => {
