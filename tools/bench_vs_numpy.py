@@ -82,23 +82,30 @@ class Sbuf:
 
 # ---- the cases: (program text for tpb, numpy function, output region) ---------------------
 
+OFF_D = 0x10000  # the output's byte offset in each partition
+
+
+def operand(din):
+    """The input of an elementwise case: its data, the .in binding and the SBUF holding it."""
+    tin, nin = DT[din]
+    x = data(tin)
+    sb = Sbuf()
+    sb.view(0, tin, F)[...] = x
+    return tin, nin, sb, ("x.npy", x, f"sbuf[p0..128]+0x0:{nin}:128x{F}")
+
 
 def ptr_multi(din, dout):
-    tin, nin = DT[din]
+    tin, nin, sb, x_in = operand(din)
     tout, nout = DT[dout]
     s = F // W
     scales = (np.arange(P * W, dtype=np.float32).reshape(P, W) % 7 - 3) * 0.37
-    x = data(tin)
-    off_d = 0x10000
+    off_d = OFF_D
     off_s = 0x30000
-    inputs = [("x.npy", x, f"sbuf[p0..128]+0x0:{nin}:128x{F}"),
-              ("s.npy", scales, f"sbuf[p0..128]+{off_s:#x}:fp32:128x{W}")]
+    inputs = [x_in, ("s.npy", scales, f"sbuf[p0..128]+{off_s:#x}:fp32:128x{W}")]
     setup = f"imm_ld_arith src=sbuf[p0..128]+{off_s:#x}:[[1,{W}]] dtype=fp32\n"
     pat = f"[[1,{s}],[1,1],[1,1],[{s},{W}]]"
     inst = (f"ptr_multi_arith src=sbuf[p0..128]+0x0:{pat} in={nin} out={nout} op=mult "
             f"op_dim=xyz dst=sbuf[p0..128]+{off_d:#x}:{pat}\n")
-    sb = Sbuf()
-    sb.view(0, tin, F)[...] = x
     tmp = np.empty((P, F), np.float32)
 
     def numpy_path():
@@ -111,15 +118,12 @@ def ptr_multi(din, dout):
 
 
 def tensor_scalar(din, dout):
-    tin, nin = DT[din]
+    tin, nin, sb, x_in = operand(din)
     tout, nout = DT[dout]
-    x = data(tin)
-    off_d = 0x10000
-    inputs = [("x.npy", x, f"sbuf[p0..128]+0x0:{nin}:128x{F}")]
+    off_d = OFF_D
+    inputs = [x_in]
     inst = (f"ts_arith src=sbuf[p0..128]+0x0:[[1,{F}]] in={nin} out={nout} op0=mult "
             f"imm0=1.5 op1=add imm1=0.25 dst=sbuf[p0..128]+{off_d:#x}:[[1,{F}]]\n")
-    sb = Sbuf()
-    sb.view(0, tin, F)[...] = x
     tmp = np.empty((P, F), np.float32)
 
     def numpy_path():
@@ -132,17 +136,14 @@ def tensor_scalar(din, dout):
 
 
 def affine_select(din, dout):
-    tin, nin = DT[din]
+    tin, nin, sb, x_in = operand(din)
     tout, nout = DT[dout]
-    x = data(tin)
-    off_d = 0x10000
+    off_d = OFF_D
     fill = np.float32(-3.4028235e38)
-    inputs = [("x.npy", x, f"sbuf[p0..128]+0x0:{nin}:128x{F}")]
+    inputs = [x_in]
     setup = ""
     inst = (f"affine_select dtypes={nin}->{nout} cmp=ge fill_reg=7 pattern=0:[[-1,{F}]] "
             f"multiplier=1 src=sbuf[p0..128]+0x0:[[1,{F}]] dst=sbuf[p0..128]+{off_d:#x}:[[1,{F}]]\n")
-    sb = Sbuf()
-    sb.view(0, tin, F)[...] = x
 
     def numpy_path():
         # The causal mask: keep where p - k >= 0 (the ramp base + k·step + p·multiplier).
@@ -221,7 +222,7 @@ def time_numpy(f, reps, k):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--reps", type=int, default=3, help="repetitions, best kept")
+    ap.add_argument("--reps", type=int, default=5, help="repetitions, best kept")
     ap.add_argument("--k", type=int, default=16, help="instruction copies per program")
     ap.add_argument("--only", default="", help="run the cases whose name contains this")
     ap.add_argument("--tpb", default="", help="tpb binary (default: build target/release/tpb)")
