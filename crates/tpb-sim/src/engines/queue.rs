@@ -100,7 +100,7 @@ pub fn home(inst: &Instruction, gen: Gen) -> Home {
     match inst.info(gen).map(|r| r.engine) {
         Some(Engine::Dve) => Home::Only(EngineId::Dve),
         Some(Engine::Pool) => Home::Only(EngineId::Pool),
-        // EventSemaphore (`Engine::Any`) and opcodes tpb does not model run on any queue.
+        // A table engine this model does not know yet, or no row: any queue.
         _ => Home::Any,
     }
 }

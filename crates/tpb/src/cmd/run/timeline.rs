@@ -34,16 +34,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     if let Some(d) = dir {
         std::fs::create_dir_all(d).map_err(|e| CliError::io(d, e))?;
     }
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("timeline");
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(|e| CliError::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        CliError::io(path, e)
-    })
+    crate::atomic::write_file(path, bytes).map_err(|e| CliError::io(path, e))
 }
 
 /// Microseconds (the trace format's unit) from picoseconds.
@@ -113,7 +104,7 @@ pub fn chrome_trace(program: &Program, run: &EngineRun) -> Value {
         ev.push(json!({
             "name": format!("race {}", r.kind.short()), "cat": "race", "ph": "i", "s": "t",
             "pid": 1, "tid": tid(r.second.engine), "ts": us(s.start_ps),
-            "args": {"report": race_text(program, r)}
+            "args": {"report": race_text(program, run, r)}
         }));
     }
     json!({"traceEvents": ev, "displayTimeUnit": "ns",
@@ -245,7 +236,7 @@ pub fn svg(program: &Program, run: &EngineRun) -> String {
         let _ = writeln!(
             o,
             r##"<path class="race" d="M {x0:.2} {y0} l -6 -8 h 12 z" fill="#d62728"><title>race: {}</title></path>"##,
-            esc(&race_text(program, r)),
+            esc(&race_text(program, run, r)),
             x0 = x(s.start_ps),
             y0 = y + 8.0
         );
