@@ -225,9 +225,9 @@ pub fn run_engines(
         .collect();
     let mut obj_writer: Vec<Option<usize>> = vec![None; NUM_OBJECTS];
     let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
-    let mut pending: Vec<Pending> = Vec::new();
-    let mut steps: Vec<ScheduledStep> = Vec::new();
-    let mut counters: Vec<CounterSample> = Vec::new();
+    let mut pending: Vec<Pending> = Vec::with_capacity(insts.len());
+    let mut steps: Vec<ScheduledStep> = Vec::with_capacity(insts.len());
+    let mut counters: Vec<CounterSample> = Vec::with_capacity(insts.len() + 16);
     let mut seen = vec![false; NUM_OBJECTS];
     let mut detector = Detector::new(opts.max_races);
     let mut now = 0u64;
@@ -330,7 +330,7 @@ pub fn run_engines(
             let enabled_by = waited_on.and_then(|o| obj_writer[o.slot()]);
             en.clock[e.index()] += 2;
             let epochs = (en.clock[e.index()] - 1, en.clock[e.index()]);
-            let report = match m.execute_at(i, inst) {
+            let mut report = match m.execute_at(i, inst) {
                 Ok(r) => r,
                 Err(fault) => {
                     break 'run Stop::Fault {
@@ -375,6 +375,8 @@ pub fn run_engines(
                     .filter(|a| a.write)
                     .map(|a| a.region.clone()),
             );
+            // The footprint has served; the machine reuses its buffer.
+            m.recycle_accesses(std::mem::take(&mut report.accesses));
             if let Some(u) = sync.update {
                 let mut clock = en.clock;
                 clock[e.index()] = if u.at_read { epochs.0 } else { epochs.1 };
