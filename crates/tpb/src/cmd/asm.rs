@@ -87,7 +87,7 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
         }
     }
     let bytes = assembly.to_bytes();
-    std::fs::write(&args.output, &bytes).map_err(|e| CliError::io(&args.output, e))?;
+    crate::atomic::write_file(&args.output, &bytes).map_err(|e| CliError::io(&args.output, e))?;
     eprintln!(
         "wrote {} bundle(s), {} bytes, to {}",
         bytes.len() / 64,

@@ -34,16 +34,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     if let Some(d) = dir {
         std::fs::create_dir_all(d).map_err(|e| CliError::io(d, e))?;
     }
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("timeline");
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(|e| CliError::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        CliError::io(path, e)
-    })
+    crate::atomic::write_file(path, bytes).map_err(|e| CliError::io(path, e))
 }
 
 /// Microseconds (the trace format's unit) from picoseconds.
