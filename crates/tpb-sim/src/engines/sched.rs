@@ -8,12 +8,13 @@
 
 use super::queue::{split, EngineId, NUM_ENGINES};
 use super::race::{join, Clock, Detector, History, Race, RaceSide};
-use super::sync::{decode, Object, Op, Wait, NUM_OBJECTS};
+use super::sync::{decode, Object, Op, Sync, Wait, NUM_OBJECTS};
 use super::timing::{Costs, Timing};
 use crate::machine::{Fault, InstId, Machine, Region, RunReport, StepReport};
 use crate::machine::{NUM_EVENTS, NUM_SEMAPHORES};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use tpb_isa::validate::is_valid;
 use tpb_isa::Instruction;
 
 /// How to run.
@@ -179,6 +180,8 @@ struct Engine {
     clock: Clock,
     last_writes: Vec<Region>,
     previous: Option<usize>,
+    /// The head instruction's decoded waits and update (queue position, sync).
+    head: Option<(usize, Sync)>,
 }
 
 fn overlaps(a: &Region, b: &Region) -> bool {
@@ -210,6 +213,7 @@ pub fn run_engines(
             clock: [0; NUM_ENGINES],
             last_writes: Vec::new(),
             previous: None,
+            head: None,
         })
         .collect();
     let mut sems: [i32; NUM_SEMAPHORES] = *m.semaphores();
@@ -289,17 +293,28 @@ pub fn run_engines(
             }
             let i = en.queue[en.pc];
             let inst = &insts[i];
-            let id = inst_id(inst, m, i);
-            let sync = match decode(&inst.events, m.registers()) {
-                Ok(s) => s,
-                Err(cause) => {
-                    break 'run Stop::Fault {
-                        engine: e,
-                        queue_index: en.pc,
-                        fault: Fault { inst: id, cause },
+            let sync = match en.head {
+                Some((pc, s)) if pc == en.pc => s,
+                _ => match decode(&inst.events, m.registers()) {
+                    Ok(s) => s,
+                    Err(cause) => {
+                        // An invalid instruction is reported as such, every failing rule.
+                        let invalid = (!is_valid(inst, m.gen()))
+                            .then(|| m.execute_at(i, inst).err())
+                            .flatten();
+                        let fault = invalid.unwrap_or(Fault {
+                            inst: inst_id(inst, m, i),
+                            cause,
+                        });
+                        break 'run Stop::Fault {
+                            engine: e,
+                            queue_index: en.pc,
+                            fault,
+                        };
                     }
-                }
+                },
             };
+            eng[e.index()].head = Some((eng[e.index()].pc, sync));
             if !sync.waits.iter().flatten().all(|w| w.holds(&sems, &events)) {
                 continue;
             }
