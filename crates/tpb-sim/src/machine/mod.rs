@@ -124,6 +124,8 @@ pub struct Machine {
     scratch: Scratch,
     /// Whether step reports list each operand's footprint (for race detection).
     record_accesses: bool,
+    /// A cleared footprint list to reuse (see [`Machine::recycle_accesses`]).
+    spare_accesses: Vec<MemAccess>,
 }
 
 impl PartialEq for Machine {
@@ -157,6 +159,7 @@ impl Machine {
             scratch: Scratch::new(),
             config,
             record_accesses: false,
+            spare_accesses: Vec::new(),
         }
     }
 
@@ -337,6 +340,13 @@ impl Machine {
         self.record_accesses = on;
     }
 
+    /// Hands a [`StepReport::accesses`] list back for the next step to fill, saving an
+    /// allocation per instruction.
+    pub fn recycle_accesses(&mut self, mut list: Vec<MemAccess>) {
+        list.clear();
+        self.spare_accesses = list;
+    }
+
     fn run_one(
         &mut self,
         index: usize,
@@ -361,7 +371,9 @@ impl Machine {
             events::EventPlan::default()
         };
         let mut out = Outcome {
-            accesses: self.record_accesses.then(Vec::new),
+            accesses: self
+                .record_accesses
+                .then(|| std::mem::take(&mut self.spare_accesses)),
             ..Outcome::default()
         };
         let stub = match firmware_stub_log(inst.header.opcode.0) {
