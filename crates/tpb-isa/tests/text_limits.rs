@@ -96,3 +96,14 @@ fn out_of_range_float_literals_are_refused() {
         "{e}"
     );
 }
+
+/// Issue 8 item 9: `0x-5` and `0b-1` are not numbers (a sign goes before the prefix).
+#[test]
+fn a_sign_after_a_radix_prefix_is_refused() {
+    use tpb_isa::wire::field::parse_int;
+    for bad in ["0x-5", "0b-1", "0x+5", "-0x-5"] {
+        assert_eq!(parse_int(bad), None, "{bad}");
+    }
+    assert_eq!(parse_int("-0x5"), Some(-5));
+    assert_eq!(parse_int("0b101"), Some(5));
+}

@@ -203,3 +203,49 @@ fn an_expectation_over_unwritten_memory_says_so() {
         "{out}"
     );
 }
+
+/// Item 9: each error names the real problem.
+#[test]
+fn error_texts_name_the_real_problem() {
+    let dir = scratch("texts");
+    program(&dir, "");
+    let arr = NpyArray::new(Dtype::UINT64, vec![1, 4], vec![0; 32]).unwrap();
+    std::fs::write(
+        dir.join("u64.npy"),
+        write_npy(&arr, NpyStyle::BitView).unwrap(),
+    )
+    .unwrap();
+    for (args, needle) in [
+        (
+            vec!["--show", "sbuf[p0..4294967296]+0x0:fp32:1x4"],
+            "goes beyond the 128 partitions",
+        ),
+        (
+            vec!["--show", "sbuf[p0..1]+0x0:fp32:"],
+            "empty part after `:`",
+        ),
+        (
+            vec!["--gen", "maverick", "--show", "psum[p0..1]+0x0:fp32:1x4"],
+            "maverick has no psum",
+        ),
+        (vec!["--reg", "3=0x-5"], "`0x-5`"),
+        (vec!["--reg", "3=0b-1"], "`0b-1`"),
+        (
+            vec!["--in", "u64.npy@sbuf[p0..1]+0x0"],
+            "holds uint64, which no region can hold",
+        ),
+    ] {
+        let mut a = vec!["--serial", "p.tpb"];
+        a.extend(&args);
+        let err = status(&run(&dir, &a), 2);
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(
+            !err.contains("on maverick on maverick") && !err.contains("psum on maverick"),
+            "{err}"
+        );
+        assert!(
+            !err.contains("is empty") && !err.contains("given twice"),
+            "{err}"
+        );
+    }
+}

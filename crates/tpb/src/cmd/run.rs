@@ -363,7 +363,11 @@ fn plan(
         if let Some(b) = bound {
             machine
                 .uninitialised_bytes(&b.tensor)
-                .map_err(|e| here(format!("region {b}: {e} on {}", machine.gen())))?;
+                .map_err(|e| match e {
+                    // Already names the generation.
+                    tpb_sim::HostError::NoSuchSpace { .. } => here(format!("region {b}: {e}")),
+                    e => here(format!("region {b}: {e} on {}", machine.gen())),
+                })?;
         }
         plan.push(Planned { at, origin, action });
     }
