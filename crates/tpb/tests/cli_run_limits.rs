@@ -249,3 +249,44 @@ fn error_texts_name_the_real_problem() {
         );
     }
 }
+
+/// Item 7: control characters from file names and contents are escaped in error messages,
+/// so a hostile file cannot send terminal escape sequences.
+#[test]
+fn control_characters_in_errors_are_escaped() {
+    let dir = scratch("escapes");
+    std::fs::write(
+        dir.join("evil.tpb"),
+        "iota \u{1b}]0;pwned\u{7}=1\n\u{1b}[2J\n",
+    )
+    .unwrap();
+    let nasty = "no\u{1b}[31mfile.tpb";
+    let runs = [
+        Command::new(env!("CARGO_BIN_EXE_tpb"))
+            .current_dir(&dir)
+            .args(["run", "evil.tpb"])
+            .output()
+            .unwrap(),
+        Command::new(env!("CARGO_BIN_EXE_tpb"))
+            .current_dir(&dir)
+            .args(["asm", "evil.tpb", "-o", "x.bin"])
+            .output()
+            .unwrap(),
+        Command::new(env!("CARGO_BIN_EXE_tpb"))
+            .current_dir(&dir)
+            .args(["run", nasty])
+            .output()
+            .unwrap(),
+        Command::new(env!("CARGO_BIN_EXE_tpb"))
+            .current_dir(&dir)
+            .args(["decode", nasty])
+            .output()
+            .unwrap(),
+    ];
+    for o in runs {
+        let err = text(&o.stderr);
+        assert!(!o.status.success());
+        assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+        assert!(err.contains("\\u{1b}"), "{err}");
+    }
+}

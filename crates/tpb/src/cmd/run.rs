@@ -255,10 +255,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             Err(fault) => {
                 summary(&report, &tally);
                 for f in &tally.failed {
-                    eprintln!("tpb: error: expectation failed: {f}");
+                    eprintln!("tpb: error: expectation failed: {}", super::printable(f));
                 }
                 let cause = fault.to_string().replace("\n  ", "; ");
-                eprintln!("tpb: error: {}{cause}", program.where_is(p));
+                let line = format!("{}{cause}", program.where_is(p));
+                eprintln!("tpb: error: {}", super::printable(&line));
                 return Ok(ExitCode::from(1));
             }
         }
@@ -269,7 +270,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     for f in &tally.failed {
-        eprintln!("tpb: error: expectation failed: {f}");
+        eprintln!("tpb: error: expectation failed: {}", super::printable(f));
     }
     Ok(ExitCode::from(1))
 }
