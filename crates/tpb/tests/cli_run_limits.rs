@@ -290,3 +290,18 @@ fn control_characters_in_errors_are_escaped() {
         assert!(err.contains("\\u{1b}"), "{err}");
     }
 }
+
+/// Item 10: `--max-run-elements` bounds a run; passing it is a fault (exit 1) naming the flag.
+#[test]
+fn the_run_budget_is_a_clear_fault() {
+    let dir = scratch("budget");
+    std::fs::write(dir.join("p.tpb"), IOTA.repeat(3)).unwrap();
+    for mode in ["--serial", "--allow-races"] {
+        let o = run(&dir, &[mode, "p.tpb", "--max-run-elements", "20000"]);
+        let err = status(&o, 1);
+        assert!(err.contains("instruction #2"), "{err}");
+        assert!(err.contains("run budget exceeded"), "{err}");
+        assert!(err.contains("--max-run-elements"), "{err}");
+    }
+    status(&run(&dir, &["--serial", "p.tpb"]), 0);
+}

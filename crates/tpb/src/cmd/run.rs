@@ -94,6 +94,10 @@ pub struct Args {
     /// Directory for output files (relative --out/.out paths).
     #[arg(long, value_name = "DIR", default_value = "out")]
     pub out_dir: PathBuf,
+    /// The run's budget in elements processed (all instructions, all channels); an
+    /// instruction that would pass it is a fault.
+    #[arg(long, value_name = "N", default_value_t = tpb_sim::DEFAULT_MAX_RUN_ELEMENTS)]
+    pub max_run_elements: u64,
     /// Let the program's `.out` directives write outside --out-dir (absolute or `..` paths).
     #[arg(long)]
     pub allow_outside_out_dir: bool,
@@ -207,6 +211,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     config.fp8 = fp8;
     config.strict = args.strict;
     config.firmware_stubs = args.firmware_stubs;
+    config.max_run_elements = args.max_run_elements;
     let style = match args.npy_style {
         StyleArg::Bits => NpyStyle::BitView,
         StyleArg::MlDtypes => NpyStyle::MlDtypes,
