@@ -4,8 +4,8 @@
 //! Each engine keeps a vector clock. An instruction ticks its engine's component twice: its
 //! reads carry the first epoch, its writes the second, so that a `_READ` update (released
 //! with the first) orders the instruction's reads, not its writes, before a waiter. A wait
-//! that passes joins the clock its object has accumulated from every update applied to it
-//! (and from every `*_THEN_*` flip). An earlier access `(engine F, epoch c)` happens before
+//! that passes joins the clocks of the updates (and `*_THEN_*` flips) of its object up to
+//! the one from which its condition has held without a break ([`History`]). An earlier access `(engine F, epoch c)` happens before
 //! a later one with clock `V` iff `c ≤ V[F]`; two accesses from different engines that
 //! overlap, with at least one write and neither before the other, are a race.
 //!
@@ -27,6 +27,50 @@ pub type Clock = [u64; NUM_ENGINES];
 pub(crate) fn join(a: &mut Clock, b: &Clock) {
     for (x, y) in a.iter_mut().zip(b) {
         *x = (*x).max(*y);
+    }
+}
+
+/// Entries a [`History`] keeps; older updates are folded into the oldest kept entry.
+pub const HISTORY: usize = 64;
+
+/// The updates of one semaphore or event, for happens-before: each entry is the object's
+/// value after an update and the join of the clocks of every update up to it.
+///
+/// A wait that passes acquires the clock of the earliest entry from which its condition
+/// has held without a break, not every update so far: a count that another update pushed
+/// further after the wait could already pass orders nothing for the waiter (the wait would
+/// have passed without it under other timings). With more than [`HISTORY`] updates in a
+/// row that all satisfy the wait, the oldest kept entry is used, which can only order more.
+#[derive(Clone, Debug)]
+pub(crate) struct History {
+    entries: std::collections::VecDeque<(i64, Clock)>,
+}
+
+impl History {
+    /// An object holding `initial`, with no update yet.
+    pub(crate) fn new(initial: i64) -> History {
+        History {
+            entries: std::iter::once((initial, [0; NUM_ENGINES])).collect(),
+        }
+    }
+
+    /// Records an update to `value` released with `clock`.
+    pub(crate) fn update(&mut self, value: i64, clock: &Clock) {
+        let mut c = self.entries.back().map_or([0; NUM_ENGINES], |e| e.1);
+        join(&mut c, clock);
+        if self.entries.len() == HISTORY {
+            self.entries.pop_front();
+        }
+        self.entries.push_back((value, c));
+    }
+
+    /// The clock a wait whose condition is `holds` acquires when it passes now.
+    pub(crate) fn acquire(&self, holds: impl Fn(i64) -> bool) -> Clock {
+        let mut at = self.entries.len().saturating_sub(1);
+        while at > 0 && holds(self.entries[at - 1].0) {
+            at -= 1;
+        }
+        self.entries.get(at).map_or([0; NUM_ENGINES], |e| e.1)
     }
 }
 

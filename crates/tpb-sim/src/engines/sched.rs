@@ -7,7 +7,7 @@
 //! and no update or engine is still pending, the run is over: complete, or a deadlock.
 
 use super::queue::{split, EngineId, NUM_ENGINES};
-use super::race::{join, Clock, Detector, Race, RaceSide};
+use super::race::{join, Clock, Detector, History, Race, RaceSide};
 use super::sync::{decode, Object, Op, Wait, NUM_OBJECTS};
 use super::timing::{Costs, Timing};
 use crate::machine::{Fault, InstId, Machine, Region, RunReport, StepReport};
@@ -214,7 +214,15 @@ pub fn run_engines(
         .collect();
     let mut sems: [i32; NUM_SEMAPHORES] = *m.semaphores();
     let mut events: [bool; NUM_EVENTS] = *m.events();
-    let mut obj_clock: Vec<Clock> = vec![[0; NUM_ENGINES]; NUM_OBJECTS];
+    let mut history: Vec<History> = (0..NUM_OBJECTS)
+        .map(|slot| {
+            History::new(if slot < NUM_SEMAPHORES {
+                i64::from(sems[slot])
+            } else {
+                i64::from(events[slot - NUM_SEMAPHORES])
+            })
+        })
+        .collect();
     let mut obj_writer: Vec<Option<usize>> = vec![None; NUM_OBJECTS];
     let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
     let mut pending: Vec<Pending> = Vec::new();
@@ -268,7 +276,7 @@ pub fn run_engines(
                 };
             }
             sync_machine(m, o, &sems, &events);
-            join(&mut obj_clock[o.slot()], &p.clock);
+            history[o.slot()].update(value(o, &sems, &events), &p.clock);
             obj_writer[o.slot()] = Some(p.step);
             sample(o, t, before, value(o, &sems, &events), &mut counters);
         }
@@ -301,7 +309,7 @@ pub fn run_engines(
             let mut waited_on = None;
             for w in sync.waits.iter().flatten() {
                 let o = w.object();
-                join(&mut en.clock, &obj_clock[o.slot()]);
+                join(&mut en.clock, &history[o.slot()].acquire(|v| w.holds_at(v)));
                 if now > ready && waited_on.is_none() && obj_writer[o.slot()].is_some() {
                     waited_on = Some(o);
                 }
@@ -314,7 +322,7 @@ pub fn run_engines(
                     let before = value(o, &sems, &events);
                     events[ev as usize] = !want;
                     sync_machine(m, o, &sems, &events);
-                    join(&mut obj_clock[o.slot()], &en.clock);
+                    history[o.slot()].update(value(o, &sems, &events), &en.clock);
                     obj_writer[o.slot()] = Some(index);
                     sample(o, now, before, value(o, &sems, &events), &mut counters);
                 }

@@ -78,23 +78,26 @@ impl Wait {
 
     /// Whether the condition holds.
     pub fn holds(&self, sems: &[i32; NUM_SEMAPHORES], events: &[bool; NUM_EVENTS]) -> bool {
+        self.holds_at(match *self {
+            Wait::Semaphore { index, .. } => i64::from(sems[index as usize]),
+            Wait::Event { index, .. } => i64::from(events[index as usize]),
+        })
+    }
+
+    /// Whether the condition holds when the object's value is `v` (events: 0 or 1).
+    pub fn holds_at(&self, v: i64) -> bool {
         match *self {
-            Wait::Semaphore {
-                index,
-                op,
-                threshold,
-                ..
-            } => {
-                let v = sems[index as usize];
+            Wait::Semaphore { op, threshold, .. } => {
+                let t = i64::from(threshold);
                 match op {
-                    "==" => v == threshold,
-                    "<" => v < threshold,
-                    "<=" => v <= threshold,
-                    ">" => v > threshold,
-                    _ => v >= threshold,
+                    "==" => v == t,
+                    "<" => v < t,
+                    "<=" => v <= t,
+                    ">" => v > t,
+                    _ => v >= t,
                 }
             }
-            Wait::Event { index, want, .. } => events[index as usize] == want,
+            Wait::Event { want, .. } => (v != 0) == want,
         }
     }
 

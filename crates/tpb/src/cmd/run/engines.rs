@@ -206,7 +206,7 @@ pub(super) fn run(
 }
 
 /// One paragraph per race.
-pub fn race_text(program: &Program, r: &Race) -> String {
+pub fn race_text(program: &Program, run: &EngineRun, r: &Race) -> String {
     let side = |s: &tpb_sim::engines::RaceSide| {
         format!(
             "{} {} {}",
@@ -225,7 +225,7 @@ pub fn race_text(program: &Program, r: &Race) -> String {
         "{} ({}) on {}[p{}..{}]+{:#x}..{:#x}, {} byte{} in each of {} partition{}{approx}:\n\
          \x20          {}\n\
          \x20          {}\n\
-         \x20          no semaphore or event orders one before the other",
+         \x20          no semaphore or event orders one before the other; {}",
         r.kind.short(),
         r.kind.long(),
         r.region.space.name(),
@@ -238,8 +238,31 @@ pub fn race_text(program: &Program, r: &Race) -> String {
         parts.len(),
         plural(parts.len()),
         side(&r.first),
-        side(&r.second)
+        side(&r.second),
+        schedule(run, r)
     )
+}
+
+/// What the model's schedule did with the two racing instructions.
+fn schedule(run: &EngineRun, r: &Race) -> String {
+    let (a, b) = (&run.steps[r.first.step], &run.steps[r.second.step]);
+    if a.end_ps <= b.start_ps {
+        format!(
+            "the model's timing alone ran them in order ({} ends at {}, {} starts at {})",
+            a.report.inst.mnemonic,
+            time(a.end_ps),
+            b.report.inst.mnemonic,
+            time(b.start_ps)
+        )
+    } else {
+        format!(
+            "they overlap in the model's schedule ({} .. {} and {} .. {})",
+            time(a.start_ps),
+            time(a.end_ps),
+            time(b.start_ps),
+            time(b.end_ps)
+        )
+    }
 }
 
 fn print_races(program: &Program, run: &EngineRun) {
@@ -249,7 +272,7 @@ fn print_races(program: &Program, run: &EngineRun) {
     }
     println!("races    {}", run.race_count);
     for r in &run.races {
-        println!("         {}", race_text(program, r));
+        println!("         {}", race_text(program, run, r));
     }
     if run.race_count > run.races.len() {
         println!("         … and {} more", run.race_count - run.races.len());

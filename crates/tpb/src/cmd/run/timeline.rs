@@ -104,7 +104,7 @@ pub fn chrome_trace(program: &Program, run: &EngineRun) -> Value {
         ev.push(json!({
             "name": format!("race {}", r.kind.short()), "cat": "race", "ph": "i", "s": "t",
             "pid": 1, "tid": tid(r.second.engine), "ts": us(s.start_ps),
-            "args": {"report": race_text(program, r)}
+            "args": {"report": race_text(program, run, r)}
         }));
     }
     json!({"traceEvents": ev, "displayTimeUnit": "ns",
@@ -236,7 +236,7 @@ pub fn svg(program: &Program, run: &EngineRun) -> String {
         let _ = writeln!(
             o,
             r##"<path class="race" d="M {x0:.2} {y0} l -6 -8 h 12 z" fill="#d62728"><title>race: {}</title></path>"##,
-            esc(&race_text(program, r)),
+            esc(&race_text(program, run, r)),
             x0 = x(s.start_ps),
             y0 = y + 8.0
         );
