@@ -1022,3 +1022,38 @@ fn the_run_budget_stops_a_run_cleanly() {
         before
     );
 }
+
+/// Issue 8 item 17 (decisions §3.6): after ImmLdBitvec, a PtrMultiArith that reads more slots
+/// than were loaded names the loader that ran (not ImmLdArith), and the kind mismatch is
+/// still reported for those channels.
+#[test]
+fn loader_warnings_name_the_loader_that_ran() {
+    let gen = Gen::Cayman;
+    let mut m = Machine::new(Config::new(gen));
+    write_rows(&mut m, Space::Sbuf, 0, 0, Dtype::FP32, &[vec![0; 4]]);
+    m.step(&imm_ld(gen, false, Dtype::UINT32, 1, 0, 2)).unwrap();
+    let pm = ptr_multi(
+        gen,
+        0x4F,
+        AluOp::MULT,
+        RevOps::NONE,
+        (Dtype::FP32, Dtype::FP32),
+        1,
+        (0x40, [1, 1, 1, 4]),
+        0x80,
+    );
+    write_rows(&mut m, Space::Sbuf, 0, 0x40, Dtype::FP32, &[vec![0; 4]]);
+    let r = m.step(&pm).unwrap();
+    let texts: Vec<&str> = r.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(
+        texts[0].contains("had only 2 loaded, by TensorScalarImmLdBitvec"),
+        "{texts:?}"
+    );
+    assert!(!texts[0].contains("ImmLdArith"), "{texts:?}");
+    assert!(
+        texts[1].contains("expects flops from TensorScalarImmLdArith")
+            && texts[1].contains("channel 0 were loaded by TensorScalarImmLdBitvec"),
+        "{texts:?}"
+    );
+}
