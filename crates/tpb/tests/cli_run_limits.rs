@@ -305,3 +305,47 @@ fn the_run_budget_is_a_clear_fault() {
     }
     status(&run(&dir, &["--serial", "p.tpb"]), 0);
 }
+
+/// Item 18: `.show flops[cA..B]` (and `--show`) prints the DVE scalar slots of channels after
+/// a run: who loaded them, the 8 words, and the fp32 values an ImmLdArith loaded.
+#[test]
+fn show_flops_prints_the_scalar_slots() {
+    let dir = scratch("flops");
+    std::fs::write(
+        dir.join("p.tpb"),
+        ".in s.npy @ sbuf[p0..2]+0x0:fp32:2x2\n\
+         imm_ld_arith src=sbuf[p0..2]+0x0:[[1,2]] dtype=fp32\n\
+         .show flops[c0..3]\n",
+    )
+    .unwrap();
+    let data: Vec<u8> = [2f32, -1.0, 0.5, 3.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let arr = NpyArray::new(Dtype::FP32, vec![2, 2], data).unwrap();
+    std::fs::write(
+        dir.join("s.npy"),
+        write_npy(&arr, NpyStyle::BitView).unwrap(),
+    )
+    .unwrap();
+    let o = run(&dir, &["--serial", "p.tpb", "--show", "flops[1]"]);
+    status(&o, 0);
+    let out = text(&o.stdout);
+    assert!(out.contains("flops    channels 0..3"), "{out}");
+    assert!(
+        out.contains("c0   2 loaded by TensorScalarImmLdArith: 40000000 bf800000 00000000")
+            && out.contains("(fp32 2.0, -1.0)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("c1   2 loaded by TensorScalarImmLdArith: 3f000000 40400000"),
+        "{out}"
+    );
+    assert!(out.contains("c2   never loaded: 00000000"), "{out}");
+    assert!(out.contains("flops    channels 1..2"), "{out}");
+    let err = status(
+        &run(&dir, &["--serial", "p.tpb", "--show", "flops[c0..129]"]),
+        2,
+    );
+    assert!(err.contains("channels 0..128"), "{err}");
+}

@@ -150,10 +150,15 @@ impl Field for i32 {
         self.to_string()
     }
     fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
+        // `0x…` is the word's bit pattern (`0xffffffff` = -1), as for registers.
+        let t = s.trim();
+        if t.starts_with("0x") || t.starts_with("0X") {
+            return int_in::<u32>(t, "32-bit pattern").map(|v| v as i32);
+        }
         int_in(s, "32-bit signed integer")
     }
     fn expected() -> String {
-        "a 32-bit signed integer".into()
+        "a 32-bit signed integer, or its bits as `0x…`".into()
     }
 }
 

@@ -171,6 +171,9 @@ enum Action {
         bound: Bound,
         pic: Picture,
     },
+    ShowFlops {
+        channels: std::ops::Range<u32>,
+    },
 }
 
 /// An action, where it acts (the number of instructions before it) and where it came from.
@@ -364,7 +367,7 @@ fn plan(
             | Action::Out { bound, .. }
             | Action::Expect { bound, .. }
             | Action::Show { bound, .. } => Some(bound),
-            Action::Reg { .. } => None,
+            Action::Reg { .. } | Action::ShowFlops { .. } => None,
         };
         if let Some(b) = bound {
             machine
@@ -513,6 +516,7 @@ fn prepare(
                 },
             }
         }
+        Binding::ShowFlops { channels } => Action::ShowFlops { channels },
         Binding::DefaultDtype(_) => return Ok(None),
     }))
 }
@@ -655,6 +659,15 @@ fn perform(
                         .failed
                         .push(format!("{}: {bound} == {source}: {detail}", a.origin));
                 }
+            }
+        }
+        Action::ShowFlops { channels } => {
+            println!(
+                "flops    channels {}..{}{when}",
+                channels.start, channels.end
+            );
+            for c in channels.clone() {
+                print!("{}", show::flops_line(c, &m.flops()[c as usize]));
             }
         }
         Action::Show { bound, pic } => {
