@@ -991,3 +991,69 @@ fn signalling_nans_keep_their_bits_when_widened() {
         assert_eq!(&m.flops()[0].slots[..2], &want, "{name} flops");
     }
 }
+
+/// Issue 8 item 10: the run budget (`Config::max_run_elements`) bounds a whole run's cost.
+/// The instruction that would pass it faults, changing nothing.
+#[test]
+fn the_run_budget_stops_a_run_cleanly() {
+    use tpb_isa::text::asm_line;
+    let gen = Gen::Cayman;
+    let mut cfg = Config::new(gen);
+    assert_eq!(cfg.max_run_elements, tpb_sim::DEFAULT_MAX_RUN_ELEMENTS);
+    cfg.max_run_elements = 20_000;
+    let mut m = Machine::new(cfg);
+    let iota = asm_line(
+        "iota channels=128 out=fp32 src=0:[[1,64]] dst=sbuf[p0..128]+0x0:[[1,64]]",
+        gen,
+    )
+    .unwrap();
+    m.step(&iota).unwrap();
+    m.step(&iota).unwrap();
+    let before = read_rows(&m, Space::Sbuf, 0, 128, 0, Dtype::FP32, 64);
+    let f = m.step(&iota).unwrap_err();
+    assert!(
+        matches!(f.cause, FaultCause::Budget { used: 16384, .. }),
+        "{f}"
+    );
+    assert!(f.to_string().contains("run budget exceeded"), "{f}");
+    assert_eq!(m.retired(), 2);
+    assert_eq!(
+        read_rows(&m, Space::Sbuf, 0, 128, 0, Dtype::FP32, 64),
+        before
+    );
+}
+
+/// Issue 8 item 17 (decisions §3.6): after ImmLdBitvec, a PtrMultiArith that reads more slots
+/// than were loaded names the loader that ran (not ImmLdArith), and the kind mismatch is
+/// still reported for those channels.
+#[test]
+fn loader_warnings_name_the_loader_that_ran() {
+    let gen = Gen::Cayman;
+    let mut m = Machine::new(Config::new(gen));
+    write_rows(&mut m, Space::Sbuf, 0, 0, Dtype::FP32, &[vec![0; 4]]);
+    m.step(&imm_ld(gen, false, Dtype::UINT32, 1, 0, 2)).unwrap();
+    let pm = ptr_multi(
+        gen,
+        0x4F,
+        AluOp::MULT,
+        RevOps::NONE,
+        (Dtype::FP32, Dtype::FP32),
+        1,
+        (0x40, [1, 1, 1, 4]),
+        0x80,
+    );
+    write_rows(&mut m, Space::Sbuf, 0, 0x40, Dtype::FP32, &[vec![0; 4]]);
+    let r = m.step(&pm).unwrap();
+    let texts: Vec<&str> = r.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(
+        texts[0].contains("had only 2 loaded, by TensorScalarImmLdBitvec"),
+        "{texts:?}"
+    );
+    assert!(!texts[0].contains("ImmLdArith"), "{texts:?}");
+    assert!(
+        texts[1].contains("expects flops from TensorScalarImmLdArith")
+            && texts[1].contains("channel 0 were loaded by TensorScalarImmLdBitvec"),
+        "{texts:?}"
+    );
+}

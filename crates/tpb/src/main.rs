@@ -48,7 +48,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("tpb: error: {e}");
+            eprintln!("tpb: error: {}", cmd::printable(&e.to_string()));
             ExitCode::from(2)
         }
     }

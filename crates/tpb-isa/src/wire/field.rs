@@ -97,10 +97,12 @@ pub fn parse_int(s: &str) -> Option<i128> {
         Some(b) => (true, b.to_string()),
         None => (false, s.strip_prefix('+').unwrap_or(&s).to_string()),
     };
+    // `from_str_radix` would take a sign after the prefix (`0x-5`): only digits may follow.
+    let digits = |t: &str| !t.starts_with(['+', '-']);
     let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        i128::from_str_radix(h, 16).ok()?
+        i128::from_str_radix(h, 16).ok().filter(|_| digits(h))?
     } else if let Some(b) = body.strip_prefix("0b") {
-        i128::from_str_radix(b, 2).ok()?
+        i128::from_str_radix(b, 2).ok().filter(|_| digits(b))?
     } else {
         body.parse::<i128>().ok()?
     };
@@ -148,10 +150,15 @@ impl Field for i32 {
         self.to_string()
     }
     fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
+        // `0x…` is the word's bit pattern (`0xffffffff` = -1), as for registers.
+        let t = s.trim();
+        if t.starts_with("0x") || t.starts_with("0X") {
+            return int_in::<u32>(t, "32-bit pattern").map(|v| v as i32);
+        }
         int_in(s, "32-bit signed integer")
     }
     fn expected() -> String {
-        "a 32-bit signed integer".into()
+        "a 32-bit signed integer, or its bits as `0x…`".into()
     }
 }
 

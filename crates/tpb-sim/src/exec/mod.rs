@@ -428,13 +428,21 @@ impl Cx<'_> {
         );
     }
 
-    /// Checks the per-instruction element limit.
+    /// Checks the per-instruction element limit and the run's budget.
     pub(crate) fn limit(&self, per_channel: u64, n: u32) -> Result<(), FaultCause> {
         let total = u128::from(per_channel) * u128::from(n);
         if total > u128::from(self.cfg.max_elements) {
             return Err(FaultCause::Limit {
                 elements: total,
                 limit: self.cfg.max_elements,
+            });
+        }
+        let used = self.st.elements_run;
+        if total > u128::from(self.cfg.max_run_elements.saturating_sub(used)) {
+            return Err(FaultCause::Budget {
+                elements: total,
+                used,
+                budget: self.cfg.max_run_elements,
             });
         }
         Ok(())
