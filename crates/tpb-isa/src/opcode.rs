@@ -184,6 +184,8 @@ pub struct OpcodeInfo {
     pub exec: Exec,
     /// Where the facts come from (a section of `docs/reference/`).
     pub source: &'static str,
+    /// The firmware worker's self-name log line, `S: <display>` (seed 000 §8).
+    pub firmware_log: &'static str,
 }
 
 impl OpcodeInfo {
@@ -234,7 +236,8 @@ macro_rules! opcode_table {
             $( OpcodeInfo { value: $v, header_name: $hn, display: $disp, mnemonic: $mn, kind: StructKind::$k,
                             engine: Engine::$e, maintenance: Maintenance::$m, gens: GenSet::$g,
                             family: Family::$fam, alu: AluClass::$alu, form: Form::$form,
-                            exec: { use Exec::*; $exec }, source: $src }, )*
+                            exec: { use Exec::*; $exec }, source: $src,
+                            firmware_log: concat!("S: ", $disp) }, )*
         ];
     };
 }

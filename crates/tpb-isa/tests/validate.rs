@@ -503,7 +503,12 @@ fn descriptor_rules() {
     ptr(&mut i).dst_mem_pattern.start_addr = Addr4::at(g, Space::Psum, 0, 0).unwrap();
     assert_valid(&i, g);
     ptr(&mut i).out_dtype = Dtype::BFLOAT16;
-    assert_fails(&i, g, "tensor_start_addr_valid", "dst_mem_pattern dtype");
+    assert_fails(
+        &i,
+        g,
+        "tensor_start_addr_valid",
+        "dst_mem_pattern.start_addr",
+    );
     // Zero steps are legal (broadcast, decisions §2.4).
     let mut i = ptr_multi(g, 0x4F);
     ptr(&mut i).src_mem_pattern.step_elem = [0, 0, 0, 0];

@@ -11,6 +11,7 @@
 //! how instructions use the machine.
 
 use crate::numerics::{alu_arith, alu_bitvec, alu_int_as, from_f32, Fp8Config, NumError};
+use tpb_isa::opcode::{Maintenance, OpcodeInfo};
 use tpb_isa::wire::Addr4;
 use tpb_isa::{AluOp, Dtype, Gen};
 
@@ -354,15 +355,10 @@ pub const fn firmware_stubs_apply(gen: Gen) -> bool {
     !matches!(gen, Gen::Sunda)
 }
 
-/// The firmware's self-name log line for a stubbed opcode (seed 000 §8).
-pub const fn firmware_stub_log(opcode: u8) -> Option<&'static str> {
-    match opcode {
-        0x70 => Some("S: TensorScalarImmLdArith"),
-        0x71 => Some("S: TensorScalarImmLdBitvec"),
-        0x4F => Some("S: TensorScalarPtrMultiArith"),
-        0x5F => Some("S: TensorScalarPtrMultiBitvec"),
-        _ => None,
-    }
+/// The firmware's self-name log line for a stubbed opcode: the workers the header marks
+/// "not maintained" are the log-only stubs (seed 000 §8).
+pub fn firmware_stub_log(info: &OpcodeInfo) -> Option<&'static str> {
+    (info.maintenance == Maintenance::NotMaintained).then_some(info.firmware_log)
 }
 
 #[cfg(test)]

@@ -97,7 +97,7 @@ wire_struct! {
         op: AluOp = 36,
         /// Byte 37: must be XYZ.
         op_dim: TensorSubdim = 37,
-        /// Byte 38: None or Both (any for the sunda Dual 0x87).
+        /// Byte 38: None or Both (any for the sunda Dual Arith).
         reverse_operands: RevOps = 38,
         /// Bytes 39..44: must be 0 (five bytes; the header comment's "6" is a typo).
         reserved1: Bytes<5> = 39,
@@ -361,7 +361,7 @@ mod tests {
     #[test]
     fn golden_ptr_multi_arith_bundle() {
         let mut b = [0u8; 64];
-        b[0] = 0x4F;
+        b[0] = Opcode::TENSOR_SCALAR_PTR_MULTI_ARITH.0;
         b[1] = 0x10;
         // src TENSOR4D @12: sbuf partition 0 offset 0x100, steps [1,4,16,64], nums [4,4,4,8]
         b[12..16].copy_from_slice(&0x100u32.to_le_bytes());
@@ -402,7 +402,7 @@ mod tests {
     #[test]
     fn golden_affine_select_bundle() {
         let mut b = [0u8; 64];
-        b[0] = 0x92;
+        b[0] = Opcode::TENSOR_SCALAR_AFFINE_SELECT.0;
         b[1] = 0x10;
         b[12] = 128;
         b[13] = 0x6A; // in fp32 (lo), out bf16 (hi)
@@ -431,7 +431,7 @@ mod tests {
     #[test]
     fn dual_opcode_decodes_per_gen() {
         let mut b = [0xA5u8; 64];
-        b[0] = 0x87;
+        b[0] = Opcode::TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH.0;
         assert!(matches!(
             Instruction::decode(&b, Gen::Sunda).body,
             Body::S4d4Tsm(_)

@@ -333,7 +333,7 @@ impl Machine {
         }
         let plan = events::plan(&inst.events, &self.state).map_err(fault)?;
         let mut out = Outcome::default();
-        let stub = match firmware_stub_log(inst.header.opcode.0) {
+        let stub = match inst.info(gen).and_then(firmware_stub_log) {
             Some(line) if self.config.firmware_stubs && firmware_stubs_apply(gen) => Some(line),
             _ => None,
         };
