@@ -137,6 +137,14 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                fault.",
     },
     Assumption {
+        id: "event-semaphore-order",
+        source: "isa-facts §1.3 (EventSemaphore layout), decisions §3.8",
+        text: "EventSemaphore (0xA0) checks wait 0 (the EVENTS preamble) and wait 1 (the body) \
+               against the state before it, then applies wait 1's own event effect and the \
+               body's update, then the preamble's wait effect; an unmet wait is a fault, as for \
+               the preamble. The preamble's own update must be none (a validation rule).",
+    },
+    Assumption {
         id: "firmware-stub-scope",
         source: "decisions §3.7",
         text: "With firmware stubs on, ImmLd and PtrMulti on cayman, mariana and maverick \

@@ -107,6 +107,31 @@ wire_struct! {
 }
 
 wire_struct! {
+    /// EventSemaphore (0xA0), the standalone sync record (isa-facts §1.3; reference
+    /// `docs/reference/isa.md` "EventSemaphore"): wait 0 is the EVENTS preamble's wait
+    /// (+4/+5/+8); wait 1 and the update (`update1_*`, so that its names differ from the
+    /// preamble's `update_*`, which must be none) live in the body with their own values.
+    pub struct EventSemaphore, bytes 12..64 {
+        /// Bytes 12..32: must be 0 (no field is known there).
+        reserved0: Bytes<20> = 12,
+        /// Byte 0x20: the second wait's `WAIT_MODE`.
+        wait1_mode: WaitMode = 32,
+        /// Byte 0x21: the second wait's semaphore/event index.
+        wait1_idx: u8 = 33,
+        /// Byte 0x22: the update's `UPDATE_MODE`.
+        update1_mode: UpdateMode = 34,
+        /// Byte 0x23: the updated semaphore/event index.
+        update1_idx: u8 = 35,
+        /// Bytes 0x24..0x28: the second wait's value.
+        wait1_value: u32 = 36,
+        /// Bytes 0x28..0x2c: the update's value.
+        update1_value: u32 = 40,
+        /// Bytes 44..64: must be 0.
+        reserved1: Bytes<20> = 44,
+    }
+}
+
+wire_struct! {
     /// `NEURON_ISA_TPB_S2_BN_STRUCT` — TensorScalarImmLd (isa-facts §6).
     pub struct S2Bn, bytes 12..64 {
         /// Bytes 12..16: must be 0.

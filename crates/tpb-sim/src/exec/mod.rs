@@ -15,6 +15,7 @@
 
 mod access;
 mod affine_select;
+mod event_semaphore;
 mod imm_ld;
 mod iota;
 mod kernels;
@@ -633,5 +634,13 @@ pub(crate) fn execute(
             Body::S2d2Rs(s) => range_select::execute(&mut cx, s),
             _ => Err(mismatch()),
         },
+        Family::EventSemaphore => match body {
+            Body::EventSemaphore(s) => event_semaphore::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        // Refused by the table's `exec` column above; kept here so the match stays total.
+        Family::BatchNormParamLoad | Family::MatchValueLoad => Err(FaultCause::Unsupported {
+            what: format!("{} ({op}) is not executed by the simulator", info.display),
+        }),
     }
 }

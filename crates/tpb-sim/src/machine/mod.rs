@@ -10,7 +10,7 @@
 //! - Results are bit-exact and do not depend on the host (see [`crate::numerics`]).
 //! - No input (instruction bytes, host requests) makes the library panic.
 
-mod events;
+pub(crate) mod events;
 mod memory;
 mod report;
 

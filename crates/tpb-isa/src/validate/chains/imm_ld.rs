@@ -1,4 +1,5 @@
-//! `S2_BN`: `is_valid_tsm_immediates_load` (isa-facts §6).
+//! `S2_BN`: `is_valid_tsm_immediates_load` (isa-facts §6) and the two siblings that share the
+//! struct, BatchNormParamLoad and MatchValueLoad (isa-facts §6 "S2_BN sibling rules").
 
 use super::super::common::*;
 use super::super::{Confidence, Ctx};
@@ -82,7 +83,13 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2Bn) {
             },
         )
     });
-    dtype_in(cx, d, dtype_at);
+    shared(cx, s);
+}
+
+/// The clauses every `S2_BN` opcode shares: dtype, reserved bytes, channels, the source.
+fn shared<const M: u8>(cx: &mut Ctx<M>, s: &S2Bn) {
+    let (t, d, src_at) = (&s.src_mem_pattern, s.dtype, at!(S2Bn.src_mem_pattern));
+    dtype_in(cx, d, at!(S2Bn.dtype));
     reserved_zero(cx, &BN_RESERVED, at!(S2Bn.reserved0), &s.reserved0.0);
     reserved_zero(cx, &BN_RESERVED, at!(S2Bn.reserved1), &s.reserved1.0);
     reserved_zero(cx, &BN_RESERVED, at!(S2Bn.reserved2), &s.reserved2.0);
@@ -102,4 +109,82 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2Bn) {
     );
     // Presumed part of the chain, as in sibling ops (isa-facts §6; its rules are ASSUMED).
     start_addr_active_channels(cx, t.start_addr, n, src_at);
+}
+
+rule!(
+    BNP_COUNT,
+    "is_valid_batch_norm_param_load",
+    "num_elem[0]·num_elem[1] == 3 (the three batch-norm parameters)",
+    "isa-facts §6 (S2_BN sibling rules)",
+    Observed
+);
+rule!(
+    BNP_DTYPE,
+    "is_valid_batch_norm_param_load",
+    "dtype ∈ {fp32, fp16, bfloat16}",
+    "isa-facts §6 (S2_BN sibling rules)",
+    Observed
+);
+rule!(
+    MVL_SHAPE,
+    "is_valid_match_value_load",
+    "(num_elem[0], num_elem[1]) ∈ {(1,8), (2,4), (4,2), (8,1)}",
+    "isa-facts §6 (S2_BN sibling rules)",
+    Observed
+);
+rule!(
+    MVL_ZERO_IMM,
+    "is_valid_match_value_load",
+    "imm0_ptr == 0.0, imm0_src == 0, imm1 == 0.0 (compared as fp32)",
+    "isa-facts §6 (S2_BN sibling rules)",
+    Observed
+);
+
+/// BatchNormParamLoad (0x64): three source elements; imm1 (N) and imm0_ptr (the batch mean)
+/// are live values, so they are not checked.
+pub(super) fn check_batch_norm_param_load<const M: u8>(cx: &mut Ctx<M>, s: &S2Bn) {
+    let t = &s.src_mem_pattern;
+    let cnt = u32::from(t.num_elem[0]) * u32::from(t.num_elem[1]);
+    cx.check(&BNP_COUNT, cnt == 3, || {
+        detail(
+            at!(S2Bn.src_mem_pattern).num_elem::<2>(),
+            format!("{cnt} ({}×{})", t.num_elem[0], t.num_elem[1]),
+            "3",
+        )
+    });
+    let d = s.dtype;
+    cx.check(
+        &BNP_DTYPE,
+        matches!(d, Dtype::FP32 | Dtype::FP16 | Dtype::BFLOAT16),
+        || detail(at!(S2Bn.dtype), d, "fp32, fp16, bfloat16"),
+    );
+    shared(cx, s);
+}
+
+/// MatchValueLoad (0x6D): eight keys in a 1×8, 2×4, 4×2 or 8×1 shape, immediates zero.
+pub(super) fn check_match_value_load<const M: u8>(cx: &mut Ctx<M>, s: &S2Bn) {
+    let t = &s.src_mem_pattern;
+    let shape = (t.num_elem[0], t.num_elem[1]);
+    cx.check(
+        &MVL_SHAPE,
+        matches!(shape, (1, 8) | (2, 4) | (4, 2) | (8, 1)),
+        || {
+            detail(
+                at!(S2Bn.src_mem_pattern).num_elem::<2>(),
+                format!("{}×{}", shape.0, shape.1),
+                "1×8, 2×4, 4×2, 8×1",
+            )
+        },
+    );
+    let fzero = |v: ImmVal| v.0 & 0x7FFF_FFFF == 0;
+    cx.check(&MVL_ZERO_IMM, fzero(s.imm0_ptr), || {
+        detail(at!(S2Bn.imm0_ptr), format!("{:#010x}", s.imm0_ptr.0), "0.0")
+    });
+    cx.check(&MVL_ZERO_IMM, s.imm0_src == ImmSrc::INSTRUCTION, || {
+        detail(at!(S2Bn.imm0_src), s.imm0_src, "0")
+    });
+    cx.check(&MVL_ZERO_IMM, fzero(s.imm1), || {
+        detail(at!(S2Bn.imm1), format!("{:#010x}", s.imm1.0), "0.0")
+    });
+    shared(cx, s);
 }

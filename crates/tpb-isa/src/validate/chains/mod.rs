@@ -3,6 +3,7 @@
 //! family does not build until it has a chain.
 
 mod affine_select;
+mod event_semaphore;
 mod imm_ld;
 mod immediates;
 mod iota;
@@ -80,6 +81,21 @@ pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
         Family::RangeSelect => {
             if let Body::S2d2Rs(s) = b {
                 range_select::check(cx, s)
+            }
+        }
+        Family::EventSemaphore => {
+            if let Body::EventSemaphore(s) = b {
+                event_semaphore::check(cx, inst, s)
+            }
+        }
+        Family::BatchNormParamLoad => {
+            if let Body::S2Bn(s) = b {
+                imm_ld::check_batch_norm_param_load(cx, s)
+            }
+        }
+        Family::MatchValueLoad => {
+            if let Body::S2Bn(s) = b {
+                imm_ld::check_match_value_load(cx, s)
             }
         }
     }
