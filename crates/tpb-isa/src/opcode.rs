@@ -205,7 +205,7 @@ impl OpcodeInfo {
 const BN_STATE: &str = "it loads DVE batch-norm / match-value state that tpb does not model \
                         (isa-facts §6)";
 const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda \
-                             header: no `has_valid_src_slices_tsm_dual` clause admits it \
+                             header: no sensible fixed second op and the DVE uop table is full \
                              (isa-facts §8)";
 /// The opcode table, one row per opcode, written once. It expands through a callback macro
 /// (the wasmtime Pulley `for_each_op!` pattern), so other modules can generate code from the

@@ -49,6 +49,8 @@ fn expected(inst: &Instruction, path: &str) -> Option<Range<usize>> {
                 Some(i) => off + 4 + 2 * i..off + 6 + 2 * i,
                 None => off + 4..off + 4 + 2 * n,
             }
+        } else if rest == ".indirect_addr" {
+            off + 4..off + 8
         } else if rest == ".start_addr" || rest == ".base" {
             off..off + 4
         } else if rest == ".dtype_hi" || rest == ".dtype_lo" {

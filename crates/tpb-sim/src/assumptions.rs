@@ -145,6 +145,24 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                the preamble. The preamble's own update must be none (a validation rule).",
     },
     Assumption {
+        id: "indirect-marker",
+        source: "seed 001 'mem4d_valid', isa-facts §2.1, decisions §3.10",
+        text: "ADDR4 marker 0x20 / 0xA0 is the indirect form, not a PSUM flag (seed 001's \
+               mem4d_valid comment says 'PSUM / 2nd-window'): PSUM is told by the address \
+               window, the packer never sets 0x20, a 4D destination with it carries a second \
+               address at +4 (validated as one), and `tpb run` refuses indirect addresses as \
+               not supported.",
+    },
+    Assumption {
+        id: "v4-tensor4d-bound",
+        source: "seed 001 'tensor4d_valid — the source check', isa-facts §3.5",
+        text: "The compiler model's v4 (mariana) tensor4d_valid bound (byte address <= \
+               0x3FFFFF, bits 25-28 clear in the plain case) is not checked: under the header \
+               address map (partition x 256 KiB, PSUM at 1<<25) it would refuse every 4D \
+               source from partition 16 up or in PSUM, which tensor_start_addr_valid accepts, \
+               and the exempt 'quadrant' case is not described.",
+    },
+    Assumption {
         id: "firmware-stub-scope",
         source: "decisions §3.7",
         text: "With firmware stubs on, ImmLd and PtrMulti on cayman, mariana and maverick \
@@ -372,6 +390,17 @@ pub fn firmware_stub_log(info: &OpcodeInfo) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Issue 8 item 15: seed 001's v4 tensor4d_valid bound and the 0x20 marker are listed
+    // choices (tpb-isa tests/validate.rs `seed001_v4_source_bound_not_applied_…` checks the
+    // behaviour they describe).
+    #[test]
+    fn seed001_address_choices_are_listed() {
+        for id in ["indirect-marker", "v4-tensor4d-bound"] {
+            let a = ASSUMPTIONS.iter().find(|a| a.id == id).expect(id);
+            assert!(a.source.contains("seed 001"), "{id}");
+        }
+    }
 
     #[test]
     fn ids_are_unique_and_texts_present() {

@@ -570,3 +570,40 @@ fn errors_are_one_line() {
         "not both",
     );
 }
+
+// Issue 8 item 16 — isa-facts §8 (docs/reference/isa.md "Sunda Dual PtrMulti"): 0x88 is
+// disabled in the sunda header and `tpb run` refuses it, so `tpb validate` must not call it
+// plainly valid: it reports a `disabled_form` lint naming the reason and its source.
+#[test]
+fn validate_names_the_disabled_dual_bitvec_form_that_run_refuses() {
+    let mut i = ptr_multi(Opcode::TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC, 4);
+    if let Body::S4d4Tsm(s) = &mut i.body {
+        s.in_dtype = Dtype::UINT32;
+        s.out_dtype = Dtype::UINT32;
+        s.op = AluOp::BITWISE_AND;
+    }
+    let hex = hex_of(&i);
+    let o = tpb(&["validate", "--gen", "sunda", "--hex", &hex]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
+    assert!(out.contains("lint disabled_form"), "{out}");
+    assert!(out.contains("disabled in the sunda header"), "{out}");
+    assert!(out.contains("isa-facts §8"), "{out}");
+    // …and `tpb run` refuses the same bytes as disabled.
+    let dir = std::env::temp_dir().join(format!("tpb-dual-bitvec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = dir.join("p.bin");
+    std::fs::write(&bin, i.encode()).unwrap();
+    let o = tpb(&[
+        "run",
+        "--gen",
+        "sunda",
+        bin.to_str().unwrap(),
+        "--out-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr) + &text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("disabled"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

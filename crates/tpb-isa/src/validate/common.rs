@@ -263,6 +263,16 @@ impl Loc {
         }
     }
 
+    /// A `TENSOR4D`'s second address in the indirect form (bytes +4..+8, seed 001).
+    pub(crate) const fn indirect_addr(self) -> Loc {
+        Loc {
+            suffix: ".indirect_addr",
+            start: self.start + 4,
+            end: self.start + 8,
+            ..self
+        }
+    }
+
     /// A `TENSOR{N}D`/`DATA4D` descriptor's counts, `num_elem[0..N]`.
     pub(crate) const fn num_elem<const N: usize>(self) -> Loc {
         Loc {
@@ -469,13 +479,25 @@ pub(crate) fn tensor_valid<const N: usize, const M: u8>(
     }) {
         return;
     }
+    if let (Some(second), true) = (t.indirect_addr(), op.write) {
+        // mem4d_valid's indirect branch (seed 001 "mem4d_valid — the destination check"):
+        // the first window is checked as a uint32 access, the word at +4 is a second
+        // address checked with the operand's dtype, and the count sweep is skipped.
+        let first = Operand {
+            dtype: Dtype::UINT32,
+            ..op
+        };
+        start_addr_checks(cx, a, first, addr, gen);
+        start_addr_checks(cx, second, op, op.at.indirect_addr(), gen);
+        return;
+    }
     if let AddrForm::Register(r) = form {
         // Placement is resolved at run time (isa-facts §2.2 step 1).
         cx.check(&ADDR_REG, (r as u32) < NUM_REGISTERS, || {
             detail(addr, format!("reg[{r}]"), "reg[0..64]")
         });
     } else {
-        start_addr_checks(cx, a, op, gen);
+        start_addr_checks(cx, a, op, addr, gen);
     }
     if !a.shape_from_register() {
         for i in 0..N {
@@ -487,10 +509,9 @@ pub(crate) fn tensor_valid<const N: usize, const M: u8>(
 }
 
 #[inline]
-fn start_addr_checks<const M: u8>(cx: &mut Ctx<M>, a: Addr4, op: Operand, gen: Gen) {
+fn start_addr_checks<const M: u8>(cx: &mut Ctx<M>, a: Addr4, op: Operand, addr: Loc, gen: Gen) {
     let g = Geometry::of(gen);
     let b = a.byte_addr();
-    let addr = op.at.start_addr();
     let shown = || format!("{:#010x} ({})", a.0, a.to_text(gen));
     let size = op.dtype.size();
     cx.check(

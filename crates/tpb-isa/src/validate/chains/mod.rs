@@ -14,10 +14,10 @@ mod ts_select;
 
 use super::common::*;
 use super::{Confidence, Ctx};
-use crate::opcode::{Family, StructKind};
+use crate::opcode::{Exec, Family, StructKind};
 use crate::tables::{AluOp, Dtype};
-use crate::wire::{Body, Data4d, Instruction};
-use Confidence::Observed;
+use crate::wire::{Body, Data4d, Header, Instruction};
+use Confidence::{Assumed, Observed};
 
 rule!(
     OPCODE_STRUCT,
@@ -25,6 +25,23 @@ rule!(
     "the opcode binds the struct the body holds",
     "instruction_mapping.json struct2opcode",
     Observed
+);
+
+rule!(
+    EXEC_DISABLED,
+    "disabled_form",
+    "the header disables this form; `tpb run` refuses it",
+    "isa-facts §8 (opcode table, exec column)",
+    Observed,
+    lint
+);
+rule!(
+    EXEC_NOT_SIMULATED,
+    "not_simulated",
+    "`tpb run` does not model the state this opcode uses and refuses it",
+    "opcode table, exec column",
+    Assumed,
+    lint
 );
 
 pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
@@ -44,6 +61,22 @@ pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
         )
     }) {
         return;
+    }
+    // `validate` and `tpb run` agree: an opcode the table marks disabled or not simulated
+    // is reported (as a lint: the bundle is well formed) with the reason `run` gives.
+    let refusal = match info.exec {
+        Exec::Disabled(why) => Some((&EXEC_DISABLED, why)),
+        Exec::NotSupported(why) => Some((&EXEC_NOT_SIMULATED, why)),
+        _ => None,
+    };
+    if let Some((rule, why)) = refusal {
+        cx.check(rule, false, || {
+            detail(
+                at!(Header.opcode).under("header."),
+                format!("{:#04x} ({})", info.value, info.display),
+                why,
+            )
+        });
     }
     let b = &inst.body;
     // Exhaustive over the table's families: the body matches (checked just above).
