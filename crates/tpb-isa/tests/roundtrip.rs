@@ -54,6 +54,6 @@ fn program_length_errors_name_the_tail() {
     let e = tpb_isa::decode_program(&[0u8; 130], Gen::Cayman).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "program is 130 bytes, not a multiple of 64: 2 trailing bytes after bundle 2"
+        "program is 130 bytes, not a multiple of 64: 2 trailing bytes at offset 0x80, after bundle #1"
     );
 }

@@ -182,6 +182,80 @@ pub const ASSUMPTIONS: &[Assumption] = &[
         text: "RangeSelect with reduce_cmd other than Idle is refused as not supported: the \
                read-out of the running max is not public.",
     },
+    Assumption {
+        id: "engine-timing",
+        source: "nki-semantics §1.1–§1.3, §6",
+        text: "The multi-engine schedule uses the constants of `TIMING_CONSTANTS` (overridable): \
+               DVE/ACT/PE take max(MIN_II, N) cycles plus DEPENDENT_OVERHEAD when the \
+               instruction reads what the engine's previous instruction wrote, POOL \
+               POOL_START + N, an instruction with no memory operand SYNC_CYCLES; N is \
+               elements per partition; cycles convert to time with the engine's clock for \
+               the generation. An instruction executes functionally when it starts.",
+    },
+    Assumption {
+        id: "engine-sync-timing",
+        source: "decisions §3.8, isa-facts §1.3",
+        text: "Across engines a wait is checked when the instruction reaches the head of its \
+               queue and the engine is free; it starts when its wait holds. `_READ` updates \
+               apply READ_DRAIN cycles before the end (inputs read), `_COMPLETE` updates at \
+               the end; updates due at the same time apply in start order. Ties between \
+               engines go PE, ACT, POOL, DVE, SP.",
+    },
+    Assumption {
+        id: "engine-placement",
+        source: "isa-facts §1.2 (opcode table engine column)",
+        text: "An instruction runs on the engine the opcode table names; `.engine NAME` may \
+               only repeat it. An opcode with no engine in the table (unmodelled bundles) goes \
+               to `.engine`'s queue, else SP.",
+    },
+];
+
+/// One constant of the multi-engine timing model (`engine-timing`, `engine-sync-timing`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimingConstant {
+    /// The name `--timing NAME=VALUE` and timing files use.
+    pub name: &'static str,
+    /// The default value.
+    pub default: u64,
+    /// The unit.
+    pub unit: &'static str,
+    /// Where the value comes from; ASSUMED where no source gives it.
+    pub source: &'static str,
+}
+
+/// The multi-engine timing model: one table of named constants, every one overridable
+/// (`tpb run --timing NAME=VALUE`, `--timing-file`). Clocks are per engine and generation
+/// (NC-v2 = sunda, NC-v3 = cayman, NC-v4 = mariana; maverick has no public figure and
+/// repeats mariana); SP's clock is not published and repeats ACT's.
+#[rustfmt::skip]
+pub const TIMING_CONSTANTS: &[TimingConstant] = &[
+    TimingConstant { name: "DVE_MIN_II", default: 64, unit: "DVE cycles", source: "nki-semantics §1.3 (MIN_II ≈ 64)" },
+    TimingConstant { name: "ACT_MIN_II", default: 64, unit: "ACT cycles", source: "nki-semantics §1.3 (Vector/Scalar MIN_II)" },
+    TimingConstant { name: "PE_MIN_II", default: 64, unit: "PE cycles", source: "ASSUMED (no TensorE instruction in this slice)" },
+    TimingConstant { name: "DEPENDENT_OVERHEAD", default: 100, unit: "engine cycles", source: "nki-semantics §1.3, §6 (~100 static overhead)" },
+    TimingConstant { name: "POOL_START", default: 150, unit: "POOL cycles", source: "nki-semantics §1.1, §1.2 (GPSIMD_START ≈ 150)" },
+    TimingConstant { name: "SYNC_CYCLES", default: 64, unit: "engine cycles", source: "ASSUMED (an instruction without memory operands)" },
+    TimingConstant { name: "READ_DRAIN", default: 16, unit: "engine cycles", source: "ASSUMED (`_READ` fires this long before the end)" },
+    TimingConstant { name: "CLOCK_MHZ_PE_SUNDA", default: 2800, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_ACT_SUNDA", default: 1400, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_POOL_SUNDA", default: 1400, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_DVE_SUNDA", default: 1120, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_SP_SUNDA", default: 1400, unit: "MHz", source: "ASSUMED (= ACT)" },
+    TimingConstant { name: "CLOCK_MHZ_PE_CAYMAN", default: 2400, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_ACT_CAYMAN", default: 1200, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_POOL_CAYMAN", default: 1200, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_DVE_CAYMAN", default: 960, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_SP_CAYMAN", default: 1200, unit: "MHz", source: "ASSUMED (= ACT)" },
+    TimingConstant { name: "CLOCK_MHZ_PE_MARIANA", default: 2400, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_ACT_MARIANA", default: 1200, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_POOL_MARIANA", default: 1200, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_DVE_MARIANA", default: 1200, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_SP_MARIANA", default: 1200, unit: "MHz", source: "ASSUMED (= ACT)" },
+    TimingConstant { name: "CLOCK_MHZ_PE_MAVERICK", default: 2400, unit: "MHz", source: "ASSUMED (= mariana)" },
+    TimingConstant { name: "CLOCK_MHZ_ACT_MAVERICK", default: 1200, unit: "MHz", source: "ASSUMED (= mariana)" },
+    TimingConstant { name: "CLOCK_MHZ_POOL_MAVERICK", default: 1200, unit: "MHz", source: "ASSUMED (= mariana)" },
+    TimingConstant { name: "CLOCK_MHZ_DVE_MAVERICK", default: 1200, unit: "MHz", source: "ASSUMED (= mariana)" },
+    TimingConstant { name: "CLOCK_MHZ_SP_MAVERICK", default: 1200, unit: "MHz", source: "ASSUMED (= mariana)" },
 ];
 
 // ---- machine state ------------------------------------------------------------------------

@@ -62,12 +62,13 @@
 #![warn(missing_docs)]
 
 pub mod assumptions;
+pub mod engines;
 mod exec;
 pub mod machine;
 pub mod numerics;
 pub mod region;
 
 pub use machine::{
-    Config, Fault, FaultCause, FlopKind, Flops, HostError, HostTensor, InstId, Machine, Region,
-    RunReport, StepReport, Warning, WarningKind, DEFAULT_MAX_ELEMENTS,
+    Config, Fault, FaultCause, FlopKind, Flops, HostError, HostTensor, InstId, Machine, MemAccess,
+    Region, RunReport, StepReport, Warning, WarningKind, DEFAULT_MAX_ELEMENTS,
 };

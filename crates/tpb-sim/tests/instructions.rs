@@ -1116,3 +1116,47 @@ fn validate_names(i: &Instruction, gen: Gen) -> Vec<&'static str> {
         .map(|f| f.rule.name)
         .collect()
 }
+
+/// Issue 8 item 12 (decisions §4.4; isa-facts §4.2: the bf16 convert is a bit shift): a
+/// signalling NaN widened from bf16/fp16 to FP32 keeps its bits through AffineSelect's pass
+/// arm, a BYPASS into fp32/fp32r, and the values ImmLdArith stores.
+#[test]
+fn signalling_nans_keep_their_bits_when_widened() {
+    use tpb_isa::text::asm_line;
+    let gen = Gen::Cayman;
+    for (dt, name, input, want) in [
+        (
+            Dtype::BFLOAT16,
+            "bf16",
+            [0x7F95u32, 0xFF81],
+            [0x7F95_0000u32, 0xFF81_0000],
+        ),
+        (
+            Dtype::FP16,
+            "fp16",
+            [0x7C01, 0xFD55],
+            [0x7F80_2000, 0xFFAA_A000],
+        ),
+    ] {
+        let mut m = Machine::new(Config::new(gen));
+        write_rows(&mut m, Space::Sbuf, 0, 0, dt, &[input.to_vec()]);
+        let sel = format!(
+            "affine_select channels=1 dtypes={name}->fp32 cmp=ge fill_reg=7 mask=0:[[0,2]] \
+             multiplier=0 src=sbuf[p0..1]+0x0:[[1,2]] dst=sbuf[p0..1]+0x100:[[1,2]]"
+        );
+        let byp = format!(
+            "ts_arith src=sbuf[p0..1]+0x0:[[1,2]] in={name} out=fp32r op0=bypass op1=bypass \
+             dst=sbuf[p0..1]+0x200:[[1,2]]"
+        );
+        let ld = format!("imm_ld_arith src=sbuf[p0..1]+0x0:[[1,2]] dtype={name}");
+        for line in [&sel, &byp, &ld] {
+            m.step(&asm_line(line, gen).unwrap())
+                .unwrap_or_else(|f| panic!("{line}: {f}"));
+        }
+        for off in [0x100, 0x200] {
+            let got = read_rows(&m, Space::Sbuf, 0, 1, off, Dtype::FP32, 2);
+            assert_eq!(got, vec![want.to_vec()], "{name} at {off:#x}");
+        }
+        assert_eq!(&m.flops()[0].slots[..2], &want, "{name} flops");
+    }
+}

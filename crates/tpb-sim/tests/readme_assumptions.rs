@@ -16,3 +16,21 @@ fn readme_lists_every_simulator_assumption() {
         );
     }
 }
+
+/// Every timing-model constant is in the README's table with its default and unit, so the
+/// documented model is the one the scheduler runs.
+#[test]
+fn readme_lists_every_timing_constant_with_its_default() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md at the workspace root");
+    let (_, list) = readme
+        .split_once("## Assumptions")
+        .expect("an `## Assumptions` section");
+    for c in tpb_sim::assumptions::TIMING_CONSTANTS {
+        let row = format!(
+            "| `{}` | {} | {} | {} |",
+            c.name, c.default, c.unit, c.source
+        );
+        assert!(list.contains(&row), "README's timing table lacks {row}");
+    }
+}

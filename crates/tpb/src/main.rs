@@ -30,7 +30,7 @@ enum Command {
     /// Pack an access pattern into a TENSOR1D..4D descriptor as the compiler does (seed 001).
     Pack(cmd::pack::Args),
     /// Run a program on the reference simulator with .npy inputs, outputs and expectations.
-    Run(cmd::run::Args),
+    Run(Box<cmd::run::Args>),
 }
 
 fn main() -> ExitCode {
@@ -42,13 +42,26 @@ fn main() -> ExitCode {
         Command::Asm(a) => cmd::asm::run_asm(a),
         Command::Disasm(a) => cmd::asm::run_disasm(a),
         Command::Pack(a) => cmd::pack::run(a),
-        Command::Run(a) => cmd::run::run(a),
+        Command::Run(a) => cmd::run::run(*a),
     };
+    report_peak_memory();
     match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("tpb: error: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// With `TPB_PEAK_MEMORY=1` in the environment, prints this process's peak resident memory
+/// (Linux `VmHWM`) on stderr at exit: how the memory bounds in docs/cli-isa.md are measured.
+fn report_peak_memory() {
+    if std::env::var_os("TPB_PEAK_MEMORY").is_none() {
+        return;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+        eprintln!("tpb: peak memory {}", line["VmHWM:".len()..].trim());
     }
 }

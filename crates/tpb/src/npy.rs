@@ -286,7 +286,7 @@ pub fn write_npy(arr: &NpyArray, style: NpyStyle) -> Result<Vec<u8>, NpyError> {
 /// Writes an array to a `.npy` file (see [`write_npy`]); errors name the path.
 pub fn write_npy_file(path: &Path, arr: &NpyArray, style: NpyStyle) -> Result<(), NpyError> {
     let bytes = write_npy(arr, style)?;
-    std::fs::write(path, bytes).map_err(|source| NpyError::Io {
+    crate::atomic::write_file(path, &bytes).map_err(|source| NpyError::Io {
         path: path.to_path_buf(),
         source,
     })

@@ -95,3 +95,23 @@ fn asm_validates_unless_told_not_to() {
     assert!(r.status.success());
     assert_eq!(std::fs::read(&out).unwrap().len(), 64);
 }
+
+/// Issue 8 item 1: a line of 200 000 errors is reported up to the cap, and the last line says
+/// that the rest was cut.
+#[test]
+fn a_flood_of_errors_is_capped_and_the_last_line_says_so() {
+    let src = scratch("flood.tpb");
+    std::fs::write(&src, format!("iota {}\n", "iota ".repeat(200_000))).unwrap();
+    let out = scratch("flood.bin");
+    let r = tpb(&["asm", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(
+        err.lines().count(),
+        102,
+        "100 errors, the cap note, the summary"
+    );
+    let last = err.lines().last().unwrap();
+    assert!(last.contains("more than 100 assembly errors"), "{last}");
+    assert!(last.contains("only the first 100 are reported"), "{last}");
+}

@@ -548,12 +548,21 @@ fn errors_are_one_line() {
     let odd = dir.join("cli_isa_65_bytes.bin");
     std::fs::write(&odd, [0u8; 65]).unwrap();
     let odd = odd.to_str().unwrap();
+    let empty = dir.join("cli_isa_empty.bin");
+    std::fs::write(&empty, []).unwrap();
+    let empty = empty.to_str().unwrap();
+    let short = dir.join("cli_isa_10_bytes.bin");
+    std::fs::write(&short, [0u8; 10]).unwrap();
+    let short = short.to_str().unwrap();
     for cmd in ["decode", "validate", "explain"] {
         one_line_error(&[cmd, "no/such/file.bin"], "no/such/file.bin");
         one_line_error(
             &[cmd, odd],
-            "program is 65 bytes, not a multiple of 64: 1 trailing bytes after bundle 1",
+            "program is 65 bytes, not a multiple of 64: 1 trailing bytes at offset 0x40, after bundle #0",
         );
+        // Issue 8 item 9: an empty FILE is an error, as `--hex ""` is.
+        one_line_error(&[cmd, empty], "program is empty (0 bytes)");
+        one_line_error(&[cmd, short], "10 bytes, less than one bundle");
         one_line_error(
             &[cmd, "--hex", "00 1z"],
             "`z` at position 5 is not a hex digit",
@@ -606,4 +615,36 @@ fn validate_names_the_disabled_dual_bitvec_form_that_run_refuses() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("disabled"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Issue 8 item 2: a program that is not a regular file (a pipe) is read as a stream too; a
+/// partial last bundle is still an input error.
+#[test]
+fn a_piped_program_streams() {
+    use std::io::Write;
+    use std::process::Stdio;
+    if !Path::new("/dev/stdin").exists() {
+        return;
+    }
+    let causal = std::fs::read(root().join(CAUSAL)).unwrap();
+    for (input, code) in [(causal.clone(), 0), ([causal, vec![0u8; 3]].concat(), 2)] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tpb"))
+            .args(["decode", "/dev/stdin"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&input).unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(code), "{}", text(&o.stderr));
+        assert!(text(&o.stdout).starts_with("#0 @0x0000 ts_arith"));
+        if code == 2 {
+            assert!(
+                text(&o.stderr).contains("3 trailing bytes"),
+                "{}",
+                text(&o.stderr)
+            );
+        }
+    }
 }

@@ -16,7 +16,8 @@
 //!   its opcode) is printed as `.bundle <64 bytes of hex>`.
 //! - `disasm(asm(t))` is canonical: assembling it again and disassembling gives the same text.
 //! - [`asm`] never panics, on any input; it reports every error of a file (not just the
-//!   first), each with its line, 1-based column, the expected form and the allowed values.
+//!   first, up to [`MAX_ASM_ERRORS`]), each with its line, 1-based column, the expected form
+//!   and the allowed values. Its time is linear in the input.
 //! - [`asm`] is purely syntactic: it checks that each value fits its field, not that the
 //!   instruction is legal on the generation. Run `tpb_isa::validate::validate(&inst, gen)`
 //!   on the result for that.
@@ -36,6 +37,10 @@ use crate::gen::Gen;
 use crate::wire::Instruction;
 use std::fmt;
 use std::ops::Range;
+
+/// At most this many errors of one file are reported; past it [`asm`] stops and its last
+/// error says so (a 10 MB line of garbage costs one pass, not millions of messages).
+pub const MAX_ASM_ERRORS: usize = 100;
 
 /// Directives the assembler itself handles; every other name must be allowed through
 /// [`AsmOptions::allow_directive`].
@@ -206,6 +211,12 @@ impl AsmErrors {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// Whether [`asm`] stopped at [`MAX_ASM_ERRORS`]: the last entry then says so and is not
+    /// an error of its own.
+    pub fn is_truncated(&self) -> bool {
+        self.0.len() > MAX_ASM_ERRORS
     }
 }
 

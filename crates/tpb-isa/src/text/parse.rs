@@ -7,7 +7,7 @@ use super::schema::{
 };
 use super::{
     AsmError, AsmErrors, AsmOptions, Assembly, Directive, Item, SourceInstruction,
-    BUILTIN_DIRECTIVES,
+    BUILTIN_DIRECTIVES, MAX_ASM_ERRORS,
 };
 use crate::gen::Gen;
 use crate::opcode::{Opcode, OPCODES};
@@ -43,8 +43,23 @@ pub fn asm(src: &str, opts: &AsmOptions) -> Result<Assembly, AsmErrors> {
         let item = assemble_line(line, line_no, gen, opts, instructions, &mut problems);
         // Splitting finds some problems before field parsing finds earlier ones.
         problems.sort_by_key(|p| p.start);
-        for p in problems {
-            errors.push(to_error(line, line_no, line_start, p));
+        let mut columns = Columns::new(line);
+        for p in problems.into_iter().take(MAX_ASM_ERRORS + 1 - errors.len()) {
+            errors.push(to_error(&mut columns, line_no, line_start, p));
+        }
+        if errors.len() > MAX_ASM_ERRORS {
+            // One more error than reported proves the cap cut something: say so, last.
+            errors.truncate(MAX_ASM_ERRORS);
+            errors.push(AsmError {
+                line: line_no,
+                column: 1,
+                span: line_start..line_start,
+                message: format!(
+                    "too many errors: stopped after the first {MAX_ASM_ERRORS}; \
+                     the rest of the file is not checked"
+                ),
+            });
+            break;
         }
         match item {
             Some(Item::Gen { gen: g, .. }) => {
@@ -98,12 +113,13 @@ pub fn asm_line(line: &str, gen: Gen) -> Result<Instruction, AsmErrors> {
 }
 
 /// Converts a line-relative problem into a file-level error.
-fn to_error(line: &str, line_no: usize, line_start: usize, p: Problem) -> AsmError {
+fn to_error(columns: &mut Columns<'_>, line_no: usize, line_start: usize, p: Problem) -> AsmError {
+    let line = columns.line;
     let start = p.start.min(line.len());
     let end = p.end.clamp(start, line.len());
     AsmError {
         line: line_no,
-        column: column(line, start),
+        column: columns.at(start),
         span: line_start + start..line_start + end,
         message: p.message,
     }
@@ -240,6 +256,41 @@ fn column(line: &str, at: usize) -> usize {
     line.char_indices().take_while(|(i, _)| *i < at).count() + 1
 }
 
+/// Character columns of one line for byte offsets asked in increasing order: counting
+/// resumes where the last answer stopped, so a line's errors cost one pass, not one each.
+struct Columns<'a> {
+    line: &'a str,
+    /// A char boundary of `line` and the number of chars before it.
+    byte: usize,
+    chars: usize,
+}
+
+impl<'a> Columns<'a> {
+    fn new(line: &'a str) -> Self {
+        Columns {
+            line,
+            byte: 0,
+            chars: 0,
+        }
+    }
+
+    /// The 1-based character column of byte `at` (as [`column`]).
+    fn at(&mut self, at: usize) -> usize {
+        if at < self.byte {
+            (self.byte, self.chars) = (0, 0);
+        }
+        for (i, _) in self.line[self.byte..].char_indices() {
+            if self.byte + i >= at {
+                self.byte += i;
+                return self.chars + 1;
+            }
+            self.chars += 1;
+        }
+        self.byte = self.line.len();
+        self.chars + 1
+    }
+}
+
 /// Parses `.bundle` hex: exactly 64 bytes, whitespace and `_` allowed, optional `0x`.
 fn bundle_bytes(args: Piece<'_>, problems: &mut Vec<Problem>) -> Option<[u8; 64]> {
     let hex = args.text.strip_prefix("0x").unwrap_or(args.text);
@@ -311,7 +362,8 @@ fn assignments<'a>(rest: Piece<'a>, problems: &mut Vec<Problem>) -> Vec<Assignme
     };
     loop {
         pos = skip_ws(pos);
-        if pos >= text.len() {
+        // Past the cap nothing more is reported: stop, so a huge bad line costs no more.
+        if pos >= text.len() || problems.len() > MAX_ASM_ERRORS {
             break;
         }
         let key_start = pos;
@@ -448,6 +500,9 @@ fn instruction(
     let mut seen: Vec<(&'static str, Piece<'_>)> = Vec::new();
     let mut claims: Vec<ChannelClaim<'_>> = Vec::new();
     for a in assignments(rest, problems) {
+        if problems.len() > MAX_ASM_ERRORS {
+            break;
+        }
         let Some(name) = resolve_key(&inst, a.key.text) else {
             problems.push(unknown_field(&inst, a.key, gen));
             continue;

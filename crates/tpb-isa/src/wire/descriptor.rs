@@ -561,23 +561,37 @@ pub fn f32_text(bits: u32) -> String {
 
 /// Parses a float literal (`1.5`, `-3.4028235e38`, `inf`, `-inf`, `nan`) or `0x` bits.
 pub fn parse_f32_bits(s: &str) -> Option<u32> {
+    parse_f32_literal(s).ok()
+}
+
+/// [`parse_f32_bits`] with the reason when it fails. A finite literal beyond the fp32 range
+/// (`1e39`, `3.4028236e38`) is refused rather than rounded to a silent infinity: infinity is
+/// written `inf`.
+pub fn parse_f32_literal(s: &str) -> Result<u32, String> {
     let t = s.trim();
     let l = t.to_ascii_lowercase();
     if l.starts_with("0x") || l.starts_with("-0x") {
         return parse_int(&l)
             .filter(|v| (0..=u32::MAX as i128).contains(v))
-            .map(|v| v as u32);
+            .map(|v| v as u32)
+            .ok_or_else(|| format!("`{t}` is not 32 bits of hex"));
     }
     match l.as_str() {
-        "nan" => return Some(0x7FC0_0000),
-        "inf" | "+inf" => return Some(f32::INFINITY.to_bits()),
-        "-inf" => return Some(f32::NEG_INFINITY.to_bits()),
+        "nan" => return Ok(0x7FC0_0000),
+        "inf" | "+inf" => return Ok(f32::INFINITY.to_bits()),
+        "-inf" => return Ok(f32::NEG_INFINITY.to_bits()),
         _ => {}
     }
-    l.trim_end_matches('f')
+    let v = l
+        .trim_end_matches('f')
         .parse::<f32>()
-        .ok()
-        .map(f32::to_bits)
+        .map_err(|_| format!("`{t}` is not an fp32 value"))?;
+    if v.is_infinite() && !l.contains("inf") {
+        return Err(format!(
+            "`{t}` is beyond the fp32 range (write `inf` for infinity)"
+        ));
+    }
+    Ok(v.to_bits())
 }
 
 impl Field for F32Bits {
@@ -594,9 +608,7 @@ impl Field for F32Bits {
         f32_text(self.0)
     }
     fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
-        parse_f32_bits(s)
-            .map(F32Bits)
-            .ok_or_else(|| format!("`{s}` is not an fp32 value"))
+        parse_f32_literal(s).map(F32Bits)
     }
     fn expected() -> String {
         "an fp32 value (`1.5`, `-inf`) or `0x` bits".into()
@@ -629,9 +641,7 @@ impl Field for ImmVal {
             || t.contains("nan")
             || (t.contains('e') && !t.contains("0x"));
         if floaty {
-            return parse_f32_bits(&t)
-                .map(ImmVal)
-                .ok_or_else(|| format!("`{s}` is not an fp32 immediate"));
+            return parse_f32_literal(s).map(ImmVal);
         }
         u32::parse_text(s, g).map(ImmVal)
     }

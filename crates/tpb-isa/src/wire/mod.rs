@@ -237,7 +237,10 @@ pub struct Instruction {
 #[non_exhaustive]
 pub enum DecodeError {
     /// The stream is not a whole number of bundles (decisions §1.2).
-    #[error("program is {len} bytes, not a multiple of 64: {trailing} trailing bytes after bundle {bundles}")]
+    #[error(
+        "program is {len} bytes, not a multiple of 64: {}",
+        trailing_text(*bundles, *trailing)
+    )]
     TrailingBytes {
         /// Total length.
         len: usize,
@@ -313,6 +316,18 @@ impl Instruction {
         v.extend(self.events.fields());
         v.extend(self.body.fields());
         v
+    }
+}
+
+/// Where the trailing bytes of a program are, with bundles numbered from #0 as everywhere.
+fn trailing_text(bundles: usize, trailing: usize) -> String {
+    match bundles {
+        0 => format!("{trailing} bytes, less than one bundle"),
+        n => format!(
+            "{trailing} trailing bytes at offset {:#x}, after bundle #{}",
+            n * BUNDLE_BYTES,
+            n - 1
+        ),
     }
 }
 

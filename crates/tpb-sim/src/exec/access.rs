@@ -230,6 +230,44 @@ impl Access {
     pub(crate) fn byte(&self, e: i64) -> u64 {
         (self.offset as i64).wrapping_add(e.wrapping_mul(self.size as i64)) as u64
     }
+
+    /// The bytes one channel's walk touches (the same in every channel) as sorted,
+    /// disjoint ranges, or `None` when the walk has more than `cap` runs.
+    pub(crate) fn byte_runs(&self, cap: usize) -> Option<Vec<std::ops::Range<u64>>> {
+        let d = &self.dims;
+        let count = self.count();
+        // A unit or zero innermost step makes each innermost row one run.
+        let by_row = d.steps[0].abs() <= 1;
+        let runs = if by_row { count / d.nums[0] } else { count };
+        if runs > cap as u64 {
+            return None;
+        }
+        let size = self.size as u64;
+        let mut out = Vec::with_capacity(runs as usize);
+        let mut cur = Cursor::new(d);
+        let mut left = count;
+        while left > 0 {
+            let (off, step, rem) = cur.run();
+            let take = if by_row { rem } else { 1 };
+            let first = self.byte(off);
+            out.push(match step {
+                1 => first..first + take * size,
+                -1 => first - (take - 1) * size..first + size,
+                _ => first..first + size,
+            });
+            cur.advance(take);
+            left -= take;
+        }
+        out.sort_unstable_by_key(|r| r.start);
+        let mut merged: Vec<std::ops::Range<u64>> = Vec::with_capacity(out.len());
+        for r in out {
+            match merged.last_mut() {
+                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+                _ => merged.push(r),
+            }
+        }
+        Some(merged)
+    }
 }
 
 /// Whether a write through `w` can change bytes a read through `r` sees (same space,

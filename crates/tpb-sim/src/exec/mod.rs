@@ -26,7 +26,8 @@ mod ts_select;
 
 use crate::assumptions::register_address;
 use crate::machine::{
-    Config, FaultCause, Flops, InstId, Memory, Region, State, StepReport, Warning, WarningKind,
+    Config, FaultCause, Flops, InstId, MemAccess, Memory, Region, State, StepReport, Warning,
+    WarningKind, MAX_ACCESS_RUNS,
 };
 use crate::numerics::{datapath_size, NumError};
 use access::{Access, Dims, Input, Stages, CHUNK};
@@ -101,12 +102,29 @@ pub(crate) struct Outcome {
     pub(crate) flops_loaded: Option<(u32, u32)>,
     pub(crate) warnings: Vec<(WarningKind, String)>,
     pub(crate) log: Option<&'static str>,
+    /// The memory footprint, when recording (`None`: not recording).
+    pub(crate) accesses: Option<Vec<MemAccess>>,
 }
 
 impl Outcome {
     /// Records a warning.
     pub(crate) fn warn(&mut self, kind: WarningKind, message: String) {
         self.warnings.push((kind, message));
+    }
+
+    /// Records an operand's footprint over `n` channels, when recording.
+    #[inline]
+    pub(crate) fn touch(&mut self, a: &Access, n: u32, write: bool) {
+        if let Some(list) = &mut self.accesses {
+            let runs = a.byte_runs(MAX_ACCESS_RUNS);
+            list.push(MemAccess {
+                operand: a.name,
+                write,
+                region: a.region(n),
+                exact: runs.is_some(),
+                runs: runs.unwrap_or_else(|| std::iter::once(a.lo..a.hi).collect()),
+            });
+        }
     }
 
     /// Strict mode: the first warning becomes a fault. Called before any state change.
@@ -137,6 +155,7 @@ impl Outcome {
                     .collect()
             },
             log: self.log,
+            accesses: self.accesses.unwrap_or_default(),
         }
     }
 }
@@ -392,6 +411,7 @@ impl Cx<'_> {
     /// Warns if `a` reads uninitialised elements on the channels where `chan` holds.
     #[inline]
     pub(crate) fn check_reads(&mut self, a: &Access, n: u32, chan: impl Fn(u32) -> bool) {
+        self.out.touch(a, n, false);
         if let Some((count, p, b)) = access::uninitialised(&self.st.mem, a, n, chan) {
             self.warn_uninitialised(a, count, p, b);
         }
@@ -467,6 +487,20 @@ impl Cx<'_> {
             Which::S0 => &mut work.s0,
             Which::S1 => &mut work.s1,
         };
+        if let Some(list) = &mut self.out.accesses {
+            let bytes = ptr.offset..ptr.offset + ptr.size as u64;
+            list.push(MemAccess {
+                operand: ptr.name,
+                write: false,
+                region: Region {
+                    space: ptr.space,
+                    partitions: ptr.part0..ptr.part0 + n,
+                    bytes: bytes.clone(),
+                },
+                runs: std::iter::once(bytes).collect(),
+                exact: true,
+            });
+        }
         let mem = &self.st.mem;
         let mut bad = Vec::new();
         for (c, slot) in dst.iter_mut().enumerate().take(n as usize) {
@@ -556,6 +590,7 @@ impl Driver<'_> {
             split,
             k,
         );
+        out.touch(dst, n, true);
         out.elements = count * u64::from(n);
         out.bytes_written = out.elements * dst.size as u64;
         out.written = Some(dst.region(n));

@@ -15,8 +15,8 @@ mod memory;
 mod report;
 
 pub use report::{
-    Fault, FaultCause, HostError, HostTensor, InstId, Region, RunReport, StepReport, Warning,
-    WarningKind,
+    Fault, FaultCause, HostError, HostTensor, InstId, MemAccess, Region, RunReport, StepReport,
+    Warning, WarningKind, MAX_ACCESS_RUNS,
 };
 
 pub(crate) use memory::Memory;
@@ -122,6 +122,8 @@ pub struct Machine {
     config: Config,
     state: State,
     scratch: Scratch,
+    /// Whether step reports list each operand's footprint (for race detection).
+    record_accesses: bool,
 }
 
 impl PartialEq for Machine {
@@ -154,6 +156,7 @@ impl Machine {
             },
             scratch: Scratch::new(),
             config,
+            record_accesses: false,
         }
     }
 
@@ -319,6 +322,27 @@ impl Machine {
     /// §3.8); compute, with every fault and strict-mode error found before the first write;
     /// commit; apply the wait's effect and the update. On `Err` nothing has changed.
     pub fn step_at(&mut self, index: usize, inst: &Instruction) -> Result<StepReport, Fault> {
+        self.run_one(index, inst, true)
+    }
+
+    /// As [`Machine::step_at`] without the EVENTS wait and update: for a scheduler that
+    /// evaluates them itself (the multi-engine runner of [`crate::engines`]).
+    pub fn execute_at(&mut self, index: usize, inst: &Instruction) -> Result<StepReport, Fault> {
+        self.run_one(index, inst, false)
+    }
+
+    /// Makes step reports list every memory operand's footprint
+    /// ([`StepReport::accesses`]), or stops it (the default: off).
+    pub fn set_access_recording(&mut self, on: bool) {
+        self.record_accesses = on;
+    }
+
+    fn run_one(
+        &mut self,
+        index: usize,
+        inst: &Instruction,
+        events: bool,
+    ) -> Result<StepReport, Fault> {
         let gen = self.config.gen;
         let id = InstId {
             index,
@@ -331,8 +355,15 @@ impl Machine {
                 report: validate(inst, gen),
             }));
         }
-        let plan = events::plan(&inst.events, &self.state).map_err(fault)?;
-        let mut out = Outcome::default();
+        let plan = if events {
+            events::plan(&inst.events, &self.state).map_err(fault)?
+        } else {
+            events::EventPlan::default()
+        };
+        let mut out = Outcome {
+            accesses: self.record_accesses.then(Vec::new),
+            ..Outcome::default()
+        };
         let stub = match inst.info(gen).and_then(firmware_stub_log) {
             Some(line) if self.config.firmware_stubs && firmware_stubs_apply(gen) => Some(line),
             _ => None,

@@ -244,7 +244,31 @@ pub struct StepReport {
     pub warnings: Vec<Warning>,
     /// The firmware's log line when the instruction ran as a stub.
     pub log: Option<&'static str>,
+    /// Every memory operand it read or wrote, when access recording is on
+    /// ([`Machine::set_access_recording`](crate::Machine::set_access_recording)); else empty.
+    pub accesses: Vec<MemAccess>,
 }
+
+/// One operand's memory footprint, for race detection: the same byte ranges in each of
+/// `region.partitions`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemAccess {
+    /// The operand, e.g. `src_mem_pattern`.
+    pub operand: &'static str,
+    /// A write (else a read).
+    pub write: bool,
+    /// The hull: space, partitions, and the byte range the runs span.
+    pub region: Region,
+    /// The bytes touched inside each partition: sorted, disjoint, non-empty ranges. When the
+    /// walk has more than [`MAX_ACCESS_RUNS`] runs it is summarised by its hull (`exact`
+    /// false), which may cover bytes the walk skips.
+    pub runs: Vec<Range<u64>>,
+    /// Whether `runs` is exact.
+    pub exact: bool,
+}
+
+/// The most byte runs a [`MemAccess`] lists before it is summarised by its hull.
+pub const MAX_ACCESS_RUNS: usize = 4096;
 
 impl fmt::Display for StepReport {
     /// One trace line: index, mnemonic, elements, bytes written, warnings.

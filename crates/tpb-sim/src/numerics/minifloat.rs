@@ -24,6 +24,9 @@ pub(crate) struct Minifloat {
     finite_only: bool,
     /// Canonical NaN magnitude (from [`super::canonical_nan`]).
     nan: u32,
+    /// Encoding a NaN keeps the top of its f32 payload, as numpy's fp16 cast does, instead
+    /// of giving the canonical NaN (ml_dtypes' rule for bf16 and fp8).
+    nan_payload: bool,
 }
 
 impl Minifloat {
@@ -40,6 +43,17 @@ impl Minifloat {
             bias,
             finite_only,
             nan,
+            nan_payload: false,
+        }
+    }
+
+    /// This format with numpy's NaN narrowing: the sign, an all-ones exponent and the top
+    /// mantissa bits of the f32 payload, or mantissa 1 if those are all zero (so the result
+    /// stays a NaN and a signalling NaN stays signalling).
+    pub(crate) const fn keeping_nan_payload(self) -> Self {
+        Minifloat {
+            nan_payload: true,
+            ..self
         }
     }
 
@@ -113,7 +127,8 @@ impl Minifloat {
     }
 
     /// Encodes f32 bits (RNE). Overflow and ±inf give ±inf (±NaN for finite-only), or ±max
-    /// with `sat`; NaN gives the canonical NaN with the input's sign (as ml_dtypes does).
+    /// with `sat`; NaN gives the canonical NaN with the input's sign (as ml_dtypes does), or
+    /// the truncated payload with [`Minifloat::keeping_nan_payload`] (as numpy does for fp16).
     #[inline(always)]
     pub(crate) fn encode(self, bits: u32, sat: bool) -> u32 {
         self.encode_nan(bits, sat, false)
@@ -157,7 +172,13 @@ impl Minifloat {
                 r | sign
             }
         } else {
-            r = if a > 0x7F80_0000 { self.nan } else { r };
+            let nan = if self.nan_payload {
+                let m = (a >> self.shift()) & self.man_mask();
+                (self.exp_all() << self.man_bits) | if m == 0 { 1 } else { m }
+            } else {
+                self.nan
+            };
+            r = if a > 0x7F80_0000 { nan } else { r };
             r | sign
         }
     }
@@ -246,7 +267,8 @@ mod tests {
 
     /// BF16/FP16 encoding agrees with `half` (bit-exact with ml_dtypes/numpy, crate guide
     /// B.2) on every non-NaN input tried: all 16-bit values, their midpoints ±1 and a
-    /// xorshift sweep of f32 bit patterns. NaN differs by design (canonical NaN).
+    /// xorshift sweep of f32 bit patterns. NaN is pinned by `tests/numerics.rs` against
+    /// numpy/ml_dtypes fixtures (`half` quiets signalling NaNs).
     #[test]
     fn sixteen_bit_encode_matches_half() {
         let check = |x: u32| {

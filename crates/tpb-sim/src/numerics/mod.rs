@@ -12,9 +12,8 @@
 //! - Results do not depend on the host: Rust never contracts `a * b + c` into an FMA, never
 //!   flushes subnormals, and every NaN an ALU op creates is pinned to one pattern (x86 would
 //!   give `0xFFC0_0000` for `0/0`, Arm `0x7FC0_0000`).
-//! - Against ml_dtypes 0.6.0 / numpy 2.4.6 the codecs are bit-exact except for the NaN
-//!   payloads listed in [`canonical_nan`], checked by `tests/numerics.rs` on committed
-//!   fixtures.
+//! - Against ml_dtypes 0.6.0 / numpy 2.4.6 the codecs are bit-exact, NaN payloads included
+//!   (see [`canonical_nan`]), checked by `tests/numerics.rs` on committed fixtures.
 
 mod alu;
 mod minifloat;
@@ -30,16 +29,17 @@ use tpb_isa::{AluOp, CodeEnum, Dtype};
 /// Every value is the positive quiet NaN; encoders OR in the input's sign bit.
 /// - FP8 and BF16: the patterns ml_dtypes 0.6.0 produces for every f32 NaN (any payload),
 ///   so encoding NaN is bit-exact with ml_dtypes.
-/// - FP16: `0x7E00`, the VFPU's documented canonical qNaN (isa-facts §12.2). numpy keeps
-///   the f32 payload instead (e.g. f32 `0x7F80_0001` → `0x7C01`, a signalling NaN): a
-///   deliberate difference, pinned by the tests.
+/// - FP16: `0x7E00`, the VFPU's documented canonical qNaN (isa-facts §12.2), for a NaN an
+///   ALU op produces (the canonical FP32 NaN). Any other f32 NaN narrows as numpy does
+///   (decisions §4.4): the top 10 payload bits, kept signalling (`0x7F80_0001` → `0x7C01`,
+///   `0x7FC1_2345` → `0x7E09`).
 /// - FP32: the NaN that [`alu_arith`] returns whenever an op creates or propagates a NaN.
 ///   FP32/FP32R *outputs* are stored bit-for-bit (no conversion), so a payload that reaches
 ///   them untouched (e.g. through BYPASS) is kept.
 ///
-/// Decoding: an FP8 NaN decodes to `sign | FP32` (as ml_dtypes does); BF16/FP16 NaNs keep
-/// their payload and get the quiet bit set (the `half` crate's rule; ml_dtypes/numpy keep
-/// signalling NaNs signalling).
+/// Decoding: an FP8 NaN decodes to `sign | FP32` (as ml_dtypes does); BF16/FP16 NaNs widen
+/// exactly as numpy/ml_dtypes widen them, payload and quiet bit kept (a signalling NaN stays
+/// signalling; bf16 widening is a 16-bit shift on the hardware, decisions §4.4).
 pub mod canonical_nan {
     /// FP32 / FP32R.
     pub const FP32: u32 = 0x7FC0_0000;
@@ -63,9 +63,10 @@ pub(crate) const E4M3: Minifloat = Minifloat::new(4, 3, 7, false, canonical_nan:
 pub(crate) const E4M3FN: Minifloat = Minifloat::new(4, 3, 7, true, canonical_nan::E4M3FN);
 pub(crate) const E5M2: Minifloat = Minifloat::new(5, 2, 15, false, canonical_nan::E5M2);
 // The 16-bit floats reuse the codec for encoding (branch-free, so slice loops vectorise);
-// it is bit-exact with ml_dtypes/numpy, as `half` is. Decoding goes through `half`.
+// it is bit-exact with ml_dtypes (bf16) and numpy (fp16, NaN payloads included).
 pub(crate) const BF16: Minifloat = Minifloat::new(8, 7, 127, false, canonical_nan::BF16);
-pub(crate) const FP16: Minifloat = Minifloat::new(5, 10, 15, false, canonical_nan::FP16);
+pub(crate) const FP16: Minifloat =
+    Minifloat::new(5, 10, 15, false, canonical_nan::FP16).keeping_nan_payload();
 
 static E3M4_TABLE: [u32; 256] = E3M4.table();
 static E4M3_TABLE: [u32; 256] = E4M3.table();
@@ -223,8 +224,9 @@ pub fn to_f32(dtype: Dtype, bits: u32, cfg: &Fp8Config) -> f32 {
         // Rust's int → float `as` rounds to nearest even.
         Dtype::UINT32 => bits as f32,
         Dtype::INT32 => (bits as i32) as f32,
-        Dtype::BFLOAT16 => half::bf16::from_bits(bits as u16).to_f32(),
-        Dtype::FP16 => half::f16::from_bits(bits as u16).to_f32(),
+        // The hardware's bit shift (decisions §4.4): exact, NaN payloads and all.
+        Dtype::BFLOAT16 => f32::from_bits((bits & 0xFFFF) << 16),
+        Dtype::FP16 => fp16_to_f32(bits as u16),
         Dtype::FP32 | Dtype::FP32R => f32::from_bits(bits),
         _ => match fp8_table(dtype, cfg) {
             Some(t) => f32::from_bits(t[(bits & 0xFF) as usize]),
@@ -324,7 +326,26 @@ fn decode_loop<const N: usize>(bytes: &[u8], out: &mut [f32], dec: impl Fn([u8; 
     }
 }
 
-/// FP16 through `half`'s slice conversion (F16C when the host has it), in stack blocks.
+/// Whether FP16 bits are a NaN.
+#[inline(always)]
+const fn is_fp16_nan(h: u16) -> bool {
+    h & 0x7FFF > 0x7C00
+}
+
+/// FP16 → FP32 as numpy widens: exact, and a NaN keeps its payload and quiet bit (`half`,
+/// like the F16C instruction, would set the quiet bit of a signalling NaN).
+#[inline(always)]
+fn fp16_to_f32(h: u16) -> f32 {
+    if is_fp16_nan(h) {
+        let sign = u32::from(h & 0x8000) << 16;
+        f32::from_bits(sign | 0x7F80_0000 | (u32::from(h & 0x3FF) << 13))
+    } else {
+        half::f16::from_bits(h).to_f32()
+    }
+}
+
+/// FP16 through `half`'s slice conversion (F16C when the host has it), in stack blocks;
+/// the rare NaNs are then redone by [`fp16_to_f32`] so signalling ones stay signalling.
 fn decode_fp16_slice(bytes: &[u8], out: &mut [f32]) {
     use half::slice::HalfFloatSliceExt;
     const BLOCK: usize = 256;
@@ -335,6 +356,11 @@ fn decode_fp16_slice(bytes: &[u8], out: &mut [f32]) {
             *h = half::f16::from_bits(u16::from_le_bytes([b[0], b[1]]));
         }
         buf[..k].convert_to_f32_slice(&mut o[..k]);
+        for (o, h) in o[..k].iter_mut().zip(&buf[..k]) {
+            if o.is_nan() {
+                *o = fp16_to_f32(h.to_bits());
+            }
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use super::run::program::DIRECTIVES as RUN_DIRECTIVES;
 use super::CliError;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tpb_isa::text::{asm, disasm_program, AsmOptions};
+use tpb_isa::text::{asm, disasm_program, AsmOptions, MAX_ASM_ERRORS};
 use tpb_isa::validate::validate;
 
 /// Arguments of `tpb asm`.
@@ -54,10 +54,24 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
             for e in &errors {
                 eprintln!("{name}:{}:{}: {}", e.line, e.column, e.message);
             }
-            eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
+            if errors.is_truncated() {
+                eprintln!(
+                    "tpb: error: more than {MAX_ASM_ERRORS} assembly errors in {name}; \
+                     only the first {MAX_ASM_ERRORS} are reported"
+                );
+            } else {
+                eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
+            }
             return Ok(ExitCode::from(1));
         }
     };
+    if let Err(errors) = super::run::program::engines_of(&assembly, assembly.final_gen) {
+        for (line, col, m) in &errors {
+            eprintln!("{name}:{line}:{col}: {m}");
+        }
+        eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
+        return Ok(ExitCode::from(1));
+    }
     if !args.no_validate {
         let mut bad = 0;
         for s in assembly.instructions() {
@@ -73,7 +87,7 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
         }
     }
     let bytes = assembly.to_bytes();
-    std::fs::write(&args.output, &bytes).map_err(|e| CliError::io(&args.output, e))?;
+    crate::atomic::write_file(&args.output, &bytes).map_err(|e| CliError::io(&args.output, e))?;
     eprintln!(
         "wrote {} bundle(s), {} bytes, to {}",
         bytes.len() / 64,

@@ -10,11 +10,14 @@
 //! any header, event or reserved field that is not at its normal value.
 
 use super::input::{
-    bundle_json, bundle_tag, field_rows, is_notable, opcode_label, print_json, GenArg, InputArgs,
+    bundle_json, bundle_tag, field_rows, is_notable, opcode_label, stdout, stdout_error, GenArg,
+    InputArgs, JsonBundles,
 };
 use super::CliError;
 use serde_json::json;
+use std::io::Write as _;
 use std::process::ExitCode;
+use tpb_isa::Instruction;
 
 /// Arguments of `tpb decode`.
 #[derive(clap::Args, Debug)]
@@ -25,51 +28,54 @@ pub struct Args {
     /// The generation.
     #[command(flatten)]
     pub gen: GenArg,
-    /// Print one JSON document with every field of every bundle.
+    /// Print one JSON document with every field of every bundle (streamed, bundle by bundle).
     #[arg(long)]
     pub json: bool,
 }
 
-/// Runs `tpb decode`.
+/// Runs `tpb decode`, one bundle at a time (constant memory in the file size).
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let gen = args.gen.resolve()?;
-    let program = args.input.load()?;
-    let insts = program.decode(gen);
+    let mut program = args.input.open()?;
+    let mut out = stdout();
+    let mut index = 0;
     if args.json {
-        let bundles: Vec<_> = insts
-            .iter()
-            .zip(&program.bundles)
-            .enumerate()
-            .map(|(i, (inst, raw))| {
-                let info = inst.info(gen);
-                let mut b = bundle_json(i, raw);
-                b["label"] = json!(opcode_label(inst.opcode(), gen));
-                b["mnemonic"] = json!(info.map(|r| r.mnemonic));
-                b["struct"] = json!(info.map(|r| r.kind.header_name()));
-                b["fields"] = field_rows(inst, gen)
-                    .into_iter()
-                    .map(|r| {
-                        json!({
-                            "name": r.name,
-                            "offset": r.bytes.start,
-                            "size": r.bytes.len(),
-                            "text": r.value,
-                            "raw": r.raw,
-                        })
+        let mut doc = JsonBundles::start(&mut out).map_err(stdout_error)?;
+        while let Some(raw) = program.next_bundle()? {
+            let inst = Instruction::decode(&raw, gen);
+            let info = inst.info(gen);
+            let mut b = bundle_json(index, &raw);
+            b["label"] = json!(opcode_label(inst.opcode(), gen));
+            b["mnemonic"] = json!(info.map(|r| r.mnemonic));
+            b["struct"] = json!(info.map(|r| r.kind.header_name()));
+            b["fields"] = field_rows(&inst, gen)
+                .into_iter()
+                .map(|r| {
+                    json!({
+                        "name": r.name,
+                        "offset": r.bytes.start,
+                        "size": r.bytes.len(),
+                        "text": r.value,
+                        "raw": r.raw,
                     })
-                    .collect();
-                b
-            })
-            .collect();
-        print_json(&json!({ "gen": gen.name(), "bundles": bundles }));
+                })
+                .collect();
+            doc.push(&b).map_err(stdout_error)?;
+            index += 1;
+        }
+        doc.finish(&[("gen", json!(gen.name()))])
+            .map_err(stdout_error)?;
     } else {
-        for (i, inst) in insts.iter().enumerate() {
-            let mut line = format!("{} {}", bundle_tag(i), opcode_label(inst.opcode(), gen));
-            for r in field_rows(inst, gen).iter().filter(|r| is_notable(r)) {
+        while let Some(raw) = program.next_bundle()? {
+            let inst = Instruction::decode(&raw, gen);
+            let mut line = format!("{} {}", bundle_tag(index), opcode_label(inst.opcode(), gen));
+            for r in field_rows(&inst, gen).iter().filter(|r| is_notable(r)) {
                 line.push_str(&format!(" {}={}", r.name, r.value));
             }
-            println!("{line}");
+            writeln!(out, "{line}").map_err(stdout_error)?;
+            index += 1;
         }
+        out.flush().map_err(stdout_error)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -17,13 +17,15 @@
 //! one table; the rule walk is printed for each generation.
 
 use super::input::{
-    bundle_tag, field_rows_with_parts, field_table, opcode_summary, GensArg, InputArgs,
+    bundle_tag, field_rows_with_parts, field_table, opcode_summary, stdout, stdout_error, GensArg,
+    InputArgs,
 };
 use super::CliError;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::process::ExitCode;
 use tpb_isa::validate::rule_walk;
-use tpb_isa::Gen;
+use tpb_isa::{Gen, Instruction};
 
 /// Arguments of `tpb explain`.
 #[derive(clap::Args, Debug)]
@@ -39,18 +41,20 @@ pub struct Args {
 /// Runs `tpb explain`. Always exits 0: explaining is not judging (use `tpb validate`).
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let gens = args.gens.resolve()?;
-    let program = args.input.load()?;
-    let decoded: Vec<_> = gens.iter().map(|&g| program.decode(g)).collect();
-    let mut out = String::new();
-    for i in 0..program.bundles.len() {
+    let mut program = args.input.open()?;
+    let mut stdout = stdout();
+    let mut i = 0;
+    // One bundle at a time: memory does not grow with the file.
+    while let Some(raw) = program.next_bundle()? {
+        let decoded: Vec<_> = gens.iter().map(|&g| Instruction::decode(&raw, g)).collect();
+        let mut out = String::new();
         if i > 0 {
             out.push('\n');
         }
         let _ = writeln!(out, "{}", bundle_tag(i));
         // Dumps that are identical on several generations are printed once.
         let mut dumps: Vec<(Vec<Gen>, String)> = Vec::new();
-        for (&g, insts) in gens.iter().zip(&decoded) {
-            let inst = &insts[i];
+        for (&g, inst) in gens.iter().zip(&decoded) {
             let dump = format!(
                 "{}\n{}",
                 opcode_summary(inst.opcode(), g),
@@ -65,8 +69,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             let names: Vec<&str> = gs.iter().map(|g| g.name()).collect();
             let _ = write!(out, "  on {}: {dump}", names.join(", "));
         }
-        for (&g, insts) in gens.iter().zip(&decoded) {
-            let walk = rule_walk(&insts[i], g);
+        for (&g, inst) in gens.iter().zip(&decoded) {
+            let walk = rule_walk(inst, g);
             let count = |pass: bool, lint: bool| {
                 walk.findings
                     .iter()
@@ -86,7 +90,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 let _ = writeln!(out, "    {f}");
             }
         }
+        stdout.write_all(out.as_bytes()).map_err(stdout_error)?;
+        i += 1;
     }
-    print!("{out}");
+    stdout.flush().map_err(stdout_error)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -5,12 +5,15 @@
 use super::CliError;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Cursor, Read};
 use std::ops::Range;
 use std::path::PathBuf;
 use tpb_isa::opcode::KNOWN_UNMODELLED;
 use tpb_isa::validate::Finding;
+use tpb_isa::wire::DecodeError;
 use tpb_isa::wire::{field::hex, BUNDLE_BYTES, INST_WORD_LEN};
-use tpb_isa::{decode_program, Gen, Instruction, Opcode};
+use tpb_isa::{Gen, Instruction, Opcode};
 
 /// The program to read: a FILE of flat 64-byte bundles, or `--hex`.
 #[derive(clap::Args, Debug)]
@@ -78,27 +81,116 @@ pub struct Program {
     pub bundles: Vec<[u8; BUNDLE_BYTES]>,
 }
 
+/// The program read one bundle at a time, so that `decode`, `validate` and `explain` hold
+/// one bundle in memory whatever the file size (docs/cli-isa.md, "Limits").
+pub struct Bundles {
+    origin: String,
+    reader: Box<dyn Read>,
+    /// Bundles in the input, when known before reading (a regular file, `--hex`).
+    count: Option<usize>,
+    /// Bundles returned so far.
+    read: usize,
+}
+
 impl InputArgs {
-    /// Reads and checks the input; every failure is one line naming the path or `--hex`.
-    pub fn load(&self) -> Result<Program, CliError> {
-        let (origin, bytes) = match (&self.file, &self.hex) {
-            (Some(_), Some(_)) => {
-                return Err(CliError::Msg("give either FILE or --hex, not both".into()))
-            }
-            (None, None) => return Err(CliError::Msg("no input: give a FILE or --hex".into())),
-            (Some(p), None) => (
-                p.display().to_string(),
-                std::fs::read(p).map_err(|e| CliError::io(p, e))?,
-            ),
-            (None, Some(h)) => ("--hex".to_string(), parse_hex(h)?),
-        };
-        // The library owns the stream rule and its message (decisions §1.2); decoding is
-        // lossless, so re-encoding gives back each bundle's bytes.
-        let insts = decode_program(&bytes, Gen::default())
-            .map_err(|e| CliError::Msg(format!("{origin}: {e}")))?;
-        Ok(Program {
-            bundles: insts.iter().map(Instruction::encode).collect(),
+    /// Opens the input and checks what can be checked before reading: a regular file's size
+    /// must be a nonzero multiple of 64 (decisions §1.2), so that a bad file is an input error
+    /// before any output. Every failure is one line naming the path or `--hex`.
+    pub fn open(&self) -> Result<Bundles, CliError> {
+        let (origin, reader, len): (String, Box<dyn Read>, Option<usize>) =
+            match (&self.file, &self.hex) {
+                (Some(_), Some(_)) => {
+                    return Err(CliError::Msg("give either FILE or --hex, not both".into()))
+                }
+                (None, None) => return Err(CliError::Msg("no input: give a FILE or --hex".into())),
+                (Some(p), None) => {
+                    let f = File::open(p).map_err(|e| CliError::io(p, e))?;
+                    let meta = f.metadata().map_err(|e| CliError::io(p, e))?;
+                    if meta.is_dir() {
+                        return Err(CliError::Msg(format!(
+                            "{}: is a directory, not a program",
+                            shown_path(p)
+                        )));
+                    }
+                    let len = meta
+                        .is_file()
+                        .then(|| usize::try_from(meta.len()).unwrap_or(usize::MAX));
+                    (shown_path(p), Box::new(BufReader::new(f)), len)
+                }
+                (None, Some(h)) => {
+                    let bytes = parse_hex(h)?;
+                    let len = bytes.len();
+                    ("--hex".to_string(), Box::new(Cursor::new(bytes)), Some(len))
+                }
+            };
+        if let Some(len) = len {
+            check_length(&origin, len)?;
+        }
+        Ok(Bundles {
+            origin,
+            reader,
+            count: len.map(|l| l / BUNDLE_BYTES),
+            read: 0,
         })
+    }
+
+    /// Reads the whole program (for the commands that need it at once).
+    pub fn load(&self) -> Result<Program, CliError> {
+        let mut bundles = Vec::new();
+        let mut stream = self.open()?;
+        while let Some(b) = stream.next_bundle()? {
+            bundles.push(b);
+        }
+        Ok(Program { bundles })
+    }
+}
+
+/// A program must be a nonzero whole number of bundles; the library owns the rule and its
+/// message (decisions §1.2).
+fn check_length(origin: &str, len: usize) -> Result<(), CliError> {
+    if len == 0 {
+        return Err(CliError::Msg(format!(
+            "{origin}: program is empty (0 bytes); expected whole 64-byte bundles"
+        )));
+    }
+    if !len.is_multiple_of(BUNDLE_BYTES) {
+        let e = DecodeError::TrailingBytes {
+            len,
+            bundles: len / BUNDLE_BYTES,
+            trailing: len % BUNDLE_BYTES,
+        };
+        return Err(CliError::Msg(format!("{origin}: {e}")));
+    }
+    Ok(())
+}
+
+impl Bundles {
+    /// How many bundles the input holds, when known before reading.
+    pub fn count(&self) -> Option<usize> {
+        self.count
+    }
+
+    /// The next bundle, `None` at the end. A stream that is not a regular file is checked
+    /// as it is read: a partial last bundle or an empty stream is an error then.
+    pub fn next_bundle(&mut self) -> Result<Option<[u8; BUNDLE_BYTES]>, CliError> {
+        let mut b = [0u8; BUNDLE_BYTES];
+        let mut filled = 0;
+        while filled < BUNDLE_BYTES {
+            match self.reader.read(&mut b[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(CliError::Msg(format!("{}: {e}", self.origin))),
+            }
+        }
+        if filled == BUNDLE_BYTES {
+            self.read += 1;
+            return Ok(Some(b));
+        }
+        if filled > 0 || self.read == 0 {
+            check_length(&self.origin, self.read * BUNDLE_BYTES + filled)?;
+        }
+        Ok(None)
     }
 }
 
@@ -110,6 +202,21 @@ impl Program {
             .map(|b| Instruction::decode(b, gen))
             .collect()
     }
+}
+
+/// A path as printed in messages.
+fn shown_path(p: &std::path::Path) -> String {
+    p.display().to_string()
+}
+
+/// Standard output, buffered: the streaming commands write one bundle's text at a time.
+pub fn stdout() -> BufWriter<std::io::StdoutLock<'static>> {
+    BufWriter::new(std::io::stdout().lock())
+}
+
+/// A failed write to standard output (e.g. a closed pipe) as a one-line error.
+pub fn stdout_error(e: std::io::Error) -> CliError {
+    CliError::Msg(format!("standard output: {e}"))
 }
 
 /// Parses `--hex` text: hex digits; whitespace, `_` and a `0x`/`0X` prefix on each
@@ -327,12 +434,53 @@ pub fn bundle_json(index: usize, bundle: &[u8; BUNDLE_BYTES]) -> Value {
     })
 }
 
-/// Prints a JSON document, pretty and newline-terminated.
-pub fn print_json(v: &Value) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(v).expect("a Value always serialises")
-    );
+/// Writes one JSON document of the form `{"bundles": [ … ], "k": v, …}` an element at a
+/// time, byte for byte as `serde_json::to_string_pretty` would print the whole document
+/// (its maps are sorted, so `bundles` comes first): memory holds one element, not the array.
+pub struct JsonBundles<W: std::io::Write> {
+    out: W,
+    first: bool,
+}
+
+impl<W: std::io::Write> JsonBundles<W> {
+    /// Starts the document.
+    pub fn start(mut out: W) -> std::io::Result<Self> {
+        out.write_all(b"{\n  \"bundles\": [")?;
+        Ok(JsonBundles { out, first: true })
+    }
+
+    /// Appends one element of `bundles`.
+    pub fn push(&mut self, v: &Value) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(v).expect("a Value always serialises");
+        self.out
+            .write_all(if self.first { b"\n" } else { b",\n" })?;
+        self.first = false;
+        for (i, line) in text.lines().enumerate() {
+            if i > 0 {
+                self.out.write_all(b"\n")?;
+            }
+            write!(self.out, "    {line}")?;
+        }
+        Ok(())
+    }
+
+    /// Ends the array, then writes the remaining keys (each sorted after `bundles`).
+    pub fn finish(mut self, rest: &[(&str, Value)]) -> std::io::Result<()> {
+        self.out
+            .write_all(if self.first { b"]" } else { b"\n  ]" })?;
+        for (k, v) in rest {
+            let text = serde_json::to_string_pretty(v).expect("a Value always serialises");
+            write!(self.out, ",\n  {}: ", Value::from(*k))?;
+            for (i, line) in text.lines().enumerate() {
+                if i > 0 {
+                    write!(self.out, "\n  ")?;
+                }
+                self.out.write_all(line.as_bytes())?;
+            }
+        }
+        self.out.write_all(b"\n}\n")?;
+        self.out.flush()
+    }
 }
 
 #[cfg(test)]

@@ -20,9 +20,11 @@
 pub mod bind;
 pub mod check;
 pub mod data;
+pub mod engines;
 pub mod program;
 use tpb_sim::region;
 pub mod show;
+pub mod timeline;
 pub mod value;
 
 use super::input::GenArg;
@@ -33,7 +35,7 @@ use program::Program;
 use region::{parse_dtype, BoundRegion as Bound, RegionSpec};
 use serde_json::json;
 use show::Picture;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 use tpb_isa::wire::descriptor::f32_text;
 use tpb_isa::Dtype;
@@ -92,10 +94,32 @@ pub struct Args {
     /// Directory for output files (relative --out/.out paths).
     #[arg(long, value_name = "DIR", default_value = "out")]
     pub out_dir: PathBuf,
+    /// Let the program's `.out` directives write outside --out-dir (absolute or `..` paths).
+    #[arg(long)]
+    pub allow_outside_out_dir: bool,
     /// How bfloat16/fp8 outputs are stored: `bits` (<u2/|u1, loads in any numpy) or
     /// `ml-dtypes` (<V2/|V1 blobs as ml_dtypes writes them).
     #[arg(long, value_enum, default_value_t = StyleArg::Bits, value_name = "STYLE")]
     pub npy_style: StyleArg,
+    /// Run the program as one in-order stream (no engines, no timing, no race detection).
+    #[arg(long)]
+    pub serial: bool,
+    /// Add a binary program as the queue of one engine (pe, act, pool, dve, sp; repeatable).
+    #[arg(long = "queue", value_name = "ENGINE=FILE.bin")]
+    pub queues: Vec<String>,
+    /// Exit 0 even when races are found (they are still reported).
+    #[arg(long)]
+    pub allow_races: bool,
+    /// Write the run's timeline: `.json` (Chrome trace events, for Perfetto) or `.svg`
+    /// (a Gantt chart); repeatable.
+    #[arg(long, value_name = "FILE.json|FILE.svg")]
+    pub timeline: Vec<PathBuf>,
+    /// Override a timing-model constant (repeatable; see the README's assumptions).
+    #[arg(long = "timing", value_name = "NAME=VALUE")]
+    pub timing: Vec<String>,
+    /// Read timing-model overrides from a file of `NAME = VALUE` lines.
+    #[arg(long, value_name = "FILE")]
+    pub timing_file: Option<PathBuf>,
 }
 
 /// `--fp8-e4m3`.
@@ -118,10 +142,13 @@ pub enum StyleArg {
 
 /// A binding ready to perform: files read, regions bound.
 enum Action {
+    /// The file was read and checked while planning, then dropped: it is read again when
+    /// the action runs, so a run holds one input file in memory at a time, not all of them.
     In {
         bound: Bound,
-        data: Vec<u8>,
         file: PathBuf,
+        region: RegionSpec,
+        default_dtype: Option<Dtype>,
     },
     Out {
         bound: Bound,
@@ -163,7 +190,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Some(_) => Some(args.gen.resolve()?),
         None => None,
     };
-    let program = program::load(args.program.as_deref(), args.hex.as_deref(), gen_flag)?;
+    let program = if args.program.is_none() && args.hex.is_none() && !args.queues.is_empty() {
+        Program::empty(gen_flag)
+    } else {
+        program::load(args.program.as_deref(), args.hex.as_deref(), gen_flag)?
+    };
+    let program = engines::with_queues(&args, program)?;
     let fp8 = Fp8Config {
         ocp_sat: args.fp8_ocp_sat,
         e4m3: match args.fp8_e4m3 {
@@ -181,6 +213,20 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     let mut machine = Machine::new(config);
     let plan = plan(&args, &program, &fp8, &machine)?;
+    if !args.serial {
+        match engines::mid_program(&program, &plan) {
+            None => return engines::run(&args, &program, machine, &plan, &fp8, style),
+            Some(why) if args.timeline.is_empty() => {
+                println!("mode     one in-order stream (as --serial): {why}")
+            }
+            Some(why) => {
+                return Err(CliError::Msg(format!(
+                    "--timeline needs the engine model, but {why}; move it to the start or \
+                     the end of the program"
+                )))
+            }
+        }
+    }
 
     let n = program.insts.len();
     println!(
@@ -243,8 +289,19 @@ fn plan(
         outputs: &args.out_dir,
     };
     for d in &program.directives {
-        let b = bind::parse(&d.name, &d.args, dir_paths)
-            .map_err(|e| CliError::Msg(format!("{}:{}: .{}: {e}", program.name, d.line, d.name)))?;
+        let here =
+            |e: String| CliError::Msg(format!("{}:{}: .{}: {e}", program.name, d.line, d.name));
+        let b = bind::parse(&d.name, &d.args, dir_paths).map_err(here)?;
+        if let Binding::Out { file, .. } = &b {
+            if !args.allow_outside_out_dir && !is_inside(&args.out_dir, file) {
+                return Err(here(format!(
+                    "`{}` is outside --out-dir `{}`: a program writes only inside the output \
+                     directory (--allow-outside-out-dir lets it)",
+                    file.display(),
+                    args.out_dir.display()
+                )));
+            }
+        }
         parsed.push((d.instructions_before, Origin::Line(d.line), b));
     }
     let flag_paths = Paths {
@@ -310,7 +367,66 @@ fn plan(
         }
         plan.push(Planned { at, origin, action });
     }
+    check_outputs(args, program, &plan)?;
     Ok(plan)
+}
+
+/// Whether `file` lies inside `dir`: below it, with no `..` and not absolute elsewhere.
+fn is_inside(dir: &Path, file: &Path) -> bool {
+    file.strip_prefix(dir).is_ok_and(|rel| {
+        rel.file_name().is_some()
+            && rel
+                .components()
+                .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+    })
+}
+
+/// Checks every file the run will write before any instruction runs, so that exit 2 means
+/// nothing ran and nothing was written: no output is a directory, no parent is a file, and
+/// no two outputs (the manifest and timelines included) name one file.
+fn check_outputs(args: &Args, program: &Program, plan: &[Planned]) -> Result<(), CliError> {
+    let mut files: Vec<(String, &Path)> = Vec::new();
+    for p in plan {
+        if let Action::Out { file, .. } = &p.action {
+            files.push((p.origin.to_string(), file));
+        }
+    }
+    let manifest = manifest_path(&args.out_dir, program);
+    if !files.is_empty() {
+        files.push(("the manifest".into(), &manifest));
+    }
+    for t in &args.timeline {
+        files.push(("--timeline".into(), t));
+    }
+    let normal = |p: &Path| -> PathBuf {
+        p.components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .collect()
+    };
+    for (i, (origin, file)) in files.iter().enumerate() {
+        let err = |why: String| CliError::Msg(format!("{origin}: {why}; nothing was run"));
+        if let Some((first, _)) = files[..i].iter().find(|(_, f)| normal(f) == normal(file)) {
+            return Err(err(format!(
+                "`{}` is also written by {first}: one file holds one output",
+                file.display()
+            )));
+        }
+        if file.is_dir() {
+            return Err(err(format!("`{}` is a directory", file.display())));
+        }
+        // The nearest existing ancestor must be a directory (the rest is created).
+        let parent = file.parent().filter(|d| !d.as_os_str().is_empty());
+        if let Some(a) = parent.and_then(|d| d.ancestors().find(|a| a.exists())) {
+            if !a.is_dir() {
+                return Err(err(format!(
+                    "`{}` is not a directory, so `{}` cannot be written",
+                    a.display(),
+                    file.display()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Turns a parsed binding into an action: reads its file, binds its region, parses its
@@ -322,8 +438,13 @@ fn prepare(
 ) -> Result<Option<Action>, String> {
     Ok(Some(match b {
         Binding::In { file, region } => {
-            let (bound, data) = data::read_for_region(&file, &region, default_dtype)?;
-            Action::In { bound, data, file }
+            let (bound, _) = data::read_for_region(&file, &region, default_dtype)?;
+            Action::In {
+                bound,
+                file,
+                region,
+                default_dtype,
+            }
         }
         Binding::Out { region, file } => Action::Out {
             bound: region.bind().map_err(|e| e.to_string())?,
@@ -435,8 +556,22 @@ fn perform(
     let host = |e: tpb_sim::HostError| CliError::Msg(format!("{}: {e}", a.origin));
     let when = when(&a.action, a.at, n);
     match &a.action {
-        Action::In { bound, data, file } => {
-            m.write_tensor(&bound.tensor, data).map_err(host)?;
+        Action::In {
+            bound,
+            file,
+            region,
+            default_dtype,
+        } => {
+            let (again, data) = data::read_for_region(file, region, *default_dtype)
+                .map_err(|e| CliError::Msg(format!("{}: {e}", a.origin)))?;
+            if again.tensor != bound.tensor {
+                return Err(CliError::Msg(format!(
+                    "{}: {} changed while the program ran",
+                    a.origin,
+                    file.display()
+                )));
+            }
+            m.write_tensor(&bound.tensor, &data).map_err(host)?;
             println!("in       {} -> {bound}{when}", file.display());
         }
         Action::Reg { index, value } => {
@@ -487,8 +622,15 @@ fn perform(
             match check::compare(bound.elem_size(), want, &got) {
                 None => {
                     tally.passed += 1;
+                    // Zeros that nothing wrote match zeros by chance: say so.
+                    let uninit = m.uninitialised_bytes(&bound.tensor).map_err(host)?;
+                    let note = if uninit > 0 {
+                        format!(" (but {uninit} bytes of the region were never written)")
+                    } else {
+                        String::new()
+                    };
                     println!(
-                        "expect   {bound} == {source}: ok, {} elements{when}",
+                        "expect   {bound} == {source}: ok, {} elements{when}{note}",
                         bound.count()
                     );
                 }
@@ -572,12 +714,7 @@ fn write_manifest(out_dir: &Path, program: &Program, tally: &Tally) -> Result<()
     if tally.outputs.is_empty() {
         return Ok(());
     }
-    let stem = Path::new(&program.name)
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .filter(|_| program.name != "--hex")
-        .unwrap_or("hex");
-    let path = out_dir.join(format!("{stem}.manifest.json"));
+    let path = manifest_path(out_dir, program);
     let doc = json!({
         "program": program.name,
         "gen": program.gen.name(),
@@ -585,9 +722,19 @@ fn write_manifest(out_dir: &Path, program: &Program, tally: &Tally) -> Result<()
     });
     let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     std::fs::create_dir_all(out_dir).map_err(|e| CliError::io(out_dir, e))?;
-    std::fs::write(&path, text).map_err(|e| CliError::io(&path, e))?;
+    crate::atomic::write_file(&path, text.as_bytes()).map_err(|e| CliError::io(&path, e))?;
     println!("manifest {}", path.display());
     Ok(())
+}
+
+/// `<out-dir>/<program stem>.manifest.json`.
+fn manifest_path(out_dir: &Path, program: &Program) -> PathBuf {
+    let stem = Path::new(&program.name)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|_| program.name != "--hex")
+        .unwrap_or("hex");
+    out_dir.join(format!("{stem}.manifest.json"))
 }
 
 fn plural(n: usize) -> &'static str {

@@ -13,11 +13,12 @@
 use super::super::input::InputArgs;
 use super::super::CliError;
 use std::path::{Path, PathBuf};
-use tpb_isa::text::{asm, AsmOptions, Directive, Item};
+use tpb_isa::text::{asm, disasm, AsmOptions, Assembly, Directive, Item};
 use tpb_isa::{Gen, Instruction};
+use tpb_sim::engines::{home, place, EngineId, Home};
 
 /// The directives `tpb run` interprets (docs/cli-run.md); `tpb asm` accepts and skips them.
-pub const DIRECTIVES: &[&str] = &["in", "out", "reg", "expect", "show", "dtype"];
+pub const DIRECTIVES: &[&str] = &["in", "out", "reg", "expect", "show", "dtype", "engine"];
 
 /// A program ready to run.
 #[derive(Clone, Debug)]
@@ -30,7 +31,11 @@ pub struct Program {
     pub insts: Vec<Instruction>,
     /// For text programs, each instruction's 1-based source line.
     pub lines: Vec<usize>,
-    /// The run directives, in source order (empty for binaries).
+    /// Each instruction's text: the source line, or the disassembly of a binary bundle.
+    pub sources: Vec<String>,
+    /// Each instruction's engine (the opcode table, or `.engine` / `--queue`).
+    pub engines: Vec<EngineId>,
+    /// The run directives, in source order (empty for binaries; `.engine` is consumed).
     pub directives: Vec<Directive>,
     /// Base directory for the directives' relative input paths.
     pub dir: PathBuf,
@@ -49,10 +54,13 @@ pub fn load(
             hex: hex.map(str::to_string),
         }
         .load()?;
+        let insts = loaded.decode(gen);
         Ok(Program {
             name: file.map_or("--hex".into(), |p| p.display().to_string()),
             gen,
-            insts: loaded.decode(gen),
+            sources: insts.iter().map(|i| disasm(i, gen)).collect(),
+            engines: place(&insts, gen, &[]).unwrap_or_default(),
+            insts,
             lines: Vec::new(),
             directives: Vec::new(),
             dir: PathBuf::new(),
@@ -122,18 +130,137 @@ fn assemble(path: &Path, src: &str, gen_flag: Option<Gen>) -> Result<Program, Cl
         }
     }
     let gen = seen.first().map(|s| s.0).or(gen_flag).unwrap_or_default();
+    let engines = engines_of(&assembly, gen).map_err(|errors| {
+        let lines: Vec<String> = errors
+            .iter()
+            .map(|(line, col, m)| format!("{name}:{line}:{col}: {m}"))
+            .collect();
+        CliError::Msg(lines.join("\ntpb: error: "))
+    })?;
     let (insts, lines) = assembly.instructions().map(|s| (s.inst, s.line)).unzip();
     Ok(Program {
         name,
         gen,
         insts,
         lines,
-        directives: assembly.directives().cloned().collect(),
+        sources: assembly.instructions().map(|s| s.source.clone()).collect(),
+        engines,
+        directives: assembly
+            .directives()
+            .filter(|d| d.name != "engine")
+            .cloned()
+            .collect(),
         dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
     })
 }
 
+/// The engine of each instruction of an assembly: the opcode table's, checked against the
+/// `.engine NAME` lines (`pe`, `act`, `pool`, `dve`, `sp`, or `auto` for the table's own).
+/// Errors are (line, column, message), every one of the file.
+pub fn engines_of(
+    assembly: &Assembly,
+    gen: Gen,
+) -> Result<Vec<EngineId>, Vec<(usize, usize, String)>> {
+    let mut errors = Vec::new();
+    let mut asked = Vec::new();
+    let mut lines = Vec::new();
+    for d in assembly.directives().filter(|d| d.name == "engine") {
+        let e = match d.args.trim() {
+            a if a.eq_ignore_ascii_case("auto") => None,
+            a => {
+                match EngineId::from_name(a) {
+                    Some(e) => Some(e),
+                    None => {
+                        errors.push((
+                        d.line,
+                        d.args_column,
+                        format!("unknown engine `{a}`; expected one of pe, act, pool, dve, sp, auto"),
+                    ));
+                        continue;
+                    }
+                }
+            }
+        };
+        asked.push((d.instructions_before, e));
+        lines.push((d.instructions_before, d.line));
+    }
+    let insts = assembly.insts();
+    let src: Vec<usize> = assembly.instructions().map(|s| s.line).collect();
+    let placed = place(&insts, gen, &asked).map_err(|es| {
+        es.into_iter()
+            .map(|e| {
+                let line = src.get(e.index).copied().unwrap_or(0);
+                let at = lines
+                    .iter()
+                    .rev()
+                    .find(|l| l.0 <= e.index)
+                    .map_or(0, |l| l.1);
+                (
+                    line,
+                    1,
+                    format!(
+                        "{} runs on {} (opcode table), not on {} as `.engine {}` at line {at} asks",
+                        e.mnemonic,
+                        e.home,
+                        e.asked,
+                        e.asked.name()
+                    ),
+                )
+            })
+            .collect::<Vec<_>>()
+    });
+    match placed {
+        Ok(p) if errors.is_empty() => Ok(p),
+        Ok(_) => Err(errors),
+        Err(mut es) => {
+            errors.append(&mut es);
+            errors.sort();
+            Err(errors)
+        }
+    }
+}
+
 impl Program {
+    /// A program with no instructions (only `--queue` files), for `gen_flag`.
+    pub fn empty(gen_flag: Option<Gen>) -> Program {
+        Program {
+            name: "--queue".into(),
+            gen: gen_flag.unwrap_or_default(),
+            insts: Vec::new(),
+            lines: Vec::new(),
+            sources: Vec::new(),
+            engines: Vec::new(),
+            directives: Vec::new(),
+            dir: PathBuf::new(),
+        }
+    }
+
+    /// Appends a binary queue file's instructions, all on `engine`.
+    pub fn add_queue(&mut self, engine: EngineId, path: &Path) -> Result<(), CliError> {
+        let loaded = InputArgs {
+            file: Some(path.to_path_buf()),
+            hex: None,
+        }
+        .load()?;
+        for inst in loaded.decode(self.gen) {
+            if let Home::Only(h) = home(&inst, self.gen) {
+                if h != engine {
+                    return Err(CliError::Msg(format!(
+                        "--queue {}={}: bundle #{} ({}) runs on {h} (opcode table), not on {engine}",
+                        engine.name(),
+                        path.display(),
+                        self.insts.len(),
+                        inst.info(self.gen).map_or("unknown", |r| r.mnemonic)
+                    )));
+                }
+            }
+            self.sources.push(disasm(&inst, self.gen));
+            self.insts.push(inst);
+            self.engines.push(engine);
+        }
+        Ok(())
+    }
+
     /// `line 12: ` for text programs (empty for binaries): where instruction `i` came from.
     pub fn where_is(&self, i: usize) -> String {
         self.lines

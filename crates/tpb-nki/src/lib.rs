@@ -1,0 +1,54 @@
+//! # tpb-nki — NKI-shaped calls that emit, validate and run real TPB bundles
+//!
+//! NKI kernels call `nki.isa.iota(dst, pattern, …)`, `nki.isa.affine_select(…)`,
+//! `nki.isa.tensor_scalar(…)`, … on tiles. This crate takes the same calls (the current NKI
+//! signatures: `dst` first, patterns outermost first; see `docs/reference/nki-calls.md`) and, for
+//! each one, does what the compiler does: packs the tiles' access patterns with the
+//! compiler's packer ([`tpb_isa::pack`]), builds the instruction, validates it for the
+//! core's generation (an invalid one is an error before anything runs), runs it bit-exactly
+//! on a [`tpb_sim::Machine`] and appends the bundle to the core's program.
+//!
+//! ```
+//! use tpb_nki::{Cmp, Core, Operand};
+//! use tpb_isa::{geometry::Space, Dtype, Gen};
+//!
+//! let mut core = Core::new(Gen::Cayman);
+//! let scores = core.ndarray(&[4, 4], Dtype::FP32, Space::Sbuf).unwrap();
+//! let masked = core.ndarray(&[4, 4], Dtype::BFLOAT16, Space::Sbuf).unwrap();
+//! core.iota(&scores, &[[1, 4]], 0, 0).unwrap(); // every row is 0, 1, 2, 3
+//! // Keep x <= p (the causal mask of nki-library's attention kernels), fill the rest.
+//! core.affine_select(&masked, &[[-1, 4]], 1, &scores, -3.4028235e38, Cmp::GreaterEqual, 0)
+//!     .unwrap();
+//! let bits = core.read(&masked).unwrap();
+//! assert_eq!(&bits[0..4], &[0x00, 0x00, 0x80, 0xff]); // row 0: 0.0, then -inf (bf16)
+//! assert_eq!(core.program().len(), 2);
+//! # let _ = Operand::Imm(1.0);
+//! ```
+//!
+//! Emission choices that are ours, not the compiler's (the compiler's register allocation
+//! and tile placement are not public): tiles start at partition 0 and are bump-allocated at
+//! 64-byte aligned offsets within the partition; fill values and other FP32 constants an
+//! instruction reads from a register are placed in registers allocated from 63 downwards and
+//! set through the host API, and [`Core::disasm`] writes them as `.reg` lines.
+#![warn(missing_docs)]
+
+mod build;
+mod core;
+mod names;
+mod tile;
+
+pub use crate::core::{Core, NkiError};
+pub use names::{alu_op, Cmp};
+pub use tile::Tile;
+
+/// A `tensor_scalar` / `select` scalar operand: a compile-time immediate or a per-partition
+/// `(P, 1)` tile read through a pointer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// An immediate: FP32 on the arithmetic path, integer bits on the bitvec path.
+    Imm(f64),
+    /// Raw 32-bit immediate bits (bitvec and integer paths).
+    Bits(u32),
+    /// One value per partition, from a `(P, 1)` tile.
+    Tile(Tile),
+}

@@ -1,0 +1,463 @@
+//! The ISA surface: `Instruction`, `decode`, `validate`, `asm`, `disasm`, `pack`.
+
+use crate::errors::{raise, raise_with, ErrorKind};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+use tpb_isa::geometry::Space;
+use tpb_isa::pack::{pack as pack_compact, pack_explicit, AccessPattern, Dim, DimOrder, Packed};
+use tpb_isa::text::{self, AsmOptions};
+use tpb_isa::validate::{self as isa_validate, Finding as IsaFinding};
+use tpb_isa::wire::{decode_program, Field, ImmVal};
+use tpb_isa::{Gen, Instruction as IsaInstruction};
+
+/// Parses a generation name (`sunda`, `cayman`, `mariana`, `maverick`, or `trn2`, `v3`, …).
+pub fn parse_gen(name: &str) -> PyResult<Gen> {
+    Gen::from_name(name).ok_or_else(|| {
+        raise(
+            ErrorKind::Usage,
+            format!(
+                "unknown generation {name:?}; expected one of sunda, cayman, mariana, maverick"
+            ),
+        )
+    })
+}
+
+/// Parses `sbuf` / `psum`.
+pub fn parse_space(name: &str) -> PyResult<Space> {
+    match name.to_ascii_lowercase().as_str() {
+        "sbuf" => Ok(Space::Sbuf),
+        "psum" => Ok(Space::Psum),
+        _ => Err(raise(
+            ErrorKind::Usage,
+            format!("unknown buffer {name:?}; expected \"sbuf\" or \"psum\""),
+        )),
+    }
+}
+
+/// One 64-byte TPB instruction bundle, decoded for a generation.
+#[pyclass(module = "tpb._tpb", name = "Instruction", frozen, eq)]
+#[derive(Clone, PartialEq)]
+pub struct Instruction {
+    pub inst: IsaInstruction,
+    pub gen: Gen,
+}
+
+#[pymethods]
+impl Instruction {
+    /// Decodes exactly 64 bytes (total and lossless: any 64 bytes decode).
+    #[staticmethod]
+    #[pyo3(signature = (data, gen = "cayman"))]
+    fn decode(data: &[u8], gen: &str) -> PyResult<Instruction> {
+        let gen = parse_gen(gen)?;
+        let inst = IsaInstruction::decode_slice(data, gen)
+            .map_err(|e| raise(ErrorKind::Usage, format!("Instruction.decode: {e}")))?;
+        Ok(Instruction { inst, gen })
+    }
+
+    /// The opcode byte.
+    #[getter]
+    fn opcode(&self) -> u8 {
+        self.inst.opcode().0
+    }
+
+    /// The assembler mnemonic (`affine_select`, …), or `unknown` for an opcode tpb does not
+    /// model on this generation.
+    #[getter]
+    fn mnemonic(&self) -> &'static str {
+        self.inst.info(self.gen).map_or("unknown", |r| r.mnemonic)
+    }
+
+    /// The generation it was decoded or built for.
+    #[getter]
+    fn gen(&self) -> &'static str {
+        self.gen.name()
+    }
+
+    /// The 64 bytes.
+    fn encode<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inst.encode())
+    }
+
+    /// Every field as (name, (start, end) byte range, value text), header first.
+    fn fields(&self) -> Vec<(String, (usize, usize), String)> {
+        self.inst
+            .fields()
+            .into_iter()
+            .map(|(meta, f)| {
+                let range = (meta.offset, meta.offset + meta.size);
+                (meta.name.to_string(), range, f.text(self.gen))
+            })
+            .collect()
+    }
+
+    fn __str__(&self) -> String {
+        text::disasm(&self.inst, self.gen)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<tpb.Instruction {} ({})>", self.__str__(), self.gen)
+    }
+
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.encode(py)
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.inst.encode().hash(&mut h);
+        self.gen.name().hash(&mut h);
+        h.finish()
+    }
+}
+
+/// One failed (or lint) validation rule.
+#[pyclass(module = "tpb._tpb", name = "Finding", frozen, get_all)]
+#[derive(Clone)]
+pub struct Finding {
+    /// The header predicate, e.g. `has_valid_src_slices_tsm_singular`.
+    rule: &'static str,
+    /// What the clause requires.
+    clause: &'static str,
+    /// Field path, e.g. `src_mem_pattern.num_elem[3]`.
+    field: String,
+    /// (start, end) bytes within the bundle.
+    byte_range: (usize, usize),
+    /// The offending value.
+    value: String,
+    /// The allowed values.
+    allowed: String,
+    /// Where the rule comes from.
+    source: &'static str,
+    /// HIGH/OBSERVED, MED/INFERRED or ASSUMED.
+    confidence: &'static str,
+    /// A lint is reported but does not make the bundle invalid.
+    lint: bool,
+    text: String,
+}
+
+#[pymethods]
+impl Finding {
+    fn __str__(&self) -> String {
+        self.text.clone()
+    }
+    fn __repr__(&self) -> String {
+        format!("<tpb.Finding {}: {}>", self.rule, self.text)
+    }
+}
+
+impl From<&IsaFinding> for Finding {
+    fn from(f: &IsaFinding) -> Finding {
+        Finding {
+            rule: f.rule.name,
+            clause: f.rule.clause,
+            field: f.field.clone(),
+            byte_range: (f.bytes.start, f.bytes.end),
+            value: f.value.clone(),
+            allowed: f.allowed.clone(),
+            source: f.rule.source,
+            confidence: f.rule.confidence.tag(),
+            lint: f.rule.lint,
+            text: f.to_string(),
+        }
+    }
+}
+
+/// Every failure (and, with `lints`, every lint) of a validator report.
+pub fn findings(report: &isa_validate::Report, lints: bool) -> Vec<Finding> {
+    report
+        .findings
+        .iter()
+        .filter(|f| !f.passed && (lints || !f.rule.lint))
+        .map(Finding::from)
+        .collect()
+}
+
+/// An `Instruction`, 64 bytes, or anything `bytes()` accepts, as an instruction for `gen`.
+pub fn instruction_arg(obj: &Bound<'_, PyAny>, gen: Gen) -> PyResult<IsaInstruction> {
+    if let Ok(i) = obj.cast::<Instruction>() {
+        return Ok(i.get().inst);
+    }
+    let data: Vec<u8> = obj
+        .extract::<Vec<u8>>()
+        .or_else(|_| obj.call_method0("__bytes__").and_then(|b| b.extract()))
+        .map_err(|_| {
+            raise(
+                ErrorKind::Usage,
+                "expected a tpb.Instruction or 64 bytes".to_string(),
+            )
+        })?;
+    IsaInstruction::decode_slice(&data, gen).map_err(|e| raise(ErrorKind::Usage, e.to_string()))
+}
+
+/// Decodes n×64 bytes into a list of instructions.
+#[pyfunction]
+#[pyo3(signature = (data, gen = "cayman"))]
+pub fn decode(data: &[u8], gen: &str) -> PyResult<Vec<Instruction>> {
+    let gen = parse_gen(gen)?;
+    let insts = decode_program(data, gen).map_err(|e| raise(ErrorKind::Usage, e.to_string()))?;
+    Ok(insts
+        .into_iter()
+        .map(|inst| Instruction { inst, gen })
+        .collect())
+}
+
+/// Validates one instruction for `gen`: the failing rules (empty when valid).
+#[pyfunction]
+#[pyo3(signature = (inst, gen = "cayman", lints = false))]
+pub fn validate(inst: &Bound<'_, PyAny>, gen: &str, lints: bool) -> PyResult<Vec<Finding>> {
+    let gen = parse_gen(gen)?;
+    let i = instruction_arg(inst, gen)?;
+    Ok(findings(&isa_validate::validate(&i, gen), lints))
+}
+
+/// Assembles text into bundles; every error of the text raises one `tpb.AsmError`.
+pub fn assemble(text_src: &str, gen: Gen, check: bool) -> PyResult<Vec<IsaInstruction>> {
+    let a = text::asm(text_src, &AsmOptions::new(gen)).map_err(asm_error)?;
+    if check {
+        let mut errors = Vec::new();
+        for s in a.instructions() {
+            let r = isa_validate::validate(&s.inst, s.gen);
+            for f in r.failures() {
+                errors.push((s.line, 1usize, f.to_string()));
+            }
+        }
+        if !errors.is_empty() {
+            let msg = format!(
+                "{} validation failure(s):\n{}",
+                errors.len(),
+                errors
+                    .iter()
+                    .map(|(l, _, m)| format!("line {l}: {m}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+            return Err(raise_with(ErrorKind::Asm, msg, move |kw| {
+                kw.set_item("errors", errors)
+            }));
+        }
+    }
+    Ok(a.insts())
+}
+
+/// Assembles `tpb asm` text into bundle bytes.
+#[pyfunction]
+#[pyo3(signature = (text, gen = "cayman", validate = true))]
+pub fn asm<'py>(
+    py: Python<'py>,
+    text: &str,
+    gen: &str,
+    validate: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let insts = assemble(text, parse_gen(gen)?, validate)?;
+    let bytes: Vec<u8> = insts.iter().flat_map(|i| i.encode()).collect();
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// A program for `Machine.run`: instructions, and the `.reg N = VALUE` lines of its text
+/// (as `tpb run` and `Core.disasm()` write them) as (instructions before it, register, bits).
+pub struct Program {
+    pub insts: Vec<IsaInstruction>,
+    pub registers: Vec<(usize, usize, u32)>,
+}
+
+/// Parses `N = VALUE` of a `.reg` line: register 0..64, an integer, `0x` bits or an fp32
+/// literal (stored as its bits).
+fn reg_directive(args: &str) -> Result<(usize, u32), String> {
+    let (n, v) = args
+        .split_once('=')
+        .ok_or_else(|| format!("`.reg {args}`: expected `.reg N = VALUE`"))?;
+    let n: usize = n
+        .trim()
+        .parse()
+        .ok()
+        .filter(|&n| n < 64)
+        .ok_or_else(|| format!("`.reg {args}`: register `{}` is not in 0..64", n.trim()))?;
+    let bits =
+        ImmVal::parse_text(v.trim(), Gen::default()).map_err(|e| format!("`.reg {args}`: {e}"))?;
+    Ok((n, bits.0))
+}
+
+/// [`program_arg`] for `Machine.run`: assembly text may also carry `.reg` lines.
+pub fn run_program_arg(obj: &Bound<'_, PyAny>, gen: Gen) -> PyResult<Program> {
+    let Ok(src) = obj.extract::<String>() else {
+        return Ok(Program {
+            insts: program_arg(obj, gen)?,
+            registers: Vec::new(),
+        });
+    };
+    let a = text::asm(&src, &AsmOptions::new(gen).allow_directive("reg")).map_err(asm_error)?;
+    let mut registers = Vec::new();
+    let mut errors = Vec::new();
+    for d in a.directives() {
+        match reg_directive(&d.args) {
+            Ok((n, bits)) => registers.push((d.instructions_before, n, bits)),
+            Err(m) => errors.push((d.line, d.args_column, m)),
+        }
+    }
+    if !errors.is_empty() {
+        let msg = format!("{} assembly error(s): {}", errors.len(), errors[0].2);
+        return Err(raise_with(ErrorKind::Asm, msg, move |kw| {
+            kw.set_item("errors", errors)
+        }));
+    }
+    Ok(Program {
+        insts: a.insts(),
+        registers,
+    })
+}
+
+/// Every assembler error as one `tpb.AsmError`.
+fn asm_error(errs: tpb_isa::text::AsmErrors) -> PyErr {
+    let list: Vec<(usize, usize, String)> = errs
+        .iter()
+        .map(|e| (e.line, e.column, e.message.clone()))
+        .collect();
+    let msg = format!("{} assembly error(s):\n{errs}", errs.len());
+    raise_with(ErrorKind::Asm, msg, move |kw| kw.set_item("errors", list))
+}
+
+/// Disassembles n×64 bytes (or a list of instructions) into canonical text.
+#[pyfunction]
+#[pyo3(signature = (data, gen = "cayman"))]
+pub fn disasm(data: &Bound<'_, PyAny>, gen: &str) -> PyResult<String> {
+    let gen = parse_gen(gen)?;
+    let insts = program_arg(data, gen)?;
+    Ok(text::disasm_program(&insts, gen))
+}
+
+/// A program argument: assembly text, bundle bytes, or a list of instructions / bundles.
+pub fn program_arg(obj: &Bound<'_, PyAny>, gen: Gen) -> PyResult<Vec<IsaInstruction>> {
+    if let Ok(s) = obj.extract::<String>() {
+        return assemble(&s, gen, false);
+    }
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return decode_program(b.as_bytes(), gen)
+            .map_err(|e| raise(ErrorKind::Usage, e.to_string()));
+    }
+    if let Ok(i) = obj.cast::<Instruction>() {
+        return Ok(vec![i.get().inst]);
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        return obj
+            .try_iter()?
+            .map(|item| instruction_arg(&item?, gen))
+            .collect();
+    }
+    if let Ok(b) = obj.extract::<Vec<u8>>() {
+        return decode_program(&b, gen).map_err(|e| raise(ErrorKind::Usage, e.to_string()));
+    }
+    Err(raise(
+        ErrorKind::Usage,
+        "expected assembly text, bundle bytes, or a list of tpb.Instruction".to_string(),
+    ))
+}
+
+/// The result of `tpb.pack`: a packed TENSOR{N}D and what the instruction carries beside it.
+#[pyclass(module = "tpb._tpb", name = "Packed", frozen, get_all)]
+pub struct PackedPy {
+    /// The descriptor's wire bytes (4 + 4N).
+    bytes: Py<PyBytes>,
+    /// `TENSOR4D`, …
+    kind: String,
+    /// The descriptor as text, `sbuf[p0]+0x400:[[1,64],[64,2],[1,1],[1,1]]`.
+    descriptor: String,
+    /// The ADDR4 start address word.
+    start_addr: u32,
+    /// Steps per slot, slot 0 innermost.
+    step_elem: Vec<i16>,
+    /// Counts per slot.
+    num_elem: Vec<u16>,
+    /// The partition count (`num_active_channels`).
+    num_active_channels: u8,
+    /// Partition dim + free dims with num != 1.
+    active_dims: usize,
+    /// Per slot, the `Pattern` index stored there (1 = outermost free dim), or None (fill).
+    slots: Vec<Option<usize>>,
+}
+
+#[pymethods]
+impl PackedPy {
+    fn __repr__(&self) -> String {
+        format!(
+            "<tpb.Packed {} {} channels={} active_dims={}>",
+            self.kind, self.descriptor, self.num_active_channels, self.active_dims
+        )
+    }
+}
+
+fn packed_py<const N: usize>(
+    py: Python<'_>,
+    gen: Gen,
+    ap: &AccessPattern,
+    explicit: bool,
+) -> PyResult<PackedPy> {
+    let p: Packed<N> = if explicit {
+        pack_explicit::<N>(gen, ap)
+    } else {
+        pack_compact::<N>(gen, ap)
+    }
+    .map_err(|e| raise(ErrorKind::Usage, e.to_string()))?;
+    Ok(PackedPy {
+        bytes: PyBytes::new(py, &p.bytes()).unbind(),
+        kind: format!("TENSOR{N}D"),
+        descriptor: p.tensor.to_text(gen),
+        start_addr: p.tensor.start_addr.0,
+        step_elem: p.tensor.step_elem.to_vec(),
+        num_elem: p.tensor.num_elem.to_vec(),
+        num_active_channels: p.num_active_channels,
+        active_dims: p.active_dims,
+        slots: p.slot_source.to_vec(),
+    })
+}
+
+/// The compiler's access-pattern packer (seed 001), as `tpb pack`: `partitions` is a count
+/// from `start_partition`, a `(start, end)` pair or a `range`; `dims` are `[step, num]`
+/// pairs, outermost first as NKI writes them.
+#[pyfunction]
+#[pyo3(signature = (partitions, offset, dims, nd = 4, space = "sbuf", gen = "cayman", explicit = false, start_partition = 0, partition_step = 1))]
+#[allow(clippy::too_many_arguments)]
+pub fn pack(
+    py: Python<'_>,
+    partitions: &Bound<'_, PyAny>,
+    offset: i64,
+    dims: Vec<[i64; 2]>,
+    nd: usize,
+    space: &str,
+    gen: &str,
+    explicit: bool,
+    start_partition: u32,
+    partition_step: i64,
+) -> PyResult<PackedPy> {
+    let gen = parse_gen(gen)?;
+    let space = parse_space(space)?;
+    let offset = u64::try_from(offset)
+        .map_err(|_| raise(ErrorKind::Usage, format!("offset {offset} is negative")))?;
+    let (start, count) = if let Ok(n) = partitions.extract::<i64>() {
+        (start_partition, n)
+    } else if let Ok((a, b)) = partitions.extract::<(u32, i64)>() {
+        (a, b - i64::from(a))
+    } else if let Ok(r) = partitions.cast::<pyo3::types::PyRange>() {
+        let a: u32 = r.getattr("start")?.extract()?;
+        let b: i64 = r.getattr("stop")?.extract()?;
+        (a, b - i64::from(a))
+    } else {
+        return Err(raise(
+            ErrorKind::Usage,
+            "partitions: expected a count, a (start, end) pair or a range".to_string(),
+        ));
+    };
+    let mut ap = AccessPattern::new(space, start, count, offset)
+        .with_free(dims.into_iter().map(Dim::from), DimOrder::OutermostFirst);
+    ap.partition = Dim::new(partition_step, count);
+    match nd {
+        1 => packed_py::<1>(py, gen, &ap, explicit),
+        2 => packed_py::<2>(py, gen, &ap, explicit),
+        3 => packed_py::<3>(py, gen, &ap, explicit),
+        4 => packed_py::<4>(py, gen, &ap, explicit),
+        _ => Err(raise(
+            ErrorKind::Usage,
+            format!("nd={nd}: a TENSOR{{N}}D has N in 1..=4"),
+        )),
+    }
+}

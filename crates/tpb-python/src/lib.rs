@@ -1,0 +1,37 @@
+//! `tpb._tpb`: the native module behind the `tpb` Python package.
+//!
+//! Thin by design: every semantic lives in the Rust crates (`tpb-isa`, `tpb-sim`,
+//! `tpb-nki`); this crate converts arguments, arrays and errors. The Python package
+//! (`python/tpb`) re-exports it and defines the exception classes.
+
+mod arrays;
+mod errors;
+mod isa;
+mod machine;
+mod nki;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<isa::Instruction>()?;
+    m.add_class::<isa::Finding>()?;
+    m.add_class::<isa::PackedPy>()?;
+    m.add_function(wrap_pyfunction!(isa::decode, m)?)?;
+    m.add_function(wrap_pyfunction!(isa::validate, m)?)?;
+    m.add_function(wrap_pyfunction!(isa::asm, m)?)?;
+    m.add_function(wrap_pyfunction!(isa::disasm, m)?)?;
+    m.add_function(wrap_pyfunction!(isa::pack, m)?)?;
+    m.add_class::<machine::Machine>()?;
+    m.add_class::<machine::RunReport>()?;
+    m.add_class::<machine::Warning>()?;
+    m.add_class::<nki::Core>()?;
+    m.add_class::<nki::Tile>()?;
+    m.add_function(wrap_pyfunction!(nki::nki_iota, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_affine_select, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_tensor_scalar, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_range_select, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_select, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,315 @@
+//! The simulator surface: `Machine`, `RunReport`, `Warning`, and faults as `tpb.Fault`.
+
+use crate::arrays::{host_array, to_numpy};
+use crate::errors::{raise, raise_with, ErrorKind};
+use crate::isa::{findings, parse_gen, program_arg, run_program_arg};
+use pyo3::prelude::*;
+use tpb_sim::numerics::{E4m3Variant, Fp8Config};
+use tpb_sim::region::{RegionError, RegionSpec};
+use tpb_sim::{Config, Fault, FaultCause, Machine as SimMachine, StepReport};
+
+/// A region error as `tpb.RegionError`.
+fn region_error(e: RegionError) -> PyErr {
+    raise(ErrorKind::Region, e.to_string())
+}
+
+/// One warning of a run: an uninitialised read, a loader mismatch, a firmware stub.
+#[pyclass(module = "tpb._tpb", name = "Warning", frozen, get_all)]
+#[derive(Clone)]
+pub struct Warning {
+    /// The instruction's index in the program.
+    index: usize,
+    /// Its mnemonic.
+    mnemonic: &'static str,
+    /// `uninitialised-read`, `loader-mismatch` or `firmware-stub`.
+    kind: &'static str,
+    /// What happened.
+    message: String,
+}
+
+#[pymethods]
+impl Warning {
+    fn __str__(&self) -> String {
+        format!(
+            "#{} {}: [{}] {}",
+            self.index, self.mnemonic, self.kind, self.message
+        )
+    }
+    fn __repr__(&self) -> String {
+        format!("<tpb.Warning {}>", self.__str__())
+    }
+}
+
+/// What a run (or one step) did.
+#[pyclass(module = "tpb._tpb", name = "RunReport", frozen, get_all)]
+pub struct RunReport {
+    /// Instructions executed.
+    instructions: usize,
+    /// Every warning, in order.
+    warnings: Vec<Warning>,
+    /// Elements processed over all channels.
+    elements: u64,
+    /// Bytes stored to memory.
+    bytes_written: u64,
+    /// One trace line per instruction (as `tpb run --trace` prints).
+    trace: Vec<String>,
+}
+
+#[pymethods]
+impl RunReport {
+    fn __repr__(&self) -> String {
+        format!(
+            "<tpb.RunReport instructions={} elements={} bytes_written={} warnings={}>",
+            self.instructions,
+            self.elements,
+            self.bytes_written,
+            self.warnings.len()
+        )
+    }
+}
+
+impl RunReport {
+    pub fn from_steps(steps: &[StepReport]) -> RunReport {
+        RunReport {
+            instructions: steps.len(),
+            warnings: steps
+                .iter()
+                .flat_map(|s| &s.warnings)
+                .map(|w| Warning {
+                    index: w.inst.index,
+                    mnemonic: w.inst.mnemonic,
+                    kind: w.kind.tag(),
+                    message: w.message.clone(),
+                })
+                .collect(),
+            elements: steps.iter().map(|s| s.elements).sum(),
+            bytes_written: steps.iter().map(|s| s.bytes_written).sum(),
+            trace: steps.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+}
+
+/// The short name of a fault's cause, for `tpb.Fault.kind`.
+fn cause_kind(c: &FaultCause) -> &'static str {
+    match c {
+        FaultCause::Invalid { .. } => "invalid",
+        FaultCause::WaitUnsatisfied { .. } => "wait-unsatisfied",
+        FaultCause::Event { .. } => "event",
+        FaultCause::Unsupported { .. } => "unsupported",
+        FaultCause::Disabled { .. } => "disabled",
+        FaultCause::OutOfRange { .. } => "out-of-range",
+        FaultCause::BadAddress { .. } => "bad-address",
+        FaultCause::Numeric(_) => "numeric",
+        FaultCause::Limit { .. } => "limit",
+        FaultCause::Strict(..) => "strict",
+        _ => "other",
+    }
+}
+
+/// A simulator fault as `tpb.Fault` (`.index`, `.mnemonic`, `.cause`, `.kind`, `.findings`).
+pub fn fault_error(f: Fault) -> PyErr {
+    let index = f.inst.index;
+    let mnemonic = f.inst.mnemonic;
+    let cause = f.cause.to_string();
+    let kind = cause_kind(&f.cause);
+    let found = match &f.cause {
+        FaultCause::Invalid { report } => findings(report, false),
+        _ => Vec::new(),
+    };
+    raise_with(ErrorKind::Fault, f.to_string(), move |kw| {
+        kw.set_item("index", index)?;
+        kw.set_item("mnemonic", mnemonic)?;
+        kw.set_item("cause", cause)?;
+        kw.set_item("kind", kind)?;
+        kw.set_item("findings", found)
+    })
+}
+
+/// Builds a machine configuration from the Python keyword arguments.
+pub fn config(gen: &str, strict: bool, fp8_e4m3: &str, fp8_ocp_sat: bool) -> PyResult<Config> {
+    let mut c = Config::new(parse_gen(gen)?);
+    c.strict = strict;
+    c.fp8 = Fp8Config {
+        ocp_sat: fp8_ocp_sat,
+        e4m3: match fp8_e4m3 {
+            "ieee" => E4m3Variant::Ieee,
+            "fn" => E4m3Variant::FiniteOnly,
+            other => {
+                return Err(raise(
+                    ErrorKind::Usage,
+                    format!("fp8_e4m3={other:?}: expected \"ieee\" or \"fn\""),
+                ))
+            }
+        },
+    };
+    Ok(c)
+}
+
+/// A register value: an integer (bits; negative ints are two's complement) or a float
+/// (stored as its FP32 bits).
+pub fn register_bits(value: &Bound<'_, PyAny>) -> PyResult<u32> {
+    if let Ok(i) = value.extract::<i64>() {
+        return u32::try_from(i)
+            .or_else(|_| i32::try_from(i).map(|v| v as u32))
+            .map_err(|_| {
+                raise(
+                    ErrorKind::Usage,
+                    format!("register value {i} is not 32 bits"),
+                )
+            });
+    }
+    if let Ok(f) = value.extract::<f64>() {
+        let x = f as f32;
+        if f.is_finite() && !x.is_finite() {
+            return Err(raise(
+                ErrorKind::Usage,
+                format!("register value {f} is outside the float32 range"),
+            ));
+        }
+        return Ok(x.to_bits());
+    }
+    Err(raise(
+        ErrorKind::Usage,
+        "register value: expected an int (bits) or a float (stored as FP32)".to_string(),
+    ))
+}
+
+/// A simulated NeuronCore: SBUF/PSUM, registers, flops, semaphores and events.
+#[pyclass(module = "tpb._tpb", name = "Machine")]
+pub struct Machine {
+    pub machine: SimMachine,
+}
+
+#[pymethods]
+impl Machine {
+    #[new]
+    #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false))]
+    fn new(gen: &str, strict: bool, fp8_e4m3: &str, fp8_ocp_sat: bool) -> PyResult<Machine> {
+        Ok(Machine {
+            machine: SimMachine::new(config(gen, strict, fp8_e4m3, fp8_ocp_sat)?),
+        })
+    }
+
+    /// The generation.
+    #[getter]
+    fn gen(&self) -> &'static str {
+        self.machine.gen().name()
+    }
+
+    /// Instructions retired so far.
+    #[getter]
+    fn retired(&self) -> u64 {
+        self.machine.retired()
+    }
+
+    /// The 64 registers (bits).
+    #[getter]
+    fn registers(&self) -> Vec<u32> {
+        self.machine.registers().to_vec()
+    }
+
+    /// Writes an array at `region` (`"sbuf[p0..128]+0x400"`); dtype and shape come from the
+    /// array (a `:dtype:shape` suffix, if given, must agree). Row `i` is partition START+i.
+    fn write(&mut self, region_text: &str, array: &Bound<'_, PyAny>) -> PyResult<()> {
+        let spec = RegionSpec::parse(region_text).map_err(region_error)?;
+        let host = host_array(array, &self.machine.config().fp8)?;
+        let tensor = spec
+            .bind_to(host.dtype, &host.shape)
+            .and_then(|b| b.resolve(self.machine.gen()))
+            .map_err(region_error)?;
+        // The array's bytes go straight in (no intermediate copy of a large array).
+        self.machine
+            .write_tensor(&tensor, host.as_slice()?)
+            .map_err(|e| raise(ErrorKind::Region, format!("region `{spec}`: {e}")))
+    }
+
+    /// Reads `region` (`"sbuf[p0..128]+0x800:bf16:128x512"`, dtype and shape required) as
+    /// an array (ml_dtypes dtypes for bfloat16 and fp8).
+    fn read<'py>(&self, py: Python<'py>, region_text: &str) -> PyResult<Bound<'py, PyAny>> {
+        let spec = RegionSpec::parse(region_text).map_err(region_error)?;
+        let data = self.machine.read_region(&spec).map_err(region_error)?;
+        to_numpy(
+            py,
+            data.bytes,
+            data.dtype,
+            &data.shape,
+            &self.machine.config().fp8,
+        )
+    }
+
+    /// Sets register `n` (0..64) to an int's bits or a float's FP32 bits.
+    fn set_register(&mut self, n: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let bits = register_bits(value)?;
+        self.machine
+            .set_register(n, bits)
+            .map_err(|e| raise(ErrorKind::Usage, e.to_string()))
+    }
+
+    /// Semaphore `i` (0..256).
+    fn semaphore(&self, i: usize) -> PyResult<i32> {
+        self.machine
+            .semaphores()
+            .get(i)
+            .copied()
+            .ok_or_else(|| raise(ErrorKind::Usage, format!("semaphore {i} is outside 0..256")))
+    }
+
+    /// Sets semaphore `i` (0..256).
+    fn set_semaphore(&mut self, i: u8, value: i32) {
+        self.machine.set_semaphore(i, value);
+    }
+
+    /// Runs a program (assembly text, bundle bytes or a list of instructions) in order;
+    /// `.reg N = VALUE` lines of the text set registers where they stand (as `tpb run` and
+    /// `tpb.nki.Core.disasm()` write them). A fault raises `tpb.Fault`; the faulting
+    /// instruction changes nothing (the ones before it ran). The GIL is released while it
+    /// runs.
+    fn run(&mut self, py: Python<'_>, program: &Bound<'_, PyAny>) -> PyResult<RunReport> {
+        let p = run_program_arg(program, self.machine.gen())?;
+        let machine = &mut self.machine;
+        let steps = py
+            .detach(|| -> Result<Vec<StepReport>, Fault> {
+                if p.registers.is_empty() {
+                    return Ok(machine.run(&p.insts)?.steps);
+                }
+                let mut steps = Vec::with_capacity(p.insts.len());
+                let mut regs = p.registers.iter().peekable();
+                for (i, inst) in p.insts.iter().enumerate() {
+                    while let Some(&&(_, n, bits)) = regs.peek().filter(|r| r.0 <= i) {
+                        // `reg_directive` checked n < 64.
+                        let _ = machine.set_register(n, bits);
+                        regs.next();
+                    }
+                    steps.push(machine.step_at(i, inst)?);
+                }
+                for &(_, n, bits) in regs {
+                    let _ = machine.set_register(n, bits);
+                }
+                Ok(steps)
+            })
+            .map_err(fault_error)?;
+        Ok(RunReport::from_steps(&steps))
+    }
+
+    /// Runs one instruction (a `tpb.Instruction`, 64 bytes, or one line of assembly).
+    fn step(&mut self, py: Python<'_>, inst: &Bound<'_, PyAny>) -> PyResult<RunReport> {
+        let insts = program_arg(inst, self.machine.gen())?;
+        let [one] = insts.as_slice() else {
+            return Err(raise(
+                ErrorKind::Usage,
+                format!("step takes one instruction, not {}", insts.len()),
+            ));
+        };
+        let machine = &mut self.machine;
+        let r = py.detach(|| machine.step(one)).map_err(fault_error)?;
+        Ok(RunReport::from_steps(std::slice::from_ref(&r)))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<tpb.Machine gen={} retired={}>",
+            self.machine.gen(),
+            self.machine.retired()
+        )
+    }
+}

@@ -1,0 +1,448 @@
+//! `tpb.nki`: `Core`, `Tile` and the NKI-shaped calls (thin over `tpb_nki`).
+
+use crate::arrays::{host_array, numpy_dtype, to_numpy, tpb_dtype};
+use crate::errors::{raise, raise_with, ErrorKind};
+use crate::isa::{findings, parse_space, Instruction};
+use crate::machine::{config, fault_error, register_bits, RunReport};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use tpb_isa::{CodeEnum, Dtype};
+use tpb_nki::{alu_op, Cmp, NkiError, Operand};
+
+/// An NKI error as the matching `tpb` exception.
+fn nki_error(e: NkiError) -> PyErr {
+    match e {
+        NkiError::Fault(f) => fault_error(f),
+        NkiError::Invalid {
+            ref inst,
+            ref report,
+            ..
+        } => {
+            let found = findings(report, false);
+            let bytes = inst.encode().to_vec();
+            raise_with(ErrorKind::Invalid, e.to_string(), move |kw| {
+                kw.set_item("findings", found)?;
+                kw.set_item("bundle", PyBytes::new(kw.py(), &bytes))
+            })
+        }
+        NkiError::NotSupported { .. } => raise(ErrorKind::NotSupported, e.to_string()),
+        NkiError::OutOfMemory { .. } | NkiError::Registers { .. } => {
+            raise(ErrorKind::Usage, e.to_string())
+        }
+        _ => raise(ErrorKind::Usage, e.to_string()),
+    }
+}
+
+/// A simulated NeuronCore for `tpb.nki` calls: a machine, a tile allocator and the program
+/// the calls emitted.
+#[pyclass(module = "tpb._tpb", name = "Core")]
+pub struct Core {
+    inner: tpb_nki::Core,
+}
+
+/// A tile: partition dimension first, in SBUF or PSUM of one `Core`.
+#[pyclass(module = "tpb._tpb", name = "Tile", frozen)]
+pub struct Tile {
+    core: Py<Core>,
+    tile: tpb_nki::Tile,
+}
+
+/// A dtype argument: anything `numpy.dtype` takes (`numpy.float32`, `ml_dtypes.bfloat16`,
+/// `"float32"`), or a TPB dtype name (`"bf16"`, `"fp8_exp4"`).
+fn dtype_arg(core: &tpb_nki::Core, obj: &Bound<'_, PyAny>) -> PyResult<Dtype> {
+    let py = obj.py();
+    let fp8 = &core.machine().config().fp8;
+    if let Ok(dt) = py.import("numpy")?.call_method1("dtype", (obj,)) {
+        let name: String = dt.getattr("name")?.extract()?;
+        return tpb_dtype(&name, fp8);
+    }
+    let s: String = obj
+        .extract()
+        .map_err(|_| raise(ErrorKind::Dtype, format!("{obj}: not a dtype")))?;
+    let d = Dtype::parse_name(&s)
+        .filter(|d| d.size().is_some())
+        .ok_or_else(|| raise(ErrorKind::Dtype, format!("unknown dtype {s:?}")))?;
+    Ok(d)
+}
+
+#[pymethods]
+impl Core {
+    #[new]
+    #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false))]
+    fn new(gen: &str, strict: bool, fp8_e4m3: &str, fp8_ocp_sat: bool) -> PyResult<Core> {
+        Ok(Core {
+            inner: tpb_nki::Core::with_config(config(gen, strict, fp8_e4m3, fp8_ocp_sat)?),
+        })
+    }
+
+    /// The generation.
+    #[getter]
+    fn gen(&self) -> &'static str {
+        self.inner.gen().name()
+    }
+
+    /// Allocates a tile of `shape` (partition dimension first, at most 128).
+    #[pyo3(signature = (shape, dtype, buffer = "sbuf"))]
+    fn ndarray(
+        slf: &Bound<'_, Core>,
+        shape: Vec<i64>,
+        dtype: &Bound<'_, PyAny>,
+        buffer: &str,
+    ) -> PyResult<Tile> {
+        let space = parse_space(buffer)?;
+        let shape = shape
+            .iter()
+            .map(|&d| usize::try_from(d))
+            .collect::<Result<Vec<usize>, _>>()
+            .map_err(|_| {
+                raise(
+                    ErrorKind::Usage,
+                    format!("shape {shape:?}: negative dimension"),
+                )
+            })?;
+        let mut core = slf.borrow_mut();
+        let d = dtype_arg(&core.inner, dtype)?;
+        let tile = core.inner.ndarray(&shape, d, space).map_err(nki_error)?;
+        Ok(Tile {
+            core: slf.clone().unbind(),
+            tile,
+        })
+    }
+
+    /// Allocates a tile shaped like `array` and writes the array into it.
+    #[pyo3(signature = (array, buffer = "sbuf"))]
+    fn from_numpy(slf: &Bound<'_, Core>, array: &Bound<'_, PyAny>, buffer: &str) -> PyResult<Tile> {
+        let space = parse_space(buffer)?;
+        let mut core = slf.borrow_mut();
+        let host = host_array(array, &core.inner.machine().config().fp8)?;
+        let tile = core
+            .inner
+            .ndarray(&host.shape, host.dtype, space)
+            .map_err(nki_error)?;
+        core.inner
+            .write(&tile, host.as_slice()?)
+            .map_err(nki_error)?;
+        Ok(Tile {
+            core: slf.clone().unbind(),
+            tile,
+        })
+    }
+
+    /// Sets register `n` (0..32; 32..64 hold the calls' constants) to an int's bits or a
+    /// float's FP32 bits.
+    fn set_register(&mut self, n: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let bits = register_bits(value)?;
+        self.inner.set_register(n, bits).map_err(nki_error)
+    }
+
+    /// The emitted program as bundle bytes (64 per instruction).
+    fn bundles<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.bundles())
+    }
+
+    /// The emitted program as `tpb asm` text (`.gen`, `.reg` lines for the constants the
+    /// calls placed in registers, one line per instruction).
+    fn disasm(&self) -> String {
+        self.inner.disasm()
+    }
+
+    /// The emitted instructions.
+    fn instructions(&self) -> Vec<Instruction> {
+        let gen = self.inner.gen();
+        self.inner
+            .program()
+            .iter()
+            .map(|&inst| Instruction { inst, gen })
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<tpb.nki.Core gen={} instructions={}>",
+            self.inner.gen(),
+            self.inner.program().len()
+        )
+    }
+}
+
+#[pymethods]
+impl Tile {
+    /// The array shape, partition dimension first.
+    #[getter]
+    fn shape(&self) -> Vec<usize> {
+        self.tile.shape.clone()
+    }
+
+    /// The NumPy dtype (ml_dtypes for bfloat16 / fp8).
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let core = self.core.bind(py).borrow();
+        let t = numpy_dtype(py, self.tile.dtype, &core.inner.machine().config().fp8)?;
+        py.import("numpy")?.call_method1("dtype", (t,))
+    }
+
+    /// `"sbuf"` or `"psum"`.
+    #[getter]
+    fn buffer(&self) -> &'static str {
+        self.tile.space.name()
+    }
+
+    /// Byte offset inside each partition.
+    #[getter]
+    fn offset(&self) -> u64 {
+        self.tile.offset
+    }
+
+    /// The region in `tpb run` / `Machine.read` syntax.
+    #[getter]
+    fn region(&self) -> String {
+        self.tile.region()
+    }
+
+    /// Reads the tile back as a NumPy array.
+    fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let core = self.core.bind(py).borrow();
+        let bytes = core.inner.read(&self.tile).map_err(nki_error)?;
+        let fp8 = core.inner.machine().config().fp8;
+        to_numpy(py, bytes, self.tile.dtype, &self.tile.shape, &fp8)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<tpb.nki.Tile {}>", self.tile)
+    }
+}
+
+/// Resolves an operator argument: a callable (its `__name__`, e.g. `numpy.multiply`) or a
+/// name.
+fn op_name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(s) = obj.extract::<String>() {
+        return Ok(s);
+    }
+    obj.getattr("__name__")
+        .and_then(|n| n.extract::<String>())
+        .map_err(|_| {
+            raise(
+                ErrorKind::Usage,
+                format!("{obj}: not an operator (a numpy ufunc or a name)"),
+            )
+        })
+}
+
+fn alu(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<tpb_isa::AluOp> {
+    let name = op_name(obj)?;
+    alu_op(&name).ok_or_else(|| {
+        raise(
+            ErrorKind::Usage,
+            format!("{argument}: unknown operator {name:?} (numpy ufunc names such as multiply, greater_equal, or ISA ALU_OP names)"),
+        )
+    })
+}
+
+fn cmp(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Cmp> {
+    let name = op_name(obj)?;
+    Cmp::parse(&name).ok_or_else(|| {
+        raise(
+            ErrorKind::Usage,
+            format!("{argument}: {name:?} is not a comparison (greater, greater_equal, equal, not_equal, less, less_equal)"),
+        )
+    })
+}
+
+/// Checks that `t` lives on the same core as `dst`.
+fn same_core<'a>(
+    py: Python<'_>,
+    dst: &Tile,
+    t: &'a Tile,
+    argument: &str,
+) -> PyResult<&'a tpb_nki::Tile> {
+    if !t.core.bind(py).is(dst.core.bind(py)) {
+        return Err(raise(
+            ErrorKind::Usage,
+            format!("{argument} belongs to another Core than dst"),
+        ));
+    }
+    Ok(&t.tile)
+}
+
+/// A scalar operand: None, a float/int immediate, or a `(P, 1)` tile of the same core.
+fn operand(
+    py: Python<'_>,
+    dst: &Tile,
+    obj: Option<&Bound<'_, PyAny>>,
+    argument: &str,
+) -> PyResult<Option<Operand>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    if let Ok(t) = obj.cast::<Tile>() {
+        return Ok(Some(Operand::Tile(
+            same_core(py, dst, t.get(), argument)?.clone(),
+        )));
+    }
+    if let Ok(v) = obj.extract::<f64>() {
+        return Ok(Some(Operand::Imm(v)));
+    }
+    Err(raise(
+        ErrorKind::Usage,
+        format!(
+            "{argument}: expected a number or a (P, 1) tile, not {}",
+            obj.get_type()
+        ),
+    ))
+}
+
+/// Runs one call on `dst`'s core with the GIL released.
+fn on_core(
+    py: Python<'_>,
+    dst: &Tile,
+    call: impl FnOnce(&mut tpb_nki::Core) -> Result<tpb_sim::StepReport, NkiError> + Send,
+) -> PyResult<RunReport> {
+    let mut core = dst.core.bind(py).borrow_mut();
+    let inner = &mut core.inner;
+    let r = py.detach(|| call(inner)).map_err(nki_error)?;
+    Ok(RunReport::from_steps(std::slice::from_ref(&r)))
+}
+
+/// `nki.isa.iota(dst, pattern, offset=0, channel_multiplier=0)`.
+#[pyfunction]
+#[pyo3(name = "iota", signature = (dst, pattern, offset = 0, channel_multiplier = 0))]
+pub fn nki_iota(
+    py: Python<'_>,
+    dst: &Tile,
+    pattern: Vec<[i64; 2]>,
+    offset: i64,
+    channel_multiplier: i64,
+) -> PyResult<RunReport> {
+    let p = pattern;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.iota(&d, &p, offset, channel_multiplier))
+}
+
+/// `nki.isa.affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value,
+/// cmp_op=numpy.equal, offset=0)`.
+#[pyfunction]
+#[pyo3(name = "affine_select", signature = (dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op = None, offset = 0))]
+#[allow(clippy::too_many_arguments)]
+pub fn nki_affine_select(
+    py: Python<'_>,
+    dst: &Tile,
+    pattern: Vec<[i64; 2]>,
+    channel_multiplier: i64,
+    on_true_tile: &Tile,
+    on_false_value: f64,
+    cmp_op: Option<&Bound<'_, PyAny>>,
+    offset: i64,
+) -> PyResult<RunReport> {
+    let c = match cmp_op {
+        Some(o) if !o.is_none() => cmp(o, "cmp_op")?,
+        _ => Cmp::Equal,
+    };
+    let src = same_core(py, dst, on_true_tile, "on_true_tile")?.clone();
+    let p = pattern;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |core| {
+        core.affine_select(&d, &p, channel_multiplier, &src, on_false_value, c, offset)
+    })
+}
+
+/// `nki.isa.tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None,
+/// operand1=None, reverse1=False)`.
+#[pyfunction]
+#[pyo3(name = "tensor_scalar", signature = (dst, data, op0, operand0 = None, reverse0 = false, op1 = None, operand1 = None, reverse1 = false))]
+#[allow(clippy::too_many_arguments)]
+pub fn nki_tensor_scalar(
+    py: Python<'_>,
+    dst: &Tile,
+    data: &Tile,
+    op0: &Bound<'_, PyAny>,
+    operand0: Option<&Bound<'_, PyAny>>,
+    reverse0: bool,
+    op1: Option<&Bound<'_, PyAny>>,
+    operand1: Option<&Bound<'_, PyAny>>,
+    reverse1: bool,
+) -> PyResult<RunReport> {
+    let src = same_core(py, dst, data, "data")?.clone();
+    let o0 = alu(op0, "op0")?;
+    let o1 = match op1 {
+        Some(o) if !o.is_none() => Some(alu(o, "op1")?),
+        _ => None,
+    };
+    let s0 = operand(py, dst, operand0, "operand0")?;
+    let s1 = operand(py, dst, operand1, "operand1")?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| {
+        c.tensor_scalar(
+            &d,
+            &src,
+            o0,
+            s0.as_ref(),
+            reverse0,
+            o1,
+            s1.as_ref(),
+            reverse1,
+        )
+    })
+}
+
+/// `nki.isa.range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1,
+/// range_start=0, on_false_value=-3.4028235e38, reduce_cmd="idle")`.
+#[pyfunction]
+#[pyo3(name = "range_select", signature = (dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, range_start = 0.0, on_false_value = -3.4028234663852886e38, reduce_cmd = "idle"))]
+#[allow(clippy::too_many_arguments)]
+pub fn nki_range_select(
+    py: Python<'_>,
+    dst: &Tile,
+    on_true_tile: &Tile,
+    comp_op0: &Bound<'_, PyAny>,
+    comp_op1: &Bound<'_, PyAny>,
+    bound0: &Bound<'_, PyAny>,
+    bound1: &Bound<'_, PyAny>,
+    range_start: f64,
+    on_false_value: f64,
+    reduce_cmd: &str,
+) -> PyResult<RunReport> {
+    let src = same_core(py, dst, on_true_tile, "on_true_tile")?.clone();
+    let (c0, c1) = (cmp(comp_op0, "comp_op0")?, cmp(comp_op1, "comp_op1")?);
+    let required = |o: Option<Operand>, name: &str| {
+        o.ok_or_else(|| raise(ErrorKind::Usage, format!("{name}: a bound is required")))
+    };
+    let b0 = required(operand(py, dst, Some(bound0), "bound0")?, "bound0")?;
+    let b1 = required(operand(py, dst, Some(bound1), "bound1")?, "bound1")?;
+    let d = dst.tile.clone();
+    let reduce = reduce_cmd.to_string();
+    on_core(py, dst, move |c| {
+        c.range_select(
+            &d,
+            &src,
+            c0,
+            c1,
+            &b0,
+            &b1,
+            range_start,
+            on_false_value,
+            &reduce,
+        )
+    })
+}
+
+/// TensorScalarSelect: `dst = predicate ? on_true_tile : on_false_value` per partition.
+#[pyfunction]
+#[pyo3(name = "select", signature = (dst, predicate, on_true_tile, on_false_value, reverse_pred = false))]
+pub fn nki_select(
+    py: Python<'_>,
+    dst: &Tile,
+    predicate: &Bound<'_, PyAny>,
+    on_true_tile: &Tile,
+    on_false_value: &Bound<'_, PyAny>,
+    reverse_pred: bool,
+) -> PyResult<RunReport> {
+    let src = same_core(py, dst, on_true_tile, "on_true_tile")?.clone();
+    let pred = operand(py, dst, Some(predicate), "predicate")?
+        .ok_or_else(|| raise(ErrorKind::Usage, "predicate is required".to_string()))?;
+    let fill = operand(py, dst, Some(on_false_value), "on_false_value")?
+        .ok_or_else(|| raise(ErrorKind::Usage, "on_false_value is required".to_string()))?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| {
+        c.select(&d, &pred, &src, &fill, reverse_pred)
+    })
+}

@@ -1,0 +1,171 @@
+//! Engines and queues: which engine's queue each instruction goes to (the opcode table's
+//! engine column, assumption `engine-placement`), and the `.engine NAME` check.
+
+use std::fmt;
+use tpb_isa::opcode::Engine;
+use tpb_isa::{Gen, Instruction};
+
+/// A NeuronCore engine with its own instruction queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EngineId {
+    /// Tensor engine (TensorE).
+    Pe,
+    /// Scalar / activation engine (ScalarE).
+    Act,
+    /// GpSimd engine.
+    Pool,
+    /// Vector engine (VectorE).
+    Dve,
+    /// Sync engine (the queue of SP sync records).
+    Sp,
+}
+
+/// How many engines there are.
+pub const NUM_ENGINES: usize = 5;
+
+impl EngineId {
+    /// Every engine, in the order ties are broken (assumption `engine-sync-timing`).
+    pub const ALL: [EngineId; NUM_ENGINES] = [
+        EngineId::Pe,
+        EngineId::Act,
+        EngineId::Pool,
+        EngineId::Dve,
+        EngineId::Sp,
+    ];
+
+    /// The lowercase name of `.engine` and `--queue`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            EngineId::Pe => "pe",
+            EngineId::Act => "act",
+            EngineId::Pool => "pool",
+            EngineId::Dve => "dve",
+            EngineId::Sp => "sp",
+        }
+    }
+
+    /// The uppercase label of reports and timelines.
+    pub const fn label(self) -> &'static str {
+        match self {
+            EngineId::Pe => "PE",
+            EngineId::Act => "ACT",
+            EngineId::Pool => "POOL",
+            EngineId::Dve => "DVE",
+            EngineId::Sp => "SP",
+        }
+    }
+
+    /// A longer description for timeline track names.
+    pub const fn description(self) -> &'static str {
+        match self {
+            EngineId::Pe => "PE (TensorE)",
+            EngineId::Act => "ACT (ScalarE)",
+            EngineId::Pool => "POOL (GpSimd)",
+            EngineId::Dve => "DVE (VectorE)",
+            EngineId::Sp => "SP (sync)",
+        }
+    }
+
+    /// Position in [`EngineId::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Parses a name (case-insensitive).
+    pub fn from_name(s: &str) -> Option<EngineId> {
+        let s = s.trim();
+        EngineId::ALL
+            .into_iter()
+            .find(|e| e.name().eq_ignore_ascii_case(s))
+    }
+}
+
+impl fmt::Display for EngineId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// Where an opcode may run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Home {
+    /// Only on this engine (the opcode table's engine column).
+    Only(EngineId),
+    /// On any engine (no engine in the table); placed on SP unless `.engine` says otherwise.
+    Any,
+}
+
+/// The engine column of the opcode table for `inst` on `gen`.
+pub fn home(inst: &Instruction, gen: Gen) -> Home {
+    match inst.info(gen).map(|r| r.engine) {
+        Some(Engine::Dve) => Home::Only(EngineId::Dve),
+        Some(Engine::Pool) => Home::Only(EngineId::Pool),
+        // A table engine this model does not know yet, or no row: any queue.
+        _ => Home::Any,
+    }
+}
+
+/// A `.engine NAME` that asks for an engine the opcode does not run on.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "instruction #{index} ({mnemonic}) runs on {home} (opcode table), not on {asked} as \
+     `.engine {}` asks",
+    asked.name()
+)]
+pub struct PlaceError {
+    /// Program index of the instruction.
+    pub index: usize,
+    /// Its mnemonic.
+    pub mnemonic: &'static str,
+    /// The engine the table names.
+    pub home: EngineId,
+    /// The engine `.engine` named.
+    pub asked: EngineId,
+}
+
+/// The engine of every instruction of a program. `directives` are the `.engine` lines as
+/// (instructions before the line, engine; `None` for `.engine auto`), in source order: each
+/// applies to the instructions after it until the next. Every misplacement is reported.
+pub fn place(
+    insts: &[Instruction],
+    gen: Gen,
+    directives: &[(usize, Option<EngineId>)],
+) -> Result<Vec<EngineId>, Vec<PlaceError>> {
+    let mut out = Vec::with_capacity(insts.len());
+    let mut errors = Vec::new();
+    let mut next = directives.iter().peekable();
+    let mut asked = None;
+    for (i, inst) in insts.iter().enumerate() {
+        while let Some(&(_, e)) = next.next_if(|d| d.0 <= i) {
+            asked = e;
+        }
+        let engine = match (home(inst, gen), asked) {
+            (Home::Only(h), Some(a)) if h != a => {
+                errors.push(PlaceError {
+                    index: i,
+                    mnemonic: inst.info(gen).map_or("unknown", |r| r.mnemonic),
+                    home: h,
+                    asked: a,
+                });
+                h
+            }
+            (Home::Only(h), _) => h,
+            (Home::Any, a) => a.unwrap_or(EngineId::Sp),
+        };
+        out.push(engine);
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The per-engine queues: program indices in program order.
+pub fn split(engines: &[EngineId]) -> [Vec<usize>; NUM_ENGINES] {
+    let mut q: [Vec<usize>; NUM_ENGINES] = Default::default();
+    for (i, e) in engines.iter().enumerate() {
+        q[e.index()].push(i);
+    }
+    q
+}

@@ -1,0 +1,351 @@
+//! Race detection by happens-before (vector clocks), independent of the one schedule the
+//! timing model picks.
+//!
+//! Each engine keeps a vector clock. An instruction ticks its engine's component twice: its
+//! reads carry the first epoch, its writes the second, so that a `_READ` update (released
+//! with the first) orders the instruction's reads, not its writes, before a waiter. A wait
+//! that passes joins the clocks of the updates (and `*_THEN_*` flips) of its object up to
+//! the one from which its condition has held without a break ([`History`]). An earlier access `(engine F, epoch c)` happens before
+//! a later one with clock `V` iff `c ≤ V[F]`; two accesses from different engines that
+//! overlap, with at least one write and neither before the other, are a race.
+//!
+//! Accesses are kept in buckets of [`PAGE`] bytes per space, so a new access is compared
+//! only with earlier ones near it; an access is dropped once it happens before whatever
+//! every other unfinished engine does next (it can race with nothing any more).
+
+use super::queue::{EngineId, NUM_ENGINES};
+use crate::machine::{MemAccess, Region};
+use std::collections::HashSet;
+use std::fmt;
+use std::ops::Range;
+use tpb_isa::geometry::Space;
+
+/// A vector clock: one epoch per engine.
+pub type Clock = [u64; NUM_ENGINES];
+
+/// `a := a ⊔ b`.
+pub(crate) fn join(a: &mut Clock, b: &Clock) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x = (*x).max(*y);
+    }
+}
+
+/// Entries a [`History`] keeps; older updates are folded into the oldest kept entry.
+pub const HISTORY: usize = 64;
+
+/// The updates of one semaphore or event, for happens-before: each entry is the object's
+/// value after an update and the join of the clocks of every update up to it.
+///
+/// A wait that passes acquires the clock of the earliest entry from which its condition
+/// has held without a break, not every update so far: a count that another update pushed
+/// further after the wait could already pass orders nothing for the waiter (the wait would
+/// have passed without it under other timings). With more than [`HISTORY`] updates in a
+/// row that all satisfy the wait, the oldest kept entry is used, which can only order more.
+#[derive(Clone, Debug)]
+pub(crate) struct History {
+    entries: std::collections::VecDeque<(i64, Clock)>,
+}
+
+impl History {
+    /// An object holding `initial`, with no update yet.
+    pub(crate) fn new(initial: i64) -> History {
+        History {
+            entries: std::iter::once((initial, [0; NUM_ENGINES])).collect(),
+        }
+    }
+
+    /// Records an update to `value` released with `clock`.
+    pub(crate) fn update(&mut self, value: i64, clock: &Clock) {
+        let mut c = self.entries.back().map_or([0; NUM_ENGINES], |e| e.1);
+        join(&mut c, clock);
+        if self.entries.len() == HISTORY {
+            self.entries.pop_front();
+        }
+        self.entries.push_back((value, c));
+    }
+
+    /// The clock a wait whose condition is `holds` acquires when it passes now.
+    pub(crate) fn acquire(&self, holds: impl Fn(i64) -> bool) -> Clock {
+        let mut at = self.entries.len().saturating_sub(1);
+        while at > 0 && holds(self.entries[at - 1].0) {
+            at -= 1;
+        }
+        self.entries.get(at).map_or([0; NUM_ENGINES], |e| e.1)
+    }
+}
+
+/// Bytes per bucket.
+pub const PAGE: u64 = 4096;
+
+/// How two conflicting accesses are ordered in the model's schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RaceKind {
+    /// The later access reads what the earlier one writes.
+    ReadAfterWrite,
+    /// The later access writes what the earlier one reads.
+    WriteAfterRead,
+    /// Both write.
+    WriteAfterWrite,
+}
+
+impl RaceKind {
+    /// `RAW`, `WAR` or `WAW`.
+    pub const fn short(self) -> &'static str {
+        match self {
+            RaceKind::ReadAfterWrite => "RAW",
+            RaceKind::WriteAfterRead => "WAR",
+            RaceKind::WriteAfterWrite => "WAW",
+        }
+    }
+
+    /// `read-after-write`, ….
+    pub const fn long(self) -> &'static str {
+        match self {
+            RaceKind::ReadAfterWrite => "read-after-write",
+            RaceKind::WriteAfterRead => "write-after-read",
+            RaceKind::WriteAfterWrite => "write-after-write",
+        }
+    }
+}
+
+impl fmt::Display for RaceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.short())
+    }
+}
+
+/// One side of a race: the instruction and its operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RaceSide {
+    /// Index in [`EngineRun::steps`](super::EngineRun::steps).
+    pub step: usize,
+    /// The engine.
+    pub engine: EngineId,
+    /// Position in the engine's queue.
+    pub queue_index: usize,
+    /// Program index.
+    pub index: usize,
+    /// The operand.
+    pub operand: &'static str,
+    /// Whether the operand is written.
+    pub write: bool,
+}
+
+/// Two unordered conflicting accesses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Race {
+    /// RAW, WAR or WAW, from the earlier access's point of view in the schedule.
+    pub kind: RaceKind,
+    /// The access the model's schedule ran first.
+    pub first: RaceSide,
+    /// The later one.
+    pub second: RaceSide,
+    /// The overlap: shared partitions and the byte range the overlapping bytes span.
+    pub region: Region,
+    /// Overlapping bytes in each shared partition.
+    pub bytes: u64,
+    /// Whether both accesses were summarised exactly (else the overlap may be a hull's).
+    pub exact: bool,
+}
+
+struct Rec {
+    engine: usize,
+    epoch: u64,
+    write: bool,
+    space: Space,
+    parts: Range<u32>,
+    runs: Box<[Range<u64>]>,
+    exact: bool,
+    side: RaceSide,
+}
+
+/// The detector's state.
+pub(crate) struct Detector {
+    recs: Vec<Rec>,
+    alive: Vec<bool>,
+    /// The ids of the records still alive.
+    live: Vec<u32>,
+    /// Per space (SBUF, PSUM): per page, the records touching it.
+    pages: [Vec<Vec<u32>>; 2],
+    reported: HashSet<(usize, usize, &'static str, &'static str)>,
+    pub(crate) races: Vec<Race>,
+    pub(crate) total: usize,
+    cap: usize,
+    inserted: usize,
+}
+
+fn space_slot(s: Space) -> usize {
+    match s {
+        Space::Sbuf => 0,
+        Space::Psum => 1,
+    }
+}
+
+/// The intersection of two sorted disjoint run lists: (bytes, hull).
+fn intersect(a: &[Range<u64>], b: &[Range<u64>]) -> (u64, Range<u64>) {
+    let (mut i, mut j, mut bytes) = (0, 0, 0);
+    let (mut lo, mut hi) = (u64::MAX, 0);
+    while i < a.len() && j < b.len() {
+        let s = a[i].start.max(b[j].start);
+        let e = a[i].end.min(b[j].end);
+        if s < e {
+            bytes += e - s;
+            lo = lo.min(s);
+            hi = hi.max(e);
+        }
+        if a[i].end <= b[j].end {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    (bytes, lo..hi)
+}
+
+impl Detector {
+    /// A detector keeping at most `cap` race reports (all are counted).
+    pub(crate) fn new(cap: usize) -> Detector {
+        Detector {
+            recs: Vec::new(),
+            alive: Vec::new(),
+            live: Vec::new(),
+            pages: [Vec::new(), Vec::new()],
+            reported: HashSet::new(),
+            races: Vec::new(),
+            total: 0,
+            cap,
+            inserted: 0,
+        }
+    }
+
+    /// Checks the accesses of one instruction against every earlier unordered access, then
+    /// records them. `clock` is the engine's clock after the instruction's two ticks.
+    pub(crate) fn access(
+        &mut self,
+        side: RaceSide,
+        clock: &Clock,
+        epochs: (u64, u64),
+        accesses: &[MemAccess],
+    ) {
+        let e = side.engine.index();
+        for a in accesses {
+            let pages = a.region.bytes.start / PAGE..a.region.bytes.end.div_ceil(PAGE);
+            let slot = space_slot(a.region.space);
+            for p in pages.clone() {
+                let Some(bucket) = self.pages[slot].get(p as usize) else {
+                    continue;
+                };
+                for &id in bucket {
+                    let r = &self.recs[id as usize];
+                    if r.engine == e
+                        || !(r.write || a.write)
+                        || r.epoch <= clock[r.engine]
+                        || !self.alive[id as usize]
+                    {
+                        continue;
+                    }
+                    if r.parts.start >= a.region.partitions.end
+                        || a.region.partitions.start >= r.parts.end
+                        || r.space != a.region.space
+                    {
+                        continue;
+                    }
+                    let (bytes, hull) = intersect(&r.runs, &a.runs);
+                    if bytes == 0 {
+                        continue;
+                    }
+                    let kind = match (r.write, a.write) {
+                        (true, true) => RaceKind::WriteAfterWrite,
+                        (true, false) => RaceKind::ReadAfterWrite,
+                        _ => RaceKind::WriteAfterRead,
+                    };
+                    let key = (r.side.step, side.step, r.side.operand, a.operand);
+                    if !self.reported.insert(key) {
+                        continue;
+                    }
+                    self.total += 1;
+                    if self.races.len() < self.cap {
+                        self.races.push(Race {
+                            kind,
+                            first: r.side,
+                            second: RaceSide {
+                                operand: a.operand,
+                                write: a.write,
+                                ..side
+                            },
+                            region: Region {
+                                space: a.region.space,
+                                partitions: r.parts.start.max(a.region.partitions.start)
+                                    ..r.parts.end.min(a.region.partitions.end),
+                                bytes: hull,
+                            },
+                            bytes,
+                            exact: r.exact && a.exact,
+                        });
+                    }
+                }
+            }
+            let id = self.recs.len() as u32;
+            self.recs.push(Rec {
+                engine: e,
+                epoch: if a.write { epochs.1 } else { epochs.0 },
+                write: a.write,
+                space: a.region.space,
+                parts: a.region.partitions.clone(),
+                runs: a.runs.clone().into_boxed_slice(),
+                exact: a.exact,
+                side: RaceSide {
+                    operand: a.operand,
+                    write: a.write,
+                    ..side
+                },
+            });
+            self.alive.push(true);
+            self.live.push(id);
+            let buckets = &mut self.pages[slot];
+            if buckets.len() < pages.end as usize {
+                buckets.resize_with(pages.end as usize, Vec::new);
+            }
+            for p in pages {
+                buckets[p as usize].push(id);
+            }
+            self.inserted += 1;
+        }
+    }
+
+    /// Whether it is time for a [`Detector::sweep`].
+    pub(crate) fn sweep_due(&self) -> bool {
+        self.inserted >= 1024
+    }
+
+    /// Drops every record that happens before the next access of every other unfinished
+    /// engine (`clocks[g]`, `running[g]`): no later access can race with it.
+    pub(crate) fn sweep(&mut self, clocks: &[Clock; NUM_ENGINES], running: &[bool; NUM_ENGINES]) {
+        self.inserted = 0;
+        let mut frontier = [u64::MAX; NUM_ENGINES];
+        for (f, fr) in frontier.iter_mut().enumerate() {
+            for g in 0..NUM_ENGINES {
+                if g != f && running[g] {
+                    *fr = (*fr).min(clocks[g][f]);
+                }
+            }
+        }
+        let (recs, alive) = (&mut self.recs, &mut self.alive);
+        self.live.retain(|&id| {
+            let r = &mut recs[id as usize];
+            if r.epoch <= frontier[r.engine] {
+                alive[id as usize] = false;
+                r.runs = Box::new([]);
+                false
+            } else {
+                true
+            }
+        });
+        let alive = &self.alive;
+        for space in &mut self.pages {
+            for bucket in space.iter_mut() {
+                bucket.retain(|&id| alive[id as usize]);
+            }
+        }
+    }
+}

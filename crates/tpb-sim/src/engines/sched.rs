@@ -1,0 +1,581 @@
+//! The deterministic scheduler: one in-order queue per engine, shared semaphores and events,
+//! the timing model, happens-before race detection and deadlock detection.
+//!
+//! Time advances event by event (picoseconds). At each time, updates that are due apply
+//! first (in the order they were issued), then each engine in [`EngineId::ALL`] order that
+//! is free starts its head instruction if every wait of it holds. When no engine can start
+//! and no update or engine is still pending, the run is over: complete, or a deadlock.
+
+use super::queue::{split, EngineId, NUM_ENGINES};
+use super::race::{join, Clock, Detector, History, Race, RaceSide};
+use super::sync::{decode, Object, Op, Wait, NUM_OBJECTS};
+use super::timing::{Costs, Timing};
+use crate::machine::{Fault, InstId, Machine, Region, RunReport, StepReport};
+use crate::machine::{NUM_EVENTS, NUM_SEMAPHORES};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use tpb_isa::Instruction;
+
+/// How to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// The timing model.
+    pub timing: Timing,
+    /// Races listed in [`EngineRun::races`] (all are counted in [`EngineRun::race_count`]).
+    pub max_races: usize,
+}
+
+impl Default for EngineOptions {
+    fn default() -> EngineOptions {
+        EngineOptions {
+            timing: Timing::default(),
+            max_races: 100,
+        }
+    }
+}
+
+/// One executed instruction on the model's schedule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScheduledStep {
+    /// The engine.
+    pub engine: EngineId,
+    /// Position in the engine's queue.
+    pub queue_index: usize,
+    /// When it reached the head of its queue with the engine free (ps).
+    pub ready_ps: u64,
+    /// When it started: its waits held (ps).
+    pub start_ps: u64,
+    /// When it had read its inputs (`_READ` updates fire).
+    pub read_ps: u64,
+    /// When it finished (`_COMPLETE` updates fire).
+    pub end_ps: u64,
+    /// Engine cycles.
+    pub cycles: u64,
+    /// The object whose wait delayed the start, if any.
+    pub waited_on: Option<Object>,
+    /// The step whose update let it start, when a wait delayed it.
+    pub enabled_by: Option<usize>,
+    /// The previous step on the same engine.
+    pub previous: Option<usize>,
+    /// What it did (program index in `report.inst.index`).
+    pub report: StepReport,
+}
+
+/// A semaphore or event value from a time on (for counter tracks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterSample {
+    /// When (ps).
+    pub ps: u64,
+    /// Which object.
+    pub object: Object,
+    /// Its value from then on (events: 0 or 1).
+    pub value: i64,
+}
+
+/// An engine stuck at a wait.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blocked {
+    /// The engine.
+    pub engine: EngineId,
+    /// Position in its queue.
+    pub queue_index: usize,
+    /// Program index.
+    pub index: usize,
+    /// Its mnemonic.
+    pub mnemonic: &'static str,
+    /// The wait that does not hold.
+    pub wait: Wait,
+    /// The condition and the object's current value.
+    pub detail: String,
+}
+
+/// Every unfinished queue waits and no update can arrive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deadlock {
+    /// When (ps).
+    pub at_ps: u64,
+    /// Each stuck engine's blocking wait.
+    pub blocked: Vec<Blocked>,
+}
+
+/// How the run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stop {
+    /// Every queue ran to its end.
+    Completed,
+    /// An instruction faulted (or its update conflicted with an event's state).
+    Fault {
+        /// The engine.
+        engine: EngineId,
+        /// Position in its queue.
+        queue_index: usize,
+        /// The fault (its `inst.index` is the program index).
+        fault: Fault,
+    },
+    /// A deadlock.
+    Deadlock(Deadlock),
+}
+
+/// Per-engine totals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EngineSummary {
+    /// The engine.
+    pub engine: EngineId,
+    /// Instructions it ran.
+    pub instructions: usize,
+    /// Cycles executing.
+    pub busy_cycles: u64,
+    /// Cycles free with an instruction whose wait did not hold.
+    pub wait_cycles: u64,
+    /// The rest of the run.
+    pub idle_cycles: u64,
+    /// busy / whole run.
+    pub utilisation: f64,
+}
+
+/// The result of [`run_engines`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineRun {
+    /// Executed instructions in start order.
+    pub steps: Vec<ScheduledStep>,
+    /// Races found (at most [`EngineOptions::max_races`]).
+    pub races: Vec<Race>,
+    /// Every race found.
+    pub race_count: usize,
+    /// How it ended.
+    pub stop: Stop,
+    /// The end of the last instruction, or the deadlock time (ps).
+    pub makespan_ps: u64,
+    /// Per engine with a non-empty queue.
+    pub summary: Vec<EngineSummary>,
+    /// Indices into `steps`, first to last, of the chain of instructions and wait edges
+    /// that determines when the last instruction ends.
+    pub critical_path: Vec<usize>,
+    /// Semaphore and event values over time (initial values of the objects used at 0).
+    pub counters: Vec<CounterSample>,
+    /// The timing model used.
+    pub costs: Costs,
+}
+
+impl EngineRun {
+    /// The steps as a [`RunReport`] (schedule order).
+    pub fn run_report(&self) -> RunReport {
+        RunReport {
+            steps: self.steps.iter().map(|s| s.report.clone()).collect(),
+        }
+    }
+}
+
+struct Pending {
+    op: Op,
+    clock: Clock,
+    step: usize,
+}
+
+struct Engine {
+    queue: Vec<usize>,
+    pc: usize,
+    free_at: u64,
+    clock: Clock,
+    last_writes: Vec<Region>,
+    previous: Option<usize>,
+}
+
+fn overlaps(a: &Region, b: &Region) -> bool {
+    a.space == b.space
+        && a.partitions.start < b.partitions.end
+        && b.partitions.start < a.partitions.end
+        && a.bytes.start < b.bytes.end
+        && b.bytes.start < a.bytes.end
+}
+
+/// Runs `insts`, instruction `i` on `engines[i]`'s queue, on `m` (see the module docs).
+/// Every instruction is validated and executed by `m` ([`Machine::execute_at`]); the
+/// scheduler evaluates waits and updates itself. `m` keeps its state at the stop.
+pub fn run_engines(
+    m: &mut Machine,
+    insts: &[Instruction],
+    engines: &[EngineId],
+    opts: &EngineOptions,
+) -> EngineRun {
+    let gen = m.gen();
+    let costs = opts.timing.costs(gen);
+    let queues = split(engines);
+    let mut eng: Vec<Engine> = queues
+        .into_iter()
+        .map(|queue| Engine {
+            queue,
+            pc: 0,
+            free_at: 0,
+            clock: [0; NUM_ENGINES],
+            last_writes: Vec::new(),
+            previous: None,
+        })
+        .collect();
+    let mut sems: [i32; NUM_SEMAPHORES] = *m.semaphores();
+    let mut events: [bool; NUM_EVENTS] = *m.events();
+    let mut history: Vec<History> = (0..NUM_OBJECTS)
+        .map(|slot| {
+            History::new(if slot < NUM_SEMAPHORES {
+                i64::from(sems[slot])
+            } else {
+                i64::from(events[slot - NUM_SEMAPHORES])
+            })
+        })
+        .collect();
+    let mut obj_writer: Vec<Option<usize>> = vec![None; NUM_OBJECTS];
+    let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut steps: Vec<ScheduledStep> = Vec::new();
+    let mut counters: Vec<CounterSample> = Vec::new();
+    let mut seen = vec![false; NUM_OBJECTS];
+    let mut detector = Detector::new(opts.max_races);
+    let mut now = 0u64;
+    m.set_access_recording(true);
+
+    let value = |o: Object, sems: &[i32; NUM_SEMAPHORES], events: &[bool; NUM_EVENTS]| match o {
+        Object::Semaphore(i) => i64::from(sems[i as usize]),
+        Object::Event(i) => i64::from(events[i as usize]),
+    };
+    let mut sample =
+        |o: Object, ps: u64, before: i64, after: i64, counters: &mut Vec<CounterSample>| {
+            if !seen[o.slot()] {
+                seen[o.slot()] = true;
+                counters.push(CounterSample {
+                    ps: 0,
+                    object: o,
+                    value: before,
+                });
+            }
+            counters.push(CounterSample {
+                ps,
+                object: o,
+                value: after,
+            });
+        };
+
+    let stop = 'run: loop {
+        // 1. Updates due now, in issue order.
+        while let Some(&Reverse((t, id))) = heap.peek() {
+            if t > now {
+                break;
+            }
+            heap.pop();
+            let p = &pending[id];
+            let o = p.op.object();
+            let before = value(o, &sems, &events);
+            if let Err(cause) = p.op.apply(&mut sems, &mut events) {
+                let s = &steps[p.step];
+                break 'run Stop::Fault {
+                    engine: s.engine,
+                    queue_index: s.queue_index,
+                    fault: Fault {
+                        inst: s.report.inst,
+                        cause,
+                    },
+                };
+            }
+            sync_machine(m, o, &sems, &events);
+            history[o.slot()].update(value(o, &sems, &events), &p.clock);
+            obj_writer[o.slot()] = Some(p.step);
+            sample(o, t, before, value(o, &sems, &events), &mut counters);
+        }
+        // 2. Free engines start their head instruction if its waits hold.
+        let mut started = false;
+        for e in EngineId::ALL {
+            let en = &eng[e.index()];
+            if en.pc >= en.queue.len() || en.free_at > now {
+                continue;
+            }
+            let i = en.queue[en.pc];
+            let inst = &insts[i];
+            let id = inst_id(inst, m, i);
+            let sync = match decode(&inst.events, m.registers()) {
+                Ok(s) => s,
+                Err(cause) => {
+                    break 'run Stop::Fault {
+                        engine: e,
+                        queue_index: en.pc,
+                        fault: Fault { inst: id, cause },
+                    }
+                }
+            };
+            if !sync.waits.iter().flatten().all(|w| w.holds(&sems, &events)) {
+                continue;
+            }
+            let index = steps.len();
+            let en = &mut eng[e.index()];
+            let ready = en.free_at;
+            let mut waited_on = None;
+            for w in sync.waits.iter().flatten() {
+                let o = w.object();
+                join(&mut en.clock, &history[o.slot()].acquire(|v| w.holds_at(v)));
+                if now > ready && waited_on.is_none() && obj_writer[o.slot()].is_some() {
+                    waited_on = Some(o);
+                }
+                if let Wait::Event {
+                    index: ev,
+                    want,
+                    then_flip: true,
+                } = *w
+                {
+                    let before = value(o, &sems, &events);
+                    events[ev as usize] = !want;
+                    sync_machine(m, o, &sems, &events);
+                    history[o.slot()].update(value(o, &sems, &events), &en.clock);
+                    obj_writer[o.slot()] = Some(index);
+                    sample(o, now, before, value(o, &sems, &events), &mut counters);
+                }
+            }
+            let enabled_by = waited_on.and_then(|o| obj_writer[o.slot()]);
+            en.clock[e.index()] += 2;
+            let epochs = (en.clock[e.index()] - 1, en.clock[e.index()]);
+            let report = match m.execute_at(i, inst) {
+                Ok(r) => r,
+                Err(fault) => {
+                    break 'run Stop::Fault {
+                        engine: e,
+                        queue_index: en.pc,
+                        fault,
+                    }
+                }
+            };
+            let channels = report
+                .accesses
+                .first()
+                .map_or(1, |a| a.region.partitions.len().max(1) as u64);
+            let per_partition = report.elements / channels;
+            let dependent = report
+                .accesses
+                .iter()
+                .any(|a| !a.write && en.last_writes.iter().any(|w| overlaps(&a.region, w)));
+            let cycles = costs.cycles(e, per_partition, !report.accesses.is_empty(), dependent);
+            let end = now.saturating_add(costs.ps(e, cycles));
+            let read = now
+                .saturating_add(costs.ps(e, cycles.saturating_sub(costs.read_drain()).max(1)))
+                .min(end);
+            detector.access(
+                RaceSide {
+                    step: index,
+                    engine: e,
+                    queue_index: en.pc,
+                    index: i,
+                    operand: "",
+                    write: false,
+                },
+                &en.clock,
+                epochs,
+                &report.accesses,
+            );
+            en.last_writes.clear();
+            en.last_writes.extend(
+                report
+                    .accesses
+                    .iter()
+                    .filter(|a| a.write)
+                    .map(|a| a.region.clone()),
+            );
+            if let Some(u) = sync.update {
+                let mut clock = en.clock;
+                clock[e.index()] = if u.at_read { epochs.0 } else { epochs.1 };
+                heap.push(Reverse((if u.at_read { read } else { end }, pending.len())));
+                pending.push(Pending {
+                    op: u.op,
+                    clock,
+                    step: index,
+                });
+            }
+            steps.push(ScheduledStep {
+                engine: e,
+                queue_index: en.pc,
+                ready_ps: ready,
+                start_ps: now,
+                read_ps: read,
+                end_ps: end,
+                cycles,
+                waited_on,
+                enabled_by,
+                previous: en.previous,
+                report,
+            });
+            en.previous = Some(index);
+            en.pc += 1;
+            en.free_at = end;
+            started = true;
+        }
+        if detector.sweep_due() {
+            let clocks: [Clock; NUM_ENGINES] = std::array::from_fn(|g| eng[g].clock);
+            let running: [bool; NUM_ENGINES] =
+                std::array::from_fn(|g| eng[g].pc < eng[g].queue.len());
+            detector.sweep(&clocks, &running);
+        }
+        if started {
+            continue;
+        }
+        // 3. Nothing can start now: the next update or the next engine to become free.
+        let next_update = heap.peek().map(|r| r.0 .0);
+        let next_free = eng
+            .iter()
+            .filter(|en| en.pc < en.queue.len() && en.free_at > now)
+            .map(|en| en.free_at)
+            .min();
+        match next_update.into_iter().chain(next_free).min() {
+            Some(t) => now = t,
+            None if eng.iter().all(|en| en.pc >= en.queue.len()) => break Stop::Completed,
+            None => {
+                break Stop::Deadlock(deadlock(&eng, insts, m, now, &sems, &events));
+            }
+        }
+    };
+    m.set_access_recording(false);
+
+    let end_of_steps = steps.iter().map(|s| s.end_ps).max().unwrap_or(0);
+    let makespan = match stop {
+        Stop::Deadlock(_) => end_of_steps.max(now),
+        _ => end_of_steps,
+    };
+    let summary = summarise(&eng, &steps, &stop, makespan, &costs);
+    let critical_path = critical_path(&steps);
+    EngineRun {
+        steps,
+        races: detector.races,
+        race_count: detector.total,
+        stop,
+        makespan_ps: makespan,
+        summary,
+        critical_path,
+        counters,
+        costs,
+    }
+}
+
+fn inst_id(inst: &Instruction, m: &Machine, index: usize) -> InstId {
+    InstId {
+        index,
+        opcode: inst.header.opcode,
+        mnemonic: inst.info(m.gen()).map_or("unknown", |r| r.mnemonic),
+    }
+}
+
+fn sync_machine(
+    m: &mut Machine,
+    o: Object,
+    sems: &[i32; NUM_SEMAPHORES],
+    events: &[bool; NUM_EVENTS],
+) {
+    match o {
+        Object::Semaphore(i) => m.set_semaphore(i, sems[i as usize]),
+        Object::Event(i) => m.set_event(i, events[i as usize]),
+    }
+}
+
+fn deadlock(
+    eng: &[Engine],
+    insts: &[Instruction],
+    m: &Machine,
+    now: u64,
+    sems: &[i32; NUM_SEMAPHORES],
+    events: &[bool; NUM_EVENTS],
+) -> Deadlock {
+    let mut blocked = Vec::new();
+    for e in EngineId::ALL {
+        let en = &eng[e.index()];
+        let Some(&i) = en.queue.get(en.pc) else {
+            continue;
+        };
+        let inst = &insts[i];
+        let Ok(sync) = decode(&inst.events, m.registers()) else {
+            continue;
+        };
+        if let Some(w) = sync.waits.iter().flatten().find(|w| !w.holds(sems, events)) {
+            blocked.push(Blocked {
+                engine: e,
+                queue_index: en.pc,
+                index: i,
+                mnemonic: inst_id(inst, m, i).mnemonic,
+                wait: *w,
+                detail: w.describe(sems, events),
+            });
+        }
+    }
+    Deadlock {
+        at_ps: now,
+        blocked,
+    }
+}
+
+fn summarise(
+    eng: &[Engine],
+    steps: &[ScheduledStep],
+    stop: &Stop,
+    makespan: u64,
+    costs: &Costs,
+) -> Vec<EngineSummary> {
+    let mut busy = [0u64; NUM_ENGINES];
+    let mut wait = [0u64; NUM_ENGINES];
+    let mut count = [0usize; NUM_ENGINES];
+    for s in steps {
+        let e = s.engine.index();
+        busy[e] += s.end_ps - s.start_ps;
+        wait[e] += s.start_ps - s.ready_ps;
+        count[e] += 1;
+    }
+    if let Stop::Deadlock(d) = stop {
+        for b in &d.blocked {
+            let e = b.engine.index();
+            wait[e] += makespan.saturating_sub(eng[e].free_at);
+        }
+    }
+    EngineId::ALL
+        .into_iter()
+        .filter(|e| !eng[e.index()].queue.is_empty())
+        .map(|e| {
+            let i = e.index();
+            let idle = makespan.saturating_sub(busy[i] + wait[i]);
+            EngineSummary {
+                engine: e,
+                instructions: count[i],
+                busy_cycles: costs.cycles_in(e, busy[i]),
+                wait_cycles: costs.cycles_in(e, wait[i]),
+                idle_cycles: costs.cycles_in(e, idle),
+                utilisation: if makespan == 0 {
+                    0.0
+                } else {
+                    busy[i] as f64 / makespan as f64
+                },
+            }
+        })
+        .collect()
+}
+
+/// From the last step to end back to time 0: through the wait edge when a wait delayed a
+/// step, else through the engine's previous step.
+fn critical_path(steps: &[ScheduledStep]) -> Vec<usize> {
+    let Some((mut cur, _)) = steps
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, s)| (s.end_ps, Reverse(*i)))
+    else {
+        return Vec::new();
+    };
+    let mut path = vec![cur];
+    loop {
+        let s = &steps[cur];
+        let next = if s.start_ps > s.ready_ps {
+            s.enabled_by
+        } else if s.start_ps > 0 {
+            s.previous
+        } else {
+            None
+        };
+        match next {
+            Some(n) if n != cur => {
+                path.push(n);
+                cur = n;
+            }
+            _ => break,
+        }
+    }
+    path.reverse();
+    path
+}

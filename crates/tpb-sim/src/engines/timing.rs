@@ -1,0 +1,209 @@
+//! The timing model's values: [`TIMING_CONSTANTS`] with the user's overrides, and the
+//! cost of one instruction (assumption `engine-timing`).
+
+use super::queue::{EngineId, NUM_ENGINES};
+use crate::assumptions::{TimingConstant, TIMING_CONSTANTS};
+use tpb_isa::Gen;
+
+/// Picoseconds per microsecond: the schedule's time unit is the picosecond.
+const PS_PER_US: u64 = 1_000_000;
+
+/// An override that names no constant, or a value that is not a positive integer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TimingError {
+    /// No such constant.
+    #[error("unknown timing constant `{0}`; expected one of {names}", names = names())]
+    Unknown(String),
+    /// Not `NAME=VALUE` with VALUE a non-negative integer (clocks: positive).
+    #[error("timing `{0}`: {1}")]
+    Value(String, &'static str),
+}
+
+fn names() -> String {
+    TIMING_CONSTANTS
+        .iter()
+        .map(|c| c.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The timing model's constants, each its default unless overridden.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timing {
+    values: Vec<u64>,
+}
+
+impl Default for Timing {
+    fn default() -> Timing {
+        Timing {
+            values: TIMING_CONSTANTS.iter().map(|c| c.default).collect(),
+        }
+    }
+}
+
+impl Timing {
+    /// The value of a constant of [`TIMING_CONSTANTS`] (`None`: no such name).
+    pub fn get(&self, name: &str) -> Option<u64> {
+        position(name).map(|i| self.values[i])
+    }
+
+    /// Every constant with its current value.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static TimingConstant, u64)> + '_ {
+        TIMING_CONSTANTS.iter().zip(self.values.iter().copied())
+    }
+
+    /// Sets one constant (clocks must be positive).
+    pub fn set(&mut self, name: &str, value: u64) -> Result<(), TimingError> {
+        let i = position(name).ok_or_else(|| TimingError::Unknown(name.to_string()))?;
+        if value == 0 && TIMING_CONSTANTS[i].name.starts_with("CLOCK_") {
+            return Err(TimingError::Value(name.into(), "a clock must be positive"));
+        }
+        if value > 1 << 40 {
+            return Err(TimingError::Value(name.into(), "larger than 2^40"));
+        }
+        self.values[i] = value;
+        Ok(())
+    }
+
+    /// Applies `NAME=VALUE`.
+    pub fn set_text(&mut self, text: &str) -> Result<(), TimingError> {
+        let Some((n, v)) = text.split_once('=') else {
+            return Err(TimingError::Value(text.into(), "expected NAME=VALUE"));
+        };
+        let v: u64 =
+            v.trim().replace('_', "").parse().map_err(|_| {
+                TimingError::Value(text.into(), "VALUE is not a non-negative integer")
+            })?;
+        self.set(&n.trim().to_ascii_uppercase(), v)
+    }
+
+    /// Applies a timing file: one `NAME = VALUE` per line, `#` comments, blank lines. Errors
+    /// carry the 1-based line number.
+    pub fn apply_file(&mut self, text: &str) -> Result<(), (usize, TimingError)> {
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if !line.is_empty() {
+                self.set_text(line).map_err(|e| (i + 1, e))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn value(&self, name: &str) -> u64 {
+        self.get(name).unwrap_or(0)
+    }
+
+    /// The clock of `engine` on `gen`, in MHz.
+    pub fn clock_mhz(&self, engine: EngineId, gen: Gen) -> u64 {
+        let g = gen.name().to_ascii_uppercase();
+        let key = format!("CLOCK_MHZ_{}_{g}", engine.label());
+        self.value(&key).max(1)
+    }
+
+    /// The values the scheduler needs for `gen`, looked up once.
+    pub fn costs(&self, gen: Gen) -> Costs {
+        Costs {
+            min_ii: [
+                self.value("PE_MIN_II"),
+                self.value("ACT_MIN_II"),
+                0,
+                self.value("DVE_MIN_II"),
+                self.value("SYNC_CYCLES"),
+            ],
+            pool_start: self.value("POOL_START"),
+            dependent: self.value("DEPENDENT_OVERHEAD"),
+            sync: self.value("SYNC_CYCLES").max(1),
+            read_drain: self.value("READ_DRAIN"),
+            mhz: EngineId::ALL.map(|e| self.clock_mhz(e, gen)),
+        }
+    }
+}
+
+/// The timing model for one generation (see [`Timing::costs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Costs {
+    min_ii: [u64; NUM_ENGINES],
+    pool_start: u64,
+    dependent: u64,
+    sync: u64,
+    read_drain: u64,
+    mhz: [u64; NUM_ENGINES],
+}
+
+impl Costs {
+    /// Cycles of an instruction on `engine` (assumption `engine-timing`): `n` elements per
+    /// partition, `memory` whether it has memory operands, `dependent` whether it reads
+    /// what the engine's previous instruction wrote.
+    pub fn cycles(&self, engine: EngineId, n: u64, memory: bool, dependent: bool) -> u64 {
+        if !memory {
+            return self.sync;
+        }
+        let base = match engine {
+            EngineId::Pool => self.pool_start.saturating_add(n),
+            e => self.min_ii[e.index()].max(n),
+        };
+        let dep = if dependent { self.dependent } else { 0 };
+        base.saturating_add(dep).max(1)
+    }
+
+    /// Cycles before the end at which `_READ` updates fire.
+    pub fn read_drain(&self) -> u64 {
+        self.read_drain
+    }
+
+    /// The clock of `engine` in MHz.
+    pub fn mhz(&self, engine: EngineId) -> u64 {
+        self.mhz[engine.index()]
+    }
+
+    /// Picoseconds for `cycles` of `engine` (rounded up: never zero for work).
+    pub fn ps(&self, engine: EngineId, cycles: u64) -> u64 {
+        (u128::from(cycles) * u128::from(PS_PER_US))
+            .div_ceil(u128::from(self.mhz(engine)))
+            .min(u128::from(u64::MAX)) as u64
+    }
+
+    /// Whole cycles of `engine` in `ps` picoseconds.
+    pub fn cycles_in(&self, engine: EngineId, ps: u64) -> u64 {
+        (u128::from(ps) * u128::from(self.mhz(engine)) / u128::from(PS_PER_US)) as u64
+    }
+}
+
+fn position(name: &str) -> Option<usize> {
+    TIMING_CONSTANTS
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // nki-semantics §1.3: DVE max(MIN_II, N); §1.1: POOL GPSIMD_START + N.
+    #[test]
+    fn cost_formulas() {
+        let t = Timing::default().costs(Gen::Cayman);
+        assert_eq!(t.cycles(EngineId::Dve, 10, true, false), 64);
+        assert_eq!(t.cycles(EngineId::Dve, 512, true, false), 512);
+        assert_eq!(t.cycles(EngineId::Dve, 512, true, true), 612);
+        assert_eq!(t.cycles(EngineId::Pool, 512, true, false), 662);
+        assert_eq!(t.cycles(EngineId::Sp, 0, false, false), 64);
+        // 960 cycles at 960 MHz are 1 µs.
+        assert_eq!(t.ps(EngineId::Dve, 960), 1_000_000);
+        assert_eq!(t.cycles_in(EngineId::Dve, 1_000_000), 960);
+        assert_eq!(Timing::default().clock_mhz(EngineId::Dve, Gen::Sunda), 1120);
+    }
+
+    #[test]
+    fn overrides() {
+        let mut t = Timing::default();
+        t.set_text("dve_min_ii=8").unwrap();
+        assert_eq!(t.get("DVE_MIN_II"), Some(8));
+        assert!(matches!(t.set_text("NOPE=1"), Err(TimingError::Unknown(_))));
+        assert!(t.set_text("CLOCK_MHZ_DVE_CAYMAN=0").is_err());
+        assert!(t.set_text("POOL_START=-1").is_err());
+        let e = t.apply_file("# c\nPOOL_START = 7\n\nBAD\n").unwrap_err();
+        assert_eq!(e.0, 4);
+        assert_eq!(t.get("POOL_START"), Some(7));
+    }
+}

@@ -1,0 +1,340 @@
+//! `tpb run` on the multi-engine model (the default; `--serial` keeps one in-order stream):
+//! one queue per engine, the timing model, races, deadlocks, the per-engine summary and the
+//! timeline (see the README section "Engines, races and the timeline").
+
+use super::program::Program;
+use super::{perform, plural, summary, timeline, Args, Planned, Tally};
+use crate::cmd::CliError;
+use crate::npy::NpyStyle;
+use std::process::ExitCode;
+use tpb_sim::engines::{run_engines, EngineId, EngineOptions, EngineRun, Race, Stop, Timing};
+use tpb_sim::numerics::Fp8Config;
+use tpb_sim::Machine;
+
+/// Adds the `--queue ENGINE=FILE` programs and checks the flags that need the engine model.
+pub fn with_queues(args: &Args, mut program: Program) -> Result<Program, CliError> {
+    if args.serial && !args.timeline.is_empty() {
+        return Err(CliError::Msg(
+            "--timeline needs the engine model; drop --serial".into(),
+        ));
+    }
+    for q in &args.queues {
+        let Some((e, file)) = q.split_once('=') else {
+            return Err(CliError::Msg(format!(
+                "--queue {q}: expected ENGINE=FILE.bin"
+            )));
+        };
+        let engine = EngineId::from_name(e).ok_or_else(|| {
+            CliError::Msg(format!(
+                "--queue {q}: unknown engine `{e}`; expected one of pe, act, pool, dve, sp"
+            ))
+        })?;
+        program.add_queue(engine, std::path::Path::new(file))?;
+    }
+    Ok(program)
+}
+
+/// The timing model with `--timing-file` then `--timing` overrides.
+fn timing(args: &Args) -> Result<Timing, CliError> {
+    let mut t = Timing::default();
+    if let Some(path) = &args.timing_file {
+        let text = std::fs::read_to_string(path).map_err(|e| CliError::io(path, e))?;
+        t.apply_file(&text)
+            .map_err(|(line, e)| CliError::Msg(format!("{}:{line}: {e}", path.display())))?;
+    }
+    for v in &args.timing {
+        t.set_text(v)
+            .map_err(|e| CliError::Msg(format!("--timing {v}: {e}")))?;
+    }
+    Ok(t)
+}
+
+/// `1.234 µs` from picoseconds.
+pub fn time(ps: u64) -> String {
+    if ps < 1_000_000 {
+        format!("{:.1} ns", ps as f64 / 1e3)
+    } else {
+        format!("{:.3} µs", ps as f64 / 1e6)
+    }
+}
+
+/// `POOL #1 (line 14: affine_select …)`: an instruction for reports.
+pub fn describe(program: &Program, engine: EngineId, queue_index: usize, index: usize) -> String {
+    let line = program
+        .lines
+        .get(index)
+        .map_or(format!("instruction #{index}"), |l| format!("line {l}"));
+    let text = program.sources.get(index).map_or("", String::as_str);
+    format!("{engine} #{queue_index} ({line}: {text})")
+}
+
+/// The first action that acts between two instructions, if any: engine queues have no
+/// global order to place it in, so such a program runs as one stream.
+pub(super) fn mid_program(program: &Program, plan: &[Planned]) -> Option<String> {
+    let n = program.insts.len();
+    plan.iter()
+        .find(|p| p.at != 0 && p.at != n)
+        .map(|p| format!("{} acts before instruction #{}", p.origin, p.at))
+}
+
+/// Runs the program on the engines and prints the report.
+pub(super) fn run(
+    args: &Args,
+    program: &Program,
+    mut machine: Machine,
+    plan: &[Planned],
+    fp8: &Fp8Config,
+    style: NpyStyle,
+) -> Result<ExitCode, CliError> {
+    let n = program.insts.len();
+    let opts = EngineOptions {
+        timing: timing(args)?,
+        ..EngineOptions::default()
+    };
+    println!(
+        "program  {} ({}, {n} instruction{})",
+        program.name,
+        program.gen,
+        plural(n)
+    );
+    let counts: Vec<String> = EngineId::ALL
+        .into_iter()
+        .filter_map(|e| {
+            let c = program.engines.iter().filter(|&&x| x == e).count();
+            (c > 0).then(|| format!("{e} {c}"))
+        })
+        .collect();
+    println!(
+        "queues   {}",
+        if counts.is_empty() {
+            "none".to_string()
+        } else {
+            counts.join(", ")
+        }
+    );
+    let mut tally = Tally::default();
+    for a in plan.iter().filter(|p| p.at == 0) {
+        perform(&mut machine, a, n, fp8, style, &mut tally)?;
+    }
+    let run = run_engines(&mut machine, &program.insts, &program.engines, &opts);
+    if args.trace {
+        for s in &run.steps {
+            println!(
+                "{}  [{} #{}, {} .. {}]",
+                s.report,
+                s.engine.label(),
+                s.queue_index,
+                time(s.start_ps),
+                time(s.end_ps)
+            );
+            for w in &s.report.warnings {
+                println!("      warning [{}]: {}", w.kind.tag(), w.message);
+            }
+        }
+    }
+    let report = run.run_report();
+    let mut failed = false;
+    match &run.stop {
+        Stop::Completed => {
+            for a in plan.iter().filter(|p| p.at == n && n > 0) {
+                perform(&mut machine, a, n, fp8, style, &mut tally)?;
+            }
+            super::write_manifest(&args.out_dir, program, &tally)?;
+        }
+        Stop::Fault {
+            engine,
+            queue_index,
+            fault,
+        } => {
+            failed = true;
+            summary(&report, &tally);
+            let cause = fault.cause.to_string().replace("\n  ", "; ");
+            eprintln!(
+                "tpb: error: {}{}: {cause} (on {engine}, queue position {queue_index})",
+                program.where_is(fault.inst.index),
+                fault.inst
+            );
+        }
+        Stop::Deadlock(d) => {
+            failed = true;
+            summary(&report, &tally);
+            eprintln!(
+                "tpb: error: deadlock at {}: every unfinished queue waits and no update can \
+                 arrive ({} engine{} blocked)",
+                time(d.at_ps),
+                d.blocked.len(),
+                plural(d.blocked.len())
+            );
+            for b in &d.blocked {
+                eprintln!(
+                    "  {} waits for {}",
+                    describe(program, b.engine, b.queue_index, b.index),
+                    b.detail
+                );
+            }
+        }
+    }
+    if run.stop == Stop::Completed {
+        summary(&report, &tally);
+    }
+    print_races(program, &run);
+    print_engines(program, &run);
+    for path in &args.timeline {
+        timeline::write(path, program, &run)?;
+        println!("timeline {}", path.display());
+    }
+    for f in &tally.failed {
+        eprintln!("tpb: error: expectation failed: {f}");
+    }
+    if run.race_count > 0 && !args.allow_races {
+        eprintln!(
+            "tpb: error: {} race{} between engines (see `races` above; --allow-races accepts \
+             them)",
+            run.race_count,
+            plural(run.race_count)
+        );
+        failed = true;
+    }
+    Ok(if failed || !tally.failed.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// One paragraph per race.
+pub fn race_text(program: &Program, run: &EngineRun, r: &Race) -> String {
+    let side = |s: &tpb_sim::engines::RaceSide| {
+        format!(
+            "{} {} {}",
+            describe(program, s.engine, s.queue_index, s.index),
+            if s.write { "writes" } else { "reads" },
+            s.operand
+        )
+    };
+    let parts = &r.region.partitions;
+    let approx = if r.exact {
+        ""
+    } else {
+        " (a strided walk summarised by its hull)"
+    };
+    format!(
+        "{} ({}) on {}[p{}..{}]+{:#x}..{:#x}, {} byte{} in each of {} partition{}{approx}:\n\
+         \x20          {}\n\
+         \x20          {}\n\
+         \x20          no semaphore or event orders one before the other; {}",
+        r.kind.short(),
+        r.kind.long(),
+        r.region.space.name(),
+        parts.start,
+        parts.end,
+        r.region.bytes.start,
+        r.region.bytes.end,
+        r.bytes,
+        plural(r.bytes as usize),
+        parts.len(),
+        plural(parts.len()),
+        side(&r.first),
+        side(&r.second),
+        schedule(run, r)
+    )
+}
+
+/// What the model's schedule did with the two racing instructions.
+fn schedule(run: &EngineRun, r: &Race) -> String {
+    let (a, b) = (&run.steps[r.first.step], &run.steps[r.second.step]);
+    if a.end_ps <= b.start_ps {
+        format!(
+            "the model's timing alone ran them in order ({} ends at {}, {} starts at {})",
+            a.report.inst.mnemonic,
+            time(a.end_ps),
+            b.report.inst.mnemonic,
+            time(b.start_ps)
+        )
+    } else {
+        format!(
+            "they overlap in the model's schedule ({} .. {} and {} .. {})",
+            time(a.start_ps),
+            time(a.end_ps),
+            time(b.start_ps),
+            time(b.end_ps)
+        )
+    }
+}
+
+fn print_races(program: &Program, run: &EngineRun) {
+    if run.race_count == 0 {
+        println!("races    none");
+        return;
+    }
+    println!("races    {}", run.race_count);
+    for r in &run.races {
+        println!("         {}", race_text(program, run, r));
+    }
+    if run.race_count > run.races.len() {
+        println!("         … and {} more", run.race_count - run.races.len());
+    }
+}
+
+fn print_engines(program: &Program, run: &EngineRun) {
+    if run.summary.is_empty() {
+        return;
+    }
+    println!(
+        "engines  {:<5} {:>6} {:>12} {:>12} {:>12} {:>6}   (engine cycles; run {})",
+        "",
+        "insts",
+        "busy",
+        "waiting",
+        "idle",
+        "util",
+        time(run.makespan_ps)
+    );
+    for s in &run.summary {
+        println!(
+            "         {:<5} {:>6} {:>12} {:>12} {:>12} {:>5.1}%",
+            s.engine.label(),
+            s.instructions,
+            s.busy_cycles,
+            s.wait_cycles,
+            s.idle_cycles,
+            s.utilisation * 100.0
+        );
+    }
+    if let (Some(&first), Some(&last)) = (run.critical_path.first(), run.critical_path.last()) {
+        let span = run.steps[last].end_ps - run.steps[first].start_ps;
+        let names: Vec<String> = run
+            .critical_path
+            .iter()
+            .map(|&i| {
+                let s = &run.steps[i];
+                let line = program
+                    .lines
+                    .get(s.report.inst.index)
+                    .map_or(String::new(), |l| format!(" (line {l})"));
+                format!(
+                    "{} #{} {}{line}",
+                    s.engine.label(),
+                    s.queue_index,
+                    s.report.inst.mnemonic
+                )
+            })
+            .collect();
+        let shown = if names.len() > 8 {
+            format!(
+                "{} → … {} more … → {}",
+                names[..4].join(" → "),
+                names.len() - 6,
+                names[names.len() - 2..].join(" → ")
+            )
+        } else {
+            names.join(" → ")
+        };
+        println!(
+            "critical {} instruction{}, {}: {shown}",
+            names.len(),
+            plural(names.len()),
+            time(span)
+        );
+    }
+}

@@ -1,0 +1,100 @@
+"""Python-layer benchmark (not a test): per-call overhead and large-tile throughput.
+
+Prints figures measured in one run, each beside a reference measured in the same run:
+
+* one-element ``tpb.nki.isa.tensor_scalar`` and ``Machine.step`` against one NumPy ufunc
+  call on a one-element array (goal: <= 5 us per call);
+* large tiles: ``Machine.step`` called from Python once per instruction against the same
+  instructions run by one ``Machine.run`` call (the Rust loop, no Python per instruction;
+  goal: Python within 10 % of it).
+
+Usage: python python/bench/overhead.py [--quick]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import ml_dtypes
+import numpy as np
+
+import tpb
+import tpb.nki as nki
+
+
+def best_per_call(fn, calls: int, repeats: int = 5) -> float:
+    """Best-of-`repeats` seconds per call of `fn` over `calls` calls."""
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / calls)
+    return best
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    calls = 2_000 if quick else 20_000
+
+    # One-element calls.
+    core = nki.Core(gen="cayman")
+    a = core.from_numpy(np.array([[1.5]], dtype=np.float32))
+    b = core.ndarray((1, 1), np.float32)
+    x, y = np.array([1.5], dtype=np.float32), np.empty(1, dtype=np.float32)
+    t_nki = best_per_call(lambda: nki.isa.tensor_scalar(b, a, np.multiply, 2.0), calls)
+    t_np = best_per_call(lambda: np.multiply(x, 2.0, out=y), calls)
+
+    m = tpb.Machine(gen="cayman")
+    m.write("sbuf[p0..1]+0x0", np.array([[1.5]], dtype=np.float32))
+    one = tpb.decode(
+        tpb.asm(
+            "ts_arith in_dtype=fp32 out_dtype=fp32 op0=mult imm0=2.0 op1=bypass "
+            "src=sbuf[p0..1]+0x0:[[1,1],[1,1],[1,1]] dst=sbuf[p0..1]+0x40:[[1,1],[1,1],[1,1]]"
+        )
+    )[0]
+    t_step = best_per_call(lambda: m.step(one), calls)
+
+    print("per-call overhead (one element)")
+    print(f"  numpy ufunc                   {t_np * 1e6:8.2f} us")
+    print(f"  tpb.nki.isa.tensor_scalar     {t_nki * 1e6:8.2f} us   ({t_nki / t_np:5.1f}x numpy)  goal <= 5 us")
+    print(f"  tpb.Machine.step              {t_step * 1e6:8.2f} us   ({t_step / t_np:5.1f}x numpy)  goal <= 5 us")
+
+    # Large tiles: K steps from Python vs one run() of the same K instructions.
+    free = 4096 if quick else 16384
+    k = 4 if quick else 8
+    print(f"large tiles (128 x {free}, {k} instructions; best of 3)")
+    for label, dt, tpb_name in (
+        ("fp32 -> fp32 mult", np.float32, "fp32"),
+        ("bf16 -> bf16 mult", ml_dtypes.bfloat16, "bfloat16"),
+    ):
+        m = tpb.Machine(gen="cayman")
+        src = np.random.default_rng(1).standard_normal((128, free)).astype(dt)
+        m.write("sbuf[p0..128]+0x0", src)
+        row = free * np.dtype(dt).itemsize
+        text = (
+            f"ts_arith in_dtype={tpb_name} out_dtype={tpb_name} op0=mult imm0=1.5 "
+            f"op1=bypass src=sbuf[p0..128]+0x0:[[1,{free}],[1,1],[1,1]] "
+            f"dst=sbuf[p0..128]+{row:#x}:[[1,{free}],[1,1],[1,1]]"
+        )
+        inst = tpb.decode(tpb.asm(text))[0]
+        program = [inst] * k
+        t_run = min(_timed(lambda: m.run(program)) for _ in range(3))
+        t_steps = min(_timed(lambda: [m.step(inst) for _ in range(k)]) for _ in range(3))
+        elems = 128 * free * k
+        print(
+            f"  {label:18s} run(): {elems / t_run / 1e9:6.2f} G elem/s   "
+            f"step() x{k}: {elems / t_steps / 1e9:6.2f} G elem/s   "
+            f"python/rust time {t_steps / t_run:5.3f} (goal <= 1.10)"
+        )
+
+
+def _timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+if __name__ == "__main__":
+    main()

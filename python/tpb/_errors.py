@@ -1,0 +1,69 @@
+"""The exceptions tpb raises: one hierarchy under :class:`tpb.Error`.
+
+Each class is also the builtin exception a Python user would expect (``AsmError`` is a
+``ValueError``, ``Fault`` a ``RuntimeError``, …), so generic handlers keep working.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple
+
+
+class Error(Exception):
+    """Base class of every tpb error."""
+
+    def __init__(self, message: str, **attrs: Any) -> None:
+        super().__init__(message)
+        for name, value in attrs.items():
+            setattr(self, name, value)
+
+
+class UsageError(Error, ValueError):
+    """A bad argument: an unknown generation, a wrong length, a malformed pattern."""
+
+
+class DtypeError(Error, TypeError):
+    """An array or dtype argument that is not a TPB datapath dtype."""
+
+
+class RegionError(Error, ValueError):
+    """A region string (``sbuf[p0..128]+0x400:bf16:128x512``) that is malformed or does not fit."""
+
+
+class AsmError(Error, ValueError):
+    """Assembly text with errors; ``errors`` lists every one as ``(line, column, message)``."""
+
+    errors: List[Tuple[int, int, str]]
+
+    def __init__(self, message: str, errors: Optional[List[Tuple[int, int, str]]] = None) -> None:
+        super().__init__(message, errors=list(errors or []))
+
+
+class InvalidInstruction(Error, ValueError):
+    """An instruction a ``tpb.nki`` call built fails validation on the core's generation.
+
+    ``findings`` lists every failing rule; ``bundle`` holds the 64 bytes that were built.
+    Nothing ran.
+    """
+
+    findings: list
+    bundle: bytes
+
+
+class Fault(Error, RuntimeError):
+    """The simulator refused an instruction; that instruction changed no state.
+
+    ``index`` is its position in the program, ``mnemonic`` its name, ``kind`` a short tag
+    (``invalid``, ``unsupported``, ``out-of-range``, ``wait-unsatisfied``, ``strict``, …),
+    ``cause`` the reason, and ``findings`` the failing rules when ``kind == "invalid"``.
+    """
+
+    index: int
+    mnemonic: str
+    kind: str
+    cause: str
+    findings: list
+
+
+class NotSupported(Error, NotImplementedError):
+    """A form whose semantics are not public, or that the ISA cannot encode."""

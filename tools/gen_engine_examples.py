@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Regenerate the inputs and expected outputs of the multi-engine examples (examples/engines/).
+
+The pipeline of examples/engines/mask_pipeline.tpb, computed here with numpy + ml_dtypes
+straight from the documented semantics, independently of the simulator:
+
+* POOL: Iota writes limit[p] = p + 1 (fp32); AffineSelect keeps it where (L-1) - p >= 0 and
+  writes L elsewhere, so limit[p] = min(p + 1, L): a causal mask over L valid keys.
+* DVE: ImmLd loads 4 fp32 scales per partition, PtrMulti multiplies slice i (128 keys) of
+  each row by scale i (fp32), and RangeSelect keeps key k where 0 <= k < limit[p] (the FP32
+  value 0 + k compared with the bounds) and writes the fill -FLT_MAX elsewhere, converting to
+  bf16 (RNE: the fill becomes -inf).
+
+CI has no Python: the files are committed. Written with numpy 2.4.6 and ml_dtypes 0.6.0:
+
+    python3 tools/gen_engine_examples.py
+"""
+
+import pathlib
+
+import ml_dtypes
+import numpy as np
+
+EX = pathlib.Path(__file__).resolve().parent.parent / "examples" / "engines"
+F32 = np.float32
+BF16 = ml_dtypes.bfloat16
+FLT_MAX = np.finfo(F32).max
+VALID_KEYS = 100  # L: register 7 holds it as fp32
+
+
+def save(name: str, arr) -> None:
+    np.save(EX / name, arr)
+    print(f"{name:32} {arr.dtype} shape={arr.shape}")
+
+
+def main() -> None:
+    rng = np.random.default_rng(10)
+    scores = rng.standard_normal((128, 512), dtype=F32) * F32(4.0)
+    scales = (F32(2.0) ** rng.integers(-3, 1, (128, 4)).astype(F32)).astype(F32)
+    save("scores.npy", scores)
+    save("scales.npy", scales)
+
+    p = np.arange(128, dtype=F32)
+    limit = np.where(F32(VALID_KEYS - 1) - p >= 0, p + F32(1), F32(VALID_KEYS)).astype(F32)
+    save("limits.expected.npy", limit[:, None])
+
+    scaled = (scores.reshape(128, 4, 128) * scales[:, :, None]).reshape(128, 512).astype(F32)
+    k = np.arange(512, dtype=F32)[None, :]
+    keep = (k >= F32(0)) & (k < limit[:, None])
+    out = np.where(keep, scaled, F32(-FLT_MAX)).astype(BF16)
+    assert out.view(np.uint16)[0, 1] == 0xFF80  # the fill became -inf
+    save("masked.expected.npy", out.view(np.uint16))
+
+
+if __name__ == "__main__":
+    main()
