@@ -745,6 +745,21 @@ fn select_and_range_select_rules() {
         s.pred_imm_dtype = Dtype::INT16;
     }
     assert_fails(&i, g, "tensor_scalar_select_dtypes", "pred_imm_dtype");
+    // isa-facts §10.1 (ASSUMED rule): both reserved fields must be zero.
+    for (field, set) in [
+        (
+            "reserved0",
+            (|s: &mut S3d3TsSelect| s.reserved0.0[3] = 1) as fn(&mut S3d3TsSelect),
+        ),
+        ("reserved1", |s: &mut S3d3TsSelect| s.reserved1.0[1] = 0x80),
+    ] {
+        let mut i = ts_select(g);
+        assert_valid(&i, g);
+        if let Body::S3d3TsSelect(s) = &mut i.body {
+            set(s);
+        }
+        assert_fails(&i, g, "s3d3_ts_select_reserved_zero", field);
+    }
 
     let rs = range_select(Gen::Cayman).encode();
     let sunda = Instruction::decode(&rs, Gen::Sunda);

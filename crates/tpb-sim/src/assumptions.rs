@@ -277,9 +277,6 @@ pub const fn dual_pair_slots(i: usize) -> (usize, usize) {
     (2 * i, 2 * i + 1)
 }
 
-/// Whether the loader state (count, kind) is per channel (`loader-state-per-channel`).
-pub const LOADER_STATE_PER_CHANNEL: bool = true;
-
 // ---- datapath stages ----------------------------------------------------------------------
 
 /// One ALU stage on the FP32 arith path: `data op scalar`, or `scalar op data` when

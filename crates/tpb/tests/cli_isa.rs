@@ -5,6 +5,10 @@
 //! Golden files live in `tests/golden/`; the example programs in `examples/` are generated
 //! here. `TPB_BLESS=1 cargo test -p tpb --test cli_isa` rewrites both.
 
+#[path = "../../tpb-isa/tests/support/golden.rs"]
+mod golden;
+use golden::bless;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tpb_isa::geometry::Space;
@@ -190,31 +194,9 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn bless() -> bool {
-    std::env::var_os("TPB_BLESS").is_some_and(|v| v == "1")
-}
-
-/// Compares `actual` with the committed file, or rewrites it under `TPB_BLESS=1`.
+/// Compares `actual` with its golden file (one bless helper: `support/golden.rs`).
 fn check_file(path: &Path, actual: &[u8]) {
-    if bless() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read(path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (run with TPB_BLESS=1 to create it)",
-            path.display()
-        )
-    });
-    if expected != actual {
-        panic!(
-            "{} differs from the output; review, then TPB_BLESS=1 to accept:\n--- expected\n{}\n--- actual\n{}",
-            path.display(),
-            String::from_utf8_lossy(&expected),
-            String::from_utf8_lossy(actual)
-        );
-    }
+    golden::check_file(path, actual);
 }
 
 fn tpb(args: &[&str]) -> Output {
