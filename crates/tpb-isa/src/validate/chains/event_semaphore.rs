@@ -86,24 +86,16 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction, s: &EventS
         at!(EventSemaphore.reserved1),
         &s.reserved1.0,
     );
-    let compiler = |m: WaitMode| {
-        matches!(
+    for (m, at) in [
+        (e.wait_mode, at!(Events.wait_mode).under("events.")),
+        (s.wait1_mode, at!(EventSemaphore.wait1_mode)),
+    ] {
+        let ok = matches!(
             m,
             WaitMode::NONE | WaitMode::SEM_GE_IMM | WaitMode::SEM_GE_REG
-        )
-    };
-    cx.check(&ES_COMPILER_WAITS, compiler(e.wait_mode), || {
-        detail(
-            at!(Events.wait_mode).under("events."),
-            e.wait_mode,
-            "none, sem_ge_imm, sem_ge_reg",
-        )
-    });
-    cx.check(&ES_COMPILER_WAITS, compiler(s.wait1_mode), || {
-        detail(
-            at!(EventSemaphore.wait1_mode),
-            s.wait1_mode,
-            "none, sem_ge_imm, sem_ge_reg",
-        )
-    });
+        );
+        cx.check(&ES_COMPILER_WAITS, ok, || {
+            detail(at, m, "none, sem_ge_imm, sem_ge_reg")
+        });
+    }
 }

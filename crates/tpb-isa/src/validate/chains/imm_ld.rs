@@ -2,7 +2,7 @@
 //! struct, BatchNormParamLoad and MatchValueLoad (isa-facts §6 "S2_BN sibling rules").
 
 use super::super::common::*;
-use super::super::{Confidence, Ctx};
+use super::super::{Confidence, Ctx, Rule};
 use crate::gen::Gen;
 use crate::opcode::OpcodeInfo;
 use crate::tables::{Dtype, ImmSrc};
@@ -51,16 +51,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2Bn) {
             "1..=8 scalars per channel",
         )
     });
-    let fzero = |v: ImmVal| v.0 & 0x7FFF_FFFF == 0; // `== 0.0` in fp32: −0.0 passes too
-    cx.check(&BN_ZERO_IMM, fzero(s.imm0_ptr), || {
-        detail(at!(S2Bn.imm0_ptr), format!("{:#010x}", s.imm0_ptr.0), "0.0")
-    });
-    cx.check(&BN_ZERO_IMM, s.imm0_src == ImmSrc::INSTRUCTION, || {
-        detail(at!(S2Bn.imm0_src), s.imm0_src, "0")
-    });
-    cx.check(&BN_ZERO_IMM, fzero(s.imm1), || {
-        detail(at!(S2Bn.imm1), format!("{:#010x}", s.imm1.0), "0.0")
-    });
+    zero_immediates(cx, &BN_ZERO_IMM, s);
     let d = s.dtype;
     let bitvec = info.is_bitvec();
     let dtype_at = at!(S2Bn.dtype);
@@ -84,6 +75,20 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2Bn) {
         )
     });
     shared(cx, s);
+}
+
+/// `imm0_ptr == 0.0 && imm0_src == 0 && imm1 == 0.0` under `rule`.
+fn zero_immediates<const M: u8>(cx: &mut Ctx<M>, rule: &'static Rule, s: &S2Bn) {
+    let fzero = |v: ImmVal| v.0 & 0x7FFF_FFFF == 0; // `== 0.0` in fp32: −0.0 passes too
+    cx.check(rule, fzero(s.imm0_ptr), || {
+        detail(at!(S2Bn.imm0_ptr), format!("{:#010x}", s.imm0_ptr.0), "0.0")
+    });
+    cx.check(rule, s.imm0_src == ImmSrc::INSTRUCTION, || {
+        detail(at!(S2Bn.imm0_src), s.imm0_src, "0")
+    });
+    cx.check(rule, fzero(s.imm1), || {
+        detail(at!(S2Bn.imm1), format!("{:#010x}", s.imm1.0), "0.0")
+    });
 }
 
 /// The clauses every `S2_BN` opcode shares: dtype, reserved bytes, channels, the source.
@@ -176,15 +181,6 @@ pub(super) fn check_match_value_load<const M: u8>(cx: &mut Ctx<M>, s: &S2Bn) {
             )
         },
     );
-    let fzero = |v: ImmVal| v.0 & 0x7FFF_FFFF == 0;
-    cx.check(&MVL_ZERO_IMM, fzero(s.imm0_ptr), || {
-        detail(at!(S2Bn.imm0_ptr), format!("{:#010x}", s.imm0_ptr.0), "0.0")
-    });
-    cx.check(&MVL_ZERO_IMM, s.imm0_src == ImmSrc::INSTRUCTION, || {
-        detail(at!(S2Bn.imm0_src), s.imm0_src, "0")
-    });
-    cx.check(&MVL_ZERO_IMM, fzero(s.imm1), || {
-        detail(at!(S2Bn.imm1), format!("{:#010x}", s.imm1.0), "0.0")
-    });
+    zero_immediates(cx, &MVL_ZERO_IMM, s);
     shared(cx, s);
 }
