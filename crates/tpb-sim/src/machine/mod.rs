@@ -10,7 +10,7 @@
 //! - Results are bit-exact and do not depend on the host (see [`crate::numerics`]).
 //! - No input (instruction bytes, host requests) makes the library panic.
 
-mod events;
+pub(crate) mod events;
 mod memory;
 mod report;
 
@@ -388,7 +388,7 @@ impl Machine {
                 .then(|| std::mem::take(&mut self.spare_accesses)),
             ..Outcome::default()
         };
-        let stub = match firmware_stub_log(inst.header.opcode.0) {
+        let stub = match inst.info(gen).and_then(firmware_stub_log) {
             Some(line) if self.config.firmware_stubs && firmware_stubs_apply(gen) => Some(line),
             _ => None,
         };
