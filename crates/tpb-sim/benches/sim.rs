@@ -139,7 +139,11 @@ struct Row {
 }
 
 fn machine() -> Machine {
-    let mut m = Machine::new(Config::new(GEN));
+    // The run budget would stop the timing loops: a benchmark runs many large instructions.
+    let mut m = Machine::new(Config {
+        max_run_elements: u64::MAX,
+        ..Config::new(GEN)
+    });
     m.set_threading(1, u64::MAX);
     for c in 0..P as usize {
         m.set_flops(
