@@ -129,44 +129,63 @@ pub(crate) fn drive<K: Kernel>(
         count,
         split: split.max(1),
     };
+    if lanes.is_empty() {
+        lanes.push(Lane::new());
+    }
+    let total = count.saturating_mul(u64::from(n));
+    let groups = threads.count.min(n as usize);
+    let parallel = groups > 1 && total >= threads.min_elements;
     let mut from_snapshot = input.is_some_and(|i| overlaps(i, dst, n));
     loop {
         if let (Some(i), true) = (input, from_snapshot) {
             snapshot(mem, i, n, snap);
         }
-        // `None` only if an input shares a partition with the output and their hulls
-        // intersect, which `overlaps` has already sent to the snapshot; kept total anyway.
-        let Some(mut chans) = channels(mem, snap, walk, from_snapshot, n) else {
-            from_snapshot = true;
-            continue;
-        };
-        if lanes.is_empty() {
-            lanes.push(Lane::new());
-        }
-        let total = count.saturating_mul(u64::from(n));
-        let groups = threads.count.min(chans.len());
-        if groups > 1 && total >= threads.min_elements {
-            let per = chans.len().div_ceil(groups);
-            let groups = chans.len().div_ceil(per);
-            while lanes.len() < groups {
-                lanes.push(Lane::new());
-            }
-            chans
-                .par_chunks_mut(per)
-                .zip(lanes[..groups].par_iter_mut())
-                .for_each(|(group, lane)| {
-                    let mut k = k.clone();
-                    for ch in group {
-                        drive_channel(ch, lane, walk, &mut k);
-                    }
-                });
+        // `false` (before any channel ran) only if an input shares a partition with the
+        // output and their hulls intersect, which `overlaps` has already sent to the
+        // snapshot; kept total anyway.
+        let done = if parallel {
+            let mut chans = Vec::with_capacity(n as usize);
+            channels(mem, snap, walk, from_snapshot, n, |ch| chans.push(ch))
+                && run_parallel(&mut chans, lanes, groups, walk, k)
         } else {
-            for ch in &mut chans {
-                drive_channel(ch, &mut lanes[0], walk, k);
-            }
+            // One thread: each channel runs as soon as it is cut out (nothing collected,
+            // which matters for the one-element instruction).
+            let lane = &mut lanes[0];
+            channels(mem, snap, walk, from_snapshot, n, |mut ch| {
+                drive_channel(&mut ch, lane, walk, k)
+            })
+        };
+        if done {
+            return;
         }
-        return;
+        from_snapshot = true;
     }
+}
+
+/// Runs `chans` in `groups` groups of consecutive channels, one task (and lane, and kernel
+/// clone) each, on rayon's pool.
+fn run_parallel<K: Kernel>(
+    chans: &mut [Chan<'_>],
+    lanes: &mut Vec<Lane>,
+    groups: usize,
+    walk: Walk<'_>,
+    k: &K,
+) -> bool {
+    let per = chans.len().div_ceil(groups.max(1)).max(1);
+    let groups = chans.len().div_ceil(per);
+    while lanes.len() < groups {
+        lanes.push(Lane::new());
+    }
+    chans
+        .par_chunks_mut(per)
+        .zip(lanes[..groups].par_iter_mut())
+        .for_each(|(group, lane)| {
+            let mut k = k.clone();
+            for ch in group {
+                drive_channel(ch, lane, walk, &mut k);
+            }
+        });
+    true
 }
 
 /// Copies the hull of `a` for channels `0..n` into `snap` (channel-major).
@@ -179,15 +198,17 @@ fn snapshot(mem: &Memory, a: &Access, n: u32, snap: &mut Vec<u8>) {
     }
 }
 
-/// Cuts memory into the channels' slices (see the module docs); `None` if an input
-/// partition that is also an output partition cannot be split between the two hulls.
+/// Cuts memory into the channels' slices (see the module docs) and hands them to `f` in
+/// channel order; `false`, before calling `f`, if an input partition that is also an output
+/// partition cannot be split between the two hulls.
 fn channels<'m>(
     mem: &'m mut Memory,
     snap: &'m [u8],
     walk: Walk<'_>,
     from_snapshot: bool,
     n: u32,
-) -> Option<Vec<Chan<'m>>> {
+    mut f: impl FnMut(Chan<'m>),
+) -> bool {
     let Walk { input, dst, .. } = walk;
     let n = n as usize;
     let stride = mem.stride(dst.space);
@@ -199,15 +220,20 @@ fn channels<'m>(
         .enumerate();
     let d0 = dst.part0 as usize;
     let (dlo, dhi) = (dst.lo as usize, dst.hi as usize);
-    let mut v = Vec::with_capacity(n);
+    let disjoint = |lo: usize, hi: usize| hi <= dlo || dhi <= lo;
     match input {
         Some(i) if !from_snapshot && i.space == dst.space && i.part0 == dst.part0 => {
             // The common case: the same partitions, disjoint hulls. Each partition is split
             // between the two.
             let (lo, hi) = (i.lo as usize, i.hi as usize);
+            if !disjoint(lo, hi) {
+                return false;
+            }
             for (p, (part, init)) in outs.skip(d0).take(n) {
-                let (input, out) = split_pair(part, lo..hi, dlo..dhi)?;
-                v.push(Chan {
+                let Some((input, out)) = split_pair(part, lo..hi, dlo..dhi) else {
+                    return false; // not reached: the hulls are disjoint
+                };
+                f(Chan {
                     c: (p - d0) as u32,
                     input,
                     out,
@@ -220,6 +246,11 @@ fn channels<'m>(
             // between the two (disjoint) hulls.
             let s0 = i.part0 as usize;
             let (lo, hi) = (i.lo as usize, i.hi as usize);
+            let shared = s0 < d0 + n && d0 < s0 + n;
+            if shared && !disjoint(lo, hi) {
+                return false;
+            }
+            let mut v = Vec::with_capacity(n);
             let mut ins: Vec<&[u8]> = vec![&[]; n];
             let first = s0.min(d0);
             let last = (s0 + n).max(d0 + n);
@@ -228,7 +259,9 @@ fn channels<'m>(
                 let is_out = (d0..d0 + n).contains(&p);
                 match (is_in, is_out) {
                     (true, true) => {
-                        let (r, out) = split_pair(part, lo..hi, dlo..dhi)?;
+                        let Some((r, out)) = split_pair(part, lo..hi, dlo..dhi) else {
+                            return false; // not reached: the hulls are disjoint
+                        };
                         ins[p - s0] = r;
                         v.push(Chan {
                             c: (p - d0) as u32,
@@ -250,8 +283,9 @@ fn channels<'m>(
                     (false, false) => {}
                 }
             }
-            for ch in &mut v {
+            for mut ch in v {
                 ch.input = ins[ch.c as usize];
+                f(ch);
             }
         }
         _ => {
@@ -268,7 +302,7 @@ fn channels<'m>(
                         &other[b + i.lo as usize..b + i.hi as usize]
                     }
                 };
-                v.push(Chan {
+                f(Chan {
                     c: c as u32,
                     input,
                     out: &mut part[dlo..dhi],
@@ -277,7 +311,7 @@ fn channels<'m>(
             }
         }
     }
-    Some(v)
+    true
 }
 
 /// `data[r]` and `data[w]` borrowed together, if the ranges are disjoint.
