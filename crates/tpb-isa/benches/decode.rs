@@ -152,7 +152,22 @@ fn main() {
         }
         acc
     });
+    // The assembler over the same corpus as text (one line per bundle), lines/s.
+    let text = tpb_isa::text::disasm_program(
+        &valid
+            .iter()
+            .map(|b| Instruction::decode(b, gen))
+            .collect::<Vec<_>>(),
+        gen,
+    );
+    let opts = tpb_isa::text::AsmOptions::new(gen);
+    let asm = measure("asm (valid, lines)", 1, || {
+        let a = tpb_isa::text::asm(black_box(&text), &opts).expect("corpus assembles");
+        a.items.len() as u64
+    });
     println!();
+    println!("ratio disasm / decode         {:.3}", disasm / decode);
+    println!("ratio asm / decode            {:.3}", asm / decode);
     println!("ratio decode / memcpy         {:.3}", decode / memcpy);
     println!("ratio decode / copy           {:.3}", decode / copy);
     println!("ratio decode+encode / copy    {:.3}", roundtrip / copy);
@@ -176,4 +191,5 @@ fn main() {
         verdict(validate, 30e6)
     );
     println!("goal disasm >= 25 M/s: {}", verdict(disasm, 25e6));
+    println!("goal asm >= 2 M lines/s: {}", verdict(asm, 2e6));
 }

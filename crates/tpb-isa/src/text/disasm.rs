@@ -1,6 +1,6 @@
 //! The disassembler: one canonical line per instruction.
 
-use super::schema::{always_printed, form_of, is_imm, Form, CHANNELS_FIELD, OPCODE_FIELD};
+use super::schema::{always_printed, is_imm, CHANNELS_FIELD, OPCODE_FIELD};
 use crate::gen::Gen;
 use crate::opcode::{AluClass, Form as ScalarForm, OpcodeInfo};
 use crate::tables::ImmSrc;
@@ -20,9 +20,17 @@ use std::fmt::Write;
 /// Descriptors print every slot. An opcode with no struct on `gen`, or a body that does not
 /// belong to its opcode, prints as `.bundle` with the bytes in hex and a comment naming it.
 pub fn disasm(inst: &Instruction, gen: Gen) -> String {
+    let mut out = String::with_capacity(192);
+    disasm_into(inst, gen, &mut out);
+    out
+}
+
+/// [`disasm`] appended to `out`: a program is printed into one buffer, not one `String` per
+/// line (the disassembler's throughput is mostly allocation and formatting).
+pub fn disasm_into(inst: &Instruction, gen: Gen, out: &mut String) {
     match inst.opcode().info(gen) {
-        Some(row) if inst.body.kind() == Some(row.kind) => structured(inst, row, gen),
-        _ => bundle_line(inst, gen),
+        Some(row) if inst.body.kind() == Some(row.kind) => structured(inst, row, gen, out),
+        _ => out.push_str(&bundle_line(inst, gen)),
     }
 }
 
@@ -30,21 +38,22 @@ pub fn disasm(inst: &Instruction, gen: Gen) -> String {
 /// a newline.
 pub fn disasm_program(insts: &[Instruction], gen: Gen) -> String {
     let mut s = format!(".gen {gen}\n");
+    s.reserve(insts.len() * 160);
     for i in insts {
-        s.push_str(&disasm(i, gen));
+        disasm_into(i, gen, &mut s);
         s.push('\n');
     }
     s
 }
 
-fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen) -> String {
+fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut String) {
     let default = Instruction::new(inst.opcode(), gen);
     // "Differs from the default" compared on the field's bytes, not its text: the text is a
     // function of the bytes and tells different bytes apart (asm(disasm(b)) == b, a property
     // test), so the answer is the same without formatting every field twice.
     let (mine, theirs) = (inst.encode(), default.encode());
     let differs = |m: &FieldMeta| mine[m.range()] != theirs[m.range()];
-    let mut out = String::from(row.mnemonic);
+    out.push_str(row.mnemonic);
     let body = inst.body.fields();
     let channels = body
         .iter()
@@ -53,7 +62,7 @@ fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen) -> String {
     // Fold the channel count into partition ranges when some operand can carry one.
     let folded = channels.filter(|_| {
         body.iter()
-            .any(|(_, f)| tensor_parts(*f).is_some_and(|t| t.0.locate(gen).is_some()))
+            .any(|(_, f)| tensor_addr(*f).is_some_and(|a| a.locate(gen).is_some()))
     });
     for (meta, f) in &body {
         if meta.name == CHANNELS_FIELD && folded.is_some() {
@@ -62,15 +71,18 @@ fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen) -> String {
         if !always_printed(meta, *f) && !differs(meta) {
             continue;
         }
-        let text = match form_of(*f) {
-            Form::Tensor(_) => tensor_text(*f, gen, folded),
-            _ if is_imm(*f) && imm_is_fp32(inst, meta.name) => {
-                let bits = f.as_any().downcast_ref::<ImmVal>().map_or(0, |v| v.0);
-                f32_text(bits)
-            }
-            _ => f.text(gen),
-        };
-        let _ = write!(out, " {}={text}", meta.name);
+        out.push(' ');
+        out.push_str(meta.name);
+        out.push('=');
+        if write_tensor(*f, gen, folded, out) {
+            continue;
+        }
+        if is_imm(*f) && imm_is_fp32(inst, meta.name) {
+            let bits = f.as_any().downcast_ref::<ImmVal>().map_or(0, |v| v.0);
+            out.push_str(&f32_text(bits));
+        } else {
+            out.push_str(&f.text(gen));
+        }
     }
     let preamble = inst.events.fields().into_iter().chain(inst.header.fields());
     for (meta, f) in preamble {
@@ -78,7 +90,6 @@ fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen) -> String {
             let _ = write!(out, " {}={}", meta.name, f.text(gen));
         }
     }
-    out
 }
 
 /// Whether an immediate is an FP32 value in this instruction (so it reads better as a float):
@@ -107,35 +118,45 @@ fn imm_is_fp32(inst: &Instruction, field: &str) -> bool {
     }
 }
 
-/// A descriptor's address and slots, whatever its N.
-pub(crate) fn tensor_parts(f: &dyn FieldDyn) -> Option<(Addr4, Vec<i16>, Vec<u16>)> {
-    fn get<const N: usize>(f: &dyn FieldDyn) -> Option<(Addr4, Vec<i16>, Vec<u16>)> {
-        f.as_any()
-            .downcast_ref::<Tensor<N>>()
-            .map(|t| (t.start_addr, t.step_elem.to_vec(), t.num_elem.to_vec()))
-    }
-    get::<1>(f)
-        .or_else(|| get::<2>(f))
-        .or_else(|| get::<3>(f))
-        .or_else(|| get::<4>(f))
+/// A descriptor's start address, whatever its N.
+fn tensor_addr(f: &dyn FieldDyn) -> Option<Addr4> {
+    let a = f.as_any();
+    None.or_else(|| a.downcast_ref::<Tensor<1>>().map(|t| t.start_addr))
+        .or_else(|| a.downcast_ref::<Tensor<2>>().map(|t| t.start_addr))
+        .or_else(|| a.downcast_ref::<Tensor<3>>().map(|t| t.start_addr))
+        .or_else(|| a.downcast_ref::<Tensor<4>>().map(|t| t.start_addr))
 }
 
-fn tensor_text(f: &dyn FieldDyn, gen: Gen, channels: Option<u8>) -> String {
-    let Some((addr, steps, nums)) = tensor_parts(f) else {
-        return f.text(gen);
-    };
-    let address = match (channels, addr.locate(gen)) {
-        (Some(n), Some((space, p, off))) => {
-            format!("{}[p{p}..{}]+{off:#x}", space.name(), p + u32::from(n))
+/// Appends a descriptor's text (`ADDRESS:[[step,num],…]`) to `out`, if `f` is one.
+fn write_tensor(f: &dyn FieldDyn, gen: Gen, channels: Option<u8>, out: &mut String) -> bool {
+    fn write<const N: usize>(
+        f: &dyn FieldDyn,
+        gen: Gen,
+        channels: Option<u8>,
+        out: &mut String,
+    ) -> bool {
+        let Some(t) = f.as_any().downcast_ref::<Tensor<N>>() else {
+            return false;
+        };
+        let addr = t.start_addr;
+        match (channels, addr.locate(gen)) {
+            (Some(n), Some((space, p, off))) => {
+                let _ = write!(out, "{}[p{p}..{}]+{off:#x}", space.name(), p + u32::from(n));
+            }
+            _ => out.push_str(&addr.to_text(gen)),
         }
-        _ => addr.to_text(gen),
-    };
-    let pairs: Vec<String> = steps
-        .iter()
-        .zip(&nums)
-        .map(|(s, n)| format!("[{s},{n}]"))
-        .collect();
-    format!("{address}:[{}]", pairs.join(","))
+        out.push_str(":[");
+        for (i, (s, n)) in t.step_elem.iter().zip(&t.num_elem).enumerate() {
+            let sep = if i == 0 { "" } else { "," };
+            let _ = write!(out, "{sep}[{s},{n}]");
+        }
+        out.push(']');
+        true
+    }
+    write::<1>(f, gen, channels, out)
+        || write::<2>(f, gen, channels, out)
+        || write::<3>(f, gen, channels, out)
+        || write::<4>(f, gen, channels, out)
 }
 
 fn bundle_line(inst: &Instruction, gen: Gen) -> String {
