@@ -151,13 +151,14 @@ fn parse_space_address(
 ) -> Result<Address, Problem> {
     let name = space.name();
     let open = name.len();
-    let expected = format!("expected `{name}[pSTART..END]+OFFSET` or `{name}[pN]+OFFSET`");
+    // Formatted only for a message: the happy path allocates nothing here.
+    let expected = || format!("expected `{name}[pSTART..END]+OFFSET` or `{name}[pN]+OFFSET`");
     if !lower[open..].starts_with('[') {
-        return Err(Problem::at(p, format!("{expected}, got `{}`", p.text)));
+        return Err(Problem::at(p, format!("{}, got `{}`", expected(), p.text)));
     }
     // With `name[` in place, the only structural fault left is a missing `]`.
     let m = parse_mem_ref(p.text, parse_int)
-        .map_err(|_| Problem::at(p, format!("missing `]` in `{}`; {expected}", p.text)))?;
+        .map_err(|_| Problem::at(p, format!("missing `]` in `{}`; {}", p.text, expected())))?;
     let at = |span: Range<usize>| p.slice(span.start, span.end);
 
     let geometry = Geometry::of(gen);
@@ -304,7 +305,7 @@ pub(crate) fn parse_pairs(
     field: &str,
 ) -> Result<(Vec<i16>, Vec<u16>), Problem> {
     let mut c = Cursor { piece: p, pos: 0 };
-    let (mut steps, mut nums) = (Vec::new(), Vec::new());
+    let (mut steps, mut nums) = (Vec::with_capacity(slots + 1), Vec::with_capacity(slots + 1));
     c.expect('[', "`[` opening the `[[step,num],…]` list")?;
     if !c.eat(']') {
         loop {

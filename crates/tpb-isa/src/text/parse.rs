@@ -2,8 +2,8 @@
 
 use super::operand::{parse_address, parse_base, parse_pairs, split_descriptor, Piece, Problem};
 use super::schema::{
-    aliases_for, field_names, form_of, resolve_key, with_field, with_field_mut, Form,
-    CHANNELS_FIELD, OPCODE_FIELD,
+    aliases_for, field_names, form_of, part_of, resolve_key, with_field, with_field_mut, Form,
+    Part, CHANNELS_FIELD, OPCODE_FIELD,
 };
 use super::{
     AsmError, AsmErrors, AsmOptions, Assembly, Directive, Item, SourceInstruction,
@@ -516,14 +516,25 @@ fn instruction(
     };
     let before = problems.len();
     let mut inst = Instruction::new(opcode, gen);
+    // Names resolve against the untouched default (same struct, same fields), so the
+    // instruction's parts can stay borrowed as field lists for the whole line: each list is
+    // built once per line, not once per field.
+    let shape = inst;
+    let Instruction {
+        header,
+        events,
+        body,
+    } = &mut inst;
+    let (mut header_fields, mut event_fields, mut body_fields) =
+        (header.fields_mut(), events.fields_mut(), body.fields_mut());
     let mut seen: Vec<(&'static str, Piece<'_>)> = Vec::new();
     let mut claims: Vec<ChannelClaim<'_>> = Vec::new();
     for a in assignments(rest, problems) {
         if problems.len() > MAX_ASM_ERRORS {
             break;
         }
-        let Some(name) = resolve_key(&inst, a.key.text) else {
-            problems.push(unknown_field(&inst, a.key, gen));
+        let Some(name) = resolve_key(&shape, a.key.text) else {
+            problems.push(unknown_field(&shape, a.key, gen));
             continue;
         };
         if name == OPCODE_FIELD {
@@ -545,10 +556,25 @@ fn instruction(
             continue;
         }
         seen.push((name, a.key));
-        if let Err(p) = assign(&mut inst, name, a.value, gen, &mut claims) {
+        let fields = match part_of(&shape, name) {
+            Some(Part::Header) => &mut header_fields,
+            Some(Part::Events) => &mut event_fields,
+            Some(Part::Body) => &mut body_fields,
+            None => {
+                problems.push(Problem::at(a.value, format!("{name}: no field `{name}`")));
+                continue;
+            }
+        };
+        let field = fields.iter_mut().find(|(m, _)| m.name == name);
+        let result = match field {
+            Some((_, f)) => assign(&mut **f, name, a.value, gen, &mut claims),
+            None => Err(Problem::at(a.value, format!("{name}: no field `{name}`"))),
+        };
+        if let Err(p) = result {
             problems.push(p);
         }
     }
+    drop((header_fields, event_fields, body_fields));
     reconcile_channels(&mut inst, claims, problems);
     (problems.len() == before).then_some(inst)
 }
@@ -588,16 +614,16 @@ fn unknown_field(inst: &Instruction, key: Piece<'_>, gen: Gen) -> Problem {
     )
 }
 
-/// Parses `value` into field `name` of `inst` (one field lookup: the happy path of a large
-/// file runs through here for every field).
+/// Parses `value` into `f`, the field `name` (the happy path of a large file runs through
+/// here for every field).
 fn assign<'a>(
-    inst: &mut Instruction,
+    f: &mut dyn FieldDyn,
     name: &'static str,
     value: Piece<'a>,
     gen: Gen,
     claims: &mut Vec<ChannelClaim<'a>>,
 ) -> Result<(), Problem> {
-    let result = with_field_mut(inst, name, |f| match form_of(f) {
+    match form_of(f) {
         Form::Tensor(slots) => {
             let (head, pairs) =
                 split_descriptor(value, "`ADDRESS:[[step,num],…]` (innermost first)")?;
@@ -652,8 +678,7 @@ fn assign<'a>(
             }
             Ok(())
         }
-    });
-    result.unwrap_or_else(|| Err(Problem::at(value, format!("{name}: no field `{name}`"))))
+    }
 }
 
 fn set_tensor(f: &mut dyn FieldDyn, addr: crate::wire::Addr4, steps: &[i16], nums: &[u16]) {

@@ -92,10 +92,19 @@ impl<T: Field> FieldDyn for T {
 
 /// Parses a signed or unsigned integer in decimal, `0x` hex or `0b` binary.
 pub fn parse_int(s: &str) -> Option<i128> {
-    let s = s.trim().replace('_', "");
+    let s = s.trim();
+    // Digit separators are rare: only they cost an allocation.
+    if s.contains('_') {
+        return parse_int_plain(&s.replace('_', ""));
+    }
+    parse_int_plain(s)
+}
+
+/// [`parse_int`] of trimmed text without `_`.
+fn parse_int_plain(s: &str) -> Option<i128> {
     let (neg, body) = match s.strip_prefix('-') {
-        Some(b) => (true, b.to_string()),
-        None => (false, s.strip_prefix('+').unwrap_or(&s).to_string()),
+        Some(b) => (true, b),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
     };
     // `from_str_radix` would take a sign after the prefix (`0x-5`): only digits may follow.
     let digits = |t: &str| !t.starts_with(['+', '-']);
