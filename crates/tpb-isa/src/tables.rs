@@ -44,14 +44,15 @@ pub trait CodeEnum: Copy + Sized + 'static {
     }
     /// Parses a name or alias (case-insensitive) or a number (`12`, `0xC`).
     fn parse_name(s: &str) -> Option<Self> {
-        let l = s.trim().to_ascii_lowercase();
-        if let Some(r) = Self::table()
-            .iter()
-            .find(|r| r.name == l || r.aliases.contains(&l.as_str()))
-        {
+        // Table names and aliases are lowercase (a test checks), so a case-insensitive
+        // compare finds the same row without lowercasing a copy on the assembler's hot path.
+        let t = s.trim();
+        if let Some(r) = Self::table().iter().find(|r| {
+            r.name.eq_ignore_ascii_case(t) || r.aliases.iter().any(|a| a.eq_ignore_ascii_case(t))
+        }) {
             return Some(Self::from_raw(r.value));
         }
-        parse_u8_number(&l).map(Self::from_raw)
+        parse_u8_number(&t.to_ascii_lowercase()).map(Self::from_raw)
     }
     /// The canonical names valid on `gen`, in table order.
     fn names_for(gen: Gen) -> Vec<&'static str> {
@@ -434,6 +435,29 @@ code_enum! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // `parse_name` compares case-insensitively against the rows as written: that finds the
+    // same row as lowercasing the input only while every name and alias is lowercase.
+    #[test]
+    fn table_names_and_aliases_are_lowercase() {
+        let tables: [&[EnumRow]; 10] = [
+            Dtype::table(),
+            AluOp::table(),
+            AffineSelectCmp::table(),
+            TensorSubdim::table(),
+            RevOps::table(),
+            ImmSrc::table(),
+            AccumCmd::table(),
+            WaitMode::table(),
+            UpdateMode::table(),
+            DebugCmd::table(),
+        ];
+        for r in tables.into_iter().flatten() {
+            for n in std::iter::once(&r.name).chain(r.aliases) {
+                assert_eq!(*n, n.to_ascii_lowercase(), "{} row {:#x}", r.name, r.value);
+            }
+        }
+    }
 
     // isa-facts §4.1: enumerator counts sunda 16, cayman 16, mariana 24, maverick 30.
     #[test]

@@ -141,14 +141,24 @@ fn write_tensor(f: &dyn FieldDyn, gen: Gen, channels: Option<u8>, out: &mut Stri
         let addr = t.start_addr;
         match (channels, addr.locate(gen)) {
             (Some(n), Some((space, p, off))) => {
-                let _ = write!(out, "{}[p{p}..{}]+{off:#x}", space.name(), p + u32::from(n));
+                let mut digits = itoa::Buffer::new();
+                out.push_str(space.name());
+                out.push_str("[p");
+                out.push_str(digits.format(p));
+                out.push_str("..");
+                out.push_str(digits.format(p + u32::from(n)));
+                let _ = write!(out, "]+{off:#x}");
             }
             _ => out.push_str(&addr.to_text(gen)),
         }
         out.push_str(":[");
+        let mut digits = itoa::Buffer::new();
         for (i, (s, n)) in t.step_elem.iter().zip(&t.num_elem).enumerate() {
-            let sep = if i == 0 { "" } else { "," };
-            let _ = write!(out, "{sep}[{s},{n}]");
+            out.push_str(if i == 0 { "[" } else { ",[" });
+            out.push_str(digits.format(*s));
+            out.push(',');
+            out.push_str(digits.format(*n));
+            out.push(']');
         }
         out.push(']');
         true
