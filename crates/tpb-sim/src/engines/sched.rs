@@ -392,7 +392,7 @@ pub fn run_engines(
             );
             // The footprint has served; the machine reuses its buffer.
             m.recycle_accesses(std::mem::take(&mut report.accesses));
-            if let Some(u) = sync.update {
+            for u in sync.updates.into_iter().flatten() {
                 let mut clock = en.clock;
                 clock[e.index()] = if u.at_read { epochs.0 } else { epochs.1 };
                 heap.push(Reverse((if u.at_read { read } else { end }, pending.len())));
