@@ -96,3 +96,36 @@ fn out_of_range_float_literals_are_refused() {
         "{e}"
     );
 }
+
+/// Issue 8 item 9: `0x-5` and `0b-1` are not numbers (a sign goes before the prefix).
+#[test]
+fn a_sign_after_a_radix_prefix_is_refused() {
+    use tpb_isa::wire::field::parse_int;
+    for bad in ["0x-5", "0b-1", "0x+5", "-0x-5"] {
+        assert_eq!(parse_int(bad), None, "{bad}");
+    }
+    assert_eq!(parse_int("-0x5"), Some(-5));
+    assert_eq!(parse_int("0b101"), Some(5));
+}
+
+/// Issue 8 item 18: Iota/AffineSelect `base` and `channel_multiplier` take hex bit patterns
+/// as registers do (`0xffffffff` = -1).
+#[test]
+fn signed_words_take_hex_bit_patterns() {
+    let hex = "affine_select channels=128 dtypes=fp32->bf16 cmp=ge fill_reg=7 \
+               mask=0xffffff00:[[-1,512]] channel_multiplier=0xffffffff \
+               src=sbuf[p0..128]+0x0:[[1,512]] dst=sbuf[p0..128]+0x800:[[1,512]]";
+    let dec = "affine_select channels=128 dtypes=fp32->bf16 cmp=ge fill_reg=7 \
+               mask=-256:[[-1,512]] channel_multiplier=-1 \
+               src=sbuf[p0..128]+0x0:[[1,512]] dst=sbuf[p0..128]+0x800:[[1,512]]";
+    let (a, b) = (asm(hex, &options()).unwrap(), asm(dec, &options()).unwrap());
+    assert_eq!(a.insts(), b.insts());
+    let iota = "iota channels=128 out=fp32 src=0x80000000:[[1,64]] dst=sbuf[p0..128]+0x0:[[1,64]]";
+    let text = tpb_isa::text::disasm(&asm(iota, &options()).unwrap().insts()[0], Gen::Cayman);
+    assert!(text.contains("src_data_pattern=-2147483648:"), "{text}");
+    let e = asm(&iota.replace("0x80000000", "0x100000000"), &options()).unwrap_err();
+    assert!(
+        e.iter().any(|e| e.message.contains("32-bit pattern")),
+        "{e}"
+    );
+}

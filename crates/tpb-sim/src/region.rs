@@ -125,6 +125,17 @@ pub enum RegionSyntax {
     /// Two dtypes.
     #[error("the dtype is given twice")]
     DtypeTwice,
+    /// `END` beyond what any machine has.
+    #[error("partition range {start}..{end} goes beyond the 128 partitions")]
+    PartitionsBeyond {
+        /// First partition as written.
+        start: u64,
+        /// End as written.
+        end: u64,
+    },
+    /// Nothing between two `:` or after the last one.
+    #[error("an empty part after `:` (a `:` too many?)")]
+    EmptyPart,
 }
 
 /// An unknown dtype name (regions and `--dtype` accept the 12 plain datapath types and fp32r).
@@ -251,7 +262,10 @@ impl RegionSpec {
             let inside = s.get(from..m.inside.end).unwrap_or_default();
             return Err(bad(RegionSyntax::Partitions(inside.to_string())));
         };
-        if start >= end || end > u64::from(u32::MAX) {
+        if end > u64::from(u32::MAX) {
+            return Err(bad(RegionSyntax::PartitionsBeyond { start, end }));
+        }
+        if start >= end {
             return Err(bad(RegionSyntax::EmptyPartitions { start, end }));
         }
         let offset = match m.offset {
@@ -276,6 +290,9 @@ impl RegionSpec {
         };
         for part in suffix.into_iter().flat_map(|rest| rest.split(':')) {
             let part = part.trim();
+            if part.is_empty() {
+                return Err(bad(RegionSyntax::EmptyPart));
+            }
             if part.starts_with(|c: char| c.is_ascii_digit()) {
                 if spec.shape.is_some() {
                     return Err(bad(RegionSyntax::ShapeTwice));
@@ -623,6 +640,10 @@ mod tests {
             ("sbuf[p0..1]:4x0", "not a dimension"),
             ("sbuf[p0..1]:4:5", "shape is given twice"),
             ("sbuf[p0..1]:fp32:fp16", "dtype is given twice"),
+            // Issue 8 item 9: name the real problem.
+            ("sbuf[p0..1]:fp32:", "empty part after `:`"),
+            ("sbuf[p0..1]::fp32", "empty part after `:`"),
+            ("sbuf[p0..4294967296]", "goes beyond the 128 partitions"),
         ] {
             let e = RegionSpec::parse(text).unwrap_err().to_string();
             assert!(e.contains(want), "{text}: {e}");

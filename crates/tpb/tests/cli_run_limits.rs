@@ -203,3 +203,149 @@ fn an_expectation_over_unwritten_memory_says_so() {
         "{out}"
     );
 }
+
+/// Item 9: each error names the real problem.
+#[test]
+fn error_texts_name_the_real_problem() {
+    let dir = scratch("texts");
+    program(&dir, "");
+    let arr = NpyArray::new(Dtype::UINT64, vec![1, 4], vec![0; 32]).unwrap();
+    std::fs::write(
+        dir.join("u64.npy"),
+        write_npy(&arr, NpyStyle::BitView).unwrap(),
+    )
+    .unwrap();
+    for (args, needle) in [
+        (
+            vec!["--show", "sbuf[p0..4294967296]+0x0:fp32:1x4"],
+            "goes beyond the 128 partitions",
+        ),
+        (
+            vec!["--show", "sbuf[p0..1]+0x0:fp32:"],
+            "empty part after `:`",
+        ),
+        (
+            vec!["--gen", "maverick", "--show", "psum[p0..1]+0x0:fp32:1x4"],
+            "maverick has no psum",
+        ),
+        (vec!["--reg", "3=0x-5"], "`0x-5`"),
+        (vec!["--reg", "3=0b-1"], "`0b-1`"),
+        (
+            vec!["--in", "u64.npy@sbuf[p0..1]+0x0"],
+            "holds uint64, which no region can hold",
+        ),
+    ] {
+        let mut a = vec!["--serial", "p.tpb"];
+        a.extend(&args);
+        let err = status(&run(&dir, &a), 2);
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(
+            !err.contains("on maverick on maverick") && !err.contains("psum on maverick"),
+            "{err}"
+        );
+        assert!(
+            !err.contains("is empty") && !err.contains("given twice"),
+            "{err}"
+        );
+    }
+}
+
+/// Item 7: control characters from file names and contents are escaped in error messages,
+/// so a hostile file cannot send terminal escape sequences.
+#[test]
+fn control_characters_in_errors_are_escaped() {
+    let dir = scratch("escapes");
+    std::fs::write(
+        dir.join("evil.tpb"),
+        "iota \u{1b}]0;pwned\u{7}=1\n\u{1b}[2J\n",
+    )
+    .unwrap();
+    let nasty = "no\u{1b}[31mfile.tpb";
+    let runs = [
+        Command::new(env!("CARGO_BIN_EXE_tpb"))
+            .current_dir(&dir)
+            .args(["run", "evil.tpb"])
+            .output()
+            .unwrap(),
+        Command::new(env!("CARGO_BIN_EXE_tpb"))
+            .current_dir(&dir)
+            .args(["asm", "evil.tpb", "-o", "x.bin"])
+            .output()
+            .unwrap(),
+        Command::new(env!("CARGO_BIN_EXE_tpb"))
+            .current_dir(&dir)
+            .args(["run", nasty])
+            .output()
+            .unwrap(),
+        Command::new(env!("CARGO_BIN_EXE_tpb"))
+            .current_dir(&dir)
+            .args(["decode", nasty])
+            .output()
+            .unwrap(),
+    ];
+    for o in runs {
+        let err = text(&o.stderr);
+        assert!(!o.status.success());
+        assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+        assert!(err.contains("\\u{1b}"), "{err}");
+    }
+}
+
+/// Item 10: `--max-run-elements` bounds a run; passing it is a fault (exit 1) naming the flag.
+#[test]
+fn the_run_budget_is_a_clear_fault() {
+    let dir = scratch("budget");
+    std::fs::write(dir.join("p.tpb"), IOTA.repeat(3)).unwrap();
+    for mode in ["--serial", "--allow-races"] {
+        let o = run(&dir, &[mode, "p.tpb", "--max-run-elements", "20000"]);
+        let err = status(&o, 1);
+        assert!(err.contains("instruction #2"), "{err}");
+        assert!(err.contains("run budget exceeded"), "{err}");
+        assert!(err.contains("--max-run-elements"), "{err}");
+    }
+    status(&run(&dir, &["--serial", "p.tpb"]), 0);
+}
+
+/// Item 18: `.show flops[cA..B]` (and `--show`) prints the DVE scalar slots of channels after
+/// a run: who loaded them, the 8 words, and the fp32 values an ImmLdArith loaded.
+#[test]
+fn show_flops_prints_the_scalar_slots() {
+    let dir = scratch("flops");
+    std::fs::write(
+        dir.join("p.tpb"),
+        ".in s.npy @ sbuf[p0..2]+0x0:fp32:2x2\n\
+         imm_ld_arith src=sbuf[p0..2]+0x0:[[1,2]] dtype=fp32\n\
+         .show flops[c0..3]\n",
+    )
+    .unwrap();
+    let data: Vec<u8> = [2f32, -1.0, 0.5, 3.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let arr = NpyArray::new(Dtype::FP32, vec![2, 2], data).unwrap();
+    std::fs::write(
+        dir.join("s.npy"),
+        write_npy(&arr, NpyStyle::BitView).unwrap(),
+    )
+    .unwrap();
+    let o = run(&dir, &["--serial", "p.tpb", "--show", "flops[1]"]);
+    status(&o, 0);
+    let out = text(&o.stdout);
+    assert!(out.contains("flops    channels 0..3"), "{out}");
+    assert!(
+        out.contains("c0   2 loaded by TensorScalarImmLdArith: 40000000 bf800000 00000000")
+            && out.contains("(fp32 2.0, -1.0)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("c1   2 loaded by TensorScalarImmLdArith: 3f000000 40400000"),
+        "{out}"
+    );
+    assert!(out.contains("c2   never loaded: 00000000"), "{out}");
+    assert!(out.contains("flops    channels 1..2"), "{out}");
+    let err = status(
+        &run(&dir, &["--serial", "p.tpb", "--show", "flops[c0..129]"]),
+        2,
+    );
+    assert!(err.contains("channels 0..128"), "{err}");
+}

@@ -372,17 +372,11 @@ pub(crate) fn split_descriptor<'a>(
         .ok_or_else(|| Problem::at(p, format!("expected {form}, got `{}`", p.text)))
 }
 
-/// Parses a DATA4D base: an `i32`.
+/// Parses a DATA4D base: an `i32`, or its bit pattern as `0x…` (the i32 field rule).
 pub(crate) fn parse_base(p: Piece<'_>) -> Result<i32, Problem> {
     let p = p.trim();
-    parse_int(p.text)
-        .and_then(|v| i32::try_from(v).ok())
-        .ok_or_else(|| {
-            Problem::at(
-                p,
-                format!("base `{}` is not a 32-bit signed integer", p.text),
-            )
-        })
+    <i32 as crate::wire::Field>::parse_text(p.text, crate::Gen::default())
+        .map_err(|e| Problem::at(p, format!("base: {e}")))
 }
 
 #[cfg(test)]

@@ -97,10 +97,12 @@ pub fn parse_int(s: &str) -> Option<i128> {
         Some(b) => (true, b.to_string()),
         None => (false, s.strip_prefix('+').unwrap_or(&s).to_string()),
     };
+    // `from_str_radix` would take a sign after the prefix (`0x-5`): only digits may follow.
+    let digits = |t: &str| !t.starts_with(['+', '-']);
     let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        i128::from_str_radix(h, 16).ok()?
+        i128::from_str_radix(h, 16).ok().filter(|_| digits(h))?
     } else if let Some(b) = body.strip_prefix("0b") {
-        i128::from_str_radix(b, 2).ok()?
+        i128::from_str_radix(b, 2).ok().filter(|_| digits(b))?
     } else {
         body.parse::<i128>().ok()?
     };
@@ -148,10 +150,15 @@ impl Field for i32 {
         self.to_string()
     }
     fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
+        // `0x…` is the word's bit pattern (`0xffffffff` = -1), as for registers.
+        let t = s.trim();
+        if t.starts_with("0x") || t.starts_with("0X") {
+            return int_in::<u32>(t, "32-bit pattern").map(|v| v as i32);
+        }
         int_in(s, "32-bit signed integer")
     }
     fn expected() -> String {
-        "a 32-bit signed integer".into()
+        "a 32-bit signed integer, or its bits as `0x…`".into()
     }
 }
 
@@ -227,27 +234,11 @@ impl<const N: usize> Field for Bytes<N> {
     }
 }
 
-/// Lowercase hex of bytes, no separators.
-pub fn hex(b: &[u8]) -> String {
-    let mut s = String::with_capacity(b.len() * 2);
-    for x in b {
-        s.push_str(&format!("{x:02x}"));
-    }
-    s
-}
+pub use crate::hex::encode as hex;
 
-/// Parses hex digits (whitespace and `_` ignored) into bytes.
+/// Hex digits (whitespace, `_` and a `0x` group prefix ignored) into bytes.
 pub fn unhex(s: &str) -> Option<Vec<u8>> {
-    let d: Vec<u8> = s
-        .bytes()
-        .filter(|c| !c.is_ascii_whitespace() && *c != b'_')
-        .collect();
-    if !d.len().is_multiple_of(2) {
-        return None;
-    }
-    d.chunks(2)
-        .map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
-        .collect()
+    crate::hex::decode(s).ok()
 }
 
 macro_rules! enum_field {

@@ -23,12 +23,13 @@ use super::{num_fault, Cx, Parts, Role};
 use crate::assumptions::{dual_pair_slots, FLOP_SLOTS};
 use crate::machine::{FaultCause, FlopKind, Flops, WarningKind};
 use crate::numerics::Fp8Config;
+use tpb_isa::opcode::Form;
 use tpb_isa::wire::S4d4Tsm;
 use tpb_isa::{AluOp, Dtype, RevOps};
 
 pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
-    let dual = cx.opcode.0 == 0x87;
-    let kind = if cx.opcode.0 == 0x5F {
+    let dual = cx.info.form == Form::Dual;
+    let kind = if cx.info.is_bitvec() {
         FlopKind::Bitvec
     } else {
         FlopKind::Arith
@@ -98,30 +99,48 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
     Ok(())
 }
 
-/// Warns about channels whose flops do not hold `need` slots of `kind` (decisions §3.6).
+/// The ImmLd that loads flops of `kind`.
+fn loader_name(kind: FlopKind) -> &'static str {
+    match kind {
+        FlopKind::Arith => "TensorScalarImmLdArith",
+        FlopKind::Bitvec => "TensorScalarImmLdBitvec",
+    }
+}
+
+/// Warns about channels whose flops do not hold `need` slots of `kind` (decisions §3.6),
+/// naming the loader that actually ran on them; a channel both short and of the other kind
+/// gets both warnings.
 fn loader_check(cx: &mut Cx<'_>, n: u32, need: u64, kind: FlopKind) {
     let (mut short, mut other) = (Vec::new(), Vec::new());
     let (mut least, mut most) = (u8::MAX, 0u8);
+    // Who loaded the short channels: each loader once, in first-seen order.
+    let mut short_by: Vec<&str> = Vec::new();
+    let mut other_by: Vec<&str> = Vec::new();
     for c in 0..n {
         let f = &cx.st.flops[c as usize];
         if u64::from(f.loaded) < need {
             short.push(c);
             least = least.min(f.loaded);
             most = most.max(f.loaded);
-        } else if f.kind != Some(kind) {
+            let by = f.kind.map_or("no ImmLd", loader_name);
+            if !short_by.contains(&by) {
+                short_by.push(by);
+            }
+        }
+        if let Some(k) = f.kind.filter(|&k| k != kind) {
             other.push(c);
+            if !other_by.contains(&loader_name(k)) {
+                other_by.push(loader_name(k));
+            }
         }
     }
-    let loader = match kind {
-        FlopKind::Arith => "TensorScalarImmLdArith",
-        FlopKind::Bitvec => "TensorScalarImmLdBitvec",
-    };
+    let loader = loader_name(kind);
     if !short.is_empty() {
         cx.out.warn(
             WarningKind::LoaderMismatch,
             format!(
-                "reads {need} flop slot{} per channel but channel{} {} had only {} loaded by \
-                 {loader}; stale slots are read",
+                "reads {need} flop slot{} per channel but channel{} {} had only {} loaded, by \
+                 {}; stale slots are read",
                 if need == 1 { "" } else { "s" },
                 if short.len() == 1 { "" } else { "s" },
                 ranges(&short),
@@ -129,7 +148,8 @@ fn loader_check(cx: &mut Cx<'_>, n: u32, need: u64, kind: FlopKind) {
                     least.to_string()
                 } else {
                     format!("{least}..={most}")
-                }
+                },
+                short_by.join(" and ")
             ),
         );
     }
@@ -137,10 +157,11 @@ fn loader_check(cx: &mut Cx<'_>, n: u32, need: u64, kind: FlopKind) {
         cx.out.warn(
             WarningKind::LoaderMismatch,
             format!(
-                "expects flops from {loader} but channel{} {} were loaded by the other kind of \
-                 ImmLd; their bits are read as they are",
+                "expects flops from {loader} but channel{} {} were loaded by {}; their bits \
+                 are read as they are",
                 if other.len() == 1 { "" } else { "s" },
-                ranges(&other)
+                ranges(&other),
+                other_by.join(" and ")
             ),
         );
     }
@@ -293,7 +314,7 @@ mod tests {
                     };
                     m.set_flops(c, f).unwrap();
                 }
-                let mut i = Instruction::new(Opcode(0x4F), gen);
+                let mut i = Instruction::new(Opcode::TENSOR_SCALAR_PTR_MULTI_ARITH, gen);
                 if let Body::S4d4Tsm(s) = &mut i.body {
                     let pat = |a| Tensor::<4> {
                         start_addr: a,

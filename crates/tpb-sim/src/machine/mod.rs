@@ -10,7 +10,7 @@
 //! - Results are bit-exact and do not depend on the host (see [`crate::numerics`]).
 //! - No input (instruction bytes, host requests) makes the library panic.
 
-mod events;
+pub(crate) mod events;
 mod memory;
 mod report;
 
@@ -38,6 +38,10 @@ pub const NUM_EVENTS: usize = 256;
 /// four times a full 128-partition tile of the largest SBUF (512 KiB of bytes).
 pub const DEFAULT_MAX_ELEMENTS: u64 = 1 << 28;
 
+/// The default for [`Config::max_run_elements`]: 2^32 elements over a whole run, sixteen
+/// maximum-size instructions (tens of seconds of simulation; real kernels use far fewer).
+pub const DEFAULT_MAX_RUN_ELEMENTS: u64 = 1 << 32;
+
 /// How a machine behaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -53,6 +57,10 @@ pub struct Config {
     /// Refuse an instruction that would process more elements than this (all channels):
     /// a simulator limit against runaway broadcast patterns, not a machine behaviour.
     pub max_elements: u64,
+    /// The run's budget: refuse an instruction that would take the elements processed since
+    /// the machine was created past this (all instructions, all channels), so that a hostile
+    /// program's cost is bounded. A simulator limit, not a machine behaviour.
+    pub max_run_elements: u64,
 }
 
 impl Default for Config {
@@ -63,7 +71,7 @@ impl Default for Config {
 
 impl Config {
     /// The default configuration for `gen`: ml_dtypes FP8, not strict, documented contract
-    /// for ImmLd/PtrMulti, [`DEFAULT_MAX_ELEMENTS`].
+    /// for ImmLd/PtrMulti, [`DEFAULT_MAX_ELEMENTS`], [`DEFAULT_MAX_RUN_ELEMENTS`].
     pub const fn new(gen: Gen) -> Config {
         Config {
             gen,
@@ -74,6 +82,7 @@ impl Config {
             strict: false,
             firmware_stubs: false,
             max_elements: DEFAULT_MAX_ELEMENTS,
+            max_run_elements: DEFAULT_MAX_RUN_ELEMENTS,
         }
     }
 }
@@ -109,6 +118,8 @@ pub(crate) struct State {
     pub(crate) sems: [i32; NUM_SEMAPHORES],
     pub(crate) events: [bool; NUM_EVENTS],
     pub(crate) retired: u64,
+    /// Elements processed by the retired instructions (for [`Config::max_run_elements`]).
+    pub(crate) elements_run: u64,
 }
 
 /// A simulated NeuronCore slice: on-chip memory, registers, flops, semaphores and events
@@ -155,6 +166,7 @@ impl Machine {
                 sems: [INITIAL_WORD as i32; NUM_SEMAPHORES],
                 events: [false; NUM_EVENTS],
                 retired: 0,
+                elements_run: 0,
             },
             scratch: Scratch::new(),
             config,
@@ -376,7 +388,7 @@ impl Machine {
                 .then(|| std::mem::take(&mut self.spare_accesses)),
             ..Outcome::default()
         };
-        let stub = match firmware_stub_log(inst.header.opcode.0) {
+        let stub = match inst.info(gen).and_then(firmware_stub_log) {
             Some(line) if self.config.firmware_stubs && firmware_stubs_apply(gen) => Some(line),
             _ => None,
         };
@@ -402,7 +414,9 @@ impl Machine {
         }
         events::apply(plan, &mut self.state);
         self.state.retired += 1;
-        Ok(out.into_report(id))
+        let report = out.into_report(id);
+        self.state.elements_run = self.state.elements_run.saturating_add(report.elements);
+        Ok(report)
     }
 
     /// Runs a program in order; instruction `i` of `program` is reported as index `i`.

@@ -156,6 +156,15 @@ pub enum FaultCause {
         /// The configured limit.
         limit: u64,
     },
+    /// The instruction would take the run past [`Config::max_run_elements`](crate::Config::max_run_elements).
+    Budget {
+        /// Elements the instruction would process (all channels).
+        elements: u128,
+        /// Elements the run has processed so far.
+        used: u64,
+        /// The configured budget.
+        budget: u64,
+    },
     /// A warning turned into an error by strict mode.
     Strict(WarningKind, String),
 }
@@ -197,6 +206,16 @@ impl fmt::Display for FaultCause {
                 f,
                 "{elements} elements exceed the simulator's per-instruction limit {limit} \
                  (Config::max_elements)"
+            ),
+            FaultCause::Budget {
+                elements,
+                used,
+                budget,
+            } => write!(
+                f,
+                "run budget exceeded: {elements} more elements after {used} would pass the \
+                 budget of {budget} elements per run (`tpb run --max-run-elements`, \
+                 Config::max_run_elements)"
             ),
             FaultCause::Strict(kind, msg) => write!(f, "strict mode: [{}] {msg}", kind.tag()),
         }

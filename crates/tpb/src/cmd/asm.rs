@@ -40,7 +40,7 @@ pub struct DisasmArgs {
 /// for, and writes the binary only when everything is clean (or `--no-validate`). Every
 /// problem of the file is printed as `FILE:LINE:COL: message`; exit 1 if there is any.
 pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
-    let name = args.file.display().to_string();
+    let name = super::printable(&args.file.display().to_string()).into_owned();
     let src = if name == "-" {
         std::io::read_to_string(std::io::stdin()).map_err(|e| CliError::io("-", e))?
     } else {
@@ -52,7 +52,8 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
         Ok(a) => a,
         Err(errors) => {
             for e in &errors {
-                eprintln!("{name}:{}:{}: {}", e.line, e.column, e.message);
+                let line = format!("{name}:{}:{}: {}", e.line, e.column, e.message);
+                eprintln!("{}", super::printable(&line));
             }
             if errors.is_truncated() {
                 eprintln!(
@@ -67,7 +68,7 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
     };
     if let Err(errors) = super::run::program::engines_of(&assembly, assembly.final_gen) {
         for (line, col, m) in &errors {
-            eprintln!("{name}:{line}:{col}: {m}");
+            eprintln!("{name}:{line}:{col}: {}", super::printable(m));
         }
         eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
         return Ok(ExitCode::from(1));
@@ -77,7 +78,8 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
         for s in assembly.instructions() {
             let report = validate(&s.inst, s.gen);
             for f in report.failures() {
-                eprintln!("{name}:{}: invalid on {}: {f}", s.line, s.gen);
+                let line = format!("{name}:{}: invalid on {}: {f}", s.line, s.gen);
+                eprintln!("{}", super::printable(&line));
             }
             bad += usize::from(!report.is_valid());
         }

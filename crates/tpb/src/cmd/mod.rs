@@ -36,3 +36,32 @@ impl CliError {
         }
     }
 }
+
+/// `text` with every control character except newline written as an escape (`\u{1b}`), so
+/// that a file name or file content quoted in an error cannot drive the terminal (colours,
+/// cursor moves, a rewritten title). Newlines stay: the commands join error lines with them.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(|c| c.is_control() && c != '\n') {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| match c {
+            '\n' => "\n".to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(printable("a\u{1b}[31mb\tc\nd"), "a\\u{1b}[31mb\\u{9}c\nd");
+        assert_eq!(printable("plain `x`"), "plain `x`");
+        assert_eq!(printable("\u{9b}2J"), "\\u{9b}2J", "C1 controls too");
+    }
+}

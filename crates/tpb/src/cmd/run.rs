@@ -94,6 +94,10 @@ pub struct Args {
     /// Directory for output files (relative --out/.out paths).
     #[arg(long, value_name = "DIR", default_value = "out")]
     pub out_dir: PathBuf,
+    /// The run's budget in elements processed (all instructions, all channels); an
+    /// instruction that would pass it is a fault.
+    #[arg(long, value_name = "N", default_value_t = tpb_sim::DEFAULT_MAX_RUN_ELEMENTS)]
+    pub max_run_elements: u64,
     /// Let the program's `.out` directives write outside --out-dir (absolute or `..` paths).
     #[arg(long)]
     pub allow_outside_out_dir: bool,
@@ -167,6 +171,9 @@ enum Action {
         bound: Bound,
         pic: Picture,
     },
+    ShowFlops {
+        channels: std::ops::Range<u32>,
+    },
 }
 
 /// An action, where it acts (the number of instructions before it) and where it came from.
@@ -207,6 +214,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     config.fp8 = fp8;
     config.strict = args.strict;
     config.firmware_stubs = args.firmware_stubs;
+    config.max_run_elements = args.max_run_elements;
     let style = match args.npy_style {
         StyleArg::Bits => NpyStyle::BitView,
         StyleArg::MlDtypes => NpyStyle::MlDtypes,
@@ -255,10 +263,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             Err(fault) => {
                 summary(&report, &tally);
                 for f in &tally.failed {
-                    eprintln!("tpb: error: expectation failed: {f}");
+                    eprintln!("tpb: error: expectation failed: {}", super::printable(f));
                 }
                 let cause = fault.to_string().replace("\n  ", "; ");
-                eprintln!("tpb: error: {}{cause}", program.where_is(p));
+                let line = format!("{}{cause}", program.where_is(p));
+                eprintln!("tpb: error: {}", super::printable(&line));
                 return Ok(ExitCode::from(1));
             }
         }
@@ -269,7 +278,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     for f in &tally.failed {
-        eprintln!("tpb: error: expectation failed: {f}");
+        eprintln!("tpb: error: expectation failed: {}", super::printable(f));
     }
     Ok(ExitCode::from(1))
 }
@@ -358,12 +367,16 @@ fn plan(
             | Action::Out { bound, .. }
             | Action::Expect { bound, .. }
             | Action::Show { bound, .. } => Some(bound),
-            Action::Reg { .. } => None,
+            Action::Reg { .. } | Action::ShowFlops { .. } => None,
         };
         if let Some(b) = bound {
             machine
                 .uninitialised_bytes(&b.tensor)
-                .map_err(|e| here(format!("region {b}: {e} on {}", machine.gen())))?;
+                .map_err(|e| match e {
+                    // Already names the generation.
+                    tpb_sim::HostError::NoSuchSpace { .. } => here(format!("region {b}: {e}")),
+                    e => here(format!("region {b}: {e} on {}", machine.gen())),
+                })?;
         }
         plan.push(Planned { at, origin, action });
     }
@@ -503,6 +516,7 @@ fn prepare(
                 },
             }
         }
+        Binding::ShowFlops { channels } => Action::ShowFlops { channels },
         Binding::DefaultDtype(_) => return Ok(None),
     }))
 }
@@ -645,6 +659,15 @@ fn perform(
                         .failed
                         .push(format!("{}: {bound} == {source}: {detail}", a.origin));
                 }
+            }
+        }
+        Action::ShowFlops { channels } => {
+            println!(
+                "flops    channels {}..{}{when}",
+                channels.start, channels.end
+            );
+            for c in channels.clone() {
+                print!("{}", show::flops_line(c, &m.flops()[c as usize]));
             }
         }
         Action::Show { bound, pic } => {

@@ -62,6 +62,11 @@ pub enum Binding {
         /// Element literal drawn as `#` (others `.`); `None` prints values.
         mark: Option<String>,
     },
+    /// Print the DVE scalar flops of a range of channels (`.show flops[c0..4]`).
+    ShowFlops {
+        /// The channels (relative DVE lanes, 0..128).
+        channels: std::ops::Range<u32>,
+    },
     /// The element type for files whose region names none (`.dtype`, `--dtype`).
     DefaultDtype(Dtype),
 }
@@ -174,6 +179,15 @@ pub fn parse(kind: &str, text: &str, paths: Paths<'_>) -> Result<Binding, String
                 want,
             })
         }
+        "show"
+            if text
+                .get(..6)
+                .is_some_and(|h| h.eq_ignore_ascii_case("flops[")) =>
+        {
+            Ok(Binding::ShowFlops {
+                channels: flop_channels(text)?,
+            })
+        }
         "show" => {
             let mut words = text.split_whitespace();
             let region = RegionSpec::parse(
@@ -203,6 +217,27 @@ pub fn parse(kind: &str, text: &str, paths: Paths<'_>) -> Result<Binding, String
         )),
         other => Err(format!("unknown binding `{other}`")),
     }
+}
+
+/// `flops[c0..4]`, `flops[0..4]` or `flops[3]`: channels of the DVE scalar flops (END exclusive).
+fn flop_channels(text: &str) -> Result<std::ops::Range<u32>, String> {
+    let bad = || format!("`{text}` is not flops[cSTART..END] or flops[cN] (channels 0..128)");
+    let inside = text[6..].trim_end().strip_suffix(']').ok_or_else(bad)?;
+    let inside = inside
+        .trim()
+        .strip_prefix(['c', 'C'])
+        .unwrap_or(inside.trim());
+    let (start, end) = match inside.split_once("..") {
+        Some((a, b)) => (number(a).ok_or_else(bad)?, number(b).ok_or_else(bad)?),
+        None => {
+            let n = number(inside).ok_or_else(bad)?;
+            (n, n.saturating_add(1))
+        }
+    };
+    if start >= end || end > u64::from(tpb_isa::geometry::NUM_CHANNELS) {
+        return Err(bad());
+    }
+    Ok(start as u32..end as u32)
 }
 
 fn nonempty<'a>(s: &'a str, what: &str) -> Result<&'a str, String> {

@@ -51,6 +51,13 @@ pub fn read_for_region(
         }
         (Err(e), _) => return Err(format!("{name}: {e}")),
     };
+    if !tpb_sim::numerics::is_datapath_dtype(arr.dtype) {
+        return Err(format!(
+            "{name}: the file holds {}, which no region can hold (the datapath types are \
+             int8..int32, uint8..uint32, fp16, bfloat16, fp32 and fp8)",
+            arr.dtype
+        ));
+    }
     let bound = region
         .bind_to(arr.dtype, &arr.shape)
         .map_err(|e| format!("{name}: {e}"))?;

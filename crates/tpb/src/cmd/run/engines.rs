@@ -184,7 +184,10 @@ pub(super) fn run(
         println!("timeline {}", path.display());
     }
     for f in &tally.failed {
-        eprintln!("tpb: error: expectation failed: {f}");
+        eprintln!(
+            "tpb: error: expectation failed: {}",
+            crate::cmd::printable(f)
+        );
     }
     if run.race_count > 0 && !args.allow_races {
         eprintln!(

@@ -68,6 +68,27 @@ pub fn render(b: &Bound, data: &[u8], pic: &Picture, fp8: &Fp8Config, indent: &s
     s
 }
 
+/// One channel of `.show flops[…]`: who loaded how many slots, then the 8 slots as hex
+/// (and as fp32 for the slots an ImmLdArith loaded).
+pub fn flops_line(channel: u32, f: &tpb_sim::Flops) -> String {
+    use tpb_sim::FlopKind;
+    let who = match f.kind {
+        None => "never loaded".to_string(),
+        Some(FlopKind::Arith) => format!("{} loaded by TensorScalarImmLdArith", f.loaded),
+        Some(FlopKind::Bitvec) => format!("{} loaded by TensorScalarImmLdBitvec", f.loaded),
+    };
+    let hex: Vec<String> = f.slots.iter().map(|w| format!("{w:08x}")).collect();
+    let mut line = format!("           c{channel:<3} {who}: {}", hex.join(" "));
+    if f.kind == Some(FlopKind::Arith) {
+        let vals: Vec<String> = f.slots[..usize::from(f.loaded).min(f.slots.len())]
+            .iter()
+            .map(|&w| tpb_isa::wire::descriptor::f32_text(w))
+            .collect();
+        line += &format!(" (fp32 {})", vals.join(", "));
+    }
+    line + "\n"
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
