@@ -19,6 +19,7 @@ pub use tables::{
     WaitMode,
 };
 pub mod geometry;
+pub mod hex;
 pub mod pack;
 pub mod text;
 pub mod validate;

@@ -17,6 +17,7 @@ macro_rules! for_each_struct {
             S3d3Ts, "S3D3_TS", "TensorScalar / TensorScalarPtr (isa-facts §7)";
             S3d3TsSelect, "S3D3_TS_SELECT", "TensorScalarSelect (isa-facts §10.1)";
             S2d2Rs, "S2D2_RS", "RangeSelect (isa-facts §10.2)";
+            EventSemaphore, "EVENT_SEMAPHORE", "EventSemaphore, the standalone sync record (isa-facts §1.3)";
         }
     };
 }
@@ -114,6 +115,12 @@ pub enum Family {
     TsSelect,
     /// RangeSelect (0xBC).
     RangeSelect,
+    /// EventSemaphore (0xA0).
+    EventSemaphore,
+    /// BatchNormParamLoad (0x64), an `S2_BN` sibling of ImmLd.
+    BatchNormParamLoad,
+    /// MatchValueLoad (0x6D), an `S2_BN` sibling of ImmLd.
+    MatchValueLoad,
 }
 
 /// Whether the opcode's ALU ops are arithmetic or bit-vector (the Arith/Bitvec twins).
@@ -184,6 +191,8 @@ pub struct OpcodeInfo {
     pub exec: Exec,
     /// Where the facts come from (a section of `docs/reference/`).
     pub source: &'static str,
+    /// The firmware worker's self-name log line, `S: <display>` (seed 000 §8).
+    pub firmware_log: &'static str,
 }
 
 impl OpcodeInfo {
@@ -193,8 +202,10 @@ impl OpcodeInfo {
     }
 }
 
+const BN_STATE: &str = "it loads DVE batch-norm / match-value state that tpb does not model \
+                        (isa-facts §6)";
 const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda \
-                             header: no `has_valid_src_slices_tsm_dual` clause admits it \
+                             header: no sensible fixed second op and the DVE uop table is full \
                              (isa-facts §8)";
 /// The opcode table, one row per opcode, written once. It expands through a callback macro
 /// (the wasmtime Pulley `for_each_op!` pattern), so other modules can generate code from the
@@ -212,6 +223,8 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_BITVEC = 0x53, "TENSOR_SCALAR_BITVEC_OP", "TensorScalarBitvec", "ts_bitvec", S3d3Ts, Dve, Maintained, ALL, TensorScalar, Bitvec, Immediate, Run, "isa-facts §7";
             TENSOR_SCALAR_PTR_BITVEC = 0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "TensorScalarPtrBitvec", "ts_ptr_bitvec", S3d3Ts, Dve, DeprecatedWorking, ALL, TensorScalar, Bitvec, Pointer, Run, "isa-facts §7";
             TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", S4d4Tsm, Dve, NotMaintained, ALL, PtrMulti, Bitvec, Multi, Run, "seed 000 §3";
+            BATCH_NORM_PARAM_LOAD = 0x64, "BATCH_NORM_PARAM_LOAD", "BatchNormParamLoad", "bn_param_load", S2Bn, Dve, Maintained, ALL, BatchNormParamLoad, NotApplicable, Immediate, NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
+            MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", S2Bn, Dve, Maintained, ALL, MatchValueLoad, NotApplicable, Immediate, NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
             TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", S2Bn, Dve, NotMaintained, ALL, ImmLd, Arith, Immediate, Run, "isa-facts §6";
             TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", S2Bn, Dve, NotMaintained, ALL, ImmLd, Bitvec, Immediate, Run, "isa-facts §6";
             IOTA = 0x7E, "IOTA", "Iota", "iota", D4Iota, Pool, Maintained, ALL, Iota, NotApplicable, Immediate, Run, "isa-facts §9";
@@ -219,6 +232,7 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC = 0x88, "TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC", "TensorScalarPtrMultiDualBitvec", "ptr_multi_dual_bitvec", S4d4Tsm, Dve, NotMaintained, SUNDA, PtrMulti, Bitvec, Dual, Disabled(DISABLED_0X88), "seed 000 §3, isa-facts §8";
             TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", S2d2TsAs, Pool, Maintained, ALL, AffineSelect, NotApplicable, Immediate, Run, "seed 002 §3";
             TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", S3d3TsSelect, Dve, Maintained, ALL, TsSelect, NotApplicable, Immediate, Run, "isa-facts §10.1";
+            EVENT_SEMAPHORE = 0xA0, "EVENT_SEMAPHORE", "EventSemaphore", "event_semaphore", EventSemaphore, Any, Maintained, ALL, EventSemaphore, NotApplicable, Immediate, Run, "isa-facts §1.3";
             RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", S2d2Rs, Dve, Maintained, CAYMAN_UP, RangeSelect, NotApplicable, Immediate, Run, "isa-facts §10.2";
         }
     };
@@ -234,7 +248,8 @@ macro_rules! opcode_table {
             $( OpcodeInfo { value: $v, header_name: $hn, display: $disp, mnemonic: $mn, kind: StructKind::$k,
                             engine: Engine::$e, maintenance: Maintenance::$m, gens: GenSet::$g,
                             family: Family::$fam, alu: AluClass::$alu, form: Form::$form,
-                            exec: { use Exec::*; $exec }, source: $src }, )*
+                            exec: { use Exec::*; $exec }, source: $src,
+                            firmware_log: concat!("S: ", $disp) }, )*
         ];
     };
 }
@@ -250,12 +265,9 @@ pub const KNOWN_UNMODELLED: &[(u8, &str)] = &[
     (0x30, "Exponential"),
     (0x41, "TensorTensorArith"),
     (0x51, "TensorTensorBitvec"),
-    (0x64, "BatchNormParamLoad"),
     (0x68, "Gather"),
-    (0x6D, "MatchValueLoad"),
     (0x93, "TransposeTensorScalarArith"),
     (0x9A, "TensorScalarCacheReduce"),
-    (0xA0, "EventSemaphore"),
     (0xE3, "QuantizeMx"),
     (0xE6, "TensorScalarCacheCumulative"),
 ];

@@ -3,6 +3,9 @@
 //! matches the code, and the generated reference section equals
 //! `field_reference_markdown()` (regenerate with `TPB_BLESS=1`).
 
+#[path = "support/golden.rs"]
+mod golden;
+
 use std::path::PathBuf;
 use tpb_isa::opcode::OPCODES;
 use tpb_isa::text::{asm, field_reference_markdown, AsmOptions, Assembly, FIELD_ALIASES};
@@ -124,7 +127,7 @@ fn generated_reference_matches_the_code() {
     if committed == generated {
         return;
     }
-    if std::env::var_os("TPB_BLESS").is_some() {
+    if golden::bless() {
         let updated = format!("{}{generated}{}", &doc[..b + BEGIN.len()], &doc[e..]);
         std::fs::write(doc_path(), updated).expect("write docs/syntax.md");
         return;

@@ -503,7 +503,12 @@ fn descriptor_rules() {
     ptr(&mut i).dst_mem_pattern.start_addr = Addr4::at(g, Space::Psum, 0, 0).unwrap();
     assert_valid(&i, g);
     ptr(&mut i).out_dtype = Dtype::BFLOAT16;
-    assert_fails(&i, g, "tensor_start_addr_valid", "dst_mem_pattern dtype");
+    assert_fails(
+        &i,
+        g,
+        "tensor_start_addr_valid",
+        "dst_mem_pattern.start_addr",
+    );
     // Zero steps are legal (broadcast, decisions §2.4).
     let mut i = ptr_multi(g, 0x4F);
     ptr(&mut i).src_mem_pattern.step_elem = [0, 0, 0, 0];
@@ -740,6 +745,21 @@ fn select_and_range_select_rules() {
         s.pred_imm_dtype = Dtype::INT16;
     }
     assert_fails(&i, g, "tensor_scalar_select_dtypes", "pred_imm_dtype");
+    // isa-facts §10.1 (ASSUMED rule): both reserved fields must be zero.
+    for (field, set) in [
+        (
+            "reserved0",
+            (|s: &mut S3d3TsSelect| s.reserved0.0[3] = 1) as fn(&mut S3d3TsSelect),
+        ),
+        ("reserved1", |s: &mut S3d3TsSelect| s.reserved1.0[1] = 0x80),
+    ] {
+        let mut i = ts_select(g);
+        assert_valid(&i, g);
+        if let Body::S3d3TsSelect(s) = &mut i.body {
+            set(s);
+        }
+        assert_fails(&i, g, "s3d3_ts_select_reserved_zero", field);
+    }
 
     let rs = range_select(Gen::Cayman).encode();
     let sunda = Instruction::decode(&rs, Gen::Sunda);
@@ -793,4 +813,77 @@ fn every_failure_is_reported_and_walk_lists_passes() {
     );
     assert!(line.contains("seed 000 §5a"), "{line}");
     assert!(line.contains("HIGH/OBSERVED"), "{line}");
+}
+
+// Issue 8 item 14 — seed 001 "mem4d_valid — the destination check" (indirect branch) and
+// "QUIRK — an indirect 4D descriptor reinterprets +4 as a second address": with marker 0x20
+// the word at +4 is a second address, checked as one, and the count sweep is skipped.
+#[test]
+fn seed001_mem4d_indirect_second_address_is_checked_and_counts_skipped() {
+    let g = Gen::Cayman;
+    let mut i = ptr_multi(g, 0x4F);
+    // The issue's reproducer: dst 0x20001000 with +4 = 0xFFFFFFFF validated before.
+    ptr(&mut i).dst_mem_pattern.start_addr = Addr4(0x2000_1000);
+    ptr(&mut i).dst_mem_pattern.step_elem[0] = -1;
+    ptr(&mut i).dst_mem_pattern.step_elem[1] = -1;
+    assert_fails(
+        &i,
+        g,
+        "tensor_start_addr_valid",
+        "dst_mem_pattern.indirect_addr",
+    );
+    // A second address inside SBUF passes, even with a zero count (no count sweep), and
+    // misalignment of the second address for the operand's dtype (fp32) fails.
+    let second = sbuf(g, 0, 0x2000).0;
+    ptr(&mut i).dst_mem_pattern.step_elem[0] = second as u16 as i16;
+    ptr(&mut i).dst_mem_pattern.step_elem[1] = (second >> 16) as u16 as i16;
+    let f = failures(&i, g);
+    assert!(
+        !f.iter()
+            .any(|(_, fl)| fl.starts_with("dst_mem_pattern.indirect")
+                || fl.starts_with("dst_mem_pattern.num_elem[")
+                || fl == "dst_mem_pattern.start_addr"),
+        "{f:?}"
+    );
+    ptr(&mut i).dst_mem_pattern.num_elem[2] = 0;
+    let f = failures(&i, g);
+    assert!(!f.iter().any(|(r, _)| r == "tensor4d_valid"), "{f:?}");
+    ptr(&mut i).dst_mem_pattern.step_elem[0] = (second + 2) as u16 as i16;
+    assert_fails(&i, g, "addr_aligned_dtype", "dst_mem_pattern.indirect_addr");
+    // `explain` labels +4 as the second address, not as step_elem[0..1].
+    let parts = ptr(&mut i).dst_mem_pattern.parts(g);
+    assert!(parts.iter().any(|(n, off, size, v)| n == ".indirect_addr"
+        && (*off, *size) == (4, 4)
+        && v.starts_with("second address")));
+    assert!(!parts
+        .iter()
+        .any(|(n, ..)| n == ".step_elem[0]" || n == ".step_elem[1]"));
+    // The source (tensor4d_valid, a read) keeps the plain reading.
+    let mut j = ptr_multi(g, 0x4F);
+    ptr(&mut j).src_mem_pattern.start_addr = Addr4(0x2000_0000);
+    ptr(&mut j).src_mem_pattern.num_elem[0] = 0;
+    assert_fails(&j, g, "tensor4d_valid", "src_mem_pattern.num_elem[0]");
+}
+
+// Issue 8 item 15 — seed 001 "tensor4d_valid — the source check" (v4 bound) and
+// "mem4d_valid" (marker 0x20): tpb's documented choices (README assumptions
+// `v4-tensor4d-bound`, `indirect-marker`). A mariana 4D source from partition 32 or in PSUM
+// stays valid (the compiler model's ≤ 0x3FFFFF bound is not applied), and marker 0x20 is the
+// indirect form, never read as PSUM.
+#[test]
+fn seed001_v4_source_bound_not_applied_and_marker_0x20_is_indirect() {
+    let g = Gen::Mariana;
+    let mut i = ptr_multi(g, 0x4F);
+    ptr(&mut i).num_active_channels = 32;
+    ptr(&mut i).src_mem_pattern.start_addr = sbuf(g, 32, 0);
+    ptr(&mut i).dst_mem_pattern.start_addr = sbuf(g, 32, 0x1000);
+    assert!(ptr(&mut i).src_mem_pattern.start_addr.0 > 0x3F_FFFF);
+    assert_valid(&i, g);
+    let psum = Addr4::at(g, Space::Psum, 0, 0).unwrap();
+    ptr(&mut i).src_mem_pattern.start_addr = Addr4::at(g, Space::Psum, 32, 0).unwrap();
+    assert_ne!(psum.0 & 0x1E00_0000, 0);
+    assert_valid(&i, g);
+    let marked = u32::from(Addr4::MARKER_INDIRECT) << 24;
+    assert_eq!(Addr4(marked).form(), AddrForm::Indirect);
+    assert_eq!(Addr4(marked).locate(g), None, "0x20 is not a PSUM flag");
 }

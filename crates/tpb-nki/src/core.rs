@@ -6,11 +6,11 @@ use crate::tile::Tile;
 use crate::Operand;
 use tpb_isa::geometry::Space;
 use tpb_isa::text::disasm;
-use tpb_isa::validate::{validate, Report};
+use tpb_isa::validate::Report;
 use tpb_isa::wire::{encode_program, ImmVal};
 use tpb_isa::{AluOp, Dtype, Gen, ImmSrc, Instruction};
 use tpb_sim::numerics::from_f32;
-use tpb_sim::{Config, Fault, HostError, Machine, StepReport};
+use tpb_sim::{Config, Fault, FaultCause, HostError, Machine, StepReport};
 
 /// Tiles are placed at offsets aligned to this many bytes (our choice; see the crate docs).
 const TILE_ALIGN: u64 = 64;
@@ -463,29 +463,24 @@ impl Core {
     /// Validates `inst` for the core's generation, runs it, and appends it to the program.
     /// On any error nothing is appended and no state changes: the constant registers this
     /// call placed (`placed`) get their previous values back.
+    /// The machine validates before anything runs, so an invalid instruction comes back as
+    /// a fault carrying the validator's report.
     fn emit(&mut self, inst: Instruction, placed: &[Placed]) -> Result<StepReport, NkiError> {
-        let report = validate(&inst, self.gen());
-        let result = if report.is_valid() {
-            self.machine
-                .step_at(self.program.len(), &inst)
-                .map_err(NkiError::Fault)
-        } else {
-            Err(NkiError::Invalid {
-                mnemonic: inst
-                    .info(self.gen())
-                    .map_or_else(|| inst.opcode().to_string(), |r| r.mnemonic.to_string()),
-                inst: Box::new(inst),
-                report,
-            })
-        };
-        match result {
+        match self.machine.step_at(self.program.len(), &inst) {
             Ok(r) => {
                 self.program.push(inst);
                 Ok(r)
             }
-            Err(e) => {
+            Err(fault) => {
                 self.emit_failed(placed);
-                Err(e)
+                Err(match fault.cause {
+                    FaultCause::Invalid { report } => NkiError::Invalid {
+                        mnemonic: fault.inst.mnemonic.to_string(),
+                        inst: Box::new(inst),
+                        report,
+                    },
+                    _ => NkiError::Fault(fault),
+                })
             }
         }
     }

@@ -11,6 +11,7 @@
 //! how instructions use the machine.
 
 use crate::numerics::{alu_arith, alu_bitvec, alu_int_as, from_f32, Fp8Config, NumError};
+use tpb_isa::opcode::{Maintenance, OpcodeInfo};
 use tpb_isa::wire::Addr4;
 use tpb_isa::{AluOp, Dtype, Gen};
 
@@ -136,6 +137,32 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                fault.",
     },
     Assumption {
+        id: "event-semaphore-order",
+        source: "isa-facts §1.3 (EventSemaphore layout), decisions §3.8",
+        text: "EventSemaphore (0xA0) checks wait 0 (the EVENTS preamble) and wait 1 (the body) \
+               against the state before it, then applies wait 1's own event effect and the \
+               body's update, then the preamble's wait effect; an unmet wait is a fault, as for \
+               the preamble. The preamble's own update must be none (a validation rule).",
+    },
+    Assumption {
+        id: "indirect-marker",
+        source: "seed 001 'mem4d_valid', isa-facts §2.1, decisions §3.10",
+        text: "ADDR4 marker 0x20 / 0xA0 is the indirect form, not a PSUM flag (seed 001's \
+               mem4d_valid comment says 'PSUM / 2nd-window'): PSUM is told by the address \
+               window, the packer never sets 0x20, a 4D destination with it carries a second \
+               address at +4 (validated as one), and `tpb run` refuses indirect addresses as \
+               not supported.",
+    },
+    Assumption {
+        id: "v4-tensor4d-bound",
+        source: "seed 001 'tensor4d_valid — the source check', isa-facts §3.5",
+        text: "The compiler model's v4 (mariana) tensor4d_valid bound (byte address <= \
+               0x3FFFFF, bits 25-28 clear in the plain case) is not checked: under the header \
+               address map (partition x 256 KiB, PSUM at 1<<25) it would refuse every 4D \
+               source from partition 16 up or in PSUM, which tensor_start_addr_valid accepts, \
+               and the exempt 'quadrant' case is not described.",
+    },
+    Assumption {
         id: "firmware-stub-scope",
         source: "decisions §3.7",
         text: "With firmware stubs on, ImmLd and PtrMulti on cayman, mariana and maverick \
@@ -249,9 +276,6 @@ pub const fn imm_ld_slot(i: usize) -> usize {
 pub const fn dual_pair_slots(i: usize) -> (usize, usize) {
     (2 * i, 2 * i + 1)
 }
-
-/// Whether the loader state (count, kind) is per channel (`loader-state-per-channel`).
-pub const LOADER_STATE_PER_CHANNEL: bool = true;
 
 // ---- datapath stages ----------------------------------------------------------------------
 
@@ -428,20 +452,26 @@ pub const fn firmware_stubs_apply(gen: Gen) -> bool {
     !matches!(gen, Gen::Sunda)
 }
 
-/// The firmware's self-name log line for a stubbed opcode (seed 000 §8).
-pub const fn firmware_stub_log(opcode: u8) -> Option<&'static str> {
-    match opcode {
-        0x70 => Some("S: TensorScalarImmLdArith"),
-        0x71 => Some("S: TensorScalarImmLdBitvec"),
-        0x4F => Some("S: TensorScalarPtrMultiArith"),
-        0x5F => Some("S: TensorScalarPtrMultiBitvec"),
-        _ => None,
-    }
+/// The firmware's self-name log line for a stubbed opcode: the workers the header marks
+/// "not maintained" are the log-only stubs (seed 000 §8).
+pub fn firmware_stub_log(info: &OpcodeInfo) -> Option<&'static str> {
+    (info.maintenance == Maintenance::NotMaintained).then_some(info.firmware_log)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Issue 8 item 15: seed 001's v4 tensor4d_valid bound and the 0x20 marker are listed
+    // choices (tpb-isa tests/validate.rs `seed001_v4_source_bound_not_applied_…` checks the
+    // behaviour they describe).
+    #[test]
+    fn seed001_address_choices_are_listed() {
+        for id in ["indirect-marker", "v4-tensor4d-bound"] {
+            let a = ASSUMPTIONS.iter().find(|a| a.id == id).expect(id);
+            assert!(a.source.contains("seed 001"), "{id}");
+        }
+    }
 
     #[test]
     fn ids_are_unique_and_texts_present() {

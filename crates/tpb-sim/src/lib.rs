@@ -57,8 +57,9 @@
 //!
 //! Modules: [`numerics`] (dtype codecs and ALU ops, no knowledge of instructions),
 //! [`machine`] (state, host API, step/run), [`region`] (the `sbuf[p0..128]+0x400:fp32:128x512`
-//! region syntax and region reads/writes), [`assumptions`] (every ASSUMED behaviour), and
-//! the private `exec` (one execute function per instruction).
+//! region syntax and region reads/writes), [`engines`] (one queue per engine, the timing
+//! model, race and deadlock detection), [`assumptions`] (every ASSUMED behaviour), and the
+//! private `exec` (one execute function per instruction).
 #![warn(missing_docs)]
 
 pub mod assumptions;

@@ -9,7 +9,7 @@ use tpb_isa::{geometry::Space, Dtype, Gen, Instruction};
 use tpb_sim::engines::{
     place, run_engines, EngineId, EngineOptions, EngineRun, Object, RaceKind, Stop, Timing, Wait,
 };
-use tpb_sim::{Config, HostTensor, Machine};
+use tpb_sim::{Config, FaultCause, HostTensor, Machine};
 
 fn program(src: &str) -> Vec<Instruction> {
     asm(src, &AsmOptions::new(Gen::Cayman))
@@ -316,6 +316,17 @@ fn a_wait_acquires_only_the_updates_it_needed() {
             + &pool_write("wait_mode=sem_ge_imm wait_idx=1 semaphore_value=2")),
     );
     ordered(&r);
+}
+
+#[test]
+fn an_invalid_instruction_faults_before_its_wait_is_looked_at() {
+    // Wait mode 9 is outside the enum: validation names it, as on one stream.
+    let r = run(&(pool_write("") + &dve_read("wait_mode=9 wait_idx=1")));
+    let Stop::Fault { fault, engine, .. } = &r.stop else {
+        panic!("{:?}", r.stop)
+    };
+    assert_eq!(*engine, EngineId::Dve);
+    assert!(matches!(fault.cause, FaultCause::Invalid { .. }), "{fault}");
 }
 
 // ---- deadlocks -----------------------------------------------------------------------------

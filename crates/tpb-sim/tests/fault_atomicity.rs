@@ -177,7 +177,7 @@ fn gens() -> impl Strategy<Value = Gen> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 160, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
 
     #[test]
     fn a_fault_changes_no_state(seed: u64, gen in gens(), which in 0usize..7, how in 0u64..8) {

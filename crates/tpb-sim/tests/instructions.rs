@@ -948,6 +948,175 @@ fn host_api_rejects_bad_requests() {
     assert!(m.read_tensor(&bad).is_err());
 }
 
+/// EventSemaphore (0xA0, isa-facts §1.3 layout): wait 0 in the EVENTS preamble, wait 1 and
+/// the update in the body; both waits are checked, then the update applies
+/// (`event-semaphore-order`). An unmet wait is a fault that changes nothing.
+fn event_semaphore(
+    wait0: (WaitMode, u8, u32),
+    wait1: (WaitMode, u8, u32),
+    upd: (UpdateMode, u8, u32),
+) -> Instruction {
+    use tpb_isa::wire::{op, EventSemaphore, Events};
+    Instruction::build(
+        op::EVENT_SEMAPHORE,
+        EventSemaphore {
+            wait1_mode: wait1.0,
+            wait1_idx: wait1.1,
+            wait1_value: wait1.2,
+            update1_mode: upd.0,
+            update1_idx: upd.1,
+            update1_value: upd.2,
+            ..Default::default()
+        },
+    )
+    .with_events(Events {
+        wait_mode: wait0.0,
+        wait_idx: wait0.1,
+        semaphore_value: wait0.2,
+        ..Default::default()
+    })
+}
+
+#[test]
+fn event_semaphore_checks_both_waits_then_updates() {
+    for gen in Gen::ALL {
+        let i = event_semaphore(
+            (WaitMode::SEM_GE_IMM, 1, 2),
+            (WaitMode::SEM_GE_IMM, 2, 3),
+            (UpdateMode::SEM_ADD_IMM_COMPLETE, 4, 5),
+        );
+        assert!(tpb_isa::validate::is_valid(&i, gen), "{gen}");
+        let mut m = Machine::new(Config::new(gen));
+        m.set_semaphore(1, 2);
+        m.set_semaphore(2, 3);
+        m.set_semaphore(4, 10);
+        m.step(&i).unwrap();
+        assert_eq!(m.semaphores()[4], 15, "{gen}: the update applied");
+        // Wait 0 unmet (semaphore 1 < 2): a fault, no update.
+        let mut m = Machine::new(Config::new(gen));
+        m.set_semaphore(2, 3);
+        let f = m.step(&i).unwrap_err();
+        assert!(matches!(f.cause, FaultCause::WaitUnsatisfied { .. }), "{f}");
+        assert_eq!(m.semaphores()[4], 0);
+        // Wait 1 unmet (semaphore 2 < 3): a fault naming semaphore 2, no update.
+        let mut m = Machine::new(Config::new(gen));
+        m.set_semaphore(1, 2);
+        let f = m.step(&i).unwrap_err();
+        assert!(f.to_string().contains("semaphore 2"), "{f}");
+        assert_eq!(m.semaphores()[4], 0);
+        assert_eq!(m.retired(), 0);
+    }
+}
+
+#[test]
+fn event_semaphore_event_waits_and_update_conflicts_fault_atomically() {
+    let gen = Gen::Cayman;
+    // Wait 1 consumes event 7 (set then clear); the update sets event 8.
+    let i = event_semaphore(
+        (WaitMode::NONE, 0, 0),
+        (WaitMode::EVT_SET_THEN_CLEAR, 7, 0),
+        (UpdateMode::EVT_SET_COMPLETE, 8, 0),
+    );
+    let mut m = Machine::new(Config::new(gen));
+    m.set_event(7, true);
+    m.step(&i).unwrap();
+    assert!(!m.events()[7] && m.events()[8]);
+    // Again: event 7 is clear now, so wait 1 fails and event 8 stays as it was.
+    let f = m.step(&i).unwrap_err();
+    assert!(matches!(f.cause, FaultCause::WaitUnsatisfied { .. }), "{f}");
+    // Event 8 already set: the update conflicts (`event-conflicts`) and wait 1's effect is
+    // not applied either.
+    m.set_event(7, true);
+    let f = m.step(&i).unwrap_err();
+    assert!(matches!(f.cause, FaultCause::Event { .. }), "{f}");
+    assert!(m.events()[7] && m.events()[8]);
+}
+
+#[test]
+fn event_semaphore_preamble_update_and_reserved_bytes_are_invalid() {
+    let gen = Gen::Cayman;
+    let mut i = event_semaphore(
+        (WaitMode::NONE, 0, 0),
+        (WaitMode::NONE, 0, 0),
+        (UpdateMode::SEM_INC_COMPLETE, 1, 1),
+    );
+    assert!(tpb_isa::validate::is_valid(&i, gen));
+    i.events.update_mode = UpdateMode::SEM_INC_COMPLETE;
+    let r = tpb_isa::validate::validate(&i, gen);
+    assert!(
+        r.failures()
+            .any(|f| f.rule.name == "event_semaphore_single_update"),
+        "{r:?}"
+    );
+    i.events.update_mode = UpdateMode::NONE;
+    let Body::EventSemaphore(s) = &mut i.body else {
+        unreachable!()
+    };
+    s.reserved1.0[3] = 1;
+    s.wait1_mode = WaitMode(0x33);
+    let r = tpb_isa::validate::validate(&i, gen);
+    let names: Vec<_> = r
+        .failures()
+        .map(|f| (f.rule.name, f.field.clone()))
+        .collect();
+    assert!(
+        names.contains(&("event_semaphore_reserved_zero", "reserved1".into())),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&("is_valid_enum", "wait1_mode".into())),
+        "{names:?}"
+    );
+    let mut m = Machine::new(Config::new(gen));
+    assert!(matches!(
+        m.step(&i).unwrap_err().cause,
+        FaultCause::Invalid { .. }
+    ));
+}
+
+/// BatchNormParamLoad (0x64) and MatchValueLoad (0x6D) decode and validate as S2_BN
+/// (isa-facts §6 "S2_BN sibling rules") but are refused as not supported by the simulator.
+#[test]
+fn s2_bn_siblings_validate_and_are_refused_as_not_supported() {
+    use tpb_isa::wire::{op, S2Bn};
+    let gen = Gen::Cayman;
+    let body = |w: [u16; 2], dtype| S2Bn {
+        src_mem_pattern: tensor(sbuf(gen, 0, 0x100), &[(1, w[0]), (w[0] as i16, w[1])]),
+        dtype,
+        num_active_channels: 4,
+        ..Default::default()
+    };
+    let bn = Instruction::build(op::BATCH_NORM_PARAM_LOAD, body([3, 1], Dtype::FP32));
+    let mv = Instruction::build(op::MATCH_VALUE_LOAD, body([2, 4], Dtype::FP32));
+    for i in [&bn, &mv] {
+        assert_eq!(Instruction::decode(&i.encode(), gen), *i);
+        assert!(
+            tpb_isa::validate::is_valid(i, gen),
+            "{:?}",
+            tpb_isa::validate::validate(i, gen)
+        );
+        let f = Machine::new(Config::new(gen)).step(i).unwrap_err();
+        assert!(f.is_unsupported(), "{f}");
+    }
+    let bad_bn = Instruction::build(op::BATCH_NORM_PARAM_LOAD, body([4, 1], Dtype::INT32));
+    let r = tpb_isa::validate::validate(&bad_bn, gen);
+    assert_eq!(
+        r.failures()
+            .filter(|f| f.rule.name == "is_valid_batch_norm_param_load")
+            .count(),
+        2
+    );
+    let bad_mv = Instruction::build(op::MATCH_VALUE_LOAD, body([3, 3], Dtype::FP32));
+    assert!(validate_names(&bad_mv, gen).contains(&"is_valid_match_value_load"));
+}
+
+fn validate_names(i: &Instruction, gen: Gen) -> Vec<&'static str> {
+    tpb_isa::validate::validate(i, gen)
+        .failures()
+        .map(|f| f.rule.name)
+        .collect()
+}
+
 /// Issue 8 item 12 (decisions §4.4; isa-facts §4.2: the bf16 convert is a bit shift): a
 /// signalling NaN widened from bf16/fp16 to FP32 keeps its bits through AffineSelect's pass
 /// arm, a BYPASS into fp32/fp32r, and the values ImmLdArith stores.

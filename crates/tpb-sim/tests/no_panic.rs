@@ -31,7 +31,7 @@ fn machine(gen: Gen, seed: u64) -> Machine {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn random_bundles_never_panic(bytes in prop::collection::vec(any::<u8>(), 64), gen in gens(), biased: bool, seed: u64) {

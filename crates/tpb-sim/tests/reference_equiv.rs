@@ -145,7 +145,7 @@ fn cayman_up() -> impl Strategy<Value = Gen> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
     fn imm_ld_matches_reference(seed: u64, gen in any_gen()) {

@@ -1,5 +1,6 @@
 //! `tpb`: decode, validate, explain, assemble, pack and run NeuronCore TPB instructions.
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use tpb::cmd;
@@ -34,7 +35,22 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A bad flag value (an unknown `--gen`, …) is one line like every other input error.
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::ValueValidation | ErrorKind::InvalidValue
+            ) =>
+        {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or_default();
+            eprintln!("tpb: {first}");
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
         Command::Decode(a) => cmd::decode::run(a),
         Command::Validate(a) => cmd::validate::run(a),

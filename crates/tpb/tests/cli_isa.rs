@@ -5,6 +5,10 @@
 //! Golden files live in `tests/golden/`; the example programs in `examples/` are generated
 //! here. `TPB_BLESS=1 cargo test -p tpb --test cli_isa` rewrites both.
 
+#[path = "../../tpb-isa/tests/support/golden.rs"]
+mod golden;
+use golden::bless;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tpb_isa::geometry::Space;
@@ -190,31 +194,9 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn bless() -> bool {
-    std::env::var_os("TPB_BLESS").is_some_and(|v| v == "1")
-}
-
-/// Compares `actual` with the committed file, or rewrites it under `TPB_BLESS=1`.
+/// Compares `actual` with its golden file (one bless helper: `support/golden.rs`).
 fn check_file(path: &Path, actual: &[u8]) {
-    if bless() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read(path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (run with TPB_BLESS=1 to create it)",
-            path.display()
-        )
-    });
-    if expected != actual {
-        panic!(
-            "{} differs from the output; review, then TPB_BLESS=1 to accept:\n--- expected\n{}\n--- actual\n{}",
-            path.display(),
-            String::from_utf8_lossy(&expected),
-            String::from_utf8_lossy(actual)
-        );
-    }
+    golden::check_file(path, actual);
 }
 
 fn tpb(args: &[&str]) -> Output {
@@ -578,6 +560,43 @@ fn errors_are_one_line() {
         &["validate", "--gen", "sunda", "--all-gens", CAUSAL],
         "not both",
     );
+}
+
+// Issue 8 item 16 — isa-facts §8 (docs/reference/isa.md "Sunda Dual PtrMulti"): 0x88 is
+// disabled in the sunda header and `tpb run` refuses it, so `tpb validate` must not call it
+// plainly valid: it reports a `disabled_form` lint naming the reason and its source.
+#[test]
+fn validate_names_the_disabled_dual_bitvec_form_that_run_refuses() {
+    let mut i = ptr_multi(Opcode::TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC, 4);
+    if let Body::S4d4Tsm(s) = &mut i.body {
+        s.in_dtype = Dtype::UINT32;
+        s.out_dtype = Dtype::UINT32;
+        s.op = AluOp::BITWISE_AND;
+    }
+    let hex = hex_of(&i);
+    let o = tpb(&["validate", "--gen", "sunda", "--hex", &hex]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
+    assert!(out.contains("lint disabled_form"), "{out}");
+    assert!(out.contains("disabled in the sunda header"), "{out}");
+    assert!(out.contains("isa-facts §8"), "{out}");
+    // …and `tpb run` refuses the same bytes as disabled.
+    let dir = std::env::temp_dir().join(format!("tpb-dual-bitvec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = dir.join("p.bin");
+    std::fs::write(&bin, i.encode()).unwrap();
+    let o = tpb(&[
+        "run",
+        "--gen",
+        "sunda",
+        bin.to_str().unwrap(),
+        "--out-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr) + &text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("disabled"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Issue 8 item 2: a program that is not a regular file (a pipe) is read as a stream too; a

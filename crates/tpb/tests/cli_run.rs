@@ -7,6 +7,9 @@
 //! The examples' expected values are independent of the simulator (numpy + ml_dtypes in
 //! `tools/gen_example_inputs.py`); the goldens pin the exact files `tpb run` writes.
 
+#[path = "../../tpb-isa/tests/support/golden.rs"]
+mod golden;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tpb::npy::{read_npy, write_npy, NpyArray, NpyStyle};
@@ -83,24 +86,9 @@ fn one_line_error(o: &Output, code: i32) -> String {
     err
 }
 
-fn bless() -> bool {
-    std::env::var_os("TPB_BLESS").is_some_and(|v| v == "1")
-}
-
-/// Compares `actual` with the committed golden file, or rewrites it under `TPB_BLESS=1`.
+/// Compares `actual` with its golden file (one bless helper: `support/golden.rs`).
 fn check_golden(name: &str, actual: &[u8]) {
-    let path = golden(name);
-    if bless() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (TPB_BLESS=1 creates it)", path.display()));
-    assert!(
-        expected == actual,
-        "{name} differs from its golden file (TPB_BLESS=1 rewrites it after review)"
-    );
+    golden::check_file(&golden(name), actual);
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {

@@ -2,7 +2,7 @@
 
 use super::schema::{always_printed, form_of, is_imm, Form, CHANNELS_FIELD, OPCODE_FIELD};
 use crate::gen::Gen;
-use crate::opcode::{Opcode, OpcodeInfo};
+use crate::opcode::{AluClass, Form as ScalarForm, OpcodeInfo};
 use crate::tables::ImmSrc;
 use crate::wire::descriptor::f32_text;
 use crate::wire::field::hex;
@@ -91,11 +91,18 @@ fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen) -> String {
 /// (TensorScalarPtr's immediates are always pointers, isa-facts §7.)
 fn imm_is_fp32(inst: &Instruction, field: &str) -> bool {
     match &inst.body {
-        Body::S3d3Ts(s) if inst.opcode() == Opcode::TENSOR_SCALAR_ARITH => match field {
-            "imm0" => s.imm0_src == ImmSrc::INSTRUCTION,
-            "imm1" => s.imm1_src == ImmSrc::INSTRUCTION,
-            _ => false,
-        },
+        Body::S3d3Ts(s)
+            if inst
+                .opcode()
+                .row()
+                .is_some_and(|r| r.alu == AluClass::Arith && r.form == ScalarForm::Immediate) =>
+        {
+            match field {
+                "imm0" => s.imm0_src == ImmSrc::INSTRUCTION,
+                "imm1" => s.imm1_src == ImmSrc::INSTRUCTION,
+                _ => false,
+            }
+        }
         Body::S2d2Rs(s) => match field {
             "bound0" => s.bound0_src == ImmSrc::INSTRUCTION,
             "bound1" => s.bound1_src == ImmSrc::INSTRUCTION,

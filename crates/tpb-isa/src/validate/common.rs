@@ -5,7 +5,8 @@ use super::{Confidence, Ctx, Detail, Rule};
 use crate::gen::Gen;
 use crate::geometry::{Geometry, Space, NUM_CHANNELS, NUM_REGISTERS};
 use crate::tables::{AluOp, CodeEnum, Dtype};
-use crate::wire::{Addr4, AddrForm, Events, Field, Header, Tensor, INST_WORD_LEN};
+use crate::wire::{Addr4, AddrForm, Events, Field, FieldMeta, Header, Tensor, INST_WORD_LEN};
+use std::ops::Range;
 use Confidence::{Assumed, Inferred, Observed};
 
 macro_rules! rule {
@@ -217,16 +218,128 @@ rule!(
     Observed
 );
 
-/// Shorthand for a detail record.
-pub(crate) fn detail(
-    field: impl Into<String>,
-    bytes: std::ops::Range<usize>,
-    value: impl ToString,
-    allowed: impl Into<String>,
-) -> Detail {
+/// Where a finding points: a field of the wire layout (or a named part of it), with the
+/// byte range the layout gives. Built from `FieldMeta`s only, so no byte offset is written
+/// twice (issue 7: a test checks every reported range against the layout).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Loc {
+    prefix: &'static str,
+    name: &'static str,
+    suffix: &'static str,
+    index: Option<usize>,
+    start: usize,
+    end: usize,
+}
+
+impl Loc {
+    /// A whole field.
+    pub(crate) const fn field(f: FieldMeta) -> Loc {
+        Loc {
+            prefix: "",
+            name: f.name,
+            suffix: "",
+            index: None,
+            start: f.offset,
+            end: f.offset + f.size,
+        }
+    }
+
+    /// The same bytes under a path prefix (`header.`, `events.`).
+    pub(crate) const fn under(self, prefix: &'static str) -> Loc {
+        Loc { prefix, ..self }
+    }
+
+    /// A named view of the same bytes (`in_out_dtype.dtype_lo`).
+    pub(crate) const fn part(self, suffix: &'static str) -> Loc {
+        Loc { suffix, ..self }
+    }
+
+    /// A descriptor's `start_addr` (bytes +0..+4).
+    pub(crate) const fn start_addr(self) -> Loc {
+        Loc {
+            suffix: ".start_addr",
+            end: self.start + 4,
+            ..self
+        }
+    }
+
+    /// A `TENSOR4D`'s second address in the indirect form (bytes +4..+8, seed 001).
+    pub(crate) const fn indirect_addr(self) -> Loc {
+        Loc {
+            suffix: ".indirect_addr",
+            start: self.start + 4,
+            end: self.start + 8,
+            ..self
+        }
+    }
+
+    /// A `TENSOR{N}D`/`DATA4D` descriptor's counts, `num_elem[0..N]`.
+    pub(crate) const fn num_elem<const N: usize>(self) -> Loc {
+        Loc {
+            suffix: ".num_elem",
+            start: self.start + Tensor::<N>::num_offset(0),
+            ..self
+        }
+    }
+
+    /// One count, `num_elem[i]`.
+    pub(crate) const fn num_elem_at<const N: usize>(self, i: usize) -> Loc {
+        let start = self.start + Tensor::<N>::num_offset(i);
+        Loc {
+            suffix: ".num_elem",
+            index: Some(i),
+            start,
+            end: start + 2,
+            ..self
+        }
+    }
+
+    /// The field path.
+    pub(crate) fn path(&self) -> String {
+        let mut p = format!("{}{}{}", self.prefix, self.name, self.suffix);
+        if let Some(i) = self.index {
+            p += &format!("[{i}]");
+        }
+        p
+    }
+
+    /// The byte range within the bundle.
+    pub(crate) const fn range(&self) -> Range<usize> {
+        self.start..self.end
+    }
+}
+
+/// The layout location of `Struct.field`, checked when the crate builds.
+macro_rules! at {
+    ($S:ident . $f:ident) => {
+        $crate::validate::common::Loc::field({
+            const F: $crate::wire::FieldMeta =
+                match $crate::wire::FieldMeta::find(<$S>::LAYOUT, stringify!($f)) {
+                    Some(f) => f,
+                    None => panic!(concat!(stringify!($S), " has no field ", stringify!($f))),
+                };
+            F
+        })
+    };
+}
+pub(crate) use at;
+
+/// A detail record for one location.
+pub(crate) fn detail(at: Loc, value: impl ToString, allowed: impl Into<String>) -> Detail {
     Detail {
-        field: field.into(),
-        bytes,
+        field: at.path(),
+        bytes: at.range(),
+        value: value.to_string(),
+        allowed: allowed.into(),
+    }
+}
+
+/// A detail record for a rule over two fields (`in_dtype/out_dtype`): both paths, and the
+/// bytes from the first's start to the second's end.
+pub(crate) fn detail2(a: Loc, b: Loc, value: impl ToString, allowed: impl Into<String>) -> Detail {
+    Detail {
+        field: format!("{}/{}", a.path(), b.path()),
+        bytes: a.start.min(b.start)..a.end.max(b.end),
         value: value.to_string(),
         allowed: allowed.into(),
     }
@@ -241,8 +354,7 @@ pub(crate) fn header_and_events<const M: u8>(
 ) {
     cx.check(&HEADER_WORD_LEN, h.inst_word_len == INST_WORD_LEN, || {
         detail(
-            "header.inst_word_len",
-            1..2,
+            at!(Header.inst_word_len).under("header."),
             format!("{:#04x}", h.inst_word_len),
             "0x10",
         )
@@ -255,24 +367,21 @@ pub(crate) fn header_and_events<const M: u8>(
             .map(|r| format!("{:#04x}", r.value))
             .collect();
         detail(
-            "header.opcode",
-            0..1,
+            at!(Header.opcode).under("header."),
             format!("{:#04x} ({})", h.opcode.0, h.opcode.describe()),
             allowed.join(", "),
         )
     });
     cx.check(&EVENTS_WAIT, e.wait_mode.is_valid(gen), || {
         detail(
-            "events.wait_mode",
-            4..5,
+            at!(Events.wait_mode).under("events."),
             e.wait_mode,
             enum_names::<crate::tables::WaitMode>(gen),
         )
     });
     cx.check(&EVENTS_UPDATE, e.update_mode.is_valid(gen), || {
         detail(
-            "events.update_mode",
-            6..7,
+            at!(Events.update_mode).under("events."),
             e.update_mode,
             enum_names::<crate::tables::UpdateMode>(gen),
         )
@@ -286,14 +395,14 @@ pub(crate) fn enum_names<E: CodeEnum>(gen: Gen) -> String {
 
 /// `has_valid_active_channel_range` (maverick: `_with_tile`, decisions §2.3).
 #[inline]
-pub(crate) fn channel_range<const M: u8>(cx: &mut Ctx<M>, n: u8, off: usize) {
+pub(crate) fn channel_range<const M: u8>(cx: &mut Ctx<M>, n: u8, at: Loc) {
     let rule = if cx.gen == Gen::Maverick {
         &CHANNEL_RANGE_TILE
     } else {
         &CHANNEL_RANGE
     };
     cx.check(rule, (1..=NUM_CHANNELS).contains(&(n as u32)), || {
-        detail("num_active_channels", off..off + 1, n, "1..=128")
+        detail(at, n, "1..=128")
     });
 }
 
@@ -302,41 +411,25 @@ pub(crate) fn channel_range<const M: u8>(cx: &mut Ctx<M>, n: u8, off: usize) {
 pub(crate) fn reserved_zero<const M: u8>(
     cx: &mut Ctx<M>,
     rule: &'static Rule,
-    name: &str,
-    off: usize,
+    at: Loc,
     bytes: &[u8],
 ) {
     cx.check(rule, bytes.iter().all(|&b| b == 0), || {
-        detail(
-            name,
-            off..off + bytes.len(),
-            crate::wire::field::hex(bytes),
-            "all zero",
-        )
+        detail(at, crate::wire::field::hex(bytes), "all zero")
     });
 }
 
 #[inline]
-pub(crate) fn dtype_in<const M: u8>(
-    cx: &mut Ctx<M>,
-    d: Dtype,
-    name: &str,
-    bytes: std::ops::Range<usize>,
-) {
+pub(crate) fn dtype_in<const M: u8>(cx: &mut Ctx<M>, d: Dtype, at: Loc) {
     cx.check(&DTYPE_VALID_IN, d.is_valid_dtype(false), || {
-        detail(name, bytes, d, PLAIN_DTYPES)
+        detail(at, d, PLAIN_DTYPES)
     });
 }
 
 #[inline]
-pub(crate) fn dtype_out<const M: u8>(
-    cx: &mut Ctx<M>,
-    d: Dtype,
-    name: &str,
-    bytes: std::ops::Range<usize>,
-) {
+pub(crate) fn dtype_out<const M: u8>(cx: &mut Ctx<M>, d: Dtype, at: Loc) {
     cx.check(&DTYPE_VALID_OUT, d.is_valid_dtype(true), || {
-        detail(name, bytes, d, format!("{PLAIN_DTYPES}, fp32r"))
+        detail(at, d, format!("{PLAIN_DTYPES}, fp32r"))
     });
 }
 
@@ -344,20 +437,18 @@ pub(crate) const PLAIN_DTYPES: &str =
     "int8, uint8, int16, uint16, bfloat16, fp16, int32, uint32, fp32, fp8_exp3, fp8_exp4, fp8_exp5";
 
 #[inline]
-pub(crate) fn aluop_valid<const M: u8>(cx: &mut Ctx<M>, op: AluOp, name: &str, off: usize) {
+pub(crate) fn aluop_valid<const M: u8>(cx: &mut Ctx<M>, op: AluOp, at: Loc) {
     let gen = cx.gen;
     cx.check(&ALUOP_VALID, op.defined_on(gen), || {
-        detail(name, off..off + 1, op, format!("the ALU_OP enum of {gen}"))
+        detail(at, op, format!("the ALU_OP enum of {gen}"))
     });
 }
 
 /// A descriptor operand's role, as the header's `tensorNd_valid` arguments give it.
 #[derive(Clone, Copy)]
-pub(crate) struct Operand<'a> {
-    /// Field name, e.g. `src_mem_pattern`.
-    pub name: &'a str,
-    /// Absolute byte offset of the descriptor.
-    pub off: usize,
+pub(crate) struct Operand {
+    /// The descriptor field, e.g. `src_mem_pattern`.
+    pub at: Loc,
     /// Element dtype.
     pub dtype: Dtype,
     /// `WriteTensor`.
@@ -377,48 +468,50 @@ pub(crate) fn tensor_valid<const N: usize, const M: u8>(
 ) {
     let gen = cx.gen;
     let a = t.start_addr;
-    let afield = || format!("{}.start_addr", op.name);
-    let arange = op.off..op.off + 4;
+    let addr = op.at.start_addr();
     let form = a.form();
     if !cx.check(&ADDR_MARKER, form != AddrForm::Malformed, || {
         detail(
-            afield(),
-            arange.clone(),
+            addr,
             format!("{:#010x} (marker {:#04x})", a.0, a.marker()),
             "markers 0x00, 0x20, 0x40, 0x80, 0xa0, 0xc0",
         )
     }) {
         return;
     }
+    if let (Some(second), true) = (t.indirect_addr(), op.write) {
+        // mem4d_valid's indirect branch (seed 001 "mem4d_valid — the destination check"):
+        // the first window is checked as a uint32 access, the word at +4 is a second
+        // address checked with the operand's dtype, and the count sweep is skipped.
+        let first = Operand {
+            dtype: Dtype::UINT32,
+            ..op
+        };
+        start_addr_checks(cx, a, first, addr, gen);
+        start_addr_checks(cx, second, op, op.at.indirect_addr(), gen);
+        return;
+    }
     if let AddrForm::Register(r) = form {
         // Placement is resolved at run time (isa-facts §2.2 step 1).
         cx.check(&ADDR_REG, (r as u32) < NUM_REGISTERS, || {
-            detail(afield(), arange.clone(), format!("reg[{r}]"), "reg[0..64]")
+            detail(addr, format!("reg[{r}]"), "reg[0..64]")
         });
     } else {
-        start_addr_checks(cx, a, op, gen);
+        start_addr_checks(cx, a, op, addr, gen);
     }
     if !a.shape_from_register() {
         for i in 0..N {
-            let o = op.off + Tensor::<N>::num_offset(i);
             cx.check(num_nonzero_rule(N), t.num_elem[i] != 0, || {
-                detail(
-                    format!("{}.num_elem[{i}]", op.name),
-                    o..o + 2,
-                    t.num_elem[i],
-                    "1..=65535",
-                )
+                detail(op.at.num_elem_at::<N>(i), t.num_elem[i], "1..=65535")
             });
         }
     }
 }
 
 #[inline]
-fn start_addr_checks<const M: u8>(cx: &mut Ctx<M>, a: Addr4, op: Operand, gen: Gen) {
+fn start_addr_checks<const M: u8>(cx: &mut Ctx<M>, a: Addr4, op: Operand, addr: Loc, gen: Gen) {
     let g = Geometry::of(gen);
     let b = a.byte_addr();
-    let afield = || format!("{}.start_addr", op.name);
-    let arange = op.off..op.off + 4;
     let shown = || format!("{:#010x} ({})", a.0, a.to_text(gen));
     let size = op.dtype.size();
     cx.check(
@@ -429,7 +522,7 @@ fn start_addr_checks<const M: u8>(cx: &mut Ctx<M>, a: Addr4, op: Operand, gen: G
                 Some(s) => format!("a multiple of {s} for {}", op.dtype),
                 None => format!("{} has no byte size", op.dtype),
             };
-            detail(afield(), arange.clone(), shown(), allowed)
+            detail(addr, shown(), allowed)
         },
     );
     let in_psum = g.in_psum(b);
@@ -447,29 +540,27 @@ fn start_addr_checks<const M: u8>(cx: &mut Ctx<M>, a: Addr4, op: Operand, gen: G
         }
     };
     if !cx.check(&ADDR_REGION, in_psum || in_sbuf, || {
-        detail(afield(), arange.clone(), shown(), region_allowed())
+        detail(addr, shown(), region_allowed())
     }) {
         return;
     }
     cx.check(&ADDR_PSUM_ALLOWED, op.psum || !in_psum, || {
         detail(
-            afield(),
-            arange.clone(),
+            addr,
             shown(),
             format!("SBUF only for this operand on {gen}"),
         )
     });
     cx.check(&ADDR_SBUF_ALLOWED, op.sbuf || !in_sbuf, || {
-        detail(afield(), arange.clone(), shown(), "PSUM only")
+        detail(addr, shown(), "PSUM only")
     });
     cx.check(
         &ADDR_PSUM_WRITE,
         !(op.write && in_psum) || size == Some(4),
         || {
             detail(
-                format!("{} dtype", op.name),
-                arange.clone(),
-                op.dtype,
+                addr,
+                format!("{} written as {}", shown(), op.dtype),
                 "int32, uint32, fp32, fp32r when writing PSUM",
             )
         },
@@ -479,24 +570,17 @@ fn start_addr_checks<const M: u8>(cx: &mut Ctx<M>, a: Addr4, op: Operand, gen: G
 /// `start_addr_active_channels(start_addr, n)` (ASSUMED, decisions §2.2) plus the
 /// compiler's quadrant placement rule as a lint.
 #[inline]
-pub(crate) fn start_addr_active_channels<const M: u8>(
-    cx: &mut Ctx<M>,
-    a: Addr4,
-    n: u8,
-    name: &str,
-    off: usize,
-) {
+pub(crate) fn start_addr_active_channels<const M: u8>(cx: &mut Ctx<M>, a: Addr4, n: u8, at: Loc) {
     let gen = cx.gen;
     let Some((space, p, o)) = a.locate(gen) else {
         return;
     };
     let g = Geometry::of(gen);
     let n = n as u32;
-    let field = || format!("{name}.start_addr");
+    let addr = at.start_addr();
     cx.check(&START_PARTITIONS, p + n <= g.partitions, || {
         detail(
-            field(),
-            off..off + 4,
+            addr,
             format!("partition {p} + {n} channels"),
             format!("start partition <= {}", g.partitions.saturating_sub(n)),
         )
@@ -504,8 +588,7 @@ pub(crate) fn start_addr_active_channels<const M: u8>(
     let active = g.active_bytes(space);
     cx.check(&START_OFFSET, o < active, || {
         detail(
-            field(),
-            off..off + 4,
+            addr,
             format!("{} offset {o:#x}", space.name()),
             format!("< {active:#x} on {gen}"),
         )
@@ -518,8 +601,7 @@ pub(crate) fn start_addr_active_channels<const M: u8>(
         };
         cx.check(&PLACEMENT_LINT, ok, || {
             detail(
-                field(),
-                off..off + 4,
+                addr,
                 format!("start partition {p} for {n} channels"),
                 "0 (n>64); 0 or 64 (n>32); 0/32/64/96",
             )

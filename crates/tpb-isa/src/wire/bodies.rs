@@ -97,12 +97,37 @@ wire_struct! {
         op: AluOp = 36,
         /// Byte 37: must be XYZ.
         op_dim: TensorSubdim = 37,
-        /// Byte 38: None or Both (any for the sunda Dual 0x87).
+        /// Byte 38: None or Both (any for the sunda Dual Arith).
         reverse_operands: RevOps = 38,
         /// Bytes 39..44: must be 0 (five bytes; the header comment's "6" is a typo).
         reserved1: Bytes<5> = 39,
         /// Bytes 44..64: `TENSOR4D` destination.
         dst_mem_pattern: Tensor4 = 44,
+    }
+}
+
+wire_struct! {
+    /// EventSemaphore (0xA0), the standalone sync record (isa-facts §1.3; reference
+    /// `docs/reference/isa.md` "EventSemaphore"): wait 0 is the EVENTS preamble's wait
+    /// (+4/+5/+8); wait 1 and the update (`update1_*`, so that its names differ from the
+    /// preamble's `update_*`, which must be none) live in the body with their own values.
+    pub struct EventSemaphore, bytes 12..64 {
+        /// Bytes 12..32: must be 0 (no field is known there).
+        reserved0: Bytes<20> = 12,
+        /// Byte 0x20: the second wait's `WAIT_MODE`.
+        wait1_mode: WaitMode = 32,
+        /// Byte 0x21: the second wait's semaphore/event index.
+        wait1_idx: u8 = 33,
+        /// Byte 0x22: the update's `UPDATE_MODE`.
+        update1_mode: UpdateMode = 34,
+        /// Byte 0x23: the updated semaphore/event index.
+        update1_idx: u8 = 35,
+        /// Bytes 0x24..0x28: the second wait's value.
+        wait1_value: u32 = 36,
+        /// Bytes 0x28..0x2c: the update's value.
+        update1_value: u32 = 40,
+        /// Bytes 44..64: must be 0.
+        reserved1: Bytes<20> = 44,
     }
 }
 
@@ -361,7 +386,7 @@ mod tests {
     #[test]
     fn golden_ptr_multi_arith_bundle() {
         let mut b = [0u8; 64];
-        b[0] = 0x4F;
+        b[0] = Opcode::TENSOR_SCALAR_PTR_MULTI_ARITH.0;
         b[1] = 0x10;
         // src TENSOR4D @12: sbuf partition 0 offset 0x100, steps [1,4,16,64], nums [4,4,4,8]
         b[12..16].copy_from_slice(&0x100u32.to_le_bytes());
@@ -402,7 +427,7 @@ mod tests {
     #[test]
     fn golden_affine_select_bundle() {
         let mut b = [0u8; 64];
-        b[0] = 0x92;
+        b[0] = Opcode::TENSOR_SCALAR_AFFINE_SELECT.0;
         b[1] = 0x10;
         b[12] = 128;
         b[13] = 0x6A; // in fp32 (lo), out bf16 (hi)
@@ -431,7 +456,7 @@ mod tests {
     #[test]
     fn dual_opcode_decodes_per_gen() {
         let mut b = [0xA5u8; 64];
-        b[0] = 0x87;
+        b[0] = Opcode::TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH.0;
         assert!(matches!(
             Instruction::decode(&b, Gen::Sunda).body,
             Body::S4d4Tsm(_)

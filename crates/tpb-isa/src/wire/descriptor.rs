@@ -215,6 +215,18 @@ impl<const N: usize> Tensor<N> {
     pub const fn num_offset(i: usize) -> usize {
         4 + 2 * N + 2 * i
     }
+    /// The second address of a 4D descriptor in the indirect form (marker 0x20 / 0xA0): the
+    /// word at +4, where the plain form keeps `step_elem[0..2]` (seed 001 "QUIRK — an
+    /// indirect 4D descriptor reinterprets +4 as a second address"). `None` otherwise.
+    pub fn indirect_addr(&self) -> Option<Addr4> {
+        if N != 4 || self.start_addr.form() != AddrForm::Indirect {
+            return None;
+        }
+        let lo = u32::from(self.step_elem[0] as u16);
+        let hi = u32::from(self.step_elem[1] as u16);
+        Some(Addr4(lo | hi << 16))
+    }
+
     /// The element count: the product of the counts (`tNd_element_count`).
     pub fn element_count(&self) -> u64 {
         self.num_elem.iter().map(|&n| n as u64).product()
@@ -328,7 +340,17 @@ impl<const N: usize> Field for Tensor<N> {
             4,
             self.start_addr.parts(gen).remove(0).3,
         )];
-        for i in 0..N {
+        let second = self.indirect_addr();
+        if let Some(a) = second {
+            let text = a.parts(gen).remove(0).3;
+            v.push((
+                ".indirect_addr".to_string(),
+                4,
+                4,
+                format!("second address (indirect form): {text}"),
+            ));
+        }
+        for i in (if second.is_some() { 2 } else { 0 })..N {
             v.push((
                 format!(".step_elem[{i}]"),
                 Self::step_offset(i),

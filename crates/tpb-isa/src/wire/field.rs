@@ -234,27 +234,11 @@ impl<const N: usize> Field for Bytes<N> {
     }
 }
 
-/// Lowercase hex of bytes, no separators.
-pub fn hex(b: &[u8]) -> String {
-    let mut s = String::with_capacity(b.len() * 2);
-    for x in b {
-        s.push_str(&format!("{x:02x}"));
-    }
-    s
-}
+pub use crate::hex::encode as hex;
 
-/// Parses hex digits (whitespace and `_` ignored) into bytes.
+/// Hex digits (whitespace, `_` and a `0x` group prefix ignored) into bytes.
 pub fn unhex(s: &str) -> Option<Vec<u8>> {
-    let d: Vec<u8> = s
-        .bytes()
-        .filter(|c| !c.is_ascii_whitespace() && *c != b'_')
-        .collect();
-    if !d.len().is_multiple_of(2) {
-        return None;
-    }
-    d.chunks(2)
-        .map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
-        .collect()
+    crate::hex::decode(s).ok()
 }
 
 macro_rules! enum_field {

@@ -39,6 +39,35 @@ impl FieldMeta {
     pub const fn range(&self) -> std::ops::Range<usize> {
         self.offset..self.offset + self.size
     }
+
+    /// The field called `name` in `layout`, if any. Usable in constants, so a layout lookup
+    /// written as `const F: FieldMeta = match FieldMeta::find(..) { Some(f) => f, None =>
+    /// panic!(..) }` fails the build when the field does not exist.
+    pub const fn find(layout: &'static [FieldMeta], name: &str) -> Option<FieldMeta> {
+        let mut i = 0;
+        while i < layout.len() {
+            if str_eq(layout[i].name, name) {
+                return Some(layout[i]);
+            }
+            i += 1;
+        }
+        None
+    }
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Declares a wire struct: typed fields at absolute bundle offsets, with a compile-time

@@ -75,7 +75,7 @@ impl History {
 }
 
 /// Bytes per bucket.
-pub const PAGE: u64 = 4096;
+pub const PAGE: u64 = 128;
 
 /// How two conflicting accesses are ordered in the model's schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -149,24 +149,47 @@ pub struct Race {
 }
 
 struct Rec {
-    engine: usize,
     epoch: u64,
     write: bool,
     space: Space,
     parts: Range<u32>,
-    runs: Box<[Range<u64>]>,
+    runs: Runs,
     exact: bool,
     side: RaceSide,
 }
 
+/// A record's byte runs: one inline (the common case), or several.
+enum Runs {
+    One(Range<u64>),
+    Many(Box<[Range<u64>]>),
+}
+
+impl Runs {
+    fn new(runs: &[Range<u64>]) -> Runs {
+        match runs {
+            [one] => Runs::One(one.clone()),
+            many => Runs::Many(many.into()),
+        }
+    }
+
+    fn as_slice(&self) -> &[Range<u64>] {
+        match self {
+            Runs::One(r) => std::slice::from_ref(r),
+            Runs::Many(m) => m,
+        }
+    }
+}
+
+/// The records of one page: per engine, in program order (so epochs only grow).
+type Bucket = [Vec<u32>; NUM_ENGINES];
+
 /// The detector's state.
 pub(crate) struct Detector {
     recs: Vec<Rec>,
-    alive: Vec<bool>,
-    /// The ids of the records still alive.
-    live: Vec<u32>,
+    /// Ids of dead records, for reuse.
+    free: Vec<u32>,
     /// Per space (SBUF, PSUM): per page, the records touching it.
-    pages: [Vec<Vec<u32>>; 2],
+    pages: [Vec<Bucket>; 2],
     reported: HashSet<(usize, usize, &'static str, &'static str)>,
     pub(crate) races: Vec<Race>,
     pub(crate) total: usize,
@@ -207,8 +230,7 @@ impl Detector {
     pub(crate) fn new(cap: usize) -> Detector {
         Detector {
             recs: Vec::new(),
-            alive: Vec::new(),
-            live: Vec::new(),
+            free: Vec::new(),
             pages: [Vec::new(), Vec::new()],
             reported: HashSet::new(),
             races: Vec::new(),
@@ -235,79 +257,87 @@ impl Detector {
                 let Some(bucket) = self.pages[slot].get(p as usize) else {
                     continue;
                 };
-                for &id in bucket {
-                    let r = &self.recs[id as usize];
-                    if r.engine == e
-                        || !(r.write || a.write)
-                        || r.epoch <= clock[r.engine]
-                        || !self.alive[id as usize]
-                    {
+                for (f, list) in bucket.iter().enumerate() {
+                    if f == e {
                         continue;
                     }
-                    if r.parts.start >= a.region.partitions.end
-                        || a.region.partitions.start >= r.parts.end
-                        || r.space != a.region.space
-                    {
-                        continue;
-                    }
-                    let (bytes, hull) = intersect(&r.runs, &a.runs);
-                    if bytes == 0 {
-                        continue;
-                    }
-                    let kind = match (r.write, a.write) {
-                        (true, true) => RaceKind::WriteAfterWrite,
-                        (true, false) => RaceKind::ReadAfterWrite,
-                        _ => RaceKind::WriteAfterRead,
-                    };
-                    let key = (r.side.step, side.step, r.side.operand, a.operand);
-                    if !self.reported.insert(key) {
-                        continue;
-                    }
-                    self.total += 1;
-                    if self.races.len() < self.cap {
-                        self.races.push(Race {
-                            kind,
-                            first: r.side,
-                            second: RaceSide {
-                                operand: a.operand,
-                                write: a.write,
-                                ..side
-                            },
-                            region: Region {
-                                space: a.region.space,
-                                partitions: r.parts.start.max(a.region.partitions.start)
-                                    ..r.parts.end.min(a.region.partitions.end),
-                                bytes: hull,
-                            },
-                            bytes,
-                            exact: r.exact && a.exact,
-                        });
+                    // Newest first; the first one ordered before us orders all older ones.
+                    for &id in list.iter().rev() {
+                        let r = &self.recs[id as usize];
+                        if r.epoch <= clock[f] {
+                            break;
+                        }
+                        if !(r.write || a.write)
+                            || r.parts.start >= a.region.partitions.end
+                            || a.region.partitions.start >= r.parts.end
+                            || r.space != a.region.space
+                        {
+                            continue;
+                        }
+                        let (bytes, hull) = intersect(r.runs.as_slice(), &a.runs);
+                        if bytes == 0 {
+                            continue;
+                        }
+                        let key = (r.side.step, side.step, r.side.operand, a.operand);
+                        if !self.reported.insert(key) {
+                            continue;
+                        }
+                        self.total += 1;
+                        if self.races.len() < self.cap {
+                            self.races.push(Race {
+                                kind: match (r.write, a.write) {
+                                    (true, true) => RaceKind::WriteAfterWrite,
+                                    (true, false) => RaceKind::ReadAfterWrite,
+                                    _ => RaceKind::WriteAfterRead,
+                                },
+                                first: r.side,
+                                second: RaceSide {
+                                    operand: a.operand,
+                                    write: a.write,
+                                    ..side
+                                },
+                                region: Region {
+                                    space: a.region.space,
+                                    partitions: r.parts.start.max(a.region.partitions.start)
+                                        ..r.parts.end.min(a.region.partitions.end),
+                                    bytes: hull,
+                                },
+                                bytes,
+                                exact: r.exact && a.exact,
+                            });
+                        }
                     }
                 }
             }
-            let id = self.recs.len() as u32;
-            self.recs.push(Rec {
-                engine: e,
+            let rec = Rec {
                 epoch: if a.write { epochs.1 } else { epochs.0 },
                 write: a.write,
                 space: a.region.space,
                 parts: a.region.partitions.clone(),
-                runs: a.runs.clone().into_boxed_slice(),
+                runs: Runs::new(&a.runs),
                 exact: a.exact,
                 side: RaceSide {
                     operand: a.operand,
                     write: a.write,
                     ..side
                 },
-            });
-            self.alive.push(true);
-            self.live.push(id);
+            };
+            let id = match self.free.pop() {
+                Some(id) => {
+                    self.recs[id as usize] = rec;
+                    id
+                }
+                None => {
+                    self.recs.push(rec);
+                    (self.recs.len() - 1) as u32
+                }
+            };
             let buckets = &mut self.pages[slot];
             if buckets.len() < pages.end as usize {
-                buckets.resize_with(pages.end as usize, Vec::new);
+                buckets.resize_with(pages.end as usize, Default::default);
             }
             for p in pages {
-                buckets[p as usize].push(id);
+                buckets[p as usize][e].push(id);
             }
             self.inserted += 1;
         }
@@ -319,7 +349,8 @@ impl Detector {
     }
 
     /// Drops every record that happens before the next access of every other unfinished
-    /// engine (`clocks[g]`, `running[g]`): no later access can race with it.
+    /// engine (`clocks[g]`, `running[g]`): no later access can race with it. A record is
+    /// dropped from all its pages at once, so its id can be reused.
     pub(crate) fn sweep(&mut self, clocks: &[Clock; NUM_ENGINES], running: &[bool; NUM_ENGINES]) {
         self.inserted = 0;
         let mut frontier = [u64::MAX; NUM_ENGINES];
@@ -330,22 +361,21 @@ impl Detector {
                 }
             }
         }
-        let (recs, alive) = (&mut self.recs, &mut self.alive);
-        self.live.retain(|&id| {
-            let r = &mut recs[id as usize];
-            if r.epoch <= frontier[r.engine] {
-                alive[id as usize] = false;
-                r.runs = Box::new([]);
-                false
-            } else {
-                true
-            }
-        });
-        let alive = &self.alive;
+        let recs = &mut self.recs;
+        let mut dead: Vec<u32> = Vec::new();
         for space in &mut self.pages {
             for bucket in space.iter_mut() {
-                bucket.retain(|&id| alive[id as usize]);
+                for (f, list) in bucket.iter_mut().enumerate() {
+                    let k = list.partition_point(|&id| recs[id as usize].epoch <= frontier[f]);
+                    dead.extend(list.drain(..k));
+                }
             }
         }
+        dead.sort_unstable();
+        dead.dedup();
+        for &id in &dead {
+            recs[id as usize].runs = Runs::One(0..0);
+        }
+        self.free.extend(dead);
     }
 }

@@ -8,12 +8,13 @@
 
 use super::queue::{split, EngineId, NUM_ENGINES};
 use super::race::{join, Clock, Detector, History, Race, RaceSide};
-use super::sync::{decode, Object, Op, Wait, NUM_OBJECTS};
+use super::sync::{decode, Object, Op, Sync, Wait, NUM_OBJECTS};
 use super::timing::{Costs, Timing};
 use crate::machine::{Fault, InstId, Machine, Region, RunReport, StepReport};
 use crate::machine::{NUM_EVENTS, NUM_SEMAPHORES};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use tpb_isa::validate::is_valid;
 use tpb_isa::Instruction;
 
 /// How to run.
@@ -179,6 +180,8 @@ struct Engine {
     clock: Clock,
     last_writes: Vec<Region>,
     previous: Option<usize>,
+    /// The head instruction's decoded waits and update (queue position, sync).
+    head: Option<(usize, Sync)>,
 }
 
 fn overlaps(a: &Region, b: &Region) -> bool {
@@ -210,6 +213,7 @@ pub fn run_engines(
             clock: [0; NUM_ENGINES],
             last_writes: Vec::new(),
             previous: None,
+            head: None,
         })
         .collect();
     let mut sems: [i32; NUM_SEMAPHORES] = *m.semaphores();
@@ -225,9 +229,9 @@ pub fn run_engines(
         .collect();
     let mut obj_writer: Vec<Option<usize>> = vec![None; NUM_OBJECTS];
     let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
-    let mut pending: Vec<Pending> = Vec::new();
-    let mut steps: Vec<ScheduledStep> = Vec::new();
-    let mut counters: Vec<CounterSample> = Vec::new();
+    let mut pending: Vec<Pending> = Vec::with_capacity(insts.len());
+    let mut steps: Vec<ScheduledStep> = Vec::with_capacity(insts.len());
+    let mut counters: Vec<CounterSample> = Vec::with_capacity(insts.len() + 16);
     let mut seen = vec![false; NUM_OBJECTS];
     let mut detector = Detector::new(opts.max_races);
     let mut now = 0u64;
@@ -289,17 +293,28 @@ pub fn run_engines(
             }
             let i = en.queue[en.pc];
             let inst = &insts[i];
-            let id = inst_id(inst, m, i);
-            let sync = match decode(&inst.events, m.registers()) {
-                Ok(s) => s,
-                Err(cause) => {
-                    break 'run Stop::Fault {
-                        engine: e,
-                        queue_index: en.pc,
-                        fault: Fault { inst: id, cause },
+            let sync = match en.head {
+                Some((pc, s)) if pc == en.pc => s,
+                _ => match decode(&inst.events, m.registers()) {
+                    Ok(s) => s,
+                    Err(cause) => {
+                        // An invalid instruction is reported as such, every failing rule.
+                        let invalid = (!is_valid(inst, m.gen()))
+                            .then(|| m.execute_at(i, inst).err())
+                            .flatten();
+                        let fault = invalid.unwrap_or(Fault {
+                            inst: inst_id(inst, m, i),
+                            cause,
+                        });
+                        break 'run Stop::Fault {
+                            engine: e,
+                            queue_index: en.pc,
+                            fault,
+                        };
                     }
-                }
+                },
             };
+            eng[e.index()].head = Some((eng[e.index()].pc, sync));
             if !sync.waits.iter().flatten().all(|w| w.holds(&sems, &events)) {
                 continue;
             }
@@ -330,7 +345,7 @@ pub fn run_engines(
             let enabled_by = waited_on.and_then(|o| obj_writer[o.slot()]);
             en.clock[e.index()] += 2;
             let epochs = (en.clock[e.index()] - 1, en.clock[e.index()]);
-            let report = match m.execute_at(i, inst) {
+            let mut report = match m.execute_at(i, inst) {
                 Ok(r) => r,
                 Err(fault) => {
                     break 'run Stop::Fault {
@@ -375,6 +390,8 @@ pub fn run_engines(
                     .filter(|a| a.write)
                     .map(|a| a.region.clone()),
             );
+            // The footprint has served; the machine reuses its buffer.
+            m.recycle_accesses(std::mem::take(&mut report.accesses));
             if let Some(u) = sync.update {
                 let mut clock = en.clock;
                 clock[e.index()] = if u.at_read { epochs.0 } else { epochs.1 };

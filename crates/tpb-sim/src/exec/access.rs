@@ -243,6 +243,10 @@ impl Access {
             return None;
         }
         let size = self.size as u64;
+        if by_row && runs == 1 {
+            // One innermost row (or a broadcast element): no walk, one allocation.
+            return Some(std::iter::once(self.lo..self.hi).collect());
+        }
         let mut out = Vec::with_capacity(runs as usize);
         let mut cur = Cursor::new(d);
         let mut left = count;
@@ -259,14 +263,18 @@ impl Access {
             left -= take;
         }
         out.sort_unstable_by_key(|r| r.start);
-        let mut merged: Vec<std::ops::Range<u64>> = Vec::with_capacity(out.len());
-        for r in out {
-            match merged.last_mut() {
-                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-                _ => merged.push(r),
+        // Merge touching runs in place.
+        let mut kept = 0;
+        for i in 0..out.len() {
+            if kept > 0 && out[i].start <= out[kept - 1].end {
+                out[kept - 1].end = out[kept - 1].end.max(out[i].end);
+            } else {
+                out[kept] = out[i].clone();
+                kept += 1;
             }
         }
-        Some(merged)
+        out.truncate(kept);
+        Some(out)
     }
 }
 

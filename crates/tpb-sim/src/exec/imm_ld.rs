@@ -18,10 +18,10 @@ use crate::numerics::to_f32;
 use tpb_isa::wire::S2Bn;
 
 pub(super) fn execute(cx: &mut Cx<'_>, s: &S2Bn) -> Result<(), FaultCause> {
-    let kind = if cx.opcode.0 == 0x70 {
-        FlopKind::Arith
-    } else {
+    let kind = if cx.info.is_bitvec() {
         FlopKind::Bitvec
+    } else {
+        FlopKind::Arith
     };
     let n = u32::from(s.num_active_channels);
     let role = Role::READ;

@@ -9,6 +9,7 @@
 //! zero rather than a panic.
 
 use crate::assumptions::{stage_arith, stage_bitvec, stage_int};
+use crate::numerics::alu::{max_num, min_num};
 use crate::numerics::{
     canonical_nan, decode_slice_to_f32, encode_fp32_bytes_with, encode_slice_from_f32, Fp8Config,
     NumError,
@@ -45,26 +46,6 @@ fn canon(r: f32) -> f32 {
         f32::from_bits(canonical_nan::FP32)
     } else {
         r
-    }
-}
-
-/// `numerics`' maxNum: a NaN loses; −0 < +0.
-#[inline(always)]
-fn max_num(a: f32, b: f32) -> f32 {
-    if a.is_nan() || b > a || (b == a && a.is_sign_negative()) {
-        b
-    } else {
-        a
-    }
-}
-
-/// `numerics`' minNum.
-#[inline(always)]
-fn min_num(a: f32, b: f32) -> f32 {
-    if a.is_nan() || b < a || (b == a && b.is_sign_negative()) {
-        b
-    } else {
-        a
     }
 }
 

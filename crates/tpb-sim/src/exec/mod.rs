@@ -15,6 +15,7 @@
 
 mod access;
 mod affine_select;
+mod event_semaphore;
 mod imm_ld;
 mod iota;
 mod kernels;
@@ -31,8 +32,9 @@ use crate::machine::{
 use crate::numerics::{datapath_size, NumError};
 use access::{Access, Dims, Input, Stages, CHUNK};
 use tpb_isa::geometry::Space;
+use tpb_isa::opcode::{Exec, Family, OpcodeInfo};
 use tpb_isa::wire::{Addr4, AddrForm, Tensor};
-use tpb_isa::{Body, Dtype, Gen, Instruction, Opcode};
+use tpb_isa::{Body, Dtype, Gen, Instruction};
 
 /// Reusable buffers, so that executing an instruction allocates nothing in the common case.
 #[derive(Clone)]
@@ -195,7 +197,8 @@ pub(crate) struct Cx<'a> {
     pub(crate) st: &'a mut State,
     pub(crate) scratch: &'a mut Scratch,
     pub(crate) out: &'a mut Outcome,
-    pub(crate) opcode: Opcode,
+    /// The executing opcode's table row.
+    pub(crate) info: &'static OpcodeInfo,
 }
 
 /// Maps a numerics error to a fault: not-supported ops are "semantics not public"
@@ -610,28 +613,77 @@ pub(crate) fn execute(
     inst: &Instruction,
     out: &mut Outcome,
 ) -> Result<(), FaultCause> {
+    let op = inst.header.opcode;
+    let Some(info) = op.info(cfg.gen) else {
+        return Err(FaultCause::Unsupported {
+            what: format!("opcode {op} is not executed by the simulator"),
+        });
+    };
+    match info.exec {
+        Exec::Run => {}
+        Exec::Disabled(why) => return Err(FaultCause::Disabled { why }),
+        Exec::NotSupported(why) => {
+            return Err(FaultCause::Unsupported {
+                what: format!("{} ({op}): {why}", info.display),
+            })
+        }
+        // A refusal kind added to the table later is refused here until modelled.
+        _ => {
+            return Err(FaultCause::Unsupported {
+                what: format!("{} ({op}) is not executed by the simulator", info.display),
+            })
+        }
+    }
     let mut cx = Cx {
         cfg,
         gen: cfg.gen,
         st,
         scratch,
         out,
-        opcode: inst.header.opcode,
+        info,
     };
-    match (&inst.body, inst.header.opcode.0) {
-        (Body::S2Bn(s), 0x70 | 0x71) => imm_ld::execute(&mut cx, s),
-        (Body::S4d4Tsm(s), 0x4F | 0x5F | 0x87) => ptr_multi::execute(&mut cx, s),
-        (Body::S4d4Tsm(_), 0x88) => Err(FaultCause::Disabled {
-            why: "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda header: no \
-                  sensible fixed second op and the DVE uop table is full (isa-facts §8)",
-        }),
-        (Body::S2d2TsAs(s), 0x92) => affine_select::execute(&mut cx, s),
-        (Body::D4Iota(s), 0x7E) => iota::execute(&mut cx, s),
-        (Body::S3d3Ts(s), 0x43 | 0x53 | 0x44 | 0x54) => tensor_scalar::execute(&mut cx, s),
-        (Body::S3d3TsSelect(s), 0x98) => ts_select::execute(&mut cx, s),
-        (Body::S2d2Rs(s), 0xBC) => range_select::execute(&mut cx, s),
-        (_, op) => Err(FaultCause::Unsupported {
-            what: format!("opcode {op:#04x} is not executed by the simulator"),
+    let body = &inst.body;
+    let mismatch = || FaultCause::Unsupported {
+        what: format!("{} ({op}) with a body of another struct", info.display),
+    };
+    // Exhaustive over the opcode table's families: a new family does not build until it has
+    // an executor (or a refusal in the table's `exec` column).
+    match info.family {
+        Family::ImmLd => match body {
+            Body::S2Bn(s) => imm_ld::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::PtrMulti => match body {
+            Body::S4d4Tsm(s) => ptr_multi::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::AffineSelect => match body {
+            Body::S2d2TsAs(s) => affine_select::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::Iota => match body {
+            Body::D4Iota(s) => iota::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::TensorScalar => match body {
+            Body::S3d3Ts(s) => tensor_scalar::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::TsSelect => match body {
+            Body::S3d3TsSelect(s) => ts_select::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::RangeSelect => match body {
+            Body::S2d2Rs(s) => range_select::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::EventSemaphore => match body {
+            Body::EventSemaphore(s) => event_semaphore::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        // Refused by the table's `exec` column above; kept here so the match stays total.
+        Family::BatchNormParamLoad | Family::MatchValueLoad => Err(FaultCause::Unsupported {
+            what: format!("{} ({op}) is not executed by the simulator", info.display),
         }),
     }
 }

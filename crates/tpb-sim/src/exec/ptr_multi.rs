@@ -23,12 +23,13 @@ use super::{num_fault, Cx, Parts, Role};
 use crate::assumptions::{dual_pair_slots, FLOP_SLOTS};
 use crate::machine::{FaultCause, FlopKind, Flops, WarningKind};
 use crate::numerics::Fp8Config;
+use tpb_isa::opcode::Form;
 use tpb_isa::wire::S4d4Tsm;
 use tpb_isa::{AluOp, Dtype, RevOps};
 
 pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
-    let dual = cx.opcode.0 == 0x87;
-    let kind = if cx.opcode.0 == 0x5F {
+    let dual = cx.info.form == Form::Dual;
+    let kind = if cx.info.is_bitvec() {
         FlopKind::Bitvec
     } else {
         FlopKind::Arith
@@ -313,7 +314,7 @@ mod tests {
                     };
                     m.set_flops(c, f).unwrap();
                 }
-                let mut i = Instruction::new(Opcode(0x4F), gen);
+                let mut i = Instruction::new(Opcode::TENSOR_SCALAR_PTR_MULTI_ARITH, gen);
                 if let Body::S4d4Tsm(s) = &mut i.body {
                     let pat = |a| Tensor::<4> {
                         start_addr: a,

@@ -10,7 +10,7 @@
 //! - Results are bit-exact and do not depend on the host (see [`crate::numerics`]).
 //! - No input (instruction bytes, host requests) makes the library panic.
 
-mod events;
+pub(crate) mod events;
 mod memory;
 mod report;
 
@@ -135,6 +135,8 @@ pub struct Machine {
     scratch: Scratch,
     /// Whether step reports list each operand's footprint (for race detection).
     record_accesses: bool,
+    /// A cleared footprint list to reuse (see [`Machine::recycle_accesses`]).
+    spare_accesses: Vec<MemAccess>,
 }
 
 impl PartialEq for Machine {
@@ -169,6 +171,7 @@ impl Machine {
             scratch: Scratch::new(),
             config,
             record_accesses: false,
+            spare_accesses: Vec::new(),
         }
     }
 
@@ -349,6 +352,13 @@ impl Machine {
         self.record_accesses = on;
     }
 
+    /// Hands a [`StepReport::accesses`] list back for the next step to fill, saving an
+    /// allocation per instruction.
+    pub fn recycle_accesses(&mut self, mut list: Vec<MemAccess>) {
+        list.clear();
+        self.spare_accesses = list;
+    }
+
     fn run_one(
         &mut self,
         index: usize,
@@ -373,10 +383,12 @@ impl Machine {
             events::EventPlan::default()
         };
         let mut out = Outcome {
-            accesses: self.record_accesses.then(Vec::new),
+            accesses: self
+                .record_accesses
+                .then(|| std::mem::take(&mut self.spare_accesses)),
             ..Outcome::default()
         };
-        let stub = match firmware_stub_log(inst.header.opcode.0) {
+        let stub = match inst.info(gen).and_then(firmware_stub_log) {
             Some(line) if self.config.firmware_stubs && firmware_stubs_apply(gen) => Some(line),
             _ => None,
         };

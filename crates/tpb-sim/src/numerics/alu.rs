@@ -25,7 +25,7 @@ fn flag(c: bool) -> f32 {
 /// IEEE 754-2008 maxNum: a NaN loses to a number (decisions §4.3). Equal operands: −0 < +0
 /// (as 754-2019 maximumNumber), so the result never depends on operand order or host.
 #[inline(always)]
-fn max_num(a: f32, b: f32) -> f32 {
+pub(crate) fn max_num(a: f32, b: f32) -> f32 {
     if a.is_nan() || b > a || (b == a && a.is_sign_negative()) {
         b
     } else {
@@ -35,7 +35,7 @@ fn max_num(a: f32, b: f32) -> f32 {
 
 /// IEEE 754-2008 minNum; see [`max_num`].
 #[inline(always)]
-fn min_num(a: f32, b: f32) -> f32 {
+pub(crate) fn min_num(a: f32, b: f32) -> f32 {
     if a.is_nan() || b < a || (b == a && b.is_sign_negative()) {
         b
     } else {

@@ -15,7 +15,7 @@
 //! - Against ml_dtypes 0.6.0 / numpy 2.4.6 the codecs are bit-exact, NaN payloads included
 //!   (see [`canonical_nan`]), checked by `tests/numerics.rs` on committed fixtures.
 
-mod alu;
+pub(crate) mod alu;
 mod minifloat;
 
 pub use alu::{alu_arith, alu_bitvec, alu_int, alu_int_as};

@@ -31,8 +31,15 @@ pub struct InputArgs {
 #[derive(clap::Args, Debug)]
 pub struct GenArg {
     /// Generation: sunda, cayman, mariana or maverick (also v2..v5, trn1..trn3) [default: cayman].
-    #[arg(long = "gen", value_name = "G")]
-    pub gen: Option<String>,
+    #[arg(long = "gen", value_name = "G", value_parser = parse_gen)]
+    pub gen: Option<Gen>,
+}
+
+/// The `--gen` value parser shared by every subcommand.
+pub fn parse_gen(s: &str) -> Result<Gen, String> {
+    Gen::from_name(s).ok_or_else(|| {
+        format!("unknown generation `{s}`; expected sunda, cayman, mariana or maverick")
+    })
 }
 
 /// `--gen G | --all-gens`: one generation or all four.
@@ -49,14 +56,7 @@ pub struct GensArg {
 impl GenArg {
     /// The chosen generation; an unknown name is a one-line error.
     pub fn resolve(&self) -> Result<Gen, CliError> {
-        match &self.gen {
-            None => Ok(Gen::default()),
-            Some(s) => Gen::from_name(s).ok_or_else(|| {
-                CliError::Msg(format!(
-                    "unknown generation `{s}`; expected sunda, cayman, mariana or maverick"
-                ))
-            }),
-        }
+        Ok(self.gen.unwrap_or_default())
     }
 }
 
@@ -219,44 +219,9 @@ pub fn stdout_error(e: std::io::Error) -> CliError {
     CliError::Msg(format!("standard output: {e}"))
 }
 
-/// Parses `--hex` text: hex digits; whitespace, `_` and a `0x`/`0X` prefix on each
-/// whitespace-separated group are ignored. Errors name the character and its 1-based position.
+/// Parses `--hex` text with the workspace's hex codec ([`tpb_isa::hex::decode`]).
 pub fn parse_hex(s: &str) -> Result<Vec<u8>, CliError> {
-    let mut digits = Vec::new();
-    let mut group_start = true;
-    let mut chars = s.chars().enumerate().peekable();
-    while let Some((pos, c)) = chars.next() {
-        if c.is_whitespace() {
-            group_start = true;
-            continue;
-        }
-        if group_start && c == '0' && matches!(chars.peek(), Some((_, 'x' | 'X'))) {
-            chars.next();
-            group_start = false;
-            continue;
-        }
-        group_start = false;
-        match c.to_digit(16) {
-            Some(d) => digits.push(d as u8),
-            None if c == '_' => {}
-            None => {
-                return Err(CliError::Msg(format!(
-                    "--hex: `{c}` at position {} is not a hex digit",
-                    pos + 1
-                )))
-            }
-        }
-    }
-    if digits.is_empty() {
-        return Err(CliError::Msg("--hex: no hex digits given".into()));
-    }
-    if digits.len() % 2 != 0 {
-        return Err(CliError::Msg(format!(
-            "--hex: {} hex digits is not a whole number of bytes",
-            digits.len()
-        )));
-    }
-    Ok(digits.chunks(2).map(|p| (p[0] << 4) | p[1]).collect())
+    tpb_isa::hex::decode(s).map_err(|e| CliError::Msg(format!("--hex: {e}")))
 }
 
 /// `#N @0xOFFS`: a bundle's index and byte offset in the program.

@@ -13,6 +13,7 @@
 //! `--explicit` packs without dropping or compacting (decisions §1.5 GOTCHA); `--json`
 //! prints one JSON object instead.
 
+use super::input::parse_gen;
 use super::CliError;
 use serde_json::json;
 use std::process::ExitCode;
@@ -58,12 +59,6 @@ pub struct Args {
     pub json: bool,
 }
 
-fn parse_gen(s: &str) -> Result<Gen, String> {
-    Gen::from_name(s).ok_or_else(|| {
-        format!("unknown generation `{s}`; expected one of sunda, cayman, mariana, maverick")
-    })
-}
-
 fn parse_space(s: &str) -> Result<Space, String> {
     match s.trim().to_ascii_lowercase().as_str() {
         "sbuf" => Ok(Space::Sbuf),
@@ -100,10 +95,7 @@ fn parse_partitions(s: &str) -> Result<(u32, i64), CliError> {
 }
 
 fn hex(b: &[u8]) -> String {
-    b.iter()
-        .map(|x| format!("{x:02x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
+    tpb_isa::hex::encode_with(b, " ")
 }
 
 fn report<const N: usize>(args: &Args, ap: &AccessPattern) -> Result<ExitCode, CliError> {
@@ -130,7 +122,7 @@ fn report<const N: usize>(args: &Args, ap: &AccessPattern) -> Result<ExitCode, C
             "num_active_channels": packed.num_active_channels,
             "active_dims": packed.active_dims,
             "slot_source": packed.slot_source.to_vec(),
-            "bytes": bytes.iter().map(|x| format!("{x:02x}")).collect::<String>(),
+            "bytes": tpb_isa::hex::encode(&bytes),
         });
         println!("{v}");
     } else {

@@ -141,7 +141,7 @@ pub fn svg(program: &Program, run: &EngineRun) -> String {
     let row_of = |e: EngineId| rows.iter().position(|&r| r == e).unwrap_or(0) as f64;
     let span = run.makespan_ps.max(1) as f64;
     let x = |ps: u64| LEFT + WIDTH * ps as f64 / span;
-    let height = TOP + ROW * rows.len() as f64 + 40.0;
+    let height = TOP + ROW * rows.len() as f64 + 60.0;
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -242,7 +242,18 @@ pub fn svg(program: &Program, run: &EngineRun) -> String {
         );
     }
     let bottom = TOP + ROW * rows.len() as f64;
+    let changes = run.counters.iter().filter(|c| c.ps > 0).count();
     for c in run.counters.iter().filter(|c| c.ps > 0) {
+        if changes <= 12 {
+            let _ = writeln!(
+                o,
+                r##"<text x="{:.2}" y="{}" fill="#9467bd" font-size="10">{} = {}</text>"##,
+                x(c.ps) + 3.0,
+                TOP - 4.0,
+                c.object,
+                c.value
+            );
+        }
         let _ = writeln!(
             o,
             r##"<line class="sync" x1="{x0:.2}" y1="{TOP}" x2="{x0:.2}" y2="{bottom}" stroke="#9467bd" stroke-dasharray="3,3"><title>{} = {} at {}</title></line>"##,
@@ -262,6 +273,11 @@ pub fn svg(program: &Program, run: &EngineRun) -> String {
             esc(&time(ps))
         );
     }
+    let _ = writeln!(
+        o,
+        r##"<text x="{LEFT}" y="{}" fill="#555" font-size="11">bars: instructions (hover for details) · hatched: waiting on a semaphore or event · dashed: a semaphore/event changes · red: a race</text>"##,
+        axis + 20.0
+    );
     o.push_str("</svg>\n");
     o
 }

@@ -1,0 +1,96 @@
+//! Scalar immediates by source (`tensor_scalar_immediates_check`, `ts_ptr_imm_chk`), shared by
+//! TensorScalar, TensorScalarSelect and RangeSelect (isa-facts §5.3, §7).
+
+use super::super::common::*;
+use super::super::{Confidence, Ctx};
+use crate::tables::{Dtype, ImmSrc};
+use crate::wire::ImmVal;
+use Confidence::Observed;
+
+rule!(
+    TS_IMM_WIDTH,
+    "ts_imm_chk",
+    "a bitvec instruction immediate fits the input width (32-bit only for 4-byte types)",
+    "isa-facts §5.3",
+    Observed
+);
+rule!(TS_PTR_IMM, "ts_ptr_imm_chk", "pointer immediate: an SBUF/PSUM address aligned (arith: 4 bytes; bitvec: in_dtype) with room for the channels", "isa-facts §7", Observed);
+rule!(
+    TS_SRC_ENUM,
+    "is_valid_enum",
+    "imm*_src ∈ IMM_SRC",
+    "isa-facts §7",
+    Observed
+);
+
+/// Checks one immediate by its source (`tensor_scalar_immediates_check`).
+pub(super) fn imm_by_src<const M: u8>(
+    cx: &mut Ctx<M>,
+    src: ImmSrc,
+    v: ImmVal,
+    src_at: Loc,
+    at: Loc,
+    bitvec: bool,
+    in_dtype: Dtype,
+    n: u8,
+) {
+    let gen = cx.gen;
+    match src {
+        ImmSrc::INSTRUCTION => {
+            if bitvec {
+                let ok = match in_dtype.size() {
+                    Some(4) => true,
+                    Some(2) => v.0 & 0xFFFF_0000 == 0,
+                    Some(1) => v.0 & 0xFFFF_FF00 == 0,
+                    _ => false,
+                };
+                cx.check(&TS_IMM_WIDTH, ok, || {
+                    detail(at, format!("{:#x}", v.0), format!("fits {in_dtype}"))
+                });
+            }
+        }
+        ImmSrc::POINTER => ts_ptr_imm_chk(cx, v, at, bitvec, in_dtype, n),
+        ImmSrc::REG_PTR => {
+            cx.check(&IMM_REG, v.0 < crate::geometry::NUM_REGISTERS, || {
+                detail(at, v.0, "register 0..=63")
+            });
+        }
+        _ => {
+            cx.check(&TS_SRC_ENUM, false, || {
+                detail(src_at, src, enum_names::<ImmSrc>(gen))
+            });
+        }
+    }
+}
+
+/// `ts_ptr_imm_chk`: `tpb_addr_active_channels(ptr, n)` and alignment.
+pub(super) fn ts_ptr_imm_chk<const M: u8>(
+    cx: &mut Ctx<M>,
+    v: ImmVal,
+    at: Loc,
+    bitvec: bool,
+    in_dtype: Dtype,
+    n: u8,
+) {
+    let gen = cx.gen;
+    let a = crate::wire::Addr4(v.0);
+    let located = a.locate(gen);
+    let align = if bitvec {
+        in_dtype.size().unwrap_or(1)
+    } else {
+        4
+    };
+    let ok = match located {
+        Some((space, p, o)) => {
+            let g = crate::geometry::Geometry::of(gen);
+            p + n as u32 <= g.partitions
+                && o < g.active_bytes(space)
+                && (a.byte_addr() as usize).is_multiple_of(align)
+        }
+        None => false,
+    };
+    cx.check(&TS_PTR_IMM, ok, || {
+        use crate::wire::Field;
+        detail(at, a.to_text(gen), format!("an SBUF/PSUM address aligned to {align} bytes with {n} channels from its partition"))
+    });
+}
