@@ -1,8 +1,10 @@
-//! Simulator throughput, as ratios to a plain memory copy of the same bytes measured in the
-//! same run (issue 4 item 7). Run: `cargo bench -p tpb-sim` (one thread).
+//! Simulator throughput, as ratios to a plain memory copy measured in the same run.
+//! Run: `cargo bench -p tpb-sim` (`-- WORD` runs the cases whose name contains WORD).
 //!
-//! Goals on one core: ≥ 1 G elements/s for fp32 PtrMulti and for fp32 → fp8, ≤ 200 ns per
-//! tiny (one-element) instruction.
+//! "x memcpy" is the instruction's time over the time `copy_from_slice` takes to copy as
+//! many bytes as the instruction touches (input + output bytes), both on one thread.
+//! Goals (issue 11): ≤ 2 x memcpy on one thread; ≥ 1.7 x from 1 to 2 threads on large bf16
+//! tiles; ≤ 200 ns per one-element instruction.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -17,12 +19,35 @@ use tpb_sim::{Config, FlopKind, Flops, HostTensor, Machine};
 const GEN: Gen = Gen::Cayman;
 const P: u32 = 128;
 
+/// On-CPU nanoseconds of every thread of this process so far (Linux `schedstat`), so that
+/// figures do not count the time other processes hold the cores; `None` elsewhere.
+fn cpu_ns() -> Option<u64> {
+    let mut total = 0u64;
+    for t in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok()?;
+        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(total)
+}
+
+/// Seconds per iteration: wall clock and on-CPU (all threads; the wall clock where
+/// `schedstat` is missing).
+#[derive(Clone, Copy)]
+struct Timing {
+    wall: f64,
+    cpu: f64,
+}
+
 /// Best time per iteration of `f` over several rounds of at least `min` each.
-fn time(min: Duration, mut f: impl FnMut()) -> f64 {
+fn time(min: Duration, mut f: impl FnMut()) -> Timing {
     f(); // warm up (page faults, caches)
-    let mut best = f64::INFINITY;
+    let mut best = Timing {
+        wall: f64::INFINITY,
+        cpu: f64::INFINITY,
+    };
     for _ in 0..5 {
         let start = Instant::now();
+        let cpu0 = cpu_ns();
         let mut iters = 0u64;
         // Check the clock every 64 calls so tiny cases do not time the clock.
         while start.elapsed() < min {
@@ -31,14 +56,20 @@ fn time(min: Duration, mut f: impl FnMut()) -> f64 {
             }
             iters += 64;
         }
-        best = best.min(start.elapsed().as_secs_f64() / iters as f64);
+        let wall = start.elapsed().as_secs_f64() / iters as f64;
+        let cpu = match (cpu0, cpu_ns()) {
+            (Some(a), Some(b)) => (b - a) as f64 * 1e-9 / iters as f64,
+            _ => wall,
+        };
+        best.wall = best.wall.min(wall);
+        best.cpu = best.cpu.min(cpu);
     }
     best
 }
 
 /// The same bytes copied with `copy_from_slice`, per partition row as the machine lays
 /// them out.
-fn memcpy_time(bytes_per_partition: usize) -> f64 {
+fn memcpy_time(bytes_per_partition: usize) -> Timing {
     let src = vec![1u8; P as usize * bytes_per_partition];
     let mut dst = vec![0u8; P as usize * bytes_per_partition];
     time(Duration::from_millis(200), || {
@@ -99,16 +130,21 @@ fn ptr_multi(din: Dtype, dout: Dtype, op: AluOp, x: u16, w: u16, dst_off: u32) -
 }
 
 struct Row {
-    name: &'static str,
+    name: String,
     elements: u64,
-    /// Input bytes per element.
-    in_size: usize,
-    secs: f64,
-    copy_secs: f64,
+    /// Bytes touched (read + written) per element.
+    touched: usize,
+    secs: Timing,
+    copy_secs: Timing,
 }
 
 fn machine() -> Machine {
-    let mut m = Machine::new(Config::new(GEN));
+    // The run budget would stop the timing loops: a benchmark runs many large instructions.
+    let mut m = Machine::new(Config {
+        max_run_elements: u64::MAX,
+        ..Config::new(GEN)
+    });
+    m.set_threading(1, u64::MAX);
     for c in 0..P as usize {
         m.set_flops(
             c,
@@ -123,34 +159,24 @@ fn machine() -> Machine {
     m
 }
 
-fn bench_ptr_multi(name: &'static str, din: Dtype, dout: Dtype, op: AluOp, in_size: usize) -> Row {
-    // The largest tile that fits: src and dst side by side in a 224 KiB partition.
+/// PtrMulti over the largest tile that fits src and dst side by side in a 224 KiB
+/// partition, on `threads` threads.
+fn bench_ptr_multi(din: Dtype, dout: Dtype, op: AluOp, threads: usize) -> Row {
     let size_in = din.size().unwrap();
     let size_out = dout.size().unwrap();
-    bench_ptr_multi_n(
-        name,
-        din,
-        dout,
-        op,
-        in_size,
-        224 * 1024 / (size_in + size_out),
-    )
+    let per_part = (224 * 1024 / (size_in + size_out)).min(8 * 4095);
+    bench_ptr_multi_n(din, dout, op, per_part, threads)
 }
 
 /// PtrMulti over 128 partitions × `per_part` elements (W = 8 slices).
-fn bench_ptr_multi_n(
-    name: &'static str,
-    din: Dtype,
-    dout: Dtype,
-    op: AluOp,
-    in_size: usize,
-    per_part: usize,
-) -> Row {
+fn bench_ptr_multi_n(din: Dtype, dout: Dtype, op: AluOp, per_part: usize, threads: usize) -> Row {
     let size_in = din.size().unwrap();
+    let size_out = dout.size().unwrap();
     let w = 8u16;
     let x = (per_part / 8) as u16;
     let epp = u64::from(x) * u64::from(w);
     let mut m = machine();
+    m.set_threading(threads, 0);
     fill(&mut m, 0, din, epp);
     let dst_off = (epp as usize * size_in).next_multiple_of(64) as u32;
     let i = ptr_multi(din, dout, op, x, w, dst_off);
@@ -159,11 +185,47 @@ fn bench_ptr_multi_n(
         m.step(black_box(&i)).unwrap();
     });
     Row {
-        name,
-        in_size,
+        name: format!("PtrMulti {din}->{dout} {op} 128x{epp} {threads}t"),
+        touched: size_in + size_out,
         elements: epp * u64::from(P),
         secs,
-        copy_secs: memcpy_time(epp as usize * size_in),
+        copy_secs: memcpy_time(epp as usize * (size_in + size_out)),
+    }
+}
+
+/// TensorScalar MULT then ADD by immediates over 128 × 8192, one thread.
+fn bench_tensor_scalar(din: Dtype, dout: Dtype) -> Row {
+    let (size_in, size_out) = (din.size().unwrap(), dout.size().unwrap());
+    let f = 8192u16;
+    let mut m = machine();
+    fill(&mut m, 0, din, u64::from(f));
+    let mut i = Instruction::new(Opcode(0x43), GEN);
+    if let Body::S3d3Ts(s) = &mut i.body {
+        let t = |off| Tensor::<3> {
+            start_addr: Addr4::at(GEN, Space::Sbuf, 0, off).unwrap(),
+            step_elem: [1; 3],
+            num_elem: [f, 1, 1],
+        };
+        s.src_mem_pattern = t(0);
+        s.dst_mem_pattern = t(0x10000);
+        s.in_dtype = din;
+        s.out_dtype = dout;
+        s.num_active_channels = P as u8;
+        s.op0 = AluOp::MULT;
+        s.op1 = AluOp::ADD;
+        s.imm0 = ImmVal(1.5f32.to_bits());
+        s.imm1 = ImmVal(0.25f32.to_bits());
+    }
+    m.step(&i).unwrap();
+    let secs = time(Duration::from_millis(300), || {
+        m.step(black_box(&i)).unwrap();
+    });
+    Row {
+        name: format!("TensorScalar {din}->{dout} MULT,ADD 128x{f}"),
+        touched: size_in + size_out,
+        elements: u64::from(f) * u64::from(P),
+        secs,
+        copy_secs: memcpy_time(usize::from(f) * (size_in + size_out)),
     }
 }
 
@@ -196,11 +258,11 @@ fn bench_affine_select() -> Row {
         m.step(black_box(&i)).unwrap();
     });
     Row {
-        name: "AffineSelect fp32 128x4096",
-        in_size: 4,
+        name: "AffineSelect fp32 128x4096".into(),
+        touched: 8,
         elements: u64::from(f) * u64::from(P),
         secs,
-        copy_secs: memcpy_time(usize::from(f) * 4),
+        copy_secs: memcpy_time(usize::from(f) * 8),
     }
 }
 
@@ -222,8 +284,8 @@ fn bench_iota() -> Row {
         m.step(black_box(&i)).unwrap();
     });
     Row {
-        name: "Iota fp32 128x4096",
-        in_size: 4,
+        name: "Iota fp32 128x4096".into(),
+        touched: 4,
         elements: u64::from(f) * u64::from(P),
         secs,
         copy_secs: memcpy_time(usize::from(f) * 4),
@@ -239,15 +301,15 @@ fn bench_encode_fp8() -> Row {
         encode_slice_from_f32(Dtype::FP8_EXP4, black_box(&xs), &mut out, &cfg);
         black_box(&mut out);
     });
-    let src = vec![1u8; n * 4];
-    let mut dst = vec![0u8; n * 4];
+    let src = vec![1u8; n * 5];
+    let mut dst = vec![0u8; n * 5];
     let copy_secs = time(Duration::from_millis(200), || {
         dst.copy_from_slice(black_box(&src));
         black_box(&mut dst);
     });
     Row {
-        name: "numerics fp32->fp8 slice (1 Mi)",
-        in_size: 4,
+        name: "numerics fp32->fp8 slice (1 Mi)".into(),
+        touched: 5,
         elements: n as u64,
         secs,
         copy_secs,
@@ -281,7 +343,7 @@ fn tiny_setup() -> (Machine, Instruction, Instruction) {
     (m, i, p)
 }
 
-fn bench_tiny() -> (f64, f64) {
+fn bench_tiny() -> (Timing, Timing) {
     let (mut m, i, p) = tiny_setup();
     let ts = time(Duration::from_millis(300), || {
         m.step(black_box(&i)).unwrap();
@@ -292,8 +354,6 @@ fn bench_tiny() -> (f64, f64) {
     (ts, pm)
 }
 
-type Case = (&'static str, fn() -> Row);
-
 fn main() {
     // `cargo bench -p tpb-sim -- WORD` runs the cases whose name contains WORD.
     let filter: Vec<String> = std::env::args()
@@ -302,78 +362,79 @@ fn main() {
         .collect();
     let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
     println!(
-        "tpb-sim benchmark ({GEN}, one thread; x memcpy = time / time of copying the input bytes)"
+        "tpb-sim benchmark ({GEN}; x memcpy = time / time of copying the bytes touched, one thread)"
     );
+    println!("(times are on-CPU time, all threads, so that other processes' load does not count;");
+    println!(" 'wall G/s' is the wall-clock rate)");
     println!(
-        "{:<38} {:>10} {:>10} {:>10} {:>10} {:>9}",
-        "case", "elements", "G elem/s", "in GB/s", "copy GB/s", "x memcpy"
+        "{:<46} {:>9} {:>9} {:>10} {:>10} {:>8} {:>9}",
+        "case", "elements", "G elem/s", "touch GB/s", "copy GB/s", "x memcpy", "wall G/s"
     );
-    let cases: [Case; 8] = [
-        ("PtrMulti fp32->fp32 MULT", || {
-            bench_ptr_multi(
-                "PtrMulti fp32->fp32 MULT",
-                Dtype::FP32,
-                Dtype::FP32,
-                AluOp::MULT,
-                4,
-            )
-        }),
-        ("PtrMulti bf16->bf16 MULT", || {
-            bench_ptr_multi(
-                "PtrMulti bf16->bf16 MULT",
-                Dtype::BFLOAT16,
-                Dtype::BFLOAT16,
-                AluOp::MULT,
-                2,
-            )
-        }),
-        ("PtrMulti fp32->fp8e4 BYPASS", || {
-            bench_ptr_multi(
-                "PtrMulti fp32->fp8e4 BYPASS",
-                Dtype::FP32,
-                Dtype::FP8_EXP4,
-                AluOp::BYPASS,
-                4,
-            )
-        }),
-        ("PtrMulti fp32->fp8e4 MULT", || {
-            bench_ptr_multi(
-                "PtrMulti fp32->fp8e4 MULT",
-                Dtype::FP32,
-                Dtype::FP8_EXP4,
-                AluOp::MULT,
-                4,
-            )
-        }),
-        ("PtrMulti fp32->fp8e4 BYPASS 128x4096", || {
-            bench_ptr_multi_n(
-                "PtrMulti fp32->fp8e4 BYPASS 128x4096",
-                Dtype::FP32,
-                Dtype::FP8_EXP4,
-                AluOp::BYPASS,
-                4,
-                4096,
-            )
-        }),
-        ("AffineSelect fp32 128x4096", bench_affine_select),
-        ("Iota fp32 128x4096", bench_iota),
-        ("numerics fp32->fp8 slice (1 Mi)", bench_encode_fp8),
-    ];
-    for (name, f) in cases {
-        if !wanted(name) {
-            continue;
-        }
-        let r = f();
-        let bytes = r.elements as f64 * r.in_size as f64;
+    let (bf, f32_, f16, e4) = (Dtype::BFLOAT16, Dtype::FP32, Dtype::FP16, Dtype::FP8_EXP4);
+    let mut cases: Vec<(String, Box<dyn Fn() -> Row>)> = Vec::new();
+    for (din, dout) in [
+        (bf, bf),
+        (f32_, f32_),
+        (f16, f16),
+        (e4, e4),
+        (f32_, bf),
+        (bf, f32_),
+        (f32_, e4),
+        (e4, bf),
+    ] {
+        cases.push((
+            format!("PtrMulti {din}->{dout} MULT"),
+            Box::new(move || bench_ptr_multi(din, dout, AluOp::MULT, 1)),
+        ));
+    }
+    cases.push((
+        "PtrMulti fp32->fp8 BYPASS".into(),
+        Box::new(move || bench_ptr_multi(f32_, e4, AluOp::BYPASS, 1)),
+    ));
+    for (din, dout) in [(bf, bf), (f32_, f32_), (f16, f16), (e4, e4)] {
+        cases.push((
+            format!("TensorScalar {din}->{dout}"),
+            Box::new(move || bench_tensor_scalar(din, dout)),
+        ));
+    }
+    cases.push(("AffineSelect fp32".into(), Box::new(bench_affine_select)));
+    cases.push(("Iota fp32".into(), Box::new(bench_iota)));
+    cases.push((
+        "numerics fp32->fp8 slice".into(),
+        Box::new(bench_encode_fp8),
+    ));
+    let print = |r: &Row| {
+        let bytes = r.elements as f64 * r.touched as f64;
         println!(
-            "{:<38} {:>10} {:>10.3} {:>10.2} {:>10.2} {:>9.2}",
+            "{:<46} {:>9} {:>9.3} {:>10.2} {:>10.2} {:>8.2} {:>9.3}",
             r.name,
             r.elements,
-            r.elements as f64 / r.secs / 1e9,
-            bytes / r.secs / 1e9,
-            bytes / r.copy_secs / 1e9,
-            r.secs / r.copy_secs
+            r.elements as f64 / r.secs.cpu / 1e9,
+            bytes / r.secs.cpu / 1e9,
+            bytes / r.copy_secs.cpu / 1e9,
+            r.secs.cpu / r.copy_secs.cpu,
+            r.elements as f64 / r.secs.wall / 1e9,
         );
+    };
+    for (name, f) in &cases {
+        if wanted(name) {
+            print(&f());
+        }
+    }
+    if wanted("threads") {
+        // 1 → 2 (→ all cores) threads on the same instruction, in the same run.
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        for (din, dout) in [(bf, bf), (f32_, f32_), (f32_, e4)] {
+            let one = bench_ptr_multi(din, dout, AluOp::MULT, 1);
+            let two = bench_ptr_multi(din, dout, AluOp::MULT, 2);
+            print(&one);
+            print(&two);
+            println!(
+                "  1 -> 2 threads: wall-clock speed-up {:.2}x; CPU time 2t / 1t {:.2} ({cores} cores)",
+                one.secs.wall / two.secs.wall,
+                two.secs.cpu / one.secs.cpu
+            );
+        }
     }
     if filter.iter().any(|f| f == "fixed") {
         // A fixed amount of work for `perf stat` (cycles per instruction independent of load).
@@ -387,11 +448,11 @@ fn main() {
         let (ts, pm) = bench_tiny();
         println!(
             "tiny TensorScalar (1 element):   {:>8.1} ns / instruction",
-            ts * 1e9
+            ts.cpu * 1e9
         );
         println!(
             "tiny PtrMulti (1 element):       {:>8.1} ns / instruction",
-            pm * 1e9
+            pm.cpu * 1e9
         );
     }
 }

@@ -81,12 +81,17 @@ fn same_state(w: &World) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Runs `make`'s program on the simulator and the reference. `threads > 1` sends every
+/// instruction with two or more channels through the threaded engine (threshold 0), so the
+/// properties cover the single-threaded and the threaded paths alike.
 fn check(
     seed: u64,
     gen: Gen,
+    threads: usize,
     make: fn(&mut World) -> Vec<Instruction>,
 ) -> Result<(), TestCaseError> {
     let mut w = World::new(seed, gen);
+    w.m.set_threading(threads, if threads > 1 { 0 } else { u64::MAX });
     let prog = make(&mut w);
     for inst in &prog {
         prop_assert!(
@@ -148,42 +153,42 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
-    fn imm_ld_matches_reference(seed: u64, gen in any_gen()) {
-        check(seed, gen, |w| vec![gen_imm_ld(w)])?;
+    fn imm_ld_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
+        check(seed, gen, threads, |w| vec![gen_imm_ld(w)])?;
     }
 
     #[test]
-    fn ptr_multi_matches_reference(seed: u64, gen in any_gen()) {
-        check(seed, gen, gen_ptr_multi)?;
+    fn ptr_multi_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
+        check(seed, gen, threads, gen_ptr_multi)?;
     }
 
     #[test]
-    fn sunda_dual_matches_reference(seed: u64) {
-        check(seed, Gen::Sunda, gen_ptr_multi)?;
+    fn sunda_dual_matches_reference(seed: u64, threads in 1usize..=3) {
+        check(seed, Gen::Sunda, threads, gen_ptr_multi)?;
     }
 
     #[test]
-    fn affine_select_matches_reference(seed: u64, gen in any_gen()) {
-        check(seed, gen, gen_affine_select)?;
+    fn affine_select_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
+        check(seed, gen, threads, gen_affine_select)?;
     }
 
     #[test]
-    fn iota_matches_reference(seed: u64, gen in any_gen()) {
-        check(seed, gen, gen_iota)?;
+    fn iota_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
+        check(seed, gen, threads, gen_iota)?;
     }
 
     #[test]
-    fn tensor_scalar_matches_reference(seed: u64, gen in any_gen()) {
-        check(seed, gen, gen_tensor_scalar)?;
+    fn tensor_scalar_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
+        check(seed, gen, threads, gen_tensor_scalar)?;
     }
 
     #[test]
-    fn ts_select_matches_reference(seed: u64, gen in any_gen()) {
-        check(seed, gen, gen_ts_select)?;
+    fn ts_select_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
+        check(seed, gen, threads, gen_ts_select)?;
     }
 
     #[test]
-    fn range_select_matches_reference(seed: u64, gen in cayman_up()) {
-        check(seed, gen, gen_range_select)?;
+    fn range_select_matches_reference(seed: u64, gen in cayman_up(), threads in 1usize..=3) {
+        check(seed, gen, threads, gen_range_select)?;
     }
 }

@@ -6,7 +6,7 @@ use crate::opcode::{AluClass, Form as ScalarForm, OpcodeInfo};
 use crate::tables::ImmSrc;
 use crate::wire::descriptor::f32_text;
 use crate::wire::field::hex;
-use crate::wire::{Addr4, Body, Field, FieldDyn, ImmVal, Instruction, Tensor};
+use crate::wire::{Addr4, Body, Field, FieldDyn, FieldMeta, ImmVal, Instruction, Tensor};
 use std::fmt::Write;
 
 /// Prints `inst` as one canonical line for `gen`; [`asm`](super::asm) reads it back to the
@@ -39,6 +39,11 @@ pub fn disasm_program(insts: &[Instruction], gen: Gen) -> String {
 
 fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen) -> String {
     let default = Instruction::new(inst.opcode(), gen);
+    // "Differs from the default" compared on the field's bytes, not its text: the text is a
+    // function of the bytes and tells different bytes apart (asm(disasm(b)) == b, a property
+    // test), so the answer is the same without formatting every field twice.
+    let (mine, theirs) = (inst.encode(), default.encode());
+    let differs = |m: &FieldMeta| mine[m.range()] != theirs[m.range()];
     let mut out = String::from(row.mnemonic);
     let body = inst.body.fields();
     let channels = body
@@ -50,11 +55,11 @@ fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen) -> String {
         body.iter()
             .any(|(_, f)| tensor_parts(*f).is_some_and(|t| t.0.locate(gen).is_some()))
     });
-    for ((meta, f), (_, d)) in body.iter().zip(default.body.fields()) {
+    for (meta, f) in &body {
         if meta.name == CHANNELS_FIELD && folded.is_some() {
             continue;
         }
-        if !always_printed(meta, *f) && f.text(gen) == d.text(gen) {
+        if !always_printed(meta, *f) && !differs(meta) {
             continue;
         }
         let text = match form_of(*f) {
@@ -67,19 +72,9 @@ fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen) -> String {
         };
         let _ = write!(out, " {}={text}", meta.name);
     }
-    let preamble = inst
-        .events
-        .fields()
-        .into_iter()
-        .zip(default.events.fields())
-        .chain(
-            inst.header
-                .fields()
-                .into_iter()
-                .zip(default.header.fields()),
-        );
-    for ((meta, f), (_, d)) in preamble {
-        if meta.name != OPCODE_FIELD && f.text(gen) != d.text(gen) {
+    let preamble = inst.events.fields().into_iter().chain(inst.header.fields());
+    for (meta, f) in preamble {
+        if meta.name != OPCODE_FIELD && differs(meta) {
             let _ = write!(out, " {}={}", meta.name, f.text(gen));
         }
     }

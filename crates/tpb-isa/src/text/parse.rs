@@ -473,7 +473,26 @@ struct ChannelClaim<'a> {
     count: u8,
     at: Piece<'a>,
     /// How the claim was written, for the conflict message.
-    what: String,
+    what: ClaimText<'a>,
+}
+
+/// How a channel claim was written; formatted only for a conflict message.
+enum ClaimText<'a> {
+    /// The partition range `text` of field `field`.
+    Range { text: &'a str, field: &'static str },
+    /// `num_active_channels=text`.
+    Explicit { text: &'a str },
+}
+
+impl std::fmt::Display for ClaimText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClaimText::Range { text, field } => {
+                write!(f, "the partition range `{text}` of {field}")
+            }
+            ClaimText::Explicit { text } => write!(f, "{CHANNELS_FIELD}={text}"),
+        }
+    }
 }
 
 fn instruction(
@@ -569,7 +588,8 @@ fn unknown_field(inst: &Instruction, key: Piece<'_>, gen: Gen) -> Problem {
     )
 }
 
-/// Parses `value` into field `name` of `inst`.
+/// Parses `value` into field `name` of `inst` (one field lookup: the happy path of a large
+/// file runs through here for every field).
 fn assign<'a>(
     inst: &mut Instruction,
     name: &'static str,
@@ -577,42 +597,39 @@ fn assign<'a>(
     gen: Gen,
     claims: &mut Vec<ChannelClaim<'a>>,
 ) -> Result<(), Problem> {
-    let form = with_field(inst, name, |_, f| form_of(f)).unwrap_or(Form::Plain);
-    match form {
+    let result = with_field_mut(inst, name, |f| match form_of(f) {
         Form::Tensor(slots) => {
             let (head, pairs) =
                 split_descriptor(value, "`ADDRESS:[[step,num],…]` (innermost first)")?;
             let address = parse_address(head, gen)?;
             let (steps, nums) = parse_pairs(pairs.trim(), slots, name)?;
             if let Some(count) = address.range_channels {
+                let at = head.trim();
                 claims.push(ChannelClaim {
                     count,
-                    at: head.trim(),
-                    what: format!("the partition range `{}` of {name}", head.trim().text),
+                    at,
+                    what: ClaimText::Range {
+                        text: at.text,
+                        field: name,
+                    },
                 });
             }
-            with_field_mut(inst, name, |f| {
-                set_tensor(f, address.addr, &steps, &nums);
-            });
+            set_tensor(f, address.addr, &steps, &nums);
             Ok(())
         }
         Form::Data4d => {
             let (head, pairs) = split_descriptor(value, "`BASE:[[step,num],…]` (innermost first)")?;
             let base = parse_base(head)?;
             let (steps, nums) = parse_pairs(pairs.trim(), 4, name)?;
-            with_field_mut(inst, name, |f| {
-                if let Some(d) = f.as_any_mut().downcast_mut::<Data4d>() {
-                    d.base = base;
-                    d.step_elem.copy_from_slice(&steps);
-                    d.num_elem.copy_from_slice(&nums);
-                }
-            });
+            if let Some(d) = f.as_any_mut().downcast_mut::<Data4d>() {
+                d.base = base;
+                d.step_elem.copy_from_slice(&steps);
+                d.num_elem.copy_from_slice(&nums);
+            }
             Ok(())
         }
-        Form::Enum | Form::Plain => {
-            let result = with_field_mut(inst, name, |f| f.set_text(value.text, gen))
-                .unwrap_or_else(|| Err(format!("no field `{name}`")));
-            if let Err(msg) = result {
+        form @ (Form::Enum | Form::Plain) => {
+            if let Err(msg) = f.set_text(value.text, gen) {
                 // Enum messages already name their kind ("unknown dtype `fp33`; …").
                 let message = if form == Form::Enum {
                     msg
@@ -622,22 +639,21 @@ fn assign<'a>(
                 return Err(Problem::at(value, message));
             }
             if name == CHANNELS_FIELD {
-                let count = with_field(inst, name, |_, f| f.as_any().downcast_ref::<u8>().copied())
-                    .flatten()
-                    .unwrap_or(0);
+                let count = f.as_any().downcast_ref::<u8>().copied().unwrap_or(0);
                 // The explicit value goes first: it is what conflicts are measured against.
                 claims.insert(
                     0,
                     ChannelClaim {
                         count,
                         at: value,
-                        what: format!("{CHANNELS_FIELD}={}", value.text),
+                        what: ClaimText::Explicit { text: value.text },
                     },
                 );
             }
             Ok(())
         }
-    }
+    });
+    result.unwrap_or_else(|| Err(Problem::at(value, format!("{name}: no field `{name}`"))))
 }
 
 fn set_tensor(f: &mut dyn FieldDyn, addr: crate::wire::Addr4, steps: &[i16], nums: &[u16]) {

@@ -6,7 +6,8 @@ use crate::tables::{
     WaitMode,
 };
 use crate::wire::{
-    Data4d, DtypePair, Events, FieldDyn, FieldMeta, Header, ImmVal, Instruction, Tensor,
+    Body, Data4d, DtypePair, Events, FieldDyn, FieldMeta, Header, ImmVal, Instruction, Opaque,
+    Tensor,
 };
 
 /// Short field names the assembler accepts (case-insensitive, like every field name), each
@@ -117,34 +118,56 @@ pub(crate) fn field_names(inst: &Instruction) -> Vec<&'static str> {
     v
 }
 
+/// The body's field layout: static, so name lookups on the assembler's happy path allocate
+/// nothing (`Body::fields` builds a vector).
+fn body_layout(inst: &Instruction) -> &'static [FieldMeta] {
+    match inst.body.kind() {
+        Some(k) => Body::layout(k),
+        None => Opaque::LAYOUT,
+    }
+}
+
 /// Which part holds `name`, if `inst` has such a field.
 pub(crate) fn part_of(inst: &Instruction, name: &str) -> Option<Part> {
     if Header::LAYOUT.iter().any(|m| m.name == name) {
         Some(Part::Header)
     } else if Events::LAYOUT.iter().any(|m| m.name == name) {
         Some(Part::Events)
-    } else if inst.body.fields().iter().any(|(m, _)| m.name == name) {
+    } else if body_layout(inst).iter().any(|m| m.name == name) {
         Some(Part::Body)
     } else {
         None
     }
 }
 
+/// `name` as the `&'static` field name of `inst` it equals (the order of [`field_names`]).
+fn field_name(inst: &Instruction, name: &str) -> Option<&'static str> {
+    body_layout(inst)
+        .iter()
+        .chain(Events::LAYOUT)
+        .chain(Header::LAYOUT.iter().filter(|m| m.name != OPCODE_FIELD))
+        .find(|m| m.name == name)
+        .map(|m| m.name)
+}
+
 /// Resolves a written key (a header name or a short name, any case) to the field name of
 /// `inst` it denotes.
 pub(crate) fn resolve_key(inst: &Instruction, key: &str) -> Option<&'static str> {
-    let key = key.to_ascii_lowercase();
-    let names = field_names(inst);
-    if let Some(n) = names.iter().find(|n| **n == key) {
+    let lower;
+    let key = if key.bytes().any(|b| b.is_ascii_uppercase()) {
+        lower = key.to_ascii_lowercase();
+        lower.as_str()
+    } else {
+        key
+    };
+    if let Some(n) = field_name(inst, key) {
         return Some(n);
     }
     if key == OPCODE_FIELD {
         return Some(OPCODE_FIELD);
     }
     let (_, targets) = FIELD_ALIASES.iter().find(|(a, _)| *a == key)?;
-    targets
-        .iter()
-        .find_map(|t| names.iter().find(|n| *n == t).copied())
+    targets.iter().find_map(|t| field_name(inst, t))
 }
 
 /// The short names that apply to `inst`, as `alias=target` for messages.

@@ -6,18 +6,11 @@
 //! slot 0 fastest). Its byte hull is checked against the partition's active bytes when it
 //! is resolved, so every walk below stays in bounds.
 //!
-//! [`drive`] is the elementwise engine: for each channel it walks `count` elements in chunks
-//! of at most [`CHUNK`], hands the chunk's input bytes to [`Kernel::load`] (straight from
-//! memory when the run is contiguous, else gathered) and lets [`Kernel::store`] encode the
-//! output into the destination bytes (straight into memory, else scattered), marking the
-//! written bytes initialised.
+//! The engine that walks them, chunk by chunk and channel by channel, is `engine`.
 
 use crate::assumptions::ramp_value;
 use crate::machine::{FaultCause, Memory, Region};
 use tpb_isa::geometry::Space;
-
-/// Elements per chunk of the elementwise engine.
-pub(crate) const CHUNK: usize = 1024;
 
 /// A walk's dimensions, innermost first, normalised (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +57,12 @@ impl Dims {
             };
         }
         Some(d)
+    }
+
+    /// Whether the walk is one contiguous run.
+    #[inline(always)]
+    pub(crate) fn is_dense(&self) -> bool {
+        self.n == 1 && self.steps[0] == 1
     }
 
     /// Elements in the walk.
@@ -288,300 +287,6 @@ pub(crate) fn overlaps(r: &Access, w: &Access, n: u32) -> bool {
         && w.lo < r.hi
 }
 
-/// Copies the hull of `a` for channels `0..n` into `snap` (channel-major).
-pub(crate) fn snapshot(mem: &Memory, a: &Access, n: u32, snap: &mut Vec<u8>) {
-    let w = (a.hi - a.lo) as usize;
-    snap.clear();
-    for c in 0..n {
-        let b = mem.part_base(a.space, a.part0 + c) + a.lo as usize;
-        snap.extend_from_slice(&mem.data(a.space)[b..b + w]);
-    }
-}
-
-/// Where an operand's bytes are read from: memory, or a snapshot of its hull.
-#[derive(Clone, Copy)]
-pub(crate) struct Src<'a> {
-    buf: &'a [u8],
-    base0: usize,
-    stride: usize,
-    origin: u64,
-}
-
-impl<'a> Src<'a> {
-    /// Straight from memory.
-    pub(crate) fn memory(mem: &'a Memory, a: &Access) -> Src<'a> {
-        Src {
-            buf: mem.data(a.space),
-            base0: mem.part_base(a.space, a.part0),
-            stride: mem.active(a.space) as usize,
-            origin: 0,
-        }
-    }
-
-    /// From a [`snapshot`] of `a`.
-    pub(crate) fn snapshot(snap: &'a [u8], a: &Access) -> Src<'a> {
-        Src {
-            buf: snap,
-            base0: 0,
-            stride: (a.hi - a.lo) as usize,
-            origin: a.lo,
-        }
-    }
-
-    /// Index in `buf` of channel `c`'s byte offset `o` (an offset inside the hull).
-    #[inline(always)]
-    fn index(&self, c: u32, o: u64) -> usize {
-        self.base0 + c as usize * self.stride + (o - self.origin) as usize
-    }
-}
-
-/// Reads `len` elements of channel `c` at the cursor (advancing it): a slice of memory when
-/// the run is contiguous, else gathered into `stage`.
-#[inline]
-pub(crate) fn read<'a>(
-    src: Src<'a>,
-    a: &Access,
-    c: u32,
-    cur: &mut Cursor,
-    len: usize,
-    stage: &'a mut [u8],
-) -> &'a [u8] {
-    let size = a.size;
-    let (off, step, rem) = cur.run();
-    if rem >= len as u64 && (step == 1 || len == 1) {
-        let i = src.index(c, a.byte(off));
-        cur.advance(len as u64);
-        return &src.buf[i..i + len * size];
-    }
-    let out = &mut stage[..len * size];
-    let mut done = 0;
-    while done < len {
-        let (off, step, rem) = cur.run();
-        let take = rem.min((len - done) as u64) as usize;
-        let dst = &mut out[done * size..(done + take) * size];
-        let i0 = src.index(c, a.byte(off));
-        if step == 1 {
-            dst.copy_from_slice(&src.buf[i0..i0 + take * size]);
-        } else {
-            let sb = step.wrapping_mul(size as i64);
-            for (j, d) in dst.chunks_exact_mut(size).enumerate() {
-                let i = (i0 as i64).wrapping_add(sb.wrapping_mul(j as i64)) as usize;
-                d.copy_from_slice(&src.buf[i..i + size]);
-            }
-        }
-        cur.advance(take as u64);
-        done += take;
-    }
-    out
-}
-
-/// Writes `len` elements of channel `c` at the cursor (advancing it): `fill` encodes them
-/// into a contiguous byte slice, which is memory itself when the run is contiguous, else
-/// `stage` scattered afterwards. Written bytes become initialised.
-#[inline]
-pub(crate) fn write(
-    mem: &mut Memory,
-    a: &Access,
-    c: u32,
-    cur: &mut Cursor,
-    len: usize,
-    stage: &mut [u8],
-    fill: impl FnOnce(&mut [u8]),
-) {
-    let size = a.size;
-    let base = mem.part_base(a.space, a.part0 + c);
-    let (data, init) = mem.parts_mut(a.space);
-    let (off, step, rem) = cur.run();
-    if rem >= len as u64 && (step == 1 || len == 1) {
-        let i = base + a.byte(off) as usize;
-        fill(&mut data[i..i + len * size]);
-        init.set_range(i, len * size);
-        cur.advance(len as u64);
-        return;
-    }
-    let st = &mut stage[..len * size];
-    fill(st);
-    let mut done = 0;
-    while done < len {
-        let (off, step, rem) = cur.run();
-        let take = rem.min((len - done) as u64) as usize;
-        let from = &st[done * size..(done + take) * size];
-        let i0 = base + a.byte(off) as usize;
-        if step == 1 {
-            data[i0..i0 + take * size].copy_from_slice(from);
-            init.set_range(i0, take * size);
-        } else {
-            let sb = step.wrapping_mul(size as i64);
-            for (j, s) in from.chunks_exact(size).enumerate() {
-                let i = (i0 as i64).wrapping_add(sb.wrapping_mul(j as i64)) as usize;
-                data[i..i + size].copy_from_slice(s);
-                init.set_range(i, size);
-            }
-        }
-        cur.advance(take as u64);
-        done += take;
-    }
-}
-
-/// An elementwise computation, fed chunk by chunk by [`drive`].
-pub(crate) trait Kernel {
-    /// Takes the input bytes of elements `k0..k0 + len` of channel `c` (contiguous,
-    /// little-endian). Not called when the walk has no input operand.
-    fn load(&mut self, c: u32, k0: u64, input: &[u8]);
-    /// Encodes the outputs of elements `k0..k0 + len` of channel `c` into `out`
-    /// (`len` × output size bytes).
-    fn store(&mut self, c: u32, k0: u64, out: &mut [u8]);
-    /// [`Kernel::load`] then [`Kernel::store`]; a kernel may override it to go from input
-    /// to output bytes in one pass (the engine calls it when it can lend both at once).
-    #[inline(always)]
-    fn map(&mut self, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
-        self.load(c, k0, input);
-        self.store(c, k0, out);
-    }
-}
-
-/// `data[r]` and `data[w]` borrowed together, if the ranges are disjoint.
-#[inline(always)]
-fn split_pair(
-    data: &mut [u8],
-    r: std::ops::Range<usize>,
-    w: std::ops::Range<usize>,
-) -> Option<(&[u8], &mut [u8])> {
-    if r.end <= w.start {
-        let (a, b) = data.split_at_mut(w.start);
-        Some((&a[r], &mut b[..w.len()]))
-    } else if w.end <= r.start {
-        let (a, b) = data.split_at_mut(r.start);
-        Some((&b[..r.len()], &mut a[w]))
-    } else {
-        None
-    }
-}
-
-/// The input of a walk: the operand and whether to read it from the snapshot.
-#[derive(Clone, Copy)]
-pub(crate) struct Input<'a> {
-    /// The operand.
-    pub(crate) access: &'a Access,
-    /// Read from `scratch.snap` (the operand overlaps the output).
-    pub(crate) from_snapshot: bool,
-}
-
-/// Staging buffers of the engine.
-pub(crate) struct Stages<'a> {
-    /// The input snapshot (see [`snapshot`]).
-    pub(crate) snap: &'a [u8],
-    /// Gather staging.
-    pub(crate) stage_in: &'a mut [u8],
-    /// Scatter staging.
-    pub(crate) stage_out: &'a mut [u8],
-}
-
-/// Runs `k` over channels `0..n`, `count` elements each; chunks never cross a multiple of
-/// `split` (PtrMulti's W slices). Element `k` of the input pairs with element `k` of the
-/// output (decisions §3.3).
-pub(crate) fn drive(
-    mem: &mut Memory,
-    st: Stages<'_>,
-    input: Option<Input<'_>>,
-    dst: &Access,
-    n: u32,
-    count: u64,
-    split: u64,
-    k: &mut impl Kernel,
-) {
-    let split = split.max(1);
-    let dense = |a: &Access| a.dims.n == 1 && a.dims.steps[0] == 1;
-    if dense(dst) && input.is_none_or(|i| dense(i.access)) {
-        drive_dense(mem, st, input, dst, n, count, split, k);
-        return;
-    }
-    for c in 0..n {
-        let mut sc = input.map(|i| Cursor::new(&i.access.dims));
-        let mut dc = Cursor::new(&dst.dims);
-        let mut k0 = 0u64;
-        let mut bound = split.min(count);
-        while k0 < count {
-            if k0 == bound {
-                bound = bound.saturating_add(split).min(count);
-            }
-            let len = (CHUNK as u64).min(bound - k0) as usize;
-            if let (Some(i), Some(sc)) = (input, sc.as_mut()) {
-                let src = if i.from_snapshot {
-                    Src::snapshot(st.snap, i.access)
-                } else {
-                    Src::memory(mem, i.access)
-                };
-                let bytes = read(src, i.access, c, sc, len, st.stage_in);
-                k.load(c, k0, bytes);
-            }
-            write(mem, dst, c, &mut dc, len, st.stage_out, |out| {
-                k.store(c, k0, out)
-            });
-            k0 += len as u64;
-        }
-    }
-}
-
-/// [`drive`] when every operand is one contiguous run per channel: slices straight from
-/// and into memory, no cursors.
-fn drive_dense(
-    mem: &mut Memory,
-    st: Stages<'_>,
-    input: Option<Input<'_>>,
-    dst: &Access,
-    n: u32,
-    count: u64,
-    split: u64,
-    k: &mut impl Kernel,
-) {
-    let (din, dout) = (input.map_or(0, |i| i.access.size), dst.size);
-    for c in 0..n {
-        let src = input.map(|i| {
-            let s = if i.from_snapshot {
-                Src::snapshot(st.snap, i.access)
-            } else {
-                Src::memory(mem, i.access)
-            };
-            s.index(c, i.access.offset)
-        });
-        let dbase = mem.part_base(dst.space, dst.part0 + c) + dst.offset as usize;
-        let mut k0 = 0u64;
-        let mut bound = split.min(count);
-        while k0 < count {
-            if k0 == bound {
-                bound = bound.saturating_add(split).min(count);
-            }
-            let len = (CHUNK as u64).min(bound - k0) as usize;
-            let w = dbase + k0 as usize * dout..dbase + (k0 as usize + len) * dout;
-            let r = src.map(|base| base + k0 as usize * din..base + (k0 as usize + len) * din);
-            // Input and output lent together when they can be (always for SBUF → SBUF):
-            // one pass through `Kernel::map`.
-            let (data, _) = mem.parts_mut(dst.space);
-            let lent = match (input, &r) {
-                (Some(i), Some(r)) if i.from_snapshot => {
-                    Some((&st.snap[r.clone()], &mut data[w.clone()]))
-                }
-                // Disjoint unless overlapping, and then the input is read from the snapshot.
-                (Some(i), Some(r)) if i.access.space == dst.space => {
-                    split_pair(data, r.clone(), w.clone())
-                }
-                _ => None,
-            };
-            if let Some((inp, out)) = lent {
-                k.map(c, k0, inp, out);
-            } else {
-                if let (Some(i), Some(r)) = (input, r) {
-                    k.load(c, k0, &mem.data(i.access.space)[r]);
-                }
-                k.store(c, k0, &mut mem.parts_mut(dst.space).0[w.clone()]);
-            }
-            mem.parts_mut(dst.space).1.set_range(w.start, w.len());
-            k0 += len as u64;
-        }
-    }
-}
-
 /// Counts the uninitialised elements `a` reads on the channels `0..n` for which `chan`
 /// holds: `(elements, first partition, its byte offset)`, or `None` when all are
 /// initialised. An element is uninitialised when any of its bytes is.
@@ -594,7 +299,7 @@ pub(crate) fn uninitialised(
 ) -> Option<(u64, u32, u64)> {
     // Fast path: every channel's hull is initialised.
     let init = mem.init(a.space);
-    let stride = mem.active(a.space) as usize;
+    let stride = mem.stride(a.space);
     let first = mem.part_base(a.space, a.part0) + a.lo as usize;
     let len = (a.hi - a.lo) as usize;
     if (0..n as usize).all(|c| init.all_set(first + c * stride, len)) {
@@ -649,8 +354,12 @@ pub(crate) fn fill_ramp(cur: &mut Cursor, base: i32, c: u32, cm: i32, out: &mut 
     while done < out.len() {
         let (off, step, rem) = cur.run();
         let take = rem.min((out.len() - done) as u64) as usize;
+        // `ramp_value` wraps to 32 bits, so the run is `first + j · step` in wrapping i32
+        // arithmetic (the same residues mod 2^32), which vectorises.
+        let first = ramp_value(base, off, c, cm);
+        let step = step as i32;
         for (j, o) in out[done..done + take].iter_mut().enumerate() {
-            *o = ramp_value(base, off.wrapping_add(step.wrapping_mul(j as i64)), c, cm);
+            *o = first.wrapping_add(step.wrapping_mul(j as i32));
         }
         cur.advance(take as u64);
         done += take;

@@ -14,7 +14,8 @@
 //! through FP32 to the output dtype (decisions §4.10). In-place use (src == dst) works: the
 //! input is read before any write (assumption `reads-before-writes`).
 
-use super::access::{bytes_to_raw, fill_ramp, raw_to_bytes, Cursor, Dims, Kernel};
+use super::access::{bytes_to_raw, fill_ramp, raw_to_bytes, Cursor, Dims};
+use super::engine::{Bufs, Kernel};
 use super::kernels;
 use super::{Cx, Parts, Role};
 use crate::machine::FaultCause;
@@ -75,7 +76,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2d2TsAs) -> Result<(), FaultCause> {
     cx.gate()?;
 
     let fp8 = cx.cfg.fp8;
-    let Parts { driver, work, .. } = cx.parts();
+    let Parts { driver, .. } = cx.parts();
     let mut k = SelectKernel {
         copy: in_dtype == out_dtype,
         in_dtype,
@@ -90,15 +91,13 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2d2TsAs) -> Result<(), FaultCause> {
         cm: s.channel_multiplier,
         mask,
         cur: Cursor::new(&mask),
-        f: &mut work.f,
-        u: &mut work.u,
-        i: &mut work.i,
     };
     driver.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
     Ok(())
 }
 
-struct SelectKernel<'a> {
+#[derive(Clone)]
+struct SelectKernel {
     copy: bool,
     in_dtype: Dtype,
     out_dtype: Dtype,
@@ -112,9 +111,6 @@ struct SelectKernel<'a> {
     cm: i32,
     mask: Dims,
     cur: Cursor,
-    f: &'a mut [f32],
-    u: &'a mut [u32],
-    i: &'a mut [i32],
 }
 
 /// `x = (mask <fill_mode> 0) ? x : fill` (seed 002 §3.3), one loop per comparator.
@@ -134,29 +130,29 @@ fn select<T: Copy>(cmp: AffineSelectCmp, xs: &mut [T], mask: &[i32], fill: T) {
     }
 }
 
-impl Kernel for SelectKernel<'_> {
-    fn load(&mut self, _c: u32, _k0: u64, input: &[u8]) {
+impl Kernel for SelectKernel {
+    fn load(&mut self, b: &mut Bufs, _c: u32, _k0: u64, input: &[u8]) {
         let len = input.len() / self.size_in;
         if self.copy {
-            bytes_to_raw(self.size_in, input, &mut self.u[..len]);
+            bytes_to_raw(self.size_in, input, &mut b.u[..len]);
         } else {
-            kernels::decode(self.in_dtype, input, &mut self.f[..len], &self.fp8);
+            kernels::decode(self.in_dtype, input, &mut b.f[..len], &self.fp8);
         }
     }
 
-    fn store(&mut self, c: u32, k0: u64, out: &mut [u8]) {
+    fn store(&mut self, b: &mut Bufs, c: u32, k0: u64, out: &mut [u8]) {
         let len = out.len() / self.size_out;
         if k0 == 0 {
             self.cur = Cursor::new(&self.mask);
         }
-        let v = &mut self.i[..len];
+        let v = &mut b.i[..len];
         fill_ramp(&mut self.cur, self.base, c, self.cm, v);
         if self.copy {
-            let u = &mut self.u[..len];
+            let u = &mut b.u[..len];
             select(self.cmp, u, v, self.fill_bits);
             raw_to_bytes(self.size_out, u, out);
         } else {
-            let f = &mut self.f[..len];
+            let f = &mut b.f[..len];
             select(self.cmp, f, v, self.fill);
             kernels::encode(self.out_dtype, f, out, &self.fp8);
         }

@@ -10,7 +10,7 @@
 //!     loaded[c] = W; kind[c] = Arith | Bitvec
 //! ```
 
-use super::access::{bytes_to_raw, read, Cursor, Src};
+use super::access::{bytes_to_raw, Cursor};
 use super::{Cx, Role};
 use crate::assumptions::{imm_ld_slot, FLOP_SLOTS};
 use crate::machine::{FaultCause, FlopKind};
@@ -41,15 +41,13 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2Bn) -> Result<(), FaultCause> {
     for c in 0..n {
         let mut raw = [0u32; FLOP_SLOTS];
         let mut cur = Cursor::new(&src.dims);
-        let bytes = read(
-            Src::memory(&cx.st.mem, &src),
-            &src,
-            c,
-            &mut cur,
-            w,
-            &mut cx.scratch.stage.stage_in,
-        );
-        bytes_to_raw(src.size, bytes, &mut raw[..w]);
+        let base = cx.st.mem.part_base(src.space, src.part0 + c);
+        let data = cx.st.mem.data(src.space);
+        for r in &mut raw[..w] {
+            let i = base + src.byte(cur.run().0) as usize;
+            bytes_to_raw(src.size, &data[i..i + src.size], std::slice::from_mut(r));
+            cur.advance(1);
+        }
         let f = &mut cx.st.flops[c as usize];
         for (i, &x) in raw[..w].iter().enumerate() {
             f.slots[imm_ld_slot(i)] = match kind {

@@ -9,12 +9,12 @@
 //!               = convert(fp32(v))         otherwise (RNE twice)
 //! ```
 
-use super::access::{fill_ramp, raw_to_bytes, Cursor, Dims, Kernel};
-use super::kernels;
+use super::access::{fill_ramp, raw_to_bytes, Cursor, Dims};
+use super::engine::{Bufs, Kernel};
 use super::{Cx, Parts, Role};
 use crate::assumptions::{iota_fp32, iota_keeps_bits, iota_output};
 use crate::machine::FaultCause;
-use crate::numerics::Fp8Config;
+use crate::numerics::{encode_with, Fp8Config};
 use tpb_isa::wire::D4Iota;
 use tpb_isa::Dtype;
 
@@ -37,7 +37,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &D4Iota) -> Result<(), FaultCause> {
     cx.gate()?;
 
     let fp8 = cx.cfg.fp8;
-    let Parts { driver, work, .. } = cx.parts();
+    let Parts { driver, .. } = cx.parts();
     let mut k = IotaKernel {
         out_dtype: s.out_dtype,
         size: dst.size,
@@ -46,15 +46,13 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &D4Iota) -> Result<(), FaultCause> {
         cm: s.channel_multiplier,
         ramp,
         cur: Cursor::new(&ramp),
-        f: &mut work.f,
-        u: &mut work.u,
-        i: &mut work.i,
     };
     driver.run(None, &dst, n, count, u64::MAX, &mut k);
     Ok(())
 }
 
-struct IotaKernel<'a> {
+#[derive(Clone)]
+struct IotaKernel {
     out_dtype: Dtype,
     size: usize,
     fp8: Fp8Config,
@@ -62,34 +60,28 @@ struct IotaKernel<'a> {
     cm: i32,
     ramp: Dims,
     cur: Cursor,
-    f: &'a mut [f32],
-    u: &'a mut [u32],
-    i: &'a mut [i32],
 }
 
-impl Kernel for IotaKernel<'_> {
-    fn load(&mut self, _c: u32, _k0: u64, _input: &[u8]) {}
+impl Kernel for IotaKernel {
+    fn load(&mut self, _b: &mut Bufs, _c: u32, _k0: u64, _input: &[u8]) {}
 
-    fn store(&mut self, c: u32, k0: u64, out: &mut [u8]) {
+    fn store(&mut self, b: &mut Bufs, c: u32, k0: u64, out: &mut [u8]) {
         let len = out.len() / self.size;
         if k0 == 0 {
             self.cur = Cursor::new(&self.ramp);
         }
-        let v = &mut self.i[..len];
+        let v = &mut b.i[..len];
         fill_ramp(&mut self.cur, self.base, c, self.cm, v);
         if iota_keeps_bits(self.out_dtype) {
-            let u = &mut self.u[..len];
+            let u = &mut b.u[..len];
             for (o, &x) in u.iter_mut().zip(v.iter()) {
                 *o = iota_output(self.out_dtype, x, &self.fp8);
             }
             raw_to_bytes(self.size, u, out);
         } else {
-            // iota_output's float arm, FP32 first, then one slice encode (same conversion).
-            let f = &mut self.f[..len];
-            for (o, &x) in f.iter_mut().zip(v.iter()) {
-                *o = iota_fp32(x);
-            }
-            kernels::encode(self.out_dtype, f, out, &self.fp8);
+            // iota_output's float arm: FP32 first, then the slice encoder (same conversion),
+            // in one loop.
+            encode_with::<_, false>(self.out_dtype, v, out, &self.fp8, iota_fp32);
         }
     }
 }

@@ -11,8 +11,8 @@
 use crate::assumptions::{stage_arith, stage_bitvec, stage_int};
 use crate::numerics::alu::{max_num, min_num};
 use crate::numerics::{
-    canonical_nan, decode_slice_to_f32, encode_fp32_bytes_with, encode_slice_from_f32, Fp8Config,
-    NumError,
+    canonical_nan, decode_slice_to_f32, decode_with, encode_bytes_with, encode_slice_from_f32,
+    encode_with, Fp8Config, NumError,
 };
 use tpb_isa::{AluOp, Dtype};
 
@@ -101,28 +101,69 @@ pub(crate) fn arith(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
     }
 }
 
-/// Whether [`fp32_fused`] handles `op`.
+/// Whether [`bytes_fused`] and [`f32_fused`] handle `op`.
 pub(crate) fn fusable(op: AluOp) -> bool {
     matches!(op, AluOp::BYPASS | AluOp::ADD | AluOp::MULT)
 }
 
-/// `decode(FP32)` → [`arith`] → [`encode`] in one pass over the input bytes, for the ops
-/// of [`fusable`] (ADD and MULT ignore `rev`): no f32 buffer between the stages, and the
-/// encoder pins NaN results (what `canon` does in [`arith`]).
+/// [`decode`] → [`arith`] → [`encode`] in one pass over the input bytes, for the ops of
+/// [`fusable`] (ADD and MULT ignore `rev`) and the inputs of
+/// [`crate::numerics::fusable_input`]: no f32 buffer between the stages, and the encoder
+/// pins NaN results (what `canon` does in [`arith`]).
 #[inline]
-pub(crate) fn fp32_fused(
+pub(crate) fn bytes_fused(
     op: AluOp,
     s: f32,
+    in_dtype: Dtype,
     input: &[u8],
     dtype: Dtype,
     out: &mut [u8],
     cfg: &Fp8Config,
 ) {
+    let enc = |x| x;
     match op {
-        AluOp::ADD => encode_fp32_bytes_with::<true>(dtype, input, out, cfg, |x| x + s),
-        AluOp::MULT => encode_fp32_bytes_with::<true>(dtype, input, out, cfg, |x| x * s),
-        _ => encode_fp32_bytes_with::<false>(dtype, input, out, cfg, |x| x),
+        AluOp::ADD => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x + s),
+        AluOp::MULT => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x * s),
+        _ => encode_bytes_with::<false>(in_dtype, input, dtype, out, cfg, enc),
     };
+}
+
+/// [`arith`] (a [`fusable`] op) → [`encode`] in one pass over decoded values.
+#[inline]
+pub(crate) fn f32_fused(
+    op: AluOp,
+    s: f32,
+    xs: &[f32],
+    dtype: Dtype,
+    out: &mut [u8],
+    cfg: &Fp8Config,
+) {
+    match op {
+        AluOp::ADD => encode_with::<_, true>(dtype, xs, out, cfg, |x| x + s),
+        AluOp::MULT => encode_with::<_, true>(dtype, xs, out, cfg, |x| x * s),
+        _ => encode_with::<_, false>(dtype, xs, out, cfg, |x| x),
+    };
+}
+
+/// [`decode`] then [`arith`] with a [`fusable`] op in one pass, for the inputs of
+/// [`crate::numerics::fusable_input`]; `false` (nothing done) for any other input.
+#[inline]
+pub(crate) fn decode_fused(
+    op: AluOp,
+    s: f32,
+    in_dtype: Dtype,
+    input: &[u8],
+    xs: &mut [f32],
+) -> bool {
+    if !crate::numerics::fusable_input(in_dtype) {
+        return false;
+    }
+    match op {
+        AluOp::ADD => decode_with(in_dtype, input, xs, |x| canon(x + s)),
+        AluOp::MULT => decode_with(in_dtype, input, xs, |x| canon(x * s)),
+        _ => decode_with(in_dtype, input, xs, |x| x),
+    };
+    true
 }
 
 /// `x = stage_bitvec(op, x, s, rev, bits)` for every element (`bits` = 8, 16 or 32).
@@ -226,10 +267,11 @@ mod tests {
         }
     }
 
-    /// The fused FP32 path against decode → arith → BYPASS → encode, bit for bit, for every
-    /// datapath output dtype and FP8 configuration (NaNs of both signs included).
+    /// The fused paths (from FP32 and BF16 bytes, and from decoded values) against
+    /// decode → arith → BYPASS → encode, bit for bit, for every datapath output dtype and FP8
+    /// configuration (NaNs of both signs included).
     #[test]
-    fn fp32_fused_matches_the_staged_path() {
+    fn fused_paths_match_the_staged_path() {
         use crate::numerics::E4m3Variant;
         let mut v = specials();
         v.extend([
@@ -241,7 +283,11 @@ mod tests {
             1e-3,
         ]);
         v.extend((0..200).map(|i| (i as f32 - 100.0) * 0.37));
-        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let fp32: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let bf16: Vec<u8> = v
+            .iter()
+            .flat_map(|x| ((x.to_bits() >> 16) as u16 ^ 1).to_le_bytes())
+            .collect();
         let dtypes = [
             Dtype::FP32,
             Dtype::FP32R,
@@ -264,17 +310,34 @@ mod tests {
                     let size = dtype.size().unwrap();
                     for op in [AluOp::BYPASS, AluOp::ADD, AluOp::MULT] {
                         assert!(fusable(op));
-                        for &s in &v[..40] {
-                            for rev in [false, true] {
+                        for (din, bytes) in [(Dtype::FP32, &fp32), (Dtype::BFLOAT16, &bf16)] {
+                            assert!(crate::numerics::fusable_input(din));
+                            for &s in &v[..40] {
                                 let mut xs = vec![0f32; v.len()];
-                                decode(Dtype::FP32, &bytes, &mut xs, &cfg);
-                                arith(op, rev, &mut xs, s);
-                                arith(AluOp::BYPASS, rev, &mut xs, 0.0);
+                                decode(din, bytes, &mut xs, &cfg);
+                                let decoded = xs.clone();
+                                arith(op, false, &mut xs, s);
+                                let mut staged = vec![0f32; v.len()];
+                                assert!(decode_fused(op, s, din, bytes, &mut staged));
+                                let bits =
+                                    |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                                assert_eq!(bits(&staged), bits(&xs), "{din} {op} s {s}");
+                                arith(AluOp::BYPASS, false, &mut xs, 0.0);
                                 let mut want = vec![0u8; v.len() * size];
                                 encode(dtype, &xs, &mut want, &cfg);
                                 let mut got = vec![0xA5u8; v.len() * size];
-                                fp32_fused(op, s, &bytes, dtype, &mut got, &cfg);
-                                assert_eq!(got, want, "{dtype} {op} rev {rev} s {s} {cfg:?}");
+                                bytes_fused(op, s, din, bytes, dtype, &mut got, &cfg);
+                                assert_eq!(got, want, "{din}->{dtype} {op} s {s} {cfg:?}");
+                                let mut got = vec![0xA5u8; v.len() * size];
+                                f32_fused(op, s, &decoded, dtype, &mut got, &cfg);
+                                assert_eq!(got, want, "{din}->{dtype} {op} s {s} {cfg:?}");
+                                // ADD and MULT commute, so `rev` does not matter.
+                                let mut rev = decoded.clone();
+                                arith(op, true, &mut rev, s);
+                                arith(AluOp::BYPASS, true, &mut rev, 0.0);
+                                let mut w2 = vec![0u8; v.len() * size];
+                                encode(dtype, &rev, &mut w2, &cfg);
+                                assert_eq!(w2, want, "{din}->{dtype} {op} rev s {s}");
                             }
                         }
                     }

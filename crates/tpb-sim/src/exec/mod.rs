@@ -10,11 +10,13 @@
 //!    output are read from a snapshot taken before the first write (assumption
 //!    `reads-before-writes`).
 //!
-//! The walk and the chunked engine live in `access`, the vectorisable stage loops in
-//! `kernels`; the per-instruction files hold the semantics.
+//! Operands and their walks live in `access`, the chunked (and threaded) engine in
+//! `engine`, the vectorisable stage loops in `kernels`; the per-instruction files hold the
+//! semantics.
 
 mod access;
 mod affine_select;
+mod engine;
 mod event_semaphore;
 mod imm_ld;
 mod iota;
@@ -30,7 +32,8 @@ use crate::machine::{
     WarningKind, MAX_ACCESS_RUNS,
 };
 use crate::numerics::{datapath_size, NumError};
-use access::{Access, Dims, Input, Stages, CHUNK};
+use access::{Access, Dims};
+use engine::{Lane, Threads};
 use tpb_isa::geometry::Space;
 use tpb_isa::opcode::{Exec, Family, OpcodeInfo};
 use tpb_isa::wire::{Addr4, AddrForm, Tensor};
@@ -39,31 +42,17 @@ use tpb_isa::{Body, Dtype, Gen, Instruction};
 /// Reusable buffers, so that executing an instruction allocates nothing in the common case.
 #[derive(Clone)]
 pub(crate) struct Scratch {
-    /// The engine's buffers (see [`run`]).
-    pub(crate) stage: Stage,
-    /// The kernels' buffers.
+    /// The input snapshot (see `engine`).
+    snap: Vec<u8>,
+    /// One set of engine buffers per thread (grown on demand).
+    lanes: Vec<Lane>,
+    /// Per-channel scalars.
     pub(crate) work: Work,
 }
 
-/// The engine's buffers: the input snapshot and the gather / scatter staging.
-#[derive(Clone)]
-pub(crate) struct Stage {
-    snap: Vec<u8>,
-    stage_in: Vec<u8>,
-    stage_out: Vec<u8>,
-}
-
-/// Kernel buffers: one chunk of values, and per-channel scalars.
+/// Per-channel scalars, shared by every thread of an instruction.
 #[derive(Clone)]
 pub(crate) struct Work {
-    /// FP32 values of a chunk.
-    pub(crate) f: Vec<f32>,
-    /// Raw values of a chunk.
-    pub(crate) u: Vec<u32>,
-    /// Ramp values of a chunk.
-    pub(crate) i: Vec<i32>,
-    /// Input bytes of a chunk.
-    pub(crate) bytes: Vec<u8>,
     /// First scalar per channel.
     pub(crate) s0: Vec<u32>,
     /// Second scalar per channel.
@@ -75,16 +64,9 @@ pub(crate) struct Work {
 impl Scratch {
     pub(crate) fn new() -> Scratch {
         Scratch {
-            stage: Stage {
-                snap: Vec::new(),
-                stage_in: vec![0; CHUNK * 4],
-                stage_out: vec![0; CHUNK * 4],
-            },
+            snap: Vec::new(),
+            lanes: vec![Lane::new()],
             work: Work {
-                f: vec![0.0; CHUNK],
-                u: vec![0; CHUNK],
-                i: vec![0; CHUNK],
-                bytes: vec![0; CHUNK * 4],
                 s0: vec![0; 128],
                 s1: vec![0; 128],
                 sel: vec![false; 128],
@@ -459,14 +441,20 @@ impl Cx<'_> {
     /// Splits the context for the commit step (see [`Parts`]).
     pub(crate) fn parts(&mut self) -> Parts<'_> {
         let st = &mut *self.st;
+        let threads = Threads {
+            count: self.cfg.thread_count(),
+            min_elements: self.cfg.min_parallel_elements,
+        };
         Parts {
             driver: Driver {
                 mem: &mut st.mem,
-                stage: &mut self.scratch.stage,
+                snap: &mut self.scratch.snap,
+                lanes: &mut self.scratch.lanes,
                 out: &mut *self.out,
+                threads,
             },
             flops: &st.flops,
-            work: &mut self.scratch.work,
+            work: &self.scratch.work,
         }
     }
 
@@ -551,14 +539,17 @@ pub(crate) enum Which {
 pub(crate) struct Parts<'a> {
     pub(crate) driver: Driver<'a>,
     pub(crate) flops: &'a [Flops],
-    pub(crate) work: &'a mut Work,
+    pub(crate) work: &'a Work,
 }
 
-/// What a kernel run needs besides the kernel: memory, the staging buffers and the outcome.
+/// What a kernel run needs besides the kernel: memory, the engine's buffers, the outcome
+/// and the thread setting.
 pub(crate) struct Driver<'a> {
     mem: &'a mut Memory,
-    stage: &'a mut Stage,
+    snap: &'a mut Vec<u8>,
+    lanes: &'a mut Vec<Lane>,
     out: &'a mut Outcome,
+    threads: Threads,
 }
 
 impl Driver<'_> {
@@ -572,32 +563,16 @@ impl Driver<'_> {
         n: u32,
         count: u64,
         split: u64,
-        k: &mut impl access::Kernel,
+        k: &mut impl engine::Kernel,
     ) {
-        let Driver { mem, stage, out } = self;
-        // An input overlapping the output is read from a snapshot (assumption
-        // `reads-before-writes`).
-        let from_snapshot = input.is_some_and(|i| access::overlaps(i, dst, n));
-        if let (Some(i), true) = (input, from_snapshot) {
-            access::snapshot(mem, i, n, &mut stage.snap);
-        }
-        access::drive(
+        let Driver {
             mem,
-            Stages {
-                snap: &stage.snap,
-                stage_in: &mut stage.stage_in,
-                stage_out: &mut stage.stage_out,
-            },
-            input.map(|access| Input {
-                access,
-                from_snapshot,
-            }),
-            dst,
-            n,
-            count,
-            split,
-            k,
-        );
+            snap,
+            lanes,
+            out,
+            threads,
+        } = self;
+        engine::drive(mem, snap, lanes, input, dst, n, count, split, threads, k);
         out.touch(dst, n, true);
         out.elements = count * u64::from(n);
         out.bytes_written = out.elements * dst.size as u64;

@@ -17,12 +17,13 @@
 //! through FP32; Bitvec on raw bits. The loader contract is checked, not enforced: W beyond
 //! the loaded count, or flops of the other kind, read stale slots and warn (decisions §3.6).
 
-use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
+use super::access::{bytes_to_raw, raw_to_bytes};
+use super::engine::{Bufs, Kernel};
 use super::kernels;
 use super::{num_fault, Cx, Parts, Role};
 use crate::assumptions::{dual_pair_slots, FLOP_SLOTS};
 use crate::machine::{FaultCause, FlopKind, Flops, WarningKind};
-use crate::numerics::Fp8Config;
+use crate::numerics::{fusable_input, Fp8Config};
 use tpb_isa::opcode::Form;
 use tpb_isa::wire::S4d4Tsm;
 use tpb_isa::{AluOp, Dtype, RevOps};
@@ -69,11 +70,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
     cx.gate()?;
 
     let fp8 = cx.cfg.fp8;
-    let Parts {
-        driver,
-        flops,
-        work,
-    } = cx.parts();
+    let Parts { driver, flops, .. } = cx.parts();
     let mut k = PtrMultiKernel {
         kind,
         dual,
@@ -86,14 +83,12 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
         bits,
         fp8,
         slice,
-        // FP32 in, one stage of a fusable op: encode straight from the input bytes.
+        // FP32 or BF16 in, one stage of a fusable op: encode straight from the input bytes.
         fused: kind == FlopKind::Arith
             && !dual
-            && matches!(s.in_dtype, Dtype::FP32 | Dtype::FP32R)
+            && fusable_input(s.in_dtype)
             && kernels::fusable(s.op),
         flops,
-        f: &mut work.f,
-        u: &mut work.u,
     };
     driver.run(Some(&src), &dst, n, count, slice, &mut k);
     Ok(())
@@ -186,6 +181,7 @@ pub(super) fn ranges(v: &[u32]) -> String {
     out.join(", ")
 }
 
+#[derive(Clone)]
 struct PtrMultiKernel<'a> {
     kind: FlopKind,
     dual: bool,
@@ -198,53 +194,57 @@ struct PtrMultiKernel<'a> {
     bits: u32,
     fp8: Fp8Config,
     slice: u64,
-    /// Whether [`Kernel::map`] takes the [`kernels::fp32_fused`] path.
+    /// Whether [`Kernel::map`] takes the [`kernels::bytes_fused`] path.
     fused: bool,
     flops: &'a [Flops],
-    f: &'a mut [f32],
-    u: &'a mut [u32],
 }
 
 impl Kernel for PtrMultiKernel<'_> {
-    fn map(&mut self, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
+    fn map(&mut self, b: &mut Bufs, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
         if self.fused {
             let s = self.flops[c as usize].slots[(k0 / self.slice) as usize];
-            kernels::fp32_fused(
+            kernels::bytes_fused(
                 self.op,
                 f32::from_bits(s),
+                self.in_dtype,
                 input,
                 self.out_dtype,
                 out,
                 &self.fp8,
             );
         } else {
-            self.load(c, k0, input);
-            self.store(c, k0, out);
+            self.load(b, c, k0, input);
+            self.store(b, c, k0, out);
         }
     }
 
-    fn load(&mut self, _c: u32, _k0: u64, input: &[u8]) {
+    fn load(&mut self, b: &mut Bufs, _c: u32, _k0: u64, input: &[u8]) {
         let len = input.len() / self.size_in;
         match self.kind {
             FlopKind::Arith => {
-                kernels::decode(self.in_dtype, input, &mut self.f[..len], &self.fp8);
+                kernels::decode(self.in_dtype, input, &mut b.f[..len], &self.fp8);
             }
-            FlopKind::Bitvec => bytes_to_raw(self.size_in, input, &mut self.u[..len]),
+            FlopKind::Bitvec => bytes_to_raw(self.size_in, input, &mut b.u[..len]),
         }
     }
 
-    fn store(&mut self, c: u32, k0: u64, out: &mut [u8]) {
+    fn store(&mut self, b: &mut Bufs, c: u32, k0: u64, out: &mut [u8]) {
         let len = out.len() / self.size_out;
         let i = (k0 / self.slice) as usize; // the W slice: scalar[i]
         let sc = &self.flops[c as usize].slots;
         let (rev0, rev1) = (self.rev.0 & 1 != 0, self.rev.0 & 2 != 0);
         match self.kind {
             FlopKind::Arith => {
-                let xs = &mut self.f[..len];
+                let xs = &mut b.f[..len];
                 if self.dual {
                     let (a, m) = dual_pair_slots(i);
                     kernels::arith(self.op, rev0, xs, f32::from_bits(sc[a]));
                     kernels::arith(AluOp::MULT, rev1, xs, f32::from_bits(sc[m]));
+                } else if kernels::fusable(self.op) {
+                    // The op (ADD/MULT ignore `rev`) and the bypass stage in the encoder.
+                    let s = f32::from_bits(sc[i]);
+                    kernels::f32_fused(self.op, s, xs, self.out_dtype, out, &self.fp8);
+                    return;
                 } else {
                     kernels::arith(self.op, rev0, xs, f32::from_bits(sc[i]));
                     kernels::arith(AluOp::BYPASS, rev1, xs, 0.0);
@@ -252,7 +252,7 @@ impl Kernel for PtrMultiKernel<'_> {
                 kernels::encode(self.out_dtype, xs, out, &self.fp8);
             }
             FlopKind::Bitvec => {
-                let xs = &mut self.u[..len];
+                let xs = &mut b.u[..len];
                 kernels::bitvec(self.op, rev0, xs, sc[i], self.bits);
                 kernels::bitvec(AluOp::BYPASS, rev1, xs, 0, self.bits);
                 raw_to_bytes(self.size_out, xs, out);

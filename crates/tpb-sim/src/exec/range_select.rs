@@ -13,7 +13,8 @@
 //! Only `reduce_cmd == Idle` runs: the running max's read-out is not public (assumption
 //! `range-select-reduce`). Index and copy rules: assumption `range-select-index`.
 
-use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
+use super::access::{bytes_to_raw, raw_to_bytes};
+use super::engine::{Bufs, Kernel};
 use super::kernels;
 use super::{num_fault, Cx, Parts, Which};
 use crate::assumptions::{range_select_index, RANGE_SELECT_BOUND_DTYPE};
@@ -78,13 +79,12 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2d2Rs) -> Result<(), FaultCause> {
         bounds: [&work.s0, &work.s1],
         fill,
         fill_bits: from_f32(out_dtype, fill, &fp8),
-        f: &mut work.f,
-        u: &mut work.u,
     };
     driver.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
     Ok(())
 }
 
+#[derive(Clone)]
 struct RangeKernel<'a> {
     copy: bool,
     in_dtype: Dtype,
@@ -97,8 +97,6 @@ struct RangeKernel<'a> {
     bounds: [&'a [u32]; 2],
     fill: f32,
     fill_bits: u32,
-    f: &'a mut [f32],
-    u: &'a mut [u32],
 }
 
 impl RangeKernel<'_> {
@@ -114,31 +112,31 @@ impl RangeKernel<'_> {
 }
 
 impl Kernel for RangeKernel<'_> {
-    fn load(&mut self, _c: u32, _k0: u64, input: &[u8]) {
+    fn load(&mut self, b: &mut Bufs, _c: u32, _k0: u64, input: &[u8]) {
         let len = input.len() / self.size_in;
         if self.copy {
-            bytes_to_raw(self.size_in, input, &mut self.u[..len]);
+            bytes_to_raw(self.size_in, input, &mut b.u[..len]);
         } else {
-            kernels::decode(self.in_dtype, input, &mut self.f[..len], &self.fp8);
+            kernels::decode(self.in_dtype, input, &mut b.f[..len], &self.fp8);
         }
     }
 
-    fn store(&mut self, c: u32, k0: u64, out: &mut [u8]) {
+    fn store(&mut self, b: &mut Bufs, c: u32, k0: u64, out: &mut [u8]) {
         let len = out.len() / self.size_out;
         if self.copy {
             for j in 0..len {
                 if !self.keep(c, k0 + j as u64) {
-                    self.u[j] = self.fill_bits;
+                    b.u[j] = self.fill_bits;
                 }
             }
-            raw_to_bytes(self.size_out, &self.u[..len], out);
+            raw_to_bytes(self.size_out, &b.u[..len], out);
         } else {
             for j in 0..len {
                 if !self.keep(c, k0 + j as u64) {
-                    self.f[j] = self.fill;
+                    b.f[j] = self.fill;
                 }
             }
-            kernels::encode(self.out_dtype, &self.f[..len], out, &self.fp8);
+            kernels::encode(self.out_dtype, &b.f[..len], out, &self.fp8);
         }
     }
 }

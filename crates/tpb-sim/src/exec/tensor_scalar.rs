@@ -18,7 +18,8 @@
 //! pointer to one element per channel, or a register holding that pointer (assumptions
 //! `pointer-scalar-dtype`, `register-pointer`). 0x44/0x54 always read both through pointers.
 
-use super::access::{bytes_to_raw, raw_to_bytes, Kernel};
+use super::access::{bytes_to_raw, raw_to_bytes};
+use super::engine::{Bufs, Kernel};
 use super::kernels;
 use super::{num_fault, Cx, Parts, Which};
 use crate::assumptions::{int_operand, int_signed, pointer_scalar_dtype, ScalarPath};
@@ -101,13 +102,12 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause> {
         fp8,
         s0: &work.s0,
         s1: &work.s1,
-        f: &mut work.f,
-        u: &mut work.u,
     };
     driver.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
     Ok(())
 }
 
+#[derive(Clone)]
 struct TsKernel<'a> {
     path: ScalarPath,
     op0: AluOp,
@@ -122,20 +122,33 @@ struct TsKernel<'a> {
     fp8: Fp8Config,
     s0: &'a [u32],
     s1: &'a [u32],
-    f: &'a mut [f32],
-    u: &'a mut [u32],
 }
 
 impl Kernel for TsKernel<'_> {
-    fn load(&mut self, _c: u32, _k0: u64, input: &[u8]) {
+    /// FP32/BF16 in with a fusable stage 0: decode and stage 0 in one pass.
+    fn map(&mut self, b: &mut Bufs, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
+        let len = input.len() / self.size_in;
+        if self.path == ScalarPath::Arith && kernels::fusable(self.op0) {
+            let s0 = f32::from_bits(self.s0[c as usize]);
+            let xs = &mut b.f[..len];
+            if kernels::decode_fused(self.op0, s0, self.in_dtype, input, xs) {
+                self.finish_arith(xs, c, out);
+                return;
+            }
+        }
+        self.load(b, c, k0, input);
+        self.store(b, c, k0, out);
+    }
+
+    fn load(&mut self, b: &mut Bufs, _c: u32, _k0: u64, input: &[u8]) {
         let len = input.len() / self.size_in;
         match self.path {
             ScalarPath::Arith => {
-                kernels::decode(self.in_dtype, input, &mut self.f[..len], &self.fp8);
+                kernels::decode(self.in_dtype, input, &mut b.f[..len], &self.fp8);
             }
-            ScalarPath::Bitvec => bytes_to_raw(self.size_in, input, &mut self.u[..len]),
+            ScalarPath::Bitvec => bytes_to_raw(self.size_in, input, &mut b.u[..len]),
             ScalarPath::Int => {
-                let u = &mut self.u[..len];
+                let u = &mut b.u[..len];
                 bytes_to_raw(self.size_in, input, u);
                 for x in u.iter_mut() {
                     *x = int_operand(self.in_dtype, *x).unwrap_or(0);
@@ -144,29 +157,43 @@ impl Kernel for TsKernel<'_> {
         }
     }
 
-    fn store(&mut self, c: u32, _k0: u64, out: &mut [u8]) {
+    fn store(&mut self, b: &mut Bufs, c: u32, _k0: u64, out: &mut [u8]) {
         let len = out.len() / self.size_out;
         let (s0, s1) = (self.s0[c as usize], self.s1[c as usize]);
         match self.path {
             ScalarPath::Arith => {
-                let xs = &mut self.f[..len];
+                let xs = &mut b.f[..len];
                 kernels::arith(self.op0, self.rev0, xs, f32::from_bits(s0));
-                kernels::arith(self.op1, self.rev1, xs, f32::from_bits(s1));
-                kernels::encode(self.out_dtype, xs, out, &self.fp8);
+                self.finish_arith(xs, c, out);
             }
             ScalarPath::Bitvec => {
-                let xs = &mut self.u[..len];
+                let xs = &mut b.u[..len];
                 kernels::bitvec(self.op0, self.rev0, xs, s0, self.bits);
                 kernels::bitvec(self.op1, self.rev1, xs, s1, self.bits);
                 raw_to_bytes(self.size_out, xs, out);
             }
             ScalarPath::Int => {
-                let xs = &mut self.u[..len];
+                let xs = &mut b.u[..len];
                 let signed = int_signed(self.in_dtype);
                 kernels::int(self.op0, self.rev0, xs, s0, signed);
                 kernels::int(self.op1, self.rev1, xs, s1, signed);
                 raw_to_bytes(self.size_out, xs, out);
             }
+        }
+    }
+}
+
+impl TsKernel<'_> {
+    /// Stage 1 and the encoding of stage 0's results `xs` of channel `c`.
+    #[inline(always)]
+    fn finish_arith(&self, xs: &mut [f32], c: u32, out: &mut [u8]) {
+        let s1 = f32::from_bits(self.s1[c as usize]);
+        if kernels::fusable(self.op1) {
+            // Stage 1 (ADD/MULT ignore `rev`) in the encoder's loop.
+            kernels::f32_fused(self.op1, s1, xs, self.out_dtype, out, &self.fp8);
+        } else {
+            kernels::arith(self.op1, self.rev1, xs, s1);
+            kernels::encode(self.out_dtype, xs, out, &self.fp8);
         }
     }
 }

@@ -11,7 +11,7 @@
 //!
 //! Operand reading: assumption `ts-select-operands`.
 
-use super::access::Kernel;
+use super::engine::{Bufs, Kernel};
 use super::{Cx, Parts, Pointer, Which};
 use crate::assumptions::{predicate_true, ts_select_inline_src1};
 use crate::machine::FaultCause;
@@ -64,27 +64,26 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3TsSelect) -> Result<(), FaultCaus
         size: src.size,
         take_src0: &work.sel,
         src1: &work.s0,
-        bytes: &mut work.bytes,
     };
     driver.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
     Ok(())
 }
 
+#[derive(Clone)]
 struct SelectKernel<'a> {
     size: usize,
     take_src0: &'a [bool],
     src1: &'a [u32],
-    bytes: &'a mut [u8],
 }
 
 impl Kernel for SelectKernel<'_> {
-    fn load(&mut self, _c: u32, _k0: u64, input: &[u8]) {
-        self.bytes[..input.len()].copy_from_slice(input);
+    fn load(&mut self, b: &mut Bufs, _c: u32, _k0: u64, input: &[u8]) {
+        b.bytes[..input.len()].copy_from_slice(input);
     }
 
-    fn store(&mut self, c: u32, _k0: u64, out: &mut [u8]) {
+    fn store(&mut self, b: &mut Bufs, c: u32, _k0: u64, out: &mut [u8]) {
         if self.take_src0[c as usize] {
-            out.copy_from_slice(&self.bytes[..out.len()]);
+            out.copy_from_slice(&b.bytes[..out.len()]);
         } else {
             let e = self.src1[c as usize].to_le_bytes();
             for o in out.chunks_exact_mut(self.size) {

@@ -1,7 +1,10 @@
 //! SBUF and PSUM bytes with the byte-level "initialised" shadow (decisions §3.1, §5.2).
 //!
-//! Only active bytes are stored: partition `p` of a space starts at `p * active_bytes` in
-//! its vector, whatever the address-map stride. The shadow is a bitset, one bit per byte.
+//! Only active bytes are stored: partition `p` of a space starts at `p * stride` in its
+//! vector, the stride being the active bytes rounded up to a multiple of 64 (they are
+//! multiples already on every generation), whatever the address-map stride. The shadow is
+//! a bitset, one bit per byte, so each partition owns whole shadow words and the engine can
+//! hand partitions to different threads.
 
 use tpb_isa::geometry::{Geometry, Space};
 use tpb_isa::Gen;
@@ -57,7 +60,13 @@ impl Shadow {
     /// Marks bytes `start..start + len` initialised.
     #[inline]
     pub(crate) fn set_range(&mut self, start: usize, len: usize) {
-        let words = &mut self.words;
+        Self::set_words(&mut self.words, start, len);
+    }
+
+    /// [`Shadow::set_range`] on a run of words (e.g. one partition's, see
+    /// [`Memory::split_for_write`]), bit `i` of the run being byte `i`.
+    #[inline]
+    pub(crate) fn set_words(words: &mut [u64], start: usize, len: usize) {
         Self::for_masks(start, len, |w, m| {
             words[w] |= m;
             true
@@ -87,6 +96,12 @@ impl Shadow {
     }
 }
 
+/// Partition stride for `active` bytes: rounded up to whole shadow words.
+#[inline(always)]
+fn stride_of(active: u64) -> usize {
+    (active as usize).next_multiple_of(64)
+}
+
 /// The on-chip memories of one generation.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Memory {
@@ -102,11 +117,11 @@ impl Memory {
     /// zeroed, so untouched pages cost nothing.
     pub(crate) fn new(gen: Gen) -> Memory {
         let geo = Geometry::of(gen);
-        let sbuf_len = geo.partitions as usize * geo.sbuf_active_bytes as usize;
+        let sbuf_len = geo.partitions as usize * stride_of(geo.sbuf_active_bytes.into());
         let psum_len = if geo.psum_buf_sz == 0 {
             0
         } else {
-            geo.partitions as usize * geo.psum_active_bytes as usize
+            geo.partitions as usize * stride_of(geo.psum_active_bytes.into())
         };
         Memory {
             geo,
@@ -140,10 +155,25 @@ impl Memory {
         }
     }
 
+    /// Distance between partitions in the space's vector (see the module docs).
+    #[inline(always)]
+    pub(crate) fn stride(&self, space: Space) -> usize {
+        stride_of(self.active(space))
+    }
+
     /// Index of byte 0 of partition `p` in the space's vector.
     #[inline(always)]
     pub(crate) fn part_base(&self, space: Space, p: u32) -> usize {
-        p as usize * self.active(space) as usize
+        p as usize * self.stride(space)
+    }
+
+    /// The bytes and shadow words of `space`, mutably, with the other space's bytes.
+    #[inline(always)]
+    pub(crate) fn split_for_write(&mut self, space: Space) -> (&mut [u8], &mut [u64], &[u8]) {
+        match space {
+            Space::Sbuf => (&mut self.sbuf, &mut self.sbuf_init.words, &self.psum),
+            Space::Psum => (&mut self.psum, &mut self.psum_init.words, &self.sbuf),
+        }
     }
 
     /// The bytes of a space.

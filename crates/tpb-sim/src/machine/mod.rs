@@ -19,7 +19,7 @@ pub use report::{
     Warning, WarningKind, MAX_ACCESS_RUNS,
 };
 
-pub(crate) use memory::Memory;
+pub(crate) use memory::{Memory, Shadow};
 
 use crate::assumptions::{firmware_stub_log, firmware_stubs_apply, FLOP_SLOTS, INITIAL_WORD};
 use crate::exec::{self, Outcome, Scratch};
@@ -42,6 +42,10 @@ pub const DEFAULT_MAX_ELEMENTS: u64 = 1 << 28;
 /// maximum-size instructions (tens of seconds of simulation; real kernels use far fewer).
 pub const DEFAULT_MAX_RUN_ELEMENTS: u64 = 1 << 32;
 
+/// The default for [`Config::min_parallel_elements`]: below 64 Ki elements an instruction
+/// takes well under 100 µs on one core, the order of handing work to other threads.
+pub const DEFAULT_MIN_PARALLEL_ELEMENTS: u64 = 1 << 16;
+
 /// How a machine behaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -57,6 +61,12 @@ pub struct Config {
     /// Refuse an instruction that would process more elements than this (all channels):
     /// a simulator limit against runaway broadcast patterns, not a machine behaviour.
     pub max_elements: u64,
+    /// Threads one large instruction is spread over, by groups of channels: 0 (the default)
+    /// for every core (the size of rayon's global pool), 1 for the calling thread only.
+    /// Results are bit-identical whatever the count.
+    pub threads: usize,
+    /// Instructions with fewer elements than this (all channels) stay on the calling thread.
+    pub min_parallel_elements: u64,
     /// The run's budget: refuse an instruction that would take the elements processed since
     /// the machine was created past this (all instructions, all channels), so that a hostile
     /// program's cost is bounded. A simulator limit, not a machine behaviour.
@@ -83,6 +93,16 @@ impl Config {
             firmware_stubs: false,
             max_elements: DEFAULT_MAX_ELEMENTS,
             max_run_elements: DEFAULT_MAX_RUN_ELEMENTS,
+            threads: 0,
+            min_parallel_elements: DEFAULT_MIN_PARALLEL_ELEMENTS,
+        }
+    }
+
+    /// The threads an instruction may use: [`Config::threads`], or every core for 0.
+    pub fn thread_count(&self) -> usize {
+        match self.threads {
+            0 => rayon::current_num_threads(),
+            t => t,
         }
     }
 }
@@ -178,6 +198,13 @@ impl Machine {
     /// The configuration.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// Sets how instructions use threads ([`Config::threads`],
+    /// [`Config::min_parallel_elements`]); results do not depend on it.
+    pub fn set_threading(&mut self, threads: usize, min_parallel_elements: u64) {
+        self.config.threads = threads;
+        self.config.min_parallel_elements = min_parallel_elements;
     }
 
     /// The generation.

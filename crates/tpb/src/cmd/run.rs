@@ -105,6 +105,10 @@ pub struct Args {
     /// `ml-dtypes` (<V2/|V1 blobs as ml_dtypes writes them).
     #[arg(long, value_enum, default_value_t = StyleArg::Bits, value_name = "STYLE")]
     pub npy_style: StyleArg,
+    /// Threads a large instruction is spread over (0: every core, the default); results
+    /// are bit-identical whatever the count.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
     /// Run the program as one in-order stream (no engines, no timing, no race detection).
     #[arg(long)]
     pub serial: bool,
@@ -215,6 +219,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     config.strict = args.strict;
     config.firmware_stubs = args.firmware_stubs;
     config.max_run_elements = args.max_run_elements;
+    config.threads = args.threads;
+    if args.threads > 1 {
+        // The pool itself gets that many threads too (by default it has one per core). It
+        // can only fail if a pool exists already, and then that pool serves.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(args.threads)
+            .build_global();
+    }
     let style = match args.npy_style {
         StyleArg::Bits => NpyStyle::BitView,
         StyleArg::MlDtypes => NpyStyle::MlDtypes,

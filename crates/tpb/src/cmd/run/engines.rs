@@ -64,7 +64,7 @@ pub fn describe(program: &Program, engine: EngineId, queue_index: usize, index: 
         .lines
         .get(index)
         .map_or(format!("instruction #{index}"), |l| format!("line {l}"));
-    let text = program.sources.get(index).map_or("", String::as_str);
+    let text = program.source(index).unwrap_or_default();
     format!("{engine} #{queue_index} ({line}: {text})")
 }
 

@@ -31,7 +31,9 @@ pub struct Program {
     pub insts: Vec<Instruction>,
     /// For text programs, each instruction's 1-based source line.
     pub lines: Vec<usize>,
-    /// Each instruction's text: the source line, or the disassembly of a binary bundle.
+    /// Each instruction's source line; empty for a binary bundle, whose text
+    /// [`Program::source`] disassembles when a report needs it (not up front: a million-
+    /// bundle program would spend most of its time formatting text nobody reads).
     pub sources: Vec<String>,
     /// Each instruction's engine (the opcode table, or `.engine` / `--queue`).
     pub engines: Vec<EngineId>,
@@ -58,7 +60,7 @@ pub fn load(
         Ok(Program {
             name: file.map_or("--hex".into(), |p| p.display().to_string()),
             gen,
-            sources: insts.iter().map(|i| disasm(i, gen)).collect(),
+            sources: vec![String::new(); insts.len()],
             engines: place(&insts, gen, &[]).unwrap_or_default(),
             insts,
             lines: Vec::new(),
@@ -221,6 +223,16 @@ pub fn engines_of(
 }
 
 impl Program {
+    /// Instruction `i`'s text: its source line, or the disassembly of a binary bundle.
+    pub fn source(&self, i: usize) -> Option<std::borrow::Cow<'_, str>> {
+        let s = self.sources.get(i)?;
+        Some(if s.is_empty() {
+            std::borrow::Cow::Owned(disasm(self.insts.get(i)?, self.gen))
+        } else {
+            std::borrow::Cow::Borrowed(s)
+        })
+    }
+
     /// A program with no instructions (only `--queue` files), for `gen_flag`.
     pub fn empty(gen_flag: Option<Gen>) -> Program {
         Program {
@@ -254,7 +266,7 @@ impl Program {
                     )));
                 }
             }
-            self.sources.push(disasm(&inst, self.gen));
+            self.sources.push(String::new());
             self.insts.push(inst);
             self.engines.push(engine);
         }

@@ -86,7 +86,7 @@ pub fn chrome_trace(program: &Program, run: &EngineRun) -> Value {
                 "index": i,
                 "queue_index": s.queue_index,
                 "line": program.lines.get(i),
-                "text": program.sources.get(i),
+                "text": program.source(i),
                 "cycles": s.cycles,
             }
         }));

@@ -1,0 +1,483 @@
+//! The elementwise engine: runs a [`Kernel`] over an instruction's channels, on one thread
+//! or spread over several.
+//!
+//! The memory of each channel is cut into its own slices first ([`Chan`]): the input hull
+//! (from memory, or from the snapshot of an input that overlaps the output), the output hull
+//! and the output partition's words of the "initialised" shadow. Channels are independent
+//! lanes, so groups of channels can run on different threads with nothing shared but the
+//! read-only kernel parameters; every channel's bytes are computed by the same code in the
+//! same order whatever the thread count, so results are bit-identical.
+//!
+//! Per channel the engine walks `count` elements in chunks of at most [`CHUNK`], hands the
+//! chunk's input bytes to [`Kernel::load`] (straight from memory when the run is contiguous,
+//! else gathered) and lets [`Kernel::store`] encode the output into the destination bytes
+//! (straight into memory, else scattered), marking the written bytes initialised. When both
+//! operands are one contiguous run per channel, [`Kernel::map`] goes from input to output
+//! bytes in one call per chunk.
+
+use super::access::{overlaps, Access, Cursor};
+use crate::machine::{Memory, Shadow};
+use rayon::prelude::*;
+
+/// Elements per chunk of the engine.
+pub(crate) const CHUNK: usize = 1024;
+
+/// A kernel's working buffers, one chunk each.
+#[derive(Clone)]
+pub(crate) struct Bufs {
+    /// FP32 values.
+    pub(crate) f: Vec<f32>,
+    /// Raw values.
+    pub(crate) u: Vec<u32>,
+    /// Ramp values.
+    pub(crate) i: Vec<i32>,
+    /// Input bytes.
+    pub(crate) bytes: Vec<u8>,
+}
+
+/// What one thread of the engine owns: the kernel buffers and the gather / scatter staging.
+#[derive(Clone)]
+pub(crate) struct Lane {
+    bufs: Bufs,
+    stage_in: Vec<u8>,
+    stage_out: Vec<u8>,
+}
+
+impl Lane {
+    pub(crate) fn new() -> Lane {
+        Lane {
+            bufs: Bufs {
+                f: vec![0.0; CHUNK],
+                u: vec![0; CHUNK],
+                i: vec![0; CHUNK],
+                bytes: vec![0; CHUNK * 4],
+            },
+            stage_in: vec![0; CHUNK * 4],
+            stage_out: vec![0; CHUNK * 4],
+        }
+    }
+}
+
+/// An elementwise computation, fed chunk by chunk. A kernel holds the instruction's
+/// parameters (shared, read-only) and may keep per-channel state that it resets when a
+/// channel starts (`k0 == 0`); each thread runs its own clone.
+pub(crate) trait Kernel: Clone + Send + Sync {
+    /// Takes the input bytes of elements `k0..k0 + len` of channel `c` (contiguous,
+    /// little-endian). Not called when the walk has no input operand.
+    fn load(&mut self, b: &mut Bufs, c: u32, k0: u64, input: &[u8]);
+    /// Encodes the outputs of elements `k0..k0 + len` of channel `c` into `out`
+    /// (`len` × output size bytes).
+    fn store(&mut self, b: &mut Bufs, c: u32, k0: u64, out: &mut [u8]);
+    /// [`Kernel::load`] then [`Kernel::store`]; a kernel may override it to go from input
+    /// to output bytes in one pass.
+    #[inline(always)]
+    fn map(&mut self, b: &mut Bufs, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
+        self.load(b, c, k0, input);
+        self.store(b, c, k0, out);
+    }
+}
+
+/// How the engine may use threads (from [`crate::Config`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Threads {
+    /// Threads to spread one instruction over (≥ 1).
+    pub(crate) count: usize,
+    /// Instructions with fewer elements (all channels) stay on the calling thread.
+    pub(crate) min_elements: u64,
+}
+
+/// One channel's operands, cut out of memory.
+struct Chan<'a> {
+    /// The channel (relative: 0..num_active_channels).
+    c: u32,
+    /// The input hull (bytes `lo..hi` of the input's partition); empty without an input.
+    input: &'a [u8],
+    /// The output hull (bytes `lo..hi` of the output's partition).
+    out: &'a mut [u8],
+    /// The shadow words of the output's partition (bit `b` = byte `b` of the partition).
+    init: &'a mut [u64],
+}
+
+/// The walk of one instruction.
+#[derive(Clone, Copy)]
+struct Walk<'a> {
+    input: Option<&'a Access>,
+    dst: &'a Access,
+    count: u64,
+    split: u64,
+}
+
+/// Runs `k` from `input` to `dst` over channels `0..n`, `count` elements each; chunks never
+/// cross a multiple of `split` (PtrMulti's W slices). Element `k` of the input pairs with
+/// element `k` of the output (decisions §3.3). An input overlapping the output is read from
+/// a snapshot taken in `snap` first (assumption `reads-before-writes`).
+pub(crate) fn drive<K: Kernel>(
+    mem: &mut Memory,
+    snap: &mut Vec<u8>,
+    lanes: &mut Vec<Lane>,
+    input: Option<&Access>,
+    dst: &Access,
+    n: u32,
+    count: u64,
+    split: u64,
+    threads: Threads,
+    k: &mut K,
+) {
+    let walk = Walk {
+        input,
+        dst,
+        count,
+        split: split.max(1),
+    };
+    if lanes.is_empty() {
+        lanes.push(Lane::new());
+    }
+    let total = count.saturating_mul(u64::from(n));
+    let groups = threads.count.min(n as usize);
+    let parallel = groups > 1 && total >= threads.min_elements;
+    let mut from_snapshot = input.is_some_and(|i| overlaps(i, dst, n));
+    loop {
+        if let (Some(i), true) = (input, from_snapshot) {
+            snapshot(mem, i, n, snap);
+        }
+        // `false` (before any channel ran) only if an input shares a partition with the
+        // output and their hulls intersect, which `overlaps` has already sent to the
+        // snapshot; kept total anyway.
+        let done = if parallel {
+            let mut chans = Vec::with_capacity(n as usize);
+            channels(mem, snap, walk, from_snapshot, n, |ch| chans.push(ch))
+                && run_parallel(&mut chans, lanes, groups, walk, k)
+        } else {
+            // One thread: each channel runs as soon as it is cut out (nothing collected,
+            // which matters for the one-element instruction).
+            let lane = &mut lanes[0];
+            channels(mem, snap, walk, from_snapshot, n, |mut ch| {
+                drive_channel(&mut ch, lane, walk, k)
+            })
+        };
+        if done {
+            return;
+        }
+        from_snapshot = true;
+    }
+}
+
+/// Runs `chans` in `groups` groups of consecutive channels, one task (and lane, and kernel
+/// clone) each, on rayon's pool.
+fn run_parallel<K: Kernel>(
+    chans: &mut [Chan<'_>],
+    lanes: &mut Vec<Lane>,
+    groups: usize,
+    walk: Walk<'_>,
+    k: &K,
+) -> bool {
+    let per = chans.len().div_ceil(groups.max(1)).max(1);
+    let groups = chans.len().div_ceil(per);
+    while lanes.len() < groups {
+        lanes.push(Lane::new());
+    }
+    chans
+        .par_chunks_mut(per)
+        .zip(lanes[..groups].par_iter_mut())
+        .for_each(|(group, lane)| {
+            let mut k = k.clone();
+            for ch in group {
+                drive_channel(ch, lane, walk, &mut k);
+            }
+        });
+    true
+}
+
+/// Copies the hull of `a` for channels `0..n` into `snap` (channel-major).
+fn snapshot(mem: &Memory, a: &Access, n: u32, snap: &mut Vec<u8>) {
+    let w = (a.hi - a.lo) as usize;
+    snap.clear();
+    for c in 0..n {
+        let b = mem.part_base(a.space, a.part0 + c) + a.lo as usize;
+        snap.extend_from_slice(&mem.data(a.space)[b..b + w]);
+    }
+}
+
+/// Cuts memory into the channels' slices (see the module docs) and hands them to `f` in
+/// channel order; `false`, before calling `f`, if an input partition that is also an output
+/// partition cannot be split between the two hulls.
+fn channels<'m>(
+    mem: &'m mut Memory,
+    snap: &'m [u8],
+    walk: Walk<'_>,
+    from_snapshot: bool,
+    n: u32,
+    mut f: impl FnMut(Chan<'m>),
+) -> bool {
+    let Walk { input, dst, .. } = walk;
+    let n = n as usize;
+    let stride = mem.stride(dst.space);
+    let read_stride = input.map_or(0, |i| mem.stride(i.space));
+    let (data, words, other) = mem.split_for_write(dst.space);
+    let outs = data
+        .chunks_mut(stride)
+        .zip(words.chunks_mut(stride / 64))
+        .enumerate();
+    let d0 = dst.part0 as usize;
+    let (dlo, dhi) = (dst.lo as usize, dst.hi as usize);
+    let disjoint = |lo: usize, hi: usize| hi <= dlo || dhi <= lo;
+    match input {
+        Some(i) if !from_snapshot && i.space == dst.space && i.part0 == dst.part0 => {
+            // The common case: the same partitions, disjoint hulls. Each partition is split
+            // between the two.
+            let (lo, hi) = (i.lo as usize, i.hi as usize);
+            if !disjoint(lo, hi) {
+                return false;
+            }
+            for (p, (part, init)) in outs.skip(d0).take(n) {
+                let Some((input, out)) = split_pair(part, lo..hi, dlo..dhi) else {
+                    return false; // not reached: the hulls are disjoint
+                };
+                f(Chan {
+                    c: (p - d0) as u32,
+                    input,
+                    out,
+                    init,
+                });
+            }
+        }
+        Some(i) if !from_snapshot && i.space == dst.space => {
+            // Shifted partitions of one space: a partition holding both operands is split
+            // between the two (disjoint) hulls.
+            let s0 = i.part0 as usize;
+            let (lo, hi) = (i.lo as usize, i.hi as usize);
+            let shared = s0 < d0 + n && d0 < s0 + n;
+            if shared && !disjoint(lo, hi) {
+                return false;
+            }
+            let mut v = Vec::with_capacity(n);
+            let mut ins: Vec<&[u8]> = vec![&[]; n];
+            let first = s0.min(d0);
+            let last = (s0 + n).max(d0 + n);
+            for (p, (part, init)) in outs.skip(first).take(last - first) {
+                let is_in = (s0..s0 + n).contains(&p);
+                let is_out = (d0..d0 + n).contains(&p);
+                match (is_in, is_out) {
+                    (true, true) => {
+                        let Some((r, out)) = split_pair(part, lo..hi, dlo..dhi) else {
+                            return false; // not reached: the hulls are disjoint
+                        };
+                        ins[p - s0] = r;
+                        v.push(Chan {
+                            c: (p - d0) as u32,
+                            input: &[],
+                            out,
+                            init,
+                        });
+                    }
+                    (true, false) => {
+                        let part: &[u8] = part;
+                        ins[p - s0] = &part[lo..hi];
+                    }
+                    (false, true) => v.push(Chan {
+                        c: (p - d0) as u32,
+                        input: &[],
+                        out: &mut part[dlo..dhi],
+                        init,
+                    }),
+                    (false, false) => {}
+                }
+            }
+            for mut ch in v {
+                ch.input = ins[ch.c as usize];
+                f(ch);
+            }
+        }
+        _ => {
+            for (p, (part, init)) in outs.skip(d0).take(n) {
+                let c = p - d0;
+                let input: &[u8] = match input {
+                    None => &[],
+                    Some(i) if from_snapshot => {
+                        let w = (i.hi - i.lo) as usize;
+                        &snap[c * w..(c + 1) * w]
+                    }
+                    Some(i) => {
+                        let b = (i.part0 as usize + c) * read_stride;
+                        &other[b + i.lo as usize..b + i.hi as usize]
+                    }
+                };
+                f(Chan {
+                    c: c as u32,
+                    input,
+                    out: &mut part[dlo..dhi],
+                    init,
+                });
+            }
+        }
+    }
+    true
+}
+
+/// `data[r]` and `data[w]` borrowed together, if the ranges are disjoint.
+#[inline(always)]
+fn split_pair(
+    data: &mut [u8],
+    r: std::ops::Range<usize>,
+    w: std::ops::Range<usize>,
+) -> Option<(&[u8], &mut [u8])> {
+    if r.end <= w.start {
+        let (a, b) = data.split_at_mut(w.start);
+        Some((&a[r], &mut b[..w.len()]))
+    } else if w.end <= r.start {
+        let (a, b) = data.split_at_mut(r.start);
+        Some((&b[..r.len()], &mut a[w]))
+    } else {
+        None
+    }
+}
+
+/// Whether an operand is one contiguous run per channel.
+#[inline(always)]
+fn dense(a: &Access) -> bool {
+    a.dims.is_dense()
+}
+
+/// Runs one channel (see the module docs).
+#[inline]
+fn drive_channel<K: Kernel>(ch: &mut Chan<'_>, lane: &mut Lane, walk: Walk<'_>, k: &mut K) {
+    let Walk {
+        input,
+        dst,
+        count,
+        split,
+    } = walk;
+    let Lane {
+        bufs,
+        stage_in,
+        stage_out,
+    } = lane;
+    let c = ch.c;
+    let chunks = || {
+        let mut k0 = 0u64;
+        let mut bound = split.min(count);
+        std::iter::from_fn(move || {
+            if k0 >= count {
+                return None;
+            }
+            if k0 == bound {
+                bound = bound.saturating_add(split).min(count);
+            }
+            let len = (CHUNK as u64).min(bound - k0) as usize;
+            let at = k0;
+            k0 += len as u64;
+            Some((at, len))
+        })
+    };
+    if dense(dst) && input.is_none_or(dense) {
+        // Straight from and into memory, no cursors.
+        let (din, dout) = (input.map_or(0, |i| i.size), dst.size);
+        for (k0, len) in chunks() {
+            let at = k0 as usize;
+            let out = &mut ch.out[at * dout..(at + len) * dout];
+            match input {
+                Some(_) => k.map(bufs, c, k0, &ch.input[at * din..(at + len) * din], out),
+                None => k.store(bufs, c, k0, out),
+            }
+        }
+        Shadow::set_words(ch.init, dst.lo as usize, (dst.hi - dst.lo) as usize);
+        return;
+    }
+    let mut sc = input.map(|i| Cursor::new(&i.dims));
+    let mut dc = Cursor::new(&dst.dims);
+    for (k0, len) in chunks() {
+        if let (Some(i), Some(sc)) = (input, sc.as_mut()) {
+            let bytes = read(ch.input, i, sc, len, stage_in);
+            k.load(bufs, c, k0, bytes);
+        }
+        write(ch, dst, &mut dc, len, stage_out, |out| {
+            k.store(bufs, c, k0, out)
+        });
+    }
+}
+
+/// Reads `len` elements at the cursor (advancing it) from a channel's input hull `buf`: a
+/// slice of it when the run is contiguous, else gathered into `stage`.
+#[inline]
+fn read<'a>(
+    buf: &'a [u8],
+    a: &Access,
+    cur: &mut Cursor,
+    len: usize,
+    stage: &'a mut [u8],
+) -> &'a [u8] {
+    let size = a.size;
+    let at = |off: i64| (a.byte(off) - a.lo) as usize;
+    let (off, step, rem) = cur.run();
+    if rem >= len as u64 && (step == 1 || len == 1) {
+        let i = at(off);
+        cur.advance(len as u64);
+        return &buf[i..i + len * size];
+    }
+    let out = &mut stage[..len * size];
+    let mut done = 0;
+    while done < len {
+        let (off, step, rem) = cur.run();
+        let take = rem.min((len - done) as u64) as usize;
+        let dst = &mut out[done * size..(done + take) * size];
+        let i0 = at(off);
+        if step == 1 {
+            dst.copy_from_slice(&buf[i0..i0 + take * size]);
+        } else {
+            let sb = step.wrapping_mul(size as i64);
+            for (j, d) in dst.chunks_exact_mut(size).enumerate() {
+                let i = (i0 as i64).wrapping_add(sb.wrapping_mul(j as i64)) as usize;
+                d.copy_from_slice(&buf[i..i + size]);
+            }
+        }
+        cur.advance(take as u64);
+        done += take;
+    }
+    out
+}
+
+/// Writes `len` elements at the cursor (advancing it) into a channel's output hull: `fill`
+/// encodes them into a contiguous byte slice, which is memory itself when the run is
+/// contiguous, else `stage` scattered afterwards. Written bytes become initialised.
+#[inline]
+fn write(
+    ch: &mut Chan<'_>,
+    a: &Access,
+    cur: &mut Cursor,
+    len: usize,
+    stage: &mut [u8],
+    fill: impl FnOnce(&mut [u8]),
+) {
+    let size = a.size;
+    let lo = a.lo as usize;
+    let (off, step, rem) = cur.run();
+    if rem >= len as u64 && (step == 1 || len == 1) {
+        let b = a.byte(off) as usize;
+        fill(&mut ch.out[b - lo..b - lo + len * size]);
+        Shadow::set_words(ch.init, b, len * size);
+        cur.advance(len as u64);
+        return;
+    }
+    let st = &mut stage[..len * size];
+    fill(st);
+    let mut done = 0;
+    while done < len {
+        let (off, step, rem) = cur.run();
+        let take = rem.min((len - done) as u64) as usize;
+        let from = &st[done * size..(done + take) * size];
+        let b0 = a.byte(off) as usize;
+        if step == 1 {
+            ch.out[b0 - lo..b0 - lo + take * size].copy_from_slice(from);
+            Shadow::set_words(ch.init, b0, take * size);
+        } else {
+            let sb = step.wrapping_mul(size as i64);
+            for (j, s) in from.chunks_exact(size).enumerate() {
+                let b = (b0 as i64).wrapping_add(sb.wrapping_mul(j as i64)) as usize;
+                ch.out[b - lo..b - lo + size].copy_from_slice(s);
+                Shadow::set_words(ch.init, b, size);
+            }
+        }
+        cur.advance(take as u64);
+        done += take;
+    }
+}

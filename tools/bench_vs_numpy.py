@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""tpb against the NumPy/ml_dtypes path a Python simulator takes, side by side in one run.
+
+    pip install numpy ml_dtypes
+    python3 tools/bench_vs_numpy.py [--reps 3] [--k 16] [--only WORD] [--tpb PATH]
+
+A benchmark, not a test: it prints figures and ratios and checks nothing but that tpb's
+output matches NumPy's (NaN payloads aside) so that both did the same work.
+
+For each case (128 partitions × 16384 elements, every dtype pair of interest):
+
+* tpb: the whole process, `tpb run PROGRAM`, with the fixed cost (start-up, reading the
+  input .npy, writing nothing) cancelled out: a program with K copies of the instruction
+  minus the same program with one copy, divided by K − 1. It runs with `--threads 1` and
+  with every core (`--threads 0`).
+* NumPy: what a Python simulator does for the same instruction, on views of a byte-array
+  SBUF: decode the input to float32 (`astype`, no copy for fp32), compute in float32 into a
+  preallocated buffer with `out=`, and encode by assigning into the destination view (numpy
+  casts through ml_dtypes, round to nearest even, as tpb does).
+
+Both are timed as wall clock and as CPU time (tpb: the child's user + system time; NumPy:
+this thread's time), best of --reps. The machine this was written on has 2 cores shared with
+other jobs, so the CPU-time ratio ("1t cpu" tpb over NumPy) is the steadier figure; the
+wall-clock ratio with every core is what a user sees on an idle machine.
+"""
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import ml_dtypes
+import numpy as np
+
+P = 128
+F = 16384
+W = 8  # PtrMulti slices
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+DT = {
+    "fp32": (np.float32, "fp32"),
+    "bf16": (ml_dtypes.bfloat16, "bf16"),
+    "fp16": (np.float16, "fp16"),
+    "fp8": (ml_dtypes.float8_e4m3, "fp8_exp4"),
+}
+
+
+def tpb_binary(path):
+    if path:
+        return os.path.abspath(path)
+    subprocess.run(
+        ["cargo", "build", "--release", "-q", "-p", "tpb"], cwd=REPO, check=True
+    )
+    return os.path.join(REPO, "target", "release", "tpb")
+
+
+def data(dtype, seed=1):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((P, F)) * 8).astype(np.float32)
+    return x.astype(dtype)
+
+
+def save_bits(path, arr):
+    """Saves an array as its bit view (the form `tpb run` reads with the region's dtype)."""
+    size = arr.dtype.itemsize
+    np.save(path, arr.view({1: np.uint8, 2: np.uint16, 4: np.uint32}[size]))
+
+
+class Sbuf:
+    """A Python simulator's SBUF: bytes per partition, operands as dtype views."""
+
+    def __init__(self):
+        self.mem = np.zeros((P, 224 * 1024), np.uint8)
+
+    def view(self, off, dtype, n):
+        size = np.dtype(dtype).itemsize
+        return self.mem[:, off : off + n * size].view(dtype)
+
+
+# ---- the cases: (program text for tpb, numpy function, output region) ---------------------
+
+OFF_D = 0x10000  # the output's byte offset in each partition
+
+
+def operand(din):
+    """The input of an elementwise case: its data, the .in binding and the SBUF holding it."""
+    tin, nin = DT[din]
+    x = data(tin)
+    sb = Sbuf()
+    sb.view(0, tin, F)[...] = x
+    return tin, nin, sb, ("x.npy", x, f"sbuf[p0..128]+0x0:{nin}:128x{F}")
+
+
+def ptr_multi(din, dout):
+    tin, nin, sb, x_in = operand(din)
+    tout, nout = DT[dout]
+    s = F // W
+    scales = (np.arange(P * W, dtype=np.float32).reshape(P, W) % 7 - 3) * 0.37
+    off_d = OFF_D
+    off_s = 0x30000
+    inputs = [x_in, ("s.npy", scales, f"sbuf[p0..128]+{off_s:#x}:fp32:128x{W}")]
+    setup = f"imm_ld_arith src=sbuf[p0..128]+{off_s:#x}:[[1,{W}]] dtype=fp32\n"
+    pat = f"[[1,{s}],[1,1],[1,1],[{s},{W}]]"
+    inst = (f"ptr_multi_arith src=sbuf[p0..128]+0x0:{pat} in={nin} out={nout} op=mult "
+            f"op_dim=xyz dst=sbuf[p0..128]+{off_d:#x}:{pat}\n")
+    tmp = np.empty((P, F), np.float32)
+
+    def numpy_path():
+        src = sb.view(0, tin, F)
+        xf = src.astype(np.float32, copy=False)
+        np.multiply(xf.reshape(P, W, s), scales[:, :, None], out=tmp.reshape(P, W, s))
+        sb.view(off_d, tout, F)[...] = tmp
+
+    return inputs, setup, inst, numpy_path, (sb, off_d, tout, nout)
+
+
+def tensor_scalar(din, dout):
+    tin, nin, sb, x_in = operand(din)
+    tout, nout = DT[dout]
+    off_d = OFF_D
+    inputs = [x_in]
+    inst = (f"ts_arith src=sbuf[p0..128]+0x0:[[1,{F}]] in={nin} out={nout} op0=mult "
+            f"imm0=1.5 op1=add imm1=0.25 dst=sbuf[p0..128]+{off_d:#x}:[[1,{F}]]\n")
+    tmp = np.empty((P, F), np.float32)
+
+    def numpy_path():
+        xf = sb.view(0, tin, F).astype(np.float32, copy=False)
+        np.multiply(xf, np.float32(1.5), out=tmp)
+        np.add(tmp, np.float32(0.25), out=tmp)
+        sb.view(off_d, tout, F)[...] = tmp
+
+    return inputs, "", inst, numpy_path, (sb, off_d, tout, nout)
+
+
+def affine_select(din, dout):
+    tin, nin, sb, x_in = operand(din)
+    tout, nout = DT[dout]
+    off_d = OFF_D
+    fill = np.float32(-3.4028235e38)
+    inputs = [x_in]
+    setup = ""
+    inst = (f"affine_select dtypes={nin}->{nout} cmp=ge fill_reg=7 pattern=0:[[-1,{F}]] "
+            f"multiplier=1 src=sbuf[p0..128]+0x0:[[1,{F}]] dst=sbuf[p0..128]+{off_d:#x}:[[1,{F}]]\n")
+
+    def numpy_path():
+        # The causal mask: keep where p - k >= 0 (the ramp base + k·step + p·multiplier).
+        ramp = np.arange(P, dtype=np.int32)[:, None] - np.arange(F, dtype=np.int32)[None, :]
+        xf = sb.view(0, tin, F).astype(np.float32, copy=False)
+        sb.view(off_d, tout, F)[...] = np.where(ramp >= 0, xf, fill)
+
+    return inputs, ".reg 7 = -3.4028235e38\n" + setup, inst, numpy_path, (sb, off_d, tout, nout)
+
+
+def iota(_din, dout):
+    tout, nout = DT[dout]
+    off_d = 0x0
+    inst = (f"iota src=0:[[1,{F}]] multiplier={F} out={nout} "
+            f"dst=sbuf[p0..128]+{off_d:#x}:[[1,{F}]]\n")
+    sb = Sbuf()
+
+    def numpy_path():
+        ramp = (np.arange(P, dtype=np.int32)[:, None] * F
+                + np.arange(F, dtype=np.int32)[None, :])
+        sb.view(off_d, tout, F)[...] = ramp.astype(np.float32)
+
+    return [], "", inst, numpy_path, (sb, off_d, tout, nout)
+
+
+CASES = [
+    ("PtrMulti", ptr_multi, "bf16", "bf16"),
+    ("PtrMulti", ptr_multi, "fp32", "fp32"),
+    ("PtrMulti", ptr_multi, "fp16", "fp16"),
+    ("PtrMulti", ptr_multi, "fp8", "fp8"),
+    ("PtrMulti", ptr_multi, "fp32", "bf16"),
+    ("PtrMulti", ptr_multi, "bf16", "fp32"),
+    ("PtrMulti", ptr_multi, "fp32", "fp8"),
+    ("PtrMulti", ptr_multi, "fp8", "bf16"),
+    ("TensorScalar", tensor_scalar, "bf16", "bf16"),
+    ("TensorScalar", tensor_scalar, "fp32", "fp32"),
+    ("TensorScalar", tensor_scalar, "fp16", "fp16"),
+    ("TensorScalar", tensor_scalar, "fp8", "fp8"),
+    ("AffineSelect", affine_select, "fp32", "bf16"),
+    ("AffineSelect", affine_select, "bf16", "bf16"),
+    ("AffineSelect", affine_select, "fp8", "fp8"),
+    ("Iota", iota, "-", "fp32"),
+    ("Iota", iota, "-", "bf16"),
+    ("Iota", iota, "-", "fp8"),
+]
+
+
+def run_tpb(tpb, prog, threads, reps, out_region, workdir):
+    """Best (wall, cpu) seconds of `tpb run prog`; the output region saved on the last run."""
+    best_wall = best_cpu = float("inf")
+    for r in range(reps):
+        args = [tpb, "run", prog, "--threads", str(threads), "--out-dir", workdir]
+        if r == reps - 1 and out_region:
+            args += ["--out", f"{out_region}@result.npy"]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL, cwd=workdir)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        best_wall, best_cpu = min(best_wall, wall), min(best_cpu, cpu)
+    return best_wall, best_cpu
+
+
+def time_numpy(f, reps, k):
+    best_wall = best_cpu = float("inf")
+    f()
+    for _ in range(reps):
+        t0, c0 = time.perf_counter(), time.thread_time()
+        for _ in range(k):
+            f()
+        best_wall = min(best_wall, (time.perf_counter() - t0) / k)
+        best_cpu = min(best_cpu, (time.thread_time() - c0) / k)
+    return best_wall, best_cpu
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--reps", type=int, default=5, help="repetitions, best kept")
+    ap.add_argument("--k", type=int, default=16, help="instruction copies per program")
+    ap.add_argument("--only", default="", help="run the cases whose name contains this")
+    ap.add_argument("--tpb", default="", help="tpb binary (default: build target/release/tpb)")
+    a = ap.parse_args()
+    tpb = tpb_binary(a.tpb)
+    elems = P * F
+    print(f"tpb vs NumPy {np.__version__} / ml_dtypes {ml_dtypes.__version__}, "
+          f"{P} x {F} elements per instruction, {os.cpu_count()} cores; "
+          f"G elem/s (best of {a.reps}); ratio = tpb / NumPy")
+    hdr = (f"{'case':<28} {'tpb 1t cpu':>10} {'numpy cpu':>10} {'ratio':>6} | "
+           f"{'tpb 1t wall':>11} {'tpb all wall':>12} {'numpy wall':>10} {'ratio':>6}")
+    print(hdr)
+    print("-" * len(hdr))
+    for kind, make, din, dout in CASES:
+        name = f"{kind} {din}->{dout}"
+        if a.only and a.only not in name:
+            continue
+        inputs, setup, inst, numpy_path, (sb, off_d, tout, nout) = make(din, dout)
+        with tempfile.TemporaryDirectory() as wd:
+            head = ".gen cayman\n"
+            for fname, arr, region in inputs:
+                save_bits(os.path.join(wd, fname), arr)
+                head += f".in {fname} @ {region}\n"
+            progs = {}
+            for k in (1, a.k):
+                path = os.path.join(wd, f"p{k}.tpb")
+                with open(path, "w") as f:
+                    f.write(head + setup + inst * k)
+                progs[k] = path
+            region = f"sbuf[p0..128]+{off_d:#x}:{nout}:128x{F}"
+            res = {}
+            for threads in (1, 0):
+                w1, c1 = run_tpb(tpb, progs[1], threads, a.reps, None, wd)
+                wk, ck = run_tpb(tpb, progs[a.k], threads, a.reps, region, wd)
+                res[threads] = ((wk - w1) / (a.k - 1), (ck - c1) / (a.k - 1))
+            nw, nc = time_numpy(numpy_path, a.reps, 4)
+            got = np.load(os.path.join(wd, "result.npy"))
+            want = sb.view(off_d, tout, F)
+            bits = {1: np.uint8, 2: np.uint16, 4: np.uint32}[np.dtype(tout).itemsize]
+            same = np.array_equal(got.view(bits), want.view(bits))
+        rate = lambda s: elems / s / 1e9 if s > 0 else float("inf")
+        t1w, t1c = res[1]
+        taw, _ = res[0]
+        print(f"{name:<28} {rate(t1c):>10.3f} {rate(nc):>10.3f} {nc / t1c:>6.2f} | "
+              f"{rate(t1w):>11.3f} {rate(taw):>12.3f} {rate(nw):>10.3f} {nw / taw:>6.2f}"
+              + ("" if same else "   (outputs differ!)"))
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
