@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one fuzz target with libFuzzer on STABLE Rust, without cargo-fuzz: the same
 # sanitizer-coverage flags `cargo fuzz run -s none` passes. Usage:
-#   fuzz/run-stable.sh asm|asm_disasm_roundtrip|decode_roundtrip [SECONDS] [libFuzzer flags…]
+#   fuzz/run-stable.sh asm|asm_disasm_roundtrip|decode_roundtrip|machine_step|npy_region [SECONDS] [libFuzzer flags…]
 set -euo pipefail
 cd "$(dirname "$0")"
 target="${1:?usage: run-stable.sh TARGET [SECONDS] [libFuzzer flags…]}"

@@ -1,4 +1,5 @@
-# The pipeline of mask_pipeline.tpb with the semaphore removed: a race tpb must report.
+# The pipeline of mask_pipeline.tpb with its two EventSemaphore records removed: a race tpb
+# must report.
 #
 #   tpb run examples/engines/mask_pipeline_race.tpb      # exits 1: RAW race on the limits
 #

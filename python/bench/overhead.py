@@ -8,6 +8,9 @@ Prints figures measured in one run, each beside a reference measured in the same
   instructions run by one ``Machine.run`` call (the Rust loop, no Python per instruction;
   goal: Python within 10 % of it).
 
+Times are process CPU time (``time.process_time``), so other processes on a loaded machine
+disturb the figures less than wall time would; each figure is the best of several repeats.
+
 Usage: python python/bench/overhead.py [--quick]
 """
 
@@ -27,10 +30,10 @@ def best_per_call(fn, calls: int, repeats: int = 5) -> float:
     """Best-of-`repeats` seconds per call of `fn` over `calls` calls."""
     best = float("inf")
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(calls):
             fn()
-        best = min(best, (time.perf_counter() - t0) / calls)
+        best = min(best, (time.process_time() - t0) / calls)
     return best
 
 
@@ -64,7 +67,7 @@ def main() -> None:
     # Large tiles: K steps from Python vs one run() of the same K instructions.
     free = 4096 if quick else 16384
     k = 4 if quick else 8
-    print(f"large tiles (128 x {free}, {k} instructions; best of 3)")
+    print(f"large tiles (128 x {free}, {k} instructions; best of 5)")
     for label, dt, tpb_name in (
         ("fp32 -> fp32 mult", np.float32, "fp32"),
         ("bf16 -> bf16 mult", ml_dtypes.bfloat16, "bfloat16"),
@@ -80,8 +83,8 @@ def main() -> None:
         )
         inst = tpb.decode(tpb.asm(text))[0]
         program = [inst] * k
-        t_run = min(_timed(lambda: m.run(program)) for _ in range(3))
-        t_steps = min(_timed(lambda: [m.step(inst) for _ in range(k)]) for _ in range(3))
+        t_run = min(_timed(lambda: m.run(program)) for _ in range(5))
+        t_steps = min(_timed(lambda: [m.step(inst) for _ in range(k)]) for _ in range(5))
         elems = 128 * free * k
         print(
             f"  {label:18s} run(): {elems / t_run / 1e9:6.2f} G elem/s   "
@@ -91,9 +94,9 @@ def main() -> None:
 
 
 def _timed(fn) -> float:
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     fn()
-    return time.perf_counter() - t0
+    return time.process_time() - t0
 
 
 if __name__ == "__main__":

@@ -30,7 +30,11 @@ fn time(min: Duration, mut f: impl FnMut()) -> f64 {
 }
 
 fn machine(bytes_per_partition: u64) -> Machine {
-    let mut m = Machine::new(Config::new(GEN));
+    // The run budget would stop the timing loops: a benchmark runs the program many times.
+    let mut m = Machine::new(Config {
+        max_run_elements: u64::MAX,
+        ..Config::new(GEN)
+    });
     let epp = bytes_per_partition / 4;
     let data: Vec<u8> = (0..128 * epp)
         .flat_map(|i| ((i % 977) as f32 * 0.5).to_le_bytes())
@@ -152,7 +156,35 @@ fn compare(name: &str, insts: &[Instruction], bytes: u64, min: Duration) {
     );
 }
 
+/// `TPB_BENCH_ONLY=serial|engines|setup CASE`: runs one side of one case 50 times (setup:
+/// none) and nothing else, so that the process's CPU time (`time`) measures the work with
+/// less of the wall-clock noise of a shared machine.
+fn only(side: &str, name: &str, insts: &[Instruction], bytes: u64) {
+    let engines = place(insts, GEN, &[]).unwrap();
+    let mut m = machine(bytes);
+    let rounds = if side == "setup" { 0 } else { 50 };
+    for _ in 0..rounds {
+        m.set_semaphore(0, 0);
+        m.set_semaphore(1, 0);
+        if side == "serial" {
+            m.run(insts).unwrap();
+        } else {
+            let r = run_engines(&mut m, insts, &engines, &EngineOptions::default());
+            assert_eq!(r.stop, Stop::Completed);
+        }
+    }
+    println!("{side}: {name}");
+}
+
 fn main() {
+    if let Ok(side) = std::env::var("TPB_BENCH_ONLY") {
+        if std::env::args().any(|a| a == "large") {
+            only(&side, "large", &tiles(8), 0x10000);
+        } else {
+            only(&side, "small", &ring(5000), 0x10000);
+        }
+        return;
+    }
     // `cargo bench -p tpb-sim --bench engines -- small` runs only the cases naming `small`.
     let filter: Vec<String> = std::env::args()
         .skip(1)

@@ -205,8 +205,9 @@ pub const ASSUMPTIONS: &[Assumption] = &[
         id: "engine-placement",
         source: "isa-facts §1.2 (opcode table engine column)",
         text: "An instruction runs on the engine the opcode table names; `.engine NAME` may \
-               only repeat it. An opcode with no engine in the table (unmodelled bundles) goes \
-               to `.engine`'s queue, else SP.",
+               only repeat it. EventSemaphore (any engine in the table) and unmodelled bundles \
+               go to `.engine`'s queue, else SP. An EventSemaphore takes SYNC_CYCLES; its two \
+               waits must both hold, then its update applies like any other.",
     },
 ];
 

@@ -550,3 +550,76 @@ proptest! {
         }
     }
 }
+
+// ---- EventSemaphore (0xA0): the compiler's standalone sync record --------------------------
+
+fn placed(src: &str, engines: &[(usize, Option<EngineId>)]) -> (Vec<Instruction>, Vec<EngineId>) {
+    let insts = program(src);
+    let placed = place(&insts, Gen::Cayman, engines).unwrap();
+    (insts, placed)
+}
+
+#[test]
+fn event_semaphore_records_order_engines_from_any_queue() {
+    // POOL: write, then a record that increments semaphore 0; DVE: a record that waits for
+    // it, then the read (isa-facts §1.3: the records carry the dependencies).
+    let src = pool_write("")
+        + "event_semaphore update1_mode=sem_inc_complete update1_idx=0\n"
+        + "event_semaphore wait_mode=sem_ge_imm wait_idx=0 semaphore_value=1\n"
+        + &dve_read("");
+    let (insts, engines) = placed(
+        &src,
+        &[
+            (1, Some(EngineId::Pool)),
+            (2, Some(EngineId::Dve)),
+            (3, None),
+        ],
+    );
+    assert_eq!(
+        engines,
+        [EngineId::Pool, EngineId::Pool, EngineId::Dve, EngineId::Dve]
+    );
+    let mut m = machine();
+    let r = run_engines(&mut m, &insts, &engines, &EngineOptions::default());
+    ordered(&r);
+    // The records take SYNC_CYCLES and the DVE record waits for POOL's.
+    assert_eq!(
+        r.steps
+            .iter()
+            .find(|s| s.report.inst.index == 1)
+            .unwrap()
+            .cycles,
+        64
+    );
+    let wait = r.steps.iter().find(|s| s.report.inst.index == 2).unwrap();
+    assert_eq!(wait.waited_on, Some(Object::Semaphore(0)));
+    assert_eq!(m.semaphores()[0], 1);
+    let mut serial = machine();
+    serial.run(&insts).unwrap();
+    assert!(m == serial, "the same state as one stream");
+    // Without the records the pair races; unplaced records go to SP.
+    let bare = pool_write("") + &dve_read("");
+    one_race(&run(&bare), RaceKind::ReadAfterWrite);
+    let (_, engines) = placed(&src, &[]);
+    assert_eq!(engines[1], EngineId::Sp);
+}
+
+#[test]
+fn an_event_semaphore_needs_both_waits() {
+    // Wait 0 holds (semaphore 0 >= 0), wait 1 (event 3 set) never does: a deadlock naming it.
+    let src = "event_semaphore wait_mode=sem_ge_imm wait_idx=0 semaphore_value=0 \
+               wait1_mode=evt_set wait1_idx=3 update1_mode=sem_inc_complete update1_idx=1\n";
+    let (insts, engines) = placed(src, &[]);
+    let r = run_engines(&mut machine(), &insts, &engines, &EngineOptions::default());
+    let Stop::Deadlock(d) = &r.stop else {
+        panic!("{:?}", r.stop)
+    };
+    assert_eq!(d.blocked[0].engine, EngineId::Sp);
+    assert_eq!(d.blocked[0].detail, "event 3 set (it is clear)");
+    // With the event set by the host, both hold and the update lands.
+    let mut m = machine();
+    m.set_event(3, true);
+    let r = run_engines(&mut m, &insts, &engines, &EngineOptions::default());
+    assert_eq!(r.stop, Stop::Completed);
+    assert_eq!(m.semaphores()[1], 1);
+}

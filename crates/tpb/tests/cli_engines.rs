@@ -61,7 +61,7 @@ fn the_pipeline_example_runs_on_two_engines_and_checks_itself() {
     let dir = scratch("pipeline");
     let (out, _) = status(&tpb(&dir, &["run", &example("mask_pipeline.tpb")]), 0);
     for line in [
-        "queues   POOL 2, DVE 3",
+        "queues   POOL 3, DVE 4",
         "expect   2 passed",
         "races    none",
         "warnings none",
@@ -72,10 +72,10 @@ fn the_pipeline_example_runs_on_two_engines_and_checks_itself() {
         .lines()
         .skip_while(|l| !l.starts_with("engines"))
         .collect();
-    assert!(engines[1].trim_start().starts_with("POOL       2"), "{out}");
-    assert!(engines[2].trim_start().starts_with("DVE        3"), "{out}");
+    assert!(engines[1].trim_start().starts_with("POOL       3"), "{out}");
+    assert!(engines[2].trim_start().starts_with("DVE        4"), "{out}");
     assert!(
-        out.contains("critical 3 instructions") && out.contains("DVE #2 range_select (line 25)"),
+        out.contains("critical 4 instructions") && out.contains("DVE #3 range_select (line 29)"),
         "{out}"
     );
 }
@@ -90,9 +90,9 @@ fn the_race_example_names_both_instructions_the_region_and_the_kind() {
     assert!(out.contains("races    1\n"), "{out}");
     for want in [
         "RAW (read-after-write) on sbuf[p0..128]+0xa100..0xa104, 4 bytes in each of 128 partitions",
-        "POOL #1 (line 17: affine_select dtypes=fp32->fp32",
+        "POOL #1 (line 18: affine_select dtypes=fp32->fp32",
         "dst=sbuf[p0..128]+0xA100:[[1,1]]) writes dst_mem_pattern",
-        "DVE #2 (line 22: range_select dtypes=fp32->bf16",
+        "DVE #2 (line 23: range_select dtypes=fp32->bf16",
         "bound1=0xa100 dst=sbuf[p0..128]+0x2000:[[1,512]]) reads bound1",
         "the model's timing alone ran them in order",
     ] {
@@ -217,19 +217,18 @@ fn queue_files_give_one_binary_per_engine() {
     let dir = scratch("queues");
     let src = std::fs::read_to_string(example("mask_pipeline.tpb")).unwrap();
     let lines: Vec<&str> = src.lines().collect();
-    let pick = |mnemonics: &[&str]| -> String {
+    // The lines after `.engine NAME` up to the blank line: that engine's queue.
+    let block = |name: &str| -> String {
         lines
             .iter()
-            .filter(|l| mnemonics.iter().any(|m| l.starts_with(m)))
+            .skip_while(|l| **l != format!(".engine {name}"))
+            .skip(1)
+            .take_while(|l| !l.is_empty())
             .map(|l| format!("{l}\n"))
             .collect()
     };
-    let pool = write(&dir, "pool.tpb", &pick(&["iota", "affine_select"]));
-    let dve = write(
-        &dir,
-        "dve.tpb",
-        &pick(&["imm_ld_arith", "ptr_multi_arith", "range_select"]),
-    );
+    let pool = write(&dir, "pool.tpb", &block("pool"));
+    let dve = write(&dir, "dve.tpb", &block("dve"));
     for (t, b) in [(&pool, "pool.bin"), (&dve, "dve.bin")] {
         status(&tpb(&dir, &["asm", t, "-o", b]), 0);
     }
@@ -258,7 +257,7 @@ fn queue_files_give_one_binary_per_engine() {
     ];
     let (out, _) = status(&tpb(&dir, &args), 0);
     assert!(
-        out.contains("queues   POOL 2, DVE 3") && out.contains("races    none"),
+        out.contains("queues   POOL 3, DVE 4") && out.contains("races    none"),
         "{out}"
     );
     // A queue file whose opcode runs elsewhere is refused.
@@ -293,7 +292,10 @@ fn timing_constants_are_overridable_and_change_the_schedule() {
     let waiting: u64 = dve.split_whitespace().nth(3).unwrap().parse().unwrap();
     assert!(waiting > 0, "{out}");
     assert!(
-        out.contains("POOL #0 iota (line 19) → POOL #1 affine_select (line 20) → DVE #2"),
+        out.contains(
+            "POOL #0 iota (line 21) → POOL #1 affine_select (line 22) → POOL #2 event_semaphore \
+             (line 23) → DVE #2 event_semaphore (line 28) → DVE #3 range_select (line 29)"
+        ),
         "{out}"
     );
     let file = write(&dir, "t.txt", "# slower\nPOOL_START = 5000\n");
@@ -352,7 +354,7 @@ fn the_chrome_trace_has_engine_tracks_instruction_events_and_semaphore_counters(
         .iter()
         .filter(|e| e["ph"] == "X" && e["cat"] == "instruction")
         .collect();
-    assert_eq!(insts.len(), 5);
+    assert_eq!(insts.len(), 7);
     for e in &insts {
         assert!(e["ts"].as_f64().unwrap() >= 0.0 && e["dur"].as_f64().unwrap() > 0.0);
         let a = &e["args"];
@@ -366,8 +368,8 @@ fn the_chrome_trace_has_engine_tracks_instruction_events_and_semaphore_counters(
     assert_eq!(range["tid"], 4);
     assert_eq!(range["args"]["elements"], 65536);
     assert_eq!(range["args"]["bytes"], 131072);
-    assert_eq!(range["args"]["line"], 25);
-    // Semaphore 0 as a counter track: 0 at the start, 1 when the AffineSelect completes.
+    assert_eq!(range["args"]["line"], 29);
+    // Semaphore 0 as a counter track: 0 at the start, 1 when POOL's EventSemaphore completes.
     let sem: Vec<(f64, i64)> = events
         .iter()
         .filter(|e| e["ph"] == "C" && e["name"] == "semaphore 0")
@@ -378,8 +380,11 @@ fn the_chrome_trace_has_engine_tracks_instruction_events_and_semaphore_counters(
             )
         })
         .collect();
-    let affine = insts.iter().find(|e| e["name"] == "affine_select").unwrap();
-    let affine_end = affine["ts"].as_f64().unwrap() + affine["dur"].as_f64().unwrap();
+    let record = insts
+        .iter()
+        .find(|e| e["name"] == "event_semaphore" && e["tid"] == 3)
+        .unwrap();
+    let affine_end = record["ts"].as_f64().unwrap() + record["dur"].as_f64().unwrap();
     assert_eq!(sem.len(), 2, "{sem:?}");
     assert_eq!(sem[0], (0.0, 0));
     assert!(
@@ -400,7 +405,7 @@ fn the_svg_is_well_formed_with_one_bar_per_instruction_and_marks_races_and_waits
         (vec!["run", &race, "--allow-races"], 5, 1, false),
         (
             vec!["run", &pipe, "--timing", "POOL_START=5000"],
-            5,
+            7,
             0,
             true,
         ),

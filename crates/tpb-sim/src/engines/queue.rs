@@ -100,7 +100,8 @@ pub fn home(inst: &Instruction, gen: Gen) -> Home {
     match inst.info(gen).map(|r| r.engine) {
         Some(Engine::Dve) => Home::Only(EngineId::Dve),
         Some(Engine::Pool) => Home::Only(EngineId::Pool),
-        // A table engine this model does not know yet, or no row: any queue.
+        // EventSemaphore (any engine), a table engine this model does not know yet, or no
+        // row: any queue.
         _ => Home::Any,
     }
 }

@@ -274,7 +274,7 @@ impl Detector {
                         {
                             continue;
                         }
-                        let (bytes, hull) = intersect(r.runs.as_slice(), &a.runs);
+                        let (bytes, hull) = intersect(r.runs.as_slice(), a.byte_runs());
                         if bytes == 0 {
                             continue;
                         }
@@ -314,7 +314,7 @@ impl Detector {
                 write: a.write,
                 space: a.region.space,
                 parts: a.region.partitions.clone(),
-                runs: Runs::new(&a.runs),
+                runs: Runs::new(a.byte_runs()),
                 exact: a.exact,
                 side: RaceSide {
                     operand: a.operand,

@@ -10,12 +10,13 @@ use super::queue::{split, EngineId, NUM_ENGINES};
 use super::race::{join, Clock, Detector, History, Race, RaceSide};
 use super::sync::{decode, Object, Op, Sync, Wait, NUM_OBJECTS};
 use super::timing::{Costs, Timing};
-use crate::machine::{Fault, InstId, Machine, Region, RunReport, StepReport};
+use crate::machine::{Fault, FaultCause, InstId, Machine, Region, RunReport, StepReport};
 use crate::machine::{NUM_EVENTS, NUM_SEMAPHORES};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use tpb_isa::validate::is_valid;
-use tpb_isa::Instruction;
+use tpb_isa::wire::Events;
+use tpb_isa::{Body, Instruction, UpdateMode, WaitMode};
 
 /// How to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -295,7 +296,7 @@ pub fn run_engines(
             let inst = &insts[i];
             let sync = match en.head {
                 Some((pc, s)) if pc == en.pc => s,
-                _ => match decode(&inst.events, m.registers()) {
+                _ => match sync_of(inst, m.registers()) {
                     Ok(s) => s,
                     Err(cause) => {
                         // An invalid instruction is reported as such, every failing rule.
@@ -392,7 +393,7 @@ pub fn run_engines(
             );
             // The footprint has served; the machine reuses its buffer.
             m.recycle_accesses(std::mem::take(&mut report.accesses));
-            if let Some(u) = sync.update {
+            for u in sync.updates.into_iter().flatten() {
                 let mut clock = en.clock;
                 clock[e.index()] = if u.at_read { epochs.0 } else { epochs.1 };
                 heap.push(Reverse((if u.at_read { read } else { end }, pending.len())));
@@ -466,6 +467,35 @@ pub fn run_engines(
     }
 }
 
+/// An instruction's waits and updates: its EVENTS header, and for an EventSemaphore record
+/// its second wait and its update (isa-facts §1.3: both waits, then the update).
+fn sync_of(inst: &Instruction, regs: &[u32]) -> Result<Sync, FaultCause> {
+    let mut sync = decode(&inst.events, regs)?;
+    if let Body::EventSemaphore(s) = &inst.body {
+        sync.add(
+            &Events {
+                wait_mode: s.wait1_mode,
+                wait_idx: s.wait1_idx,
+                update_mode: UpdateMode::NONE,
+                update_idx: 0,
+                semaphore_value: s.wait1_value,
+            },
+            regs,
+        )?;
+        sync.add(
+            &Events {
+                wait_mode: WaitMode::NONE,
+                wait_idx: 0,
+                update_mode: s.update1_mode,
+                update_idx: s.update1_idx,
+                semaphore_value: s.update1_value,
+            },
+            regs,
+        )?;
+    }
+    Ok(sync)
+}
+
 fn inst_id(inst: &Instruction, m: &Machine, index: usize) -> InstId {
     InstId {
         index,
@@ -501,7 +531,7 @@ fn deadlock(
             continue;
         };
         let inst = &insts[i];
-        let Ok(sync) = decode(&inst.events, m.registers()) else {
+        let Ok(sync) = sync_of(inst, m.registers()) else {
             continue;
         };
         if let Some(w) = sync.waits.iter().flatten().find(|w| !w.holds(sems, events)) {

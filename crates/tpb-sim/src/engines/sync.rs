@@ -184,13 +184,36 @@ pub struct Update {
     pub at_read: bool,
 }
 
-/// An instruction's synchronisation: its waits (all must hold) and its update.
+/// An instruction's synchronisation: its waits (all must hold) and its updates. The EVENTS
+/// header gives one of each; a standalone sync record (EventSemaphore, two waits then an
+/// update) adds its own through [`Sync::add`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Sync {
     /// The waits, in order.
     pub waits: [Option<Wait>; 2],
-    /// The update.
-    pub update: Option<Update>,
+    /// The updates, in order.
+    pub updates: [Option<Update>; 2],
+}
+
+impl Sync {
+    /// Adds the wait and update of another EVENTS-shaped group (e.g. EventSemaphore's
+    /// second wait, or its update) into the next free slots.
+    pub fn add(&mut self, ev: &Events, regs: &[u32]) -> Result<(), FaultCause> {
+        let more = decode(ev, regs)?;
+        for w in more.waits.into_iter().flatten() {
+            let slot = self.waits.iter_mut().find(|s| s.is_none());
+            *slot.ok_or_else(|| FaultCause::Unsupported {
+                what: "more than two waits on one instruction".into(),
+            })? = Some(w);
+        }
+        for u in more.updates.into_iter().flatten() {
+            let slot = self.updates.iter_mut().find(|s| s.is_none());
+            *slot.ok_or_else(|| FaultCause::Unsupported {
+                what: "more than two updates on one instruction".into(),
+            })? = Some(u);
+        }
+        Ok(())
+    }
 }
 
 fn register(regs: &[u32], value: u32, what: &str) -> Result<u32, FaultCause> {
@@ -279,6 +302,88 @@ pub fn decode(ev: &Events, regs: &[u32]) -> Result<Sync, FaultCause> {
             })
         }
     };
-    sync.update = Some(Update { op, at_read });
+    sync.updates[0] = Some(Update { op, at_read });
     Ok(sync)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(wm: WaitMode, wi: u8, um: UpdateMode, ui: u8, v: u32) -> Events {
+        Events {
+            wait_mode: wm,
+            wait_idx: wi,
+            update_mode: um,
+            update_idx: ui,
+            semaphore_value: v,
+        }
+    }
+
+    // isa-facts §1.3: EventSemaphore is wait 0 (the header), wait 1, then the update.
+    #[test]
+    fn a_sync_record_collects_two_waits_and_its_update() {
+        let regs = [0u32; 64];
+        let none = UpdateMode::NONE;
+        let mut s = decode(&events(WaitMode::SEM_GE_IMM, 1, none, 0, 2), &regs).unwrap();
+        s.add(&events(WaitMode::EVT_SET, 4, none, 0, 0), &regs)
+            .unwrap();
+        s.add(
+            &events(WaitMode::NONE, 0, UpdateMode::SEM_INC_COMPLETE, 3, 1),
+            &regs,
+        )
+        .unwrap();
+        assert!(matches!(
+            s.waits,
+            [
+                Some(Wait::Semaphore {
+                    index: 1,
+                    threshold: 2,
+                    ..
+                }),
+                Some(Wait::Event {
+                    index: 4,
+                    want: true,
+                    ..
+                })
+            ]
+        ));
+        assert_eq!(
+            s.updates,
+            [
+                Some(Update {
+                    op: Op::Add(3, 1),
+                    at_read: false
+                }),
+                None
+            ]
+        );
+        // A third wait does not fit.
+        let e = s.add(&events(WaitMode::EVT_SET, 5, none, 0, 0), &regs);
+        assert!(matches!(e, Err(FaultCause::Unsupported { .. })));
+    }
+
+    #[test]
+    fn conditions_and_operations() {
+        let mut sems = [0i32; NUM_SEMAPHORES];
+        let mut evs = [false; NUM_EVENTS];
+        Op::Add(2, -3).apply(&mut sems, &mut evs).unwrap();
+        assert_eq!(sems[2], -3);
+        Op::Write(2, i32::MAX).apply(&mut sems, &mut evs).unwrap();
+        Op::Add(2, 1).apply(&mut sems, &mut evs).unwrap();
+        assert_eq!(sems[2], i32::MIN); // semaphores wrap (assumption `semaphore-arithmetic`)
+        Op::Event(7, true).apply(&mut sems, &mut evs).unwrap();
+        assert!(Op::Event(7, true).apply(&mut sems, &mut evs).is_err());
+        let w = Wait::Semaphore {
+            index: 2,
+            op: "<",
+            threshold: 0,
+            register: None,
+        };
+        assert!(w.holds(&sems, &evs));
+        assert_eq!(
+            w.describe(&sems, &evs),
+            "semaphore 2 < 0 (semaphore is -2147483648)"
+        );
+    }
 }

@@ -231,7 +231,8 @@ impl Access {
     }
 
     /// The bytes one channel's walk touches (the same in every channel) as sorted,
-    /// disjoint ranges, or `None` when the walk has more than `cap` runs.
+    /// disjoint ranges (empty: exactly the hull `lo..hi`), or `None` when the walk has more
+    /// than `cap` runs.
     pub(crate) fn byte_runs(&self, cap: usize) -> Option<Vec<std::ops::Range<u64>>> {
         let d = &self.dims;
         let count = self.count();
@@ -243,8 +244,8 @@ impl Access {
         }
         let size = self.size as u64;
         if by_row && runs == 1 {
-            // One innermost row (or a broadcast element): no walk, one allocation.
-            return Some(std::iter::once(self.lo..self.hi).collect());
+            // One innermost row (or a broadcast element): the hull itself, no walk.
+            return Some(Vec::new());
         }
         let mut out = Vec::with_capacity(runs as usize);
         let mut cur = Cursor::new(d);

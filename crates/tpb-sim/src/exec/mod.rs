@@ -104,7 +104,8 @@ impl Outcome {
                 write,
                 region: a.region(n),
                 exact: runs.is_some(),
-                runs: runs.unwrap_or_else(|| std::iter::once(a.lo..a.hi).collect()),
+                // One run is the hull itself: no list (see `MemAccess::runs`).
+                runs: runs.filter(|r| r.len() > 1).unwrap_or_default(),
             });
         }
     }
@@ -485,15 +486,16 @@ impl Cx<'_> {
         };
         if let Some(list) = &mut self.out.accesses {
             let bytes = ptr.offset..ptr.offset + ptr.size as u64;
+            // One run: the hull (see `MemAccess::runs`).
             list.push(MemAccess {
                 operand: ptr.name,
                 write: false,
                 region: Region {
                     space: ptr.space,
                     partitions: ptr.part0..ptr.part0 + n,
-                    bytes: bytes.clone(),
+                    bytes,
                 },
-                runs: std::iter::once(bytes).collect(),
+                runs: Vec::new(),
                 exact: true,
             });
         }

@@ -367,8 +367,9 @@ impl Machine {
         self.run_one(index, inst, true)
     }
 
-    /// As [`Machine::step_at`] without the EVENTS wait and update: for a scheduler that
-    /// evaluates them itself (the multi-engine runner of [`crate::engines`]).
+    /// As [`Machine::step_at`] without the EVENTS wait and update, and without the waits and
+    /// update of an EventSemaphore record: for a scheduler that evaluates them itself (the
+    /// multi-engine runner of [`crate::engines`]).
     pub fn execute_at(&mut self, index: usize, inst: &Instruction) -> Result<StepReport, Fault> {
         self.run_one(index, inst, false)
     }
@@ -429,6 +430,9 @@ impl Machine {
                 ),
             );
             out.gate(&self.config).map_err(fault)?;
+        } else if !events && matches!(inst.body, tpb_isa::Body::EventSemaphore(_)) {
+            // A sync record changes only semaphores and events: the caller's scheduler
+            // evaluates its waits and update (`execute_at`).
         } else {
             exec::execute(
                 &self.config,

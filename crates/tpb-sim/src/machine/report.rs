@@ -278,12 +278,25 @@ pub struct MemAccess {
     pub write: bool,
     /// The hull: space, partitions, and the byte range the runs span.
     pub region: Region,
-    /// The bytes touched inside each partition: sorted, disjoint, non-empty ranges. When the
-    /// walk has more than [`MAX_ACCESS_RUNS`] runs it is summarised by its hull (`exact`
-    /// false), which may cover bytes the walk skips.
+    /// The bytes touched inside each partition when they are more than one run: sorted,
+    /// disjoint, non-empty ranges. Empty when the hull `region.bytes` is all of them (one
+    /// contiguous run, or a walk of more than [`MAX_ACCESS_RUNS`] runs summarised by its hull,
+    /// `exact` false, which may cover bytes the walk skips). [`MemAccess::byte_runs`] gives
+    /// the list either way.
     pub runs: Vec<Range<u64>>,
-    /// Whether `runs` is exact.
+    /// Whether the runs are exactly the bytes touched.
     pub exact: bool,
+}
+
+impl MemAccess {
+    /// The bytes touched inside each partition as sorted, disjoint ranges.
+    pub fn byte_runs(&self) -> &[Range<u64>] {
+        if self.runs.is_empty() {
+            std::slice::from_ref(&self.region.bytes)
+        } else {
+            &self.runs
+        }
+    }
 }
 
 /// The most byte runs a [`MemAccess`] lists before it is summarised by its hull.

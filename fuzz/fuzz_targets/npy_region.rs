@@ -1,0 +1,53 @@
+//! The untrusted-text and file parsers of `tpb run` never panic: `.npy` files (with and
+//! without a dtype hint), region specs (parsed, bound and resolved on every generation) and
+//! the binding syntax of every directive. The first input byte picks the parser.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use std::path::Path;
+use tpb::cmd::run::bind::{parse, Paths};
+use tpb::npy::read_npy;
+use tpb_isa::{Dtype, Gen};
+use tpb_sim::region::RegionSpec;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    match which % 3 {
+        0 => {
+            for hint in [None, Some(Dtype::FP32), Some(Dtype::BFLOAT16), Some(Dtype::FP8_EXP4)] {
+                if let Ok(a) = read_npy(rest, hint) {
+                    let size = a.dtype.size().unwrap_or(0);
+                    let count: usize = a.shape.iter().product();
+                    assert_eq!(a.data.len(), count * size, "{:?}", a.shape);
+                }
+            }
+        }
+        1 => {
+            let Ok(text) = std::str::from_utf8(rest) else {
+                return;
+            };
+            if let Ok(spec) = RegionSpec::parse(text) {
+                let _ = spec.to_string();
+                if let Ok(bound) = spec.bind() {
+                    for gen in Gen::ALL {
+                        let _ = bound.resolve(gen);
+                    }
+                }
+            }
+        }
+        _ => {
+            let Ok(text) = std::str::from_utf8(rest) else {
+                return;
+            };
+            let paths = Paths {
+                inputs: Path::new("in"),
+                outputs: Path::new("out"),
+            };
+            for kind in ["in", "out", "reg", "expect", "show", "dtype"] {
+                let _ = parse(kind, text, paths);
+            }
+        }
+    }
+});
