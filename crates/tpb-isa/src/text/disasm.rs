@@ -3,7 +3,7 @@
 use super::schema::{always_printed, is_imm, CHANNELS_FIELD, OPCODE_FIELD};
 use crate::gen::Gen;
 use crate::opcode::{AluClass, Form as ScalarForm, OpcodeInfo};
-use crate::tables::ImmSrc;
+use crate::tables::{AluOp, Dtype, ImmSrc};
 use crate::wire::descriptor::f32_text;
 use crate::wire::field::hex;
 use crate::wire::{Addr4, Body, Field, FieldDyn, FieldMeta, ImmVal, Instruction, Tensor};
@@ -80,7 +80,7 @@ fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut String) 
         if is_imm(*f) && imm_is_fp32(inst, meta.name) {
             let bits = f.as_any().downcast_ref::<ImmVal>().map_or(0, |v| v.0);
             out.push_str(&f32_text(bits));
-        } else {
+        } else if !write_enum(*f, out) {
             out.push_str(&f.text(gen));
         }
     }
@@ -116,6 +116,20 @@ fn imm_is_fp32(inst: &Instruction, field: &str) -> bool {
         },
         _ => false,
     }
+}
+
+/// Appends the most common enumerations' text without a `String` each: their `to_text` is
+/// their `Display`, so the output is the same.
+fn write_enum(f: &dyn FieldDyn, out: &mut String) -> bool {
+    let a = f.as_any();
+    if let Some(d) = a.downcast_ref::<Dtype>() {
+        let _ = write!(out, "{d}");
+    } else if let Some(op) = a.downcast_ref::<AluOp>() {
+        let _ = write!(out, "{op}");
+    } else {
+        return false;
+    }
+    true
 }
 
 /// A descriptor's start address, whatever its N.
