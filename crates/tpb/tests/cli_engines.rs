@@ -4,9 +4,12 @@
 //! files (the Chrome trace parsed and checked for its structure; the SVG well-formed with
 //! one bar per instruction).
 
+#[path = "support/cli.rs"]
+mod cli;
+use cli::tpb;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn example(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -19,18 +22,7 @@ fn example(name: &str) -> String {
 }
 
 fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tpb-cli-eng-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn tpb(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb"))
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .expect("run tpb")
+    cli::scratch("cli-eng", test)
 }
 
 fn text(o: &Output) -> (String, String) {

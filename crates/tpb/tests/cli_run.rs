@@ -7,11 +7,14 @@
 //! The examples' expected values are independent of the simulator (numpy + ml_dtypes in
 //! `tools/gen_example_inputs.py`); the goldens pin the exact files `tpb run` writes.
 
+#[path = "support/cli.rs"]
+mod cli;
 #[path = "../../tpb-isa/tests/support/golden.rs"]
 mod golden;
+use cli::tpb;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use tpb::npy::{read_npy, write_npy, NpyArray, NpyStyle};
 use tpb_isa::Dtype;
 
@@ -37,19 +40,7 @@ fn golden(name: &str) -> PathBuf {
 
 /// A fresh directory for one test (the working directory of its runs).
 fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tpb-cli-run-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs `tpb ARGS` in `cwd`.
-fn tpb(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb"))
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .expect("run tpb")
+    cli::scratch("cli-run", test)
 }
 
 fn stdout(o: &Output) -> String {

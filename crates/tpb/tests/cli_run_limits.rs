@@ -2,6 +2,8 @@
 //! outside where the user said or after an input error, outputs replaced atomically, printed
 //! names escaped, and error texts that name the real problem. Each test names its item.
 
+#[path = "support/cli.rs"]
+mod cli;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tpb::npy::{write_npy, NpyArray, NpyStyle};
@@ -9,20 +11,14 @@ use tpb_isa::Dtype;
 
 /// A fresh directory for one test (the working directory of its runs).
 fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tpb-run-limits-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    cli::scratch("run-limits", test)
 }
 
 /// Runs `tpb run ARGS` in `cwd`.
 fn run(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb"))
-        .current_dir(cwd)
-        .arg("run")
-        .args(args)
-        .output()
-        .expect("run tpb")
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    cli::tpb(cwd, &all)
 }
 
 fn text(b: &[u8]) -> String {
