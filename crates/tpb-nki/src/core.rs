@@ -168,7 +168,8 @@ impl Core {
         &self.machine
     }
 
-    /// The simulated machine, for host writes the calls do not cover.
+    /// The simulated machine, for host writes the calls do not cover (it bypasses the
+    /// constant-register reservation of [`Core::set_register`]).
     pub fn machine_mut(&mut self) -> &mut Machine {
         &mut self.machine
     }
@@ -183,8 +184,9 @@ impl Core {
         encode_program(&self.program)
     }
 
-    /// The emitted program as `tpb asm` / `tpb run` text: the generation, the registers the
-    /// calls placed constants in, then one canonical line per instruction.
+    /// The emitted program as `tpb run` program text: the generation, `.reg` lines for the
+    /// registers the calls placed constants in (each is set once and never changes, so they
+    /// all come first), then one canonical line per instruction.
     pub fn disasm(&self) -> String {
         let mut s = format!(".gen {}\n", self.gen());
         for &(r, bits) in &self.constants {
@@ -253,7 +255,8 @@ impl Core {
             return Err(NkiError::Value {
                 argument: "register",
                 detail: format!(
-                    "register {n} is reserved for the constants tpb.nki calls place                      (registers {reserved}..={FIRST_CONSTANT_REGISTER}); use 0..{reserved}"
+                    "register {n} is reserved for the constants tpb.nki calls place \
+                     (registers {reserved}..={FIRST_CONSTANT_REGISTER}); use 0..{reserved}"
                 ),
             });
         }

@@ -441,7 +441,12 @@ fn the_constant_registers_are_not_the_users() {
     let t = filled(&mut core, &[2, 2], |r, c| (r + c) as f32);
     core.affine_select(&t, &[[1, 2]], 0, &t, -5.0, Cmp::Greater, 0)
         .unwrap();
-    assert!(core.set_register(63, 0).is_err(), "would clobber the fill");
+    let e = core.set_register(63, 0).unwrap_err(); // would clobber the fill
+    assert_eq!(
+        e.to_string(),
+        "register: register 63 is reserved for the constants tpb.nki calls place \
+         (registers 32..=63); use 0..32"
+    );
     assert!(core.set_register(32, 0).is_err());
     core.set_register(31, 7).unwrap();
     assert_eq!(core.machine().registers()[31], 7);

@@ -26,9 +26,7 @@ fn nki_error(e: NkiError) -> PyErr {
             })
         }
         NkiError::NotSupported { .. } => raise(ErrorKind::NotSupported, e.to_string()),
-        NkiError::OutOfMemory { .. } | NkiError::Registers { .. } => {
-            raise(ErrorKind::Usage, e.to_string())
-        }
+        // Shapes, patterns, operators, values, memory and registers: the caller's arguments.
         _ => raise(ErrorKind::Usage, e.to_string()),
     }
 }
