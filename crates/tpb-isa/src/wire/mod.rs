@@ -72,6 +72,13 @@ const fn str_eq(a: &str, b: &str) -> bool {
     true
 }
 
+/// A walker over a wire struct's fields that sees each field's type (`visit_fields`, made by
+/// `wire_struct!`); the generic counterpart of the `dyn` [`FieldDyn`] lists of `fields()`.
+pub trait FieldVisitor {
+    /// One field: its header name, its value, and the same field of the base struct.
+    fn field<T: Field>(&mut self, name: &'static str, value: &T, base: &T);
+}
+
 /// Declares a wire struct: typed fields at absolute bundle offsets, with a compile-time
 /// check that the fields tile `start..end` exactly.
 macro_rules! wire_struct {
@@ -101,6 +108,13 @@ macro_rules! wire_struct {
             #[inline]
             pub fn emit(&self, b: &mut [u8; 64]) {
                 $( $crate::wire::Field::write(&self.$f, &mut b[$off..$off + <$T as $crate::wire::Field>::SIZE]); )*
+            }
+
+            /// Calls `v.field` on every field in wire order, with its static type, beside the
+            /// same field of `base` (the disassembler's per-struct formatter: no `dyn`).
+            #[inline(always)]
+            pub fn visit_fields<V: $crate::wire::FieldVisitor>(&self, base: &Self, v: &mut V) {
+                $( v.field(stringify!($f), &self.$f, &base.$f); )*
             }
 
             /// The fields with their layout, for generic walkers.
