@@ -4,11 +4,16 @@
 //! same bytes, decode+validate ≥ 30 M bundles/s on both corpora, disassembly ≥ 25 M/s.
 //! Two corpora: random bundles (every opcode, random fields: the adversarial case, mostly
 //! invalid) and valid compiler-like bundles (templates from docs/syntax.md).
+//! "decode" is the zero-copy view with the opcode classified (`InstView::new`, what a reader
+//! of a program does first); "decode (owned)" builds the whole `Instruction` as well.
+//! "decode+validate" is the view and its verdict (`is_valid_view`); "(owned)" is the
+//! reference path, `is_valid(&Instruction::decode(..))`.
 
 use std::hint::black_box;
 use std::time::Instant;
 use tpb_isa::opcode::OPCODES;
-use tpb_isa::validate::is_valid;
+use tpb_isa::validate::{is_valid, is_valid_view};
+use tpb_isa::wire::InstView;
 use tpb_isa::{Gen, Instruction};
 
 const BUNDLES: usize = 1 << 20;
@@ -121,7 +126,15 @@ fn main() {
         flat_sink.copy_from_slice(black_box(&flat));
         flat_sink[BUNDLES / 2] as u64
     });
-    let decode = measure("decode", 7, || {
+    let decode = measure("decode (view + opcode class)", 7, || {
+        let mut acc = 0u64;
+        for b in &corpus {
+            let v = InstView::new(black_box(b), gen);
+            acc = acc.wrapping_add(v.kind().map_or(0, |k| k as u64 + 1));
+        }
+        acc
+    });
+    let decode_owned = measure("decode (owned Instruction)", 7, || {
         let mut acc = 0u64;
         for b in &corpus {
             let i = black_box(Instruction::decode(black_box(b), gen));
@@ -129,7 +142,7 @@ fn main() {
         }
         acc
     });
-    let roundtrip = measure("decode+encode", 5, || {
+    let roundtrip = measure("decode+encode (owned)", 5, || {
         let mut acc = 0u64;
         for b in &corpus {
             let e = black_box(Instruction::decode(black_box(b), gen).encode());
@@ -138,6 +151,13 @@ fn main() {
         acc
     });
     let validate = measure("decode+validate (random)", 5, || {
+        let mut ok = 0u64;
+        for b in &corpus {
+            ok += is_valid_view(&InstView::new(black_box(b), gen)) as u64;
+        }
+        ok
+    });
+    let validate_owned = measure("  (owned, reference path)", 5, || {
         let mut ok = 0u64;
         for b in &corpus {
             ok += is_valid(&Instruction::decode(black_box(b), gen), gen) as u64;
@@ -150,6 +170,14 @@ fn main() {
         .take(TEMPLATES.len())
         .all(|b| is_valid(&Instruction::decode(b, gen), gen)));
     let validate_valid = measure("decode+validate (valid)", 5, || {
+        let mut ok = 0u64;
+        for b in &valid {
+            ok += is_valid_view(&InstView::new(black_box(b), gen)) as u64;
+        }
+        assert_eq!(ok as usize, BUNDLES);
+        ok
+    });
+    let validate_valid_owned = measure("  (owned, reference path)", 5, || {
         let mut ok = 0u64;
         for b in &valid {
             ok += is_valid(&Instruction::decode(black_box(b), gen), gen) as u64;
@@ -201,6 +229,7 @@ fn main() {
     println!("ratio asm / decode            {:.3}", asm / decode);
     println!("ratio decode / memcpy         {:.3}", decode / memcpy);
     println!("ratio decode / copy           {:.3}", decode / copy);
+    println!("ratio decode (owned) / memcpy {:.3}", decode_owned / memcpy);
     println!("ratio decode+encode / copy    {:.3}", roundtrip / copy);
     println!(
         "ratio decode+validate / copy  {:.3} (random corpus)",
@@ -209,6 +238,11 @@ fn main() {
     println!(
         "ratio decode+validate / copy  {:.3} (valid, compiler-like corpus)",
         validate_valid / copy
+    );
+    println!(
+        "ratio decode+validate view / owned  {:.2} (random), {:.2} (valid)",
+        validate / validate_owned,
+        validate_valid / validate_valid_owned
     );
     let verdict = |r: f64, goal: f64| if r >= goal { "met" } else { "NOT met" };
     println!(

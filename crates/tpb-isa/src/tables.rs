@@ -196,17 +196,31 @@ code_enum! {
     }
 }
 
-impl Dtype {
-    /// Element size in bytes for byte-addressable types; `None` for sub-byte, packed or
-    /// unknown codes (isa-facts §2.2 `addr_aligned_dtype`).
-    pub const fn size(self) -> Option<usize> {
-        Some(match self.0 {
+/// [`Dtype::size`] for every code, 0 for none: a table, because validation asks per operand.
+const DTYPE_SIZES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = match c {
             0x02 | 0x03 | 0x0D | 0x0E | 0x0F | 0x11 => 1,
             0x04..=0x07 => 2,
             0x08..=0x0B => 4,
             0x01 | 0x0C => 8,
-            _ => return None,
-        })
+            _ => 0,
+        };
+        c += 1;
+    }
+    t
+};
+
+impl Dtype {
+    /// Element size in bytes for byte-addressable types; `None` for sub-byte, packed or
+    /// unknown codes (isa-facts §2.2 `addr_aligned_dtype`).
+    pub const fn size(self) -> Option<usize> {
+        match DTYPE_SIZES[self.0 as usize] {
+            0 => None,
+            n => Some(n as usize),
+        }
     }
 
     /// `is_valid_dtype(dtype, allow_fp32r)` (isa-facts §4.4): the 12 plain datapath types,
