@@ -42,8 +42,6 @@ pub(super) fn line<S: Sink>(inst: &Instruction, gen: Gen, out: &mut S) {
 /// The structured line; returns how many fields went through the slow `to_text` fallback
 /// (none: a test checks every struct).
 fn structured<S: Sink>(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut S) -> u32 {
-    let mut out = Line::new(out);
-    out.put(row.mnemonic);
     // The channel count folds into partition ranges when some operand can carry one; the
     // operands may come before the count, so a first pass finds both.
     let mut scan = Scan {
@@ -52,14 +50,16 @@ fn structured<S: Sink>(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut
         locatable: false,
     };
     visit_body(&inst.body, &mut scan);
+    // The line buffer is built in place (moving it would copy it).
     let mut w = Writer {
         inst,
         gen,
         folded: scan.channels.filter(|_| scan.locatable),
         preamble: false,
         fallbacks: 0,
-        out,
+        out: Line::new(out),
     };
+    w.out.put(row.mnemonic);
     visit_body(&inst.body, &mut w);
     // Event and header fields print only where they differ from a fresh instruction's.
     let base = Instruction::new(inst.opcode(), gen);

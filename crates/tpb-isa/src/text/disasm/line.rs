@@ -118,16 +118,25 @@ impl<'a, S: Sink> Line<'a, S> {
         self.len = 0;
     }
 
-    /// `WINDOW` writable bytes at the end of the line.
+    /// `WINDOW` writable bytes at the end of the line (one compare: both branches leave
+    /// `at <= CAP - WINDOW`, so the slice needs no bounds check).
     #[inline(always)]
     fn window(&mut self) -> &mut [u8] {
-        if self.len + WINDOW > CAP {
-            self.flush();
-        }
-        // After the flush `len + WINDOW <= CAP`: the `min` changes nothing but lets the
-        // compiler see the window is in bounds (no panic path).
-        let at = self.len.min(CAP - WINDOW);
+        let at = if self.len > CAP - WINDOW {
+            self.spill();
+            0
+        } else {
+            self.len
+        };
         &mut self.buf[at..at + WINDOW]
+    }
+
+    /// Hands a full buffer to the sink (lines are shorter than the buffer: never taken in
+    /// practice, but nothing is ever cut).
+    #[cold]
+    #[inline(never)]
+    fn spill(&mut self) {
+        self.flush();
     }
 
     /// Appends ASCII text (short pieces in one window, long ones straight to the sink).
