@@ -132,11 +132,7 @@ fn compare(name: &str, insts: &[Instruction], bytes: u64, min: Duration) {
     });
     // The same instructions as one stream in the order the model started them: the
     // difference is only the scheduler's and the race detector's work.
-    let order: Vec<Instruction> = run
-        .steps
-        .iter()
-        .map(|s| insts[s.report.inst.index])
-        .collect();
+    let order: Vec<Instruction> = run.steps.iter().map(|s| insts[s.inst.index]).collect();
     let same_order = time(min, || {
         reset(&mut m);
         m.run(&order).unwrap();
