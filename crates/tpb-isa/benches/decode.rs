@@ -4,28 +4,23 @@
 //! same bytes, decode+validate ≥ 30 M bundles/s on both corpora, disassembly ≥ 25 M/s.
 //! Two corpora: random bundles (every opcode, random fields: the adversarial case, mostly
 //! invalid) and valid compiler-like bundles (templates from docs/syntax.md).
+//! "decode" is the zero-copy view with the opcode classified (`InstView::new`, what a reader
+//! of a program does first); "decode (owned)" builds the whole `Instruction` as well.
+//! "decode+validate" is the view and its verdict (`is_valid_view`); "(owned)" is the
+//! reference path, `is_valid(&Instruction::decode(..))`.
 
 use std::hint::black_box;
 use std::time::Instant;
 use tpb_isa::opcode::OPCODES;
-use tpb_isa::validate::is_valid;
+use tpb_isa::validate::{is_valid, is_valid_view};
+use tpb_isa::wire::InstView;
 use tpb_isa::{Gen, Instruction};
 
 const BUNDLES: usize = 1 << 20;
 
-/// Valid cayman instructions, one per modelled opcode family (from docs/syntax.md).
-const TEMPLATES: &[&str] = &[
-    "ts_arith src=sbuf[p0..128]+0x0:[[1,512]] in=fp32 out=bf16 op0=mult imm0=0.125 op1=add imm1=1.0 dst=sbuf[p0..128]+0x1000:[[1,512]]",
-    "ts_ptr_arith src=sbuf[p0..128]+0x0:[[1,512]] in=fp32 out=fp32 imm0=0x8000 imm1=0x8004 op0=subtract op1=mult dst=sbuf[p0..128]+0x1000:[[1,512]]",
-    "imm_ld_arith src=sbuf[p0..128]+0x8000:[[1,4]] dtype=fp32",
-    "ptr_multi_arith src=sbuf[p0..128]+0x0:[[1,64],[1,1],[1,1],[64,4]] in=fp32 out=bf16 op=mult op_dim=xyz dst=sbuf[p0..128]+0x1000:[[1,64],[1,1],[1,1],[64,4]]",
-    "ts_bitvec src=sbuf[p0..128]+0x0:[[1,256]] in=int32 out=int32 op0=and imm0=0xff op1=shl imm1=4 dst=sbuf[p0..128]+0x400:[[1,256]]",
-    "ptr_multi_bitvec src=sbuf[p0..128]+0x0:[[1,128],[1,1],[1,1],[128,2]] in=uint32 out=uint32 op=and op_dim=xyz dst=sbuf[p0..128]+0x400:[[1,128],[1,1],[1,1],[128,2]]",
-    "iota src=0:[[1,512]] multiplier=512 out=int32 dst=sbuf[p0..128]+0x0:[[1,512]]",
-    "affine_select dtypes=fp32->bf16 cmp=ge fill_reg=7 pattern=0:[[-1,512]] multiplier=1 src=sbuf[p0..128]+0x0:[[1,512]] dst=sbuf[p0..128]+0x800:[[1,512]]",
-    "ts_select src=sbuf[p0..128]+0x0:[[1,256]] dtype=fp32 pred_imm_dtype=uint32 src1_imm=0.0 pred_imm=1 dst=sbuf[p0..128]+0x400:[[1,256]]",
-    "range_select dtypes=fp32->fp32 reduce_op=max base=0.0 fill_val=-3.4028235e38 src=sbuf[p0..128]+0x0:[[1,512]] comp_op0=ge comp_op1=lt bound0=0.0 bound1=64.0 dst=sbuf[p0..128]+0x800:[[1,512]]",
-];
+#[path = "../tests/support/templates.rs"]
+mod templates;
+use templates::TEMPLATES;
 
 /// A compiler-like corpus: valid instructions with varying semaphore values.
 fn valid_corpus() -> Vec<[u8; 64]> {
@@ -74,6 +69,18 @@ fn corpus() -> Vec<[u8; 64]> {
         .collect()
 }
 
+/// Decodes and disassembles every bundle into one reused line buffer; the bytes written.
+fn disasm_lines(bundles: &[[u8; 64]], gen: Gen) -> u64 {
+    let mut line = String::with_capacity(1024);
+    let mut bytes = 0u64;
+    for b in bundles {
+        line.clear();
+        tpb_isa::text::disasm_into(&Instruction::decode(black_box(b), gen), gen, &mut line);
+        bytes += black_box(&line).len() as u64;
+    }
+    bytes
+}
+
 fn measure(name: &str, reps: usize, mut f: impl FnMut() -> u64) -> f64 {
     black_box(f()); // warm up (page faults, caches)
     let mut best = f64::INFINITY;
@@ -93,6 +100,16 @@ fn measure(name: &str, reps: usize, mut f: impl FnMut() -> u64) -> f64 {
 }
 
 fn main() {
+    // `TPB_BENCH_DISASM_LINES=N`: only disassemble N valid lines, once (for callgrind:
+    // instructions per line = the difference of two runs over the difference of their N).
+    if let Some(n) = std::env::var("TPB_BENCH_DISASM_LINES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        let valid: Vec<[u8; 64]> = valid_corpus().into_iter().cycle().take(n).collect();
+        println!("{} bytes", disasm_lines(&valid, Gen::Cayman));
+        return;
+    }
     let corpus = corpus();
     let gen = Gen::Cayman;
     let mut sink = vec![[0u8; 64]; BUNDLES];
@@ -108,7 +125,15 @@ fn main() {
         flat_sink.copy_from_slice(black_box(&flat));
         flat_sink[BUNDLES / 2] as u64
     });
-    let decode = measure("decode", 7, || {
+    let decode = measure("decode (view + opcode class)", 7, || {
+        let mut acc = 0u64;
+        for b in &corpus {
+            let v = InstView::new(black_box(b), gen);
+            acc = acc.wrapping_add(v.kind().map_or(0, |k| k as u64 + 1));
+        }
+        acc
+    });
+    let decode_owned = measure("decode (owned Instruction)", 7, || {
         let mut acc = 0u64;
         for b in &corpus {
             let i = black_box(Instruction::decode(black_box(b), gen));
@@ -116,7 +141,7 @@ fn main() {
         }
         acc
     });
-    let roundtrip = measure("decode+encode", 5, || {
+    let roundtrip = measure("decode+encode (owned)", 5, || {
         let mut acc = 0u64;
         for b in &corpus {
             let e = black_box(Instruction::decode(black_box(b), gen).encode());
@@ -125,6 +150,13 @@ fn main() {
         acc
     });
     let validate = measure("decode+validate (random)", 5, || {
+        let mut ok = 0u64;
+        for b in &corpus {
+            ok += is_valid_view(&InstView::new(black_box(b), gen)) as u64;
+        }
+        ok
+    });
+    let validate_owned = measure("  (owned, reference path)", 5, || {
         let mut ok = 0u64;
         for b in &corpus {
             ok += is_valid(&Instruction::decode(black_box(b), gen), gen) as u64;
@@ -139,19 +171,31 @@ fn main() {
     let validate_valid = measure("decode+validate (valid)", 5, || {
         let mut ok = 0u64;
         for b in &valid {
+            ok += is_valid_view(&InstView::new(black_box(b), gen)) as u64;
+        }
+        assert_eq!(ok as usize, BUNDLES);
+        ok
+    });
+    let validate_valid_owned = measure("  (owned, reference path)", 5, || {
+        let mut ok = 0u64;
+        for b in &valid {
             ok += is_valid(&Instruction::decode(black_box(b), gen), gen) as u64;
         }
         assert_eq!(ok as usize, BUNDLES);
         ok
     });
-    let disasm = measure("disasm (valid)", 3, || {
+    // Disassembly: decode, then one line appended to a reused buffer (as `tpb disasm` does).
+    let disasm = measure("disasm (valid)", 5, || disasm_lines(&valid, gen));
+    let disasm_random = measure("disasm (random)", 3, || disasm_lines(&corpus, gen));
+    let disasm_plain = measure("disasm, plain reference", 1, || {
         let mut acc = 0u64;
         for b in &valid {
-            let t = tpb_isa::text::disasm(&Instruction::decode(black_box(b), gen), gen);
+            let t = tpb_isa::text::disasm_plain(&Instruction::decode(black_box(b), gen), gen);
             acc = acc.wrapping_add(t.len() as u64);
         }
         acc
     });
+    let line_bytes = disasm_lines(&valid, gen) as f64 / BUNDLES as f64;
     // The assembler over the same corpus as text (one line per bundle), lines/s.
     let text = tpb_isa::text::disasm_program(
         &valid
@@ -167,9 +211,24 @@ fn main() {
     });
     println!();
     println!("ratio disasm / decode         {:.3}", disasm / decode);
+    println!(
+        "ratio disasm / plain disasm   {:.1} (valid corpus)",
+        disasm / disasm_plain
+    );
+    println!(
+        "ratio disasm random / valid   {:.3}",
+        disasm_random / disasm
+    );
+    println!(
+        "disasm output {line_bytes:.0} bytes/line: {:.2} GB/s of text against a memcpy of {:.2} GB/s ({:.3})",
+        disasm * line_bytes / 1e9,
+        memcpy * 64.0 / 1e9,
+        disasm * line_bytes / (memcpy * 64.0)
+    );
     println!("ratio asm / decode            {:.3}", asm / decode);
     println!("ratio decode / memcpy         {:.3}", decode / memcpy);
     println!("ratio decode / copy           {:.3}", decode / copy);
+    println!("ratio decode (owned) / memcpy {:.3}", decode_owned / memcpy);
     println!("ratio decode+encode / copy    {:.3}", roundtrip / copy);
     println!(
         "ratio decode+validate / copy  {:.3} (random corpus)",
@@ -178,6 +237,11 @@ fn main() {
     println!(
         "ratio decode+validate / copy  {:.3} (valid, compiler-like corpus)",
         validate_valid / copy
+    );
+    println!(
+        "ratio decode+validate view / owned  {:.2} (random), {:.2} (valid)",
+        validate / validate_owned,
+        validate_valid / validate_valid_owned
     );
     let verdict = |r: f64, goal: f64| if r >= goal { "met" } else { "NOT met" };
     println!(
