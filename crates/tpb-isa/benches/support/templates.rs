@@ -1,0 +1,16 @@
+//! Compiler-like instruction lines shared by the decode bench and the `asm_program`
+//! example (one per modelled opcode family, from docs/syntax.md; all valid on cayman).
+
+/// Valid cayman instructions, one per modelled opcode family (from docs/syntax.md).
+pub const TEMPLATES: &[&str] = &[
+    "ts_arith src=sbuf[p0..128]+0x0:[[1,512]] in=fp32 out=bf16 op0=mult imm0=0.125 op1=add imm1=1.0 dst=sbuf[p0..128]+0x1000:[[1,512]]",
+    "ts_ptr_arith src=sbuf[p0..128]+0x0:[[1,512]] in=fp32 out=fp32 imm0=0x8000 imm1=0x8004 op0=subtract op1=mult dst=sbuf[p0..128]+0x1000:[[1,512]]",
+    "imm_ld_arith src=sbuf[p0..128]+0x8000:[[1,4]] dtype=fp32",
+    "ptr_multi_arith src=sbuf[p0..128]+0x0:[[1,64],[1,1],[1,1],[64,4]] in=fp32 out=bf16 op=mult op_dim=xyz dst=sbuf[p0..128]+0x1000:[[1,64],[1,1],[1,1],[64,4]]",
+    "ts_bitvec src=sbuf[p0..128]+0x0:[[1,256]] in=int32 out=int32 op0=and imm0=0xff op1=shl imm1=4 dst=sbuf[p0..128]+0x400:[[1,256]]",
+    "ptr_multi_bitvec src=sbuf[p0..128]+0x0:[[1,128],[1,1],[1,1],[128,2]] in=uint32 out=uint32 op=and op_dim=xyz dst=sbuf[p0..128]+0x400:[[1,128],[1,1],[1,1],[128,2]]",
+    "iota src=0:[[1,512]] multiplier=512 out=int32 dst=sbuf[p0..128]+0x0:[[1,512]]",
+    "affine_select dtypes=fp32->bf16 cmp=ge fill_reg=7 pattern=0:[[-1,512]] multiplier=1 src=sbuf[p0..128]+0x0:[[1,512]] dst=sbuf[p0..128]+0x800:[[1,512]]",
+    "ts_select src=sbuf[p0..128]+0x0:[[1,256]] dtype=fp32 pred_imm_dtype=uint32 src1_imm=0.0 pred_imm=1 dst=sbuf[p0..128]+0x400:[[1,256]]",
+    "range_select dtypes=fp32->fp32 reduce_op=max base=0.0 fill_val=-3.4028235e38 src=sbuf[p0..128]+0x0:[[1,512]] comp_op0=ge comp_op1=lt bound0=0.0 bound1=64.0 dst=sbuf[p0..128]+0x800:[[1,512]]",
+];
