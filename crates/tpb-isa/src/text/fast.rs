@@ -11,7 +11,7 @@
 //! `resolve_key`, `part_of`), and `tests/text_fast.rs` compares the two on random valid and
 //! mutated lines.
 
-use super::lex::{self, is_ws};
+use super::lex::{self, is_ws, Scan};
 use super::names::NameMap;
 use super::schema::{part_of, resolve_key, Part, CHANNELS_FIELD, FIELD_ALIASES, OPCODE_FIELD};
 use crate::gen::Gen;
@@ -33,8 +33,14 @@ enum Set {
     Range(u8),
 }
 
-/// Parses a value and writes the field's bytes (`None`: leave the line to the plain path).
-type Setter = fn(&str, Gen, &mut [u8]) -> Option<Set>;
+/// Reads a value and writes the field's bytes (`None`: leave the line to the plain path).
+#[derive(Clone, Copy)]
+enum Setter {
+    /// A bracket-free token: the text up to the next whitespace.
+    Token(fn(&str, Gen, &mut [u8]) -> Option<Set>),
+    /// A descriptor, read in one pass from the value's first byte to the end of its list.
+    Operand(fn(&mut Scan<'_>, Gen, &mut [u8]) -> Option<Set>),
+}
 
 /// One field of a struct: where its bytes are and how to set them.
 #[derive(Clone, Copy)]
@@ -185,37 +191,37 @@ fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
         };
     }
     by_type!(
-        Tensor<1> => set_tensor::<1>,
-        Tensor<2> => set_tensor::<2>,
-        Tensor<3> => set_tensor::<3>,
-        Tensor<4> => set_tensor::<4>,
-        Data4d => set_data4d,
-        u8 => set_u8,
-        i32 => set_i32,
-        u32 => set_u32,
-        F32Bits => set_f32,
-        ImmVal => set_imm,
-        Dtype => set_enum::<Dtype>,
-        AluOp => set_enum::<AluOp>,
-        AffineSelectCmp => set_enum::<AffineSelectCmp>,
-        TensorSubdim => set_enum::<TensorSubdim>,
-        RevOps => set_enum::<RevOps>,
-        ImmSrc => set_enum::<ImmSrc>,
-        AccumCmd => set_enum::<AccumCmd>,
-        WaitMode => set_enum::<WaitMode>,
-        UpdateMode => set_enum::<UpdateMode>,
-        DebugCmd => set_enum::<DebugCmd>,
-        DtypePair => set_dtype_pair,
-        Opcode => set_text::<Opcode>,
-        Bytes<1> => set_text::<Bytes<1>>,
-        Bytes<2> => set_text::<Bytes<2>>,
-        Bytes<3> => set_text::<Bytes<3>>,
-        Bytes<4> => set_text::<Bytes<4>>,
-        Bytes<5> => set_text::<Bytes<5>>,
-        Bytes<9> => set_text::<Bytes<9>>,
-        Bytes<15> => set_text::<Bytes<15>>,
-        Bytes<20> => set_text::<Bytes<20>>,
-        Bytes<52> => set_text::<Bytes<52>>,
+        Tensor<1> => Setter::Operand(set_tensor::<1>),
+        Tensor<2> => Setter::Operand(set_tensor::<2>),
+        Tensor<3> => Setter::Operand(set_tensor::<3>),
+        Tensor<4> => Setter::Operand(set_tensor::<4>),
+        Data4d => Setter::Operand(set_data4d),
+        u8 => Setter::Token(set_u8),
+        i32 => Setter::Token(set_i32),
+        u32 => Setter::Token(set_u32),
+        F32Bits => Setter::Token(set_f32),
+        ImmVal => Setter::Token(set_imm),
+        Dtype => Setter::Token(set_enum::<Dtype>),
+        AluOp => Setter::Token(set_enum::<AluOp>),
+        AffineSelectCmp => Setter::Token(set_enum::<AffineSelectCmp>),
+        TensorSubdim => Setter::Token(set_enum::<TensorSubdim>),
+        RevOps => Setter::Token(set_enum::<RevOps>),
+        ImmSrc => Setter::Token(set_enum::<ImmSrc>),
+        AccumCmd => Setter::Token(set_enum::<AccumCmd>),
+        WaitMode => Setter::Token(set_enum::<WaitMode>),
+        UpdateMode => Setter::Token(set_enum::<UpdateMode>),
+        DebugCmd => Setter::Token(set_enum::<DebugCmd>),
+        DtypePair => Setter::Token(set_dtype_pair),
+        Opcode => Setter::Token(set_text::<Opcode>),
+        Bytes<1> => Setter::Token(set_text::<Bytes<1>>),
+        Bytes<2> => Setter::Token(set_text::<Bytes<2>>),
+        Bytes<3> => Setter::Token(set_text::<Bytes<3>>),
+        Bytes<4> => Setter::Token(set_text::<Bytes<4>>),
+        Bytes<5> => Setter::Token(set_text::<Bytes<5>>),
+        Bytes<9> => Setter::Token(set_text::<Bytes<9>>),
+        Bytes<15> => Setter::Token(set_text::<Bytes<15>>),
+        Bytes<20> => Setter::Token(set_text::<Bytes<20>>),
+        Bytes<52> => Setter::Token(set_text::<Bytes<52>>),
     );
     None
 }
@@ -271,11 +277,13 @@ fn set_imm(s: &str, _: Gen, out: &mut [u8]) -> Option<Set> {
     Some(Set::Done)
 }
 
-/// `ADDRESS:[[step,num],…]`.
-fn set_tensor<const N: usize>(s: &str, gen: Gen, out: &mut [u8]) -> Option<Set> {
-    let (head, list) = lex::split_colon(s.as_bytes())?;
-    let (start_addr, channels) = lex::address(head, gen)?;
-    let (step_elem, num_elem) = lex::pairs::<N>(lex::trim(list))?;
+/// `ADDRESS:[[step,num],…]`, read from the value's first byte to the end of its list.
+fn set_tensor<const N: usize>(s: &mut Scan<'_>, gen: Gen, out: &mut [u8]) -> Option<Set> {
+    let (start_addr, channels) = s.address(gen)?;
+    if !s.colon() {
+        return None;
+    }
+    let (step_elem, num_elem) = s.pairs::<N>()?;
     Tensor {
         start_addr,
         step_elem,
@@ -285,11 +293,13 @@ fn set_tensor<const N: usize>(s: &str, gen: Gen, out: &mut [u8]) -> Option<Set> 
     Some(channels.map_or(Set::Done, Set::Range))
 }
 
-/// `BASE:[[step,num],…]`.
-fn set_data4d(s: &str, _: Gen, out: &mut [u8]) -> Option<Set> {
-    let (head, list) = lex::split_colon(s.as_bytes())?;
-    let base = lex::i32_field(head)?;
-    let (step_elem, num_elem) = lex::pairs::<4>(lex::trim(list))?;
+/// `BASE:[[step,num],…]`, the same way.
+fn set_data4d(s: &mut Scan<'_>, _: Gen, out: &mut [u8]) -> Option<Set> {
+    let base = s.base()?;
+    if !s.colon() {
+        return None;
+    }
+    let (step_elem, num_elem) = s.pairs::<4>()?;
     Data4d {
         base,
         step_elem,
@@ -332,15 +342,16 @@ fn skip_ws(b: &[u8], from: usize) -> usize {
 }
 
 /// Assembles the code of one instruction line (comment cut, trimmed, ASCII, not a
-/// directive, not empty) for `gen`, or `None` to leave it to the plain path.
-pub(crate) fn instruction(code: &str, gen: Gen) -> Option<[u8; 64]> {
+/// directive, not empty) for `gen` into `out`, or `None` (with `out` undefined) to leave it
+/// to the plain path.
+pub(crate) fn instruction(code: &str, gen: Gen, out: &mut [u8; 64]) -> Option<()> {
     let t = tables();
     let b = code.as_bytes();
     let word_end = b.iter().position(|&c| is_ws(c)).unwrap_or(b.len());
     let opcode = Opcode(u8::try_from(t.mnemonics.get(&b[..word_end])?).ok()?);
     let kind = opcode.info(gen)?.kind;
     let st = &t.structs[StructKind::ALL.iter().position(|&k| k == kind)?];
-    let mut out = st.template;
+    *out = st.template;
     out[0] = opcode.0;
 
     let mut seen = 0u64;
@@ -355,27 +366,6 @@ pub(crate) fn instruction(code: &str, gen: Gen) -> Option<[u8; 64]> {
             return None;
         }
         pos = skip_ws(b, pos + 1);
-        // The value ends at whitespace outside brackets.
-        let value_start = pos;
-        let mut depth = 0usize;
-        for &c in &b[value_start..] {
-            let k = class(c);
-            if k & (WS | BRACKET) != 0 {
-                if k == WS {
-                    if depth == 0 {
-                        break;
-                    }
-                } else if c == b'[' {
-                    depth += 1;
-                } else {
-                    depth = depth.saturating_sub(1);
-                }
-            }
-            pos += 1;
-        }
-        if depth > 0 || pos == value_start {
-            return None;
-        }
         let slot_index = u8::try_from(st.keys.get(key)?).ok()?;
         let bit = 1u64 << slot_index;
         if seen & bit != 0 {
@@ -384,7 +374,31 @@ pub(crate) fn instruction(code: &str, gen: Gen) -> Option<[u8; 64]> {
         seen |= bit;
         let slot = st.slots[usize::from(slot_index)];
         let field = out.get_mut(slot.offset..slot.offset + slot.size)?;
-        match (slot.setter?)(&code[value_start..pos], gen, field)? {
+        // The plain path ends a value at whitespace outside brackets; each reader below
+        // stops exactly there or gives up.
+        let done = match slot.setter? {
+            Setter::Token(set) => {
+                let start = pos;
+                pos += b[pos..]
+                    .iter()
+                    .take_while(|&&c| class(c) & (WS | BRACKET) == 0)
+                    .count();
+                if pos == start || b.get(pos).is_some_and(|&c| class(c) == BRACKET) {
+                    return None;
+                }
+                set(&code[start..pos], gen, field)?
+            }
+            Setter::Operand(set) => {
+                let mut s = Scan::new(&b[pos..]);
+                let done = set(&mut s, gen, field)?;
+                if !s.at_value_end() {
+                    return None;
+                }
+                pos += s.pos();
+                done
+            }
+        };
+        match done {
             Set::Done if Some(slot_index) == st.channels => explicit = Some(field[0]),
             Set::Done => {}
             // Ranges must agree with each other and with an explicit count.
@@ -401,7 +415,7 @@ pub(crate) fn instruction(code: &str, gen: Gen) -> Option<[u8; 64]> {
         }
         out[st.slots[usize::from(st.channels?)].offset] = count;
     }
-    Some(out)
+    Some(())
 }
 
 #[cfg(test)]

@@ -19,15 +19,21 @@ pub(crate) fn is_ws(b: u8) -> bool {
     b == b' ' || (b'\t'..=b'\r').contains(&b)
 }
 
-/// A cursor over the bytes of one value.
-pub(crate) struct Bytes<'a> {
+/// A cursor over the code of a line, for operands read in one pass: it reads from a
+/// value's first byte and stops where the value's grammar ends.
+pub(crate) struct Scan<'a> {
     b: &'a [u8],
     pos: usize,
 }
 
-impl<'a> Bytes<'a> {
+impl<'a> Scan<'a> {
     pub(crate) fn new(b: &'a [u8]) -> Self {
-        Bytes { b, pos: 0 }
+        Scan { b, pos: 0 }
+    }
+
+    /// How many bytes have been read.
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
     }
 
     #[inline(always)]
@@ -42,123 +48,212 @@ impl<'a> Bytes<'a> {
         }
     }
 
+    /// Takes `c` if it is next (no whitespace skipped).
+    #[inline(always)]
+    fn take(&mut self, c: u8) -> bool {
+        let hit = self.peek() == Some(c);
+        self.pos += usize::from(hit);
+        hit
+    }
+
     /// Skips whitespace, then takes `c` if it is next.
     #[inline(always)]
     fn eat(&mut self, c: u8) -> bool {
-        self.skip_ws();
-        if self.peek() == Some(c) {
-            self.pos += 1;
-            true
-        } else {
-            false
+        // Generated text has no whitespace inside lists: try the byte first.
+        if self.take(c) {
+            return true;
         }
+        self.skip_ws();
+        self.take(c)
     }
 
-    /// The next number token (up to whitespace, `,`, `[` or `]`, as the plain cursor cuts
-    /// it), read as an integer.
+    /// An integer written right here, as [`int`] reads it.
     #[inline(always)]
     fn int(&mut self) -> Option<i64> {
-        self.skip_ws();
-        let start = self.pos;
-        while self
-            .peek()
-            .is_some_and(|c| !is_ws(c) && !matches!(c, b',' | b'[' | b']'))
-        {
-            self.pos += 1;
-        }
-        int(&self.b[start..self.pos])
+        let (v, n) = int_prefix(&self.b[self.pos..])?;
+        self.pos += n;
+        Some(v)
     }
 
-    fn at_end(&mut self) -> bool {
-        self.skip_ws();
-        self.pos == self.b.len()
+    /// A `[step,num]` number: the plain cursor's token runs to whitespace, `,`, `[` or
+    /// `]`, so the number must end at one of them.
+    #[inline(always)]
+    fn pair_int(&mut self) -> Option<i64> {
+        if self.peek().is_some_and(is_ws) {
+            self.skip_ws();
+        }
+        let v = self.int()?;
+        match self.peek() {
+            None | Some(b',' | b'[' | b']') => Some(v),
+            Some(c) if is_ws(c) => Some(v),
+            Some(_) => None,
+        }
+    }
+
+    /// `[[step,num],…]` into exactly `N` pairs, missing outer slots `[1,1]` (the plain
+    /// `parse_pairs`), starting at its `[`.
+    #[inline]
+    pub(crate) fn pairs<const N: usize>(&mut self) -> Option<([i16; N], [u16; N])> {
+        let (mut steps, mut nums) = ([1i16; N], [1u16; N]);
+        if !self.take(b'[') {
+            return None;
+        }
+        if !self.eat(b']') {
+            let mut n = 0;
+            loop {
+                if n == N || !self.eat(b'[') {
+                    return None;
+                }
+                steps[n] = i16::try_from(self.pair_int()?).ok()?;
+                if !self.eat(b',') {
+                    return None;
+                }
+                nums[n] = u16::try_from(self.pair_int()?).ok()?;
+                if !self.eat(b']') {
+                    return None;
+                }
+                n += 1;
+                if self.eat(b',') {
+                    continue;
+                }
+                if !self.eat(b']') {
+                    return None;
+                }
+                break;
+            }
+        }
+        Some((steps, nums))
+    }
+
+    /// Whether the value ends here: at whitespace or the end of the code.
+    #[inline(always)]
+    pub(crate) fn at_value_end(&self) -> bool {
+        self.peek().is_none_or(is_ws)
+    }
+
+    /// An ADDR4 as the plain `parse_address` reads it, for `sbuf[pA..B]+OFF`,
+    /// `sbuf[pA]+OFF` (the same with `psum`, the offset optional), `reg[N]` and raw words,
+    /// ending at the `:` that follows it: the address and the channel count a range implies.
+    #[inline]
+    pub(crate) fn address(&mut self, gen: Gen) -> Option<(Addr4, Option<u8>)> {
+        let rest = &self.b[self.pos..];
+        let space = match rest {
+            [b's', b'b', b'u', b'f', b'[', b'p', ..] => Space::Sbuf,
+            [b'p', b's', b'u', b'm', b'[', b'p', ..] => Space::Psum,
+            [b'r', b'e', b'g', b'[', ..] => {
+                self.pos += 4;
+                let r = self
+                    .int()
+                    .filter(|r| (0..i64::from(NUM_REGISTERS)).contains(r))?;
+                return (self.take(b']') && self.peek() == Some(b':'))
+                    .then_some((Addr4::register(r as u8), None));
+            }
+            [b'0'..=b'9', ..] => {
+                let v = self
+                    .int()
+                    .filter(|v| (0..=i64::from(u32::MAX)).contains(v))?;
+                return (self.peek() == Some(b':')).then_some((Addr4(v as u32), None));
+            }
+            _ => return None,
+        };
+        self.pos += 6;
+        let geometry = Geometry::of(gen);
+        let start = self.int()?;
+        let channels = if self.take(b'.') {
+            if !self.take(b'.') {
+                return None;
+            }
+            let end = self.int()?;
+            Some(u8::try_from(end - start).ok()?)
+        } else {
+            None
+        };
+        if !self.take(b']') || !(0..i64::from(geometry.partitions)).contains(&start) {
+            return None;
+        }
+        let offset = if self.take(b'+') {
+            self.int()
+                .filter(|o| (0..i64::from(geometry.stride(space))).contains(o))?
+        } else {
+            0
+        };
+        if self.peek() != Some(b':') {
+            return None;
+        }
+        let addr = Addr4::at(gen, space, start as u32, offset as u32)?;
+        Some((addr, channels))
+    }
+
+    /// A DATA4D base (the `i32` field rule, see [`i32_field`]) ending at the `:`.
+    #[inline]
+    pub(crate) fn base(&mut self) -> Option<i32> {
+        let start = self.pos;
+        let v = self.int()?;
+        if self.peek() != Some(b':') {
+            return None;
+        }
+        i32_of(&self.b[start..self.pos], v)
+    }
+
+    /// Takes the `:` between an operand's head and its list.
+    #[inline(always)]
+    pub(crate) fn colon(&mut self) -> bool {
+        self.take(b':')
     }
 }
 
 /// An integer as `parse_int` reads it, for the common spellings: an optional `-`, then
-/// decimal digits or `0x`/`0X` and hex digits. At most 15 hex or 18 decimal digits, so it
-/// never overflows (longer numbers go to the plain path).
+/// decimal digits or `0x`/`0X` and hex digits, and nothing else.
 #[inline]
 pub(crate) fn int(s: &[u8]) -> Option<i64> {
-    let (neg, body) = match s.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, s),
-    };
-    let v = match body {
-        [b'0', b'x' | b'X', hex @ ..] => {
-            if hex.is_empty() || hex.len() > 15 {
-                return None;
-            }
-            let mut v = 0i64;
-            for &c in hex {
-                let d = match c {
-                    b'0'..=b'9' => c - b'0',
-                    b'a'..=b'f' => c - b'a' + 10,
-                    b'A'..=b'F' => c - b'A' + 10,
-                    _ => return None,
-                };
-                v = v << 4 | i64::from(d);
-            }
-            v
-        }
-        _ => {
-            if body.is_empty() || body.len() > 18 {
-                return None;
-            }
-            let mut v = 0i64;
-            for &c in body {
-                if !c.is_ascii_digit() {
-                    return None;
-                }
-                v = v * 10 + i64::from(c - b'0');
-            }
-            v
-        }
-    };
-    Some(if neg { -v } else { v })
+    int_prefix(s).filter(|&(_, n)| n == s.len()).map(|(v, _)| v)
 }
 
-/// `HEAD:LIST` split at the first `:`.
-#[inline]
-pub(crate) fn split_colon(s: &[u8]) -> Option<(&[u8], &[u8])> {
-    let i = s.iter().position(|&c| c == b':')?;
-    Some((&s[..i], &s[i + 1..]))
-}
-
-/// `[[step,num],…]` into exactly `N` pairs, missing outer slots `[1,1]` (the plain
-/// `parse_pairs`).
-#[inline]
-pub(crate) fn pairs<const N: usize>(s: &[u8]) -> Option<([i16; N], [u16; N])> {
-    let (mut steps, mut nums) = ([1i16; N], [1u16; N]);
-    let mut c = Bytes::new(s);
-    if !c.eat(b'[') {
-        return None;
-    }
-    if !c.eat(b']') {
+/// The integer at the start of `s` (as [`int`]) and how many bytes it takes. At most 15 hex
+/// or 18 decimal digits, so it never overflows (longer numbers go to the plain path).
+#[inline(always)]
+fn int_prefix(s: &[u8]) -> Option<(i64, usize)> {
+    let neg = s.first() == Some(&b'-');
+    let body = &s[usize::from(neg)..];
+    let (v, used) = if let [b'0', b'x' | b'X', hex @ ..] = body {
+        let mut v = 0i64;
         let mut n = 0;
-        loop {
-            if n == N || !c.eat(b'[') {
+        for &c in hex {
+            let d = match c {
+                b'0'..=b'9' => c - b'0',
+                b'a'..=b'f' => c - b'a' + 10,
+                b'A'..=b'F' => c - b'A' + 10,
+                _ => break,
+            };
+            if n == 15 {
                 return None;
             }
-            steps[n] = i16::try_from(c.int()?).ok()?;
-            if !c.eat(b',') {
-                return None;
-            }
-            nums[n] = u16::try_from(c.int()?).ok()?;
-            if !c.eat(b']') {
-                return None;
-            }
+            v = v << 4 | i64::from(d);
             n += 1;
-            if c.eat(b',') {
-                continue;
+        }
+        if n == 0 {
+            return None;
+        }
+        (v, 2 + n)
+    } else {
+        let mut v = 0i64;
+        let mut n = 0;
+        for &c in body {
+            if !c.is_ascii_digit() {
+                break;
             }
-            if !c.eat(b']') {
+            if n == 18 {
                 return None;
             }
-            break;
+            v = v * 10 + i64::from(c - b'0');
+            n += 1;
         }
-    }
-    c.at_end().then_some((steps, nums))
+        if n == 0 {
+            return None;
+        }
+        (v, n)
+    };
+    Some((if neg { -v } else { v }, usize::from(neg) + used))
 }
 
 /// Trims [`is_ws`] bytes: `str::trim` on ASCII text (`trim_ascii` would keep a vertical
@@ -170,55 +265,16 @@ pub(crate) fn trim(s: &[u8]) -> &[u8] {
     &s[start..end]
 }
 
-/// An ADDR4 as the plain `parse_address` reads it, for `sbuf[pA..B]+OFF`, `sbuf[pA]+OFF`
-/// (the same with `psum`, the offset optional), `reg[N]` and raw words: the address and the
-/// channel count a range implies.
-#[inline]
-pub(crate) fn address(head: &[u8], gen: Gen) -> Option<(Addr4, Option<u8>)> {
-    let head = trim(head);
-    let (space, rest) = match head {
-        [b's', b'b', b'u', b'f', b'[', b'p', rest @ ..] => (Space::Sbuf, rest),
-        [b'p', b's', b'u', b'm', b'[', b'p', rest @ ..] => (Space::Psum, rest),
-        [b'r', b'e', b'g', b'[', inner @ .., b']'] => {
-            let r = int(inner).filter(|r| (0..i64::from(NUM_REGISTERS)).contains(r))?;
-            return Some((Addr4::register(r as u8), None));
-        }
-        [b'0'..=b'9', ..] => {
-            let v = int(head).filter(|v| (0..=i64::from(u32::MAX)).contains(v))?;
-            return Some((Addr4(v as u32), None));
-        }
-        _ => return None,
-    };
-    let close = rest.iter().position(|&c| c == b']')?;
-    let (inside, tail) = (&rest[..close], &rest[close + 1..]);
-    let geometry = Geometry::of(gen);
-    let (start, channels) = match inside.iter().position(|&c| c == b'.') {
-        Some(i) => {
-            let (a, b) = (&inside[..i], inside[i..].strip_prefix(b"..")?);
-            let (start, end) = (int(a)?, int(b)?);
-            let count = u8::try_from(end - start).ok()?;
-            (start, Some(count))
-        }
-        None => (int(inside)?, None),
-    };
-    if !(0..i64::from(geometry.partitions)).contains(&start) {
-        return None;
-    }
-    let offset = match tail {
-        [] => 0,
-        [b'+', o @ ..] => int(o).filter(|o| (0..i64::from(geometry.stride(space))).contains(o))?,
-        _ => return None,
-    };
-    let addr = Addr4::at(gen, space, start as u32, offset as u32)?;
-    Some((addr, channels))
-}
-
 /// A DATA4D base as `i32`'s field rule reads it: `0x…` is the word's bit pattern, anything
 /// else a signed 32-bit integer.
 #[inline]
 pub(crate) fn i32_field(s: &[u8]) -> Option<i32> {
     let s = trim(s);
-    let v = int(s)?;
+    i32_of(s, int(s)?)
+}
+
+/// The `i32` rule on the value `v` of the text `s`.
+fn i32_of(s: &[u8], v: i64) -> Option<i32> {
     if s.starts_with(b"0x") || s.starts_with(b"0X") {
         u32::try_from(v).ok().map(|v| v as i32)
     } else {
@@ -329,37 +385,56 @@ mod tests {
         }
     }
 
-    #[test]
-    fn pairs_fill_missing_slots_and_refuse_extra_ones() {
-        assert_eq!(pairs::<2>(b" [ [ -1 , 512 ] ] "), Some(([-1, 1], [512, 1])));
-        assert_eq!(pairs::<2>(b"[]"), Some(([1, 1], [1, 1])));
-        assert_eq!(pairs::<1>(b"[[1,1],[1,1]]"), None);
-        assert_eq!(pairs::<2>(b"[[1,2],[3,x]]"), None);
-        assert_eq!(pairs::<2>(b"[[1,70000]]"), None);
-        assert_eq!(pairs::<2>(b"[[1,2]] x"), None);
+    fn operand<T>(text: &str, read: impl Fn(&mut Scan) -> Option<T>) -> Option<(T, usize)> {
+        let mut s = Scan::new(text.as_bytes());
+        read(&mut s).map(|v| (v, s.pos()))
     }
 
     #[test]
-    fn addresses_fold_per_generation() {
+    fn pairs_fill_missing_slots_and_refuse_extra_ones() {
         assert_eq!(
-            address(b"sbuf[p0..128]+0x400", Gen::Cayman),
+            operand("[ [ -1 , 512 ] ] x", |s| s.pairs::<2>()),
+            Some((([-1, 1], [512, 1]), 16))
+        );
+        assert_eq!(
+            operand("[]", |s| s.pairs::<2>()),
+            Some((([1, 1], [1, 1]), 2))
+        );
+        assert_eq!(operand(" []", |s| s.pairs::<2>()), None);
+        assert_eq!(operand("[[1,1],[1,1]]", |s| s.pairs::<1>()), None);
+        assert_eq!(operand("[[1,2],[3,x]]", |s| s.pairs::<2>()), None);
+        assert_eq!(operand("[[1,2],[3,4x]]", |s| s.pairs::<2>()), None);
+        assert_eq!(operand("[[1,70000]]", |s| s.pairs::<2>()), None);
+    }
+
+    #[test]
+    fn addresses_fold_per_generation_and_end_at_the_colon() {
+        let at = |t: &str, gen| operand(t, |s| s.address(gen)).map(|(a, _)| a);
+        assert_eq!(
+            at("sbuf[p0..128]+0x400:", Gen::Cayman),
             Some((Addr4(0x400), Some(128)))
         );
         assert_eq!(
-            address(b"psum[p1..3]", Gen::Sunda),
+            at("psum[p1..3]:", Gen::Sunda),
             Some((Addr4(0x200_8000), Some(2)))
         );
+        assert_eq!(at("reg[5]:", Gen::Cayman), Some((Addr4::register(5), None)));
         assert_eq!(
-            address(b"reg[5]", Gen::Cayman),
-            Some((Addr4::register(5), None))
-        );
-        assert_eq!(
-            address(b"0x20000400", Gen::Cayman),
+            at("0x20000400:", Gen::Cayman),
             Some((Addr4(0x2000_0400), None))
         );
-        assert_eq!(address(b"sbuf[p5..3]", Gen::Cayman), None);
-        assert_eq!(address(b"psum[p0]", Gen::Maverick), None);
-        assert_eq!(address(b"sbuf[p128]", Gen::Cayman), None);
-        assert_eq!(address(b"SBUF[p0]", Gen::Cayman), None);
+        for bad in [
+            "sbuf[p5..3]:",
+            "sbuf[p128]:",
+            "SBUF[p0]:",
+            "sbuf[p0]+0x40000:",
+            "sbuf[p0] :",
+            "sbuf[p0]",
+            "reg[64]:",
+            "0x100000000:",
+        ] {
+            assert_eq!(at(bad, Gen::Cayman), None, "{bad}");
+        }
+        assert_eq!(at("psum[p0]:", Gen::Maverick), None);
     }
 }

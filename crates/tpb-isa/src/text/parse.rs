@@ -92,7 +92,7 @@ enum Path {
 /// Where the driver puts what it assembles.
 trait Sink {
     /// An instruction line the fast path assembled: its bundle and its code text.
-    fn bundle(&mut self, bundle: [u8; 64], gen: Gen, line: usize, code: &str);
+    fn bundle(&mut self, bundle: &[u8; 64], gen: Gen, line: usize, code: &str);
     /// An item from the plain path.
     fn item(&mut self, item: Item);
 }
@@ -101,9 +101,9 @@ trait Sink {
 struct ItemSink(Vec<Item>);
 
 impl Sink for ItemSink {
-    fn bundle(&mut self, bundle: [u8; 64], gen: Gen, line: usize, code: &str) {
+    fn bundle(&mut self, bundle: &[u8; 64], gen: Gen, line: usize, code: &str) {
         self.0.push(Item::Instruction(SourceInstruction {
-            inst: Instruction::decode(&bundle, gen),
+            inst: Instruction::decode(bundle, gen),
             gen,
             line,
             source: code.to_string(),
@@ -122,8 +122,8 @@ struct BundleSink<'a> {
 }
 
 impl Sink for BundleSink<'_> {
-    fn bundle(&mut self, bundle: [u8; 64], _: Gen, line: usize, _: &str) {
-        self.out.push(bundle);
+    fn bundle(&mut self, bundle: &[u8; 64], _: Gen, line: usize, _: &str) {
+        self.out.push(*bundle);
         self.lines.push(line);
     }
     fn item(&mut self, item: Item) {
@@ -151,13 +151,13 @@ fn assembly(src: &str, opts: &AsmOptions, path: Path) -> Result<Assembly, AsmErr
 enum FastLine<'a> {
     /// Nothing but whitespace and comments.
     Blank,
-    /// An instruction, with its code text.
-    Bundle([u8; 64], &'a str),
+    /// An instruction (its bundle written to the caller's buffer), with its code text.
+    Bundle(&'a str),
     /// Anything else: the plain path decides.
     Plain,
 }
 
-fn fast_line(line: &str, gen: Gen) -> FastLine<'_> {
+fn fast_line<'a>(line: &'a str, gen: Gen, bundle: &mut [u8; 64]) -> FastLine<'a> {
     let b = line.as_bytes();
     let end = memchr::memchr2(b'#', b';', b).unwrap_or(b.len());
     let code = &b[..end];
@@ -172,10 +172,28 @@ fn fast_line(line: &str, gen: Gen) -> FastLine<'_> {
         Some(b'.') => return FastLine::Plain,
         Some(_) => {}
     }
-    match super::fast::instruction(text, gen) {
-        Some(bundle) => FastLine::Bundle(bundle, text),
+    match super::fast::instruction(text, gen, bundle) {
+        Some(()) => FastLine::Bundle(text),
         None => FastLine::Plain,
     }
+}
+
+/// `s.split('\n')`, finding the line ends with `memchr` (SIMD) rather than a char search.
+fn split_lines(s: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(s);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match memchr::memchr(b'\n', r.as_bytes()) {
+            Some(i) => {
+                rest = Some(&r[i + 1..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
 }
 
 /// Reads every line of `src` into `sink`; returns the generation after the last line, or
@@ -186,17 +204,18 @@ fn drive(src: &str, opts: &AsmOptions, path: Path, sink: &mut impl Sink) -> Resu
     let mut instructions = 0usize;
     // A byte-order mark is not part of the first line (editors do not show it).
     let mut line_start = if src.starts_with('\u{feff}') { 3 } else { 0 };
-    for (index, raw) in src[line_start..].split('\n').enumerate() {
+    let mut bundle = [0u8; 64];
+    for (index, raw) in split_lines(&src[line_start..]).enumerate() {
         let line_no = index + 1;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         if path == Path::Fast {
-            match fast_line(line, gen) {
+            match fast_line(line, gen, &mut bundle) {
                 FastLine::Blank => {
                     line_start += raw.len() + 1;
                     continue;
                 }
-                FastLine::Bundle(bundle, code) => {
-                    sink.bundle(bundle, gen, line_no, code);
+                FastLine::Bundle(code) => {
+                    sink.bundle(&bundle, gen, line_no, code);
                     instructions += 1;
                     line_start += raw.len() + 1;
                     continue;
