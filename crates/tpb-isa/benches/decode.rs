@@ -4,16 +4,21 @@
 //! same bytes, decode+validate ≥ 30 M bundles/s on both corpora, disassembly ≥ 25 M/s.
 //! Two corpora: random bundles (every opcode, random fields: the adversarial case, mostly
 //! invalid) and valid compiler-like bundles (templates from docs/syntax.md).
+//! "decode" is the zero-copy view with the opcode classified (`InstView::new`, what a reader
+//! of a program does first); "decode (owned)" builds the whole `Instruction` as well.
+//! "decode+validate" is the view and its verdict (`is_valid_view`); "(owned)" is the
+//! reference path, `is_valid(&Instruction::decode(..))`.
 
 use std::hint::black_box;
 use std::time::Instant;
 use tpb_isa::opcode::OPCODES;
-use tpb_isa::validate::is_valid;
+use tpb_isa::validate::{is_valid, is_valid_view};
+use tpb_isa::wire::InstView;
 use tpb_isa::{Gen, Instruction};
 
 const BUNDLES: usize = 1 << 20;
 
-#[path = "support/templates.rs"]
+#[path = "../tests/support/templates.rs"]
 mod templates;
 use templates::TEMPLATES;
 
@@ -64,6 +69,19 @@ fn corpus() -> Vec<[u8; 64]> {
         .collect()
 }
 
+/// Decodes and disassembles every bundle into one reused line buffer, as `tpb disasm`
+/// streams them; the bytes written.
+fn disasm_lines(bundles: &[[u8; 64]], gen: Gen) -> u64 {
+    let mut line = Vec::with_capacity(1024);
+    let mut bytes = 0u64;
+    for b in bundles {
+        line.clear();
+        tpb_isa::text::disasm_into_bytes(&Instruction::decode(black_box(b), gen), gen, &mut line);
+        bytes += black_box(&line).len() as u64;
+    }
+    bytes
+}
+
 fn measure(name: &str, reps: usize, mut f: impl FnMut() -> u64) -> f64 {
     black_box(f()); // warm up (page faults, caches)
     let mut best = f64::INFINITY;
@@ -83,6 +101,16 @@ fn measure(name: &str, reps: usize, mut f: impl FnMut() -> u64) -> f64 {
 }
 
 fn main() {
+    // `TPB_BENCH_DISASM_LINES=N`: only disassemble N valid lines, once (for callgrind:
+    // instructions per line = the difference of two runs over the difference of their N).
+    if let Some(n) = std::env::var("TPB_BENCH_DISASM_LINES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        let valid: Vec<[u8; 64]> = valid_corpus().into_iter().cycle().take(n).collect();
+        println!("{} bytes", disasm_lines(&valid, Gen::Cayman));
+        return;
+    }
     let corpus = corpus();
     let gen = Gen::Cayman;
     let mut sink = vec![[0u8; 64]; BUNDLES];
@@ -98,7 +126,15 @@ fn main() {
         flat_sink.copy_from_slice(black_box(&flat));
         flat_sink[BUNDLES / 2] as u64
     });
-    let decode = measure("decode", 7, || {
+    let decode = measure("decode (view + opcode class)", 7, || {
+        let mut acc = 0u64;
+        for b in &corpus {
+            let v = InstView::new(black_box(b), gen);
+            acc = acc.wrapping_add(v.kind().map_or(0, |k| k as u64 + 1));
+        }
+        acc
+    });
+    let decode_owned = measure("decode (owned Instruction)", 7, || {
         let mut acc = 0u64;
         for b in &corpus {
             let i = black_box(Instruction::decode(black_box(b), gen));
@@ -106,7 +142,7 @@ fn main() {
         }
         acc
     });
-    let roundtrip = measure("decode+encode", 5, || {
+    let roundtrip = measure("decode+encode (owned)", 5, || {
         let mut acc = 0u64;
         for b in &corpus {
             let e = black_box(Instruction::decode(black_box(b), gen).encode());
@@ -115,6 +151,13 @@ fn main() {
         acc
     });
     let validate = measure("decode+validate (random)", 5, || {
+        let mut ok = 0u64;
+        for b in &corpus {
+            ok += is_valid_view(&InstView::new(black_box(b), gen)) as u64;
+        }
+        ok
+    });
+    let validate_owned = measure("  (owned, reference path)", 5, || {
         let mut ok = 0u64;
         for b in &corpus {
             ok += is_valid(&Instruction::decode(black_box(b), gen), gen) as u64;
@@ -129,19 +172,31 @@ fn main() {
     let validate_valid = measure("decode+validate (valid)", 5, || {
         let mut ok = 0u64;
         for b in &valid {
+            ok += is_valid_view(&InstView::new(black_box(b), gen)) as u64;
+        }
+        assert_eq!(ok as usize, BUNDLES);
+        ok
+    });
+    let validate_valid_owned = measure("  (owned, reference path)", 5, || {
+        let mut ok = 0u64;
+        for b in &valid {
             ok += is_valid(&Instruction::decode(black_box(b), gen), gen) as u64;
         }
         assert_eq!(ok as usize, BUNDLES);
         ok
     });
-    let disasm = measure("disasm (valid)", 3, || {
+    // Disassembly: decode, then one line appended to a reused buffer (as `tpb disasm` does).
+    let disasm = measure("disasm (valid)", 5, || disasm_lines(&valid, gen));
+    let disasm_random = measure("disasm (random)", 3, || disasm_lines(&corpus, gen));
+    let disasm_plain = measure("disasm, plain reference", 1, || {
         let mut acc = 0u64;
         for b in &valid {
-            let t = tpb_isa::text::disasm(&Instruction::decode(black_box(b), gen), gen);
+            let t = tpb_isa::text::disasm_plain(&Instruction::decode(black_box(b), gen), gen);
             acc = acc.wrapping_add(t.len() as u64);
         }
         acc
     });
+    let line_bytes = disasm_lines(&valid, gen) as f64 / BUNDLES as f64;
     // The assembler over the same corpus as text (one line per bundle), lines/s.
     let text = tpb_isa::text::disasm_program(
         &valid
@@ -170,11 +225,26 @@ fn main() {
     });
     println!();
     println!("ratio disasm / decode         {:.3}", disasm / decode);
+    println!(
+        "ratio disasm / plain disasm   {:.1} (valid corpus)",
+        disasm / disasm_plain
+    );
+    println!(
+        "ratio disasm random / valid   {:.3}",
+        disasm_random / disasm
+    );
+    println!(
+        "disasm output {line_bytes:.0} bytes/line: {:.2} GB/s of text against a memcpy of {:.2} GB/s ({:.3})",
+        disasm * line_bytes / 1e9,
+        memcpy * 64.0 / 1e9,
+        disasm * line_bytes / (memcpy * 64.0)
+    );
     println!("ratio asm / decode            {:.3}", asm / decode);
     println!("ratio asm / asm_plain         {:.2}", asm / plain);
     println!("ratio asm_into / asm_plain    {:.2}", asm_into / plain);
     println!("ratio decode / memcpy         {:.3}", decode / memcpy);
     println!("ratio decode / copy           {:.3}", decode / copy);
+    println!("ratio decode (owned) / memcpy {:.3}", decode_owned / memcpy);
     println!("ratio decode+encode / copy    {:.3}", roundtrip / copy);
     println!(
         "ratio decode+validate / copy  {:.3} (random corpus)",
@@ -183,6 +253,11 @@ fn main() {
     println!(
         "ratio decode+validate / copy  {:.3} (valid, compiler-like corpus)",
         validate_valid / copy
+    );
+    println!(
+        "ratio decode+validate view / owned  {:.2} (random), {:.2} (valid)",
+        validate / validate_owned,
+        validate_valid / validate_valid_owned
     );
     let verdict = |r: f64, goal: f64| if r >= goal { "met" } else { "NOT met" };
     println!(

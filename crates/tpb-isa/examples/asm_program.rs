@@ -7,7 +7,7 @@
 //! /usr/bin/time -v target/release/tpb asm /tmp/p1m.tpb -o /tmp/p1m.bin
 //! ```
 
-#[path = "../benches/support/templates.rs"]
+#[path = "../tests/support/templates.rs"]
 mod templates;
 
 use std::io::Write;

@@ -51,16 +51,37 @@ pub const NUM_REGISTERS: u32 = 64;
 
 const KIB: u32 = 1024;
 
+/// `(a / stride, a % stride)` for a power-of-two stride (every stride is one:
+/// `Geometry::build` asserts it), as a shift and a mask: a division costs tens of cycles on
+/// the validation hot path.
+#[inline(always)]
+const fn split(a: u32, stride: u32) -> (u32, u32) {
+    (a >> stride.trailing_zeros(), a & (stride - 1))
+}
+
+/// Every generation's geometry, indexed by `Gen as usize` (built once, at compile time).
+const GEOMETRIES: [Geometry; 4] = [
+    Geometry::build(Gen::Sunda),
+    Geometry::build(Gen::Cayman),
+    Geometry::build(Gen::Mariana),
+    Geometry::build(Gen::Maverick),
+];
+
 impl Geometry {
-    /// The geometry of `gen`.
+    /// The geometry of `gen` (a table lookup: validation asks for it per operand).
+    #[inline(always)]
     pub const fn of(gen: Gen) -> Geometry {
+        GEOMETRIES[gen as usize]
+    }
+
+    const fn build(gen: Gen) -> Geometry {
         let (stride, active, sz, psum_sz) = match gen {
             Gen::Sunda => (256 * KIB, 192 * KIB, 0x200_0000, 0x40_0000),
             Gen::Cayman => (256 * KIB, 224 * KIB, 0x200_0000, 0x40_0000),
             Gen::Mariana => (256 * KIB, 256 * KIB, 0x200_0000, 0x40_0000),
             Gen::Maverick => (1024 * KIB, 512 * KIB, 0x800_0000, 0),
         };
-        Geometry {
+        let g = Geometry {
             partitions: 128,
             sbuf_partition_stride: stride,
             sbuf_active_bytes: active,
@@ -69,7 +90,12 @@ impl Geometry {
             psum_buf_sz: psum_sz,
             psum_partition_stride: 32 * KIB,
             psum_active_bytes: 16 * KIB,
-        }
+        };
+        // `locate` divides by shifting.
+        assert!(
+            g.sbuf_partition_stride.is_power_of_two() && g.psum_partition_stride.is_power_of_two()
+        );
+        g
     }
 
     /// `addr_in_sbuf(a)` on the masked 29-bit address.
@@ -89,17 +115,11 @@ impl Geometry {
         let a = a & PARTITION_ADDR_MASK;
         if self.in_psum(a) {
             let r = a - self.psum_base;
-            Some((
-                Space::Psum,
-                r / self.psum_partition_stride,
-                r % self.psum_partition_stride,
-            ))
+            let (p, o) = split(r, self.psum_partition_stride);
+            Some((Space::Psum, p, o))
         } else if self.in_sbuf(a) {
-            Some((
-                Space::Sbuf,
-                a / self.sbuf_partition_stride,
-                a % self.sbuf_partition_stride,
-            ))
+            let (p, o) = split(a, self.sbuf_partition_stride);
+            Some((Space::Sbuf, p, o))
         } else {
             None
         }

@@ -102,6 +102,27 @@ macro_rules! code_enum {
                 }
                 m
             };
+            /// Each value's canonical name, "" where the value is unknown (the first row of a
+            /// value wins, as in [`CodeEnum::row`]).
+            const NAMES: [&'static str; 256] = {
+                let mut m = [""; 256];
+                let mut i = Self::TABLE.len();
+                while i > 0 {
+                    i -= 1;
+                    m[Self::TABLE[i].value as usize] = Self::TABLE[i].name;
+                }
+                m
+            };
+            /// [`CodeEnum::name`] as a table lookup (the disassembler's hot path).
+            #[inline]
+            pub const fn known_name(self) -> Option<&'static str> {
+                let n = Self::NAMES[self.0 as usize];
+                if n.is_empty() {
+                    None
+                } else {
+                    Some(n)
+                }
+            }
             /// Whether the value is defined on `gen` (a table lookup; used on hot paths).
             #[inline]
             pub const fn defined_on(self, gen: Gen) -> bool {
@@ -175,17 +196,31 @@ code_enum! {
     }
 }
 
-impl Dtype {
-    /// Element size in bytes for byte-addressable types; `None` for sub-byte, packed or
-    /// unknown codes (isa-facts §2.2 `addr_aligned_dtype`).
-    pub const fn size(self) -> Option<usize> {
-        Some(match self.0 {
+/// [`Dtype::size`] for every code, 0 for none: a table, because validation asks per operand.
+const DTYPE_SIZES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = match c {
             0x02 | 0x03 | 0x0D | 0x0E | 0x0F | 0x11 => 1,
             0x04..=0x07 => 2,
             0x08..=0x0B => 4,
             0x01 | 0x0C => 8,
-            _ => return None,
-        })
+            _ => 0,
+        };
+        c += 1;
+    }
+    t
+};
+
+impl Dtype {
+    /// Element size in bytes for byte-addressable types; `None` for sub-byte, packed or
+    /// unknown codes (isa-facts §2.2 `addr_aligned_dtype`).
+    pub const fn size(self) -> Option<usize> {
+        match DTYPE_SIZES[self.0 as usize] {
+            0 => None,
+            n => Some(n as usize),
+        }
     }
 
     /// `is_valid_dtype(dtype, allow_fp32r)` (isa-facts §4.4): the 12 plain datapath types,
@@ -457,6 +492,27 @@ mod tests {
                 assert_eq!(*n, n.to_ascii_lowercase(), "{} row {:#x}", r.name, r.value);
             }
         }
+    }
+
+    // The disassembler's name table says what the rows say, for every byte of every table.
+    #[test]
+    fn known_name_is_the_row_name() {
+        fn check<E: CodeEnum>(known: fn(E) -> Option<&'static str>) {
+            for v in 0..=255u8 {
+                let e = E::from_raw(v);
+                assert_eq!(known(e), e.name(), "{} {v:#04x}", E::KIND);
+            }
+        }
+        check(Dtype::known_name);
+        check(AluOp::known_name);
+        check(AffineSelectCmp::known_name);
+        check(TensorSubdim::known_name);
+        check(RevOps::known_name);
+        check(ImmSrc::known_name);
+        check(AccumCmd::known_name);
+        check(WaitMode::known_name);
+        check(UpdateMode::known_name);
+        check(DebugCmd::known_name);
     }
 
     // isa-facts §4.1: enumerator counts sunda 16, cayman 16, mariana 24, maverick 30.

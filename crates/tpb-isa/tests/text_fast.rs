@@ -6,7 +6,7 @@
 
 #[path = "support/differential.rs"]
 mod differential;
-#[path = "../benches/support/templates.rs"]
+#[path = "support/templates.rs"]
 mod templates;
 
 use differential::assert_same;

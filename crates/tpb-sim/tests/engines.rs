@@ -584,14 +584,10 @@ fn event_semaphore_records_order_engines_from_any_queue() {
     ordered(&r);
     // The records take SYNC_CYCLES and the DVE record waits for POOL's.
     assert_eq!(
-        r.steps
-            .iter()
-            .find(|s| s.report.inst.index == 1)
-            .unwrap()
-            .cycles,
+        r.steps.iter().find(|s| s.inst.index == 1).unwrap().cycles,
         64
     );
-    let wait = r.steps.iter().find(|s| s.report.inst.index == 2).unwrap();
+    let wait = r.steps.iter().find(|s| s.inst.index == 2).unwrap();
     assert_eq!(wait.waited_on, Some(Object::Semaphore(0)));
     assert_eq!(m.semaphores()[0], 1);
     let mut serial = machine();

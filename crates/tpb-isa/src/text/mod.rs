@@ -31,7 +31,7 @@ mod parse;
 mod reference;
 mod schema;
 
-pub use disasm::{disasm, disasm_into, disasm_program};
+pub use disasm::{disasm, disasm_into, disasm_into_bytes, disasm_plain, disasm_program};
 pub use parse::{asm, asm_into, asm_line, asm_plain};
 pub use reference::field_reference_markdown;
 pub use schema::FIELD_ALIASES;

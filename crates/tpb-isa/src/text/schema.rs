@@ -9,6 +9,7 @@ use crate::wire::{
     Body, Data4d, DtypePair, Events, FieldDyn, FieldMeta, Header, ImmVal, Instruction, Opaque,
     Tensor,
 };
+use std::any::Any;
 
 /// Short field names the assembler accepts (case-insensitive, like every field name), each
 /// with the header names it stands for; the first one the instruction's struct has wins.
@@ -49,9 +50,44 @@ pub(crate) enum Form {
     Plain,
 }
 
+/// Calls `$cb!` with every enumeration that is a field type (the list the text layer keeps;
+/// each is a `tables::CodeEnum` written by name).
+macro_rules! for_each_enum_field {
+    ($cb:ident) => {
+        $cb!(
+            Dtype,
+            AluOp,
+            AffineSelectCmp,
+            TensorSubdim,
+            RevOps,
+            ImmSrc,
+            AccumCmd,
+            WaitMode,
+            UpdateMode,
+            DebugCmd
+        )
+    };
+}
+pub(crate) use for_each_enum_field;
+
+/// Whether the field is one of the enumerations.
+#[inline(always)]
+fn is_enum(a: &dyn Any) -> bool {
+    macro_rules! any_of {
+        ($($T:ident),*) => { false $(|| a.is::<$T>())* };
+    }
+    for_each_enum_field!(any_of)
+}
+
 /// The form of a field, from its type.
 pub(crate) fn form_of(f: &dyn FieldDyn) -> Form {
-    let a = f.as_any();
+    form_of_any(f.as_any())
+}
+
+/// [`form_of`] on the field as `Any`. Inlined: the disassembler calls it on fields of known
+/// type, where every test folds to a constant.
+#[inline(always)]
+pub(crate) fn form_of_any(a: &dyn Any) -> Form {
     if a.is::<Tensor<1>>() {
         Form::Tensor(1)
     } else if a.is::<Tensor<2>>() {
@@ -62,17 +98,7 @@ pub(crate) fn form_of(f: &dyn FieldDyn) -> Form {
         Form::Tensor(4)
     } else if a.is::<Data4d>() {
         Form::Data4d
-    } else if a.is::<Dtype>()
-        || a.is::<AluOp>()
-        || a.is::<AffineSelectCmp>()
-        || a.is::<TensorSubdim>()
-        || a.is::<RevOps>()
-        || a.is::<ImmSrc>()
-        || a.is::<AccumCmd>()
-        || a.is::<WaitMode>()
-        || a.is::<UpdateMode>()
-        || a.is::<DebugCmd>()
-    {
+    } else if is_enum(a) {
         Form::Enum
     } else {
         Form::Plain
@@ -83,12 +109,17 @@ pub(crate) fn form_of(f: &dyn FieldDyn) -> Form {
 /// instruction does (operands, dtypes, ALU ops, the channel count). Everything else is
 /// printed only when it differs from [`Instruction::new`].
 pub(crate) fn always_printed(meta: &FieldMeta, f: &dyn FieldDyn) -> bool {
-    let a = f.as_any();
-    matches!(form_of(f), Form::Tensor(_) | Form::Data4d)
+    always_printed_any(meta.name, f.as_any())
+}
+
+/// [`always_printed`] on the field `name` as `Any` (inlined, as [`form_of_any`]).
+#[inline(always)]
+pub(crate) fn always_printed_any(name: &str, a: &dyn Any) -> bool {
+    matches!(form_of_any(a), Form::Tensor(_) | Form::Data4d)
         || a.is::<Dtype>()
         || a.is::<DtypePair>()
         || a.is::<AluOp>()
-        || meta.name == CHANNELS_FIELD
+        || name == CHANNELS_FIELD
 }
 
 /// Whether the field holds an `IMM_VAL_INST_FIELD` union.

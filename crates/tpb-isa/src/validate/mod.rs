@@ -8,6 +8,9 @@
 
 mod chains;
 mod common;
+mod fast;
+
+pub use fast::is_valid_view;
 
 use crate::gen::Gen;
 use crate::wire::Instruction;

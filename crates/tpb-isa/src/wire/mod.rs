@@ -8,6 +8,7 @@ mod build;
 pub mod descriptor;
 pub mod field;
 pub mod memref;
+mod view;
 
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
@@ -15,6 +16,7 @@ pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
 pub use field::{Bytes, Field, FieldDyn};
+pub use view::{BodyView, InstView, View};
 
 use crate::gen::Gen;
 use crate::opcode::{Opcode, OpcodeInfo, StructKind};
@@ -70,6 +72,13 @@ const fn str_eq(a: &str, b: &str) -> bool {
     true
 }
 
+/// A walker over a wire struct's fields that sees each field's type (`visit_fields`, made by
+/// `wire_struct!`); the generic counterpart of the `dyn` [`FieldDyn`] lists of `fields()`.
+pub trait FieldVisitor {
+    /// One field: its header name, its value, and the same field of the base struct.
+    fn field<T: Field>(&mut self, name: &'static str, value: &T, base: &T);
+}
+
 /// Declares a wire struct: typed fields at absolute bundle offsets, with a compile-time
 /// check that the fields tile `start..end` exactly.
 macro_rules! wire_struct {
@@ -101,6 +110,13 @@ macro_rules! wire_struct {
                 $( $crate::wire::Field::write(&self.$f, &mut b[$off..$off + <$T as $crate::wire::Field>::SIZE]); )*
             }
 
+            /// Calls `v.field` on every field in wire order, with its static type, beside the
+            /// same field of `base` (the disassembler's per-struct formatter: no `dyn`).
+            #[inline(always)]
+            pub fn visit_fields<V: $crate::wire::FieldVisitor>(&self, base: &Self, v: &mut V) {
+                $( v.field(stringify!($f), &self.$f, &base.$f); )*
+            }
+
             /// The fields with their layout, for generic walkers.
             pub fn fields(&self) -> Vec<(&'static $crate::wire::FieldMeta, &dyn $crate::wire::FieldDyn)> {
                 Self::LAYOUT.iter().zip([ $( &self.$f as &dyn $crate::wire::FieldDyn ),* ]).collect()
@@ -109,6 +125,29 @@ macro_rules! wire_struct {
             /// The fields, mutably, for the assembler.
             pub fn fields_mut(&mut self) -> Vec<(&'static $crate::wire::FieldMeta, &mut dyn $crate::wire::FieldDyn)> {
                 Self::LAYOUT.iter().zip([ $( &mut self.$f as &mut dyn $crate::wire::FieldDyn ),* ]).collect()
+            }
+        }
+
+        impl<'a> $crate::wire::View<'a, $S> {
+            $(
+                #[doc = concat!("`", stringify!($f), "` (bytes ", stringify!($off), "..), read from the bundle.")]
+                #[inline(always)]
+                pub fn $f(&self) -> $T {
+                    <$T as $crate::wire::Field>::read(&self.bytes()[$off..$off + <$T as $crate::wire::Field>::SIZE])
+                }
+            )*
+
+            /// The owned struct, every field read through its accessor.
+            pub fn owned(&self) -> $S {
+                $S { $( $f: self.$f(), )* }
+            }
+        }
+
+        impl $S {
+            /// A zero-copy view of the struct in `b`.
+            #[inline(always)]
+            pub const fn view(b: &[u8; 64]) -> $crate::wire::View<'_, $S> {
+                $crate::wire::View::new(b)
             }
         }
 

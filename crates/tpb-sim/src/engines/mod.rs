@@ -39,8 +39,8 @@ pub mod timing;
 pub use queue::{home, place, split, EngineId, Home, PlaceError, NUM_ENGINES};
 pub use race::{Clock, Race, RaceKind, RaceSide};
 pub use sched::{
-    run_engines, Blocked, CounterSample, Deadlock, EngineOptions, EngineRun, EngineSummary,
-    ScheduledStep, Stop,
+    run_engines, run_engines_with, Blocked, CounterSample, Deadlock, EngineOptions, EngineRun,
+    EngineSummary, ScheduledStep, Stop,
 };
 pub use sync::{Object, Sync, Wait};
 pub use timing::{Costs, Timing, TimingError};

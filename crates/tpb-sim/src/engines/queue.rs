@@ -127,16 +127,17 @@ pub struct PlaceError {
 /// The engine of every instruction of a program. `directives` are the `.engine` lines as
 /// (instructions before the line, engine; `None` for `.engine auto`), in source order: each
 /// applies to the instructions after it until the next. Every misplacement is reported.
-pub fn place(
-    insts: &[Instruction],
+pub fn place<'a>(
+    insts: impl IntoIterator<Item = &'a Instruction>,
     gen: Gen,
     directives: &[(usize, Option<EngineId>)],
 ) -> Result<Vec<EngineId>, Vec<PlaceError>> {
-    let mut out = Vec::with_capacity(insts.len());
+    let insts = insts.into_iter();
+    let mut out = Vec::with_capacity(insts.size_hint().0);
     let mut errors = Vec::new();
     let mut next = directives.iter().peekable();
     let mut asked = None;
-    for (i, inst) in insts.iter().enumerate() {
+    for (i, inst) in insts.enumerate() {
         while let Some(&(_, e)) = next.next_if(|d| d.0 <= i) {
             asked = e;
         }

@@ -10,7 +10,7 @@ use super::queue::{split, EngineId, NUM_ENGINES};
 use super::race::{join, Clock, Detector, History, Race, RaceSide};
 use super::sync::{decode, Object, Op, Sync, Wait, NUM_OBJECTS};
 use super::timing::{Costs, Timing};
-use crate::machine::{Fault, FaultCause, InstId, Machine, Region, RunReport, StepReport};
+use crate::machine::{Fault, FaultCause, InstId, Machine, Region, StepReport, Warning};
 use crate::machine::{NUM_EVENTS, NUM_SEMAPHORES};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -25,6 +25,9 @@ pub struct EngineOptions {
     pub timing: Timing,
     /// Races listed in [`EngineRun::races`] (all are counted in [`EngineRun::race_count`]).
     pub max_races: usize,
+    /// Whether to record [`EngineRun::counters`] (the semaphore and event values over time,
+    /// one sample per update: for timelines). Off, the list stays empty.
+    pub record_counters: bool,
 }
 
 impl Default for EngineOptions {
@@ -32,11 +35,14 @@ impl Default for EngineOptions {
         EngineOptions {
             timing: Timing::default(),
             max_races: 100,
+            record_counters: true,
         }
     }
 }
 
-/// One executed instruction on the model's schedule.
+/// One executed instruction on the model's schedule: indices and times only (a run keeps
+/// one per instruction, so it stays small; the instruction's text is the caller's to find
+/// from `inst.index`, and its warnings are in [`EngineRun::warnings`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScheduledStep {
     /// The engine.
@@ -59,8 +65,12 @@ pub struct ScheduledStep {
     pub enabled_by: Option<usize>,
     /// The previous step on the same engine.
     pub previous: Option<usize>,
-    /// What it did (program index in `report.inst.index`).
-    pub report: StepReport,
+    /// The instruction (its program index in `inst.index`).
+    pub inst: InstId,
+    /// Elements processed, over all channels.
+    pub elements: u64,
+    /// Bytes stored to memory.
+    pub bytes_written: u64,
 }
 
 /// A semaphore or event value from a time on (for counter tracks).
@@ -140,6 +150,8 @@ pub struct EngineSummary {
 pub struct EngineRun {
     /// Executed instructions in start order.
     pub steps: Vec<ScheduledStep>,
+    /// Every warning of the executed instructions, in start order.
+    pub warnings: Vec<Warning>,
     /// Races found (at most [`EngineOptions::max_races`]).
     pub races: Vec<Race>,
     /// Every race found.
@@ -153,25 +165,53 @@ pub struct EngineRun {
     /// Indices into `steps`, first to last, of the chain of instructions and wait edges
     /// that determines when the last instruction ends.
     pub critical_path: Vec<usize>,
-    /// Semaphore and event values over time (initial values of the objects used at 0).
+    /// Semaphore and event values over time (initial values of the objects used at 0);
+    /// empty unless [`EngineOptions::record_counters`].
     pub counters: Vec<CounterSample>,
     /// The timing model used.
     pub costs: Costs,
 }
 
 impl EngineRun {
-    /// The steps as a [`RunReport`] (schedule order).
-    pub fn run_report(&self) -> RunReport {
-        RunReport {
-            steps: self.steps.iter().map(|s| s.report.clone()).collect(),
-        }
+    /// Total elements processed.
+    pub fn elements(&self) -> u64 {
+        self.steps.iter().map(|s| s.elements).sum()
+    }
+
+    /// Total bytes written.
+    pub fn bytes_written(&self) -> u64 {
+        self.steps.iter().map(|s| s.bytes_written).sum()
     }
 }
 
+/// An issued update waiting for its time; the heap pops the earliest, ties in issue order.
 struct Pending {
+    at: u64,
+    seq: u64,
     op: Op,
     clock: Clock,
     step: usize,
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Pending) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+
+impl Eq for Pending {}
+
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Pending) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Pending {
+    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest `(at, seq)`.
+    fn cmp(&self, other: &Pending) -> std::cmp::Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
 }
 
 struct Engine {
@@ -202,6 +242,18 @@ pub fn run_engines(
     engines: &[EngineId],
     opts: &EngineOptions,
 ) -> EngineRun {
+    run_engines_with(m, insts, engines, opts, |_, _| {})
+}
+
+/// As [`run_engines`], calling `on_step` with each step as it starts and the machine's
+/// full report of it (for traces: the step keeps only indices and times).
+pub fn run_engines_with(
+    m: &mut Machine,
+    insts: &[Instruction],
+    engines: &[EngineId],
+    opts: &EngineOptions,
+    mut on_step: impl FnMut(&ScheduledStep, &StepReport),
+) -> EngineRun {
     let gen = m.gen();
     let costs = opts.timing.costs(gen);
     let queues = split(engines);
@@ -229,10 +281,14 @@ pub fn run_engines(
         })
         .collect();
     let mut obj_writer: Vec<Option<usize>> = vec![None; NUM_OBJECTS];
-    let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
-    let mut pending: Vec<Pending> = Vec::with_capacity(insts.len());
+    // Only the updates still to apply: popped ones are gone, so this stays as small as the
+    // number of updates in flight, not the program.
+    let mut heap: BinaryHeap<Pending> = BinaryHeap::new();
+    let mut issued = 0u64;
     let mut steps: Vec<ScheduledStep> = Vec::with_capacity(insts.len());
-    let mut counters: Vec<CounterSample> = Vec::with_capacity(insts.len() + 16);
+    let mut warnings: Vec<Warning> = Vec::new();
+    let mut counters: Vec<CounterSample> = Vec::new();
+    let record_counters = opts.record_counters;
     let mut seen = vec![false; NUM_OBJECTS];
     let mut detector = Detector::new(opts.max_races);
     let mut now = 0u64;
@@ -244,6 +300,9 @@ pub fn run_engines(
     };
     let mut sample =
         |o: Object, ps: u64, before: i64, after: i64, counters: &mut Vec<CounterSample>| {
+            if !record_counters {
+                return;
+            }
             if !seen[o.slot()] {
                 seen[o.slot()] = true;
                 counters.push(CounterSample {
@@ -261,12 +320,12 @@ pub fn run_engines(
 
     let stop = 'run: loop {
         // 1. Updates due now, in issue order.
-        while let Some(&Reverse((t, id))) = heap.peek() {
-            if t > now {
+        while let Some(p) = heap.peek_mut() {
+            if p.at > now {
                 break;
             }
-            heap.pop();
-            let p = &pending[id];
+            let p = std::collections::binary_heap::PeekMut::pop(p);
+            let t = p.at;
             let o = p.op.object();
             let before = value(o, &sems, &events);
             if let Err(cause) = p.op.apply(&mut sems, &mut events) {
@@ -275,7 +334,7 @@ pub fn run_engines(
                     engine: s.engine,
                     queue_index: s.queue_index,
                     fault: Fault {
-                        inst: s.report.inst,
+                        inst: s.inst,
                         cause,
                     },
                 };
@@ -325,7 +384,10 @@ pub fn run_engines(
             let mut waited_on = None;
             for w in sync.waits.iter().flatten() {
                 let o = w.object();
-                join(&mut en.clock, &history[o.slot()].acquire(|v| w.holds_at(v)));
+                join(
+                    &mut en.clock,
+                    &history[o.slot()].acquire(|v| w.holds_at(v), w.closed()),
+                );
                 if now > ready && waited_on.is_none() && obj_writer[o.slot()].is_some() {
                     waited_on = Some(o);
                 }
@@ -346,7 +408,7 @@ pub fn run_engines(
             let enabled_by = waited_on.and_then(|o| obj_writer[o.slot()]);
             en.clock[e.index()] += 2;
             let epochs = (en.clock[e.index()] - 1, en.clock[e.index()]);
-            let mut report = match m.execute_at(i, inst) {
+            let report = match m.execute_at(i, inst) {
                 Ok(r) => r,
                 Err(fault) => {
                     break 'run Stop::Fault {
@@ -391,19 +453,19 @@ pub fn run_engines(
                     .filter(|a| a.write)
                     .map(|a| a.region.clone()),
             );
-            // The footprint has served; the machine reuses its buffer.
-            m.recycle_accesses(std::mem::take(&mut report.accesses));
             for u in sync.updates.into_iter().flatten() {
                 let mut clock = en.clock;
                 clock[e.index()] = if u.at_read { epochs.0 } else { epochs.1 };
-                heap.push(Reverse((if u.at_read { read } else { end }, pending.len())));
-                pending.push(Pending {
+                heap.push(Pending {
+                    at: if u.at_read { read } else { end },
+                    seq: issued,
                     op: u.op,
                     clock,
                     step: index,
                 });
+                issued += 1;
             }
-            steps.push(ScheduledStep {
+            let step = ScheduledStep {
                 engine: e,
                 queue_index: en.pc,
                 ready_ps: ready,
@@ -414,8 +476,15 @@ pub fn run_engines(
                 waited_on,
                 enabled_by,
                 previous: en.previous,
-                report,
-            });
+                inst: report.inst,
+                elements: report.elements,
+                bytes_written: report.bytes_written,
+            };
+            on_step(&step, &report);
+            steps.push(step);
+            warnings.extend(report.warnings);
+            // The footprint has served; the machine reuses its buffer.
+            m.recycle_accesses(report.accesses);
             en.previous = Some(index);
             en.pc += 1;
             en.free_at = end;
@@ -431,7 +500,7 @@ pub fn run_engines(
             continue;
         }
         // 3. Nothing can start now: the next update or the next engine to become free.
-        let next_update = heap.peek().map(|r| r.0 .0);
+        let next_update = heap.peek().map(|p| p.at);
         let next_free = eng
             .iter()
             .filter(|en| en.pc < en.queue.len() && en.free_at > now)
@@ -456,6 +525,7 @@ pub fn run_engines(
     let critical_path = critical_path(&steps);
     EngineRun {
         steps,
+        warnings,
         races: detector.races,
         race_count: detector.total,
         stop,

@@ -170,6 +170,15 @@ impl Bundles {
         self.count
     }
 
+    /// Decodes every remaining bundle for `gen`, reading one at a time.
+    pub fn decode_all(mut self, gen: Gen) -> Result<Vec<Instruction>, CliError> {
+        let mut insts = Vec::with_capacity(self.count.unwrap_or(0).saturating_sub(self.read));
+        while let Some(b) = self.next_bundle()? {
+            insts.push(Instruction::decode(&b, gen));
+        }
+        Ok(insts)
+    }
+
     /// The next bundle, `None` at the end. A stream that is not a regular file is checked
     /// as it is read: a partial last bundle or an empty stream is an error then.
     pub fn next_bundle(&mut self) -> Result<Option<[u8; BUNDLE_BYTES]>, CliError> {

@@ -40,7 +40,7 @@ use std::process::ExitCode;
 use tpb_isa::wire::descriptor::f32_text;
 use tpb_isa::Dtype;
 use tpb_sim::numerics::{E4m3Variant, Fp8Config};
-use tpb_sim::{Config, Machine, RunReport, StepReport};
+use tpb_sim::{Config, Machine, StepReport, Warning};
 
 /// At most this many warnings are listed in the report (all are counted).
 const MAX_LISTED_WARNINGS: usize = 20;
@@ -195,6 +195,30 @@ struct Tally {
     outputs: Vec<serde_json::Value>,
 }
 
+/// The run's totals for the closing lines: kept as the run goes, so that a run holds no
+/// report per instruction (a million-instruction program would keep ~160 bytes each).
+#[derive(Default)]
+struct Totals {
+    instructions: usize,
+    elements: u64,
+    bytes_written: u64,
+    /// The first [`MAX_LISTED_WARNINGS`] warnings (all are counted).
+    warnings: Vec<Warning>,
+    warning_count: usize,
+}
+
+impl Totals {
+    fn add(&mut self, step: &StepReport) {
+        self.instructions += 1;
+        self.elements += step.elements;
+        self.bytes_written += step.bytes_written;
+        self.warning_count += step.warnings.len();
+        let room = MAX_LISTED_WARNINGS - self.warnings.len();
+        self.warnings
+            .extend(step.warnings.iter().take(room).cloned());
+    }
+}
+
 /// Runs `tpb run`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let gen_flag = match &args.gen.gen {
@@ -256,7 +280,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         plural(n)
     );
     let mut tally = Tally::default();
-    let mut report = RunReport::default();
+    let mut totals = Totals::default();
     let mut next = plan.iter().peekable();
     for p in 0..=n {
         while let Some(a) = next.next_if(|a| a.at == p) {
@@ -270,10 +294,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 if args.trace {
                     print_trace(&step);
                 }
-                report.steps.push(step);
+                totals.add(&step);
             }
             Err(fault) => {
-                summary(&report, &tally);
+                summary(&totals, &tally);
                 for f in &tally.failed {
                     eprintln!("tpb: error: expectation failed: {}", super::printable(f));
                 }
@@ -285,7 +309,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
     }
     write_manifest(&args.out_dir, &program, &tally)?;
-    summary(&report, &tally);
+    summary(&totals, &tally);
     if tally.failed.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
@@ -712,27 +736,24 @@ fn print_trace(step: &StepReport) {
 }
 
 /// The closing lines: totals, warnings, expectations.
-fn summary(report: &RunReport, tally: &Tally) {
-    let n = report.instructions();
+fn summary(totals: &Totals, tally: &Tally) {
+    let n = totals.instructions;
     println!(
         "ran      {n} instruction{}: {} elements, {} bytes written",
         plural(n),
-        report.elements(),
-        report.bytes_written()
+        totals.elements,
+        totals.bytes_written
     );
-    let warnings: Vec<_> = report.warnings().collect();
-    if warnings.is_empty() {
+    let count = totals.warning_count;
+    if count == 0 {
         println!("warnings none");
     } else {
-        println!("warnings {}", warnings.len());
-        for w in warnings.iter().take(MAX_LISTED_WARNINGS) {
+        println!("warnings {count}");
+        for w in &totals.warnings {
             println!("         {w}");
         }
-        if warnings.len() > MAX_LISTED_WARNINGS {
-            println!(
-                "         … and {} more",
-                warnings.len() - MAX_LISTED_WARNINGS
-            );
+        if count > totals.warnings.len() {
+            println!("         … and {} more", count - totals.warnings.len());
         }
     }
     let (p, f) = (tally.passed, tally.failed.len());

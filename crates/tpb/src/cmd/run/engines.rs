@@ -3,11 +3,11 @@
 //! timeline (see the README section "Engines, races and the timeline").
 
 use super::program::Program;
-use super::{perform, plural, summary, timeline, Args, Planned, Tally};
+use super::{perform, plural, summary, timeline, Args, Planned, Tally, Totals};
 use crate::cmd::CliError;
 use crate::npy::NpyStyle;
 use std::process::ExitCode;
-use tpb_sim::engines::{run_engines, EngineId, EngineOptions, EngineRun, Race, Stop, Timing};
+use tpb_sim::engines::{run_engines_with, EngineId, EngineOptions, EngineRun, Race, Stop, Timing};
 use tpb_sim::numerics::Fp8Config;
 use tpb_sim::Machine;
 
@@ -89,6 +89,7 @@ pub(super) fn run(
     let n = program.insts.len();
     let opts = EngineOptions {
         timing: timing(args)?,
+        record_counters: !args.timeline.is_empty(),
         ..EngineOptions::default()
     };
     println!(
@@ -116,23 +117,28 @@ pub(super) fn run(
     for a in plan.iter().filter(|p| p.at == 0) {
         perform(&mut machine, a, n, fp8, style, &mut tally)?;
     }
-    let run = run_engines(&mut machine, &program.insts, &program.engines, &opts);
-    if args.trace {
-        for s in &run.steps {
-            println!(
-                "{}  [{} #{}, {} .. {}]",
-                s.report,
-                s.engine.label(),
-                s.queue_index,
-                time(s.start_ps),
-                time(s.end_ps)
-            );
-            for w in &s.report.warnings {
-                println!("      warning [{}]: {}", w.kind.tag(), w.message);
+    let mut report = Totals::default();
+    let run = run_engines_with(
+        &mut machine,
+        &program.insts,
+        &program.engines,
+        &opts,
+        |s, step| {
+            if args.trace {
+                println!(
+                    "{step}  [{} #{}, {} .. {}]",
+                    s.engine.label(),
+                    s.queue_index,
+                    time(s.start_ps),
+                    time(s.end_ps)
+                );
+                for w in &step.warnings {
+                    println!("      warning [{}]: {}", w.kind.tag(), w.message);
+                }
             }
-        }
-    }
-    let report = run.run_report();
+            report.add(step);
+        },
+    );
     let mut failed = false;
     match &run.stop {
         Stop::Completed => {
@@ -249,9 +255,9 @@ fn schedule(run: &EngineRun, r: &Race) -> String {
     if a.end_ps <= b.start_ps {
         format!(
             "the model's timing alone ran them in order ({} ends at {}, {} starts at {})",
-            a.report.inst.mnemonic,
+            a.inst.mnemonic,
             time(a.end_ps),
-            b.report.inst.mnemonic,
+            b.inst.mnemonic,
             time(b.start_ps)
         )
     } else {
@@ -306,37 +312,42 @@ fn print_engines(program: &Program, run: &EngineRun) {
     }
     if let (Some(&first), Some(&last)) = (run.critical_path.first(), run.critical_path.last()) {
         let span = run.steps[last].end_ps - run.steps[first].start_ps;
-        let names: Vec<String> = run
-            .critical_path
-            .iter()
-            .map(|&i| {
-                let s = &run.steps[i];
-                let line = program
-                    .lines
-                    .get(s.report.inst.index)
-                    .map_or(String::new(), |l| format!(" (line {l})"));
-                format!(
-                    "{} #{} {}{line}",
-                    s.engine.label(),
-                    s.queue_index,
-                    s.report.inst.mnemonic
-                )
-            })
-            .collect();
-        let shown = if names.len() > 8 {
+        let name = |i: usize| {
+            let s = &run.steps[i];
+            let line = program
+                .lines
+                .get(s.inst.index)
+                .map_or(String::new(), |l| format!(" (line {l})"));
+            format!(
+                "{} #{} {}{line}",
+                s.engine.label(),
+                s.queue_index,
+                s.inst.mnemonic
+            )
+        };
+        let names = |steps: &[usize]| -> String {
+            steps
+                .iter()
+                .map(|&i| name(i))
+                .collect::<Vec<_>>()
+                .join(" → ")
+        };
+        // Only the names shown are formatted: the path can hold the whole program.
+        let path = &run.critical_path;
+        let shown = if path.len() > 8 {
             format!(
                 "{} → … {} more … → {}",
-                names[..4].join(" → "),
-                names.len() - 6,
-                names[names.len() - 2..].join(" → ")
+                names(&path[..4]),
+                path.len() - 6,
+                names(&path[path.len() - 2..])
             )
         } else {
-            names.join(" → ")
+            names(path)
         };
         println!(
             "critical {} instruction{}, {}: {shown}",
-            names.len(),
-            plural(names.len()),
+            path.len(),
+            plural(path.len()),
             time(span)
         );
     }

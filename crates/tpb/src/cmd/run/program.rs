@@ -31,10 +31,8 @@ pub struct Program {
     pub insts: Vec<Instruction>,
     /// For text programs, each instruction's 1-based source line.
     pub lines: Vec<usize>,
-    /// Each instruction's source line; empty for a binary bundle, whose text
-    /// [`Program::source`] disassembles when a report needs it (not up front: a million-
-    /// bundle program would spend most of its time formatting text nobody reads).
-    pub sources: Vec<String>,
+    /// Each instruction's source text, for reports ([`Program::source`]).
+    pub sources: Sources,
     /// Each instruction's engine (the opcode table, or `.engine` / `--queue`).
     pub engines: Vec<EngineId>,
     /// The run directives, in source order (empty for binaries; `.engine` is consumed).
@@ -55,12 +53,13 @@ pub fn load(
             file: file.map(Path::to_path_buf),
             hex: hex.map(str::to_string),
         }
-        .load()?;
-        let insts = loaded.decode(gen);
+        .open()?;
+        // Decoded as it is read: the file's bytes are never all in memory beside the program.
+        let insts = loaded.decode_all(gen)?;
         Ok(Program {
             name: file.map_or("--hex".into(), |p| p.display().to_string()),
             gen,
-            sources: vec![String::new(); insts.len()],
+            sources: Sources::binary(insts.len()),
             engines: place(&insts, gen, &[]).unwrap_or_default(),
             insts,
             lines: Vec::new(),
@@ -71,13 +70,17 @@ pub fn load(
     let Some(path) = file.filter(|_| hex.is_none()) else {
         return binary(file);
     };
-    let bytes = std::fs::read(path).map_err(|e| CliError::io(path, e))?;
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
+    // A binary program is decoded as it is read (its bytes are never all in memory beside
+    // the decoded program): a `.bin` file, or one whose first bytes hold a NUL.
+    if ext.as_deref() == Some("bin") || starts_binary(path, ext.as_deref())? {
+        return binary(Some(path));
+    }
+    let bytes = std::fs::read(path).map_err(|e| CliError::io(path, e))?;
     let text = match ext.as_deref() {
-        Some("bin") => None,
         Some("tpb" | "s" | "asm") => Some(
             String::from_utf8(bytes)
                 .map_err(|_| CliError::Msg(format!("{}: not UTF-8 text", path.display())))?,
@@ -87,14 +90,30 @@ pub fn load(
     };
     match text {
         None => binary(Some(path)),
-        Some(src) => assemble(path, &src, gen_flag),
+        Some(src) => assemble(path, src, gen_flag),
     }
 }
 
-fn assemble(path: &Path, src: &str, gen_flag: Option<Gen>) -> Result<Program, CliError> {
+/// Whether a file of no text extension has a NUL in its first bundle (every real bundle has
+/// zero bytes in its header; text has none).
+fn starts_binary(path: &Path, ext: Option<&str>) -> Result<bool, CliError> {
+    use std::io::Read;
+    if matches!(ext, Some("tpb" | "s" | "asm")) {
+        return Ok(false);
+    }
+    let mut head = Vec::with_capacity(64);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(64).read_to_end(&mut head))
+        .map_err(|e| CliError::io(path, e))?;
+    Ok(head.contains(&0))
+}
+
+fn assemble(path: &Path, src: String, gen_flag: Option<Gen>) -> Result<Program, CliError> {
     let name = path.display().to_string();
     let opts = AsmOptions::new(gen_flag.unwrap_or_default()).allow_directives(DIRECTIVES);
-    let assembly = asm(src, &opts).map_err(|errors| {
+    let assembly = asm(&src, &opts);
+    drop(src); // the assembly holds each line's text: the file is not needed any more
+    let assembly = assembly.map_err(|errors| {
         let lines: Vec<String> = errors
             .iter()
             .map(|e| format!("{name}:{}:{}: {}", e.line, e.column, e.message))
@@ -139,21 +158,74 @@ fn assemble(path: &Path, src: &str, gen_flag: Option<Gen>) -> Result<Program, Cl
             .collect();
         CliError::Msg(lines.join("\ntpb: error: "))
     })?;
-    let (insts, lines) = assembly.instructions().map(|s| (s.inst, s.line)).unzip();
+    // The assembly is taken apart, not copied: each line's text moves into one buffer.
+    let n = engines.len();
+    let mut insts = Vec::with_capacity(n);
+    let mut lines = Vec::with_capacity(n);
+    let text_len = assembly.instructions().map(|s| s.source.len()).sum();
+    let mut sources = Sources::with_capacity(n, text_len);
+    let mut directives = Vec::new();
+    for item in assembly.items {
+        match item {
+            Item::Instruction(s) => {
+                insts.push(s.inst);
+                lines.push(s.line);
+                sources.push(&s.source);
+            }
+            Item::Directive(d) if d.name != "engine" => directives.push(d),
+            Item::Directive(_) | Item::Gen { .. } => {}
+        }
+    }
     Ok(Program {
         name,
         gen,
         insts,
         lines,
-        sources: assembly.instructions().map(|s| s.source.clone()).collect(),
+        sources,
         engines,
-        directives: assembly
-            .directives()
-            .filter(|d| d.name != "engine")
-            .cloned()
-            .collect(),
+        directives,
         dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
     })
+}
+
+/// The source text of every instruction, in one buffer (a `String` per line would cost a
+/// heap block and 24 bytes more each). A binary bundle has none: [`Program::source`]
+/// disassembles it when a report needs it (not up front: a million-bundle program would
+/// spend most of its time formatting text nobody reads).
+#[derive(Clone, Debug, Default)]
+pub struct Sources {
+    text: String,
+    /// Where each instruction's text ends in `text` (it starts where the previous ends).
+    ends: Vec<usize>,
+}
+
+impl Sources {
+    fn with_capacity(n: usize, text_len: usize) -> Sources {
+        Sources {
+            text: String::with_capacity(text_len),
+            ends: Vec::with_capacity(n),
+        }
+    }
+
+    /// `n` instructions without text.
+    fn binary(n: usize) -> Sources {
+        Sources {
+            text: String::new(),
+            ends: vec![0; n],
+        }
+    }
+
+    fn push(&mut self, line: &str) {
+        self.text.push_str(line);
+        self.ends.push(self.text.len());
+    }
+
+    /// Instruction `i`'s text (empty for a bundle), or `None` past the end.
+    fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)?;
+        let start = i.checked_sub(1).map_or(0, |p| self.ends[p]);
+        self.text.get(start..end)
+    }
 }
 
 /// The engine of each instruction of an assembly: the opcode table's, checked against the
@@ -186,9 +258,9 @@ pub fn engines_of(
         asked.push((d.instructions_before, e));
         lines.push((d.instructions_before, d.line));
     }
-    let insts = assembly.insts();
-    let src: Vec<usize> = assembly.instructions().map(|s| s.line).collect();
-    let placed = place(&insts, gen, &asked).map_err(|es| {
+    let insts = assembly.instructions().map(|s| &s.inst);
+    let placed = place(insts, gen, &asked).map_err(|es| {
+        let src: Vec<usize> = assembly.instructions().map(|s| s.line).collect();
         es.into_iter()
             .map(|e| {
                 let line = src.get(e.index).copied().unwrap_or(0);
@@ -240,7 +312,7 @@ impl Program {
             gen: gen_flag.unwrap_or_default(),
             insts: Vec::new(),
             lines: Vec::new(),
-            sources: Vec::new(),
+            sources: Sources::default(),
             engines: Vec::new(),
             directives: Vec::new(),
             dir: PathBuf::new(),
@@ -253,8 +325,8 @@ impl Program {
             file: Some(path.to_path_buf()),
             hex: None,
         }
-        .load()?;
-        for inst in loaded.decode(self.gen) {
+        .open()?;
+        for inst in loaded.decode_all(self.gen)? {
             if let Home::Only(h) = home(&inst, self.gen) {
                 if h != engine {
                     return Err(CliError::Msg(format!(
@@ -266,7 +338,7 @@ impl Program {
                     )));
                 }
             }
-            self.sources.push(String::new());
+            self.sources.push("");
             self.insts.push(inst);
             self.engines.push(engine);
         }

@@ -67,7 +67,7 @@ pub fn chrome_trace(program: &Program, run: &EngineRun) -> Value {
         }
     }
     for s in &run.steps {
-        let i = s.report.inst.index;
+        let i = s.inst.index;
         if s.start_ps > s.ready_ps {
             ev.push(json!({
                 "name": match s.waited_on { Some(o) => format!("wait {o}"), None => "wait".into() },
@@ -77,12 +77,12 @@ pub fn chrome_trace(program: &Program, run: &EngineRun) -> Value {
             }));
         }
         ev.push(json!({
-            "name": s.report.inst.mnemonic, "cat": "instruction", "ph": "X", "pid": 1,
+            "name": s.inst.mnemonic, "cat": "instruction", "ph": "X", "pid": 1,
             "tid": tid(s.engine), "ts": us(s.start_ps), "dur": us(s.end_ps - s.start_ps),
             "args": {
-                "mnemonic": s.report.inst.mnemonic,
-                "elements": s.report.elements,
-                "bytes": s.report.bytes_written,
+                "mnemonic": s.inst.mnemonic,
+                "elements": s.elements,
+                "bytes": s.bytes_written,
                 "index": i,
                 "queue_index": s.queue_index,
                 "line": program.lines.get(i),
@@ -185,7 +185,7 @@ pub fn svg(program: &Program, run: &EngineRun) -> String {
         .collect();
     for (k, s) in run.steps.iter().enumerate() {
         let y = TOP + ROW * row_of(s.engine) + 8.0;
-        let i = s.report.inst.index;
+        let i = s.inst.index;
         if s.start_ps > s.ready_ps {
             let what = s
                 .waited_on
@@ -216,17 +216,17 @@ pub fn svg(program: &Program, run: &EngineRun) -> String {
             esc(&time(s.start_ps)),
             esc(&time(s.end_ps)),
             s.cycles,
-            s.report.elements,
-            s.report.bytes_written
+            s.elements,
+            s.bytes_written
         );
         let w = x(s.end_ps) - x(s.start_ps);
-        if w > 8.0 * s.report.inst.mnemonic.len() as f64 {
+        if w > 8.0 * s.inst.mnemonic.len() as f64 {
             let _ = writeln!(
                 o,
                 r#"<text x="{:.2}" y="{}" fill="white" pointer-events="none">{}</text>"#,
                 x(s.start_ps) + 4.0,
                 y + ROW / 2.0 - 4.0,
-                esc(s.report.inst.mnemonic)
+                esc(s.inst.mnemonic)
             );
         }
     }

@@ -1,5 +1,5 @@
-//! Compiler-like instruction lines shared by the decode bench and the `asm_program`
-//! example (one per modelled opcode family, from docs/syntax.md; all valid on cayman).
+//! Compiler-like instruction lines (the valid corpus of the decode bench and of the
+//! disassembler-differential test).
 
 /// Valid cayman instructions, one per modelled opcode family (from docs/syntax.md).
 pub const TEMPLATES: &[&str] = &[

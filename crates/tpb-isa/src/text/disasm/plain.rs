@@ -1,49 +1,22 @@
-//! The disassembler: one canonical line per instruction.
+//! The plain disassembler (the reference for the fast one in `fast.rs`).
 
-use super::schema::{always_printed, is_imm, CHANNELS_FIELD, OPCODE_FIELD};
+use super::imm_is_fp32;
 use crate::gen::Gen;
-use crate::opcode::{AluClass, Form as ScalarForm, OpcodeInfo};
-use crate::tables::{AluOp, Dtype, ImmSrc};
+use crate::opcode::OpcodeInfo;
+use crate::tables::{AluOp, Dtype};
+use crate::text::schema::{always_printed, is_imm, CHANNELS_FIELD, OPCODE_FIELD};
 use crate::wire::descriptor::f32_text;
 use crate::wire::field::hex;
-use crate::wire::{Addr4, Body, Field, FieldDyn, FieldMeta, ImmVal, Instruction, Tensor};
+use crate::wire::{Addr4, Field, FieldDyn, FieldMeta, ImmVal, Instruction, Tensor};
 use std::fmt::Write;
 
-/// Prints `inst` as one canonical line for `gen`; [`asm`](super::asm) reads it back to the
-/// same 64 bytes.
-///
-/// The canonical form: the mnemonic, then the body fields in wire order under their header
-/// names, then event and header fields. Operands (descriptors), dtypes, ALU ops and the
-/// channel count are always printed; any other field only when it differs from
-/// [`Instruction::new`]. When an operand's address lies in SBUF or PSUM, the channel count is
-/// printed as its partition range (`sbuf[p0..128]+0x400`) instead of `num_active_channels=`.
-/// Descriptors print every slot. An opcode with no struct on `gen`, or a body that does not
-/// belong to its opcode, prints as `.bundle` with the bytes in hex and a comment naming it.
-pub fn disasm(inst: &Instruction, gen: Gen) -> String {
-    let mut out = String::with_capacity(192);
-    disasm_into(inst, gen, &mut out);
-    out
-}
-
-/// [`disasm`] appended to `out`: a program is printed into one buffer, not one `String` per
-/// line (the disassembler's throughput is mostly allocation and formatting).
-pub fn disasm_into(inst: &Instruction, gen: Gen, out: &mut String) {
+/// The plain disassembler, kept as the reference the fast one is tested against: it walks
+/// the `dyn` field lists and formats each field through its `to_text`.
+pub(super) fn line(inst: &Instruction, gen: Gen, out: &mut String) {
     match inst.opcode().info(gen) {
         Some(row) if inst.body.kind() == Some(row.kind) => structured(inst, row, gen, out),
         _ => out.push_str(&bundle_line(inst, gen)),
     }
-}
-
-/// Prints a program: a `.gen` line, then one [`disasm`] line per instruction, each ending in
-/// a newline.
-pub fn disasm_program(insts: &[Instruction], gen: Gen) -> String {
-    let mut s = format!(".gen {gen}\n");
-    s.reserve(insts.len() * 160);
-    for i in insts {
-        disasm_into(i, gen, &mut s);
-        s.push('\n');
-    }
-    s
 }
 
 fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut String) {
@@ -89,32 +62,6 @@ fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut String) 
         if meta.name != OPCODE_FIELD && differs(meta) {
             let _ = write!(out, " {}={}", meta.name, f.text(gen));
         }
-    }
-}
-
-/// Whether an immediate is an FP32 value in this instruction (so it reads better as a float):
-/// TensorScalarArith immediates and RangeSelect bounds taken from the instruction itself.
-/// (TensorScalarPtr's immediates are always pointers, isa-facts §7.)
-fn imm_is_fp32(inst: &Instruction, field: &str) -> bool {
-    match &inst.body {
-        Body::S3d3Ts(s)
-            if inst
-                .opcode()
-                .row()
-                .is_some_and(|r| r.alu == AluClass::Arith && r.form == ScalarForm::Immediate) =>
-        {
-            match field {
-                "imm0" => s.imm0_src == ImmSrc::INSTRUCTION,
-                "imm1" => s.imm1_src == ImmSrc::INSTRUCTION,
-                _ => false,
-            }
-        }
-        Body::S2d2Rs(s) => match field {
-            "bound0" => s.bound0_src == ImmSrc::INSTRUCTION,
-            "bound1" => s.bound1_src == ImmSrc::INSTRUCTION,
-            _ => false,
-        },
-        _ => false,
     }
 }
 
@@ -183,7 +130,7 @@ fn write_tensor(f: &dyn FieldDyn, gen: Gen, channels: Option<u8>, out: &mut Stri
         || write::<4>(f, gen, channels, out)
 }
 
-fn bundle_line(inst: &Instruction, gen: Gen) -> String {
+pub(super) fn bundle_line(inst: &Instruction, gen: Gen) -> String {
     let bytes = inst.encode();
     let words: Vec<String> = bytes.chunks(4).map(hex).collect();
     let opcode = inst.opcode();
