@@ -69,13 +69,14 @@ fn corpus() -> Vec<[u8; 64]> {
         .collect()
 }
 
-/// Decodes and disassembles every bundle into one reused line buffer; the bytes written.
+/// Decodes and disassembles every bundle into one reused line buffer, as `tpb disasm`
+/// streams them; the bytes written.
 fn disasm_lines(bundles: &[[u8; 64]], gen: Gen) -> u64 {
-    let mut line = String::with_capacity(1024);
+    let mut line = Vec::with_capacity(1024);
     let mut bytes = 0u64;
     for b in bundles {
         line.clear();
-        tpb_isa::text::disasm_into(&Instruction::decode(black_box(b), gen), gen, &mut line);
+        tpb_isa::text::disasm_into_bytes(&Instruction::decode(black_box(b), gen), gen, &mut line);
         bytes += black_box(&line).len() as u64;
     }
     bytes

@@ -1,12 +1,14 @@
 //! `tpb asm` and `tpb disasm`: the text syntax (docs/syntax.md) to 64-byte bundles and back.
 
-use super::input::{GenArg, InputArgs};
+use super::input::{stdout, stdout_error, GenArg, InputArgs};
 use super::run::program::DIRECTIVES as RUN_DIRECTIVES;
 use super::CliError;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tpb_isa::text::{asm, disasm_program, AsmOptions, MAX_ASM_ERRORS};
+use tpb_isa::text::{asm, disasm_into_bytes, AsmOptions, MAX_ASM_ERRORS};
 use tpb_isa::validate::validate;
+use tpb_isa::Instruction;
 
 /// Arguments of `tpb asm`.
 #[derive(clap::Args, Debug)]
@@ -100,10 +102,24 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
 }
 
 /// Runs `tpb disasm`: prints the program in the text syntax (canonical; `tpb asm` reads it
-/// back to the same bytes).
+/// back to the same bytes), one bundle at a time (constant memory in the file size): lines
+/// collect in one buffer that goes to standard output every 64 KiB.
 pub fn run_disasm(args: DisasmArgs) -> Result<ExitCode, CliError> {
+    const CHUNK: usize = 64 * 1024;
     let gen = args.gen.resolve()?;
-    let program = args.input.load()?;
-    print!("{}", disasm_program(&program.decode(gen), gen));
+    let mut program = args.input.open()?;
+    let mut out = stdout();
+    let mut text = Vec::with_capacity(2 * CHUNK);
+    text.extend_from_slice(format!(".gen {gen}\n").as_bytes());
+    while let Some(raw) = program.next_bundle()? {
+        disasm_into_bytes(&Instruction::decode(&raw, gen), gen, &mut text);
+        text.push(b'\n');
+        if text.len() >= CHUNK {
+            out.write_all(&text).map_err(stdout_error)?;
+            text.clear();
+        }
+    }
+    out.write_all(&text).map_err(stdout_error)?;
+    out.flush().map_err(stdout_error)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -8,6 +8,7 @@
 //! inlining each test is a constant, so each struct's formatter is straight-line code.
 
 use super::imm_is_fp32;
+use super::line::{Line, NameTable, Sink};
 use super::plain::bundle_line;
 use crate::gen::Gen;
 use crate::geometry::NUM_REGISTERS;
@@ -25,49 +26,8 @@ use crate::wire::{
 };
 use std::any::Any;
 
-/// Room reserved before a line, so the appends below do not reallocate: the longest
-/// structured lines are about 300 bytes.
+/// Room a caller reserves for one line (the longest structured lines are about 350 bytes).
 pub(super) const LINE_RESERVE: usize = 384;
-
-/// Where a line goes: a `String` or a byte buffer. Everything written is ASCII.
-pub(super) trait Sink {
-    /// Appends text.
-    fn put(&mut self, s: &str);
-    /// Appends one ASCII byte.
-    fn put_byte(&mut self, b: u8);
-    /// Makes room for `n` more bytes.
-    fn make_room(&mut self, n: usize);
-}
-
-impl Sink for String {
-    #[inline(always)]
-    fn put(&mut self, s: &str) {
-        self.push_str(s);
-    }
-    #[inline(always)]
-    fn put_byte(&mut self, b: u8) {
-        self.push(char::from(b));
-    }
-    #[inline(always)]
-    fn make_room(&mut self, n: usize) {
-        self.reserve(n);
-    }
-}
-
-impl Sink for Vec<u8> {
-    #[inline(always)]
-    fn put(&mut self, s: &str) {
-        self.extend_from_slice(s.as_bytes());
-    }
-    #[inline(always)]
-    fn put_byte(&mut self, b: u8) {
-        self.push(b);
-    }
-    #[inline(always)]
-    fn make_room(&mut self, n: usize) {
-        self.reserve(n);
-    }
-}
 
 /// Appends the line for `inst` (see [`super::disasm`]).
 pub(super) fn line<S: Sink>(inst: &Instruction, gen: Gen, out: &mut S) {
@@ -82,7 +42,7 @@ pub(super) fn line<S: Sink>(inst: &Instruction, gen: Gen, out: &mut S) {
 /// The structured line; returns how many fields went through the slow `to_text` fallback
 /// (none: a test checks every struct).
 fn structured<S: Sink>(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut S) -> u32 {
-    out.make_room(LINE_RESERVE);
+    let mut out = Line::new(out);
     out.put(row.mnemonic);
     // The channel count folds into partition ranges when some operand can carry one; the
     // operands may come before the count, so a first pass finds both.
@@ -106,16 +66,37 @@ fn structured<S: Sink>(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut
     w.preamble = true;
     inst.events.visit_fields(&base.events, &mut w);
     inst.header.visit_fields(&base.header, &mut w);
+    w.out.finish();
     w.fallbacks
+}
+
+/// A body struct whose fields a visitor can walk beside a default body's.
+trait VisitBody {
+    fn visit_body<V: FieldVisitor>(&self, v: &mut V);
+}
+
+/// One struct's walk as a function of its own: every field of that struct inlined, one
+/// call per struct and pass.
+#[inline(never)]
+fn visit_struct<B: VisitBody, V: FieldVisitor>(body: &B, v: &mut V) {
+    body.visit_body(v);
 }
 
 macro_rules! visit_body {
     ($( $S:ident, $hn:literal, $what:literal; )*) => {
+        $(
+            impl VisitBody for crate::wire::$S {
+                #[inline(always)]
+                fn visit_body<V: FieldVisitor>(&self, v: &mut V) {
+                    self.visit_fields(&Self::default(), v);
+                }
+            }
+        )*
+
         /// The body's fields, beside a default body's (what [`Instruction::new`] holds).
-        #[inline(always)]
         fn visit_body<V: FieldVisitor>(body: &Body, v: &mut V) {
             match body {
-                $( Body::$S(s) => s.visit_fields(&crate::wire::$S::default(), v), )*
+                $( Body::$S(s) => visit_struct(s, v), )*
                 Body::Opaque(s) => s.visit_fields(&crate::wire::Opaque::default(), v),
             }
         }
@@ -158,7 +139,7 @@ impl FieldVisitor for Scan {
 }
 
 /// The second pass: writes ` name=value` for each printed field.
-struct Writer<'a, S> {
+struct Writer<'a, 'o, S: Sink> {
     inst: &'a Instruction,
     gen: Gen,
     /// The channel count, when it is printed as partition ranges.
@@ -167,10 +148,10 @@ struct Writer<'a, S> {
     preamble: bool,
     /// Fields written through `to_text` (a type this file does not know).
     fallbacks: u32,
-    out: &'a mut S,
+    out: Line<'o, S>,
 }
 
-impl<S: Sink> FieldVisitor for Writer<'_, S> {
+impl<S: Sink> FieldVisitor for Writer<'_, '_, S> {
     #[inline(always)]
     fn field<T: Field>(&mut self, name: &'static str, value: &T, base: &T) {
         let printed = if self.preamble {
@@ -181,20 +162,18 @@ impl<S: Sink> FieldVisitor for Writer<'_, S> {
             always_printed_any(name, value as &dyn Any) || value != base
         };
         if printed {
-            self.out.put_byte(b' ');
-            self.out.put(name);
-            self.out.put_byte(b'=');
+            self.out.key(name);
             self.value(name, value);
         }
     }
 }
 
-impl<S: Sink> Writer<'_, S> {
+impl<S: Sink> Writer<'_, '_, S> {
     /// The field's text: what its `to_text` gives (or, for descriptors and fp32
     /// immediates, what `plain.rs` prints in its place).
     #[inline(always)]
     fn value<T: Field>(&mut self, name: &'static str, v: &T) {
-        let out = &mut *self.out;
+        let out = &mut self.out;
         if let Some(t) = cast::<Tensor<1>, T>(v) {
             tensor(t, self.gen, self.folded, out);
         } else if let Some(t) = cast::<Tensor<2>, T>(v) {
@@ -204,29 +183,29 @@ impl<S: Sink> Writer<'_, S> {
         } else if let Some(t) = cast::<Tensor<4>, T>(v) {
             tensor(t, self.gen, self.folded, out);
         } else if let Some(d) = cast::<Data4d, T>(v) {
-            int(d.base, out);
-            out.put_byte(b':');
+            out.signed(d.base);
+            out.byte(b':');
             pairs(&d.step_elem, &d.num_elem, out);
         } else if let Some(i) = cast::<ImmVal, T>(v) {
             if imm_is_fp32(self.inst, name) {
                 float(i.0, out);
             } else {
-                hex(i.0, 1, out);
+                out.hex(i.0, 1);
             }
         } else if let Some(f) = cast::<F32Bits, T>(v) {
             float(f.0, out);
         } else if let Some(n) = cast::<u8, T>(v) {
-            int(*n, out);
+            out.dec(u32::from(*n));
         } else if let Some(n) = cast::<i32, T>(v) {
-            int(*n, out);
+            out.signed(*n);
         } else if let Some(n) = cast::<u32, T>(v) {
-            hex(*n, 1, out);
+            out.hex(*n, 1);
         } else if let Some(p) = cast::<DtypePair, T>(v) {
-            enum_name(p.lo().known_name(), p.lo().0, out);
+            out.name(&DTYPE_NAMES, p.lo().0);
             out.put("->");
-            enum_name(p.hi().known_name(), p.hi().0, out);
+            out.name(&DTYPE_NAMES, p.hi().0);
         } else if let Some(o) = cast::<Opcode, T>(v) {
-            hex(u32::from(o.0), 2, out);
+            out.hex(u32::from(o.0), 2);
         } else if !enumeration(v, out) && !raw_bytes(v, out) {
             self.fallbacks += 1;
             out.put(&v.to_text(self.gen));
@@ -234,13 +213,17 @@ impl<S: Sink> Writer<'_, S> {
     }
 }
 
+/// The names of dtypes (also the two halves of a `DtypePair`).
+static DTYPE_NAMES: NameTable = NameTable::of(Dtype::TABLE);
+
 /// Writes an enumeration's name (or its `0x..` value); false if `v` is none.
 #[inline(always)]
-fn enumeration<T: 'static, S: Sink>(v: &T, out: &mut S) -> bool {
+fn enumeration<T: 'static, S: Sink>(v: &T, out: &mut Line<'_, S>) -> bool {
     macro_rules! arms {
         ($($E:ident),*) => {
             $( if let Some(e) = cast::<$E, T>(v) {
-                enum_name(e.known_name(), e.0, out);
+                static NAMES: NameTable = NameTable::of($E::TABLE);
+                out.name(&NAMES, e.0);
                 return true;
             } )*
         };
@@ -252,11 +235,11 @@ fn enumeration<T: 'static, S: Sink>(v: &T, out: &mut S) -> bool {
 /// Writes reserved bytes as hex (`Bytes::to_text`); false if `v` is not a `Bytes<N>` of a
 /// size the structs use (the fallback test names any new size).
 #[inline(always)]
-fn raw_bytes<T: 'static, S: Sink>(v: &T, out: &mut S) -> bool {
+fn raw_bytes<T: 'static, S: Sink>(v: &T, out: &mut Line<'_, S>) -> bool {
     macro_rules! sizes {
         ($($n:literal),*) => {
             $( if let Some(b) = cast::<Bytes<$n>, T>(v) {
-                hex_bytes(&b.0, out);
+                out.hex_bytes(&b.0);
                 return true;
             } )*
         };
@@ -265,97 +248,66 @@ fn raw_bytes<T: 'static, S: Sink>(v: &T, out: &mut S) -> bool {
     false
 }
 
-/// An enumeration's canonical name, or `{:#04x}` of an unknown value (its `Display`).
-#[inline(always)]
-fn enum_name<S: Sink>(name: Option<&'static str>, raw: u8, out: &mut S) {
-    match name {
-        Some(n) => out.put(n),
-        None => hex(u32::from(raw), 2, out),
-    }
-}
-
 /// A descriptor: `ADDRESS:[[step,num],…]`, the address as a partition range when the channel
 /// count folds into it.
 #[inline(always)]
-fn tensor<const N: usize, S: Sink>(t: &Tensor<N>, gen: Gen, folded: Option<u8>, out: &mut S) {
+fn tensor<const N: usize, S: Sink>(
+    t: &Tensor<N>,
+    gen: Gen,
+    folded: Option<u8>,
+    out: &mut Line<'_, S>,
+) {
     let addr = t.start_addr;
     match (folded, addr.locate(gen)) {
         (Some(n), Some((space, p, off))) => {
             out.put(space.name());
             out.put("[p");
-            int(p, out);
+            out.dec(p);
             out.put("..");
-            int(p + u32::from(n), out);
+            out.dec(p + u32::from(n));
             out.put("]+");
-            hex(off, 1, out);
+            out.hex(off, 1);
         }
         _ => address(addr, gen, out),
     }
-    out.put_byte(b':');
+    out.byte(b':');
     pairs(&t.step_elem, &t.num_elem, out);
 }
 
 /// `Addr4::to_text`.
-fn address<S: Sink>(addr: Addr4, gen: Gen, out: &mut S) {
+fn address<S: Sink>(addr: Addr4, gen: Gen, out: &mut Line<'_, S>) {
     match addr.form() {
         AddrForm::Register(r) if u32::from(r) < NUM_REGISTERS => {
             out.put("reg[");
-            int(r, out);
-            out.put_byte(b']');
+            out.dec(u32::from(r));
+            out.byte(b']');
         }
         AddrForm::Immediate => match addr.locate(gen) {
             Some((space, p, off)) => {
                 out.put(space.name());
                 out.put("[p");
-                int(p, out);
+                out.dec(p);
                 out.put("]+");
-                hex(off, 1, out);
+                out.hex(off, 1);
             }
-            None => hex(addr.0, 8, out),
+            None => out.hex(addr.0, 8),
         },
-        _ => hex(addr.0, 8, out),
+        _ => out.hex(addr.0, 8),
     }
 }
 
 /// `[[step,num],…]`.
 #[inline(always)]
-fn pairs<S: Sink>(steps: &[i16], nums: &[u16], out: &mut S) {
-    out.put_byte(b'[');
+fn pairs<S: Sink>(steps: &[i16], nums: &[u16], out: &mut Line<'_, S>) {
+    out.byte(b'[');
     for (i, (s, n)) in steps.iter().zip(nums).enumerate() {
         out.put(if i == 0 { "[" } else { ",[" });
-        int(*s, out);
-        out.put_byte(b',');
-        int(*n, out);
-        out.put_byte(b']');
+        out.signed(i32::from(*s));
+        out.byte(b',');
+        out.dec(u32::from(*n));
+        out.byte(b']');
     }
-    out.put_byte(b']');
-}
-
-/// An integer in decimal (`Display`).
-#[inline(always)]
-fn int<I: itoa::Integer, S: Sink>(v: I, out: &mut S) {
-    out.put(itoa::Buffer::new().format(v));
-}
-
-const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
-
-/// `0x` and the lowercase hex digits of `v`, at least `min_digits` of them: `{:#x}` for 1,
-/// `{:#04x}` for 2, `{:#010x}` for 8.
-#[inline]
-fn hex<S: Sink>(v: u32, min_digits: u32, out: &mut S) {
-    let needed = (32 - v.leading_zeros()).div_ceil(4);
-    out.put("0x");
-    for i in (0..needed.max(min_digits)).rev() {
-        out.put_byte(HEX_DIGITS[((v >> (4 * i)) & 0xF) as usize]);
-    }
-}
-
-/// Bytes as lowercase hex pairs, no separator (`hex::encode`).
-fn hex_bytes<S: Sink>(bytes: &[u8], out: &mut S) {
-    for b in bytes {
-        out.put_byte(HEX_DIGITS[usize::from(b >> 4)]);
-        out.put_byte(HEX_DIGITS[usize::from(b & 0xF)]);
-    }
+    out.byte(b']');
 }
 
 /// FP32 bits as `f32_text` prints them. `f32_text` is `{:?}` (shortest round-trip digits,
@@ -366,7 +318,7 @@ fn hex_bytes<S: Sink>(bytes: &[u8], out: &mut S) {
 /// that expansion (no shorter string lies within half an ulp: 10^7 < 2^24), which covers the
 /// constants programs use (0.0, 1.0, 0.125, 64.0); anything else goes through `f32_text`.
 #[inline]
-fn float<S: Sink>(bits: u32, out: &mut S) {
+fn float<S: Sink>(bits: u32, out: &mut Line<'_, S>) {
     if !short_float(bits, out) {
         out.put(&f32_text(bits));
     }
@@ -374,7 +326,7 @@ fn float<S: Sink>(bits: u32, out: &mut S) {
 
 /// Writes `bits` when its exact decimal has ≤ 7 significant digits and lies in the range
 /// `{:?}` prints without an exponent; false (nothing written) otherwise.
-fn short_float<S: Sink>(bits: u32, out: &mut S) -> bool {
+fn short_float<S: Sink>(bits: u32, out: &mut Line<'_, S>) -> bool {
     const MAX_SIGNIFICANT: u64 = 10_000_000; // 7 digits
     let negative = bits >> 31 == 1;
     let biased = (bits >> 23) & 0xFF;
@@ -404,9 +356,9 @@ fn short_float<S: Sink>(bits: u32, out: &mut S) -> bool {
             return false;
         }
         if negative {
-            out.put_byte(b'-');
+            out.byte(b'-');
         }
-        int(n, out);
+        out.dec64(n);
         out.put(".0");
         return true;
     }
@@ -423,26 +375,25 @@ fn short_float<S: Sink>(bits: u32, out: &mut S) -> bool {
         return false;
     }
     if negative {
-        out.put_byte(b'-');
+        out.byte(b'-');
     }
-    int(digits / scale, out);
-    out.put_byte(b'.');
+    out.dec64(digits / scale);
+    out.byte(b'.');
     let frac = digits % scale;
     let mut width = 1;
     while width < k && frac >= 10u64.pow(width) {
         width += 1;
     }
     for _ in width..k {
-        out.put_byte(b'0');
+        out.byte(b'0');
     }
-    int(frac, out);
+    out.dec64(frac);
     true
 }
 
 /// The `.bundle` line: the 64 bytes as sixteen 4-byte hex groups and a comment saying why.
 fn bundle<S: Sink>(inst: &Instruction, gen: Gen, out: &mut S) {
-    out.make_room(LINE_RESERVE);
-    out.put(&bundle_line(inst, gen));
+    out.put_str(&bundle_line(inst, gen));
 }
 
 #[cfg(test)]
@@ -452,7 +403,10 @@ mod tests {
 
     fn float_text(bits: u32) -> Option<String> {
         let mut s = String::new();
-        short_float(bits, &mut s).then_some(s)
+        let mut line = Line::new(&mut s);
+        let short = short_float(bits, &mut line);
+        line.finish();
+        short.then_some(s)
     }
 
     // Every field type of every struct has a fast arm: a new type (or a new `Bytes<N>`
