@@ -8,35 +8,35 @@ use tpb_isa::validate::{is_valid, is_valid_view, validate};
 use tpb_isa::wire::InstView;
 use tpb_isa::{Gen, Instruction};
 
-/// One valid line per modelled opcode (docs/syntax.md examples and the decode bench).
-const TEMPLATES: &[&str] = &[
-    "ts_arith src=sbuf[p0..128]+0x0:[[1,512]] in=fp32 out=bf16 op0=mult imm0=0.125 op1=add imm1=1.0 dst=sbuf[p0..128]+0x1000:[[1,512]]",
-    "ts_ptr_arith src=sbuf[p0..128]+0x0:[[1,512]] in=fp32 out=fp32 imm0=0x8000 imm1=0x8004 op0=subtract op1=mult dst=sbuf[p0..128]+0x1000:[[1,512]]",
-    "ts_bitvec src=sbuf[p0..128]+0x0:[[1,256]] in=int32 out=int32 op0=and imm0=0xff op1=shl imm1=4 dst=sbuf[p0..128]+0x400:[[1,256]]",
+#[path = "support/bundles.rs"]
+mod bundles;
+#[path = "support/templates.rs"]
+mod templates;
+
+/// With the decode bench's compiler-like lines (`templates::TEMPLATES`), one valid line for
+/// every other modelled opcode and the narrow bitvec widths (docs/syntax.md examples).
+const MORE: &[&str] = &[
     "ts_bitvec src=sbuf[p0..128]+0x0:[[1,256]] in=uint16 out=uint16 op0=and imm0=0xff op1=bypass dst=sbuf[p0..128]+0x400:[[1,256]]",
     "ts_bitvec src=sbuf[p0..128]+0x0:[[1,256]] in=int8 out=int8 op0=or imm0=0x1 op1=bypass dst=sbuf[p0..128]+0x400:[[1,256]]",
     "ts_ptr_bitvec src=sbuf[p0..128]+0x0:[[1,256]] in=uint16 out=uint16 imm0=0x8000 op0=xor op1=bypass dst=sbuf[p0..128]+0x400:[[1,256]]",
-    "imm_ld_arith src=sbuf[p0..128]+0x8000:[[1,4]] dtype=fp32",
     "imm_ld_bitvec src=sbuf[p0..128]+0x8000:[[1,2]] dtype=uint32",
     "bn_param_load src=sbuf[p0..128]+0x8000:[[1,3]] dtype=fp32 imm1=0x43000000",
     "match_value_load src=sbuf[p0..128]+0x8000:[[1,8]] dtype=fp32",
-    "ptr_multi_arith src=sbuf[p0..128]+0x0:[[1,64],[1,1],[1,1],[64,4]] in=fp32 out=bf16 op=mult op_dim=xyz dst=sbuf[p0..128]+0x1000:[[1,64],[1,1],[1,1],[64,4]]",
-    "ptr_multi_bitvec src=sbuf[p0..128]+0x0:[[1,128],[1,1],[1,1],[128,2]] in=uint32 out=uint32 op=and op_dim=xyz dst=sbuf[p0..128]+0x400:[[1,128],[1,1],[1,1],[128,2]]",
     "ptr_multi_dual_arith src=sbuf[p0..128]+0x0:[[1,64],[1,1],[1,1],[64,4]] in=fp32 out=fp32 op=mult op_dim=xyz dst=sbuf[p0..128]+0x1000:[[1,64],[1,1],[1,1],[64,4]]",
     "ptr_multi_dual_bitvec src=sbuf[p0..128]+0x0:[[1,64],[1,1],[1,1],[64,4]] in=uint32 out=uint32 op=and op_dim=xyz dst=sbuf[p0..128]+0x1000:[[1,64],[1,1],[1,1],[64,4]]",
-    "iota src=0:[[1,512]] multiplier=512 out=int32 dst=sbuf[p0..128]+0x0:[[1,512]]",
-    "affine_select dtypes=fp32->bf16 cmp=ge fill_reg=7 pattern=0:[[-1,512]] multiplier=1 src=sbuf[p0..128]+0x0:[[1,512]] dst=sbuf[p0..128]+0x800:[[1,512]]",
-    "ts_select src=sbuf[p0..128]+0x0:[[1,256]] dtype=fp32 pred_imm_dtype=uint32 src1_imm=0.0 pred_imm=1 dst=sbuf[p0..128]+0x400:[[1,256]]",
-    "range_select dtypes=fp32->fp32 reduce_op=max base=0.0 fill_val=-3.4028235e38 src=sbuf[p0..128]+0x0:[[1,512]] comp_op0=ge comp_op1=lt bound0=0.0 bound1=64.0 dst=sbuf[p0..128]+0x800:[[1,512]]",
     "event_semaphore wait_mode=sem_ge_imm wait_idx=1 semaphore_value=0 wait1_mode=sem_ge_imm wait1_idx=2 wait1_value=0 update1_mode=sem_add_imm_complete update1_idx=3 update1_value=5",
 ];
+
+fn lines() -> impl Iterator<Item = &'static str> {
+    templates::TEMPLATES.iter().chain(MORE).copied()
+}
 
 /// Every template that assembles, with the generation it was assembled for (sunda-only and
 /// cayman-up opcodes differ), as bytes.
 fn bases() -> Vec<([u8; 64], Gen)> {
     let mut v = Vec::new();
     for g in Gen::ALL {
-        for l in TEMPLATES {
+        for l in lines() {
             if let Ok(i) = tpb_isa::text::asm_line(l, g) {
                 v.push((i.encode(), g));
             }
@@ -67,7 +67,7 @@ fn every_template_is_valid_where_it_assembles() {
     // every family with its struct).
     let mut seen = std::collections::HashSet::new();
     for g in Gen::ALL {
-        for l in TEMPLATES {
+        for l in lines() {
             let Ok(i) = tpb_isa::text::asm_line(l, g) else {
                 continue;
             };
@@ -130,28 +130,6 @@ fn mutated() -> impl Strategy<Value = [u8; 64]> {
         })
 }
 
-fn random() -> impl Strategy<Value = [u8; 64]> {
-    let modelled: Vec<u8> = tpb_isa::opcode::OPCODES.iter().map(|r| r.value).collect();
-    (
-        prop::sample::select(modelled),
-        prop::array::uniform32(any::<u8>()),
-        prop::array::uniform32(any::<u8>()),
-        0..4u8,
-    )
-        .prop_map(|(op, a, b, shape)| {
-            let mut x = [0u8; 64];
-            x[..32].copy_from_slice(&a);
-            x[32..].copy_from_slice(&b);
-            if shape != 0 {
-                // A plausible header and quiet events, so the body's chain is reached.
-                x[0] = op;
-                x[1] = 0x10;
-                x[4..12].fill(0);
-            }
-            x
-        })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(5_000))]
     #[test]
@@ -162,7 +140,7 @@ proptest! {
     }
 
     #[test]
-    fn fast_verdict_agrees_on_random_bundles(b in random()) {
+    fn fast_verdict_agrees_on_random_bundles(b in bundles::bundle()) {
         for g in Gen::ALL {
             agree(&b, g).map_err(TestCaseError::fail)?;
         }

@@ -6,25 +6,9 @@ use proptest::prelude::*;
 use tpb_isa::wire::{BodyView, InstView, S3d3Ts};
 use tpb_isa::{Gen, Instruction};
 
-fn bundle() -> impl Strategy<Value = [u8; 64]> {
-    // Byte 0 biased to the modelled opcodes (and 0x87/0x88, defined on sunda only).
-    let modelled: Vec<u8> = tpb_isa::opcode::OPCODES.iter().map(|r| r.value).collect();
-    (
-        prop::sample::select(modelled),
-        any::<bool>(),
-        prop::array::uniform32(any::<u8>()),
-        prop::array::uniform32(any::<u8>()),
-    )
-        .prop_map(|(op, keep, a, b)| {
-            let mut x = [0u8; 64];
-            x[..32].copy_from_slice(&a);
-            x[32..].copy_from_slice(&b);
-            if !keep {
-                x[0] = op;
-            }
-            x
-        })
-}
+#[path = "support/bundles.rs"]
+mod bundles;
+use bundles::bundle;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4096))]
