@@ -136,6 +136,51 @@ pub(crate) fn bytes_fused(
     };
 }
 
+/// [`bytes_fused`] for two stages of [`fusable`] ops (TensorScalar's op0 then op1 with
+/// scalars `s0`, `s1`): decode → op0 → op1 → encode in one pass over the input bytes.
+/// Rust rounds `x * s0 + s1` twice (never an FMA), as the staged path does, and the encoder
+/// pins a NaN result, so the NaN pinned between the stages changes nothing. `false`
+/// (nothing done) for an input outside [`crate::numerics::fusable_input`].
+#[inline]
+#[allow(clippy::too_many_arguments)] // the two stages' ops and scalars, as in `bytes_fused`
+pub(crate) fn bytes_fused2(
+    (op0, s0): (AluOp, f32),
+    (op1, s1): (AluOp, f32),
+    in_dtype: Dtype,
+    input: &[u8],
+    dtype: Dtype,
+    out: &mut [u8],
+    cfg: &Fp8Config,
+) -> bool {
+    if !crate::numerics::fusable_input(in_dtype) {
+        return false;
+    }
+    match (op0, op1) {
+        (AluOp::MULT, AluOp::ADD) => {
+            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x * s0 + s1)
+        }
+        (AluOp::ADD, AluOp::MULT) => {
+            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| (x + s0) * s1)
+        }
+        (AluOp::MULT, AluOp::MULT) => {
+            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x * s0 * s1)
+        }
+        (AluOp::ADD, AluOp::ADD) => {
+            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x + s0 + s1)
+        }
+        (AluOp::BYPASS, op) => {
+            bytes_fused(op, s1, in_dtype, input, dtype, out, cfg);
+            0
+        }
+        (op, AluOp::BYPASS) => {
+            bytes_fused(op, s0, in_dtype, input, dtype, out, cfg);
+            0
+        }
+        _ => return false,
+    };
+    true
+}
+
 /// [`arith`] (a [`fusable`] op) → [`encode`] in one pass over decoded values.
 #[inline]
 pub(crate) fn f32_fused(
@@ -288,9 +333,9 @@ mod tests {
     /// The fused paths (from FP32 and BF16 bytes, and from decoded values) against
     /// decode → arith → BYPASS → encode, bit for bit, for every datapath output dtype and FP8
     /// configuration (NaNs of both signs included).
-    #[test]
-    fn fused_paths_match_the_staged_path() {
-        use crate::numerics::E4m3Variant;
+    /// Inputs of the fused-path tests: values (specials, FP8 range edges, a ramp) and their
+    /// FP32 and BF16 bytes (BF16 with the low mantissa bit flipped).
+    fn fused_inputs(ramp: bool) -> (Vec<f32>, Vec<u8>, Vec<u8>) {
         let mut v = specials();
         v.extend([
             f32::from_bits(0xFFC0_0000),
@@ -300,12 +345,21 @@ mod tests {
             57344.0,
             1e-3,
         ]);
-        v.extend((0..200).map(|i| (i as f32 - 100.0) * 0.37));
+        if ramp {
+            v.extend((0..200).map(|i| (i as f32 - 100.0) * 0.37));
+        }
         let fp32: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
         let bf16: Vec<u8> = v
             .iter()
             .flat_map(|x| ((x.to_bits() >> 16) as u16 ^ 1).to_le_bytes())
             .collect();
+        (v, fp32, bf16)
+    }
+
+    #[test]
+    fn fused_paths_match_the_staged_path() {
+        use crate::numerics::E4m3Variant;
+        let (v, fp32, bf16) = fused_inputs(true);
         let dtypes = [
             Dtype::FP32,
             Dtype::FP32R,
@@ -362,6 +416,67 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The two-stage fused path against decode → arith(op0) → arith(op1) → encode, bit for
+    /// bit, for every pair of fusable ops, FP32 and BF16 inputs, every datapath output dtype
+    /// and FP8 configuration.
+    #[test]
+    fn two_stage_fused_path_matches_the_staged_path() {
+        use crate::numerics::E4m3Variant;
+        let (v, fp32, bf16) = fused_inputs(false);
+        let ops = [AluOp::BYPASS, AluOp::ADD, AluOp::MULT];
+        let dtypes = [
+            Dtype::FP32,
+            Dtype::BFLOAT16,
+            Dtype::FP16,
+            Dtype::FP8_EXP3,
+            Dtype::FP8_EXP4,
+            Dtype::FP8_EXP5,
+            Dtype::INT8,
+            Dtype::UINT16,
+            Dtype::INT32,
+        ];
+        let scalars = [1.5f32, -0.0, f32::NAN, 3.0e38, -2.5e-3, f32::INFINITY];
+        for e4m3 in [E4m3Variant::Ieee, E4m3Variant::FiniteOnly] {
+            for ocp_sat in [false, true] {
+                let cfg = Fp8Config { ocp_sat, e4m3 };
+                for dtype in dtypes {
+                    let size = dtype.size().unwrap();
+                    for (din, bytes) in [(Dtype::FP32, &fp32), (Dtype::BFLOAT16, &bf16)] {
+                        for (op0, op1) in ops.iter().flat_map(|&a| ops.map(|b| (a, b))) {
+                            for (s0, s1) in scalars.iter().zip(scalars.iter().rev()) {
+                                let mut xs = vec![0f32; v.len()];
+                                decode(din, bytes, &mut xs, &cfg);
+                                arith(op0, false, &mut xs, *s0);
+                                arith(op1, true, &mut xs, *s1);
+                                let mut want = vec![0u8; v.len() * size];
+                                encode(dtype, &xs, &mut want, &cfg);
+                                let mut got = vec![0xA5u8; v.len() * size];
+                                let stages = ((op0, *s0), (op1, *s1));
+                                assert!(bytes_fused2(
+                                    stages.0, stages.1, din, bytes, dtype, &mut got, &cfg
+                                ));
+                                assert_eq!(got, want, "{din}->{dtype} {op0} {s0} {op1} {s1}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = [0u8; 4];
+        let fp16 = [0u8; 4];
+        let stages = ((AluOp::MULT, 1.0), (AluOp::ADD, 1.0));
+        let (a, b) = stages;
+        assert!(!bytes_fused2(
+            a,
+            b,
+            Dtype::FP16,
+            &fp16,
+            Dtype::FP32,
+            &mut out,
+            &Fp8Config::default()
+        ));
     }
 
     #[test]

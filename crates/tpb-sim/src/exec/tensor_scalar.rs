@@ -102,6 +102,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause> {
         fp8,
         s0: &work.s0,
         s1: &work.s1,
+        fused2: kernels::fusable(s.op0) && kernels::fusable(s.op1),
     };
     driver.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
     Ok(())
@@ -122,12 +123,23 @@ struct TsKernel<'a> {
     fp8: Fp8Config,
     s0: &'a [u32],
     s1: &'a [u32],
+    /// Both ops [`kernels::fusable`]: [`Kernel::map`] may take [`kernels::bytes_fused2`].
+    fused2: bool,
 }
 
 impl Kernel for TsKernel<'_> {
     /// FP32/BF16 in with a fusable stage 0: decode and stage 0 in one pass.
     fn map(&mut self, b: &mut Bufs, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
         let len = input.len() / self.size_in;
+        if self.path == ScalarPath::Arith && self.fused2 {
+            // Both stages in the encoder's loop (ADD/MULT ignore `rev`).
+            let s0 = (self.op0, f32::from_bits(self.s0[c as usize]));
+            let s1 = (self.op1, f32::from_bits(self.s1[c as usize]));
+            let (i, o) = (self.in_dtype, self.out_dtype);
+            if kernels::bytes_fused2(s0, s1, i, input, o, out, &self.fp8) {
+                return;
+            }
+        }
         if self.path == ScalarPath::Arith && kernels::fusable(self.op0) {
             let s0 = f32::from_bits(self.s0[c as usize]);
             let xs = &mut b.f[..len];

@@ -6,8 +6,9 @@
 //! kept mantissa bits and rounding (guard) bit — the top `32 − S` bits, `S = 22 − M` for M
 //! mantissa bits — and on whether any bit below them is set (the sticky bit: it breaks RNE
 //! ties, separates inf from NaN, and the finite-only overflow threshold). So one byte per
-//! (top bits, sticky) pair, 2^(33 − S) bytes (16 KiB for E4M3, 32 KiB for E3M4), holds
-//! every answer; the loop computes indices four lanes at a time and then looks them up.
+//! (top bits, sticky) pair, 2^(33 − S) bytes (16 KiB for E4M3, 32 KiB for E3M4, in a
+//! 64 KiB array so that a `u16` index needs no bounds check), holds every answer; the loop
+//! computes indices four lanes at a time and then looks them up.
 //!
 //! Every entry is computed by [`Minifloat::encode_nan`] (kept as the reference), and the
 //! tests below check the table against it on every index with several low-bit patterns and
