@@ -133,13 +133,18 @@ impl<'a, S: Sink> Line<'a, S> {
     /// Appends ASCII text (short pieces in one window, long ones straight to the sink).
     #[inline(always)]
     pub(crate) fn put(&mut self, s: &str) {
-        let b = s.as_bytes();
+        self.put_ascii(s.as_bytes());
+    }
+
+    /// Appends ASCII bytes.
+    #[inline(always)]
+    pub(crate) fn put_ascii(&mut self, b: &[u8]) {
         if b.len() <= WINDOW {
             self.window()[..b.len()].copy_from_slice(b);
             self.len += b.len();
         } else {
             self.flush();
-            self.out.put_str(s);
+            self.out.put_ascii(b);
         }
     }
 
