@@ -18,6 +18,10 @@
 //! - [`asm`] never panics, on any input; it reports every error of a file (not just the
 //!   first, up to [`MAX_ASM_ERRORS`]), each with its line, 1-based column, the expected form
 //!   and the allowed values. Its time is linear in the input.
+//! - [`asm`] reads most instruction lines on a byte-level fast path and every other line on
+//!   the plain path that words the errors; [`asm_plain`] (plain path only) and [`asm_into`]
+//!   (the same into a bundle buffer, no per-line allocation) give the same results and
+//!   errors on any input (`tests/text_fast.rs`).
 //! - [`asm`] is purely syntactic: it checks that each value fits its field, not that the
 //!   instruction is legal on the generation. Run `tpb_isa::validate::validate(&inst, gen)`
 //!   on the result for that.
