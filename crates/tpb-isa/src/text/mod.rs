@@ -36,7 +36,7 @@ mod reference;
 mod schema;
 
 pub use disasm::{disasm, disasm_into, disasm_into_bytes, disasm_plain, disasm_program};
-pub use parse::{asm, asm_into, asm_line, asm_plain};
+pub use parse::{asm, asm_each, asm_into, asm_line, asm_plain};
 pub use reference::field_reference_markdown;
 pub use schema::FIELD_ALIASES;
 

@@ -80,6 +80,32 @@ pub fn asm_into(
     }
 }
 
+/// Assembles a whole file, handing each instruction line to `visit` as it is assembled: the
+/// decoded instruction, the generation it was assembled for, its 1-based line and its code text
+/// (the line without comment and surrounding blanks, as [`SourceInstruction::source`]). The
+/// same language, results and errors as [`asm`], without an [`Item`] or a `String` per line:
+/// for callers that keep their own compact program (`tpb run`). Returns the `.gen` and
+/// directive lines; the [`SourceMap::lines`] it returns are those `visit` was given. On error
+/// the lines already visited belong to a file that did not assemble: discard them.
+pub fn asm_each(
+    src: &str,
+    opts: &AsmOptions,
+    visit: impl FnMut(Instruction, Gen, usize, &str),
+) -> Result<SourceMap, AsmErrors> {
+    let mut sink = VisitSink {
+        visit,
+        lines: Vec::new(),
+        marks: Vec::new(),
+    };
+    let final_gen = drive(src, opts, Path::Fast, &mut sink)?;
+    Ok(SourceMap {
+        initial_gen: opts.gen,
+        final_gen,
+        lines: sink.lines,
+        marks: sink.marks,
+    })
+}
+
 /// Which way instruction lines are read.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Path {
@@ -130,6 +156,29 @@ impl Sink for BundleSink<'_> {
         match item {
             Item::Instruction(s) => {
                 self.out.push(s.inst.encode());
+                self.lines.push(s.line);
+            }
+            mark => self.marks.push(mark),
+        }
+    }
+}
+
+/// Hands each instruction to [`asm_each`]'s callback.
+struct VisitSink<F> {
+    visit: F,
+    lines: Vec<usize>,
+    marks: Vec<Item>,
+}
+
+impl<F: FnMut(Instruction, Gen, usize, &str)> Sink for VisitSink<F> {
+    fn bundle(&mut self, bundle: &[u8; 64], gen: Gen, line: usize, code: &str) {
+        (self.visit)(Instruction::decode(bundle, gen), gen, line, code);
+        self.lines.push(line);
+    }
+    fn item(&mut self, item: Item) {
+        match item {
+            Item::Instruction(s) => {
+                (self.visit)(s.inst, s.gen, s.line, &s.source);
                 self.lines.push(s.line);
             }
             mark => self.marks.push(mark),

@@ -74,7 +74,11 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
     // built only for files that have one.
     if map.directives().any(|d| d.name == "engine") {
         let assembly = asm(&src, &opts).map_err(|e| CliError::Msg(e.to_string()))?;
-        if let Err(errors) = super::run::program::engines_of(&assembly, assembly.final_gen) {
+        let insts: Vec<Instruction> = assembly.insts();
+        let directives = assembly.directives();
+        if let Err(errors) =
+            super::run::program::engines_of(&insts, &map.lines, directives, assembly.final_gen)
+        {
             for (line, col, m) in &errors {
                 eprintln!("{name}:{line}:{col}: {}", super::printable(m));
             }

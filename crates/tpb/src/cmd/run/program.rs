@@ -13,7 +13,7 @@
 use super::super::input::InputArgs;
 use super::super::CliError;
 use std::path::{Path, PathBuf};
-use tpb_isa::text::{asm, disasm, AsmOptions, Assembly, Directive, Item};
+use tpb_isa::text::{asm_each, disasm, AsmOptions, Directive, Item};
 use tpb_isa::{Gen, Instruction};
 use tpb_sim::engines::{home, place, EngineId, Home};
 
@@ -111,34 +111,45 @@ fn starts_binary(path: &Path, ext: Option<&str>) -> Result<bool, CliError> {
 fn assemble(path: &Path, src: String, gen_flag: Option<Gen>) -> Result<Program, CliError> {
     let name = path.display().to_string();
     let opts = AsmOptions::new(gen_flag.unwrap_or_default()).allow_directives(DIRECTIVES);
-    let assembly = asm(&src, &opts);
-    drop(src); // the assembly holds each line's text: the file is not needed any more
-    let assembly = assembly.map_err(|errors| {
+    // Each line goes straight into the program's compact form (no `Item` or `String` per
+    // line): the instruction, its line, its generation and its text in one shared buffer.
+    let mut insts = Vec::new();
+    let mut gens = Vec::new();
+    let mut sources = Sources::default();
+    let map = asm_each(&src, &opts, |inst, gen, _line, code| {
+        insts.push(inst);
+        gens.push(gen);
+        sources.push(code);
+    });
+    drop(src);
+    let map = map.map_err(|errors| {
         let lines: Vec<String> = errors
             .iter()
             .map(|e| format!("{name}:{}:{}: {}", e.line, e.column, e.message))
             .collect();
         CliError::Msg(lines.join("\ntpb: error: "))
     })?;
-    // Every generation the file mentions: `.gen` lines and the instructions' own.
-    let mut seen: Vec<(Gen, usize, &str)> = Vec::new();
-    for item in &assembly.items {
-        let (gen, line, what) = match item {
-            Item::Gen { line, gen } => (*gen, *line, ".gen"),
-            Item::Instruction(s) => (s.gen, s.line, "instruction"),
-            Item::Directive(_) => continue,
-        };
-        if let Some(&(g0, l0, w0)) = seen.first() {
-            if g0 != gen {
-                return Err(CliError::Msg(format!(
-                    "{name}: line {line} ({what}) is for {gen} but line {l0} ({w0}) is for \
-                     {g0}; one program runs on one generation"
-                )));
-            }
-        }
-        seen.push((gen, line, what));
+    // Every generation the file mentions: `.gen` lines and the instructions' own, in order.
+    let mut mentioned: Vec<(Gen, usize, &str)> = map
+        .marks
+        .iter()
+        .filter_map(|m| match m {
+            Item::Gen { line, gen } => Some((*gen, *line, ".gen")),
+            _ => None,
+        })
+        .chain(map.lines.iter().zip(&gens).map(|(&l, &g)| (g, l, "instruction")))
+        .collect();
+    mentioned.sort_by_key(|m| m.1);
+    let first = mentioned.first().copied();
+    if let (Some((g0, l0, w0)), Some(&(gen, line, what))) =
+        (first, mentioned.iter().find(|m| Some(m.0) != first.map(|f| f.0)))
+    {
+        return Err(CliError::Msg(format!(
+            "{name}: line {line} ({what}) is for {gen} but line {l0} ({w0}) is for \
+             {g0}; one program runs on one generation"
+        )));
     }
-    let declared = assembly.items.iter().find_map(|i| match i {
+    let declared = map.marks.iter().find_map(|i| match i {
         Item::Gen { line, gen } => Some((*gen, *line)),
         _ => None,
     });
@@ -150,37 +161,27 @@ fn assemble(path: &Path, src: String, gen_flag: Option<Gen>) -> Result<Program, 
             )));
         }
     }
-    let gen = seen.first().map(|s| s.0).or(gen_flag).unwrap_or_default();
-    let engines = engines_of(&assembly, gen).map_err(|errors| {
+    let gen = first.map(|s| s.0).or(gen_flag).unwrap_or_default();
+    let engines = engines_of(&insts, &map.lines, map.directives(), gen).map_err(|errors| {
         let lines: Vec<String> = errors
             .iter()
             .map(|(line, col, m)| format!("{name}:{line}:{col}: {m}"))
             .collect();
         CliError::Msg(lines.join("\ntpb: error: "))
     })?;
-    // The assembly is taken apart, not copied: each line's text moves into one buffer.
-    let n = engines.len();
-    let mut insts = Vec::with_capacity(n);
-    let mut lines = Vec::with_capacity(n);
-    let text_len = assembly.instructions().map(|s| s.source.len()).sum();
-    let mut sources = Sources::with_capacity(n, text_len);
-    let mut directives = Vec::new();
-    for item in assembly.items {
-        match item {
-            Item::Instruction(s) => {
-                insts.push(s.inst);
-                lines.push(s.line);
-                sources.push(&s.source);
-            }
-            Item::Directive(d) if d.name != "engine" => directives.push(d),
-            Item::Directive(_) | Item::Gen { .. } => {}
-        }
-    }
+    let directives = map
+        .marks
+        .into_iter()
+        .filter_map(|m| match m {
+            Item::Directive(d) if d.name != "engine" => Some(d),
+            _ => None,
+        })
+        .collect();
     Ok(Program {
         name,
         gen,
         insts,
-        lines,
+        lines: map.lines,
         sources,
         engines,
         directives,
@@ -200,13 +201,6 @@ pub struct Sources {
 }
 
 impl Sources {
-    fn with_capacity(n: usize, text_len: usize) -> Sources {
-        Sources {
-            text: String::with_capacity(text_len),
-            ends: Vec::with_capacity(n),
-        }
-    }
-
     /// `n` instructions without text.
     fn binary(n: usize) -> Sources {
         Sources {
@@ -231,14 +225,16 @@ impl Sources {
 /// The engine of each instruction of an assembly: the opcode table's, checked against the
 /// `.engine NAME` lines (`pe`, `act`, `pool`, `dve`, `sp`, or `auto` for the table's own).
 /// Errors are (line, column, message), every one of the file.
-pub fn engines_of(
-    assembly: &Assembly,
+pub fn engines_of<'d>(
+    insts: &[Instruction],
+    inst_lines: &[usize],
+    directives: impl Iterator<Item = &'d Directive>,
     gen: Gen,
 ) -> Result<Vec<EngineId>, Vec<(usize, usize, String)>> {
     let mut errors = Vec::new();
     let mut asked = Vec::new();
     let mut lines = Vec::new();
-    for d in assembly.directives().filter(|d| d.name == "engine") {
+    for d in directives.filter(|d| d.name == "engine") {
         let e = match d.args.trim() {
             a if a.eq_ignore_ascii_case("auto") => None,
             a => {
@@ -258,12 +254,10 @@ pub fn engines_of(
         asked.push((d.instructions_before, e));
         lines.push((d.instructions_before, d.line));
     }
-    let insts = assembly.instructions().map(|s| &s.inst);
     let placed = place(insts, gen, &asked).map_err(|es| {
-        let src: Vec<usize> = assembly.instructions().map(|s| s.line).collect();
         es.into_iter()
             .map(|e| {
-                let line = src.get(e.index).copied().unwrap_or(0);
+                let line = inst_lines.get(e.index).copied().unwrap_or(0);
                 let at = lines
                     .iter()
                     .rev()
