@@ -656,3 +656,30 @@ fn usage_and_input_errors_are_one_line_with_exit_2() {
         "{err}"
     );
 }
+
+/// One program runs on one machine (docs/cli-run.md, "The generation"): instructions
+/// assembled for two generations, or a `.gen` line that contradicts `--gen`, are refused
+/// before anything runs, naming both lines.
+#[test]
+fn a_program_runs_on_one_generation() {
+    let dir = scratch("one_generation");
+    let iota = "iota src=0:[[1,4]] out=fp32 dst=sbuf[p0..1]+0x0:[[1,4]]";
+    let mixed = write(
+        &dir,
+        "mixed.tpb",
+        &format!("# two machines\n{iota}\n.gen sunda\n{iota}\n"),
+    );
+    let err = one_line_error(&tpb(&dir, &["run", &mixed]), 2);
+    assert!(
+        err.contains("line 3 (.gen) is for sunda but line 2 (instruction) is for cayman"),
+        "{err}"
+    );
+    let declared = write(&dir, "declared.tpb", &format!(".gen sunda\n{iota}\n"));
+    let err = one_line_error(&tpb(&dir, &["run", "--gen", "cayman", &declared]), 2);
+    assert!(
+        err.contains("says `.gen sunda` (line 1) but --gen cayman was given"),
+        "{err}"
+    );
+    // The same file with --gen agreeing runs.
+    ok(&tpb(&dir, &["run", "--gen", "sunda", &declared]));
+}

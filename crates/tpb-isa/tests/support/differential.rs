@@ -32,7 +32,10 @@ pub fn assert_same(src: &str, opts: &AsmOptions) {
                 .filter(|i| !matches!(i, Item::Instruction(_)))
                 .collect();
             assert_eq!(map.marks.iter().collect::<Vec<_>>(), marks, "{src:?}");
-            assert_eq!((map.initial_gen, map.final_gen), (a.initial_gen, a.final_gen));
+            assert_eq!(
+                (map.initial_gen, map.final_gen),
+                (a.initial_gen, a.final_gen)
+            );
         }
         (Err(e), Err(p)) => assert_eq!(e, p, "{src:?}"),
         (each, plain) => panic!("asm_each and asm_plain differ on {src:?}: {each:?} vs {plain:?}"),

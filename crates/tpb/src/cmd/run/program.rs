@@ -137,13 +137,19 @@ fn assemble(path: &Path, src: String, gen_flag: Option<Gen>) -> Result<Program, 
             Item::Gen { line, gen } => Some((*gen, *line, ".gen")),
             _ => None,
         })
-        .chain(map.lines.iter().zip(&gens).map(|(&l, &g)| (g, l, "instruction")))
+        .chain(
+            map.lines
+                .iter()
+                .zip(&gens)
+                .map(|(&l, &g)| (g, l, "instruction")),
+        )
         .collect();
     mentioned.sort_by_key(|m| m.1);
     let first = mentioned.first().copied();
-    if let (Some((g0, l0, w0)), Some(&(gen, line, what))) =
-        (first, mentioned.iter().find(|m| Some(m.0) != first.map(|f| f.0)))
-    {
+    if let (Some((g0, l0, w0)), Some(&(gen, line, what))) = (
+        first,
+        mentioned.iter().find(|m| Some(m.0) != first.map(|f| f.0)),
+    ) {
         return Err(CliError::Msg(format!(
             "{name}: line {line} ({what}) is for {gen} but line {l0} ({w0}) is for \
              {g0}; one program runs on one generation"
