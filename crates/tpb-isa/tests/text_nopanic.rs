@@ -2,6 +2,9 @@
 //! own alphabet, and mutations of valid programs. Every error it reports points inside the
 //! source. The same checks run under `fuzz/` without a budget.
 
+#[path = "support/differential.rs"]
+mod differential;
+
 use proptest::prelude::*;
 use tpb_isa::text::{asm, disasm_program, AsmErrors, AsmOptions};
 use tpb_isa::{Gen, Instruction};
@@ -27,9 +30,11 @@ fn options() -> AsmOptions {
     AsmOptions::new(Gen::Cayman).allow_directives(&["in", "expect"])
 }
 
-/// Assembles `src` and checks the error invariants: non-empty, in line order, each span
+/// Assembles `src` and checks the error invariants (and that every path agrees): non-empty, in line order, each span
 /// inside the source on char boundaries, lines and columns 1-based.
 fn check(src: &str) {
+    // The fast path and the plain reference agree on every input (tests/text_fast.rs).
+    differential::assert_same(src, &options());
     match asm(src, &options()) {
         Ok(a) => {
             // What assembles must survive the canonical round trip.

@@ -5,6 +5,8 @@
 
 #[path = "support/bundles.rs"]
 mod bundles;
+#[path = "support/differential.rs"]
+mod differential;
 
 use bundles::bundle;
 use proptest::prelude::*;
@@ -17,6 +19,7 @@ fn assert_round_trip(b: &[u8; 64], gen: Gen) {
     let inst = Instruction::decode(b, gen);
     let text = disasm(&inst, gen);
     assert!(!text.contains('\n'), "{text}");
+    differential::assert_same(&text, &AsmOptions::new(gen));
     match asm_line(&text, gen) {
         Ok(back) => assert_eq!(back.encode(), *b, "{gen}: {text}"),
         Err(e) => panic!("{gen}: `{text}` does not assemble:\n{e}"),
@@ -234,6 +237,7 @@ proptest! {
         let mut c = Choices(seed);
         for _ in 0..4 {
             let spelling = respell(&inst, gen, &canonical, &mut c);
+            differential::assert_same(&spelling, &AsmOptions::new(gen));
             let back = asm_line(&spelling, gen)
                 .unwrap_or_else(|e| panic!("`{spelling}` (from `{canonical}`):\n{e}"));
             prop_assert_eq!(back.encode(), b, "{}", spelling);
@@ -324,6 +328,7 @@ proptest! {
             line.push_str(&format!(" {}={value}", meta.name));
         }
         let src = format!("# generated\n.gen {gen}\n{line}\n");
+        differential::assert_same(&src, &AsmOptions::default());
         if let Ok(a) = asm(&src, &AsmOptions::default()) {
             let t1 = disasm_program(&a.insts(), gen);
             let a1 = asm(&t1, &AsmOptions::default())

@@ -13,6 +13,14 @@ use tpb_sim::{Config, HostTensor, Machine};
 
 const GEN: Gen = Gen::Cayman;
 
+/// As `tpb run` without `--timeline`: no semaphore counter samples.
+fn options() -> EngineOptions {
+    EngineOptions {
+        record_counters: false,
+        ..EngineOptions::default()
+    }
+}
+
 /// Best time of `f` over rounds of at least `min` each.
 fn time(min: Duration, mut f: impl FnMut()) -> f64 {
     f();
@@ -117,12 +125,7 @@ fn compare(name: &str, insts: &[Instruction], bytes: u64, min: Duration) {
     let mut last: Option<EngineRun> = None;
     let multi = time(min, || {
         reset(&mut m);
-        last = Some(run_engines(
-            &mut m,
-            insts,
-            &engines,
-            &EngineOptions::default(),
-        ));
+        last = Some(run_engines(&mut m, insts, &engines, &options()));
     });
     let run = last.unwrap();
     assert_eq!(run.stop, Stop::Completed);
@@ -165,7 +168,7 @@ fn only(side: &str, name: &str, insts: &[Instruction], bytes: u64) {
         if side == "serial" {
             m.run(insts).unwrap();
         } else {
-            let r = run_engines(&mut m, insts, &engines, &EngineOptions::default());
+            let r = run_engines(&mut m, insts, &engines, &options());
             assert_eq!(r.stop, Stop::Completed);
         }
     }

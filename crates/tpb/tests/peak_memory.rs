@@ -72,3 +72,54 @@ fn decode_validate_explain_memory_does_not_grow_with_the_file() {
         assert!(b < a + 4_000, "tpb {args:?} grows: {a} kB → {b} kB");
     }
 }
+
+/// A binary program: an Iota (POOL) that fills 16 fp32 slots and bumps semaphore 0, then
+/// `n` copies of a one-element TensorScalar (DVE) that waits for it — race-free, no warning.
+fn one_element_program(n: usize) -> PathBuf {
+    use tpb_isa::text::{asm, AsmOptions};
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join(format!("peak_memory_run_{n}.bin"));
+    let src = "iota src=0:[[1,16]] out=fp32 dst=sbuf[p0..1]+0x0:[[1,16]] \
+               update_mode=sem_inc_complete update_idx=0\n\
+               ts_arith src=sbuf[p0..1]+0x4:[[1,1]] in=fp32 out=fp32 op0=mult imm0=0.5 \
+               dst=sbuf[p0..1]+0x100:[[1,1]] wait_mode=sem_ge_imm wait_idx=0 semaphore_value=1\n";
+    let bundles = asm(src, &AsmOptions::new(tpb_isa::Gen::Cayman))
+        .unwrap()
+        .to_bytes();
+    let (first, each) = bundles.split_at(64);
+    let mut bytes = first.to_vec();
+    for _ in 0..n {
+        bytes.extend_from_slice(each);
+    }
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// `tpb run` keeps state proportional to the program and no more (issue 11 target 3): the
+/// decoded instruction (68 bytes) and, on the engine model, one compact schedule record; no
+/// per-instruction report, text or timeline event unless asked for. Measured as the growth of
+/// peak memory per added instruction between two program sizes (before: 254 bytes with
+/// `--serial`, 1.2 kB on the engines).
+#[test]
+fn run_memory_per_instruction_stays_small() {
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("no /proc: peak memory is measured on Linux only");
+        return;
+    }
+    let (n_small, n_large) = (10_000usize, 60_000usize);
+    let (small, large) = (one_element_program(n_small), one_element_program(n_large));
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("peak_memory_run_out");
+    let out_dir = out.to_str().unwrap();
+    // Bytes per instruction allowed: the instruction, its engine and a little slack; on the
+    // engine model also the schedule record (`ScheduledStep`, 136 bytes).
+    for (mode, limit) in [(&["run", "--serial"][..], 100), (&["run"][..], 250)] {
+        let args: Vec<&str> = mode.iter().copied().chain(["--out-dir", out_dir]).collect();
+        let (a, b) = (peak_kb(&args, &small), peak_kb(&args, &large));
+        let per = (b.saturating_sub(a) * 1024) as f64 / (n_large - n_small) as f64;
+        println!("tpb {mode:?}: peak {a} kB at {n_small}, {b} kB at {n_large}: {per:.0} B each");
+        assert!(
+            per <= limit as f64,
+            "tpb {mode:?}: {per:.0} bytes per instruction"
+        );
+    }
+}

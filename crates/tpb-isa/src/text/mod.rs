@@ -23,13 +23,16 @@
 //!   on the result for that.
 
 mod disasm;
+mod fast;
+mod lex;
+mod names;
 mod operand;
 mod parse;
 mod reference;
 mod schema;
 
 pub use disasm::{disasm, disasm_into, disasm_into_bytes, disasm_plain, disasm_program};
-pub use parse::{asm, asm_line};
+pub use parse::{asm, asm_into, asm_line, asm_plain};
 pub use reference::field_reference_markdown;
 pub use schema::FIELD_ALIASES;
 
@@ -164,6 +167,49 @@ impl Assembly {
     /// The program binary: the bundles back to back (decisions §1.2).
     pub fn to_bytes(&self) -> Vec<u8> {
         self.instructions().flat_map(|s| s.inst.encode()).collect()
+    }
+}
+
+/// Where the bundles [`asm_into`] appended came from: everything of an [`Assembly`] but the
+/// instructions themselves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceMap {
+    /// The generation at the top of the file ([`AsmOptions::gen`]).
+    pub initial_gen: Gen,
+    /// The generation in force after the last line (changed by `.gen`).
+    pub final_gen: Gen,
+    /// The 1-based source line of each appended bundle, in order.
+    pub lines: Vec<usize>,
+    /// The `.gen` lines and caller-defined directives, in source order (never
+    /// [`Item::Instruction`]).
+    pub marks: Vec<Item>,
+}
+
+impl SourceMap {
+    /// The generation each bundle was assembled for (validate it against this one), in
+    /// order: the last `.gen` above its line, else [`SourceMap::initial_gen`].
+    pub fn gens(&self) -> impl Iterator<Item = Gen> + '_ {
+        let mut changes = self.marks.iter().filter_map(|m| match m {
+            Item::Gen { line, gen } => Some((*line, *gen)),
+            _ => None,
+        });
+        let mut next = changes.next();
+        let mut gen = self.initial_gen;
+        self.lines.iter().map(move |&line| {
+            while let Some((_, g)) = next.filter(|&(l, _)| l < line) {
+                gen = g;
+                next = changes.next();
+            }
+            gen
+        })
+    }
+
+    /// The caller-defined directives, in order.
+    pub fn directives(&self) -> impl Iterator<Item = &Directive> {
+        self.marks.iter().filter_map(|i| match i {
+            Item::Directive(d) => Some(d),
+            _ => None,
+        })
     }
 }
 

@@ -6,7 +6,7 @@ use super::schema::{
     Part, CHANNELS_FIELD, OPCODE_FIELD,
 };
 use super::{
-    AsmError, AsmErrors, AsmOptions, Assembly, Directive, Item, SourceInstruction,
+    AsmError, AsmErrors, AsmOptions, Assembly, Directive, Item, SourceInstruction, SourceMap,
     BUILTIN_DIRECTIVES, MAX_ASM_ERRORS,
 };
 use crate::gen::Gen;
@@ -30,15 +30,199 @@ use crate::wire::{Data4d, FieldDyn, Instruction, Tensor, BUNDLE_BYTES};
 ///      dst_mem_pattern=sbuf[p0..128]+0x0:[[1,64],[1,1],[1,1],[1,1]]");
 /// ```
 pub fn asm(src: &str, opts: &AsmOptions) -> Result<Assembly, AsmErrors> {
+    assembly(src, opts, Path::Fast)
+}
+
+/// [`asm`] on the plain path only: every line through the general parser that words the
+/// errors, none through the byte-level fast path. The reference the fast path is tested
+/// against (`tests/text_fast.rs`); slower, same results.
+pub fn asm_plain(src: &str, opts: &AsmOptions) -> Result<Assembly, AsmErrors> {
+    assembly(src, opts, Path::Plain)
+}
+
+/// Assembles a whole file into the caller's buffer: appends one 64-byte bundle per
+/// instruction (and `.bundle`) line to `out` and returns where each came from. The same
+/// language, results and errors as [`asm`] (`asm_into` appends exactly
+/// `asm(src, opts)?.to_bytes()`), but nothing is allocated per line on the way, so a large
+/// program costs its bundles plus one line number each. On error `out` is left as it was.
+///
+/// ```
+/// use tpb_isa::text::{asm_into, AsmOptions};
+/// use tpb_isa::Gen;
+/// let src = ".gen cayman\niota src=0:[[1,64]] out=fp32 dst=sbuf[p0..128]+0x0:[[1,64]]\n";
+/// let mut bundles = Vec::new();
+/// let map = asm_into(src, &AsmOptions::new(Gen::Sunda), &mut bundles).unwrap();
+/// assert_eq!((bundles.len(), map.lines.as_slice()), (1, &[2][..]));
+/// assert_eq!(map.gens().collect::<Vec<_>>(), [Gen::Cayman]);
+/// ```
+pub fn asm_into(
+    src: &str,
+    opts: &AsmOptions,
+    out: &mut Vec<[u8; 64]>,
+) -> Result<SourceMap, AsmErrors> {
+    let before = out.len();
+    let mut sink = BundleSink {
+        out,
+        lines: Vec::new(),
+        marks: Vec::new(),
+    };
+    match drive(src, opts, Path::Fast, &mut sink) {
+        Ok(final_gen) => Ok(SourceMap {
+            initial_gen: opts.gen,
+            final_gen,
+            lines: sink.lines,
+            marks: sink.marks,
+        }),
+        Err(e) => {
+            sink.out.truncate(before);
+            Err(e)
+        }
+    }
+}
+
+/// Which way instruction lines are read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Path {
+    /// The byte-level fast path where it applies, else the plain path.
+    Fast,
+    /// The plain path for every line.
+    Plain,
+}
+
+/// Where the driver puts what it assembles.
+trait Sink {
+    /// An instruction line the fast path assembled: its bundle and its code text.
+    fn bundle(&mut self, bundle: &[u8; 64], gen: Gen, line: usize, code: &str);
+    /// An item from the plain path.
+    fn item(&mut self, item: Item);
+}
+
+/// Collects [`Item`]s for [`asm`].
+struct ItemSink(Vec<Item>);
+
+impl Sink for ItemSink {
+    fn bundle(&mut self, bundle: &[u8; 64], gen: Gen, line: usize, code: &str) {
+        self.0.push(Item::Instruction(SourceInstruction {
+            inst: Instruction::decode(bundle, gen),
+            gen,
+            line,
+            source: code.to_string(),
+        }));
+    }
+    fn item(&mut self, item: Item) {
+        self.0.push(item);
+    }
+}
+
+/// Appends bundles to the caller's buffer for [`asm_into`].
+struct BundleSink<'a> {
+    out: &'a mut Vec<[u8; 64]>,
+    lines: Vec<usize>,
+    marks: Vec<Item>,
+}
+
+impl Sink for BundleSink<'_> {
+    fn bundle(&mut self, bundle: &[u8; 64], _: Gen, line: usize, _: &str) {
+        self.out.push(*bundle);
+        self.lines.push(line);
+    }
+    fn item(&mut self, item: Item) {
+        match item {
+            Item::Instruction(s) => {
+                self.out.push(s.inst.encode());
+                self.lines.push(s.line);
+            }
+            mark => self.marks.push(mark),
+        }
+    }
+}
+
+fn assembly(src: &str, opts: &AsmOptions, path: Path) -> Result<Assembly, AsmErrors> {
+    let mut sink = ItemSink(Vec::new());
+    let final_gen = drive(src, opts, path, &mut sink)?;
+    Ok(Assembly {
+        initial_gen: opts.gen,
+        final_gen,
+        items: sink.0,
+    })
+}
+
+/// What the fast path made of a line.
+enum FastLine<'a> {
+    /// Nothing but whitespace and comments.
+    Blank,
+    /// An instruction (its bundle written to the caller's buffer), with its code text.
+    Bundle(&'a str),
+    /// Anything else: the plain path decides.
+    Plain,
+}
+
+fn fast_line<'a>(line: &'a str, gen: Gen, bundle: &mut [u8; 64]) -> FastLine<'a> {
+    let b = line.as_bytes();
+    let end = memchr::memchr2(b'#', b';', b).unwrap_or(b.len());
+    let code = &b[..end];
+    if !code.is_ascii() {
+        return FastLine::Plain;
+    }
+    // ASCII, so `lex::trim` is `str::trim` and its ends are char boundaries.
+    let lead = code.iter().position(|&c| !super::lex::is_ws(c));
+    let text = &line[lead.unwrap_or(end)..lead.unwrap_or(end) + super::lex::trim(code).len()];
+    match text.as_bytes().first() {
+        None => return FastLine::Blank,
+        Some(b'.') => return FastLine::Plain,
+        Some(_) => {}
+    }
+    match super::fast::instruction(text, gen, bundle) {
+        Some(()) => FastLine::Bundle(text),
+        None => FastLine::Plain,
+    }
+}
+
+/// `s.split('\n')`, finding the line ends with `memchr` (SIMD) rather than a char search.
+fn split_lines(s: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(s);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match memchr::memchr(b'\n', r.as_bytes()) {
+            Some(i) => {
+                rest = Some(&r[i + 1..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
+/// Reads every line of `src` into `sink`; returns the generation after the last line, or
+/// every error of the file.
+fn drive(src: &str, opts: &AsmOptions, path: Path, sink: &mut impl Sink) -> Result<Gen, AsmErrors> {
     let mut gen = opts.gen;
-    let mut items = Vec::new();
     let mut errors = Vec::new();
     let mut instructions = 0usize;
     // A byte-order mark is not part of the first line (editors do not show it).
     let mut line_start = if src.starts_with('\u{feff}') { 3 } else { 0 };
-    for (index, raw) in src[line_start..].split('\n').enumerate() {
+    let mut bundle = [0u8; 64];
+    for (index, raw) in split_lines(&src[line_start..]).enumerate() {
         let line_no = index + 1;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
+        if path == Path::Fast {
+            match fast_line(line, gen, &mut bundle) {
+                FastLine::Blank => {
+                    line_start += raw.len() + 1;
+                    continue;
+                }
+                FastLine::Bundle(code) => {
+                    sink.bundle(&bundle, gen, line_no, code);
+                    instructions += 1;
+                    line_start += raw.len() + 1;
+                    continue;
+                }
+                FastLine::Plain => {}
+            }
+        }
         let mut problems = Vec::new();
         let item = assemble_line(line, line_no, gen, opts, instructions, &mut problems);
         // Splitting finds some problems before field parsing finds earlier ones.
@@ -64,23 +248,19 @@ pub fn asm(src: &str, opts: &AsmOptions) -> Result<Assembly, AsmErrors> {
         match item {
             Some(Item::Gen { gen: g, .. }) => {
                 gen = g;
-                items.push(Item::Gen { line: line_no, gen });
+                sink.item(Item::Gen { line: line_no, gen });
             }
             Some(Item::Instruction(i)) => {
                 instructions += 1;
-                items.push(Item::Instruction(i));
+                sink.item(Item::Instruction(i));
             }
-            Some(d) => items.push(d),
+            Some(d) => sink.item(d),
             None => {}
         }
         line_start += raw.len() + 1;
     }
     if errors.is_empty() {
-        Ok(Assembly {
-            initial_gen: opts.gen,
-            final_gen: gen,
-            items,
-        })
+        Ok(gen)
     } else {
         Err(AsmErrors(errors))
     }

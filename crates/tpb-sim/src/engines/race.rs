@@ -44,6 +44,21 @@ pub const HISTORY: usize = 64;
 #[derive(Clone, Debug)]
 pub(crate) struct History {
     entries: std::collections::VecDeque<(i64, Clock)>,
+    /// Where the run of non-decreasing values that ends with the newest entry starts.
+    rising_from: usize,
+    /// Where the run of non-increasing values that ends with the newest entry starts.
+    falling_from: usize,
+}
+
+/// Which values a wait's condition holds for, as far as [`History::acquire`] can use it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Closed {
+    /// Holding at `v` means holding at every larger value (`>`, `>=`).
+    Upward,
+    /// Holding at `v` means holding at every smaller value (`<`, `<=`).
+    Downward,
+    /// Neither (`==`, events).
+    Neither,
 }
 
 impl History {
@@ -51,26 +66,82 @@ impl History {
     pub(crate) fn new(initial: i64) -> History {
         History {
             entries: std::iter::once((initial, [0; NUM_ENGINES])).collect(),
+            rising_from: 0,
+            falling_from: 0,
         }
     }
 
     /// Records an update to `value` released with `clock`.
     pub(crate) fn update(&mut self, value: i64, clock: &Clock) {
-        let mut c = self.entries.back().map_or([0; NUM_ENGINES], |e| e.1);
+        let (last, mut c) = self
+            .entries
+            .back()
+            .map_or((value, [0; NUM_ENGINES]), |e| *e);
         join(&mut c, clock);
         if self.entries.len() == HISTORY {
             self.entries.pop_front();
+            self.rising_from = self.rising_from.saturating_sub(1);
+            self.falling_from = self.falling_from.saturating_sub(1);
         }
         self.entries.push_back((value, c));
+        let newest = self.entries.len() - 1;
+        if value < last {
+            self.rising_from = newest;
+        }
+        if value > last {
+            self.falling_from = newest;
+        }
     }
 
-    /// The clock a wait whose condition is `holds` acquires when it passes now.
-    pub(crate) fn acquire(&self, holds: impl Fn(i64) -> bool) -> Clock {
+    /// The clock a wait whose condition is `holds` acquires when it passes now: that of the
+    /// newest entry, or of the earliest of the unbroken run of entries before it whose values
+    /// also satisfy the condition ([`History::acquire_by_walk`], the reference).
+    ///
+    /// A condition closed upward (or downward) holds on a non-decreasing (non-increasing)
+    /// run of values from some entry on, so the start of the unbroken run is found by
+    /// binary search there: a wait on a counter many updates ahead costs no walk.
+    pub(crate) fn acquire(&self, holds: impl Fn(i64) -> bool, closed: Closed) -> Clock {
+        let at = self.acquired_entry(holds, closed);
+        self.entries.get(at).map_or([0; NUM_ENGINES], |e| e.1)
+    }
+
+    /// The entry [`History::acquire`] takes the clock of.
+    fn acquired_entry(&self, holds: impl Fn(i64) -> bool, closed: Closed) -> usize {
+        let newest = self.entries.len().saturating_sub(1);
+        let run = match closed {
+            Closed::Upward => self.rising_from,
+            Closed::Downward => self.falling_from,
+            Closed::Neither => newest,
+        };
+        // Entries run..newest: the condition fails, then holds (monotone there).
+        let (lo, hi) = (run, newest);
+        let (mut a, mut b) = (lo, hi);
+        while a < b {
+            let mid = a + (b - a) / 2;
+            if holds(self.entries[mid].0) {
+                b = mid;
+            } else {
+                a = mid + 1;
+            }
+        }
+        let mut at = a;
+        // The whole run holds: go on walking before it.
+        if at == lo {
+            while at > 0 && holds(self.entries[at - 1].0) {
+                at -= 1;
+            }
+        }
+        at
+    }
+
+    /// [`History::acquired_entry`] by walking back one entry at a time (the reference).
+    #[cfg(test)]
+    fn acquired_entry_by_walk(&self, holds: impl Fn(i64) -> bool) -> usize {
         let mut at = self.entries.len().saturating_sub(1);
         while at > 0 && holds(self.entries[at - 1].0) {
             at -= 1;
         }
-        self.entries.get(at).map_or([0; NUM_ENGINES], |e| e.1)
+        at
     }
 }
 
@@ -149,6 +220,8 @@ pub struct Race {
 }
 
 struct Rec {
+    /// Whether the record is live (a dead one waits in `free` for reuse).
+    live: bool,
     epoch: u64,
     write: bool,
     space: Space,
@@ -310,6 +383,7 @@ impl Detector {
                 }
             }
             let rec = Rec {
+                live: true,
                 epoch: if a.write { epochs.1 } else { epochs.0 },
                 write: a.write,
                 space: a.region.space,
@@ -362,20 +436,66 @@ impl Detector {
             }
         }
         let recs = &mut self.recs;
-        let mut dead: Vec<u32> = Vec::new();
+        let free = &mut self.free;
         for space in &mut self.pages {
             for bucket in space.iter_mut() {
                 for (f, list) in bucket.iter_mut().enumerate() {
                     let k = list.partition_point(|&id| recs[id as usize].epoch <= frontier[f]);
-                    dead.extend(list.drain(..k));
+                    // A record on several pages is dead on all of them (one frontier); it
+                    // is freed once, when first met.
+                    for id in list.drain(..k) {
+                        let r = &mut recs[id as usize];
+                        if r.live {
+                            r.live = false;
+                            r.runs = Runs::One(0..0);
+                            free.push(id);
+                        }
+                    }
                 }
             }
         }
-        dead.sort_unstable();
-        dead.dedup();
-        for &id in &dead {
-            recs[id as usize].runs = Runs::One(0..0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A condition `value OP threshold` and how it is closed.
+    type Condition = (fn(i64, i64) -> bool, Closed);
+
+    proptest! {
+        // The binary search over monotone runs finds what the walk finds, for every
+        // condition, on histories that rise, fall, repeat values and overflow HISTORY.
+        #[test]
+        fn acquire_finds_what_the_walk_finds(
+            initial in -3i64..4,
+            steps in proptest::collection::vec((-2i64..3, 0u64..4), 0..150),
+            threshold in -6i64..12,
+        ) {
+            let mut h = History::new(initial);
+            let mut v = initial;
+            for (i, (delta, tick)) in steps.into_iter().enumerate() {
+                v += delta;
+                let mut clock = [0; NUM_ENGINES];
+                clock[i % NUM_ENGINES] = tick;
+                h.update(v, &clock);
+                let conditions: [Condition; 5] = [
+                    (|v, t| v >= t, Closed::Upward),
+                    (|v, t| v > t, Closed::Upward),
+                    (|v, t| v <= t, Closed::Downward),
+                    (|v, t| v < t, Closed::Downward),
+                    (|v, t| v == t, Closed::Neither),
+                ];
+                for (cond, closed) in conditions {
+                    let holds = |x| cond(x, threshold);
+                    prop_assert_eq!(
+                        h.acquired_entry(holds, closed),
+                        h.acquired_entry_by_walk(holds)
+                    );
+                }
+            }
         }
-        self.free.extend(dead);
     }
 }

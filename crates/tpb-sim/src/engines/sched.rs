@@ -384,7 +384,10 @@ pub fn run_engines_with(
             let mut waited_on = None;
             for w in sync.waits.iter().flatten() {
                 let o = w.object();
-                join(&mut en.clock, &history[o.slot()].acquire(|v| w.holds_at(v)));
+                join(
+                    &mut en.clock,
+                    &history[o.slot()].acquire(|v| w.holds_at(v), w.closed()),
+                );
                 if now > ready && waited_on.is_none() && obj_writer[o.slot()].is_some() {
                     waited_on = Some(o);
                 }

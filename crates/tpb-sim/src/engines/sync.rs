@@ -4,6 +4,7 @@
 //! (`_READ`) or finished (`_COMPLETE`), on the value the object has then (assumption
 //! `engine-sync-timing`). Semaphore arithmetic follows `semaphore-arithmetic`.
 
+use super::race::Closed;
 use crate::assumptions::{EVENT_CONFLICT_FAULTS, SEM_STEP};
 use crate::machine::{FaultCause, NUM_EVENTS, NUM_SEMAPHORES};
 use std::fmt;
@@ -89,15 +90,29 @@ impl Wait {
         match *self {
             Wait::Semaphore { op, threshold, .. } => {
                 let t = i64::from(threshold);
-                match op {
-                    "==" => v == t,
-                    "<" => v < t,
-                    "<=" => v <= t,
-                    ">" => v > t,
+                // By bytes, not string comparisons: this runs for every wait and, in
+                // happens-before, for every update a wait looks back over.
+                match op.as_bytes() {
+                    [b'=', ..] => v == t,
+                    [b'<'] => v < t,
+                    [b'<', _] => v <= t,
+                    [b'>'] => v > t,
                     _ => v >= t,
                 }
             }
             Wait::Event { want, .. } => (v != 0) == want,
+        }
+    }
+
+    /// Which side of its threshold the condition holds on (for [`super::race::History`]).
+    pub(crate) fn closed(&self) -> Closed {
+        match *self {
+            Wait::Semaphore { op, .. } => match op.as_bytes() {
+                [b'>', ..] => Closed::Upward,
+                [b'<', ..] => Closed::Downward,
+                _ => Closed::Neither,
+            },
+            Wait::Event { .. } => Closed::Neither,
         }
     }
 

@@ -163,7 +163,7 @@ pub(crate) struct Access {
 impl Access {
     /// Builds an access and checks its hull against `active` bytes and `n` channels
     /// against the 128 partitions (decisions §3.1).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn new(
         name: &'static str,
         space: Space,

@@ -35,13 +35,41 @@ pub(crate) struct Bufs {
     pub(crate) bytes: Vec<u8>,
 }
 
-/// What one thread of the engine owns: the kernel buffers and the gather / scatter staging.
+/// What one thread of the engine owns: the kernel buffers, the gather / scatter staging and
+/// the byte table.
 #[derive(Clone)]
 pub(crate) struct Lane {
     bufs: Bufs,
     stage_in: Vec<u8>,
     stage_out: Vec<u8>,
+    table: ByteTable,
 }
+
+/// Chunks of 1-byte inputs at least this long may build a [`ByteTable`] (256 elements
+/// through the kernel); shorter ones use a table only when it is already built.
+const TABLE_BUILD_MIN: usize = 512;
+/// Chunks shorter than this never use a table (the one-element instruction pays nothing).
+const TABLE_USE_MIN: usize = 64;
+
+/// A kernel's output for each of the 256 values of a 1-byte input element, under the
+/// [`Kernel::pure_key`] it was built for (this instruction only).
+#[derive(Clone)]
+struct ByteTable {
+    key: Option<u64>,
+    /// Output bytes of input byte `b` at `b * size..(b + 1) * size`.
+    out: [u8; 256 * 4],
+}
+
+/// The 256 input bytes a [`ByteTable`] is built from.
+const ALL_BYTES: [u8; 256] = {
+    let mut a = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        a[i] = i as u8;
+        i += 1;
+    }
+    a
+};
 
 impl Lane {
     pub(crate) fn new() -> Lane {
@@ -54,6 +82,10 @@ impl Lane {
             },
             stage_in: vec![0; CHUNK * 4],
             stage_out: vec![0; CHUNK * 4],
+            table: ByteTable {
+                key: None,
+                out: [0; 256 * 4],
+            },
         }
     }
 }
@@ -74,6 +106,15 @@ pub(crate) trait Kernel: Clone + Send + Sync {
     fn map(&mut self, b: &mut Bufs, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
         self.load(b, c, k0, input);
         self.store(b, c, k0, out);
+    }
+    /// `Some(key)` when, from element `k0` of channel `c` up to the next multiple of the
+    /// walk's `split`, each output element is a function of its input element alone (no
+    /// position, no other element), the same function for every chunk of this instruction
+    /// that has the same key. The engine may then tabulate it for 1-byte inputs
+    /// ([`ByteTable`]). `None`, the default, promises nothing.
+    #[inline(always)]
+    fn pure_key(&self, _c: u32, _k0: u64) -> Option<u64> {
+        None
     }
 }
 
@@ -131,6 +172,10 @@ pub(crate) fn drive<K: Kernel>(
     };
     if lanes.is_empty() {
         lanes.push(Lane::new());
+    }
+    // A table belongs to one instruction.
+    for lane in lanes.iter_mut() {
+        lane.table.key = None;
     }
     let total = count.saturating_mul(u64::from(n));
     let groups = threads.count.min(n as usize);
@@ -351,6 +396,7 @@ fn drive_channel<K: Kernel>(ch: &mut Chan<'_>, lane: &mut Lane, walk: Walk<'_>, 
         bufs,
         stage_in,
         stage_out,
+        table,
     } = lane;
     let c = ch.c;
     let chunks = || {
@@ -376,7 +422,12 @@ fn drive_channel<K: Kernel>(ch: &mut Chan<'_>, lane: &mut Lane, walk: Walk<'_>, 
             let at = k0 as usize;
             let out = &mut ch.out[at * dout..(at + len) * dout];
             match input {
-                Some(_) => k.map(bufs, c, k0, &ch.input[at * din..(at + len) * din], out),
+                Some(_) => {
+                    let input = &ch.input[at * din..(at + len) * din];
+                    if din != 1 || !by_table(k, bufs, table, c, k0, input, out) {
+                        k.map(bufs, c, k0, input, out);
+                    }
+                }
                 None => k.store(bufs, c, k0, out),
             }
         }
@@ -393,6 +444,62 @@ fn drive_channel<K: Kernel>(ch: &mut Chan<'_>, lane: &mut Lane, walk: Walk<'_>, 
         write(ch, dst, &mut dc, len, stage_out, |out| {
             k.store(bufs, c, k0, out)
         });
+    }
+}
+
+/// Maps the 1-byte elements `input` to `out` through the lane's [`ByteTable`] for the
+/// kernel's [`Kernel::pure_key`], building it when the chunk is long enough; `false`
+/// (nothing done) when the kernel makes no promise or the chunk is too short.
+#[inline]
+fn by_table<K: Kernel>(
+    k: &mut K,
+    bufs: &mut Bufs,
+    table: &mut ByteTable,
+    c: u32,
+    k0: u64,
+    input: &[u8],
+    out: &mut [u8],
+) -> bool {
+    if input.len() < TABLE_USE_MIN {
+        return false;
+    }
+    let Some(key) = k.pure_key(c, k0) else {
+        return false;
+    };
+    let size = out.len() / input.len();
+    if !matches!(size, 1 | 2 | 4) {
+        return false;
+    }
+    if table.key != Some(key) {
+        if input.len() < TABLE_BUILD_MIN {
+            return false;
+        }
+        // The same kernel code on the 256 possible inputs, so the table is what the
+        // kernel would compute.
+        k.map(bufs, c, k0, &ALL_BYTES, &mut table.out[..256 * size]);
+        table.key = Some(key);
+    }
+    let t = &table.out;
+    match size {
+        1 => {
+            for (o, &b) in out.iter_mut().zip(input) {
+                *o = t[usize::from(b)];
+            }
+        }
+        2 => lookup::<2>(t, input, out),
+        _ => lookup::<4>(t, input, out),
+    }
+    true
+}
+
+/// `out[i] = t[input[i]]` for `N`-byte output elements.
+#[inline(always)]
+fn lookup<const N: usize>(t: &[u8], input: &[u8], out: &mut [u8]) {
+    let Ok(t) = <&[[u8; N]; 256]>::try_from(&t.as_chunks::<N>().0[..256]) else {
+        return; // not reached: the table holds 256 elements of up to 4 bytes
+    };
+    for (o, &b) in out.as_chunks_mut::<N>().0.iter_mut().zip(input) {
+        *o = t[usize::from(b)];
     }
 }
 

@@ -294,6 +294,7 @@ impl Cx<'_> {
     /// Resolves the source and destination of an elementwise instruction (both may be in
     /// SBUF or PSUM), checks that they pair element by element (decisions §3.3) and applies
     /// the element limit; returns them with the per-channel element count.
+    #[inline(always)]
     pub(crate) fn elementwise<const A: usize, const B: usize>(
         &self,
         src: (&Tensor<A>, &'static str, Dtype),
@@ -314,7 +315,7 @@ impl Cx<'_> {
     }
 
     /// Resolves a tensor operand for `n` channels and checks its bounds.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn tensor<const N: usize>(
         &self,
         t: &Tensor<N>,

@@ -218,6 +218,18 @@ impl Kernel for PtrMultiKernel<'_> {
         }
     }
 
+    /// Each element depends on its input and on the W slice's scalar(s) only.
+    fn pure_key(&self, c: u32, k0: u64) -> Option<u64> {
+        let sc = &self.flops[c as usize].slots;
+        let i = (k0 / self.slice) as usize;
+        Some(if self.dual {
+            let (a, m) = dual_pair_slots(i);
+            (u64::from(sc[a]) << 32) | u64::from(sc[m])
+        } else {
+            u64::from(sc[i])
+        })
+    }
+
     fn load(&mut self, b: &mut Bufs, _c: u32, _k0: u64, input: &[u8]) {
         let len = input.len() / self.size_in;
         match self.kind {

@@ -63,20 +63,49 @@ impl Shadow {
         Self::set_words(&mut self.words, start, len);
     }
 
+    /// The words holding bits `start..start + len` (`len > 0`): first and last word, and
+    /// the masks of the bits in them.
+    #[inline(always)]
+    fn span(start: usize, len: usize) -> (usize, usize, u64, u64) {
+        let end = start + len;
+        let last_bits = (end - 1) % 64 + 1;
+        let last = u64::MAX >> (64 - last_bits);
+        (start / 64, (end - 1) / 64, u64::MAX << (start % 64), last)
+    }
+
     /// [`Shadow::set_range`] on a run of words (e.g. one partition's, see
     /// [`Memory::split_for_write`]), bit `i` of the run being byte `i`.
     #[inline]
     pub(crate) fn set_words(words: &mut [u64], start: usize, len: usize) {
-        Self::for_masks(start, len, |w, m| {
-            words[w] |= m;
-            true
-        });
+        if len == 0 {
+            return;
+        }
+        let (sw, ew, first, last) = Self::span(start, len);
+        if sw == ew {
+            words[sw] |= first & last;
+        } else {
+            // Whole words in between: a fill (memset), not a word-by-word walk.
+            words[sw] |= first;
+            words[sw + 1..ew].fill(u64::MAX);
+            words[ew] |= last;
+        }
     }
 
     /// Whether every byte of `start..start + len` is initialised.
     #[inline]
     pub(crate) fn all_set(&self, start: usize, len: usize) -> bool {
-        Self::for_masks(start, len, |w, m| self.words[w] & m == m)
+        if len == 0 {
+            return true;
+        }
+        let (sw, ew, first, last) = Self::span(start, len);
+        let w = &self.words;
+        if sw == ew {
+            let m = first & last;
+            return w[sw] & m == m;
+        }
+        // The whole words ANDed without an early exit, so the loop vectorises.
+        let mid = w[sw + 1..ew].iter().fold(u64::MAX, |a, &x| a & x);
+        w[sw] & first == first && mid == u64::MAX && w[ew] & last == last
     }
 
     /// Whether bytes `start..start + len` are all initialised (for one element).
@@ -227,5 +256,32 @@ mod tests {
         assert!(t.all_set(64, 64) && !t.all_set(63, 2));
         t.set_range(0, 64);
         assert!(t.all_set(0, 128));
+    }
+
+    /// The word-level set and test against a plain bool-per-byte model, for ranges that
+    /// start and end inside, on and across word boundaries.
+    #[test]
+    fn shadow_words_match_a_byte_model() {
+        let bits = 320;
+        let cuts = [
+            0usize, 1, 5, 63, 64, 65, 127, 128, 129, 190, 191, 192, 255, 319, 320,
+        ];
+        for &a in &cuts {
+            for &b in cuts.iter().filter(|&&b| b >= a) {
+                let mut s = Shadow::new(bits);
+                let mut model = vec![false; bits];
+                s.set_range(a, b - a);
+                model[a..b].iter_mut().for_each(|x| *x = true);
+                for (i, &m) in model.iter().enumerate() {
+                    assert_eq!(s.get(i), m, "set {a}..{b}: bit {i}");
+                }
+                for &c in &cuts {
+                    for &d in cuts.iter().filter(|&&d| d >= c) {
+                        let want = model[c..d].iter().all(|&x| x);
+                        assert_eq!(s.all_set(c, d - c), want, "set {a}..{b}, test {c}..{d}");
+                    }
+                }
+            }
+        }
     }
 }

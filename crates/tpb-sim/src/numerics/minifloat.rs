@@ -57,6 +57,11 @@ impl Minifloat {
         }
     }
 
+    /// Mantissa field width.
+    pub(crate) const fn man_bits(self) -> u32 {
+        self.man_bits
+    }
+
     /// The canonical NaN magnitude.
     pub(crate) const fn nan(self) -> u32 {
         self.nan

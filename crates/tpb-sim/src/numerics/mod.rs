@@ -16,10 +16,12 @@
 //!   (see [`canonical_nan`]), checked by `tests/numerics.rs` on committed fixtures.
 
 pub(crate) mod alu;
+mod fp8_table;
 mod minifloat;
 
 pub use alu::{alu_arith, alu_bitvec, alu_int, alu_int_as};
 
+use fp8_table::Fp8EncodeTable;
 use minifloat::Minifloat;
 use std::fmt;
 use tpb_isa::{AluOp, CodeEnum, Dtype};
@@ -474,33 +476,16 @@ fn encode_values<T: Copy, const CANON_NAN: bool>(
     out: &mut [u8],
     cfg: &Fp8Config,
 ) {
-    // One monomorphic loop per dtype (and FP8 format × saturation): constants fold and
-    // the float encoders, being branch-free, vectorise.
+    // One monomorphic loop per dtype: constants fold and the float encoders, being
+    // branch-free, vectorise.
     match (dtype, fp8_format(dtype, cfg), cfg.ocp_sat) {
-        (_, Some(E3M4), false) => encode_loop(xs, &get, out, |x| {
-            [E3M4.encode_nan(x.to_bits(), false, CANON_NAN) as u8]
-        }),
-        (_, Some(E3M4), true) => encode_loop(xs, &get, out, |x| {
-            [E3M4.encode_nan(x.to_bits(), true, CANON_NAN) as u8]
-        }),
-        (_, Some(E4M3), false) => encode_loop(xs, &get, out, |x| {
-            [E4M3.encode_nan(x.to_bits(), false, CANON_NAN) as u8]
-        }),
-        (_, Some(E4M3), true) => encode_loop(xs, &get, out, |x| {
-            [E4M3.encode_nan(x.to_bits(), true, CANON_NAN) as u8]
-        }),
-        (_, Some(E4M3FN), false) => encode_loop(xs, &get, out, |x| {
-            [E4M3FN.encode_nan(x.to_bits(), false, CANON_NAN) as u8]
-        }),
-        (_, Some(E4M3FN), true) => encode_loop(xs, &get, out, |x| {
-            [E4M3FN.encode_nan(x.to_bits(), true, CANON_NAN) as u8]
-        }),
-        (_, Some(E5M2), false) => encode_loop(xs, &get, out, |x| {
-            [E5M2.encode_nan(x.to_bits(), false, CANON_NAN) as u8]
-        }),
-        (_, Some(f), sat) => encode_loop(xs, &get, out, |x| {
-            [f.encode_nan(x.to_bits(), sat, CANON_NAN) as u8]
-        }),
+        // FP8: through the shared table (one per format, saturation and NaN rule).
+        (_, Some(f), sat) => match Fp8EncodeTable::of(f, sat, CANON_NAN) {
+            Some(t) => t.encode_loop(xs, get, out),
+            None => encode_loop(xs, &get, out, |x| {
+                [f.encode_nan(x.to_bits(), sat, CANON_NAN) as u8]
+            }),
+        },
         (Dtype::UINT8, ..) => {
             encode_loop(xs, &get, out, |x| [from_f32(Dtype::UINT8, x, cfg) as u8])
         }

@@ -1,12 +1,14 @@
 //! `tpb asm` and `tpb disasm`: the text syntax (docs/syntax.md) to 64-byte bundles and back.
 
-use super::input::{GenArg, InputArgs};
+use super::input::{stdout, stdout_error, GenArg, InputArgs};
 use super::run::program::DIRECTIVES as RUN_DIRECTIVES;
 use super::CliError;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tpb_isa::text::{asm, disasm_program, AsmOptions, MAX_ASM_ERRORS};
-use tpb_isa::validate::validate;
+use tpb_isa::text::{asm, asm_into, disasm_into_bytes, AsmOptions, MAX_ASM_ERRORS};
+use tpb_isa::validate::{is_valid, validate};
+use tpb_isa::Instruction;
 
 /// Arguments of `tpb asm`.
 #[derive(clap::Args, Debug)]
@@ -48,8 +50,10 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
     };
     // `tpb run`'s directives are accepted and skipped, so a runnable program also assembles.
     let opts = AsmOptions::new(args.gen.resolve()?).allow_directives(RUN_DIRECTIVES);
-    let assembly = match asm(&src, &opts) {
-        Ok(a) => a,
+    // Straight into bundles (the assembler's whole-program path: no per-line allocation).
+    let mut bundles = Vec::new();
+    let map = match asm_into(&src, &opts, &mut bundles) {
+        Ok(m) => m,
         Err(errors) => {
             for e in &errors {
                 let line = format!("{name}:{}:{}: {}", e.line, e.column, e.message);
@@ -66,33 +70,42 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
             return Ok(ExitCode::from(1));
         }
     };
-    if let Err(errors) = super::run::program::engines_of(&assembly, assembly.final_gen) {
-        for (line, col, m) in &errors {
-            eprintln!("{name}:{line}:{col}: {}", super::printable(m));
+    // Only an `.engine` line can misplace an instruction; the check reads the full assembly,
+    // built only for files that have one.
+    if map.directives().any(|d| d.name == "engine") {
+        let assembly = asm(&src, &opts).map_err(|e| CliError::Msg(e.to_string()))?;
+        if let Err(errors) = super::run::program::engines_of(&assembly, assembly.final_gen) {
+            for (line, col, m) in &errors {
+                eprintln!("{name}:{line}:{col}: {}", super::printable(m));
+            }
+            eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
+            return Ok(ExitCode::from(1));
         }
-        eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
-        return Ok(ExitCode::from(1));
     }
     if !args.no_validate {
         let mut bad = 0;
-        for s in assembly.instructions() {
-            let report = validate(&s.inst, s.gen);
-            for f in report.failures() {
-                let line = format!("{name}:{}: invalid on {}: {f}", s.line, s.gen);
+        for ((b, &line), gen) in bundles.iter().zip(&map.lines).zip(map.gens()) {
+            let inst = Instruction::decode(b, gen);
+            // The verdict alone costs no allocation; the report is built for failures only.
+            if is_valid(&inst, gen) {
+                continue;
+            }
+            for f in validate(&inst, gen).failures() {
+                let line = format!("{name}:{line}: invalid on {gen}: {f}");
                 eprintln!("{}", super::printable(&line));
             }
-            bad += usize::from(!report.is_valid());
+            bad += 1;
         }
         if bad > 0 {
             eprintln!("tpb: error: {bad} instruction(s) in {name} are invalid (use --no-validate to write them anyway)");
             return Ok(ExitCode::from(1));
         }
     }
-    let bytes = assembly.to_bytes();
-    crate::atomic::write_file(&args.output, &bytes).map_err(|e| CliError::io(&args.output, e))?;
+    let bytes = bundles.as_flattened();
+    crate::atomic::write_file(&args.output, bytes).map_err(|e| CliError::io(&args.output, e))?;
     eprintln!(
         "wrote {} bundle(s), {} bytes, to {}",
-        bytes.len() / 64,
+        bundles.len(),
         bytes.len(),
         args.output.display()
     );
@@ -100,10 +113,24 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
 }
 
 /// Runs `tpb disasm`: prints the program in the text syntax (canonical; `tpb asm` reads it
-/// back to the same bytes).
+/// back to the same bytes), one bundle at a time (constant memory in the file size): lines
+/// collect in one buffer that goes to standard output every 64 KiB.
 pub fn run_disasm(args: DisasmArgs) -> Result<ExitCode, CliError> {
+    const CHUNK: usize = 64 * 1024;
     let gen = args.gen.resolve()?;
-    let program = args.input.load()?;
-    print!("{}", disasm_program(&program.decode(gen), gen));
+    let mut program = args.input.open()?;
+    let mut out = stdout();
+    let mut text = Vec::with_capacity(2 * CHUNK);
+    text.extend_from_slice(format!(".gen {gen}\n").as_bytes());
+    while let Some(raw) = program.next_bundle()? {
+        disasm_into_bytes(&Instruction::decode(&raw, gen), gen, &mut text);
+        text.push(b'\n');
+        if text.len() >= CHUNK {
+            out.write_all(&text).map_err(stdout_error)?;
+            text.clear();
+        }
+    }
+    out.write_all(&text).map_err(stdout_error)?;
+    out.flush().map_err(stdout_error)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@
 //! [`disasm_plain`], checked against the fast one by a differential property test).
 
 mod fast;
+mod line;
 mod plain;
 
 use crate::gen::Gen;
