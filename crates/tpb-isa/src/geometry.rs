@@ -99,18 +99,21 @@ impl Geometry {
     }
 
     /// `addr_in_sbuf(a)` on the masked 29-bit address.
+    #[inline]
     pub const fn in_sbuf(&self, a: u32) -> bool {
         (a & PARTITION_ADDR_MASK) < self.state_buf_sz
     }
 
     /// `addr_in_psum(a)` on the masked 29-bit address (never true on maverick). Checked
     /// before SBUF where the windows overlap.
+    #[inline]
     pub const fn in_psum(&self, a: u32) -> bool {
         let a = a & PARTITION_ADDR_MASK;
         self.psum_buf_sz != 0 && a >= self.psum_base && a - self.psum_base < self.psum_buf_sz
     }
 
     /// Splits a masked byte address into (space, partition, offset within partition).
+    #[inline(always)]
     pub const fn locate(&self, a: u32) -> Option<(Space, u32, u32)> {
         let a = a & PARTITION_ADDR_MASK;
         if self.in_psum(a) {

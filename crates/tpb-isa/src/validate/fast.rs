@@ -10,7 +10,7 @@
 //! [`Instruction`]: crate::wire::Instruction
 
 use crate::gen::Gen;
-use crate::geometry::{Geometry, NUM_CHANNELS, NUM_REGISTERS};
+use crate::geometry::{Geometry, Space, NUM_CHANNELS, NUM_REGISTERS};
 use crate::opcode::{Family, Form, OpcodeInfo};
 use crate::tables::{AccumCmd, AluOp, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode};
 use crate::wire::{
@@ -90,56 +90,57 @@ const fn rw(dtype: Dtype, write: bool) -> Place {
     }
 }
 
-/// `tensorNd_valid` (common.rs `tensor_valid`).
+/// `tensorNd_valid` and `start_addr_active_channels` (without its placement lint) for one
+/// descriptor operand of `n` channels (common.rs `tensor_valid`, `start_addr_checks`,
+/// `start_addr_active_channels`): every chain checks both for the same operands, and here
+/// the address is located once for both.
 #[inline(always)]
-fn tensor<const N: usize>(gen: Gen, t: Tensor<N>, p: Place) -> bool {
+fn operand<const N: usize>(gen: Gen, t: Tensor<N>, p: Place, n: u8) -> bool {
     let a = t.start_addr;
     let form = a.form();
-    if form == AddrForm::Malformed {
+    if let AddrForm::Malformed = form {
         return false;
     }
     if let (Some(second), true) = (t.indirect_addr(), p.write) {
-        return start_addr(
-            gen,
-            a,
-            Place {
-                dtype: Dtype::UINT32,
-                ..p
-            },
-        ) && start_addr(gen, second, p);
+        // Not an immediate address, so no channel check applies (decisions §2.2).
+        let first = Place {
+            dtype: Dtype::UINT32,
+            ..p
+        };
+        return start_addr(gen, a, first).is_some() && start_addr(gen, second, p).is_some();
     }
     let placed = match form {
         AddrForm::Register(r) => u32::from(r) < NUM_REGISTERS,
-        _ => start_addr(gen, a, p),
+        AddrForm::Immediate => match start_addr(gen, a, p) {
+            Some((space, part, offset)) => {
+                let g = Geometry::of(gen);
+                part + u32::from(n) <= g.partitions && offset < g.active_bytes(space)
+            }
+            None => false,
+        },
+        _ => start_addr(gen, a, p).is_some(),
     };
-    placed && (a.shape_from_register() || t.num_elem.iter().all(|&n| n != 0))
+    placed && (a.shape_from_register() || t.num_elem.iter().all(|&c| c != 0))
 }
 
-/// `tensor_start_addr_valid` and `addr_aligned_dtype` (common.rs `start_addr_checks`).
+/// `tensor_start_addr_valid` and `addr_aligned_dtype` (common.rs `start_addr_checks`): where
+/// the address is (space, partition, offset) when every clause holds.
 #[inline(always)]
-fn start_addr(gen: Gen, a: Addr4, p: Place) -> bool {
-    let g = Geometry::of(gen);
-    let b = a.byte_addr();
-    let size = p.dtype.size();
-    let in_psum = g.in_psum(b);
-    let in_sbuf = !in_psum && g.in_sbuf(b);
-    size.is_some_and(|s| (b as usize).is_multiple_of(s))
-        && (in_psum || in_sbuf)
+fn start_addr(gen: Gen, a: Addr4, p: Place) -> Option<(Space, u32, u32)> {
+    let (space, part, offset) = Geometry::of(gen).locate(a.0)?;
+    let in_psum = space == Space::Psum;
+    let ok = aligned(a.byte_addr(), p.dtype.size())
         && (p.psum || !in_psum)
-        && (p.sbuf || !in_sbuf)
-        && (!(p.write && in_psum) || size == Some(4))
+        && (p.sbuf || in_psum)
+        && (!(p.write && in_psum) || p.dtype.size() == Some(4));
+    ok.then_some((space, part, offset))
 }
 
-/// `start_addr_active_channels` without its placement lint.
+/// `addr_aligned_dtype`: a multiple of the element size (a power of two, so a mask rather
+/// than a division); an unsized dtype is never aligned.
 #[inline(always)]
-fn active_channels(gen: Gen, a: Addr4, n: u8) -> bool {
-    match a.locate(gen) {
-        Some((space, p, o)) => {
-            let g = Geometry::of(gen);
-            p + u32::from(n) <= g.partitions && o < g.active_bytes(space)
-        }
-        None => true,
-    }
+fn aligned(b: u32, size: Option<usize>) -> bool {
+    size.is_some_and(|s| b as usize & (s - 1) == 0)
 }
 
 /// `ts_ptr_imm_chk` (immediates.rs).
@@ -156,7 +157,7 @@ fn ptr_imm(gen: Gen, v: ImmVal, bitvec: bool, in_dtype: Dtype, n: u8) -> bool {
             let g = Geometry::of(gen);
             p + u32::from(n) <= g.partitions
                 && o < g.active_bytes(space)
-                && (a.byte_addr() as usize).is_multiple_of(align)
+                && aligned(a.byte_addr(), Some(align))
         }
         None => false,
     }
@@ -211,10 +212,8 @@ fn ptr_multi(gen: Gen, info: &OpcodeInfo, s: View<'_, S4d4Tsm>) -> bool {
         && dout.is_valid_dtype(true)
         && s.op_dim() == TensorSubdim::XYZ
         && channels(n)
-        && active_channels(gen, src.start_addr, n)
-        && active_channels(gen, dst.start_addr, n)
-        && tensor(gen, src, rw(din, false))
-        && tensor(gen, dst, rw(dout, true))
+        && operand(gen, src, rw(din, false), n)
+        && operand(gen, dst, rw(dout, true), n)
         && src.element_count() == dst.element_count()
 }
 
@@ -228,8 +227,7 @@ fn s2_bn_shared(gen: Gen, s: View<'_, S2Bn>) -> bool {
         && zero(s.reserved2())
         && zero(s.reserved3())
         && channels(n)
-        && tensor(gen, src, rw(d, false))
-        && active_channels(gen, src.start_addr, n)
+        && operand(gen, src, rw(d, false), n)
 }
 
 /// `imm0_ptr == 0.0 && imm0_src == 0 && imm1 == 0.0`, compared as fp32.
@@ -292,10 +290,8 @@ fn affine_select(gen: Gen, s: View<'_, S2d2TsAs>) -> bool {
     let escape = gen != Gen::Sunda
         && (src.start_addr.shape_from_register() || dst.start_addr.shape_from_register());
     channels(n)
-        && tensor(gen, src, place(lo, false))
-        && tensor(gen, dst, place(hi, true))
-        && active_channels(gen, src.start_addr, n)
-        && active_channels(gen, dst.start_addr, n)
+        && operand(gen, src, place(lo, false), n)
+        && operand(gen, dst, place(hi, true), n)
         && (escape
             || (src.element_count() == dst.element_count()
                 && mask.element_count() == src.element_count()))
@@ -313,8 +309,7 @@ fn iota(gen: Gen, s: View<'_, D4Iota>) -> bool {
         && zero(s.reserved2())
         && out.is_valid_dtype(true)
         && channels(n)
-        && active_channels(gen, dst.start_addr, n)
-        && tensor(gen, dst, rw(out, true))
+        && operand(gen, dst, rw(out, true), n)
         && s.src_data_pattern().element_count() == dst.element_count()
 }
 
@@ -359,8 +354,8 @@ fn tensor_scalar(gen: Gen, info: &OpcodeInfo, s: View<'_, S3d3Ts>) -> bool {
         && (op0 != AluOp::BYPASS || op1 == AluOp::BYPASS)
         && imms
         && (!shift_bad || din.size() == Some(4))
-        && tensor(gen, src, rw(din, false))
-        && tensor(gen, dst, rw(dout, true))
+        && operand(gen, src, rw(din, false), n)
+        && operand(gen, dst, rw(dout, true), n)
         && src.element_count() == dst.element_count()
         && s.reverse_operands().defined_on(gen)
         && zero(s.reserved0())
@@ -368,8 +363,6 @@ fn tensor_scalar(gen: Gen, info: &OpcodeInfo, s: View<'_, S3d3Ts>) -> bool {
         && dout.is_valid_dtype(true)
         && s.accumulator_cmd() == AccumCmd::IDLE
         && channels(n)
-        && active_channels(gen, src.start_addr, n)
-        && active_channels(gen, dst.start_addr, n)
 }
 
 /// TensorScalarSelect (chains/ts_select.rs).
@@ -393,11 +386,9 @@ fn ts_select(gen: Gen, s: View<'_, S3d3TsSelect>) -> bool {
         && zero(s.reserved0())
         && zero(s.reserved1())
         && channels(n)
-        && tensor(gen, src, rw(d, false))
-        && tensor(gen, dst, rw(d, true))
+        && operand(gen, src, rw(d, false), n)
+        && operand(gen, dst, rw(d, true), n)
         && src.element_count() == dst.element_count()
-        && active_channels(gen, src.start_addr, n)
-        && active_channels(gen, dst.start_addr, n)
 }
 
 /// RangeSelect (chains/range_select.rs).
@@ -425,13 +416,11 @@ fn range_select(gen: Gen, s: View<'_, S2d2Rs>) -> bool {
         && lo.is_fp_datapath(false)
         && hi.is_fp_datapath(true)
         && channels(n)
-        && tensor(gen, src, rw(lo, false))
-        && tensor(gen, dst, rw(hi, true))
+        && operand(gen, src, rw(lo, false), n)
+        && operand(gen, dst, rw(hi, true), n)
         && src.element_count() == dst.element_count()
         && bound(s.bound0_src(), s.bound0())
         && bound(s.bound1_src(), s.bound1())
-        && active_channels(gen, src.start_addr, n)
-        && active_channels(gen, dst.start_addr, n)
         && zero(s.reserved1())
 }
 
