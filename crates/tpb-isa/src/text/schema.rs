@@ -50,25 +50,7 @@ pub(crate) enum Form {
     Plain,
 }
 
-/// Calls `$cb!` with every enumeration that is a field type (the list the text layer keeps;
-/// each is a `tables::CodeEnum` written by name).
-macro_rules! for_each_enum_field {
-    ($cb:ident) => {
-        $cb!(
-            Dtype,
-            AluOp,
-            AffineSelectCmp,
-            TensorSubdim,
-            RevOps,
-            ImmSrc,
-            AccumCmd,
-            WaitMode,
-            UpdateMode,
-            DebugCmd
-        )
-    };
-}
-pub(crate) use for_each_enum_field;
+pub(crate) use crate::wire::field::for_each_enum_field;
 
 /// Whether the field is one of the enumerations.
 #[inline(always)]

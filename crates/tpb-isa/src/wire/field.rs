@@ -268,19 +268,28 @@ macro_rules! enum_field {
         }
     )*};
 }
+/// Calls `$cb!` with every enumeration that is a field type (one list: the wire
+/// layer's `Field` impls below and the text layer's forms and formatters; each is a
+/// `tables::CodeEnum` written by name).
+macro_rules! for_each_enum_field {
+    ($cb:ident) => {
+        $cb! {
+            Dtype,
+            AluOp,
+            AffineSelectCmp,
+            TensorSubdim,
+            RevOps,
+            ImmSrc,
+            AccumCmd,
+            WaitMode,
+            UpdateMode,
+            DebugCmd
+        }
+    };
+}
 use crate::tables::{
     AccumCmd, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode,
     WaitMode,
 };
-enum_field!(
-    Dtype,
-    AluOp,
-    AffineSelectCmp,
-    TensorSubdim,
-    RevOps,
-    ImmSrc,
-    AccumCmd,
-    WaitMode,
-    UpdateMode,
-    DebugCmd
-);
+pub(crate) use for_each_enum_field;
+for_each_enum_field!(enum_field);

@@ -5,7 +5,9 @@
 //! lines, columns, spans, the cap).
 #![allow(dead_code)] // each suite uses part of it
 
-use tpb_isa::text::{asm, asm_each, asm_into, asm_plain, AsmOptions, Item, SourceInstruction};
+use tpb_isa::text::{
+    asm, asm_each, asm_into, asm_plain, AsmOptions, Assembly, Item, SourceInstruction, SourceMap,
+};
 
 /// Asserts that the four entry points agree on `src`.
 pub fn assert_same(src: &str, opts: &AsmOptions) {
@@ -26,12 +28,7 @@ pub fn assert_same(src: &str, opts: &AsmOptions) {
             let want: Vec<&SourceInstruction> = a.instructions().collect();
             assert_eq!(visited.iter().collect::<Vec<_>>(), want, "{src:?}");
             assert_eq!(map.lines, want.iter().map(|s| s.line).collect::<Vec<_>>());
-            let marks: Vec<&Item> = a
-                .items
-                .iter()
-                .filter(|i| !matches!(i, Item::Instruction(_)))
-                .collect();
-            assert_eq!(map.marks.iter().collect::<Vec<_>>(), marks, "{src:?}");
+            assert_same_marks(map, a, src);
             assert_eq!(
                 (map.initial_gen, map.final_gen),
                 (a.initial_gen, a.final_gen)
@@ -50,12 +47,7 @@ pub fn assert_same(src: &str, opts: &AsmOptions) {
             assert_eq!(map.lines, lines, "{src:?}");
             let gens: Vec<_> = a.instructions().map(|s| s.gen).collect();
             assert_eq!(map.gens().collect::<Vec<_>>(), gens, "{src:?}");
-            let marks: Vec<&Item> = a
-                .items
-                .iter()
-                .filter(|i| !matches!(i, Item::Instruction(_)))
-                .collect();
-            assert_eq!(map.marks.iter().collect::<Vec<_>>(), marks, "{src:?}");
+            assert_same_marks(&map, &a, src);
             assert_eq!(
                 (map.initial_gen, map.final_gen),
                 (a.initial_gen, a.final_gen)
@@ -71,4 +63,15 @@ pub fn assert_same(src: &str, opts: &AsmOptions) {
         }
         (into, plain) => panic!("asm_into and asm_plain differ on {src:?}: {into:?} vs {plain:?}"),
     }
+}
+
+/// The `.gen` and directive lines of a [`SourceMap`] are the non-instruction items of the
+/// [`Assembly`] of the same source.
+fn assert_same_marks(map: &SourceMap, a: &Assembly, src: &str) {
+    let marks: Vec<&Item> = a
+        .items
+        .iter()
+        .filter(|i| !matches!(i, Item::Instruction(_)))
+        .collect();
+    assert_eq!(map.marks.iter().collect::<Vec<_>>(), marks, "{src:?}");
 }
