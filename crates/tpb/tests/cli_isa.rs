@@ -603,30 +603,50 @@ fn validate_names_the_disabled_dual_bitvec_form_that_run_refuses() {
 /// partial last bundle is still an input error.
 #[test]
 fn a_piped_program_streams() {
-    use std::io::Write;
-    use std::process::Stdio;
     if !Path::new("/dev/stdin").exists() {
         return;
     }
     let causal = std::fs::read(root().join(CAUSAL)).unwrap();
-    for (input, code) in [(causal.clone(), 0), ([causal, vec![0u8; 3]].concat(), 2)] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tpb"))
-            .args(["decode", "/dev/stdin"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(&input).unwrap();
-        let o = child.wait_with_output().unwrap();
-        assert_eq!(o.status.code(), Some(code), "{}", text(&o.stderr));
-        assert!(text(&o.stdout).starts_with("#0 @0x0000 ts_arith"));
-        if code == 2 {
-            assert!(
-                text(&o.stderr).contains("3 trailing bytes"),
-                "{}",
-                text(&o.stderr)
-            );
+    // `tpb disasm` streams too (issue 11): same input, same error.
+    for (cmd, first) in [
+        ("decode", "#0 @0x0000 ts_arith"),
+        ("disasm", ".gen cayman\nts_arith"),
+    ] {
+        for (input, code) in [
+            (causal.clone(), 0),
+            ([causal.clone(), vec![0u8; 3]].concat(), 2),
+        ] {
+            piped(cmd, first, &input, code);
         }
+    }
+}
+
+/// Runs `tpb CMD /dev/stdin` with `input` piped in; checks the exit code, the first output
+/// (success) or the trailing-bytes error.
+fn piped(cmd: &str, first: &str, input: &[u8], code: i32) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tpb"))
+        .args([cmd, "/dev/stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(code), "{cmd}: {}", text(&o.stderr));
+    if code == 0 {
+        assert!(
+            text(&o.stdout).starts_with(first),
+            "{cmd}: {}",
+            text(&o.stdout)
+        );
+    } else {
+        assert!(
+            text(&o.stderr).contains("3 trailing bytes"),
+            "{cmd}: {}",
+            text(&o.stderr)
+        );
     }
 }
