@@ -94,7 +94,7 @@ pub(super) fn run(
     };
     println!(
         "program  {} ({}, {n} instruction{})",
-        program.name,
+        crate::cmd::shown(std::path::Path::new(&program.name)),
         program.gen,
         plural(n)
     );
@@ -145,7 +145,7 @@ pub(super) fn run(
             for a in plan.iter().filter(|p| p.at == n && n > 0) {
                 perform(&mut machine, a, n, fp8, style, &mut tally)?;
             }
-            super::write_manifest(&args.out_dir, program, &tally)?;
+            super::write_manifest(args.out_dir(), program, &tally)?;
         }
         Stop::Fault {
             engine,
@@ -155,11 +155,12 @@ pub(super) fn run(
             failed = true;
             summary(&report, &tally);
             let cause = fault.cause.to_string().replace("\n  ", "; ");
-            eprintln!(
-                "tpb: error: {}{}: {cause} (on {engine}, queue position {queue_index})",
+            let line = format!(
+                "{}{}: {cause} (on {engine}, queue position {queue_index})",
                 program.where_is(fault.inst.index),
                 fault.inst
             );
+            eprintln!("tpb: error: {}", crate::cmd::printable(&line));
         }
         Stop::Deadlock(d) => {
             failed = true;
@@ -172,11 +173,12 @@ pub(super) fn run(
                 plural(d.blocked.len())
             );
             for b in &d.blocked {
-                eprintln!(
+                let line = format!(
                     "  {} waits for {}",
                     describe(program, b.engine, b.queue_index, b.index),
                     b.detail
                 );
+                eprintln!("{}", crate::cmd::printable(&line));
             }
         }
     }
@@ -187,7 +189,7 @@ pub(super) fn run(
     print_engines(program, &run);
     for path in &args.timeline {
         timeline::write(path, program, &run)?;
-        println!("timeline {}", path.display());
+        println!("timeline {}", crate::cmd::shown(path));
     }
     for f in &tally.failed {
         eprintln!(
