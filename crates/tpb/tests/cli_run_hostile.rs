@@ -202,3 +202,149 @@ fn report_lines_escape_controls_and_bidi() {
         "{err}"
     );
 }
+
+/// Runs `tpb ARGS` in `cwd` with at most 1.5 GB of address space, so that an unbounded read
+/// fails fast instead of taking the machine.
+#[cfg(unix)]
+fn tpb_capped(cwd: &Path, args: &[&str]) -> Output {
+    std::process::Command::new("/bin/sh")
+        .current_dir(cwd)
+        .arg("-c")
+        .arg(r#"ulimit -v 1500000; exec "$0" "$@""#)
+        .arg(env!("CARGO_BIN_EXE_tpb"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// An `.npy` header (format 1.0) for `dict`, padded as numpy pads it.
+fn npy_header(dict: &str) -> Vec<u8> {
+    let mut h = dict.to_string();
+    while !(10 + h.len() + 1).is_multiple_of(64) {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    out.extend_from_slice(h.as_bytes());
+    out
+}
+
+/// Item 7: every read is bounded before it starts: a program, a queue, an `.in` file, a
+/// timing file or an assembly source that never ends (`/dev/zero`) is a one-line error, and
+/// an `.npy` whose header declares 16 elements is judged by its length, not read whole.
+#[cfg(unix)]
+#[test]
+fn reads_are_bounded() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let dir = scratch("bounded");
+    program(&dir, "");
+    let zero_in = format!("/dev/zero@{OUT}");
+    for (args, needle) in [
+        (vec!["run", "/dev/zero"], "limit"),
+        (vec!["run", "--queue", "dve=/dev/zero"], "limit"),
+        // Read only as far as its (missing) magic.
+        (vec!["run", "p.tpb", "--in", &zero_in], "bad .npy magic"),
+        (vec!["run", "p.tpb", "--timing-file", "/dev/zero"], "limit"),
+        (vec!["asm", "/dev/zero", "-o", "x.bin"], "limit"),
+    ] {
+        let o = tpb_capped(&dir, &args);
+        let err = status(&o, 2);
+        assert!(
+            err.contains(needle) && err.contains("/dev/zero"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // 16 fp32 elements declared, 3 GB present (a sparse file: no disk is used).
+    let mut bytes = npy_header("{'descr': '<f4', 'fortran_order': False, 'shape': (16,), }");
+    let header = bytes.len() as u64;
+    bytes.extend_from_slice(&[0; 64]);
+    std::fs::write(dir.join("big.npy"), &bytes).unwrap();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.join("big.npy"))
+        .unwrap();
+    f.set_len(header + (3u64 << 30)).unwrap();
+    drop(f);
+    let o = tpb_capped(&dir, &["run", "p.tpb", "--in", "big.npy@sbuf[p0..1]+0x0"]);
+    let err = status(&o, 2);
+    assert!(err.contains("needs 64"), "{err}");
+    // A header that declares more than the region's memory can hold is refused before any
+    // data is read.
+    let huge =
+        npy_header("{'descr': '<f4', 'fortran_order': False, 'shape': (128, 1099511627776), }");
+    std::fs::write(dir.join("huge.npy"), &huge).unwrap();
+    let o = tpb_capped(
+        &dir,
+        &["run", "p.tpb", "--in", "huge.npy@sbuf[p0..128]+0x0"],
+    );
+    let err = status(&o, 2);
+    assert!(err.contains("huge.npy"), "{err}");
+}
+
+/// Item 9: an `.npy` holds at most 64 dimensions (numpy's limit) on the way in and out.
+#[test]
+fn npy_dimensions_are_capped_at_64() {
+    let dir = scratch("ndim");
+    let dims = vec!["1"; 65].join(", ");
+    let file = npy_header(&format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({dims}), }}"
+    ));
+    let mut file = file;
+    file.extend_from_slice(&[0; 4]);
+    std::fs::write(dir.join("deep.npy"), &file).unwrap();
+    program(&dir, "");
+    let err = status(
+        &run(
+            &dir,
+            &["--serial", "p.tpb", "--in", "deep.npy@sbuf[p0..1]+0x0"],
+        ),
+        2,
+    );
+    assert!(err.contains("65 dimensions") && err.contains("64"), "{err}");
+    let shape = vec!["1"; 64].join("x");
+    let out = format!("sbuf[p0..1]+0x0:fp32:{shape}x1@deep_out.npy");
+    let err = status(&run(&dir, &["--serial", "p.tpb", "--out", &out]), 2);
+    assert!(err.contains("65 dimensions") && err.contains("64"), "{err}");
+    assert!(!dir.join("out").exists());
+}
+
+/// Item 10: `--threads` beyond a sane multiple of the cores is a clear error, not a panic.
+#[test]
+fn threads_are_capped() {
+    let dir = scratch("threads");
+    program(&dir, "");
+    let o = run(&dir, &["--serial", "p.tpb", "--threads", "2000"]);
+    let err = status(&o, 2);
+    assert!(
+        err.contains("--threads 2000") && err.contains("at most"),
+        "{err}"
+    );
+    status(&run(&dir, &["--serial", "p.tpb", "--threads", "2"]), 0);
+}
+
+/// Item 11: timing values that would overflow the schedule, or a READ_DRAIN longer than the
+/// shortest instruction, are refused before the run.
+#[test]
+fn out_of_range_timing_values_are_refused() {
+    let dir = scratch("timing");
+    program(&dir, "");
+    for (v, needle) in [
+        ("DVE_MIN_II=1099511627776", "DVE_MIN_II"),
+        ("POOL_START=1000000000", "POOL_START"),
+        ("CLOCK_MHZ_DVE_CAYMAN=1000000000", "CLOCK_MHZ_DVE_CAYMAN"),
+        ("READ_DRAIN=100", "READ_DRAIN"),
+    ] {
+        let o = run(&dir, &["p.tpb", "--timing", v]);
+        let err = status(&o, 2);
+        assert!(
+            err.contains(needle) && err.contains("at most"),
+            "{v}: {err}"
+        );
+        assert!(!text(&o.stdout).contains("ran "), "{v}");
+    }
+    status(&run(&dir, &["p.tpb", "--timing", "READ_DRAIN=63"]), 0);
+}

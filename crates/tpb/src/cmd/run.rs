@@ -248,6 +248,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             E4m3Arg::Fn => E4m3Variant::FiniteOnly,
         },
     };
+    check_threads(args.threads)?;
     let mut config = Config::new(program.gen);
     config.fp8 = fp8;
     config.strict = args.strict;
@@ -327,6 +328,24 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         eprintln!("tpb: error: expectation failed: {}", super::printable(f));
     }
     Ok(ExitCode::from(1))
+}
+
+/// `--threads` may ask for at most this many threads per core: more only adds switching (and
+/// thousands of threads exhaust the process).
+const THREADS_PER_CORE: usize = 8;
+
+/// Refuses a `--threads` count beyond [`THREADS_PER_CORE`] per core.
+fn check_threads(threads: usize) -> Result<(), CliError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max = THREADS_PER_CORE * cores;
+    if threads > max {
+        return Err(CliError::Msg(format!(
+            "--threads {threads}: at most {max} ({THREADS_PER_CORE} per core, {cores} core{}); \
+             0 uses every core",
+            plural(cores)
+        )));
+    }
+    Ok(())
 }
 
 /// Parses every binding (directives, then flags), reads every file and checks every region
@@ -409,7 +428,7 @@ fn plan(
             Origin::Line(_) => CliError::Msg(format!("{}:{origin}: {e}", program.name)),
             Origin::Flag(_) => CliError::Msg(format!("{origin}: {e}")),
         };
-        let Some(action) = prepare(b, default_dtype, fp8).map_err(here)? else {
+        let Some(action) = prepare(b, default_dtype, fp8, machine.gen()).map_err(here)? else {
             continue;
         };
         let bound = match &action {
@@ -420,13 +439,7 @@ fn plan(
             Action::Reg { .. } | Action::ShowFlops { .. } => None,
         };
         if let Some(b) = bound {
-            machine
-                .uninitialised_bytes(&b.tensor)
-                .map_err(|e| match e {
-                    // Already names the generation.
-                    tpb_sim::HostError::NoSuchSpace { .. } => here(format!("region {b}: {e}")),
-                    e => here(format!("region {b}: {e} on {}", machine.gen())),
-                })?;
+            data::fits(b, machine.gen()).map_err(here)?;
         }
         plan.push(Planned { at, origin, action });
     }
@@ -482,10 +495,11 @@ fn prepare(
     b: Binding,
     default_dtype: Option<Dtype>,
     fp8: &Fp8Config,
+    gen: tpb_isa::Gen,
 ) -> Result<Option<Action>, String> {
     Ok(Some(match b {
         Binding::In { file, region } => {
-            let (bound, _) = data::read_for_region(&file, &region, default_dtype)?;
+            let (bound, _) = data::read_for_region(&file, &region, default_dtype, gen)?;
             Action::In {
                 bound,
                 file,
@@ -493,16 +507,24 @@ fn prepare(
                 default_dtype,
             }
         }
-        Binding::Out { region, file } => Action::Out {
-            bound: region.bind().map_err(|e| e.to_string())?,
-            file,
-        },
+        Binding::Out { region, file } => {
+            let bound = region.bind().map_err(|e| e.to_string())?;
+            if bound.shape.len() > crate::npy::MAX_DIMS {
+                return Err(format!(
+                    "region {bound} has {} dimensions; an .npy file holds at most {} (numpy's \
+                     limit)",
+                    bound.shape.len(),
+                    crate::npy::MAX_DIMS
+                ));
+            }
+            Action::Out { bound, file }
+        }
         Binding::Reg { index, value } => Action::Reg { index, value },
         Binding::Expect {
             region,
             want: Want::File(file),
         } => {
-            let (bound, want) = data::read_for_region(&file, &region, default_dtype)?;
+            let (bound, want) = data::read_for_region(&file, &region, default_dtype, gen)?;
             Action::Expect {
                 bound,
                 want,
@@ -610,7 +632,7 @@ fn perform(
             region,
             default_dtype,
         } => {
-            let (again, data) = data::read_for_region(file, region, *default_dtype)
+            let (again, data) = data::read_for_region(file, region, *default_dtype, m.gen())
                 .map_err(|e| CliError::Msg(format!("{}: {e}", a.origin)))?;
             if again.tensor != bound.tensor {
                 return Err(CliError::Msg(format!(

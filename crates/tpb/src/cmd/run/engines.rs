@@ -34,11 +34,16 @@ pub fn with_queues(args: &Args, mut program: Program) -> Result<Program, CliErro
     Ok(program)
 }
 
+/// The most bytes of a `--timing-file` (a few dozen `NAME = VALUE` lines in practice).
+const MAX_TIMING_FILE_BYTES: u64 = 1 << 20;
+
 /// The timing model with `--timing-file` then `--timing` overrides.
 fn timing(args: &Args) -> Result<Timing, CliError> {
     let mut t = Timing::default();
     if let Some(path) = &args.timing_file {
-        let text = std::fs::read_to_string(path).map_err(|e| CliError::io(path, e))?;
+        let bytes = crate::cmd::input::read_bounded(path, MAX_TIMING_FILE_BYTES, "a timing file")?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| CliError::Msg(format!("{}: not UTF-8 text", crate::cmd::shown(path))))?;
         t.apply_file(&text)
             .map_err(|(line, e)| CliError::Msg(format!("{}:{line}: {e}", path.display())))?;
     }
@@ -46,6 +51,8 @@ fn timing(args: &Args) -> Result<Timing, CliError> {
         t.set_text(v)
             .map_err(|e| CliError::Msg(format!("--timing {v}: {e}")))?;
     }
+    t.check()
+        .map_err(|e| CliError::Msg(format!("--timing: {e}")))?;
     Ok(t)
 }
 
