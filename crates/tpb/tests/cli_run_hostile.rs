@@ -348,3 +348,79 @@ fn out_of_range_timing_values_are_refused() {
     }
     status(&run(&dir, &["p.tpb", "--timing", "READ_DRAIN=63"]), 0);
 }
+
+/// Peak resident memory of a `tpb` run (kB), when the platform reports it.
+fn peak_kb(o: &Output) -> Option<u64> {
+    text(&o.stderr)
+        .lines()
+        .find_map(|l| l.strip_prefix("tpb: peak memory "))
+        .and_then(|v| v.trim_end_matches(" kB").parse().ok())
+}
+
+/// Item 8: `.expect FILE` lines hold one file at a time (compared when they act, then
+/// dropped), and a failing inline `.expect` quotes a bounded excerpt of its values.
+#[test]
+fn expectations_are_bounded() {
+    let dir = scratch("expect");
+    let ones: Vec<u8> = std::iter::repeat_n(1f32.to_le_bytes(), 128 * 16384)
+        .flatten()
+        .collect();
+    let mut file = npy_header("{'descr': '<f4', 'fortran_order': False, 'shape': (128, 16384), }");
+    file.extend_from_slice(&ones);
+    std::fs::write(dir.join("big.npy"), file).unwrap();
+    let line = "sbuf[p0..128]+0x0:fp32:128x16384 == big.npy\n";
+    program(&dir, &format!(".expect {line}").repeat(30));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tpb"))
+        .current_dir(&dir)
+        .args(["run", "--serial", "p.tpb"])
+        .env("TPB_PEAK_MEMORY", "1")
+        .output()
+        .unwrap();
+    status(&o, 1);
+    if let Some(kb) = peak_kb(&o) {
+        assert!(kb < 120_000, "peak {kb} kB for 30 expectations of 8 MiB");
+    }
+    // 100 000 inline values, all wrong: the report quotes a few, not all.
+    let values = vec!["7"; 100_000].join(",");
+    program(
+        &dir,
+        &format!(".expect sbuf[p0..100]+0x0:int32:100x1000 == [{values}]\n"),
+    );
+    let o = run(&dir, &["--serial", "--allow-races", "p.tpb"]);
+    let err = status(&o, 1);
+    let out = text(&o.stdout);
+    assert!(
+        out.len() + err.len() < 4096,
+        "{} + {} bytes",
+        out.len(),
+        err.len()
+    );
+    assert!(err.contains("100000 values"), "{err}");
+}
+
+/// Item 15: an inline `.expect` value the dtype cannot hold exactly is an input error: an
+/// integer literal past fp32's 24-bit significand, and a literal that underflows to zero.
+#[test]
+fn inexact_expect_literals_are_errors() {
+    let dir = scratch("literals");
+    for (values, needle) in [
+        ("16777217", "not exactly representable in fp32"),
+        ("1e-50", "underflows to 0"),
+        ("-1e-46", "underflows to 0"),
+    ] {
+        program(
+            &dir,
+            &format!(".expect sbuf[p0..1]+0x0:fp32:1x1 == [{values}]\n"),
+        );
+        let err = status(&run(&dir, &["--serial", "p.tpb"]), 2);
+        assert!(err.contains(needle), "{values}: {err}");
+    }
+    // Exact literals still pass: 16777216, -0.0, and the smallest subnormal.
+    program(
+        &dir,
+        ".show sbuf[p0..1]+0x0:fp32 1x1 mark=16777216\n\
+         .show sbuf[p0..1]+0x0:fp32 1x1 mark=-0.0\n\
+         .show sbuf[p0..1]+0x0:fp32 1x1 mark=1e-45\n",
+    );
+    status(&run(&dir, &["--serial", "p.tpb"]), 0);
+}

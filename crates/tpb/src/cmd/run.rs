@@ -178,7 +178,8 @@ enum Action {
     },
     Expect {
         bound: Bound,
-        want: Vec<u8>,
+        want: Expected,
+        /// How the report names what is expected: the file, or an excerpt of the values.
         source: String,
     },
     Show {
@@ -188,6 +189,37 @@ enum Action {
     ShowFlops {
         channels: std::ops::Range<u32>,
     },
+}
+
+/// What an expectation compares with.
+enum Expected {
+    /// A file, read and checked while planning, then dropped, and read again when the
+    /// expectation acts (as [`Action::In`]): a run holds one expected file at a time.
+    File {
+        file: PathBuf,
+        region: RegionSpec,
+        default_dtype: Option<Dtype>,
+    },
+    /// Inline values, as element bytes.
+    Bits(Vec<u8>),
+}
+
+/// At most this many inline `.expect` values are quoted in the report.
+const QUOTED_VALUES: usize = 8;
+
+/// `[1, 2, 3]`, or `[1, 2, …, 8] (100000 values)` past [`QUOTED_VALUES`]: each value cut
+/// at 24 characters, so the report stays a line whatever the program holds.
+fn values_excerpt(values: &[String]) -> String {
+    let cut = |v: &String| match v.char_indices().nth(24) {
+        Some((i, _)) => format!("{}…", &v[..i]),
+        None => v.clone(),
+    };
+    let shown: Vec<String> = values.iter().take(QUOTED_VALUES).map(cut).collect();
+    if values.len() > QUOTED_VALUES {
+        format!("[{}, …] ({} values)", shown.join(", "), values.len())
+    } else {
+        format!("[{}]", shown.join(", "))
+    }
 }
 
 /// An action, where it acts (the number of instructions before it) and where it came from.
@@ -524,11 +556,15 @@ fn prepare(
             region,
             want: Want::File(file),
         } => {
-            let (bound, want) = data::read_for_region(&file, &region, default_dtype, gen)?;
+            let (bound, _) = data::read_for_region(&file, &region, default_dtype, gen)?;
             Action::Expect {
                 bound,
-                want,
                 source: super::shown(&file),
+                want: Expected::File {
+                    file,
+                    region,
+                    default_dtype,
+                },
             }
         }
         Binding::Expect {
@@ -546,8 +582,8 @@ fn prepare(
             }
             Action::Expect {
                 bound,
-                want,
-                source: format!("[{}]", values.join(", ")),
+                want: Expected::Bits(want),
+                source: values_excerpt(&values),
             }
         }
         Binding::Show { region, size, mark } => {
@@ -689,6 +725,28 @@ fn perform(
             source,
         } => {
             let got = m.read_tensor(&bound.tensor).map_err(host)?;
+            let reread;
+            let want = match want {
+                Expected::Bits(bits) => bits,
+                Expected::File {
+                    file,
+                    region,
+                    default_dtype,
+                } => {
+                    let (again, data) =
+                        data::read_for_region(file, region, *default_dtype, m.gen())
+                            .map_err(|e| CliError::Msg(format!("{}: {e}", a.origin)))?;
+                    if again.tensor != bound.tensor {
+                        return Err(CliError::Msg(format!(
+                            "{}: {} changed while the program ran",
+                            a.origin,
+                            super::shown(file)
+                        )));
+                    }
+                    reread = data;
+                    &reread
+                }
+            };
             match check::compare(bound.elem_size(), want, &got) {
                 None => {
                     tally.passed += 1;
