@@ -310,6 +310,18 @@ fn npy_dimensions_are_capped_at_64() {
     let err = status(&run(&dir, &["--serial", "p.tpb", "--out", &out]), 2);
     assert!(err.contains("65 dimensions") && err.contains("64"), "{err}");
     assert!(!dir.join("out").exists());
+    // A million dimensions: refused with a short line (the region is not echoed).
+    let shape = vec!["1"; 1_000_000].join("x");
+    program(
+        &dir,
+        &format!(".out sbuf[p0..1]+0x0:fp32:{shape} @ o.npy\n"),
+    );
+    let err = status(&run(&dir, &["--serial", "p.tpb"]), 2);
+    assert!(
+        err.contains("1000000 dimensions") && err.len() < 300,
+        "{}",
+        err.len()
+    );
 }
 
 /// Item 10: `--threads` beyond a sane multiple of the cores is a clear error, not a panic.

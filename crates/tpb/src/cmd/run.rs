@@ -543,8 +543,9 @@ fn prepare(
             let bound = region.bind().map_err(|e| e.to_string())?;
             if bound.shape.len() > crate::npy::MAX_DIMS {
                 return Err(format!(
-                    "region {bound} has {} dimensions; an .npy file holds at most {} (numpy's \
+                    "region {} has {} dimensions; an .npy file holds at most {} (numpy's \
                      limit)",
+                    region.place(),
                     bound.shape.len(),
                     crate::npy::MAX_DIMS
                 ));

@@ -162,8 +162,13 @@ pub fn check(outputs: &[Output<'_>], out_dir: &Path, out_dir_named: bool) -> Res
             .prefix(".tpb-probe-")
             .tempfile_in(a)
         {
+            // The OS error alone: tempfile's text names its random probe file.
+            let why = match e.raw_os_error() {
+                Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+                None => e.kind().to_string(),
+            };
             return Err(err(format!(
-                "`{shown}` cannot be written: {}: {e}",
+                "`{shown}` cannot be written: no file can be created in `{}` ({why})",
                 crate::cmd::shown(a)
             )));
         }
