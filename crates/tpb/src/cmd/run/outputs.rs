@@ -184,7 +184,7 @@ pub fn link_on_the_way(out_dir: &Path, file: &Path) -> Option<String> {
     let link = first_link(out_dir, file)?;
     Some(format!(
         "`{}` is a symbolic link, so `{}` could land anywhere; tpb never writes through a \
-         link under --out-dir",
+         link (remove it, or name the file it points to)",
         crate::cmd::shown(&link),
         crate::cmd::shown(file)
     ))
