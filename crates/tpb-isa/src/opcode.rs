@@ -20,6 +20,12 @@ macro_rules! for_each_struct {
             EventSemaphore, "EVENT_SEMAPHORE", "EventSemaphore, the standalone sync record (isa-facts §1.3)";
             // Issue 17b: DVE per-lane state, STT family, cross-lane reduce, search cluster.
             D1Rd, "D1_RD", "DveReadAccumulator / ActivationReadAccumulator (isa-facts-dve-pool §13.1)";
+            // Issue 18a: PE and ACT.
+            S3Lw, "S3_LW", "LoadWeights (isa-facts-pe-act-dma §1.4)";
+            S3d3Mm, "S3D3_MM", "Matmul (isa-facts-pe-act-dma §1.3)";
+            S3d3Ac, "S3D3_AC", "Activate (isa-facts-pe-act-dma §2.2)";
+            S3d3Aq, "S3D3_AQ", "ActivateQuantize (isa-facts-pe-act-dma §2.4)";
+            S2d2Ac, "S2D2_AC", "Activate2 (isa-facts-pe-act-dma §2.6)";
         }
     };
 }

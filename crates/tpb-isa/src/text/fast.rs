@@ -17,12 +17,12 @@ use super::schema::{part_of, resolve_key, Part, CHANNELS_FIELD, FIELD_ALIASES, O
 use crate::gen::Gen;
 use crate::opcode::{Opcode, StructKind, OPCODES};
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, DebugCmd, Dtype, ImmSrc, RevOps, TensorSubdim,
-    UpdateMode, WaitMode,
+    AccumCmd, ActFunc, AffineSelectCmp, AluOp, CodeEnum, DebugCmd, Dtype, ImmSrc, ImmSrcN,
+    PeFp32Mode, ReduceCmd, RevOps, TensorSubdim, UpdateMode, WaitMode,
 };
 use crate::wire::{
     Body, Bytes, Data4d, DtypePair, Events, F32Bits, Field, FieldDyn, Header, ImmVal, Instruction,
-    Tensor, INST_WORD_LEN,
+    LwCtrl, MmCtrl, Tensor, INST_WORD_LEN,
 };
 use std::sync::OnceLock;
 
@@ -127,6 +127,10 @@ fast_enums!(
     WaitMode = 7,
     UpdateMode = 8,
     DebugCmd = 9,
+    PeFp32Mode = 10,
+    ImmSrcN = 11,
+    ReduceCmd = 12,
+    ActFunc = 13,
 );
 
 fn struct_table(kind: StructKind) -> StructTable {
@@ -211,6 +215,14 @@ fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
         WaitMode => Setter::Token(set_enum::<WaitMode>),
         UpdateMode => Setter::Token(set_enum::<UpdateMode>),
         DebugCmd => Setter::Token(set_enum::<DebugCmd>),
+        PeFp32Mode => Setter::Token(set_enum::<PeFp32Mode>),
+        ImmSrcN => Setter::Token(set_enum::<ImmSrcN>),
+        ReduceCmd => Setter::Token(set_enum::<ReduceCmd>),
+        ActFunc => Setter::Token(set_enum::<ActFunc>),
+        // `[name:value,…]` lists start with a bracket: the token setter declines them and
+        // the plain path reads them.
+        MmCtrl => Setter::Token(set_text::<MmCtrl>),
+        LwCtrl => Setter::Token(set_text::<LwCtrl>),
         DtypePair => Setter::Token(set_dtype_pair),
         Opcode => Setter::Token(set_text::<Opcode>),
         Bytes<1> => Setter::Token(set_text::<Bytes<1>>),
@@ -219,7 +231,9 @@ fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
         Bytes<4> => Setter::Token(set_text::<Bytes<4>>),
         Bytes<5> => Setter::Token(set_text::<Bytes<5>>),
         Bytes<9> => Setter::Token(set_text::<Bytes<9>>),
+        Bytes<12> => Setter::Token(set_text::<Bytes<12>>),
         Bytes<15> => Setter::Token(set_text::<Bytes<15>>),
+        Bytes<16> => Setter::Token(set_text::<Bytes<16>>),
         Bytes<20> => Setter::Token(set_text::<Bytes<20>>),
         Bytes<52> => Setter::Token(set_text::<Bytes<52>>),
     );

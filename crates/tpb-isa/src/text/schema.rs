@@ -2,8 +2,8 @@
 //! reach a field of an [`Instruction`] by name.
 
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode,
-    WaitMode,
+    AccumCmd, ActFunc, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, ImmSrcN, PeFp32Mode,
+    ReduceCmd, RevOps, TensorSubdim, UpdateMode, WaitMode,
 };
 use crate::wire::{
     Body, Data4d, DtypePair, Events, FieldDyn, FieldMeta, Header, ImmVal, Instruction, Opaque,

@@ -281,6 +281,10 @@ macro_rules! for_each_enum_field {
             RevOps,
             ImmSrc,
             AccumCmd,
+            PeFp32Mode,
+            ImmSrcN,
+            ReduceCmd,
+            ActFunc,
             WaitMode,
             UpdateMode,
             DebugCmd
@@ -288,8 +292,8 @@ macro_rules! for_each_enum_field {
     };
 }
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode,
-    WaitMode,
+    AccumCmd, ActFunc, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, ImmSrcN, PeFp32Mode,
+    ReduceCmd, RevOps, TensorSubdim, UpdateMode, WaitMode,
 };
 pub(crate) use for_each_enum_field;
 for_each_enum_field!(enum_field);

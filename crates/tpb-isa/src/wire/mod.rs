@@ -7,11 +7,16 @@ mod bodies;
 mod build;
 // Issue 17b structs (one module each).
 mod d1_rd;
+// Issue 18a structs: PE and ACT.
+mod act;
 pub mod descriptor;
 pub mod field;
+pub mod gen_block;
 pub mod memref;
+mod pe;
 mod view;
 
+pub use act::*;
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
 pub use d1_rd::*;
@@ -19,6 +24,7 @@ pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
 pub use field::{Bytes, Field, FieldDyn};
+pub use pe::*;
 pub use view::{BodyView, InstView, View};
 
 use crate::gen::Gen;
