@@ -2,7 +2,7 @@
 //! TensorScalar, TensorScalarSelect and RangeSelect (isa-facts §5.3, §7).
 
 use super::super::common::*;
-use super::super::{Confidence, Ctx};
+use super::super::{Confidence, Ctx, Flow};
 use crate::tables::{Dtype, ImmSrc};
 use crate::wire::ImmVal;
 use Confidence::Observed;
@@ -33,7 +33,7 @@ pub(super) fn imm_by_src<const M: u8>(
     bitvec: bool,
     in_dtype: Dtype,
     n: u8,
-) {
+) -> Flow {
     let gen = cx.gen;
     match src {
         ImmSrc::INSTRUCTION => {
@@ -46,21 +46,24 @@ pub(super) fn imm_by_src<const M: u8>(
                 };
                 cx.check(&TS_IMM_WIDTH, ok, || {
                     detail(at, format!("{:#x}", v.0), format!("fits {in_dtype}"))
-                });
+                })?;
             }
         }
-        ImmSrc::POINTER => ts_ptr_imm_chk(cx, v, at, bitvec, in_dtype, n),
+        ImmSrc::POINTER => {
+            ts_ptr_imm_chk(cx, v, at, bitvec, in_dtype, n)?;
+        }
         ImmSrc::REG_PTR => {
             cx.check(&IMM_REG, v.0 < crate::geometry::NUM_REGISTERS, || {
                 detail(at, v.0, "register 0..=63")
-            });
+            })?;
         }
         _ => {
             cx.check(&TS_SRC_ENUM, false, || {
                 detail(src_at, src, enum_names::<ImmSrc>(gen))
-            });
+            })?;
         }
     }
+    Ok(())
 }
 
 /// `ts_ptr_imm_chk`: `tpb_addr_active_channels(ptr, n)` and alignment.
@@ -71,7 +74,7 @@ pub(super) fn ts_ptr_imm_chk<const M: u8>(
     bitvec: bool,
     in_dtype: Dtype,
     n: u8,
-) {
+) -> Flow {
     let gen = cx.gen;
     let a = crate::wire::Addr4(v.0);
     let located = a.locate(gen);
@@ -92,5 +95,6 @@ pub(super) fn ts_ptr_imm_chk<const M: u8>(
     cx.check(&TS_PTR_IMM, ok, || {
         use crate::wire::Field;
         detail(at, a.to_text(gen), format!("an SBUF/PSUM address aligned to {align} bytes with {n} channels from its partition"))
-    });
+    })?;
+    Ok(())
 }

@@ -13,10 +13,10 @@ mod tensor_scalar;
 mod ts_select;
 
 use super::common::*;
-use super::{Confidence, Ctx};
+use super::{Confidence, Ctx, Flow};
 use crate::opcode::{Exec, Family, StructKind};
 use crate::tables::{AluOp, Dtype};
-use crate::wire::{Body, Data4d, Header, Instruction};
+use crate::wire::{BodyView, Data4d, Header, InstView};
 use Confidence::{Assumed, Observed};
 
 rule!(
@@ -44,23 +44,28 @@ rule!(
     lint
 );
 
-pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
-    let gen = cx.gen;
-    let info = inst.header.opcode.info(gen);
-    header_and_events(cx, &inst.header, &inst.events, info.is_some());
-    let Some(info) = info else { return };
-    if !cx.check(&OPCODE_STRUCT, inst.body.kind() == Some(info.kind), || {
+/// Runs the chain of the view's opcode. `body_kind` is the struct the caller's body holds
+/// (a view's is always the opcode's; an owned instruction may hold another).
+pub(crate) fn check<const M: u8>(
+    cx: &mut Ctx<M>,
+    v: &InstView<'_>,
+    body_kind: Option<StructKind>,
+) -> Flow {
+    let info = v.info();
+    header_and_events(cx, v.header(), v.events(), info.is_some())?;
+    let Some(info) = info else { return Ok(()) };
+    if !cx.check(&OPCODE_STRUCT, body_kind == Some(info.kind), || {
         detail(
             Loc::field(crate::wire::FieldMeta {
                 name: "body",
                 offset: 12,
                 size: 52,
             }),
-            format!("{:?}", inst.body.kind().map(StructKind::header_name)),
+            format!("{:?}", body_kind.map(StructKind::header_name)),
             info.kind.header_name(),
         )
-    }) {
-        return;
+    })? {
+        return Ok(());
     }
     // `validate` and `tpb run` agree: an opcode the table marks disabled or not simulated
     // is reported (as a lint: the bundle is well formed) with the reason `run` gives.
@@ -76,61 +81,23 @@ pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
                 format!("{:#04x} ({})", info.value, info.display),
                 why,
             )
-        });
+        })?;
     }
-    let b = &inst.body;
-    // Exhaustive over the table's families: the body matches (checked just above).
-    match info.family {
-        Family::PtrMulti => {
-            if let Body::S4d4Tsm(s) = b {
-                ptr_multi::check(cx, info, s)
-            }
+    // Exhaustive over the table's families.
+    match (info.family, v.body()) {
+        (Family::PtrMulti, BodyView::S4d4Tsm(s)) => ptr_multi::check(cx, info, &s),
+        (Family::ImmLd, BodyView::S2Bn(s)) => imm_ld::check(cx, info, &s),
+        (Family::AffineSelect, BodyView::S2d2TsAs(s)) => affine_select::check(cx, &s),
+        (Family::Iota, BodyView::D4Iota(s)) => iota::check(cx, &s),
+        (Family::TensorScalar, BodyView::S3d3Ts(s)) => tensor_scalar::check(cx, info, &s),
+        (Family::TsSelect, BodyView::S3d3TsSelect(s)) => ts_select::check(cx, &s),
+        (Family::RangeSelect, BodyView::S2d2Rs(s)) => range_select::check(cx, &s),
+        (Family::EventSemaphore, BodyView::EventSemaphore(s)) => event_semaphore::check(cx, v, &s),
+        (Family::BatchNormParamLoad, BodyView::S2Bn(s)) => {
+            imm_ld::check_batch_norm_param_load(cx, &s)
         }
-        Family::ImmLd => {
-            if let Body::S2Bn(s) = b {
-                imm_ld::check(cx, info, s)
-            }
-        }
-        Family::AffineSelect => {
-            if let Body::S2d2TsAs(s) = b {
-                affine_select::check(cx, s)
-            }
-        }
-        Family::Iota => {
-            if let Body::D4Iota(s) = b {
-                iota::check(cx, s)
-            }
-        }
-        Family::TensorScalar => {
-            if let Body::S3d3Ts(s) = b {
-                tensor_scalar::check(cx, info, s)
-            }
-        }
-        Family::TsSelect => {
-            if let Body::S3d3TsSelect(s) = b {
-                ts_select::check(cx, s)
-            }
-        }
-        Family::RangeSelect => {
-            if let Body::S2d2Rs(s) = b {
-                range_select::check(cx, s)
-            }
-        }
-        Family::EventSemaphore => {
-            if let Body::EventSemaphore(s) = b {
-                event_semaphore::check(cx, inst, s)
-            }
-        }
-        Family::BatchNormParamLoad => {
-            if let Body::S2Bn(s) = b {
-                imm_ld::check_batch_norm_param_load(cx, s)
-            }
-        }
-        Family::MatchValueLoad => {
-            if let Body::S2Bn(s) = b {
-                imm_ld::check_match_value_load(cx, s)
-            }
-        }
+        (Family::MatchValueLoad, BodyView::S2Bn(s)) => imm_ld::check_match_value_load(cx, &s),
+        _ => Ok(()),
     }
 }
 
