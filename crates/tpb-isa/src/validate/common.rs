@@ -345,7 +345,7 @@ pub(crate) fn detail2(a: Loc, b: Loc, value: impl ToString, allowed: impl Into<S
     }
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn header_and_events<const M: u8>(
     cx: &mut Ctx<M>,
     h: View<'_, Header>,
@@ -395,7 +395,7 @@ pub(crate) fn enum_names<E: CodeEnum>(gen: Gen) -> String {
 }
 
 /// `has_valid_active_channel_range` (maverick: `_with_tile`, decisions §2.3).
-#[inline]
+#[inline(always)]
 pub(crate) fn channel_range<const M: u8>(cx: &mut Ctx<M>, n: u8, at: Loc) -> Flow {
     let rule = if cx.gen == Gen::Maverick {
         &CHANNEL_RANGE_TILE
@@ -409,7 +409,7 @@ pub(crate) fn channel_range<const M: u8>(cx: &mut Ctx<M>, n: u8, at: Loc) -> Flo
 }
 
 /// `*_reserved_zero` for one reserved field.
-#[inline]
+#[inline(always)]
 pub(crate) fn reserved_zero<const M: u8>(
     cx: &mut Ctx<M>,
     rule: &'static Rule,
@@ -422,7 +422,7 @@ pub(crate) fn reserved_zero<const M: u8>(
     Ok(())
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn dtype_in<const M: u8>(cx: &mut Ctx<M>, d: Dtype, at: Loc) -> Flow {
     cx.check(&DTYPE_VALID_IN, d.is_valid_dtype(false), || {
         detail(at, d, PLAIN_DTYPES)
@@ -430,7 +430,7 @@ pub(crate) fn dtype_in<const M: u8>(cx: &mut Ctx<M>, d: Dtype, at: Loc) -> Flow 
     Ok(())
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn dtype_out<const M: u8>(cx: &mut Ctx<M>, d: Dtype, at: Loc) -> Flow {
     cx.check(&DTYPE_VALID_OUT, d.is_valid_dtype(true), || {
         detail(at, d, format!("{PLAIN_DTYPES}, fp32r"))
@@ -441,7 +441,7 @@ pub(crate) fn dtype_out<const M: u8>(cx: &mut Ctx<M>, d: Dtype, at: Loc) -> Flow
 pub(crate) const PLAIN_DTYPES: &str =
     "int8, uint8, int16, uint16, bfloat16, fp16, int32, uint32, fp32, fp8_exp3, fp8_exp4, fp8_exp5";
 
-#[inline]
+#[inline(always)]
 pub(crate) fn aluop_valid<const M: u8>(cx: &mut Ctx<M>, op: AluOp, at: Loc) -> Flow {
     let gen = cx.gen;
     cx.check(&ALUOP_VALID, op.defined_on(gen), || {
@@ -466,7 +466,7 @@ pub(crate) struct Operand {
 }
 
 /// `tensorNd_valid` / `memNd_valid` (isa-facts §2.2, §3.5; decisions §2.4).
-#[inline]
+#[inline(always)]
 pub(crate) fn tensor_valid<const N: usize, const M: u8>(
     cx: &mut Ctx<M>,
     t: &Tensor<N>,
@@ -515,7 +515,7 @@ pub(crate) fn tensor_valid<const N: usize, const M: u8>(
     Ok(())
 }
 
-#[inline]
+#[inline(always)]
 fn start_addr_checks<const M: u8>(
     cx: &mut Ctx<M>,
     a: Addr4,
@@ -583,7 +583,7 @@ fn start_addr_checks<const M: u8>(
 
 /// `start_addr_active_channels(start_addr, n)` (ASSUMED, decisions §2.2) plus the
 /// compiler's quadrant placement rule as a lint.
-#[inline]
+#[inline(always)]
 pub(crate) fn start_addr_active_channels<const M: u8>(
     cx: &mut Ctx<M>,
     a: Addr4,

@@ -30,6 +30,7 @@ rule!(
     Observed
 );
 
+#[inline(always)]
 pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S2d2TsAs>) -> Flow {
     let gen = cx.gen;
     let n = s.num_active_channels();

@@ -45,6 +45,7 @@ rule!(
     lint
 );
 
+#[inline(always)]
 pub(super) fn check<const M: u8>(
     cx: &mut Ctx<M>,
     v: &InstView<'_>,

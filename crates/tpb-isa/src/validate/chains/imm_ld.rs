@@ -38,6 +38,7 @@ rule!(
     Observed
 );
 
+#[inline(always)]
 pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S2Bn>) -> Flow {
     let gen = cx.gen;
     let t = &s.src_mem_pattern();
@@ -79,6 +80,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_
 }
 
 /// `imm0_ptr == 0.0 && imm0_src == 0 && imm1 == 0.0` under `rule`.
+#[inline(always)]
 fn zero_immediates<const M: u8>(cx: &mut Ctx<M>, rule: &'static Rule, s: &View<'_, S2Bn>) -> Flow {
     let fzero = |v: ImmVal| v.0 & 0x7FFF_FFFF == 0; // `== 0.0` in fp32: −0.0 passes too
     cx.check(rule, fzero(s.imm0_ptr()), || {
@@ -98,6 +100,7 @@ fn zero_immediates<const M: u8>(cx: &mut Ctx<M>, rule: &'static Rule, s: &View<'
 }
 
 /// The clauses every `S2_BN` opcode shares: dtype, reserved bytes, channels, the source.
+#[inline(always)]
 fn shared<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S2Bn>) -> Flow {
     let (t, d, src_at) = (&s.src_mem_pattern(), s.dtype(), at!(S2Bn.src_mem_pattern));
     dtype_in(cx, d, at!(S2Bn.dtype))?;
@@ -154,6 +157,7 @@ rule!(
 
 /// BatchNormParamLoad (0x64): three source elements; imm1 (N) and imm0_ptr (the batch mean)
 /// are live values, so they are not checked.
+#[inline(always)]
 pub(super) fn check_batch_norm_param_load<const M: u8>(
     cx: &mut Ctx<M>,
     s: &View<'_, S2Bn>,
@@ -178,6 +182,7 @@ pub(super) fn check_batch_norm_param_load<const M: u8>(
 }
 
 /// MatchValueLoad (0x6D): eight keys in a 1×8, 2×4, 4×2 or 8×1 shape, immediates zero.
+#[inline(always)]
 pub(super) fn check_match_value_load<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S2Bn>) -> Flow {
     let t = &s.src_mem_pattern();
     let shape = (t.num_elem[0], t.num_elem[1]);

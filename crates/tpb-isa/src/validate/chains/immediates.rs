@@ -24,6 +24,7 @@ rule!(
 );
 
 /// Checks one immediate by its source (`tensor_scalar_immediates_check`).
+#[inline(always)]
 pub(super) fn imm_by_src<const M: u8>(
     cx: &mut Ctx<M>,
     src: ImmSrc,
@@ -67,6 +68,7 @@ pub(super) fn imm_by_src<const M: u8>(
 }
 
 /// `ts_ptr_imm_chk`: `tpb_addr_active_channels(ptr, n)` and alignment.
+#[inline(always)]
 pub(super) fn ts_ptr_imm_chk<const M: u8>(
     cx: &mut Ctx<M>,
     v: ImmVal,

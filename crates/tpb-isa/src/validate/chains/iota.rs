@@ -21,6 +21,7 @@ rule!(
     Observed
 );
 
+#[inline(always)]
 pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, D4Iota>) -> Flow {
     reserved_zero(cx, &IOTA_RESERVED, at!(D4Iota.reserved0), &s.reserved0().0)?;
     reserved_zero(cx, &IOTA_RESERVED, at!(D4Iota.reserved1), &s.reserved1().0)?;

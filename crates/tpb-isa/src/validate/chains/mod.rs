@@ -1,6 +1,7 @@
-//! One validator chain per operand struct, clause by clause in header order; one file per
-//! struct. The dispatch matches the opcode table's [`Family`] without a catch-all, so a new
-//! family does not build until it has a chain.
+//! One validator chain per family, clause by clause in header order; one file per struct.
+//! The dispatch is the family visitor the family list generates
+//! ([`FamilyVisitor`], implemented by [`Chains`] here), so a new family does not build until
+//! it has a chain.
 
 mod affine_select;
 mod event_semaphore;
@@ -14,9 +15,12 @@ mod ts_select;
 
 use super::common::*;
 use super::{Confidence, Ctx, Flow};
-use crate::opcode::{Exec, Family, StructKind};
+use crate::opcode::{sem, Exec, OpcodeInfo, StructKind};
 use crate::tables::{AluOp, Dtype};
-use crate::wire::{BodyView, Data4d, Header, InstView};
+use crate::wire::{
+    visit_view, D4Iota, Data4d, EventSemaphore, FamilyVisitor, Header, InstView, S2Bn, S2d2Rs,
+    S2d2TsAs, S3d3Ts, S3d3TsSelect, S4d4Tsm, View, Viewed,
+};
 use Confidence::{Assumed, Observed};
 
 rule!(
@@ -83,23 +87,63 @@ pub(crate) fn check<const M: u8>(
             )
         })?;
     }
-    // Exhaustive over the table's families.
-    match (info.family, v.body()) {
-        (Family::PtrMulti, BodyView::S4d4Tsm(s)) => ptr_multi::check(cx, info, &s),
-        (Family::ImmLd, BodyView::S2Bn(s)) => imm_ld::check(cx, info, &s),
-        (Family::AffineSelect, BodyView::S2d2TsAs(s)) => affine_select::check(cx, &s),
-        (Family::Iota, BodyView::D4Iota(s)) => iota::check(cx, &s),
-        (Family::TensorScalar, BodyView::S3d3Ts(s)) => tensor_scalar::check(cx, info, &s),
-        (Family::TsSelect, BodyView::S3d3TsSelect(s)) => ts_select::check(cx, &s),
-        (Family::RangeSelect, BodyView::S2d2Rs(s)) => range_select::check(cx, &s),
-        (Family::EventSemaphore, BodyView::EventSemaphore(s)) => event_semaphore::check(cx, v, &s),
-        (Family::BatchNormParamLoad, BodyView::S2Bn(s)) => {
-            imm_ld::check_batch_norm_param_load(cx, &s)
-        }
-        (Family::MatchValueLoad, BodyView::S2Bn(s)) => imm_ld::check_match_value_load(cx, &s),
-        _ => Ok(()),
+    // The family's chain (the visitor the family list generates: a family without a chain
+    // does not build). A view's body is always its opcode's struct.
+    visit_view(&mut Chains { cx, inst: v }, v).unwrap_or(Ok(()))
+}
+
+/// The validator as a [`FamilyVisitor`]: one chain per family, over views.
+struct Chains<'c, 'a, const M: u8> {
+    cx: &'c mut Ctx<M>,
+    inst: &'c InstView<'a>,
+}
+
+impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
+    type Output = Flow;
+
+    fn tensor_scalar(&mut self, row: Row, _: sem::TensorScalar, s: View<'a, S3d3Ts>) -> Flow {
+        tensor_scalar::check(self.cx, row, &s)
+    }
+    fn ptr_multi(&mut self, row: Row, _: sem::PtrMulti, s: View<'a, S4d4Tsm>) -> Flow {
+        ptr_multi::check(self.cx, row, &s)
+    }
+    fn imm_ld(&mut self, row: Row, _: sem::ImmLd, s: View<'a, S2Bn>) -> Flow {
+        imm_ld::check(self.cx, row, &s)
+    }
+    fn batch_norm_param_load(
+        &mut self,
+        _: Row,
+        _: sem::BatchNormParamLoad,
+        s: View<'a, S2Bn>,
+    ) -> Flow {
+        imm_ld::check_batch_norm_param_load(self.cx, &s)
+    }
+    fn match_value_load(&mut self, _: Row, _: sem::MatchValueLoad, s: View<'a, S2Bn>) -> Flow {
+        imm_ld::check_match_value_load(self.cx, &s)
+    }
+    fn iota(&mut self, _: Row, _: sem::Iota, s: View<'a, D4Iota>) -> Flow {
+        iota::check(self.cx, &s)
+    }
+    fn affine_select(&mut self, _: Row, _: sem::AffineSelect, s: View<'a, S2d2TsAs>) -> Flow {
+        affine_select::check(self.cx, &s)
+    }
+    fn ts_select(&mut self, _: Row, _: sem::TsSelect, s: View<'a, S3d3TsSelect>) -> Flow {
+        ts_select::check(self.cx, &s)
+    }
+    fn range_select(&mut self, _: Row, _: sem::RangeSelect, s: View<'a, S2d2Rs>) -> Flow {
+        range_select::check(self.cx, &s)
+    }
+    fn event_semaphore(
+        &mut self,
+        _: Row,
+        _: sem::EventSemaphore,
+        s: View<'a, EventSemaphore>,
+    ) -> Flow {
+        event_semaphore::check(self.cx, self.inst, &s)
     }
 }
+
+type Row = &'static OpcodeInfo;
 
 fn four_byte(d: Dtype) -> bool {
     d.size() == Some(4)

@@ -79,6 +79,7 @@ rule!(
     Observed
 );
 
+#[inline(always)]
 pub(super) fn check<const M: u8>(
     cx: &mut Ctx<M>,
     info: &OpcodeInfo,

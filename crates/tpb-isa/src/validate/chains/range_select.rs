@@ -79,6 +79,7 @@ rule!(
     Assumed
 );
 
+#[inline(always)]
 pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S2d2Rs>) -> Flow {
     let gen = cx.gen;
     cx.check(&RS_GEN, gen != Gen::Sunda, || {

@@ -82,6 +82,7 @@ rule!(
     Observed
 );
 
+#[inline(always)]
 pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S3d3Ts>) -> Flow {
     let gen = cx.gen;
     let bitvec = info.is_bitvec();

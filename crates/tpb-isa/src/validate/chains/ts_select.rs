@@ -43,6 +43,7 @@ rule!(
     Inferred
 );
 
+#[inline(always)]
 pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3d3TsSelect>) -> Flow {
     dtype_in(cx, s.dtype(), at!(S3d3TsSelect.dtype))?;
     let p = s.pred_imm_dtype();
