@@ -7,8 +7,10 @@
 //! changed clause; `rule_outcomes_are_unchanged` does. Its corpus is derived, not written by
 //! hand: every instruction of every ```tpb example in docs/syntax.md (which covers every
 //! opcode, `text_docs.rs`), on every generation that defines it, with every byte set to every
-//! value (64 × 256 bundles per base). For each base it records how many of those bundles fail
-//! each rule, plus a digest of every bundle's list of failing rules, in
+//! value (64 × 256 bundles per base), and, on the first generation of each opcode, every pair
+//! of one-byte body fields set to every pair of code values (clauses that tie two fields
+//! together). For each base it records how many of those bundles fail each rule, plus a
+//! digest of every bundle's list of failing rules, in
 //! `tests/golden/validate_outcomes.txt`. A one-clause edit moves some boundary that one byte
 //! reaches, so a count or a digest changes, and the failure names the rule and the base.
 //! An intended rule change is accepted with `TPB_BLESS=1` (review the diff: it says which
@@ -129,6 +131,14 @@ fn every_family_and_every_opcode_has_a_valid_documented_base() {
     assert_eq!(opcodes, rows, "every opcode row has a valid base");
 }
 
+/// Whether the base's generation is the first that defines its opcode.
+fn first_gen(base: &Base) -> bool {
+    let row = Instruction::decode(&base.bytes, base.gen)
+        .info(base.gen)
+        .unwrap();
+    Gen::ALL.into_iter().find(|&g| row.gens.contains(g)) == Some(base.gen)
+}
+
 /// A rule's identity in the golden file: predicate name and clause.
 fn rule_id(f: &tpb_isa::validate::Finding) -> String {
     format!("{}: {}", f.rule.name, f.rule.clause)
@@ -142,32 +152,95 @@ fn fnv(h: &mut u64, bytes: &[u8]) {
     }
 }
 
-/// Every single-byte mutation of `base`: per rule, the number of bundles failing it (lints
-/// included), and a digest of each bundle's failing rules in order.
-fn outcomes(base: &Base) -> (BTreeMap<String, u32>, u64) {
-    let mut counts = BTreeMap::new();
-    let mut digest = 0xcbf2_9ce4_8422_2325u64;
+/// Per rule, the number of bundles failing it (lints included), and a digest of each
+/// bundle's failing rules in order.
+#[derive(Default)]
+struct Outcomes {
+    counts: BTreeMap<String, u32>,
+    digest: u64,
+}
+
+impl Outcomes {
+    fn new() -> Outcomes {
+        Outcomes {
+            counts: BTreeMap::new(),
+            digest: 0xcbf2_9ce4_8422_2325,
+        }
+    }
+
+    /// Validates one mutated bundle (`edits` names it in the digest), checking that the
+    /// verdict and the report agree.
+    fn add(&mut self, base: &Base, b: &[u8; 64], edits: &[u8]) {
+        let v = InstView::new(b, base.gen);
+        let report = validate_view(&v);
+        assert_eq!(
+            is_valid_view(&v),
+            report.is_valid(),
+            "{}: verdict and report disagree after edits {edits:02x?}",
+            base.name
+        );
+        fnv(&mut self.digest, edits);
+        for f in report.findings.iter().filter(|f| !f.passed) {
+            let id = rule_id(f);
+            fnv(&mut self.digest, id.as_bytes());
+            *self.counts.entry(id).or_insert(0u32) += 1;
+        }
+    }
+
+    fn write(&self, title: &str, text: &mut String) {
+        writeln!(text, "\n[{title}] digest {:016x}", self.digest).unwrap();
+        for (rule, n) in &self.counts {
+            writeln!(text, "{n:6} {rule}").unwrap();
+        }
+    }
+}
+
+/// Every single-byte mutation of `base` (64 × 256 bundles).
+fn single_bytes(base: &Base) -> Outcomes {
+    let mut o = Outcomes::new();
     for pos in 0..64 {
         for val in 0..=255u8 {
             let mut b = base.bytes;
             b[pos] = val;
-            let v = InstView::new(&b, base.gen);
-            let report = validate_view(&v);
-            assert_eq!(
-                is_valid_view(&v),
-                report.is_valid(),
-                "{}: verdict and report disagree at byte {pos} = {val:#04x}",
-                base.name
-            );
-            fnv(&mut digest, &[pos as u8, val]);
-            for f in report.findings.iter().filter(|f| !f.passed) {
-                let id = rule_id(f);
-                fnv(&mut digest, id.as_bytes());
-                *counts.entry(id).or_insert(0u32) += 1;
+            o.add(base, &b, &[pos as u8, val]);
+        }
+    }
+    o
+}
+
+/// Every pair of one-byte body fields (opcodes, dtypes, sources, modes, channel counts) set
+/// to every pair of code values: the clauses that tie two fields together (`op0` with `op1`,
+/// an op with a dtype), which one byte alone does not reach.
+fn field_pairs(base: &Base) -> Outcomes {
+    let kind = base_kind(base);
+    let fields: Vec<usize> = tpb_isa::wire::Body::layout(kind)
+        .iter()
+        .filter(|f| f.size == 1)
+        .map(|f| f.offset)
+        .collect();
+    let mut values: BTreeSet<u8> = (0..=0x20).chain(EDGES.iter().copied()).collect();
+    values.extend(tpb_isa::AluOp::TABLE.iter().map(|r| r.value));
+    let mut o = Outcomes::new();
+    for (i, &p) in fields.iter().enumerate() {
+        for &q in &fields[i + 1..] {
+            for &x in &values {
+                for &y in &values {
+                    let mut b = base.bytes;
+                    b[p] = x;
+                    b[q] = y;
+                    o.add(base, &b, &[p as u8, x, q as u8, y]);
+                }
             }
         }
     }
-    (counts, digest)
+    o
+}
+
+fn base_kind(base: &Base) -> tpb_isa::StructKind {
+    Instruction::decode(&base.bytes, base.gen)
+        .info(base.gen)
+        .expect("a base is modelled")
+        .kind
 }
 
 #[test]
@@ -177,16 +250,32 @@ fn rule_outcomes_are_unchanged() {
          # (tests/validate_fast.rs; TPB_BLESS=1 rewrites after an intended rule change).\n",
     );
     for base in bases() {
-        let (counts, digest) = outcomes(&base);
-        writeln!(text, "\n[{}] digest {digest:016x}", base.name).unwrap();
-        for (rule, n) in counts {
-            writeln!(text, "{n:6} {rule}").unwrap();
+        single_bytes(&base).write(&base.name, &mut text);
+        // Pairs on the first generation defining the opcode (the single bytes cover the rest).
+        if base.name.ends_with("#0") && first_gen(&base) {
+            field_pairs(&base).write(&format!("{}: field pairs", base.name), &mut text);
         }
     }
-    golden::check_file(
-        &root().join("tests/golden/validate_outcomes.txt"),
-        text.as_bytes(),
-    );
+    let path = root().join("tests/golden/validate_outcomes.txt");
+    if !golden::bless() {
+        // Name the bases and rules whose outcomes moved, not the whole file.
+        let old = std::fs::read_to_string(&path).unwrap_or_default();
+        let (mut section, mut moved) = ("", Vec::new());
+        for (a, b) in old.lines().zip(text.lines()) {
+            if b.starts_with('[') {
+                section = b;
+            }
+            if a != b {
+                moved.push(format!("{section}\n  golden: {a}\n  now:    {b}"));
+            }
+        }
+        assert!(
+            moved.is_empty() && old.lines().count() == text.lines().count(),
+            "rule outcomes changed (a rule was edited: review, then TPB_BLESS=1 to accept):\n{}",
+            moved.into_iter().take(12).collect::<Vec<_>>().join("\n")
+        );
+    }
+    golden::check_file(&path, text.as_bytes());
 }
 
 /// Byte values that sit on clause boundaries: markers, enum edges, counts, dtypes.

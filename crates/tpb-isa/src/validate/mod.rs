@@ -1,10 +1,20 @@
-//! Per-generation validation: the header predicate chains, reporting every failure.
+//! Per-generation validation: the header predicate chains, each rule written once.
 //!
 //! Each chain mirrors a header validator (`is_valid_tensor_scalar_ptr_multi`,
 //! `is_valid_s2d2_ts_as`, …) clause by clause. A clause is a [`Rule`] (predicate name,
 //! clause text, source, confidence); a failing clause becomes a [`Finding`] with the field
 //! path, byte range, offending value and the allowed set (decisions §2.1). Lints (the
 //! compiler's placement rules) are reported beside failures but never make a bundle invalid.
+//!
+//! One definition, two interpretations (issue 16): the chains read the bundle through a
+//! zero-copy [`View`](crate::wire::View) and report every clause to a context whose mode is a
+//! const parameter, so each is monomorphised three times. The report modes ([`validate`],
+//! [`validate_view`], [`rule_walk`]) record findings and never stop; the verdict mode
+//! ([`is_valid_view`], [`is_valid`]) returns `Err(Stop)` from the first failing clause (each
+//! call is followed by `?`), builds no detail and allocates nothing. The owned entry points
+//! validate a view of the encoded bytes, after the one rule a view cannot break (the body
+//! holds the opcode's struct). A new chain is a [`FamilyVisitor`](crate::wire::FamilyVisitor)
+//! method in `chains/mod.rs`; `tests/validate_fast.rs` catches a changed clause.
 
 mod chains;
 mod common;
