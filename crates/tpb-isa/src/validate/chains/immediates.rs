@@ -90,7 +90,7 @@ pub(super) fn ts_ptr_imm_chk<const M: u8>(
             let g = crate::geometry::Geometry::of(gen);
             p + n as u32 <= g.partitions
                 && o < g.active_bytes(space)
-                && (a.byte_addr() as usize).is_multiple_of(align)
+                && aligned(a.byte_addr(), Some(align))
         }
         None => false,
     };
