@@ -309,7 +309,7 @@ pub enum Form {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Exec {
-    /// Executed by the simulator.
+    /// Executed by the simulator, as the row's [`Sem`] variant says.
     Run,
     /// Disabled on the hardware; the simulator refuses it and `validate` reports it.
     Disabled(&'static str),

@@ -5,7 +5,7 @@
 //! one compile error in each `impl`, and [`visit_view`] / [`visit_owned`] are the only
 //! dispatches on the family.
 
-use super::{Body, BodyView, InstView, View};
+use super::{Body, InstView, View};
 use crate::opcode::{sem, OpcodeInfo, Sem};
 
 /// How a visitor receives bodies: [`Owned`] (`&S`) or [`Viewed`] ([`View<S>`]).
@@ -55,10 +55,11 @@ macro_rules! family_visitor {
             inst: &InstView<'a>,
         ) -> Option<V::Output> {
             let row = inst.info()?;
-            match (row.sem, inst.body()) {
-                $( (Sem::$F(sem), BodyView::$S(s)) => Some(v.$method(row, sem, s)), )*
-                _ => None,
-            }
+            // A view's body is always its row's struct (the family's), so one dispatch on
+            // the row suffices.
+            Some(match row.sem {
+                $( Sem::$F(sem) => v.$method(row, sem, View::new(inst.bytes())), )*
+            })
         }
 
         /// Calls the handler of `row`'s family on `body` (`None`: the body holds another
