@@ -49,7 +49,9 @@ rule!(
 );
 
 /// Runs the chain of the view's opcode. `body_kind` is the struct the caller's body holds
-/// (a view's is always the opcode's; an owned instruction may hold another).
+/// (a view's is always the opcode's; an owned instruction may hold another). Inlined so the
+/// verdict loop holds the whole chain, as the pre-issue-16 hand-written verdict did.
+#[inline(always)]
 pub(crate) fn check<const M: u8>(
     cx: &mut Ctx<M>,
     v: &InstView<'_>,
