@@ -9,6 +9,7 @@ pub mod descriptor;
 pub mod field;
 pub mod memref;
 mod view;
+mod visit;
 
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
@@ -17,6 +18,7 @@ pub use descriptor::{
 };
 pub use field::{Bytes, Field, FieldDyn};
 pub use view::{BodyView, InstView, View};
+pub use visit::{family_body, visit_owned, visit_view, Bodies, FamilyVisitor, Owned, Viewed};
 
 use crate::gen::Gen;
 use crate::opcode::{Opcode, OpcodeInfo, StructKind};
