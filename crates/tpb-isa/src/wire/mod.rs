@@ -15,6 +15,7 @@ pub mod gen_block;
 pub mod memref;
 mod pe;
 mod view;
+mod visit;
 
 pub use act::*;
 pub use bodies::*;
@@ -26,6 +27,7 @@ pub use descriptor::{
 pub use field::{Bytes, Field, FieldDyn};
 pub use pe::*;
 pub use view::{BodyView, InstView, View};
+pub use visit::{family_body, visit_owned, visit_view, Bodies, FamilyVisitor, Owned, Viewed};
 
 use crate::gen::Gen;
 use crate::opcode::{Opcode, OpcodeInfo, StructKind};
