@@ -47,6 +47,14 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         Family::EventSemaphore => {
             matches!(body, BodyView::EventSemaphore(s) if event_semaphore(gen, v, s))
         }
+        // Issue 18a families postdate the frozen copy: the single-source verdict.
+        Family::LoadWeights
+        | Family::Matmul
+        | Family::Activate
+        | Family::ActivateQuantize
+        | Family::ActReadAccumulator
+        | Family::Activate2
+        | Family::Exponential => tpb_isa::validate::is_valid_view(v),
     }
 }
 

@@ -16,8 +16,8 @@ pub mod tables;
 pub use gen::{Gen, GenSet};
 pub use opcode::{Opcode, OpcodeInfo, StructKind};
 pub use tables::{
-    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode,
-    WaitMode,
+    AccumCmd, ActFunc, AffineSelectCmp, AluOp, CodeEnum, Dtype, ImmSrc, ImmSrcN, PeFp32Mode,
+    ReduceCmd, RevOps, TensorSubdim, UpdateMode, WaitMode,
 };
 pub mod geometry;
 pub mod hex;

@@ -18,6 +18,8 @@ pub fn opcode_table_markdown() -> String {
             Engine::Dve => "DVE",
             Engine::Pool => "POOL",
             Engine::Any => "any",
+            Engine::Pe => "PE",
+            Engine::Act => "ACT",
         };
         let header = match r.maintenance {
             Maintenance::Maintained => "maintained",

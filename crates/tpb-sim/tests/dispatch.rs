@@ -100,6 +100,14 @@ fn generator(f: Family) -> Option<fn(&mut gen::World) -> Vec<Instruction>> {
         Family::EventSemaphore => return None,
         // Refused by the table's exec column (checked above).
         Family::BatchNormParamLoad | Family::MatchValueLoad => return None,
+        // Issue 18a: checked against plain references of their own in tests/pe_act.rs.
+        Family::LoadWeights
+        | Family::Matmul
+        | Family::Activate
+        | Family::ActivateQuantize
+        | Family::ActReadAccumulator
+        | Family::Activate2
+        | Family::Exponential => return None,
     })
 }
 
@@ -186,10 +194,23 @@ fn every_executed_row_computes_its_reference_result() {
                 row.display,
                 row.value
             ),
-            None => {
-                assert_eq!(row.family, Family::EventSemaphore, "{}", row.display);
+            None if row.family == Family::EventSemaphore => {
                 event_semaphore_updates_its_second_semaphore(row);
             }
+            // Issue 18a families: their plain references are in tests/pe_act.rs.
+            None => assert!(
+                matches!(
+                    row.family,
+                    Family::LoadWeights
+                        | Family::Matmul
+                        | Family::Activate
+                        | Family::ActivateQuantize
+                        | Family::ActReadAccumulator
+                        | Family::Exponential
+                ),
+                "{} has no reference check",
+                row.display
+            ),
         }
     }
 }

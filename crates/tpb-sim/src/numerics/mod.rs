@@ -17,7 +17,10 @@
 
 pub(crate) mod alu;
 mod fp8_table;
+// Issue 18a: the PE dot product in our documented order and the ACT functions.
+pub mod act;
 mod minifloat;
+pub mod pe;
 
 pub use alu::{alu_arith, alu_bitvec, alu_int, alu_int_as};
 

@@ -22,7 +22,7 @@ use crate::text::schema::{always_printed_any, for_each_enum_field, CHANNELS_FIEL
 use crate::wire::descriptor::f32_text;
 use crate::wire::{
     Addr4, AddrForm, Body, Bytes, Data4d, DtypePair, F32Bits, Field, FieldVisitor, ImmVal,
-    Instruction, Tensor,
+    Instruction, LwCtrl, MmCtrl, Tensor,
 };
 use std::any::Any;
 
@@ -206,6 +206,11 @@ impl<S: Sink> Writer<'_, '_, S> {
             out.name(&DTYPE_NAMES, p.hi().0);
         } else if let Some(o) = cast::<Opcode, T>(v) {
             out.hex(u32::from(o.0), 2);
+        } else if let Some(c) = cast::<MmCtrl, T>(v) {
+            // The PE generation blocks: their own per-generation text (rare, not hot).
+            out.put(&c.to_text(self.gen));
+        } else if let Some(c) = cast::<LwCtrl, T>(v) {
+            out.put(&c.to_text(self.gen));
         } else if !enumeration(v, out) && !raw_bytes(v, out) {
             self.fallbacks += 1;
             out.put(&v.to_text(self.gen));

@@ -3,11 +3,14 @@
 //! ([`FamilyVisitor`], implemented by [`Chains`] here), so a new family does not build until
 //! it has a chain.
 
+// Issue 18a: PE, ACT and DVE Exponential.
+mod act;
 mod affine_select;
 mod event_semaphore;
 mod imm_ld;
 mod immediates;
 mod iota;
+mod pe;
 mod ptr_multi;
 mod range_select;
 mod tensor_scalar;
@@ -18,8 +21,9 @@ use super::{Confidence, Ctx, Flow};
 use crate::opcode::{sem, Exec, OpcodeInfo, StructKind};
 use crate::tables::{AluOp, Dtype};
 use crate::wire::{
-    visit_view, D4Iota, Data4d, EventSemaphore, FamilyVisitor, Header, InstView, S2Bn, S2d2Rs,
-    S2d2TsAs, S3d3Ts, S3d3TsSelect, S4d4Tsm, View, Viewed,
+    visit_view, D1Rd, D4Iota, Data4d, EventSemaphore, FamilyVisitor, Header, InstView, S2Bn,
+    S2d2Ac, S2d2Rs, S2d2TsAs, S3Lw, S3d3Ac, S3d3Aq, S3d3Mm, S3d3Ts, S3d3TsSelect, S4d4Tsm, View,
+    Viewed,
 };
 use Confidence::{Assumed, Observed};
 
@@ -142,6 +146,33 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
         s: View<'a, EventSemaphore>,
     ) -> Flow {
         event_semaphore::check(self.cx, self.inst, &s)
+    }
+    // Issue 18a.
+    fn load_weights(&mut self, _: Row, _: sem::LoadWeights, s: View<'a, S3Lw>) -> Flow {
+        pe::check_load_weights(self.cx, &s)
+    }
+    fn matmul(&mut self, _: Row, _: sem::Matmul, s: View<'a, S3d3Mm>) -> Flow {
+        pe::check_matmul(self.cx, &s)
+    }
+    fn activate(&mut self, _: Row, _: sem::Activate, s: View<'a, S3d3Ac>) -> Flow {
+        act::check_activate(self.cx, &s)
+    }
+    fn activate_quantize(&mut self, _: Row, _: sem::ActivateQuantize, s: View<'a, S3d3Aq>) -> Flow {
+        act::check_activate_quantize(self.cx, &s)
+    }
+    fn act_read_accumulator(
+        &mut self,
+        _: Row,
+        _: sem::ActReadAccumulator,
+        s: View<'a, D1Rd>,
+    ) -> Flow {
+        act::check_act_read_accumulator(self.cx, &s)
+    }
+    fn activate2(&mut self, _: Row, _: sem::Activate2, s: View<'a, S2d2Ac>) -> Flow {
+        act::check_activate2(self.cx, &s)
+    }
+    fn exponential(&mut self, _: Row, _: sem::Exponential, s: View<'a, S3d3Ts>) -> Flow {
+        act::check_exponential(self.cx, &s)
     }
 }
 
