@@ -8,7 +8,7 @@ use crate::cmd::CliError;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::Path;
-use tpb_sim::engines::{EngineId, EngineRun, Object};
+use tpb_sim::engines::{EngineId, EngineRun, Object, Race};
 
 /// Writes `path` as JSON or SVG by its extension.
 pub fn write(path: &Path, program: &Program, run: &EngineRun) -> Result<(), CliError> {
@@ -40,6 +40,12 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
 /// Microseconds (the trace format's unit) from picoseconds.
 fn us(ps: u64) -> f64 {
     ps as f64 / 1e6
+}
+
+/// The step of a race the model's schedule started second (where the race is marked; the
+/// race's sides are in program order).
+fn later_step(r: &Race) -> usize {
+    r.first.step.max(r.second.step)
 }
 
 fn tid(e: EngineId) -> usize {
@@ -100,10 +106,10 @@ pub fn chrome_trace(program: &Program, run: &EngineRun) -> Value {
                        "args": {"value": c.value}}));
     }
     for r in &run.races {
-        let s = &run.steps[r.second.step];
+        let s = &run.steps[later_step(r)];
         ev.push(json!({
             "name": format!("race {}", r.kind.short()), "cat": "race", "ph": "i", "s": "t",
-            "pid": 1, "tid": tid(r.second.engine), "ts": us(s.start_ps),
+            "pid": 1, "tid": tid(s.engine), "ts": us(s.start_ps),
             "args": {"report": race_text(program, run, r)}
         }));
     }
@@ -231,7 +237,7 @@ pub fn svg(program: &Program, run: &EngineRun) -> String {
         }
     }
     for r in &run.races {
-        let s = &run.steps[r.second.step];
+        let s = &run.steps[later_step(r)];
         let y = TOP + ROW * row_of(s.engine);
         let _ = writeln!(
             o,
