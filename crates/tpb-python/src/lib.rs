@@ -4,6 +4,7 @@
 //! `tpb-nki`); this crate converts arguments, arrays and errors. The Python package
 //! (`python/tpb`) re-exports it and defines the exception classes.
 
+mod args;
 mod arrays;
 mod errors;
 mod isa;
