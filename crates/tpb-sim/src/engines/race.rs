@@ -5,7 +5,9 @@
 //! reads carry the first epoch, its writes the second, so that a `_READ` update (released
 //! with the first) orders the instruction's reads, not its writes, before a waiter. A wait
 //! that passes joins the clocks of the updates (and `*_THEN_*` flips) of its object up to
-//! the one from which its condition has held without a break ([`History`]). An earlier access `(engine F, epoch c)` happens before
+//! the one from which its condition has held without a break ([`History`]); a semaphore wait
+//! on other engines' increments or decrements acquires what `signals` says instead, the same
+//! whatever order the timing lands them in. An earlier access `(engine F, epoch c)` happens before
 //! a later one with clock `V` iff `c ≤ V[F]`; two accesses from different engines that
 //! overlap, with at least one write and neither before the other, are a race.
 //!
