@@ -415,7 +415,12 @@ impl Detector {
     fn check(&mut self, e: usize, side: RaceSide, clock: &Clock, a: &MemAccess) {
         let pages = a.region.bytes.start / PAGE..a.region.bytes.end.div_ceil(PAGE);
         let slot = space_slot(a.region.space);
-        self.reported.clear();
+        // Cleared per access: a set grown large once is dropped, so clearing stays cheap.
+        if self.reported.capacity() > 4096 {
+            self.reported = HashSet::new();
+        } else if !self.reported.is_empty() {
+            self.reported.clear();
+        }
         // A read conflicts with writes; a write with both.
         let kinds: &[usize] = if a.write { &[0, 1] } else { &[1] };
         for p in pages {
@@ -457,6 +462,9 @@ impl Detector {
     /// Records access `a` on every page it touches, dropping the records it covers.
     fn record(&mut self, e: usize, side: RaceSide, epochs: (u64, u64), a: &MemAccess) {
         let pages = a.region.bytes.start / PAGE..a.region.bytes.end.div_ceil(PAGE);
+        if pages.is_empty() {
+            return;
+        }
         let slot = space_slot(a.region.space);
         let rec = Rec {
             refs: pages.end.saturating_sub(pages.start) as u32,

@@ -118,9 +118,14 @@ impl Signals {
             return None;
         };
         let s = index as usize;
-        let others: Vec<usize> = (0..NUM_ENGINES)
-            .filter(|&g| g != waiter.index() && self.plan[s][g] != Flow::None)
-            .collect();
+        let mut engines = [0usize; NUM_ENGINES];
+        let mut n = 0;
+        for g in (0..NUM_ENGINES).filter(|&g| g != waiter.index() && self.plan[s][g] != Flow::None)
+        {
+            engines[n] = g;
+            n += 1;
+        }
+        let others = &engines[..n];
         let up = others
             .iter()
             .all(|&g| matches!(self.plan[s][g], Flow::Up(_)));
@@ -145,7 +150,7 @@ impl Signals {
         let reached = |v: i64| if up { v >= target } else { v <= target };
         let base = value - others.iter().map(|&g| self.landed[s][g].sum).sum::<i64>();
         let mut acquired = nothing;
-        for &f in &others {
+        for &f in others {
             let rest: i64 = others
                 .iter()
                 .filter(|&&g| g != f)
