@@ -266,6 +266,12 @@ type Bucket = [[Vec<u32>; 2]; NUM_ENGINES];
 /// alternating footprints, at a bounded cost per insertion.
 pub const PRUNE_WINDOW: usize = 8;
 
+/// Byte runs the detector holds at most over all its records (64 MiB of ranges): past it, a
+/// new record of several runs keeps only their hull (marked inexact, as a walk of more than
+/// `MAX_ACCESS_RUNS` runs already is), so that memory stays bounded by the number of
+/// accesses, whatever their patterns.
+pub const MAX_HELD_RUNS: usize = 1 << 22;
+
 /// The detector's state.
 ///
 /// Linear in the accesses (FastTrack-style shadow state, per page instead of per byte): a
@@ -291,6 +297,9 @@ pub(crate) struct Detector {
     pub(crate) total: usize,
     cap: usize,
     inserted: usize,
+    /// Byte runs held by live records with more than one ([`MAX_HELD_RUNS`]).
+    runs_held: usize,
+    max_runs: usize,
 }
 
 fn space_slot(s: Space) -> usize {
@@ -383,7 +392,19 @@ impl Detector {
             total: 0,
             cap,
             inserted: 0,
+            runs_held: 0,
+            max_runs: MAX_HELD_RUNS,
         }
+    }
+
+    /// Frees record `id` (its last page list let it go).
+    fn release(recs: &mut [Rec], free: &mut Vec<u32>, runs_held: &mut usize, id: u32) {
+        let r = &mut recs[id as usize];
+        if let Runs::Many(m) = &r.runs {
+            *runs_held -= m.len();
+        }
+        r.runs = Runs::One(0..0);
+        free.push(id);
     }
 
     /// Records held, for the memory bound's test.
@@ -466,12 +487,21 @@ impl Detector {
             return;
         }
         let slot = space_slot(a.region.space);
+        let runs = a.byte_runs();
+        let (runs, exact) = if runs.len() > 1 && self.runs_held + runs.len() > self.max_runs {
+            (Runs::One(a.region.bytes.clone()), false)
+        } else {
+            (Runs::new(runs), a.exact)
+        };
+        if let Runs::Many(m) = &runs {
+            self.runs_held += m.len();
+        }
         let rec = Rec {
             refs: pages.end.saturating_sub(pages.start) as u32,
             epoch: if a.write { epochs.1 } else { epochs.0 },
             parts: a.region.partitions.clone(),
-            runs: Runs::new(a.byte_runs()),
-            exact: a.exact,
+            runs,
+            exact,
             side: RaceSide {
                 operand: a.operand,
                 write: a.write,
@@ -517,8 +547,7 @@ impl Detector {
                 let r = &mut self.recs[gone as usize];
                 r.refs -= 1;
                 if r.refs == 0 {
-                    r.runs = Runs::One(0..0);
-                    self.free.push(gone);
+                    Self::release(&mut self.recs, &mut self.free, &mut self.runs_held, gone);
                 }
             }
         }
@@ -543,6 +572,7 @@ impl Detector {
         }
         let recs = &mut self.recs;
         let free = &mut self.free;
+        let runs_held = &mut self.runs_held;
         for space in &mut self.pages {
             for bucket in space.iter_mut() {
                 for (f, lists) in bucket.iter_mut().enumerate() {
@@ -552,8 +582,7 @@ impl Detector {
                             let r = &mut recs[id as usize];
                             r.refs -= 1;
                             if r.refs == 0 {
-                                r.runs = Runs::One(0..0);
-                                free.push(id);
+                                Self::release(recs, free, runs_held, id);
                             }
                         }
                     }
@@ -650,6 +679,31 @@ mod tests {
             &[access(true, 0..64)],
         );
         assert_eq!(d.live(), 2, "POOL's latest write and DVE's read");
+    }
+
+    // Past the runs budget, a strided access is held as its hull (inexact): memory stays
+    // bounded, and a race on the hull is reported as approximate.
+    #[test]
+    fn past_the_runs_budget_a_record_keeps_its_hull() {
+        let mut d = Detector::new(100);
+        d.max_runs = 4;
+        let strided = |write| MemAccess {
+            runs: vec![0..4, 8..12, 16..20],
+            ..access(write, 0..20)
+        };
+        let mut pool = [0u64; NUM_ENGINES];
+        for k in 0..3u64 {
+            pool[EngineId::Pool.index()] = 2 * k + 2;
+            let e = (2 * k + 1, 2 * k + 2);
+            d.access(side(EngineId::Pool, k as usize), &pool, e, &[strided(true)]);
+            assert!(d.runs_held <= 4, "{}", d.runs_held);
+        }
+        // A write past the budget keeps its hull. DVE reads bytes 4..8, between the runs:
+        // only a hull races with it, reported as inexact.
+        let mut dve = [0u64; NUM_ENGINES];
+        dve[EngineId::Dve.index()] = 2;
+        d.access(side(EngineId::Dve, 9), &dve, (1, 2), &[access(false, 4..8)]);
+        assert!(d.total >= 1 && d.races.iter().all(|r| !r.exact && r.first.index >= 1));
     }
 
     #[test]
