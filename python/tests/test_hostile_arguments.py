@@ -243,6 +243,15 @@ def test_machine_write_checks_the_region_before_expanding_a_broadcast_view():
     assert (m.read("sbuf[p0..2]+0x0:fp32:2x4") == 2).all()
 
 
+def test_from_numpy_checks_the_space_before_expanding_a_broadcast_view():
+    core = nki.Core()
+    view = np.broadcast_to(np.float32(1), (128, 2**36))
+    with pytest.raises(tpb.UsageError, match="free"):
+        core.from_numpy(view)
+    # Nothing was allocated: a tile that fits still starts at offset 0.
+    assert core.from_numpy(np.broadcast_to(np.float32(2), (2, 4))).offset == 0
+
+
 # ---- item 17: a partition range with a step ------------------------------------------------
 
 

@@ -206,6 +206,24 @@ impl Core {
         dtype: Dtype,
         space: Space,
     ) -> Result<Tile, NkiError> {
+        let (tile, next) = self.place(shape, dtype, space)?;
+        self.next_free[space_index(space)] = next;
+        Ok(tile)
+    }
+
+    /// Whether [`Core::ndarray`] would allocate such a tile now (nothing is allocated): a
+    /// caller can check a shape before gathering the data for it.
+    pub fn check_ndarray(
+        &self,
+        shape: &[usize],
+        dtype: Dtype,
+        space: Space,
+    ) -> Result<(), NkiError> {
+        self.place(shape, dtype, space).map(|_| ())
+    }
+
+    /// The tile [`Core::ndarray`] allocates, and the next free offset after it.
+    fn place(&self, shape: &[usize], dtype: Dtype, space: Space) -> Result<(Tile, u64), NkiError> {
         let bad = |detail: String| NkiError::Shape {
             operand: "shape",
             detail,
@@ -237,14 +255,14 @@ impl Core {
                 total,
             });
         }
-        self.next_free[space_index(space)] = (at + row).div_ceil(TILE_ALIGN) * TILE_ALIGN;
-        Ok(Tile {
+        let tile = Tile {
             space,
             start_partition: 0,
             offset: at,
             dtype,
             shape: shape.to_vec(),
-        })
+        };
+        Ok((tile, (at + row).div_ceil(TILE_ALIGN) * TILE_ALIGN))
     }
 
     /// Sets register `n` for instructions the caller builds. Registers

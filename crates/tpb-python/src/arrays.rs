@@ -149,12 +149,6 @@ pub fn host_view<'py>(array: &Bound<'py, PyAny>, fp8: &Fp8Config) -> PyResult<Ho
     })
 }
 
-/// Reads any array-like as a host array (`numpy.asarray`, made C-contiguous and
-/// little-endian, viewed as bytes).
-pub fn host_array<'py>(array: &Bound<'py, PyAny>, fp8: &Fp8Config) -> PyResult<HostArray<'py>> {
-    host_view(array, fp8)?.bytes()
-}
-
 /// NumPy's limit on an array's dimensions.
 pub const MAX_DIMS: usize = 64;
 

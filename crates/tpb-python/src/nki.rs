@@ -1,7 +1,7 @@
 //! `tpb.nki`: `Core`, `Tile` and the NKI-shaped calls (thin over `tpb_nki`).
 
 use crate::args;
-use crate::arrays::{check_dims, host_array, numpy_dtype, to_numpy, tpb_dtype};
+use crate::arrays::{check_dims, host_view, numpy_dtype, to_numpy, tpb_dtype};
 use crate::errors::{raise, raise_with, ErrorKind};
 use crate::isa::{findings, parse_space, Instruction};
 use crate::machine::{config, fault_error, lock, register_bits, RunReport};
@@ -124,9 +124,15 @@ impl Core {
         let space = parse_space(buffer)?;
         let fp8 = slf.get().lock(py).machine().config().fp8;
         // The array is converted before the lock is taken: its `__array__` may read a tile
-        // of this very core (issue 20 item 12).
-        let host = host_array(array, &fp8)?;
-        check_dims(&host.shape, "the array")?;
+        // of this very core (issue 20 item 12). Its shape is checked against the free space
+        // before a broadcast or strided view is gathered (item 16).
+        let view = host_view(array, &fp8)?;
+        check_dims(&view.shape, "the array")?;
+        slf.get()
+            .lock(py)
+            .check_ndarray(&view.shape, view.dtype, space)
+            .map_err(nki_error)?;
+        let host = view.bytes()?;
         let mut core = slf.get().lock(py);
         let tile = core
             .ndarray(&host.shape, host.dtype, space)
