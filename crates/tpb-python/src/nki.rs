@@ -391,7 +391,8 @@ pub fn nki_affine_select(
 }
 
 /// `nki.isa.tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None,
-/// operand1=None, reverse1=False)`.
+/// operand1=None, reverse1=False)`. `op1` and `operand1` are given together; a `(P, 1)` tile
+/// operand has at least the data's partitions and, on the arithmetic path, is float32.
 #[pyfunction]
 #[pyo3(name = "tensor_scalar", signature = (dst, data, op0, operand0 = None, reverse0 = false, op1 = None, operand1 = None, reverse1 = false))]
 #[allow(clippy::too_many_arguments)]
@@ -476,7 +477,9 @@ pub fn nki_range_select(
     })
 }
 
-/// TensorScalarSelect: `dst = predicate ? on_true_tile : on_false_value` per partition.
+/// TensorScalarSelect: `dst = predicate ? on_true_tile : on_false_value` per partition. On
+/// an integer tile the fill must be a whole number the dtype holds (`300` on uint8 raises
+/// `tpb.UsageError` rather than saturating to 255).
 #[pyfunction]
 #[pyo3(name = "select", signature = (dst, predicate, on_true_tile, on_false_value, reverse_pred = false))]
 pub fn nki_select(
