@@ -2,8 +2,9 @@
 //!
 //! The oracle is a plain vector clock per instruction over every pair of executed
 //! instructions, byte by byte: no pages, no pruning, no semaphore history. For random
-//! programs on POOL, DVE and an SP relay (single-signaller counting semaphores, isa-facts
-//! §1.3) the linear detector must report only pairs the oracle calls races, and at least,
+//! programs on POOL, DVE and an SP relay (counting semaphores any engine may increment,
+//! isa-facts §1.3; a wait acquires the signals it cannot have passed without, assumption
+//! `multi-signal-wait`) the linear detector must report only pairs the oracle calls races, and at least,
 //! for every access and byte, the race with the latest unordered conflicting access of each
 //! other engine. Then the bound: 10,000 unsynchronised instructions on the same bytes.
 
@@ -30,8 +31,8 @@ fn machine() -> Machine {
     m
 }
 
-/// One random instruction. Semaphore `s` is signalled only by engine `s` (0 POOL, 1 DVE,
-/// 2 SP), one increment per signalling instruction.
+/// One random instruction (engines: 0 POOL, 1 DVE, 2 SP), which may increment one of
+/// semaphores 0..3 by one and wait for a count of one.
 #[derive(Clone, Debug)]
 enum Op {
     /// POOL iota writes `len` fp32 at `dst`.
@@ -49,7 +50,7 @@ enum Op {
         len: u32,
         parts: (u32, u32),
     },
-    /// An SP record that waits (as any op may) and signals semaphore 2.
+    /// An SP record that waits and signals (as any op may), and touches no memory.
     Relay,
 }
 
@@ -58,7 +59,8 @@ struct Inst {
     op: Op,
     /// (semaphore, threshold) of a `>=` wait.
     wait: Option<(u8, u32)>,
-    signal: bool,
+    /// The semaphore it increments.
+    signal: Option<u8>,
 }
 
 impl Inst {
@@ -75,8 +77,7 @@ impl Inst {
         if let Some((s, n)) = self.wait {
             sync += &format!(" wait_mode=sem_ge_imm wait_idx={s} semaphore_value={n}");
         }
-        if self.signal {
-            let me = self.engine();
+        if let Some(me) = self.signal {
             sync += &match self.op {
                 Op::Relay => format!(" update1_mode=sem_inc_complete update1_idx={me}"),
                 _ => format!(" update_mode=sem_inc_complete update_idx={me}"),
@@ -140,7 +141,7 @@ fn inst() -> impl Strategy<Value = Inst> {
     (
         op(),
         prop::option::weighted(0.4, (0u8..3, 1u32..4)),
-        prop::bool::weighted(0.6),
+        prop::option::weighted(0.6, 0u8..3),
     )
         .prop_map(|(op, wait, signal)| Inst { op, wait, signal })
 }
@@ -220,8 +221,10 @@ fn oracle(steps: &[Step]) -> Verdict {
     Verdict { all, latest }
 }
 
-/// Runs `insts` and rebuilds every executed instruction's vector clock from the schedule:
-/// a `>= n` wait on semaphore `s` acquires the clock of engine `s`'s n-th signal.
+/// Runs `insts` and rebuilds every executed instruction's vector clock from the schedule.
+/// A `>= n` wait of engine `e` on semaphore `s` needs `n` increments: `base` its own engine
+/// gave before it, and from each other engine `f` the `m = n − base − (every increment of
+/// every other engine g ≠ e, f in the whole program)` first ones, whose clock it acquires.
 fn run_with_oracle(prog: &[Inst]) -> (EngineRun, Vec<Step>) {
     let text: String = prog.iter().map(Inst::text).collect();
     let insts = program(&text);
@@ -239,8 +242,16 @@ fn run_with_oracle(prog: &[Inst]) -> (EngineRun, Vec<Step>) {
     let run = run_engines_with(&mut machine(), &insts, &engines, &opts, |_, r| {
         reports.push((r.inst.index, r.accesses.clone()));
     });
+    // total[s][e]: increments of semaphore s by engine e in the whole program.
+    let mut total = [[0i64; 3]; 3];
+    for p in prog {
+        if let Some(s) = p.signal {
+            total[s as usize][p.engine()] += 1;
+        }
+    }
     let mut clocks = [[0u64; 5]; 3];
-    let mut signals: [Vec<[u64; 5]>; 3] = Default::default();
+    // signals[s][e]: the clocks engine e released its increments of s with, in order.
+    let mut signals: [[Vec<[u64; 5]>; 3]; 3] = Default::default();
     let mut steps = Vec::new();
     for (s, (index, accesses)) in run.steps.iter().zip(reports) {
         assert_eq!(s.inst.index, index);
@@ -249,14 +260,25 @@ fn run_with_oracle(prog: &[Inst]) -> (EngineRun, Vec<Step>) {
         let eng = [EngineId::Pool, EngineId::Dve, EngineId::Sp][e];
         assert_eq!(s.engine, eng);
         if let Some((sem, n)) = p.wait {
-            let got = &signals[sem as usize][n as usize - 1];
-            for (c, g) in clocks[e].iter_mut().zip(got) {
-                *c = (*c).max(*g);
+            let sem = sem as usize;
+            let base = signals[sem][e].len() as i64;
+            for f in (0..3).filter(|&f| f != e) {
+                let rest: i64 = (0..3)
+                    .filter(|&g| g != e && g != f)
+                    .map(|g| total[sem][g])
+                    .sum();
+                let m = i64::from(n) - base - rest;
+                if m >= 1 {
+                    let got = signals[sem][f][m as usize - 1];
+                    for (c, g) in clocks[e].iter_mut().zip(got) {
+                        *c = (*c).max(g);
+                    }
+                }
             }
         }
         clocks[e][eng.index()] += 1;
-        if p.signal {
-            signals[e].push(clocks[e]);
+        if let Some(sem) = p.signal {
+            signals[sem as usize][e].push(clocks[e]);
         }
         steps.push(Step {
             engine: eng.index(),
