@@ -161,9 +161,16 @@ impl Signals {
                 continue;
             }
             let recent = &self.landed[s][f].recent;
-            // The first of f's signals that reaches the target (sums are monotone); one
-            // older than the kept ones is taken as the oldest kept, which orders more.
-            let k = recent.partition_point(|&(sum, _)| !reached(reach.saturating_add(sum)));
+            let hits = |k: usize| reached(reach.saturating_add(recent[k].0));
+            // The first of f's signals that reaches the target (sums are monotone): most
+            // often the newest, else by binary search; one older than the kept ones is taken
+            // as the oldest kept, which orders more.
+            let n = recent.len();
+            let k = if n >= 2 && !hits(n - 2) {
+                n - 1
+            } else {
+                recent.partition_point(|&(sum, _)| !reached(reach.saturating_add(sum)))
+            };
             if let Some((_, clock)) = recent.get(k.min(recent.len().saturating_sub(1))) {
                 join(&mut acquired, clock);
             }
