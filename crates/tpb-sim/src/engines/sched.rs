@@ -342,7 +342,9 @@ pub fn run_engines_with(
                 };
             }
             sync_machine(m, o, &sems, &events);
-            history[o.slot()].update(value(o, &sems, &events), &p.clock);
+            if !matches!(o, Object::Semaphore(s) if signals.uniform(s)) {
+                history[o.slot()].update(value(o, &sems, &events), &p.clock);
+            }
             signals.landed(steps[p.step].engine, p.op, &p.clock);
             obj_writer[o.slot()] = Some(p.step);
             sample(o, t, before, value(o, &sems, &events), &mut counters);

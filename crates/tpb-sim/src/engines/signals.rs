@@ -92,6 +92,18 @@ impl Signals {
         }
     }
 
+    /// Whether every engine that updates semaphore `s` moves it the same one way: then
+    /// [`Signals::acquire`] answers for every wait on it, and its
+    /// [`super::race::History`] is never asked (a wait by its only updater acquires nothing
+    /// new either way).
+    pub(crate) fn uniform(&self, s: u8) -> bool {
+        let flows = &self.plan[s as usize];
+        flows.iter().all(|f| matches!(f, Flow::None | Flow::Up(_)))
+            || flows
+                .iter()
+                .all(|f| matches!(f, Flow::None | Flow::Down(_)))
+    }
+
     /// Records an update landing, released with `clock`.
     pub(crate) fn landed(&mut self, engine: EngineId, op: Op, clock: &Clock) {
         if let Op::Add(s, d) = op {
