@@ -50,15 +50,14 @@ impl Format {
 /// run, so its directory exists).
 pub fn write(path: &Path, program: &Program, run: &EngineRun) -> Result<(), CliError> {
     let format = Format::of(path).map_err(|e| CliError::Msg(format!("--timeline: {e}")))?;
-    let bytes = match format {
+    match format {
+        // Streamed event by event into the temporary file: memory stays small however long the run.
         Format::Json => {
-            let mut out = Vec::new();
-            chrome_trace(&mut out, program, run).map_err(|e| CliError::io(path, e))?;
-            out
+            crate::atomic::write_with(path, |mut out| chrome_trace(&mut out, program, run))
         }
-        Format::Svg => svg(program, run).into_bytes(),
-    };
-    crate::atomic::write_file(path, &bytes).map_err(|e| CliError::io(path, e))
+        Format::Svg => crate::atomic::write_file(path, svg(program, run).as_bytes()),
+    }
+    .map_err(|e| CliError::io(path, e))
 }
 
 /// Microseconds (the trace format's unit) from picoseconds.
