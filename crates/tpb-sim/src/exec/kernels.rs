@@ -20,11 +20,14 @@ use tpb_isa::{AluOp, Dtype};
 #[inline(always)]
 pub(crate) fn decode(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp8Config) {
     if dtype == Dtype::FP32 {
-        simd::vectorize(|| {
-            for (o, &b) in out.iter_mut().zip(bytes.as_chunks::<4>().0) {
-                *o = f32::from_le_bytes(b);
-            }
-        });
+        simd::vectorize(
+            #[inline(always)]
+            || {
+                for (o, &b) in out.iter_mut().zip(bytes.as_chunks::<4>().0) {
+                    *o = f32::from_le_bytes(b);
+                }
+            },
+        );
     } else {
         decode_slice_to_f32(dtype, bytes, out, cfg);
     }
@@ -34,11 +37,14 @@ pub(crate) fn decode(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp8Confi
 #[inline(always)]
 pub(crate) fn encode(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8Config) {
     if dtype == Dtype::FP32 || dtype == Dtype::FP32R {
-        simd::vectorize(|| {
-            for (o, x) in out.as_chunks_mut::<4>().0.iter_mut().zip(xs) {
-                *o = x.to_le_bytes();
-            }
-        });
+        simd::vectorize(
+            #[inline(always)]
+            || {
+                for (o, x) in out.as_chunks_mut::<4>().0.iter_mut().zip(xs) {
+                    *o = x.to_le_bytes();
+                }
+            },
+        );
     } else {
         encode_slice_from_f32(dtype, xs, out, cfg);
     }
@@ -97,22 +103,25 @@ pub(crate) fn check_int(op: AluOp) -> Result<(), NumError> {
 
 /// `x = stage_arith(op, x, s, rev)` for every element.
 pub(crate) fn arith(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
-    simd::vectorize(|| arith_loops(op, rev, xs, s));
+    simd::vectorize(
+        #[inline(always)]
+        || arith_loops(op, rev, xs, s),
+    );
 }
 
 #[inline(always)]
 fn arith_loops(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
     match (op, rev) {
         (AluOp::BYPASS, _) => {}
-        (AluOp::ADD, _) => map(xs, |x| canon(x + s)),
-        (AluOp::SUBTRACT, false) => map(xs, |x| canon(x - s)),
-        (AluOp::SUBTRACT, true) => map(xs, |x| canon(s - x)),
-        (AluOp::MULT, _) => map(xs, |x| canon(x * s)),
-        (AluOp::MAX, false) => map(xs, |x| canon(max_num(x, s))),
-        (AluOp::MAX, true) => map(xs, |x| canon(max_num(s, x))),
-        (AluOp::MIN, false) => map(xs, |x| canon(min_num(x, s))),
-        (AluOp::MIN, true) => map(xs, |x| canon(min_num(s, x))),
-        _ => map(xs, |x| {
+        (AluOp::ADD, _) => map(xs, move |x| canon(x + s)),
+        (AluOp::SUBTRACT, false) => map(xs, move |x| canon(x - s)),
+        (AluOp::SUBTRACT, true) => map(xs, move |x| canon(s - x)),
+        (AluOp::MULT, _) => map(xs, move |x| canon(x * s)),
+        (AluOp::MAX, false) => map(xs, move |x| canon(max_num(x, s))),
+        (AluOp::MAX, true) => map(xs, move |x| canon(max_num(s, x))),
+        (AluOp::MIN, false) => map(xs, move |x| canon(min_num(x, s))),
+        (AluOp::MIN, true) => map(xs, move |x| canon(min_num(s, x))),
+        _ => map(xs, move |x| {
             stage_arith(op, x, s, rev).unwrap_or(f32::from_bits(canonical_nan::FP32))
         }),
     }
@@ -139,8 +148,8 @@ pub(crate) fn bytes_fused(
 ) {
     let enc = |x| x;
     match op {
-        AluOp::ADD => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x + s),
-        AluOp::MULT => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x * s),
+        AluOp::ADD => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x + s),
+        AluOp::MULT => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x * s),
         _ => encode_bytes_with::<false>(in_dtype, input, dtype, out, cfg, enc),
     };
 }
@@ -166,16 +175,16 @@ pub(crate) fn bytes_fused2(
     }
     match (op0, op1) {
         (AluOp::MULT, AluOp::ADD) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x * s0 + s1)
+            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x * s0 + s1)
         }
         (AluOp::ADD, AluOp::MULT) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| (x + s0) * s1)
+            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| (x + s0) * s1)
         }
         (AluOp::MULT, AluOp::MULT) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x * s0 * s1)
+            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x * s0 * s1)
         }
         (AluOp::ADD, AluOp::ADD) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x + s0 + s1)
+            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x + s0 + s1)
         }
         (AluOp::BYPASS, op) => {
             bytes_fused(op, s1, in_dtype, input, dtype, out, cfg);
@@ -201,9 +210,9 @@ pub(crate) fn f32_fused(
     cfg: &Fp8Config,
 ) {
     match op {
-        AluOp::ADD => encode_with::<_, true>(dtype, xs, out, cfg, |x| x + s),
-        AluOp::MULT => encode_with::<_, true>(dtype, xs, out, cfg, |x| x * s),
-        _ => encode_with::<_, false>(dtype, xs, out, cfg, |x| x),
+        AluOp::ADD => encode_with::<_, true>(dtype, xs, out, cfg, move |x| x + s),
+        AluOp::MULT => encode_with::<_, true>(dtype, xs, out, cfg, move |x| x * s),
+        _ => encode_with::<_, false>(dtype, xs, out, cfg, move |x| x),
     };
 }
 
@@ -222,9 +231,9 @@ pub(crate) fn decode_fused(
         return false;
     }
     match op {
-        AluOp::ADD => decode_with(in_dtype, input, xs, cfg, |x| canon(x + s)),
-        AluOp::MULT => decode_with(in_dtype, input, xs, cfg, |x| canon(x * s)),
-        _ => decode_with(in_dtype, input, xs, cfg, |x| x),
+        AluOp::ADD => decode_with(in_dtype, input, xs, cfg, move |x| canon(x + s)),
+        AluOp::MULT => decode_with(in_dtype, input, xs, cfg, move |x| canon(x * s)),
+        _ => decode_with(in_dtype, input, xs, cfg, move |x| x),
     };
     true
 }
@@ -237,15 +246,18 @@ pub(crate) fn bitvec(op: AluOp, rev: bool, xs: &mut [u32], s: u32, bits: u32) {
         (1u32 << bits) - 1
     };
     let s = s & mask;
-    simd::vectorize(|| match op {
-        AluOp::BYPASS => xs.iter_mut().for_each(|x| *x &= mask),
-        AluOp::BITWISE_AND => xs.iter_mut().for_each(|x| *x &= s),
-        AluOp::BITWISE_OR => xs.iter_mut().for_each(|x| *x = (*x | s) & mask),
-        AluOp::BITWISE_XOR => xs.iter_mut().for_each(|x| *x = (*x ^ s) & mask),
-        _ => xs
-            .iter_mut()
-            .for_each(|x| *x = stage_bitvec(op, *x, s, rev, bits).unwrap_or(0)),
-    });
+    simd::vectorize(
+        #[inline(always)]
+        || match op {
+            AluOp::BYPASS => xs.iter_mut().for_each(|x| *x &= mask),
+            AluOp::BITWISE_AND => xs.iter_mut().for_each(|x| *x &= s),
+            AluOp::BITWISE_OR => xs.iter_mut().for_each(|x| *x = (*x | s) & mask),
+            AluOp::BITWISE_XOR => xs.iter_mut().for_each(|x| *x = (*x ^ s) & mask),
+            _ => xs
+                .iter_mut()
+                .for_each(|x| *x = stage_bitvec(op, *x, s, rev, bits).unwrap_or(0)),
+        },
+    );
 }
 
 /// `x = stage_int(op, x, s, rev, signed)` for every element.
@@ -389,8 +401,15 @@ mod tests {
         (v, inputs)
     }
 
+    /// At every SIMD level this CPU has (`numerics::simd`).
     #[test]
     fn fused_paths_match_the_staged_path() {
+        for level in simd::available() {
+            simd::with_level(level, fused_paths_match_the_staged_path_at_this_level).unwrap();
+        }
+    }
+
+    fn fused_paths_match_the_staged_path_at_this_level() {
         use crate::numerics::E4m3Variant;
         let (v, inputs) = fused_inputs(true);
         let dtypes = [
@@ -454,8 +473,19 @@ mod tests {
     /// The two-stage fused path against decode → arith(op0) → arith(op1) → encode, bit for
     /// bit, for every pair of fusable ops, FP32 and BF16 inputs, every datapath output dtype
     /// and FP8 configuration.
+    /// At every SIMD level this CPU has (`numerics::simd`).
     #[test]
     fn two_stage_fused_path_matches_the_staged_path() {
+        for level in simd::available() {
+            simd::with_level(
+                level,
+                two_stage_fused_path_matches_the_staged_path_at_this_level,
+            )
+            .unwrap();
+        }
+    }
+
+    fn two_stage_fused_path_matches_the_staged_path_at_this_level() {
         use crate::numerics::E4m3Variant;
         let (v, inputs) = fused_inputs(false);
         let ops = [AluOp::BYPASS, AluOp::ADD, AluOp::MULT];

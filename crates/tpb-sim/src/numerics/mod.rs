@@ -292,7 +292,10 @@ pub fn decode_slice_to_f32(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp
     };
     let n = (bytes.len() / size).min(out.len());
     let (bytes, out) = (&bytes[..n * size], &mut out[..n]);
-    simd::vectorize(|| decode_values(dtype, bytes, out, cfg));
+    simd::vectorize(
+        #[inline(always)]
+        || decode_values(dtype, bytes, out, cfg),
+    );
     n
 }
 
@@ -385,7 +388,10 @@ pub fn encode_slice_from_f32(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8
     };
     let n = xs.len().min(out.len() / size);
     let (xs, out) = (&xs[..n], &mut out[..n * size]);
-    simd::vectorize(|| encode_values::<_, false>(dtype, xs, |x| x, out, cfg));
+    simd::vectorize(
+        #[inline(always)]
+        || encode_values::<_, false>(dtype, xs, |x| x, out, cfg),
+    );
     n
 }
 
@@ -405,7 +411,10 @@ pub(crate) fn encode_with<T: Copy, const CANON_NAN: bool>(
     };
     let n = xs.len().min(out.len() / size);
     let (xs, out) = (&xs[..n], &mut out[..n * size]);
-    simd::vectorize(|| encode_values::<_, CANON_NAN>(dtype, xs, f, out, cfg));
+    simd::vectorize(
+        #[inline(always)]
+        || encode_values::<_, CANON_NAN>(dtype, xs, f, out, cfg),
+    );
     n
 }
 
@@ -424,29 +433,32 @@ pub(crate) fn decode_with(
     };
     let n = (bytes.len() / size).min(out.len());
     let (bytes, out) = (&bytes[..n * size], &mut out[..n]);
-    simd::vectorize(|| match in_dtype {
-        Dtype::BFLOAT16 => {
-            for (o, &b) in out.iter_mut().zip(bytes.as_chunks::<2>().0) {
-                *o = f(f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b))));
+    simd::vectorize(
+        #[inline(always)]
+        || match in_dtype {
+            Dtype::BFLOAT16 => {
+                for (o, &b) in out.iter_mut().zip(bytes.as_chunks::<2>().0) {
+                    *o = f(f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b))));
+                }
             }
-        }
-        Dtype::FP16 => {
-            decode_values(in_dtype, bytes, out, cfg);
-            out.iter_mut().for_each(|x| *x = f(*x));
-        }
-        Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5 => {
-            let t = fp8_table(in_dtype, cfg).unwrap_or(&E3M4_TABLE);
-            for (o, &b) in out.iter_mut().zip(bytes) {
-                *o = f(f32::from_bits(t[usize::from(b)]));
+            Dtype::FP16 => {
+                decode_values(in_dtype, bytes, out, cfg);
+                out.iter_mut().for_each(|x| *x = f(*x));
             }
-        }
-        // FP32 and FP32R.
-        _ => {
-            for (o, &b) in out.iter_mut().zip(bytes.as_chunks::<4>().0) {
-                *o = f(f32::from_le_bytes(b));
+            Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5 => {
+                let t = fp8_table(in_dtype, cfg).unwrap_or(&E3M4_TABLE);
+                for (o, &b) in out.iter_mut().zip(bytes) {
+                    *o = f(f32::from_bits(t[usize::from(b)]));
+                }
             }
-        }
-    });
+            // FP32 and FP32R.
+            _ => {
+                for (o, &b) in out.iter_mut().zip(bytes.as_chunks::<4>().0) {
+                    *o = f(f32::from_le_bytes(b));
+                }
+            }
+        },
+    );
     n
 }
 
@@ -474,36 +486,39 @@ pub(crate) fn encode_bytes_with<const CANON_NAN: bool>(
     let n = (bytes.len() / size_in).min(out.len() / size);
     let (bytes, out) = (&bytes[..n * size_in], &mut out[..n * size]);
     // `as_chunks`: a slice of arrays, so the loads are plain vector loads.
-    simd::vectorize(|| match in_dtype {
-        Dtype::BFLOAT16 => {
-            let xs = bytes.as_chunks::<2>().0;
-            let get = |b| f(f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b))));
-            encode_values::<_, CANON_NAN>(dtype, xs, get, out, cfg);
-        }
-        Dtype::FP16 => {
-            // Blocks decoded into registers / L1 (F16C where the level has it), then the op
-            // and the encoder over the block.
-            let t = simd::token();
-            let mut vals = [0f32; simd::FP16_BLOCK];
-            let xs = bytes.as_chunks::<2>().0.chunks(simd::FP16_BLOCK);
-            for (x, o) in xs.zip(out.chunks_mut(simd::FP16_BLOCK * size)) {
-                let v = &mut vals[..x.len()];
-                simd::fp16_decode_block(t, x, v);
-                encode_values::<_, CANON_NAN>(dtype, v, &f, o, cfg);
+    simd::vectorize(
+        #[inline(always)]
+        || match in_dtype {
+            Dtype::BFLOAT16 => {
+                let xs = bytes.as_chunks::<2>().0;
+                let get = |b| f(f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b))));
+                encode_values::<_, CANON_NAN>(dtype, xs, get, out, cfg);
             }
-        }
-        Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5 => {
-            let t = fp8_table(in_dtype, cfg).unwrap_or(&E3M4_TABLE);
-            let get = |b: u8| f(f32::from_bits(t[usize::from(b)]));
-            encode_values::<_, CANON_NAN>(dtype, bytes, get, out, cfg);
-        }
-        // FP32 and FP32R.
-        _ => {
-            let xs = bytes.as_chunks::<4>().0;
-            let get = |b| f(f32::from_le_bytes(b));
-            encode_values::<_, CANON_NAN>(dtype, xs, get, out, cfg);
-        }
-    });
+            Dtype::FP16 => {
+                // Blocks decoded into registers / L1 (F16C where the level has it), then the op
+                // and the encoder over the block.
+                let t = simd::token();
+                let mut vals = [0f32; simd::FP16_BLOCK];
+                let xs = bytes.as_chunks::<2>().0.chunks(simd::FP16_BLOCK);
+                for (x, o) in xs.zip(out.chunks_mut(simd::FP16_BLOCK * size)) {
+                    let v = &mut vals[..x.len()];
+                    simd::fp16_decode_block(t, x, v);
+                    encode_values::<_, CANON_NAN>(dtype, v, &f, o, cfg);
+                }
+            }
+            Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5 => {
+                let t = fp8_table(in_dtype, cfg).unwrap_or(&E3M4_TABLE);
+                let get = |b: u8| f(f32::from_bits(t[usize::from(b)]));
+                encode_values::<_, CANON_NAN>(dtype, bytes, get, out, cfg);
+            }
+            // FP32 and FP32R.
+            _ => {
+                let xs = bytes.as_chunks::<4>().0;
+                let get = |b| f(f32::from_le_bytes(b));
+                encode_values::<_, CANON_NAN>(dtype, xs, get, out, cfg);
+            }
+        },
+    );
     n
 }
 
