@@ -29,7 +29,9 @@
 //! crates) keeps all of it inside the crate: `V3::try_new()` / `V4::try_new()` return a
 //! token only when the CPU has the features, and the token's safe `vectorize` runs a closure
 //! inside a `#[target_feature]` function. `multiversion`'s attribute macro instead expands
-//! `unsafe` calls into *our* crate (which `unsafe_code = "forbid"` is meant to rule out);
+//! `unsafe` calls into *our* crate (its dispatcher emits `unsafe { f(...) }` and
+//! `unreachable_unchecked`, multiversion-macros 0.9.2 `dispatcher.rs`), which the workspace's
+//! `unsafe_code = "forbid"` is meant to rule out;
 //! `half`'s slice conversions dispatch F16C at run time but cover only FP16 and cannot fuse an
 //! op into the conversion loop. So: pulp for the dispatch, `half` for F16C at the AVX2 level.
 //!
@@ -58,8 +60,10 @@
 //! (seen in the disassembly: the AVX-512 entry was a bare `call` of a baseline-compiled
 //! body, and slower than before), so nothing would be vectorised for the level.
 //!
-//! Then add the kernel to the level-parametrised differential tests (`tests/simd_levels.rs`),
-//! which compare each level against the plain reference. Only a loop that needs an
+//! Then make sure the level-parametrised differential tests reach it: `tests/reference_equiv.rs`
+//! runs each proptest case at one of the [`available`] levels against the plain reference
+//! simulator, `tests/numerics.rs` runs the codecs at every level against the NumPy fixtures,
+//! and kernel unit tests loop over the levels with [`with_level`]. Only a loop that needs an
 //! instruction the compiler will not pick by itself (like F16C) gets a per-level arm, as
 //! [`fp16_decode_block`] does, with a test against the plain code at every level.
 
