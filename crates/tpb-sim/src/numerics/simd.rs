@@ -4,7 +4,7 @@
 //! # How it works
 //!
 //! The element loops of `numerics` and of the executors' kernels are written once, as plain
-//! branch-free Rust over slices. [`vectorize`] runs such a loop inside a function compiled
+//! branch-free Rust over slices. `vectorize` runs such a loop inside a function compiled
 //! for the current level's CPU features (AVX-512, or AVX2 + FMA), so that the loop, inlined
 //! there, is auto-vectorised with that instruction set; at [`Level::Baseline`] it runs as
 //! compiled for the build target (SSE2 on x86-64). Because every level runs the same source,
@@ -13,8 +13,8 @@
 //!
 //! - FP16 ⇄ FP32 through F16C (decisions §4.4). F16C rounds to nearest even like numpy, but
 //!   quiets a signalling NaN where numpy keeps it signalling, so every block that holds a NaN
-//!   has its NaN lanes redone by the plain codec ([`fp16_decode_block`],
-//!   [`fp16_encode_block`]). At [`Level::Avx512`] the 16-lane AVX-512F forms of VCVTPH2PS /
+//!   has its NaN lanes redone by the plain codec (`fp16_decode_block`,
+//!   `fp16_encode_block`). At [`Level::Avx512`] the 16-lane AVX-512F forms of VCVTPH2PS /
 //!   VCVTPS2PH come from pulp's safe `V4` token; at [`Level::Avx2`] the 8-lane F16C forms
 //!   come from `half`'s runtime-detected slice conversions (pulp's `V3` token has no F16C
 //!   member); at [`Level::Baseline`] the plain branch-free codec runs.
@@ -48,7 +48,7 @@
 //!
 //! Write the loop as plain Rust over slices (no early exits in the hot loop, no calls that
 //! cannot inline), mark the functions it calls `#[inline(always)]`, and run it through
-//! [`vectorize`] once per chunk (about 1 Ki elements), not per element, with the closure
+//! `vectorize` once per chunk (about 1 Ki elements), not per element, with the closure
 //! itself marked `#[inline(always)]`:
 //!
 //! ```ignore
@@ -65,7 +65,7 @@
 //! simulator, `tests/numerics.rs` runs the codecs at every level against the NumPy fixtures,
 //! and kernel unit tests loop over the levels with [`with_level`]. Only a loop that needs an
 //! instruction the compiler will not pick by itself (like F16C) gets a per-level arm, as
-//! [`fp16_decode_block`] does, with a test against the plain code at every level.
+//! `fp16_decode_block` does, with a test against the plain code at every level.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
