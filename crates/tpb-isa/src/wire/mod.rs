@@ -5,6 +5,8 @@
 
 mod bodies;
 mod build;
+// Issue 17a: the DVE/POOL compute structs, one module per struct.
+mod d4_mr;
 pub mod descriptor;
 pub mod field;
 pub mod memref;
@@ -12,6 +14,7 @@ mod view;
 
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
+pub use d4_mr::D4Mr;
 pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
