@@ -10,6 +10,9 @@ mod d4_mr;
 pub mod descriptor;
 pub mod field;
 pub mod memref;
+mod s3d3_cp_pred_scalar;
+mod s3s3d3_tt;
+mod s4d4_tr;
 mod view;
 
 pub use bodies::*;
@@ -19,6 +22,9 @@ pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
 pub use field::{Bytes, Field, FieldDyn};
+pub use s3d3_cp_pred_scalar::S3d3CpPredScalar;
+pub use s3s3d3_tt::S3s3d3Tt;
+pub use s4d4_tr::S4d4Tr;
 pub use view::{BodyView, InstView, View};
 
 use crate::gen::Gen;
