@@ -6,7 +6,7 @@ use super::super::{Confidence, Ctx};
 use super::immediates::imm_by_src;
 use crate::tables::ImmSrc;
 use crate::wire::S3d3CpPredScalar;
-use Confidence::Observed;
+use Confidence::{Assumed, Observed};
 
 rule!(
     CPS_RESERVED,
@@ -51,7 +51,24 @@ rule!(
     Observed
 );
 
+rule!(
+    CPS_UNKNOWN,
+    "is_valid_copy_predicated_scalar (unknown clauses)",
+    "not public: the patterns' PSUM/SBUF flags (both allowed here, Q1) and the inline scalar's byte layout (Q7)",
+    "isa-facts-dve-pool §3.3, Q1, Q7",
+    Assumed,
+    lint
+);
+
 pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3CpPredScalar) {
+    // `tpb explain` lists what is not known about this chain (a lint that always holds).
+    cx.check(&CPS_UNKNOWN, true, || {
+        detail(
+            at!(S3d3CpPredScalar.src0_imm),
+            s.src0_imm.0,
+            "see isa-facts-dve-pool Q1, Q7",
+        )
+    });
     reserved_zero(
         cx,
         &CPS_RESERVED,

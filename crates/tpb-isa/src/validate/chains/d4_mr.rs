@@ -63,6 +63,15 @@ rule!(
     Observed
 );
 
+rule!(
+    MR_UNKNOWN,
+    "memset (unknown clauses)",
+    "not public: the channel-range constant, the dst tensor4d_valid flags (PSUM and SBUF allowed here) and the dst_element_count rule (Q6)",
+    "isa-facts-dve-pool §6.3, Q6",
+    Assumed,
+    lint
+);
+
 /// `memset_set_value_type` (`d4_mr.h:124-140`).
 pub fn memset_value_fits(d: Dtype, v: u32) -> bool {
     match d {
@@ -76,6 +85,12 @@ pub fn memset_value_fits(d: Dtype, v: u32) -> bool {
 }
 
 pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &D4Mr) {
+    if info.family == Family::Memset {
+        // `tpb explain` lists what is not known about this chain (a lint that always holds).
+        cx.check(&MR_UNKNOWN, true, || {
+            detail(at!(D4Mr.dtype), s.dtype, "see isa-facts-dve-pool Q6")
+        });
+    }
     reserved_zero(cx, &MR_RESERVED, at!(D4Mr.reserved0), &s.reserved0.0);
     reserved_zero(cx, &MR_RESERVED, at!(D4Mr.reserved1), &s.reserved1.0);
     reserved_zero(cx, &MR_RESERVED, at!(D4Mr.reserved2), &s.reserved2.0);

@@ -141,6 +141,15 @@ rule!(
     Observed
 );
 
+rule!(
+    TT_UNKNOWN,
+    "is_valid_tensor_tensor (unknown clauses)",
+    "not public: the chain's order and each pattern's PSUM/SBUF flags (all allowed here, Q1)",
+    "isa-facts-dve-pool §1.3, Q1",
+    Assumed,
+    lint
+);
+
 /// `is_valid_dtype_64(d, fp32r, U64=True, I64=True)`.
 pub(crate) fn is_valid_dtype_64(d: Dtype, fp32r: bool) -> bool {
     d.is_valid_dtype(fp32r) || is_64b_int(d)
@@ -292,6 +301,10 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3T
 
 /// `is_valid_tensor_tensor` (§1.3).
 fn check_tensor_tensor<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) {
+    // `tpb explain` lists what is not known about this chain (a lint that always holds).
+    cx.check(&TT_UNKNOWN, true, || {
+        detail(at!(S3s3d3Tt.op), s.op, "see isa-facts-dve-pool Q1")
+    });
     let gen = cx.gen;
     let bitvec = info.is_bitvec();
     let (lo, hi) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi());

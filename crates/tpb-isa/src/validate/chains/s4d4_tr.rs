@@ -167,6 +167,15 @@ rule!(
     Assumed
 );
 
+rule!(
+    TR_REDUCE_UNKNOWN,
+    "is_valid_tensor_reduce (unknown clauses)",
+    "not public: the whole chain's order, is_valid_tensor_reduce_int_op's body, the collapse contract's body, the engine arms' elided clauses (Q8, Q9)",
+    "isa-facts-dve-pool §7.3",
+    Assumed,
+    lint
+);
+
 /// The reduce axes `op_dim` covers: X = slot 0 … W = slot 3 (Q9, ASSUMED); `None` for an
 /// axis code that is not a reduce axis.
 pub fn reduced_slots(op_dim: TensorSubdim) -> Option<usize> {
@@ -345,6 +354,10 @@ fn check_stream_transpose<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) {
 /// The TensorReduce family (§7.3, §7.5): `is_valid_tensor_reduce_common` then the op, axis,
 /// negate and shape rules.
 fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) {
+    // `tpb explain` lists what is not known about this chain (a lint that always holds).
+    cx.check(&TR_REDUCE_UNKNOWN, true, || {
+        detail(at!(S4d4Tr.op), s.op, "see isa-facts-dve-pool Q8, Q9")
+    });
     let gen = cx.gen;
     let bf16 = matches!(info.value, 0x8C | 0x8D);
     let bitvec = info.is_bitvec();
