@@ -242,8 +242,6 @@ const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled i
                              (isa-facts §8)";
 const NEEDS_INDEX_FLOPS: &str = "it drains the per-lane index flops MatchReplace8 (0x6f) \
                                  leaves, which tpb does not model yet (isa-facts-dve-pool §13.2)";
-const TRANSPOSE_REDUCE_GEOMETRY: &str = "how the transposed 32×32 tile maps onto the reduce \
-                                         axes is not public (isa-facts-dve-pool §7.4, Q10)";
 const NEEDS_MASK_SELECT: &str = "its permutation is the LoadMaskSelect (0x69) table, which tpb \
                                  does not model yet (isa-facts-dve-pool §14.1, Q20)";
 /// The opcode table, one row per opcode, written once. It expands through a callback macro
@@ -278,8 +276,8 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", S2Bn, Dve, NotMaintained, ALL, ImmLd, Bitvec, Immediate, Run, "isa-facts §6";
             COPY_PREDICATED = 0x72, "COPY_PREDICATED", "CopyPredicated", "copy_predicated", S3s3d3Tt, Dve, Maintained, ALL, CopyCastPredicated, NotApplicable, Immediate, Run, "isa-facts-dve-pool §2";
             IOTA = 0x7E, "IOTA", "Iota", "iota", D4Iota, Pool, Maintained, ALL, Iota, NotApplicable, Immediate, Run, "isa-facts §9";
-            TRANSPOSE_TENSOR_REDUCE_ARITH = 0x83, "TRANSPOSE_TENSOR_REDUCE_ARITH_OP", "TransposeTensorReduceArith", "transpose_reduce_arith", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Arith, Immediate, NotSupported(TRANSPOSE_REDUCE_GEOMETRY), "isa-facts-dve-pool §7";
-            TRANSPOSE_TENSOR_REDUCE_BITVEC = 0x84, "TRANSPOSE_TENSOR_REDUCE_BITVEC_OP", "TransposeTensorReduceBitvec", "transpose_reduce_bitvec", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Bitvec, Immediate, NotSupported(TRANSPOSE_REDUCE_GEOMETRY), "isa-facts-dve-pool §7";
+            TRANSPOSE_TENSOR_REDUCE_ARITH = 0x83, "TRANSPOSE_TENSOR_REDUCE_ARITH_OP", "TransposeTensorReduceArith", "transpose_reduce_arith", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Arith, Immediate, Run, "isa-facts-dve-pool §7";
+            TRANSPOSE_TENSOR_REDUCE_BITVEC = 0x84, "TRANSPOSE_TENSOR_REDUCE_BITVEC_OP", "TransposeTensorReduceBitvec", "transpose_reduce_bitvec", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Bitvec, Immediate, Run, "isa-facts-dve-pool §7";
             TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH = 0x87, "TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH", "TensorScalarPtrMultiDualArith", "ptr_multi_dual_arith", S4d4Tsm, Dve, NotMaintained, SUNDA, PtrMulti, Arith, Dual, Run, "seed 000 §3, isa-facts §8";
             TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC = 0x88, "TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC", "TensorScalarPtrMultiDualBitvec", "ptr_multi_dual_bitvec", S4d4Tsm, Dve, NotMaintained, SUNDA, PtrMulti, Bitvec, Dual, Disabled(DISABLED_0X88), "seed 000 §3, isa-facts §8";
             TENSOR_TENSOR_ADD_BF16 = 0x8A, "TENSOR_TENSOR_ADD_BF16", "TensorTensorAddBf16", "tt_add_bf16", S3s3d3Tt, Pool, Maintained, SUNDA, TensorTensorBf16, Arith, Immediate, Run, "isa-facts-dve-pool §1.7";

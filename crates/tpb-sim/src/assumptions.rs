@@ -266,8 +266,15 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                dst element j is the j-th kept index (slot 0 fastest). Float ops fold in FP32 \
                from the first element in element order, negate, then convert once; \
                int-aluops fold in wrapping 32-bit integers; AMAX/AMIN write the u32 position \
-               of the first extreme within the reduced group; bitvec ops fold raw bits. \
-               TransposeTensorReduce (0x83/0x84) is refused (Q10).",
+               of the first extreme within the reduced group; bitvec ops fold raw bits.",
+    },
+    Assumption {
+        id: "transpose-reduce-order",
+        source: "isa-facts-dve-pool §7.1, Q10",
+        text: "TransposeTensorReduce (0x83/0x84) first moves the source as StreamTranspose \
+               does (`stream-transpose-map`, channels and element count in whole 32s, else a \
+               fault), then reduces the moved elements exactly as TensorReduce, with the \
+               groups the src descriptor's counts give.",
     },
     Assumption {
         id: "stream-transpose-map",

@@ -78,14 +78,6 @@ fn refusals_name_the_missing_fact() {
     };
     let f = m.step(&tr(gen, 0x6A, s)).unwrap_err();
     assert!(f.to_string().contains("LoadMaskSelect"), "{f}");
-    let red = S4d4Tr {
-        op: AluOp::ADD,
-        op_dim: TensorSubdim::X,
-        dst_mem_pattern: tensor(sbuf(gen, 0, 0x400), &[(1, 1)]),
-        ..s
-    };
-    let f = m.step(&tr(gen, 0x83, red)).unwrap_err();
-    assert!(f.to_string().contains("Q10"), "{f}");
     let i64s = tt(
         gen,
         AluOp::ADD_INT,
@@ -229,6 +221,43 @@ fn stream_transpose_tiles() {
         for (k, &v) in row.iter().enumerate() {
             let (g, e, b, c) = (ch / 32, ch % 32, k / 32, k % 32);
             assert_eq!(v, rows[32 * g + c][32 * b + e], "[{ch}][{k}]");
+        }
+    }
+}
+
+// Q10 (`transpose-reduce-order`): 0x83 = the StreamTranspose move, then TensorReduce.
+#[test]
+fn transpose_reduce_moves_then_reduces() {
+    let gen = Gen::Cayman;
+    let mut m = Machine::new(Config::new(gen));
+    let rows: Vec<Vec<u32>> = (0..32u32)
+        .map(|c| {
+            (0..64u32)
+                .map(|k| ((c * 64 + k) as f32).to_bits())
+                .collect()
+        })
+        .collect();
+    write_rows(&mut m, Space::Sbuf, 0, 0, Dtype::FP32, &rows);
+    let s = S4d4Tr {
+        src_mem_pattern: tensor(sbuf(gen, 0, 0), &[(1, 32), (32, 2)]),
+        in_dtype: Dtype::FP32,
+        out_dtype: Dtype::FP32,
+        num_active_channels: 32,
+        op: AluOp::MAX,
+        op_dim: TensorSubdim::X,
+        dst_mem_pattern: tensor(sbuf(gen, 0, 0x400), &[(1, 2)]),
+        ..S4d4Tr::default()
+    };
+    m.step(&tr(gen, 0x83, s)).unwrap();
+    let got = read_rows(&m, Space::Sbuf, 0, 32, 0x400, Dtype::FP32, 2);
+    for (ch, row) in got.iter().enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            // Moved element k of channel ch is src[k % 32][32 * (k / 32) + ch]; group j is
+            // k in 32j..32j+32: the max over c of src[c][32j + ch].
+            let want = (0..32)
+                .map(|c| f32::from_bits(rows[c][32 * j + ch]))
+                .fold(f32::MIN, f32::max);
+            assert_eq!(v, want.to_bits(), "[{ch}][{j}]");
         }
     }
 }

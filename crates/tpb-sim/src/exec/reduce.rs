@@ -1,5 +1,6 @@
-//! TensorReduce (0x42 Arith / 0x52 Bitvec) and sunda's bf16 pair (0x8c/0x8d)
-//! (isa-facts-dve-pool §7.4, §7.5; assumption `reduce-geometry`).
+//! TensorReduce (0x42 Arith / 0x52 Bitvec), TransposeTensorReduce (0x83/0x84: the
+//! StreamTranspose move first, assumption `transpose-reduce-order`) and sunda's bf16 pair
+//! (0x8c/0x8d) (isa-facts-dve-pool §7.4, §7.5; assumption `reduce-geometry`).
 //!
 //! ```text
 //! R = product of src.num_elem[slots op_dim reduces]      # X = slot 0, XY = 0..1, …
@@ -11,7 +12,9 @@
 
 use super::elements::{commit, read_all};
 use super::{num_fault, Cx, Role};
-use crate::assumptions::{tt_int_operand, tt_int_result, unsupported_64bit};
+use crate::assumptions::{
+    stream_transpose_source, tt_int_operand, tt_int_result, unsupported_64bit,
+};
 use crate::machine::FaultCause;
 use crate::numerics::{alu_arith, alu_bitvec, alu_int_as, from_f32, to_f32, Fp8Config, NumError};
 use tpb_isa::validate::reduced_slots;
@@ -78,6 +81,18 @@ pub(crate) fn reduce_group(
     Ok(u64::from(from_f32(b, acc, fp8)))
 }
 
+/// StreamTranspose's move over `n` channels of `count` elements (channel-major).
+fn transposed(xs: &[u64], n: u32, count: u64) -> Vec<u64> {
+    let mut out = Vec::with_capacity(xs.len());
+    for ch in 0..n {
+        for k in 0..count {
+            let (c, e) = stream_transpose_source(ch, k);
+            out.push(xs[(u64::from(c) * count + e) as usize]);
+        }
+    }
+    out
+}
+
 pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr) -> Result<(), FaultCause> {
     let n = u32::from(s.num_active_channels);
     let display = cx.info.display;
@@ -119,7 +134,20 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr) -> Result<(), FaultCause> {
     }
     cx.limit(count, n)?;
     let fp8 = cx.cfg.fp8;
-    let xs = read_all(&cx.st.mem, &src, n);
+    let mut xs = read_all(&cx.st.mem, &src, n);
+    if matches!(cx.info.value, 0x83 | 0x84) {
+        // TransposeTensorReduce: StreamTranspose's 32 × 32 move first (Q10,
+        // `transpose-reduce-order`), then the same reduce over the moved elements.
+        if !n.is_multiple_of(32) || !count.is_multiple_of(32) {
+            return Err(FaultCause::OutOfRange {
+                operand: "src_mem_pattern",
+                detail: format!(
+                    "{n} channels × {count} elements: the transpose needs both in whole 32s"
+                ),
+            });
+        }
+        xs = transposed(&xs, n, count);
+    }
     let vals = xs
         .chunks(group as usize)
         .map(|g| {
