@@ -222,8 +222,14 @@ pub const ASSUMPTIONS: &[Assumption] = &[
         source: "isa-facts-dve-pool §1.5, decisions §4.12",
         text: "A TensorTensor int-aluop sign-extends (signed source dtype) or zero-extends \
                8/16-bit operands to 32 bits, computes in wrapping 32-bit integers and stores \
-               the low bits of the result in out_dtype. INT64/UINT64 operands are refused \
-               (the 64-bit path is not executed yet).",
+               the low bits of the result in out_dtype.",
+    },
+    Assumption {
+        id: "int64-divide",
+        source: "isa-facts-dve-pool §1.5 (64-bit DIVIDE/MOD algorithm not recovered)",
+        text: "On the 64-bit path (three INT64 or three UINT64 operands) DIVIDE/MOD truncate \
+               like the 32-bit ops (remainder with the dividend's sign; divide by zero \
+               faults); other dtype mixes with 64-bit operands are refused.",
     },
     Assumption {
         id: "copy-when-same-dtype",
@@ -567,8 +573,9 @@ pub const fn tt_int_result(out: Dtype, r: u32) -> u64 {
 pub fn unsupported_64bit(what: &str) -> crate::machine::FaultCause {
     crate::machine::FaultCause::Unsupported {
         what: format!(
-            "{what} on INT64/UINT64 operands is not executed by tpb yet \
-             (isa-facts-dve-pool §1.5 64-bit path)"
+            "not supported: {what} with these INT64/UINT64 dtypes has no documented datapath \
+             (isa-facts-dve-pool §1.5: the 64-bit path takes an int-aluop on three INT64 or \
+             three UINT64 operands, or a bitvec op on one 64-bit dtype; there is no fp64)"
         ),
     }
 }

@@ -332,9 +332,13 @@ impl Cx<'_> {
         role: Role,
         n: u32,
     ) -> Result<Access, FaultCause> {
-        let size = datapath_size(dtype).ok_or_else(|| FaultCause::Unsupported {
-            what: format!("{name}: dtype {dtype}"),
-        })?;
+        // INT64/UINT64 elements exist only for the issue-17a 64-bit path (their validators
+        // are the only ones that admit them).
+        let size = datapath_size(dtype)
+            .or_else(|| elements::wide_int_size(dtype))
+            .ok_or_else(|| FaultCause::Unsupported {
+                what: format!("{name}: dtype {dtype}"),
+            })?;
         let (space, p, off) = self.locate(t.start_addr, name, size, role)?;
         let dims = Dims::new(&t.step_elem, &t.num_elem).ok_or_else(|| FaultCause::Unsupported {
             what: format!("{name}: a zero element count"),

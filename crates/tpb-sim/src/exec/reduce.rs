@@ -16,10 +16,20 @@ use crate::assumptions::{
     stream_transpose_source, tt_int_operand, tt_int_result, unsupported_64bit,
 };
 use crate::machine::FaultCause;
-use crate::numerics::{alu_arith, alu_bitvec, alu_int_as, from_f32, to_f32, Fp8Config, NumError};
+use crate::numerics::{
+    alu_arith, alu_bitvec, alu_int64, alu_int_as, from_f32, to_f32, Fp8Config, NumError,
+};
 use tpb_isa::validate::reduced_slots;
 use tpb_isa::wire::S4d4Tr;
 use tpb_isa::{AluOp, Dtype};
+
+/// A 64-bit fold's result in `out`: its low bits (an integer dtype, by the validator).
+fn tt_int_result64(out: Dtype, r: u64) -> u64 {
+    match out.size() {
+        Some(8) => r,
+        _ => tt_int_result(out, r as u32),
+    }
+}
 
 /// Folds one reduced group of raw elements into one raw output (`reduce-geometry`).
 pub(crate) fn reduce_group(
@@ -43,12 +53,19 @@ pub(crate) fn reduce_group(
         op,
         AluOp::AMAX_INT | AluOp::AMIN_INT | AluOp::AMAX_UINT | AluOp::AMIN_UINT
     ) {
-        let key = |x: u64| -> i64 {
-            let v = tt_int_operand(a, x);
-            if matches!(op, AluOp::AMAX_INT | AluOp::AMIN_INT) {
-                i64::from(v as i32)
-            } else {
-                i64::from(v)
+        let signed_op = matches!(op, AluOp::AMAX_INT | AluOp::AMIN_INT);
+        let key = |x: u64| -> i128 {
+            match a {
+                Dtype::INT64 | Dtype::UINT64 if signed_op => i128::from(x as i64),
+                Dtype::INT64 | Dtype::UINT64 => i128::from(x),
+                _ => {
+                    let v = tt_int_operand(a, x);
+                    if signed_op {
+                        i128::from(v as i32)
+                    } else {
+                        i128::from(v)
+                    }
+                }
             }
         };
         let max = matches!(op, AluOp::AMAX_INT | AluOp::AMAX_UINT);
@@ -60,6 +77,17 @@ pub(crate) fn reduce_group(
             }
         }
         return Ok(tt_int_result(b, best as u32));
+    }
+    if a == Dtype::INT64 || a == Dtype::UINT64 {
+        let signed = a == Dtype::INT64;
+        let mut acc = xs[0];
+        for &x in &xs[1..] {
+            acc = alu_int64(op, acc, x, signed)?;
+        }
+        if negated {
+            acc = acc.wrapping_neg();
+        }
+        return Ok(tt_int_result64(b, acc));
     }
     if op.is_valid_int_aluop() {
         let mut acc = tt_int_operand(a, xs[0]);
@@ -96,10 +124,13 @@ fn transposed(xs: &[u64], n: u32, count: u64) -> Vec<u64> {
 pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr) -> Result<(), FaultCause> {
     let n = u32::from(s.num_active_channels);
     let display = cx.info.display;
-    for d in [s.in_dtype, s.out_dtype] {
-        if d == Dtype::INT64 || d == Dtype::UINT64 {
-            return Err(unsupported_64bit(display));
-        }
+    let wide = [s.in_dtype, s.out_dtype]
+        .iter()
+        .any(|&d| d == Dtype::INT64 || d == Dtype::UINT64);
+    // The 64-bit arm (§7.1 engine predicate): an integer op on 64-bit integers.
+    let int_op = s.op.is_valid_int_aluop() || matches!(s.op.0, 0xDE..=0xE1);
+    if wide && (cx.info.is_bitvec() || !int_op) {
+        return Err(unsupported_64bit(display));
     }
     let slots = reduced_slots(s.op_dim).ok_or_else(|| FaultCause::Unsupported {
         what: format!("{display}: op_dim {} is not a reduce axis", s.op_dim),

@@ -7,13 +7,16 @@
 //!     dst[c][k] = op(src0[c][k], src1[c][k])  # operand order as written
 //! ```
 //! Arith: both inputs → FP32, the op in FP32, → out_dtype (decisions §4.1); an int-aluop
-//! runs on the 32-bit integer path (assumption `tt-int-operands`); Bitvec: raw bits.
+//! runs on the 32-bit integer path (assumption `tt-int-operands`), on INT64/UINT64 on the
+//! 64-bit path (numerics::int64); Bitvec: raw bits.
 
 use super::elements::{commit, read_all};
 use super::{num_fault, Cx, Role};
 use crate::assumptions::{tt_int_operand, tt_int_result, unsupported_64bit};
 use crate::machine::FaultCause;
-use crate::numerics::{alu_arith, alu_bitvec, alu_int_as, from_f32, to_f32};
+use crate::numerics::{
+    alu_arith, alu_bitvec, alu_bitvec64, alu_int64, alu_int_as, from_f32, to_f32,
+};
 use tpb_isa::opcode::Family;
 use tpb_isa::wire::S3s3d3Tt;
 use tpb_isa::{AluOp, Dtype};
@@ -27,6 +30,27 @@ pub(crate) enum TtPath {
     Int { signed: bool },
     /// Raw bits of this width.
     Bitvec { bits: u32 },
+    /// The 64-bit integer band (all three operands INT64 or all UINT64).
+    Int64 { signed: bool },
+    /// 64-bit bitvec: one dtype, or a 64-bit value shifted by a uint32 count.
+    Bitvec64,
+}
+
+fn is_64(d: Dtype) -> bool {
+    d == Dtype::INT64 || d == Dtype::UINT64
+}
+
+/// The 64-bit path (§1.5), where the facts give one: an int-aluop on three INT64 or three
+/// UINT64 operands, or a bitvec op on one 64-bit dtype (or a shift by a uint32 count).
+fn wide_path(bitvec: bool, op: AluOp, (lo, hi, out): (Dtype, Dtype, Dtype)) -> Option<TtPath> {
+    if bitvec {
+        let same = lo == out && hi == out;
+        let shift = op.is_shift_op() && lo == out && hi == Dtype::UINT32;
+        return (is_64(out) && (same || shift)).then_some(TtPath::Bitvec64);
+    }
+    (op.is_valid_int_aluop() && is_64(out) && lo == out && hi == out).then_some(TtPath::Int64 {
+        signed: out == Dtype::INT64,
+    })
 }
 
 /// Chooses the path (§1.5) for `op` on the given dtypes.
@@ -63,17 +87,14 @@ pub(crate) fn tt_element(
             tt_int_result(out, r)
         }
         TtPath::Bitvec { bits } => u64::from(alu_bitvec(op, a as u32, b as u32, bits)?),
+        TtPath::Int64 { signed } => alu_int64(op, a, b, signed)?,
+        TtPath::Bitvec64 => alu_bitvec64(op, a, b)?,
     })
 }
 
 pub(super) fn execute(cx: &mut Cx<'_>, s: &S3s3d3Tt) -> Result<(), FaultCause> {
     let n = u32::from(s.num_active_channels);
     let (lo, hi) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi());
-    for d in [lo, hi, s.out_dtype] {
-        if d == Dtype::INT64 || d == Dtype::UINT64 {
-            return Err(unsupported_64bit(cx.info.display));
-        }
-    }
     let s0 = cx.tensor(&s.src0_mem_pattern, "src0_mem_pattern", lo, Role::READ, n)?;
     let s1 = cx.tensor(&s.src1_mem_pattern, "src1_mem_pattern", hi, Role::READ, n)?;
     let d = cx.tensor(
@@ -96,6 +117,9 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3s3d3Tt) -> Result<(), FaultCause> {
     let bf16 = cx.info.family == Family::TensorTensorBf16;
     let path = if bf16 {
         TtPath::Arith
+    } else if [lo, hi, s.out_dtype].iter().any(|&d| is_64(d)) {
+        wide_path(cx.info.is_bitvec(), s.op, (lo, hi, s.out_dtype))
+            .ok_or_else(|| unsupported_64bit(cx.info.display))?
     } else {
         tt_path(cx.info.is_bitvec(), s.op, lo, s.out_dtype)
     };
