@@ -10,14 +10,17 @@
 //!     dst[c][j] = convert(negated ? -v : v)
 //! ```
 
+use super::access::Access;
 use super::elements::{commit, read_all};
 use super::{num_fault, Cx, Role};
 use crate::assumptions::{
     stream_transpose_source, tt_int_operand, tt_int_result, unsupported_64bit,
 };
 use crate::machine::FaultCause;
+use crate::numerics::alu::{max_num, min_num};
 use crate::numerics::{
-    alu_arith, alu_bitvec, alu_int64, alu_int_as, from_f32, to_f32, Fp8Config, NumError,
+    alu_arith, alu_bitvec, alu_int64, alu_int_as, canonical_nan, decode_slice_to_f32, from_f32,
+    to_f32, Fp8Config, NumError,
 };
 use tpb_isa::validate::reduced_slots;
 use tpb_isa::wire::S4d4Tr;
@@ -165,8 +168,19 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr) -> Result<(), FaultCause> {
     }
     cx.limit(count, n)?;
     let fp8 = cx.cfg.fp8;
+    let transpose = matches!(cx.info.value, 0x83 | 0x84);
+    let float_fold = !cx.info.is_bitvec() && !int_op && !wide;
+    if float_fold && !transpose && src.dims.is_dense() {
+        // Validate the op once (the FP32 fold fails only on the op, never on a value).
+        alu_arith(s.op, 0.0, 0.0).map_err(num_fault)?;
+        let vals = dense_float_reduce(cx, &src, n, group as usize, s, &fp8);
+        cx.check_reads(&src, n, |_| true);
+        cx.gate()?;
+        commit(cx, &dst, n, &vals, |_, _| false);
+        return Ok(());
+    }
     let mut xs = read_all(&cx.st.mem, &src, n);
-    if matches!(cx.info.value, 0x83 | 0x84) {
+    if transpose {
         // TransposeTensorReduce: StreamTranspose's 32 × 32 move first (Q10,
         // `transpose-reduce-order`), then the same reduce over the moved elements.
         if !n.is_multiple_of(32) || !count.is_multiple_of(32) {
@@ -197,4 +211,135 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr) -> Result<(), FaultCause> {
     cx.gate()?;
     commit(cx, &dst, n, &vals, |_, _| false);
     Ok(())
+}
+
+/// The FP32 fold over a contiguous source: each channel decoded with the slice codec, each
+/// group folded in element order. The same values as [`reduce_group`] (checked by
+/// `dense_fold_matches_the_plain_fold` below).
+fn dense_float_reduce(
+    cx: &Cx<'_>,
+    src: &Access,
+    n: u32,
+    group: usize,
+    s: &S4d4Tr,
+    fp8: &Fp8Config,
+) -> Vec<u64> {
+    let mem = &cx.st.mem;
+    let count = src.count() as usize;
+    let mut xs = vec![0f32; count];
+    let mut vals = Vec::with_capacity(count / group * n as usize);
+    for c in 0..n {
+        let at = mem.part_base(src.space, src.part0 + c) + src.byte(0) as usize;
+        decode_slice_to_f32(
+            s.in_dtype,
+            &mem.data(src.space)[at..at + count * src.size],
+            &mut xs,
+            fp8,
+        );
+        for g in xs.chunks(group) {
+            let mut acc = match s.op {
+                AluOp::ADD => g.iter().skip(1).fold(g[0], |a, &x| a + x),
+                AluOp::MAX => g.iter().skip(1).fold(g[0], |a, &x| max_num(a, x)),
+                AluOp::MIN => g.iter().skip(1).fold(g[0], |a, &x| min_num(a, x)),
+                op => g
+                    .iter()
+                    .skip(1)
+                    .fold(g[0], |a, &x| alu_arith(op, a, x).unwrap_or(f32::NAN)),
+            };
+            if acc.is_nan() && s.op != AluOp::BYPASS {
+                // alu_arith pins every NaN it creates or propagates.
+                acc = f32::from_bits(canonical_nan::FP32);
+            }
+            if s.negated != 0 {
+                acc = -acc;
+            }
+            vals.push(u64::from(from_f32(s.out_dtype, acc, fp8)));
+        }
+    }
+    vals
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::machine::{Config, Machine};
+    use tpb_isa::geometry::Space;
+    use tpb_isa::wire::{Addr4, S4d4Tr, Tensor4};
+    use tpb_isa::{AluOp, Body, Dtype, Gen, Instruction, Opcode, TensorSubdim};
+
+    /// Dense source (fast fold) against the same values read through a strided source
+    /// (plain fold): every FP32-path op, negated or not, NaN/inf inputs included.
+    #[test]
+    fn dense_fold_matches_the_plain_fold() {
+        let gen = Gen::Cayman;
+        let (g, groups) = (37u16, 5u16);
+        for din in [Dtype::BFLOAT16, Dtype::FP32, Dtype::FP8_EXP4, Dtype::INT16] {
+            let mut m = Machine::new(Config::new(gen));
+            let size = din.size().unwrap();
+            let total = u64::from(g) * u64::from(groups);
+            let mut state = 0xDEAD_BEEFu32;
+            let raw: Vec<u8> = (0..total * size as u64 * 3)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    state as u8
+                })
+                .collect();
+            // Dense copy at 0, the same elements every other slot at 0x2000.
+            let dense = &raw[..total as usize * size];
+            let mut spread = vec![0u8; 2 * dense.len()];
+            for (k, e) in dense.chunks(size).enumerate() {
+                spread[2 * k * size..][..size].copy_from_slice(e);
+            }
+            for (off, bytes, per) in [(0u64, dense, total), (0x2000, &spread[..], 2 * total)] {
+                let all: Vec<u8> = (0..3).flat_map(|_| bytes.to_vec()).collect();
+                let t = crate::HostTensor::at(Space::Sbuf, 0..3)
+                    .offset(off)
+                    .elements(din, per);
+                m.write_tensor(&t, &all).unwrap();
+            }
+            for op in [
+                AluOp::ADD,
+                AluOp::MAX,
+                AluOp::MIN,
+                AluOp::MULT,
+                AluOp::ABSOLUTE_DIFF,
+            ] {
+                for negated in [0u8, 1] {
+                    let run = |m: &mut Machine, off: u32, step: i16, out: u32| {
+                        let mut i = Instruction::new(Opcode::TENSOR_REDUCE_ARITH, gen);
+                        if let Body::S4d4Tr(s) = &mut i.body {
+                            *s = S4d4Tr {
+                                src_mem_pattern: Tensor4 {
+                                    start_addr: Addr4::at(gen, Space::Sbuf, 0, off).unwrap(),
+                                    step_elem: [step, step * g as i16, 1, 1],
+                                    num_elem: [g, groups, 1, 1],
+                                },
+                                in_dtype: din,
+                                out_dtype: Dtype::FP32,
+                                num_active_channels: 3,
+                                negated,
+                                op,
+                                op_dim: TensorSubdim::X,
+                                dst_mem_pattern: Tensor4 {
+                                    start_addr: Addr4::at(gen, Space::Sbuf, 0, out).unwrap(),
+                                    step_elem: [1; 4],
+                                    num_elem: [groups, 1, 1, 1],
+                                },
+                                ..S4d4Tr::default()
+                            };
+                        }
+                        m.step(&i).unwrap();
+                        let t = crate::HostTensor::at(Space::Sbuf, 0..3)
+                            .offset(u64::from(out))
+                            .elements(Dtype::FP32, u64::from(groups));
+                        m.read_tensor(&t).unwrap()
+                    };
+                    let fast = run(&mut m, 0, 1, 0x8000);
+                    let plain = run(&mut m, 0x2000, 2, 0x9000);
+                    assert_eq!(fast, plain, "{op} {din} negated {negated}");
+                }
+            }
+        }
+    }
 }
