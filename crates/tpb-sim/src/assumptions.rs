@@ -3,7 +3,7 @@
 //! No public source settles these points (decisions.md tags them ASSUMED, or leaves them
 //! open and the simulator had to pick). Each one is a constant or a small function here;
 //! the executors in [`crate::exec`](self) call these and never re-decide the question, so a
-//! later fact changes the simulator in one edit. [`ASSUMPTIONS`] lists them for the README
+//! later fact changes the simulator in one edit. [`ASSUMPTIONS`] lists them for docs/reference/assumptions.md
 //! and for `tpb` to print.
 //!
 //! Numeric assumptions (FP8 variants, NaN patterns, DIVIDE/POW/RSQRT accuracy, shift
@@ -26,7 +26,7 @@ pub struct Assumption {
     pub text: &'static str,
 }
 
-/// The simulator's ASSUMED behaviours, in the order a README lists them.
+/// The simulator's ASSUMED behaviours, in the order docs/reference/assumptions.md lists them.
 pub const ASSUMPTIONS: &[Assumption] = &[
     Assumption {
         id: "initial-state",

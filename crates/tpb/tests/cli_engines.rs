@@ -1,5 +1,5 @@
 //! `tpb run` on the multi-engine model (issue 10): the examples in `examples/engines/` check
-//! themselves (the pipeline passes, the race and the deadlock are reported as the README
+//! themselves (the pipeline passes, the race and the deadlock are reported as docs/engines.md
 //! says), `.engine` and `--queue` placement, `--serial`, timing overrides, and the timeline
 //! files (the Chrome trace parsed and checked for its structure; the SVG well-formed with
 //! one bar per instruction).

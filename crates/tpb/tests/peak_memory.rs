@@ -3,7 +3,7 @@
 //! and `validate` 27 MB per MiB) each stays under the documented 100 MB and within 4 MB of
 //! its peak on a 64 KiB program.
 //! `TPB_PEAK_MIB=64 cargo test --release -p tpb --test peak_memory -- --nocapture` measures
-//! the 64 MiB figure the README quotes.
+//! the 64 MiB figure docs/cli.md quotes.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

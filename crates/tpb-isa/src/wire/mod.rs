@@ -14,6 +14,7 @@ mod s3d3_cp_pred_scalar;
 mod s3s3d3_tt;
 mod s4d4_tr;
 mod view;
+mod visit;
 
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
@@ -26,6 +27,7 @@ pub use s3d3_cp_pred_scalar::S3d3CpPredScalar;
 pub use s3s3d3_tt::S3s3d3Tt;
 pub use s4d4_tr::S4d4Tr;
 pub use view::{BodyView, InstView, View};
+pub use visit::{family_body, visit_owned, visit_view, Bodies, FamilyVisitor, Owned, Viewed};
 
 use crate::gen::Gen;
 use crate::opcode::{Opcode, OpcodeInfo, StructKind};

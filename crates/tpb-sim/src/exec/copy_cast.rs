@@ -14,7 +14,6 @@ use super::{Cx, Parts};
 use crate::assumptions::{raw_move, reciprocal_f32};
 use crate::machine::FaultCause;
 use crate::numerics::{decode_slice_to_f32, encode_slice_from_f32, from_f32, to_f32, Fp8Config};
-use tpb_isa::opcode::Family;
 use tpb_isa::wire::S4d4Tr;
 use tpb_isa::Dtype;
 
@@ -35,7 +34,8 @@ pub(crate) fn reciprocal_element(a: Dtype, b: Dtype, raw: u64, fp8: &Fp8Config) 
     u64::from(from_f32(b, reciprocal_f32(to_f32(a, raw as u32, fp8)), fp8))
 }
 
-pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr) -> Result<(), FaultCause> {
+/// Executes Copy/Cast, or Reciprocal with `reciprocal`.
+pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr, reciprocal: bool) -> Result<(), FaultCause> {
     let n = u32::from(s.num_active_channels);
     let (src, dst, count) = cx.elementwise(
         (&s.src_mem_pattern, "src_mem_pattern", s.in_dtype),
@@ -44,7 +44,6 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr) -> Result<(), FaultCause> {
     )?;
     cx.check_reads(&src, n, |_| true);
     cx.gate()?;
-    let reciprocal = cx.info.family == Family::Reciprocal;
     let mut k = CastKernel {
         from: s.in_dtype,
         to: s.out_dtype,

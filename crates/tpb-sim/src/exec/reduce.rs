@@ -22,6 +22,7 @@ use crate::numerics::{
     alu_arith, alu_bitvec, alu_int64, alu_int_as, canonical_nan, decode_slice_to_f32, from_f32,
     to_f32, Fp8Config, NumError,
 };
+use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::validate::reduced_slots;
 use tpb_isa::wire::S4d4Tr;
 use tpb_isa::{AluOp, Dtype};
@@ -124,15 +125,23 @@ fn transposed(xs: &[u64], n: u32, count: u64) -> Vec<u64> {
     out
 }
 
-pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr) -> Result<(), FaultCause> {
+/// Executes the reduce (`bitvec`: 0x52/0x84; `transpose`: 0x83/0x84 move the source as
+/// StreamTranspose first); `row` names the opcode in messages.
+pub(super) fn execute(
+    cx: &mut Cx<'_>,
+    s: &S4d4Tr,
+    row: &'static OpcodeInfo,
+    bitvec: bool,
+    transpose: bool,
+) -> Result<(), FaultCause> {
     let n = u32::from(s.num_active_channels);
-    let display = cx.info.display;
+    let display = row.display;
     let wide = [s.in_dtype, s.out_dtype]
         .iter()
         .any(|&d| d == Dtype::INT64 || d == Dtype::UINT64);
     // The 64-bit arm (§7.1 engine predicate): an integer op on 64-bit integers.
     let int_op = s.op.is_valid_int_aluop() || matches!(s.op.0, 0xDE..=0xE1);
-    if wide && (cx.info.is_bitvec() || !int_op) {
+    if wide && (bitvec || !int_op) {
         return Err(unsupported_64bit(display));
     }
     let slots = reduced_slots(s.op_dim).ok_or_else(|| FaultCause::Unsupported {
@@ -168,8 +177,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr) -> Result<(), FaultCause> {
     }
     cx.limit(count, n)?;
     let fp8 = cx.cfg.fp8;
-    let transpose = matches!(cx.info.value, 0x83 | 0x84);
-    let float_fold = !cx.info.is_bitvec() && !int_op && !wide;
+    let float_fold = !bitvec && !int_op && !wide;
     if float_fold && !transpose && src.dims.is_dense() {
         // Validate the op once (the FP32 fold fails only on the op, never on a value).
         alu_arith(s.op, 0.0, 0.0).map_err(num_fault)?;
@@ -198,7 +206,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr) -> Result<(), FaultCause> {
         .map(|g| {
             reduce_group(
                 s.op,
-                cx.info.is_bitvec(),
+                bitvec,
                 s.negated != 0,
                 (s.in_dtype, s.out_dtype),
                 g,

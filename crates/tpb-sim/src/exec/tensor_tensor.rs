@@ -19,7 +19,7 @@ use crate::numerics::{
     alu_arith, alu_bitvec, alu_bitvec64, alu_int64, alu_int_as, canonical_nan, decode_slice_to_f32,
     encode_slice_from_f32, from_f32, to_f32,
 };
-use tpb_isa::opcode::Family;
+use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::wire::S3s3d3Tt;
 use tpb_isa::{AluOp, Dtype};
 
@@ -94,7 +94,15 @@ pub(crate) fn tt_element(
     })
 }
 
-pub(super) fn execute(cx: &mut Cx<'_>, s: &S3s3d3Tt) -> Result<(), FaultCause> {
+/// Executes TensorTensor (`bitvec`: 0x51) or, with `bf16`, sunda's trio; `row` names the
+/// opcode in messages.
+pub(super) fn execute(
+    cx: &mut Cx<'_>,
+    s: &S3s3d3Tt,
+    row: &'static OpcodeInfo,
+    bitvec: bool,
+    bf16: bool,
+) -> Result<(), FaultCause> {
     let n = u32::from(s.num_active_channels);
     let (lo, hi) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi());
     let s0 = cx.tensor(&s.src0_mem_pattern, "src0_mem_pattern", lo, Role::READ, n)?;
@@ -116,14 +124,13 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3s3d3Tt) -> Result<(), FaultCause> {
         }
     }
     cx.limit(count, n)?;
-    let bf16 = cx.info.family == Family::TensorTensorBf16;
     let path = if bf16 {
         TtPath::Arith
     } else if [lo, hi, s.out_dtype].iter().any(|&d| is_64(d)) {
-        wide_path(cx.info.is_bitvec(), s.op, (lo, hi, s.out_dtype))
-            .ok_or_else(|| unsupported_64bit(cx.info.display))?
+        wide_path(bitvec, s.op, (lo, hi, s.out_dtype))
+            .ok_or_else(|| unsupported_64bit(row.display))?
     } else {
-        tt_path(cx.info.is_bitvec(), s.op, lo, s.out_dtype)
+        tt_path(bitvec, s.op, lo, s.out_dtype)
     };
     let fp8 = cx.cfg.fp8;
     if matches!(path, TtPath::Arith) && dense_arith_applies(&s0, &s1, &d, n) {

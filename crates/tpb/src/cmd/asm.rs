@@ -7,7 +7,8 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tpb_isa::text::{asm, asm_into, disasm_into_bytes, AsmOptions, MAX_ASM_ERRORS};
-use tpb_isa::validate::{is_valid, validate};
+use tpb_isa::validate::{is_valid_view, validate_view};
+use tpb_isa::wire::InstView;
 use tpb_isa::Instruction;
 
 /// Arguments of `tpb asm`.
@@ -87,12 +88,13 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
     if !args.no_validate {
         let mut bad = 0;
         for ((b, &line), gen) in bundles.iter().zip(&map.lines).zip(map.gens()) {
-            let inst = Instruction::decode(b, gen);
-            // The verdict alone costs no allocation; the report is built for failures only.
-            if is_valid(&inst, gen) {
+            // The verdict on the bytes in place costs no decode and no allocation; the report
+            // is built for failures only.
+            let view = InstView::new(b, gen);
+            if is_valid_view(&view) {
                 continue;
             }
-            for f in validate(&inst, gen).failures() {
+            for f in validate_view(&view).failures() {
                 let line = format!("{name}:{line}: invalid on {gen}: {f}");
                 eprintln!("{}", super::printable(&line));
             }

@@ -1,6 +1,6 @@
 //! `tpb run` on the multi-engine model (the default; `--serial` keeps one in-order stream):
 //! one queue per engine, the timing model, races, deadlocks, the per-engine summary and the
-//! timeline (see the README section "Engines, races and the timeline").
+//! timeline (see docs/engines.md).
 
 use super::program::Program;
 use super::{perform, plural, summary, timeline, Args, Planned, Tally, Totals};
