@@ -20,6 +20,7 @@ pub fn opcode_table_markdown() -> String {
             Engine::Any => "any",
             Engine::Pe => "PE",
             Engine::Act => "ACT",
+            Engine::DveOrPool => "DVE or POOL",
         };
         let header = match r.maintenance {
             Maintenance::Maintained => "maintained",

@@ -1,11 +1,13 @@
 //! `tpb.nki`: `Core`, `Tile` and the NKI-shaped calls (thin over `tpb_nki`).
 
-use crate::arrays::{host_array, numpy_dtype, to_numpy, tpb_dtype};
+use crate::args;
+use crate::arrays::{check_dims, host_view, numpy_dtype, to_numpy, tpb_dtype};
 use crate::errors::{raise, raise_with, ErrorKind};
 use crate::isa::{findings, parse_space, Instruction};
-use crate::machine::{config, fault_error, register_bits, RunReport};
+use crate::machine::{config, fault_error, lock, register_bits, RunReport};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use std::sync::{Mutex, MutexGuard};
 use tpb_isa::{CodeEnum, Dtype};
 use tpb_nki::{alu_op, Cmp, NkiError, Operand};
 
@@ -32,10 +34,16 @@ fn nki_error(e: NkiError) -> PyErr {
 }
 
 /// A simulated NeuronCore for `tpb.nki` calls: a machine, a tile allocator and the program
-/// the calls emitted.
-#[pyclass(module = "tpb._tpb", name = "Core")]
+/// the calls emitted. Safe to share between threads: calls take turns (issue 20 item 12).
+#[pyclass(module = "tpb._tpb", name = "Core", frozen)]
 pub struct Core {
-    inner: tpb_nki::Core,
+    inner: Mutex<tpb_nki::Core>,
+}
+
+impl Core {
+    fn lock(&self, py: Python<'_>) -> MutexGuard<'_, tpb_nki::Core> {
+        lock(py, &self.inner)
+    }
 }
 
 /// A tile: partition dimension first, in SBUF or PSUM of one `Core`.
@@ -47,9 +55,8 @@ pub struct Tile {
 
 /// A dtype argument: anything `numpy.dtype` takes (`numpy.float32`, `ml_dtypes.bfloat16`,
 /// `"float32"`), or a TPB dtype name (`"bf16"`, `"fp8_exp4"`).
-fn dtype_arg(core: &tpb_nki::Core, obj: &Bound<'_, PyAny>) -> PyResult<Dtype> {
+fn dtype_arg(fp8: &tpb_sim::numerics::Fp8Config, obj: &Bound<'_, PyAny>) -> PyResult<Dtype> {
     let py = obj.py();
-    let fp8 = &core.machine().config().fp8;
     if let Ok(dt) = py.import("numpy")?.call_method1("dtype", (obj,)) {
         let name: String = dt.getattr("name")?.extract()?;
         return tpb_dtype(&name, fp8);
@@ -69,38 +76,41 @@ impl Core {
     #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false))]
     fn new(gen: &str, strict: bool, fp8_e4m3: &str, fp8_ocp_sat: bool) -> PyResult<Core> {
         Ok(Core {
-            inner: tpb_nki::Core::with_config(config(gen, strict, fp8_e4m3, fp8_ocp_sat)?),
+            inner: Mutex::new(tpb_nki::Core::with_config(config(
+                gen,
+                strict,
+                fp8_e4m3,
+                fp8_ocp_sat,
+            )?)),
         })
     }
 
     /// The generation.
     #[getter]
-    fn gen(&self) -> &'static str {
-        self.inner.gen().name()
+    fn gen(&self, py: Python<'_>) -> &'static str {
+        self.lock(py).gen().name()
     }
 
     /// Allocates a tile of `shape` (partition dimension first, at most 128).
     #[pyo3(signature = (shape, dtype, buffer = "sbuf"))]
     fn ndarray(
         slf: &Bound<'_, Core>,
-        shape: Vec<i64>,
+        shape: &Bound<'_, PyAny>,
         dtype: &Bound<'_, PyAny>,
         buffer: &str,
     ) -> PyResult<Tile> {
+        let py = slf.py();
         let space = parse_space(buffer)?;
-        let shape = shape
-            .iter()
-            .map(|&d| usize::try_from(d))
-            .collect::<Result<Vec<usize>, _>>()
-            .map_err(|_| {
-                raise(
-                    ErrorKind::Usage,
-                    format!("shape {shape:?}: negative dimension"),
-                )
-            })?;
-        let mut core = slf.borrow_mut();
-        let d = dtype_arg(&core.inner, dtype)?;
-        let tile = core.inner.ndarray(&shape, d, space).map_err(nki_error)?;
+        let shape: Vec<usize> = args::ints(shape, "shape")?;
+        check_dims(&shape, "shape")?;
+        let fp8 = slf.get().lock(py).machine().config().fp8;
+        // Python code (a dtype's constructor) runs before the lock is taken.
+        let d = dtype_arg(&fp8, dtype)?;
+        let tile = slf
+            .get()
+            .lock(py)
+            .ndarray(&shape, d, space)
+            .map_err(nki_error)?;
         Ok(Tile {
             core: slf.clone().unbind(),
             tile,
@@ -110,16 +120,25 @@ impl Core {
     /// Allocates a tile shaped like `array` and writes the array into it.
     #[pyo3(signature = (array, buffer = "sbuf"))]
     fn from_numpy(slf: &Bound<'_, Core>, array: &Bound<'_, PyAny>, buffer: &str) -> PyResult<Tile> {
+        let py = slf.py();
         let space = parse_space(buffer)?;
-        let mut core = slf.borrow_mut();
-        let host = host_array(array, &core.inner.machine().config().fp8)?;
+        let fp8 = slf.get().lock(py).machine().config().fp8;
+        // The array is converted before the lock is taken: its `__array__` may read a tile
+        // of this very core (issue 20 item 12). Its shape is checked against the free space
+        // before a broadcast or strided view is gathered (item 16).
+        let view = host_view(array, &fp8)?;
+        check_dims(&view.shape, "the array")?;
+        slf.get()
+            .lock(py)
+            .check_ndarray(&view.shape, view.dtype, space)
+            .map_err(nki_error)?;
+        let host = view.bytes()?;
+        let mut core = slf.get().lock(py);
         let tile = core
-            .inner
             .ndarray(&host.shape, host.dtype, space)
             .map_err(nki_error)?;
-        core.inner
-            .write(&tile, host.as_slice()?)
-            .map_err(nki_error)?;
+        core.write(&tile, host.as_slice()?).map_err(nki_error)?;
+        drop(core);
         Ok(Tile {
             core: slf.clone().unbind(),
             tile,
@@ -128,37 +147,45 @@ impl Core {
 
     /// Sets register `n` (0..32; 32..64 hold the calls' constants) to an int's bits or a
     /// float's FP32 bits.
-    fn set_register(&mut self, n: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_register(
+        &self,
+        py: Python<'_>,
+        n: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let n: usize = args::int(n, "register")?;
         let bits = register_bits(value)?;
-        self.inner.set_register(n, bits).map_err(nki_error)
+        self.lock(py).set_register(n, bits).map_err(nki_error)
     }
 
     /// The emitted program as bundle bytes (64 per instruction).
     fn bundles<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.inner.bundles())
+        let bytes = self.lock(py).bundles();
+        PyBytes::new(py, &bytes)
     }
 
     /// The emitted program as `tpb asm` text (`.gen`, `.reg` lines for the constants the
     /// calls placed in registers, one line per instruction).
-    fn disasm(&self) -> String {
-        self.inner.disasm()
+    fn disasm(&self, py: Python<'_>) -> String {
+        self.lock(py).disasm()
     }
 
     /// The emitted instructions.
-    fn instructions(&self) -> Vec<Instruction> {
-        let gen = self.inner.gen();
-        self.inner
-            .program()
+    fn instructions(&self, py: Python<'_>) -> Vec<Instruction> {
+        let core = self.lock(py);
+        let gen = core.gen();
+        core.program()
             .iter()
             .map(|&inst| Instruction { inst, gen })
             .collect()
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let core = self.lock(py);
         format!(
             "<tpb.nki.Core gen={} instructions={}>",
-            self.inner.gen(),
-            self.inner.program().len()
+            core.gen(),
+            core.program().len()
         )
     }
 }
@@ -174,8 +201,8 @@ impl Tile {
     /// The NumPy dtype (ml_dtypes for bfloat16 / fp8).
     #[getter]
     fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let core = self.core.bind(py).borrow();
-        let t = numpy_dtype(py, self.tile.dtype, &core.inner.machine().config().fp8)?;
+        let fp8 = self.core.get().lock(py).machine().config().fp8;
+        let t = numpy_dtype(py, self.tile.dtype, &fp8)?;
         py.import("numpy")?.call_method1("dtype", (t,))
     }
 
@@ -199,9 +226,11 @@ impl Tile {
 
     /// Reads the tile back as a NumPy array.
     fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let core = self.core.bind(py).borrow();
-        let bytes = core.inner.read(&self.tile).map_err(nki_error)?;
-        let fp8 = core.inner.machine().config().fp8;
+        let (bytes, fp8) = {
+            let core = self.core.get().lock(py);
+            let bytes = core.read(&self.tile).map_err(nki_error)?;
+            (bytes, core.machine().config().fp8)
+        };
         to_numpy(py, bytes, self.tile.dtype, &self.tile.shape, &fp8)
     }
 
@@ -277,6 +306,9 @@ fn operand(
             same_core(py, dst, t.get(), argument)?.clone(),
         )));
     }
+    if obj.is_instance_of::<pyo3::types::PyInt>() || obj.is_instance_of::<pyo3::types::PyFloat>() {
+        return Ok(Some(Operand::Imm(args::float(obj, argument)?)));
+    }
     if let Ok(v) = obj.extract::<f64>() {
         return Ok(Some(Operand::Imm(v)));
     }
@@ -295,23 +327,30 @@ fn on_core(
     dst: &Tile,
     call: impl FnOnce(&mut tpb_nki::Core) -> Result<tpb_sim::StepReport, NkiError> + Send,
 ) -> PyResult<RunReport> {
-    let mut core = dst.core.bind(py).borrow_mut();
-    let inner = &mut core.inner;
+    let mut core = dst.core.get().lock(py);
+    let inner = &mut *core;
     let r = py.detach(|| call(inner)).map_err(nki_error)?;
+    drop(core);
     Ok(RunReport::from_steps(std::slice::from_ref(&r)))
 }
 
 /// `nki.isa.iota(dst, pattern, offset=0, channel_multiplier=0)`.
 #[pyfunction]
-#[pyo3(name = "iota", signature = (dst, pattern, offset = 0, channel_multiplier = 0))]
+#[pyo3(
+    name = "iota",
+    signature = (dst, pattern, offset = None, channel_multiplier = None),
+    text_signature = "(dst, pattern, offset=0, channel_multiplier=0)"
+)]
 pub fn nki_iota(
     py: Python<'_>,
     dst: &Tile,
-    pattern: Vec<[i64; 2]>,
-    offset: i64,
-    channel_multiplier: i64,
+    pattern: &Bound<'_, PyAny>,
+    offset: Option<&Bound<'_, PyAny>>,
+    channel_multiplier: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RunReport> {
-    let p = pattern;
+    let p = args::pattern(pattern, "pattern")?;
+    let offset: i64 = args::int_or(offset, "offset", 0)?;
+    let channel_multiplier: i64 = args::int_or(channel_multiplier, "channel_multiplier", 0)?;
     let d = dst.tile.clone();
     on_core(py, dst, move |c| c.iota(&d, &p, offset, channel_multiplier))
 }
@@ -319,18 +358,26 @@ pub fn nki_iota(
 /// `nki.isa.affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value,
 /// cmp_op=numpy.equal, offset=0)`.
 #[pyfunction]
-#[pyo3(name = "affine_select", signature = (dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op = None, offset = 0))]
+#[pyo3(
+    name = "affine_select",
+    signature = (dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op = None, offset = None),
+    text_signature = "(dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op=None, offset=0)"
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn nki_affine_select(
     py: Python<'_>,
     dst: &Tile,
-    pattern: Vec<[i64; 2]>,
-    channel_multiplier: i64,
+    pattern: &Bound<'_, PyAny>,
+    channel_multiplier: &Bound<'_, PyAny>,
     on_true_tile: &Tile,
-    on_false_value: f64,
+    on_false_value: &Bound<'_, PyAny>,
     cmp_op: Option<&Bound<'_, PyAny>>,
-    offset: i64,
+    offset: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RunReport> {
+    let pattern = args::pattern(pattern, "pattern")?;
+    let channel_multiplier: i64 = args::int(channel_multiplier, "channel_multiplier")?;
+    let on_false_value = args::float(on_false_value, "on_false_value")?;
+    let offset: i64 = args::int_or(offset, "offset", 0)?;
     let c = match cmp_op {
         Some(o) if !o.is_none() => cmp(o, "cmp_op")?,
         _ => Cmp::Equal,
@@ -344,7 +391,8 @@ pub fn nki_affine_select(
 }
 
 /// `nki.isa.tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None,
-/// operand1=None, reverse1=False)`.
+/// operand1=None, reverse1=False)`. `op1` and `operand1` are given together; a `(P, 1)` tile
+/// operand has at least the data's partitions and, on the arithmetic path, is float32.
 #[pyfunction]
 #[pyo3(name = "tensor_scalar", signature = (dst, data, op0, operand0 = None, reverse0 = false, op1 = None, operand1 = None, reverse1 = false))]
 #[allow(clippy::too_many_arguments)]
@@ -385,7 +433,11 @@ pub fn nki_tensor_scalar(
 /// `nki.isa.range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1,
 /// range_start=0, on_false_value=-3.4028235e38, reduce_cmd="idle")`.
 #[pyfunction]
-#[pyo3(name = "range_select", signature = (dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, range_start = 0.0, on_false_value = -3.4028234663852886e38, reduce_cmd = "idle"))]
+#[pyo3(
+    name = "range_select",
+    signature = (dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, range_start = None, on_false_value = None, reduce_cmd = "idle"),
+    text_signature = "(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, range_start=0.0, on_false_value=-3.4028234663852886e+38, reduce_cmd='idle')"
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn nki_range_select(
     py: Python<'_>,
@@ -395,10 +447,12 @@ pub fn nki_range_select(
     comp_op1: &Bound<'_, PyAny>,
     bound0: &Bound<'_, PyAny>,
     bound1: &Bound<'_, PyAny>,
-    range_start: f64,
-    on_false_value: f64,
+    range_start: Option<&Bound<'_, PyAny>>,
+    on_false_value: Option<&Bound<'_, PyAny>>,
     reduce_cmd: &str,
 ) -> PyResult<RunReport> {
+    let range_start = args::float_or(range_start, "range_start", 0.0)?;
+    let on_false_value = args::float_or(on_false_value, "on_false_value", -3.4028234663852886e38)?;
     let src = same_core(py, dst, on_true_tile, "on_true_tile")?.clone();
     let (c0, c1) = (cmp(comp_op0, "comp_op0")?, cmp(comp_op1, "comp_op1")?);
     let required = |o: Option<Operand>, name: &str| {
@@ -423,7 +477,9 @@ pub fn nki_range_select(
     })
 }
 
-/// TensorScalarSelect: `dst = predicate ? on_true_tile : on_false_value` per partition.
+/// TensorScalarSelect: `dst = predicate ? on_true_tile : on_false_value` per partition. On
+/// an integer tile the fill must be a whole number the dtype holds (`300` on uint8 raises
+/// `tpb.UsageError` rather than saturating to 255).
 #[pyfunction]
 #[pyo3(name = "select", signature = (dst, predicate, on_true_tile, on_false_value, reverse_pred = false))]
 pub fn nki_select(
@@ -443,4 +499,261 @@ pub fn nki_select(
     on_core(py, dst, move |c| {
         c.select(&d, &pred, &src, &fill, reverse_pred)
     })
+}
+
+// Issue 17a: the DVE/POOL calls (tpb_nki::dve_pool; docs/reference/dve-pool.md).
+
+/// `engine=`: `None`, a name (`"vector"`, `"gpsimd"`, …), the NKI enum's number, or an object
+/// whose `name` is one (`nki.isa.engine.vector`).
+fn engine_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<tpb_nki::NkiEngine> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(tpb_nki::NkiEngine::Unknown);
+    };
+    let text = if let Ok(s) = obj.extract::<String>() {
+        s
+    } else if let Ok(n) = obj.extract::<i64>() {
+        n.to_string()
+    } else if let Ok(n) = obj.getattr("name").and_then(|n| n.extract::<String>()) {
+        n
+    } else {
+        obj.str()?.to_string()
+    };
+    let key = text.rsplit('.').next().unwrap_or(&text).to_string();
+    tpb_nki::NkiEngine::parse(&key).ok_or_else(|| {
+        raise(
+            ErrorKind::Usage,
+            format!("engine: {text:?} is not one of unknown, vector, gpsimd, scalar, tensor"),
+        )
+    })
+}
+
+/// `nki.isa.tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None)`.
+///
+/// Element-wise `dst = data1 op data2` (TensorTensor 0x41, or 0x51 for bitvec ops).
+///
+/// Parameters: `dst`, `data1`, `data2` — tiles with equal partitions and elements per
+/// partition; `op` — a numpy ufunc or name (`numpy.add`, `"maximum"`, `numpy.bitwise_and`);
+/// `engine` — `"vector"`, `"gpsimd"` or unknown; `name` — accepted, unused.
+///
+/// Semantics: arithmetic ops convert both inputs to float32, compute in float32 and convert
+/// to `dst.dtype` (RNE; integers saturate). With all three tiles int32/uint32, add, subtract
+/// and multiply run on GpSimd's exact wrapping integer ops unless `engine="vector"`.
+/// Bitvec ops need one integer dtype and work on raw bits.
+///
+/// Example: `tensor_tensor(out, a, b, numpy.multiply)`.
+#[pyfunction]
+#[pyo3(name = "tensor_tensor", signature = (dst, data1, data2, op, engine = None, name = None))]
+pub fn nki_tensor_tensor(
+    py: Python<'_>,
+    dst: &Tile,
+    data1: &Tile,
+    data2: &Tile,
+    op: &Bound<'_, PyAny>,
+    engine: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let a = same_core(py, dst, data1, "data1")?.clone();
+    let b = same_core(py, dst, data2, "data2")?.clone();
+    let o = alu(op, "op")?;
+    let e = engine_arg(engine)?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.tensor_tensor(&d, &a, &b, o, e))
+}
+
+/// `nki.isa.tensor_copy(dst, src, engine=engine.unknown, name=None)`.
+///
+/// Parameters: `dst`, `src` — tiles with equal partitions and elements per partition;
+/// `engine` — `"vector"`, `"gpsimd"` or unknown (`"scalar"` is refused: its always-float32
+/// copy is not modelled); `name` — accepted, unused.
+///
+/// Semantics: bit-exact when the dtypes are equal (Copy 0x46), else converted through float32
+/// (Cast 0x47: RNE; integer targets saturate, NaN → 0).
+///
+/// Example: `tensor_copy(out_bf16, in_fp32)`.
+#[pyfunction]
+#[pyo3(name = "tensor_copy", signature = (dst, src, engine = None, name = None))]
+pub fn nki_tensor_copy(
+    py: Python<'_>,
+    dst: &Tile,
+    src: &Tile,
+    engine: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, src, "src")?.clone();
+    let e = engine_arg(engine)?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.tensor_copy(&d, &s, e))
+}
+
+/// `nki.isa.memset(dst, value, engine=engine.unknown, name=None)`.
+///
+/// Parameters: `dst` — the tile to fill; `value` — a number converted to `dst.dtype` (an
+/// integer in range for integer dtypes); `engine` — `"vector"`, `"gpsimd"` or unknown;
+/// `name` — accepted, unused.
+///
+/// Semantics: every element of `dst` gets `value` (Memset 0x49, a raw fill).
+///
+/// Example: `memset(acc, 0.0)`.
+#[pyfunction]
+#[pyo3(name = "memset", signature = (dst, value, engine = None, name = None))]
+pub fn nki_memset(
+    py: Python<'_>,
+    dst: &Tile,
+    value: f64,
+    engine: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let e = engine_arg(engine)?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.memset(&d, value, e))
+}
+
+/// `nki.isa.reciprocal(dst, data, name=None)`.
+///
+/// Parameters: `dst`, `data` — tiles with equal partitions and elements per partition;
+/// `name` — accepted, unused.
+///
+/// Semantics: `dst = 1 / data` in float32 (Reciprocal 0x48; IEEE division, an approximation
+/// of the hardware's datapath).
+///
+/// Example: `reciprocal(inv, x)`.
+#[pyfunction]
+#[pyo3(name = "reciprocal", signature = (dst, data, name = None))]
+pub fn nki_reciprocal(
+    py: Python<'_>,
+    dst: &Tile,
+    data: &Tile,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, data, "data")?.clone();
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.reciprocal(&d, &s))
+}
+
+/// `nki.isa.tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None)`.
+///
+/// Parameters: `dst` — one value per kept index; `op` — a reduction operator (`numpy.add`,
+/// `numpy.maximum`, `numpy.bitwise_or`, …); `data` — the input tile; `axis` — an int or a list
+/// of trailing free axes (never 0); `negate` — negate arithmetic results; `keepdims` —
+/// accepted (the shape is the caller's `dst`); `name` — accepted, unused.
+///
+/// Semantics: per partition, fold the reduced axes with `op` in float32, element order
+/// (TensorReduce 0x42; 0x52 for bitvec ops), then negate and convert to `dst.dtype`.
+///
+/// Example: `tensor_reduce(rowsum, numpy.add, x, axis=1)` on a `(P, F)` tile.
+#[pyfunction]
+#[pyo3(name = "tensor_reduce", signature = (dst, op, data, axis, negate = false, keepdims = false, name = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn nki_tensor_reduce(
+    py: Python<'_>,
+    dst: &Tile,
+    op: &Bound<'_, PyAny>,
+    data: &Tile,
+    axis: &Bound<'_, PyAny>,
+    negate: bool,
+    keepdims: bool,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, data, "data")?.clone();
+    let o = alu(op, "op")?;
+    let axes: Vec<usize> = match axis.extract::<usize>() {
+        Ok(a) => vec![a],
+        Err(_) => axis.extract::<Vec<usize>>().map_err(|_| {
+            raise(
+                ErrorKind::Usage,
+                format!("axis: {axis} is not an int or a list of ints"),
+            )
+        })?,
+    };
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| {
+        c.tensor_reduce(&d, o, &s, &axes, negate, keepdims)
+    })
+}
+
+/// `nki.isa.tensor_copy_predicated(dst, src, predicate, reverse_pred=False, name=None)`.
+///
+/// Parameters: `dst` — the tile written where selected, kept elsewhere; `src` — a tile of
+/// `dst`'s shape or a number; `predicate` — an integer tile of `dst`'s shape;
+/// `reverse_pred` — select where the predicate is zero; `name` — accepted, unused.
+///
+/// Semantics: where `predicate != 0` (`== 0` with `reverse_pred`) `dst = src`, elsewhere
+/// `dst` keeps its value (CopyPredicated 0x72 / CastPredicated 0x99 for a tile,
+/// CopyPredicatedScalar 0xe8 for a number). A tile `src` with `reverse_pred=True` is refused
+/// (0x72 has no polarity flag).
+///
+/// Example: `tensor_copy_predicated(scores, -numpy.inf, mask)`.
+#[pyfunction]
+#[pyo3(name = "tensor_copy_predicated", signature = (dst, src, predicate, reverse_pred = false, name = None))]
+pub fn nki_tensor_copy_predicated(
+    py: Python<'_>,
+    dst: &Tile,
+    src: &Bound<'_, PyAny>,
+    predicate: &Tile,
+    reverse_pred: bool,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let p = same_core(py, dst, predicate, "predicate")?.clone();
+    let s = operand(py, dst, Some(src), "src")?
+        .ok_or_else(|| raise(ErrorKind::Usage, "src is required".to_string()))?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| {
+        c.tensor_copy_predicated(&d, &s, &p, reverse_pred)
+    })
+}
+
+/// `nki.isa.nc_transpose(dst, data, engine=engine.unknown, name=None)` on the Vector engine.
+///
+/// Parameters: `dst`, `data` — `[32, 32]` tiles of one dtype; `engine` — `"vector"` or
+/// unknown (the Tensor-engine transpose is another instruction and is refused here);
+/// `name` — accepted, unused.
+///
+/// Semantics: `dst[i, j] = data[j, i]` (StreamTranspose 0x6b, 32 elements × 32 partitions).
+///
+/// Example: `nc_transpose(t, x, engine="vector")`.
+#[pyfunction]
+#[pyo3(name = "nc_transpose", signature = (dst, data, engine = None, name = None))]
+pub fn nki_nc_transpose(
+    py: Python<'_>,
+    dst: &Tile,
+    data: &Tile,
+    engine: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, data, "data")?.clone();
+    let e = engine_arg(engine)?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.nc_transpose(&d, &s, e))
+}
+
+/// `nki.isa.nc_stream_shuffle(dst, src, shuffle_mask, name=None)`.
+///
+/// Parameters: `dst`, `src` — tiles; `shuffle_mask` — 32 partition indices (255 = keep);
+/// `name` — accepted, unused.
+///
+/// Semantics: per 32-partition quadrant, output partition `i` takes input partition
+/// `shuffle_mask[i]`. Refused (`tpb.NotSupported`): the permutation is a LoadMaskSelect
+/// (0x69) table, which tpb does not model yet.
+///
+/// Example: `nc_stream_shuffle(dst, src, list(range(31, -1, -1)))`.
+#[pyfunction]
+#[pyo3(name = "nc_stream_shuffle", signature = (dst, src, shuffle_mask, name = None))]
+pub fn nki_nc_stream_shuffle(
+    py: Python<'_>,
+    dst: &Tile,
+    src: &Tile,
+    shuffle_mask: Vec<u8>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, src, "src")?.clone();
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.nc_stream_shuffle(&d, &s, &shuffle_mask))
 }

@@ -9,11 +9,16 @@ mod build;
 mod d1_rd;
 // Issue 18a structs: PE and ACT.
 mod act;
+// Issue 17a: the DVE/POOL compute structs, one module per struct.
+mod d4_mr;
 pub mod descriptor;
 pub mod field;
 pub mod gen_block;
 pub mod memref;
 mod pe;
+mod s3d3_cp_pred_scalar;
+mod s3s3d3_tt;
+mod s4d4_tr;
 mod view;
 mod visit;
 
@@ -21,11 +26,15 @@ pub use act::*;
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
 pub use d1_rd::*;
+pub use d4_mr::D4Mr;
 pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
 pub use field::{Bytes, Field, FieldDyn};
 pub use pe::*;
+pub use s3d3_cp_pred_scalar::S3d3CpPredScalar;
+pub use s3s3d3_tt::S3s3d3Tt;
+pub use s4d4_tr::S4d4Tr;
 pub use view::{BodyView, InstView, View};
 pub use visit::{family_body, visit_owned, visit_view, Bodies, FamilyVisitor, Owned, Viewed};
 
