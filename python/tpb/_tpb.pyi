@@ -97,7 +97,12 @@ class Machine:
         strict: bool = False,
         fp8_e4m3: str = "ieee",
         fp8_ocp_sat: bool = False,
-    ) -> None: ...
+        strict_exact: bool = False,
+    ) -> None:
+        """``strict_exact=True`` makes every result that is not exact a fault: a Matmul
+        (exact only per tpb's documented summation order) or an ACT/DVE function the hardware
+        computes from unpublished tables (``tpb run --strict-exact``)."""
+        ...
     @property
     def gen(self) -> str: ...
     @property

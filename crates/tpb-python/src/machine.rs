@@ -208,10 +208,19 @@ pub struct Machine {
 #[pymethods]
 impl Machine {
     #[new]
-    #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false))]
-    fn new(gen: &str, strict: bool, fp8_e4m3: &str, fp8_ocp_sat: bool) -> PyResult<Machine> {
+    #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false, strict_exact = false))]
+    fn new(
+        gen: &str,
+        strict: bool,
+        fp8_e4m3: &str,
+        fp8_ocp_sat: bool,
+        strict_exact: bool,
+    ) -> PyResult<Machine> {
+        let mut cfg = config(gen, strict, fp8_e4m3, fp8_ocp_sat)?;
+        // A Matmul (exact per our order) or a table function (approximate) is a fault.
+        cfg.strict_exact = strict_exact;
         Ok(Machine {
-            machine: Mutex::new(SimMachine::new(config(gen, strict, fp8_e4m3, fp8_ocp_sat)?)),
+            machine: Mutex::new(SimMachine::new(cfg)),
         })
     }
 

@@ -392,8 +392,8 @@ pub struct TimingConstant {
 #[rustfmt::skip]
 pub const TIMING_CONSTANTS: &[TimingConstant] = &[
     TimingConstant { name: "DVE_MIN_II", default: 64, unit: "DVE cycles", source: "nki-semantics §1.3 (MIN_II ≈ 64)" },
-    TimingConstant { name: "ACT_MIN_II", default: 64, unit: "ACT cycles", source: "nki-semantics §1.3 (Vector/Scalar MIN_II)" },
-    TimingConstant { name: "PE_MIN_II", default: 64, unit: "PE cycles", source: "ASSUMED (no TensorE instruction in this slice)" },
+    TimingConstant { name: "ACT_MIN_II", default: 64, unit: "ACT cycles", source: "nki-semantics §1.3, isa-facts-pe-act-dma §2.13 (activation ≈ max(MIN_II, N), MIN_II ≈ 64)" },
+    TimingConstant { name: "PE_MIN_II", default: 64, unit: "PE cycles", source: "isa-facts-pe-act-dma §1.13, §4.2 (MM_INIT_LATENCY 64; matmul ≈ max(64, N_moving); the ×4 for fp32 is not modelled)" },
     TimingConstant { name: "DEPENDENT_OVERHEAD", default: 100, unit: "engine cycles", source: "nki-semantics §1.3, §6 (~100 static overhead)" },
     TimingConstant { name: "POOL_START", default: 150, unit: "POOL cycles", source: "nki-semantics §1.1, §1.2 (GPSIMD_START ≈ 150)" },
     TimingConstant { name: "SYNC_CYCLES", default: 64, unit: "engine cycles", source: "ASSUMED (an instruction without memory operands)" },
