@@ -36,6 +36,8 @@ mod build;
 mod core;
 mod dve_pool;
 mod names;
+// Issue 18a: nc_matmul on the PE.
+mod pe;
 mod tile;
 
 pub use crate::core::{Core, NkiError};
