@@ -214,6 +214,39 @@ def tensor_copy(
     """Copy (bit-exact, equal dtypes) or Cast through float32 (Copy 0x46 / Cast 0x47)."""
     ...
 
+def nc_matmul(
+    dst: Tile,
+    stationary: Tile,
+    moving: Tile,
+    is_stationary_onezero: bool = False,
+    is_moving_onezero: bool = False,
+    is_transpose: bool = False,
+    accumulate: Optional[bool] = None,
+    tile_position: Any = (),
+    tile_size: Any = (),
+    perf_mode: Any = None,
+    name: Optional[str] = None,
+) -> RunReport:
+    """``dst = stationary.T @ moving`` into PSUM (LoadWeights 0x01 then Matmul 0x02).
+
+    Parameters: ``stationary`` [K, M] and ``moving`` [K, N] in SBUF share the partition
+    (contraction) size K <= 128; M <= 128; ``dst`` [M, N] is in PSUM. ``accumulate=True``
+    adds to dst (an accumulation group that closes), otherwise dst is overwritten.
+
+    Semantics: the sum is exact per tpb's documented order (products rounded once to fp32,
+    summed in fp32 sequentially over K), not the hardware's bits; the run report says so.
+    ``is_transpose``, tiling and ``perf_mode`` raise ``tpb.UsageError`` for now.
+
+    Example::
+
+        core = tpb.nki.Core("cayman")
+        a = core.from_numpy(np.ones((64, 32), np.float32), "sbuf")
+        b = core.from_numpy(np.ones((64, 16), np.float32), "sbuf")
+        out = core.ndarray((32, 16), np.float32, "psum")
+        nisa.nc_matmul(out, a, b)
+    """
+    ...
+
 def memset(
     dst: Tile, value: float, engine: Engine = None, name: Optional[str] = None
 ) -> RunReport:

@@ -22,6 +22,9 @@ from .._tpb import (
     tensor_tensor,
 )
 
+# Issue 18a: the PE call (docs/reference/pe-act.md).
+from .._tpb import nc_matmul
+
 __all__ = [
     "affine_select",
     "iota",
@@ -37,4 +40,6 @@ __all__ = [
     "tensor_copy_predicated",
     "tensor_reduce",
     "tensor_tensor",
+    # Issue 18a.
+    "nc_matmul",
 ]
