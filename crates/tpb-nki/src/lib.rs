@@ -32,14 +32,16 @@
 //! set through the host API, and [`Core::disasm`] writes them as `.reg` lines.
 #![warn(missing_docs)]
 
+mod alloc;
 mod build;
 mod core;
 mod names;
+pub mod sync;
 mod tile;
 
-pub use crate::core::{Core, NkiError};
+pub use crate::core::{Core, Label, NkiError};
 pub use names::{alu_op, Cmp};
-pub use tile::Tile;
+pub use tile::{Index, Tile, ViewError};
 
 /// A `tensor_scalar` / `select` scalar operand: a compile-time immediate or a per-partition
 /// `(P, 1)` tile read through a pointer.
