@@ -36,6 +36,7 @@ mod alloc;
 mod build;
 mod core;
 mod names;
+pub mod support;
 pub mod sync;
 mod tile;
 

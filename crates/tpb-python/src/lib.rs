@@ -9,6 +9,7 @@ mod arrays;
 mod cli;
 mod errors;
 mod isa;
+mod kernel;
 mod machine;
 mod nki;
 
@@ -36,5 +37,10 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nki::nki_range_select, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_select, m)?)?;
     m.add_function(wrap_pyfunction!(cli::cli, m)?)?;
+    m.add_class::<kernel::Profile>()?;
+    m.add_function(wrap_pyfunction!(kernel::_kernel_set_call, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_kernel_profile, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_nki_support, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_nki_refuse, m)?)?;
     Ok(())
 }
