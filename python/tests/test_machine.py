@@ -223,7 +223,8 @@ def test_set_register_ints_floats_and_bounds():
     for n in [64, 1000]:
         with pytest.raises(tpb.UsageError, match="outside 0..64"):
             m.set_register(n, 1)
-    with pytest.raises(OverflowError):
+    # A negative register number is an argument mistake like any other (issue 20 item 16).
+    with pytest.raises(tpb.UsageError, match="negative"):
         m.set_register(-1, 1)
     assert m.registers[3] == 5  # failed calls changed nothing
 

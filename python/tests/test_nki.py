@@ -1272,7 +1272,8 @@ def test_range_select_sweep_against_numpy():
 
 def test_select_sweep_against_numpy():
     """150 random dtypes, predicates (any nonzero is true) and fills encoded in the data's
-    dtype (RNE, saturating for integers; assumptions.md item 30)."""
+    dtype (RNE for floats); an integer dtype takes only a fill it holds exactly, anything
+    else is refused rather than saturated (issue 20 item 14)."""
     rng = np.random.default_rng(8)
     core = nki.Core()
     for case in range(150):
@@ -1283,6 +1284,14 @@ def test_select_sweep_against_numpy():
         fill = float(rng.choice([0.0, -0.0, 1.5, 300.7, -129.5, np.inf, np.nan, 1e30, -FLT_MAX]))
         reverse = bool(rng.random() < 0.5)
         src, dst, p = core.from_numpy(data), core.ndarray((4, 16), dtype), core.from_numpy(pred)
+        if np.issubdtype(dtype, np.integer):
+            info = np.iinfo(dtype)
+            if not (fill == int(fill) if np.isfinite(fill) else False) or not (
+                info.min <= fill <= info.max
+            ):
+                with pytest.raises(tpb.UsageError, match="on_false_value"):
+                    nki.isa.select(dst, p, src, fill, reverse_pred=reverse)
+                continue
         nki.isa.select(dst, p, src, fill, reverse_pred=reverse)
         with np.errstate(all="ignore"):
             fill_value = from_fp32(np.full((4, 16), fill, F32), dtype)

@@ -337,42 +337,25 @@ impl Core {
         space: Space,
         name: &str,
     ) -> Result<Tile, NkiError> {
-        let bad = |detail: String| NkiError::Shape {
-            operand: "shape",
-            detail,
-        };
-        let (&p, free) = shape
-            .split_first()
-            .ok_or_else(|| bad("a tile needs at least the partition dimension".into()))?;
-        if !(1..=128).contains(&p) {
-            return Err(bad(format!("partition dimension {p} is not in 1..=128")));
-        }
-        let size = dtype
-            .size()
-            .ok_or_else(|| bad(format!("dtype {dtype} has no byte size")))?;
-        let row = free
-            .iter()
-            .try_fold(size as u64, |acc, &d| acc.checked_mul(d as u64))
-            .ok_or_else(|| bad(format!("shape {shape:?} overflows")))?;
-        if row == 0 {
-            return Err(bad(format!("shape {shape:?} has no elements")));
-        }
-        let arena = &mut self.arenas[space_index(space)];
-        let Some(at) = arena.alloc(row) else {
-            return Err(NkiError::OutOfMemory {
-                name: name.to_string(),
-                largest: arena.largest_free(),
-                space,
-                want: row,
-                free: arena.free_bytes(),
-                total: arena.total(),
-            });
-        };
-        let mut shape = shape.to_vec();
-        if shape.len() == 1 {
-            shape.push(1);
-        }
-        Ok(Tile::contiguous(space, 0, at, dtype, shape))
+        allocate(
+            &mut self.arenas[space_index(space)],
+            shape,
+            dtype,
+            space,
+            name,
+        )
+    }
+
+    /// Whether [`Core::ndarray`] would allocate such a tile now (nothing is allocated): a
+    /// caller can check a shape before gathering the data for it.
+    pub fn check_ndarray(
+        &self,
+        shape: &[usize],
+        dtype: Dtype,
+        space: Space,
+    ) -> Result<(), NkiError> {
+        let mut probe = self.arenas[space_index(space)].clone();
+        allocate(&mut probe, shape, dtype, space, "").map(|_| ())
     }
 
     /// Returns an allocated tile's space (when the kernel no longer references it; its
@@ -543,12 +526,18 @@ impl Core {
                 detail: "given without op1 (NKI: both must be None when unused)".into(),
             });
         }
+        if op1.is_some() && operand1.is_none() {
+            return Err(NkiError::Operator {
+                argument: "op1",
+                detail: "given without operand1 (NKI: op1 needs its operand)".into(),
+            });
+        }
         let op1v = op1.unwrap_or(AluOp::BYPASS);
         let bitvec = op0.is_bitvec_op() && op0 != AluOp::BYPASS
             || op1.is_some_and(|o| o.is_bitvec_op() && o != AluOp::BYPASS);
         let gen = self.gen();
-        let s0 = scalar(gen, operand0, bitvec, "operand0")?;
-        let s1 = scalar(gen, operand1, bitvec, "operand1")?;
+        let s0 = scalar(gen, operand0, bitvec, "operand0", dst)?;
+        let s1 = scalar(gen, operand1, bitvec, "operand1", dst)?;
         let i = build::tensor_scalar(
             gen,
             dst,
@@ -588,8 +577,8 @@ impl Core {
         }
         same_partitions(dst, on_true_tile, "on_true_tile")?;
         let gen = self.gen();
-        let b0 = scalar(gen, Some(bound0), false, "bound0")?;
-        let b1 = scalar(gen, Some(bound1), false, "bound1")?;
+        let b0 = scalar(gen, Some(bound0), false, "bound0", dst)?;
+        let b1 = scalar(gen, Some(bound1), false, "bound1", dst)?;
         let base = fp32("range_start", range_start)?;
         let fill = fp32("on_false_value", on_false_value)?;
         let comps = [comp_op0.alu_op(), comp_op1.alu_op()];
@@ -623,7 +612,10 @@ impl Core {
         let gen = self.gen();
         let dtype = on_true_tile.dtype;
         let (pred, pred_dtype) = match predicate {
-            Operand::Tile(t) => (scalar(gen, Some(predicate), true, "predicate")?, t.dtype),
+            Operand::Tile(t) => (
+                scalar(gen, Some(predicate), true, "predicate", dst)?,
+                t.dtype,
+            ),
             Operand::Imm(v) if *v == 0.0 || *v == 1.0 => (
                 Scalar {
                     src: ImmSrc::INSTRUCTION,
@@ -650,7 +642,7 @@ impl Core {
                 src: ImmSrc::INSTRUCTION,
                 imm: ImmVal(element_bits(self, dtype, *v)?),
             },
-            other => scalar(gen, Some(other), true, "on_false_value")?,
+            other => scalar(gen, Some(other), true, "on_false_value", dst)?,
         };
         let i = build::select(gen, dst, on_true_tile, src1, pred, pred_dtype, reverse_pred)?;
         self.emit(i, &[])
@@ -833,6 +825,51 @@ impl Core {
     }
 }
 
+/// Allocates a tile of `shape` in `arena` (of `space`).
+fn allocate(
+    arena: &mut Arena,
+    shape: &[usize],
+    dtype: Dtype,
+    space: Space,
+    name: &str,
+) -> Result<Tile, NkiError> {
+    let bad = |detail: String| NkiError::Shape {
+        operand: "shape",
+        detail,
+    };
+    let (&p, free) = shape
+        .split_first()
+        .ok_or_else(|| bad("a tile needs at least the partition dimension".into()))?;
+    if !(1..=128).contains(&p) {
+        return Err(bad(format!("partition dimension {p} is not in 1..=128")));
+    }
+    let size = dtype
+        .size()
+        .ok_or_else(|| bad(format!("dtype {dtype} has no byte size")))?;
+    let row = free
+        .iter()
+        .try_fold(size as u64, |acc, &d| acc.checked_mul(d as u64))
+        .ok_or_else(|| bad(format!("shape {shape:?} overflows")))?;
+    if row == 0 {
+        return Err(bad(format!("shape {shape:?} has no elements")));
+    }
+    let Some(at) = arena.alloc(row) else {
+        return Err(NkiError::OutOfMemory {
+            name: name.to_string(),
+            largest: arena.largest_free(),
+            space,
+            want: row,
+            free: arena.free_bytes(),
+            total: arena.total(),
+        });
+    };
+    let mut shape = shape.to_vec();
+    if shape.len() == 1 {
+        shape.push(1);
+    }
+    Ok(Tile::contiguous(space, 0, at, dtype, shape))
+}
+
 /// The preamble wait `semaphore(w.engine) >= w.count`.
 fn set_wait(inst: &mut Instruction, w: NeededWait) {
     inst.events.wait_mode = WaitMode::SEM_GE_IMM;
@@ -923,19 +960,81 @@ fn same_width_int(dtype: Dtype) -> Dtype {
     }
 }
 
-/// `v` encoded as one element of `dtype` (RNE for floats, as the datapath converts).
+/// `v` encoded as one element of `dtype` (RNE for floats, as the datapath converts). An
+/// integer dtype takes only a whole number it holds: no silent saturation (issue 20 item 14).
 fn element_bits(core: &Core, dtype: Dtype, v: f64) -> Result<u32, NkiError> {
+    if let Some(range) = integer_range(dtype) {
+        if v.fract() != 0.0 || !(range.0 as f64..=range.1 as f64).contains(&v) {
+            return Err(NkiError::Value {
+                argument: "on_false_value",
+                detail: format!(
+                    "{v} is not a {dtype} value (whole numbers {}..={}); the tile's dtype \
+                     holds the fill as it is",
+                    range.0, range.1
+                ),
+            });
+        }
+        // Two's complement bits of the element's width.
+        let bits = (v as i64) as u32;
+        let width = dtype.size().unwrap_or(4) * 8;
+        return Ok(if width >= 32 {
+            bits
+        } else {
+            bits & ((1u32 << width) - 1)
+        });
+    }
     let f = fp32("on_false_value", v)?;
     Ok(from_f32(dtype, f, &core.machine.config().fp8))
 }
 
+/// The values an integer dtype holds, or `None` for a float dtype.
+fn integer_range(dtype: Dtype) -> Option<(i64, i64)> {
+    Some(match dtype {
+        Dtype::INT8 => (i8::MIN.into(), i8::MAX.into()),
+        Dtype::UINT8 => (0, u8::MAX.into()),
+        Dtype::INT16 => (i16::MIN.into(), i16::MAX.into()),
+        Dtype::UINT16 => (0, u16::MAX.into()),
+        Dtype::INT32 => (i32::MIN.into(), i32::MAX.into()),
+        Dtype::UINT32 => (0, u32::MAX.into()),
+        _ => return None,
+    })
+}
+
 /// A scalar operand: an FP32 immediate (arith), integer bits (bitvec), or a pointer.
+///
+/// A `(P, 1)` tile gives one value per partition of `data`: it needs at least as many
+/// partitions, and on the arithmetic path the engine reads its 32 bits as FP32, so it must
+/// be float32 (another dtype would be read as FP32 bits; issue 20 item 14).
 fn scalar(
     gen: Gen,
     operand: Option<&Operand>,
     bitvec: bool,
     argument: &'static str,
+    data: &Tile,
 ) -> Result<Scalar, NkiError> {
+    if let Some(Operand::Tile(t)) = operand {
+        if t.partitions() < data.partitions() {
+            return Err(NkiError::Shape {
+                operand: argument,
+                detail: format!(
+                    "{} partitions, but the data has {}: a (P, 1) operand gives one value per \
+                     partition",
+                    t.partitions(),
+                    data.partitions()
+                ),
+            });
+        }
+        if !bitvec && t.dtype != Dtype::FP32 {
+            return Err(NkiError::Value {
+                argument,
+                detail: format!(
+                    "a (P, 1) tile on the arithmetic path must be float32 (the engine reads its \
+                     32 bits as FP32), not {}; copy it to a float32 tile first",
+                    t.dtype
+                ),
+            });
+        }
+    }
     Ok(match operand {
         None => Scalar::ZERO,
         Some(Operand::Imm(v)) if bitvec => {

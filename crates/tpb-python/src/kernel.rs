@@ -3,7 +3,7 @@
 //! races and deadlocks as typed exceptions (architecture guide, "The walk of an NKI
 //! kernel", step 4).
 
-use crate::arrays::host_array;
+use crate::arrays::host_view;
 use crate::errors::{raise, raise_with, ErrorKind};
 use crate::nki::{nki_error, Core, Tile};
 use pyo3::prelude::*;
@@ -86,9 +86,10 @@ pub fn assign(
             (np.call_method1("asarray", (value,))?, view.shape.clone()),
         )?
         .call_method1("astype", (target,))?;
-    let mut core = t.core.bind(py).borrow_mut();
-    let host = host_array(&arr, &core.inner.machine().config().fp8)?;
-    core.inner.write(&view, host.as_slice()?).map_err(nki_error)
+    let fp8 = t.core.get().lock(py).machine().config().fp8;
+    let host = host_view(&arr, &fp8)?.bytes()?;
+    let mut core = t.core.get().lock(py);
+    core.write(&view, host.as_slice()?).map_err(nki_error)
 }
 
 /// Labels the next instructions of `core` with the kernel source line, `name=` and
@@ -105,7 +106,7 @@ pub fn _kernel_set_call(
         None | Some("unknown") => None,
         Some(e) => Some(engine_arg(e)?),
     };
-    core.borrow_mut().inner.set_call(Label {
+    core.get().lock(core.py()).set_call(Label {
         origin: origin.map(Arc::from),
         name: name.map(Arc::from),
         engine,
@@ -375,8 +376,8 @@ impl Profile {
 #[pyfunction]
 #[pyo3(signature = (core, name = "kernel"))]
 pub fn _kernel_profile(py: Python<'_>, core: &Bound<'_, Core>, name: &str) -> PyResult<Profile> {
-    let c = core.borrow();
-    let inner = &c.inner;
+    let c = core.get().lock(py);
+    let inner = &*c;
     let (m, run) = py
         .detach(|| inner.schedule(&EngineOptions::default(), |_, _| {}))
         .map_err(nki_error)?;

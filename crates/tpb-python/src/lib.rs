@@ -5,6 +5,7 @@
 //! `tpb` command line); this crate converts arguments, arrays and errors. The Python package
 //! (`python/tpb`) re-exports it and defines the exception classes.
 
+mod args;
 mod arrays;
 mod cli;
 mod errors;

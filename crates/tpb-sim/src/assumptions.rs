@@ -209,6 +209,20 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                go to `.engine`'s queue, else SP. An EventSemaphore takes SYNC_CYCLES; its two \
                waits must both hold, then its update applies like any other.",
     },
+    Assumption {
+        id: "multi-signal-wait",
+        source: "decisions §3.8a, isa-facts §1.3",
+        text: "A semaphore wait acquires, from the signals of other engines, only what it cannot \
+               have passed without whatever order the timing lands them in: when every other \
+               engine updating the semaphore in the program only increments it (or only \
+               decrements it), a wait needing that movement acquires, from each such engine, its \
+               first m signals, m the fewest that reach the threshold given the waiter's own \
+               updates and every update of every other engine in the whole program. Two engines \
+               incrementing once and a wait for 1 order nothing (a race in every timing); a wait \
+               for 2 orders both. Writes, register amounts or both directions keep the \
+               earliest-unbroken-entry rule for one other signaller and order nothing for \
+               several.",
+    },
 ];
 
 /// One constant of the multi-engine timing model (`engine-timing`, `engine-sync-timing`).
