@@ -94,12 +94,12 @@ def _finding(attrs: dict) -> _PickledFinding:
     return _PickledFinding(**attrs)
 
 
-class OutOfBoundsError(Error, IndexError):
+class OutOfBoundsError(UsageError, IndexError):
     """A subscript outside its tile (``t[0:200]`` on 128 partitions): the out-of-bounds
     sanitizer of kernel runs."""
 
 
-class CapacityError(Error, MemoryError):
+class CapacityError(UsageError, MemoryError):
     """A tile that does not fit in SBUF or PSUM; the message names the tile, its size and
     what is left."""
 

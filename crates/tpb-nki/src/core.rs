@@ -66,7 +66,7 @@ pub enum NkiError {
     },
     /// No room for a tile: names the tile, its size and what is left.
     #[error(
-        "cannot allocate tile {tile}: {want} bytes per partition in {space}, but only {free} of \
+        "cannot allocate {want} bytes per partition in {space} for tile {tile}: {free} of \
          {total} bytes per partition are free{largest}",
         tile = if name.is_empty() { "(unnamed)".to_string() } else { format!("{name:?}") },
         space = space.name(),
@@ -176,6 +176,9 @@ pub struct Core {
     start: Option<Box<Machine>>,
     /// Host writes made after the first instruction (the re-run cannot replay them).
     late_host_writes: usize,
+    /// Whether emission adds the waits footprints need (off: the kernel synchronises by
+    /// hand, and the scheduled re-run checks it).
+    auto_sync: bool,
 }
 
 /// Where an emitted instruction came from: the kernel source line and `name=` of the call,
@@ -234,6 +237,7 @@ impl Core {
             tracker: Tracker::default(),
             start: None,
             late_host_writes: 0,
+            auto_sync: true,
         }
     }
 
@@ -311,6 +315,13 @@ impl Core {
             }
         }
         out
+    }
+
+    /// Turns the emitted synchronisation on (the default) or off. Off, every instruction
+    /// still counts on its engine's semaphore but no wait is added: a kernel that
+    /// synchronises by hand is checked by [`Core::schedule`], not fixed.
+    pub fn set_auto_sync(&mut self, on: bool) {
+        self.auto_sync = on;
     }
 
     /// Sets what the next emitted instructions are labelled with (the kernel source line,
@@ -701,7 +712,11 @@ impl Core {
             }
         };
         let accesses = std::mem::take(&mut report.accesses);
-        let waits = self.tracker.needed(engine, &accesses);
+        let waits = if self.auto_sync {
+            self.tracker.needed(engine, &accesses)
+        } else {
+            Vec::new()
+        };
         // The first wait rides in the preamble; the others go two by two into
         // EventSemaphore records just before it on the same queue.
         let (first, rest) = match waits.split_first() {

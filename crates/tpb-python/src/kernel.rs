@@ -114,6 +114,12 @@ pub fn _kernel_set_call(
     Ok(())
 }
 
+/// Turns `core`'s emitted synchronisation on or off (`simulate_kernel(synchronize=...)`).
+#[pyfunction]
+pub fn _kernel_set_auto_sync(core: &Bound<'_, Core>, on: bool) {
+    core.get().lock(core.py()).set_auto_sync(on);
+}
+
 /// An `engine=` value: NKI's names (`vector`, `gpsimd`, `scalar`, `tensor`, `sync`) or the
 /// queue names (`dve`, `pool`, `act`, `pe`, `sp`).
 fn engine_arg(e: &str) -> PyResult<EngineId> {

@@ -80,8 +80,10 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: str, uninitialized_reads: st
         raise UsageError('uninitialized_reads must be "raise" or "warn"')
     k = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
     core = kwargs.pop("core", None)
+    synchronize = kwargs.pop("synchronize", True)
     if core is None:
         core = _tpb.Core(gen=gen, strict=uninitialized_reads == "raise")
+    _tpb._kernel_set_auto_sync(core, bool(synchronize))
     args = []
     for a in arrays:
         if isinstance(a, np.ndarray) or np.isscalar(a):
@@ -116,6 +118,9 @@ def simulate_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
         gen: the generation (``sunda``, ``cayman``, ``mariana``, ``maverick``).
         uninitialized_reads: ``"raise"`` (default: reading bytes never written raises
             :class:`tpb.Fault` of kind ``strict``) or ``"warn"``.
+        synchronize: ``True`` (default) emits the semaphore waits the kernel's footprints
+            need; ``False`` emits none (a kernel that synchronises by hand, checked by
+            :func:`profile_kernel`).
         core: a :class:`tpb.nki.Core` to run on (to read ``core.disasm()`` /
             ``core.bundles()`` afterwards: the emitted multi-engine program).
         kwargs: passed to the kernel.
