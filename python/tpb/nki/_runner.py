@@ -102,10 +102,32 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: str, uninitialized_reads: st
     return core, _outputs(out)
 
 
+class HostTensor:
+    """A kernel argument until HBM tensors exist (issue 18b): its shape and dtype, views by
+    subscript and ``reshape`` (bounds unchecked here); ``nl.load`` / ``nl.store`` /
+    ``nisa.dma_copy`` on it raise ``tpb.NotSupported`` naming DMAMEMCPY."""
+
+    def __init__(self, array: Any) -> None:
+        self.array = np.asarray(array)
+        self.shape = self.array.shape
+        self.dtype = self.array.dtype
+        self.ndim = self.array.ndim
+        self.buffer = "shared_hbm"
+
+    def __getitem__(self, key: Any) -> "HostTensor":
+        return self
+
+    def reshape(self, *shape: Any) -> "HostTensor":
+        return self
+
+    def __repr__(self) -> str:
+        return f"<tpb.nki HBM argument {self.shape} {self.dtype}>"
+
+
 def _hbm_input(core: Any, a: Any) -> Any:
-    """A kernel argument: an HBM tensor (needs issue 18b's HBM and DMA); until then the
-    NumPy array itself, which ``nl.load`` refuses naming the missing instruction."""
-    return np.asarray(a)
+    """A kernel argument: an HBM tensor (needs issue 18b's HBM and DMA); until then a
+    :class:`HostTensor`, which the data-movement calls refuse naming the instruction."""
+    return HostTensor(a)
 
 
 def simulate_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
