@@ -231,7 +231,7 @@ def test_engine_and_name_keywords():
     [
         (lambda a: nl.load(a), "DMAMEMCPY"),
         (lambda a: nl.exp(a), "Activation"),
-        (lambda a: nisa.tensor_tensor(a, a, a, nl.add), "TensorTensor"),
+        (lambda a: nisa.tensor_tensor_scan(a, a, a, 0.0, nl.multiply, nl.add), "17b"),
         (lambda a: nl.matmul(a, a, transpose_x=True), "MatMult"),
     ],
 )
@@ -243,13 +243,68 @@ def test_missing_instructions_are_named(call, needs):
         nki.simulate_kernel(kernel)
 
 
-def test_two_full_tiles_need_tensor_tensor():
+# nki-api §2.8-§2.10: the value-returning ops lower to TensorTensor, TensorReduce, Copy,
+# Reciprocal, Memset, StreamTranspose and AffineSelect; results against NumPy.
+def test_language_ops_against_numpy():
+    def kernel():
+        t = ramp(32, 16)
+        t32 = ramp(32, 32)
+        u = nl.add(t, 1.0)
+        return (
+            nl.add(t, u),
+            nl.maximum(t, nl.multiply(u, 0.5)),
+            nl.sum(t, axis=1, keepdims=True),
+            nl.max(t, axis=1),
+            nl.mean(t, axis=1, keepdims=True),
+            nl.reciprocal(u),
+            nl.copy(t, dtype=nl.bfloat16),
+            nl.transpose(t32),
+            nl.zeros((4, 4), nl.float32),
+            nl.full((4, 4), 3, nl.int32),
+            nl.shared_identity_matrix(8, dtype=nl.float32),
+        )
+
+    out = nki.simulate_kernel(kernel)
+    r = ramp_np(32, 16)
+    u = r + 1
+    np.testing.assert_array_equal(out[0], r + u)
+    np.testing.assert_array_equal(out[1], np.maximum(r, u * 0.5))
+    np.testing.assert_array_equal(out[2], r.sum(axis=1, keepdims=True))
+    np.testing.assert_array_equal(out[3][:, 0], r.max(axis=1))
+    np.testing.assert_array_equal(out[4], (r.sum(axis=1, keepdims=True) * np.float32(1 / 16)))
+    np.testing.assert_array_equal(out[5], np.float32(1) / u)
+    np.testing.assert_array_equal(out[6].astype(np.float32), r.astype(nl.bfloat16).astype(np.float32))
+    np.testing.assert_array_equal(out[7], ramp_np(32, 32).T)
+    np.testing.assert_array_equal(out[8], np.zeros((4, 4)))
+    np.testing.assert_array_equal(out[9], np.full((4, 4), 3))
+    np.testing.assert_array_equal(out[10], np.eye(8))
+
+
+def test_binary_ops_do_not_broadcast():
     def kernel():
         t = ramp(4, 4)
-        return nl.add(t, t)
+        return nl.add(t, t[:, 0:2])
 
-    with pytest.raises(tpb.NotSupported, match="not supported yet: nki.language.add \\(two full tiles\\)"):
+    with pytest.raises(tpb.NotSupported, match="do not broadcast"):
         nki.simulate_kernel(kernel)
+
+
+def test_engine_keyword_places_dve_or_pool_instructions():
+    core = nki.Core()
+
+    def kernel():
+        t = ramp(4, 8)
+        u = nl.ndarray((4, 8), nl.float32)
+        nisa.tensor_copy(u, t, engine=nisa.engine.gpsimd)
+        v = nl.ndarray((4, 8), nl.float32)
+        nisa.tensor_copy(v, u, engine=nisa.engine.vector)
+        return v
+
+    np.testing.assert_array_equal(nki.simulate_kernel(kernel, core=core), ramp_np(4, 8))
+    text = core.disasm()
+    assert ".engine pool\n" in text and ".engine auto\n" in text
+    _, prof = nki.profile_kernel(kernel)
+    assert {e["engine"] for e in prof.engines} == {"pool", "dve"}
 
 
 # The support list (docs/nki-support.md) is generated from the Rust table and matches the

@@ -18,6 +18,7 @@ pub fn opcode_table_markdown() -> String {
             Engine::Dve => "DVE",
             Engine::Pool => "POOL",
             Engine::Any => "any",
+            Engine::DveOrPool => "DVE or POOL",
         };
         let header = match r.maintenance {
             Maintenance::Maintained => "maintained",

@@ -307,6 +307,7 @@ impl Core {
         for (k, (inst, &e)) in self.program.iter().zip(&self.engines).enumerate() {
             let want = match home(inst, gen) {
                 Home::Only(_) => None,
+                Home::Either(first, _) => (e != first).then_some(e),
                 Home::Any => Some(e),
             };
             if want != current && (want.is_some() || current.is_some()) {
@@ -665,6 +666,12 @@ impl Core {
     /// call placed (`placed`) get their previous values back.
     /// The machine validates before anything runs, so an invalid instruction comes back as
     /// a fault carrying the validator's report.
+    /// Validates, runs and records an instruction that uses no placed constants (the
+    /// issue-17a calls in `dve_pool`).
+    pub(crate) fn emit_instruction(&mut self, inst: Instruction) -> Result<StepReport, NkiError> {
+        self.emit(inst, &[])
+    }
+
     fn emit(&mut self, inst: Instruction, placed: &[Placed]) -> Result<StepReport, NkiError> {
         self.emit_on(inst, placed, EngineId::Dve)
     }
@@ -690,6 +697,18 @@ impl Core {
                 });
             }
             (Home::Only(h), _) => h,
+            (Home::Either(x, y), Some(a)) if a != x && a != y => {
+                self.emit_failed(placed);
+                return Err(NkiError::Value {
+                    argument: "engine",
+                    detail: format!(
+                        "{} runs on {x} or {y} (opcode table), not on {a}",
+                        inst.info(gen).map_or("this instruction", |r| r.mnemonic)
+                    ),
+                });
+            }
+            (Home::Either(_, _), Some(a)) => a,
+            (Home::Either(x, _), None) => x,
             (Home::Any, a) => a.unwrap_or(default_engine),
         };
         if self.start.is_none() {

@@ -46,12 +46,14 @@
 mod alloc;
 mod build;
 mod core;
+mod dve_pool;
 mod names;
 pub mod support;
 pub mod sync;
 mod tile;
 
 pub use crate::core::{Core, Label, NkiError};
+pub use dve_pool::NkiEngine;
 pub use names::{alu_op, Cmp};
 pub use tile::{Index, Tile, ViewError};
 

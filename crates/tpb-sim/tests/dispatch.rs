@@ -100,6 +100,18 @@ fn generator(f: Family) -> Option<fn(&mut gen::World) -> Vec<Instruction>> {
         Family::EventSemaphore => return None,
         // Refused by the table's exec column (checked above).
         Family::BatchNormParamLoad | Family::MatchValueLoad => return None,
+        // Issue 17a.
+        Family::TensorTensor => gen::gen_tensor_tensor,
+        Family::TensorTensorBf16 => gen::gen_tensor_tensor_bf16,
+        Family::CopyCastPredicated => gen::gen_copy_cast_predicated,
+        Family::CopyPredicatedScalar => gen::gen_copy_predicated_scalar,
+        Family::CopyCast => gen::gen_copy_cast,
+        Family::Reciprocal => gen::gen_reciprocal,
+        Family::Memset => gen::gen_memset,
+        Family::TensorReduce => gen::gen_tensor_reduce,
+        Family::StreamTranspose => gen::gen_stream_transpose,
+        // Refused by the table's exec column (the state they read is issue 17b's).
+        Family::DveReadIndices | Family::StreamShuffle => return None,
     })
 }
 

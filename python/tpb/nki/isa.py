@@ -25,10 +25,18 @@ __all__ = [
     "engine",
     "get_nc_version",
     "iota",
+    "memset",
+    "nc_stream_shuffle",
+    "nc_transpose",
     "nc_version",
     "range_select",
+    "reciprocal",
     "select",
+    "tensor_copy",
+    "tensor_copy_predicated",
+    "tensor_reduce",
     "tensor_scalar",
+    "tensor_tensor",
 ]
 
 
@@ -226,6 +234,170 @@ def select(dst: Any, predicate: Any, on_true_tile: Any, on_false_value: Any,
     """
     _prepare(dst, name, None)
     return _tpb.select(dst, predicate, on_true_tile, on_false_value, reverse_pred)
+
+
+def _eng(e: Any) -> Any:
+    return None if e is None else getattr(e, "value", e)
+
+
+def tensor_tensor(dst: Any, data1: Any, data2: Any, op: Any, engine: Any = None, *,
+                  name: Optional[str] = None, mask: Any = None) -> Any:
+    """``TensorTensor``: ``dst = data1 op data2`` element-wise (FP32 arithmetic; bitvec ops
+    on integer bits; int32/uint32 operands on the GpSimd integer band unless
+    ``engine=engine.vector``).
+
+    Parameters:
+        dst: tile to write; data1, data2: tiles with dst's partitions and element count
+            (not both in PSUM).
+        op: an ALU operator (``nl.add``, ``nl.maximum``, ``np.bitwise_and``, ...).
+        engine: ``engine.vector``, ``engine.gpsimd`` or ``unknown`` (the queue it runs on).
+        name: label for profiles and errors.
+        mask: legacy affine predicate; shrinks the tiles.
+
+    Example::
+
+        nisa.tensor_tensor(c, a, b, nl.add)
+    """
+    dst, data1, data2 = apply_mask(mask, dst, data1, data2)
+    _prepare(dst, name, engine)
+    return _tpb.tensor_tensor(dst, data1, data2, _op_name(op), _eng(engine), name)
+
+
+def tensor_copy(dst: Any, src: Any = None, engine: Any = None, *, name: Optional[str] = None,
+                mask: Any = None, dtype: Any = None) -> Any:
+    """``Copy`` (bit-exact when the dtypes are equal) or ``Cast`` through FP32.
+
+    Parameters:
+        dst: tile to write (legacy ``tensor_copy(src, dtype=None)`` returns a new tile).
+        src: tile with dst's partitions and element count.
+        engine: ``engine.vector``, ``engine.gpsimd`` (SBUF only) or ``unknown``.
+        name: label for profiles and errors.
+        mask: legacy affine predicate.
+
+    Example::
+
+        nisa.tensor_copy(sb_tile, psum_tile)
+    """
+    if src is None:
+        from . import language as nl
+
+        out = nl.ndarray(tuple(dst.shape), dtype or dst.dtype, buffer=nl.sbuf)
+        tensor_copy(out, dst, engine, name=name, mask=mask)
+        return out
+    dst, src = apply_mask(mask, dst, src)
+    _prepare(dst, name, engine)
+    return _tpb.tensor_copy(dst, src, _eng(engine), name)
+
+
+def memset(dst: Any, value: Any, engine: Any = None, *, name: Optional[str] = None,
+           mask: Any = None) -> Any:
+    """``Memset``: fills ``dst`` with the compile-time ``value`` converted to its dtype.
+
+    Parameters:
+        dst: tile to fill.
+        value: a number (an int for integer dtypes).
+        engine: ``engine.vector``, ``engine.gpsimd`` or ``unknown``.
+        name: label for profiles and errors.
+        mask: legacy affine predicate.
+
+    Example::
+
+        nisa.memset(acc, 0.0)
+    """
+    (dst,) = apply_mask(mask, dst)
+    _prepare(dst, name, engine)
+    return _tpb.memset(dst, value, _eng(engine), name)
+
+
+def reciprocal(dst: Any, data: Any, *, name: Optional[str] = None, mask: Any = None) -> Any:
+    """Vector ``Reciprocal``: ``dst = 1 / data`` in FP32.
+
+    Parameters:
+        dst: tile to write; data: tile with dst's partitions and element count.
+        name: label for profiles and errors.
+        mask: legacy affine predicate.
+
+    Example::
+
+        nisa.reciprocal(inv, sums)
+    """
+    dst, data = apply_mask(mask, dst, data)
+    _prepare(dst, name, None)
+    return _tpb.reciprocal(dst, data, name)
+
+
+def tensor_reduce(dst: Any, op: Any, data: Any, axis: Any, negate: bool = False,
+                  keepdims: bool = False, *, name: Optional[str] = None) -> Any:
+    """``TensorReduce``: reduces the trailing free axes ``axis`` of ``data`` with ``op``.
+
+    Parameters:
+        dst: tile with the reduced shape (keepdims or not).
+        op: ``nl.add``, ``nl.maximum``, ``nl.minimum``, ``nl.multiply``, bitwise ops...
+        data: input tile.
+        axis: an int or a list of trailing free axes (never 0).
+        negate: multiply arithmetic results by -1.
+        keepdims: dst keeps the reduced axes with size 1.
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.tensor_reduce(row_max, nl.maximum, scores, axis=1, keepdims=True)
+    """
+    _prepare(dst, name, None)
+    return _tpb.tensor_reduce(dst, _op_name(op), data, axis, negate, keepdims, name)
+
+
+def tensor_copy_predicated(dst: Any, src: Any, predicate: Any, reverse_pred: bool = False, *,
+                           name: Optional[str] = None) -> Any:
+    """Vector ``CopyPredicated``: ``dst = src`` where ``predicate`` is nonzero (or zero with
+    ``reverse_pred``); other elements of ``dst`` keep their values.
+
+    Parameters:
+        dst: tile to merge into; src: tile or number of dst's dtype; predicate: a uint8 /
+            uint16 / uint32 tile.
+        reverse_pred: select where the predicate is zero.
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.tensor_copy_predicated(out, fill, keep)
+    """
+    _prepare(dst, name, None)
+    return _tpb.tensor_copy_predicated(dst, src, predicate, reverse_pred, name)
+
+
+def nc_transpose(dst: Any, data: Any, engine: Any = None, *, name: Optional[str] = None) -> Any:
+    """Partition ↔ free transpose on the Vector engine (whole 32×32 tiles; the Tensor-engine
+    transpose needs MatMult, issue 18a).
+
+    Parameters:
+        dst: tile of the transposed shape; data: tile.
+        engine: ``engine.vector`` or ``unknown``.
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.nc_transpose(t_T, t)
+    """
+    _prepare(dst, name, engine)
+    return _tpb.nc_transpose(dst, data, _eng(engine), name)
+
+
+def nc_stream_shuffle(dst: Any, src: Any, shuffle_mask: Any, *,
+                      name: Optional[str] = None) -> Any:
+    """Vector ``StreamShuffle``: output partition ``i`` of each 32-partition quadrant takes
+    input partition ``shuffle_mask[i]`` (255 leaves it).
+
+    Parameters:
+        dst, src: tiles; shuffle_mask: 32 ints.
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.nc_stream_shuffle(out, src, list(range(31, -1, -1)))
+    """
+    _prepare(dst, name, None)
+    return _tpb.nc_stream_shuffle(dst, src, shuffle_mask, name)
 
 
 def _is_tile(x: Any) -> bool:

@@ -126,14 +126,14 @@ def ndarray(shape: Any, dtype: Any, buffer: Any = sbuf, name: str = "", **kwargs
 
 
 def _fill(t: Any, value: Any, what: str) -> Any:
-    v = float(value)
-    if not v.is_integer():
-        raise _refuse(what, f"fill value {value!r} (non-integer fills need Memset, issue 17a)")
-    n = 1
-    for d in t.shape[1:]:
-        n *= d
-    pattern = [[0, n]] if n <= 65535 else [[0, n // 256], [0, 256]]
-    _isa.iota(t, pattern, offset=int(v), channel_multiplier=0)
+    v = value
+    if np.dtype(t.dtype).kind in "iub":
+        if float(value) != int(value):
+            raise UsageError(f"nl.{what}: fill value {value!r} is not an integer for {t.dtype}")
+        v = int(value)
+    else:
+        v = float(value)
+    _isa.memset(t, v)
     return t
 
 
@@ -142,7 +142,7 @@ def zeros(shape: Any, dtype: Any, buffer: Any = sbuf, name: str = "", **kwargs: 
 
     Parameters: as :func:`ndarray`.
 
-    Semantics: an allocation and a fill (Iota with step 0 until Memset lands).
+    Semantics: an allocation and a Memset.
 
     Example::
 
@@ -163,7 +163,7 @@ def ones(shape: Any, dtype: Any, buffer: Any = sbuf, name: str = "", **kwargs: A
 
 def full(shape: Any, fill_value: Any, dtype: Any, buffer: Any = sbuf, name: str = "",
          **kwargs: Any) -> Any:
-    """A tensor filled with ``fill_value`` (integer values until Memset lands).
+    """A tensor filled with ``fill_value`` (an allocation and a Memset).
 
     Example::
 
@@ -364,7 +364,11 @@ _COMMUTATIVE = {"add", "multiply", "maximum", "minimum", "equal", "not_equal",
 
 
 def _binary(name: str, x: Any, y: Any, dtype: Any, mask: Any) -> Any:
-    if _is_tile(x) and _scalar_operand(y) and not (_is_tile(y) and x.shape == y.shape and x.shape[1] == 1 and False):
+    if _is_tile(x) and _is_tile(y) and tuple(x.shape) == tuple(y.shape):
+        out = _new_like(x, dtype)
+        _isa.tensor_tensor(out, x, y, name, mask=mask)
+        return out
+    if _is_tile(x) and _scalar_operand(y):
         out = _new_like(x, dtype)
         _isa.tensor_scalar(out, x, name, y, mask=mask)
         return out
@@ -372,7 +376,7 @@ def _binary(name: str, x: Any, y: Any, dtype: Any, mask: Any) -> Any:
         out = _new_like(y, dtype)
         _isa.tensor_scalar(out, y, name, x, reverse0=name not in _COMMUTATIVE, mask=mask)
         return out
-    raise _refuse(name, "two full tiles")
+    raise _refuse(name, f"shapes {getattr(x, 'shape', x)} and {getattr(y, 'shape', y)}: NKI 0.6.0 binary ops do not broadcast")
 
 
 def _binary_fn(name: str) -> Any:
@@ -382,14 +386,14 @@ def _binary_fn(name: str) -> Any:
     f.__name__ = f.__qualname__ = name
     f.__tpb_op__ = name  # type: ignore[attr-defined]
     f.__doc__ = (
-        f"``nl.{name}(x, y, dtype=None)``: element-wise ``{name}`` of a tile and a scalar (a\n"
-        "number or a ``(P, 1)`` tile), returned as a new SBUF tile.\n\n"
+        f"``nl.{name}(x, y, dtype=None)``: element-wise ``{name}`` of two tiles, or of a tile\n"
+        "and a scalar (a number or a ``(P, 1)`` tile), returned as a new SBUF tile.\n\n"
         "Parameters:\n"
         "    x, y: tiles or numbers (at least one a tile).\n"
         "    dtype: the result's dtype (default: the tile's).\n"
         "    mask: legacy affine predicate.\n\n"
-        "Semantics: one TensorScalar (FP32 arithmetic for float ops, integer bits for bitwise\n"
-        "ops); two full tiles need TensorTensor (issue 17a) and raise tpb.NotSupported.\n\n"
+        "Semantics: two tiles of one shape: one TensorTensor; a tile and a number or a (P, 1)\n"
+        "tile: one TensorScalar (FP32 arithmetic for float ops, integer bits for bitwise ops).\n\n"
         f"Example::\n\n    y = nl.{name}(x, 2.0)\n"
     )
     return f
@@ -445,6 +449,133 @@ def negative(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> A
     """
     out = _new_like(x, dtype)
     _isa.tensor_scalar(out, x, "multiply", -1.0, mask=mask)
+    return out
+
+
+def copy(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
+    """A copy of an SBUF/PSUM tile as a new SBUF tile (Vector ``tensor_copy``: bit-exact when
+    the dtypes are equal, else through FP32).
+
+    Parameters:
+        x: a tile; dtype: the result's dtype (default: x's).
+
+    Example::
+
+        sb = nl.copy(psum_tile, dtype=nl.bfloat16)
+    """
+    out = _new_like(x, dtype)
+    _isa.tensor_copy(out, x, mask=mask)
+    return out
+
+
+def reciprocal(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
+    """``1 / x`` element-wise in FP32 (Vector ``Reciprocal``), as a new SBUF tile.
+
+    Parameters:
+        x: a tile; dtype: the result's dtype (default: x's).
+
+    Example::
+
+        inv = nl.reciprocal(sums)
+    """
+    out = _new_like(x, dtype)
+    _isa.reciprocal(out, x, mask=mask)
+    return out
+
+
+def _axes(x: Any, axis: Any) -> list:
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    nd = len(x.shape)
+    return sorted(a + nd if a < 0 else a for a in axes)
+
+
+def _reduce(op: str, x: Any, axis: Any, dtype: Any, keepdims: bool, negate: bool = False) -> Any:
+    axes = _axes(x, axis)
+    shape = [d if k not in axes else 1 for k, d in enumerate(x.shape)]
+    if not keepdims:
+        shape = [d for k, d in enumerate(shape) if k not in axes]
+        if len(shape) < 2:
+            shape.append(1)
+    out = ndarray(tuple(shape), dtype or x.dtype)
+    _isa.tensor_reduce(out, op, x, axes if len(axes) > 1 else axes[0], negate, keepdims)
+    return out
+
+
+def _reduction(op: str, name: str) -> Any:
+    def f(x: Any, axis: Any, dtype: Any = None, keepdims: bool = False, *, mask: Any = None,
+          **kwargs: Any) -> Any:
+        return _reduce(op, x, axis, dtype, keepdims)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (
+        f"``nl.{name}(x, axis, dtype=None, keepdims=False)``: reduces the trailing free axes\n"
+        f"``axis`` of ``x`` with ``{op}`` (one TensorReduce), as a new SBUF tile.\n\n"
+        "Parameters:\n"
+        "    x: a tile; axis: an int or a list of trailing free axes (never 0).\n"
+        "    dtype: the result's dtype (default: x's); keepdims: keep reduced axes as size 1.\n\n"
+        f"Example::\n\n    m = nl.{name}(t, axis=1, keepdims=True)\n"
+    )
+    return f
+
+
+sum = _reduction("add", "sum")  # noqa: A001
+max = _reduction("maximum", "max")  # noqa: A001
+min = _reduction("minimum", "min")  # noqa: A001
+prod = _reduction("multiply", "prod")
+
+
+def mean(x: Any, axis: Any, dtype: Any = None, keepdims: bool = False, *, mask: Any = None,
+         **kwargs: Any) -> Any:
+    """``nl.mean(x, axis, dtype=None, keepdims=False)``: the FP32 sum over ``axis`` (one
+    TensorReduce into an FP32 tile) times ``1/n`` (one TensorScalar into ``dtype``).
+
+    Parameters:
+        x: a tile; axis: trailing free axes; dtype: result dtype (default: x's);
+        keepdims: keep reduced axes as size 1.
+
+    Example::
+
+        mu = nl.mean(t, axis=1, keepdims=True)
+    """
+    n = 1
+    for a in _axes(x, axis):
+        n *= x.shape[a]
+    s = _reduce("add", x, axis, float32, keepdims)
+    out = _new_like(s, dtype or x.dtype)
+    _isa.tensor_scalar(out, s, "multiply", 1.0 / n)
+    return out
+
+
+def transpose(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
+    """Partition ↔ free transpose of a 2-D tile (Vector engine, whole 32×32 tiles; others need
+    the Tensor-engine transpose, issue 18a).
+
+    Parameters:
+        x: a 2-D tile; dtype: must equal x's dtype.
+
+    Example::
+
+        tT = nl.transpose(t)
+    """
+    out = ndarray((x.shape[1], x.shape[0]), dtype or x.dtype)
+    _isa.nc_transpose(out, x)
+    return out
+
+
+def shared_identity_matrix(n: int, dtype: Any = uint8, dst: Any = None) -> Any:
+    """An ``n × n`` identity matrix in SBUF: a Memset of 1 and an ``affine_select`` keeping
+    the diagonal (the nki-library ``cascaded_max`` recipe).
+
+    Parameters:
+        n: size (at most 128); dtype: element dtype; dst: an existing tile to fill.
+
+    Example::
+
+        ident = nl.shared_identity_matrix(128, dtype=nl.float32)
+    """
+    ones_t = full((n, n), 1, dtype)
+    out = dst if dst is not None else ndarray((n, n), dtype)
+    _isa.affine_select(out, [[1, n]], -1, ones_t, 0.0, cmp_op="equal")
     return out
 
 
