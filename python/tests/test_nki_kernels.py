@@ -179,6 +179,9 @@ def test_out_of_bounds_subscripts_raise():
 
     with pytest.raises(IndexError):
         nki.simulate_kernel(kernel2)
+    with pytest.warns(UserWarning, match="out of bounds: .*clipped"):
+        out = nki.simulate_kernel(kernel2, out_of_bounds="warn", uninitialized_reads="warn")
+    assert out.shape == (128, 4)
 
 
 def test_capacity_errors_name_the_tile_its_size_and_what_is_left():

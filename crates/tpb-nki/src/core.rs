@@ -179,6 +179,8 @@ pub struct Core {
     /// Whether emission adds the waits footprints need (off: the kernel synchronises by
     /// hand, and the scheduled re-run checks it).
     auto_sync: bool,
+    /// Whether out-of-bounds views are clipped with a warning (else refused).
+    clip_views: bool,
 }
 
 /// Where an emitted instruction came from: the kernel source line and `name=` of the call,
@@ -238,6 +240,7 @@ impl Core {
             start: None,
             late_host_writes: 0,
             auto_sync: true,
+            clip_views: false,
         }
     }
 
@@ -323,6 +326,17 @@ impl Core {
     /// synchronises by hand is checked by [`Core::schedule`], not fixed.
     pub fn set_auto_sync(&mut self, on: bool) {
         self.auto_sync = on;
+    }
+
+    /// Whether views that run past their tile are clipped with a warning
+    /// ([`Tile::index_clipped`]) rather than refused (the default).
+    pub fn set_clip_views(&mut self, on: bool) {
+        self.clip_views = on;
+    }
+
+    /// See [`Core::set_clip_views`].
+    pub fn clip_views(&self) -> bool {
+        self.clip_views
     }
 
     /// Sets what the next emitted instructions are labelled with (the kernel source line,

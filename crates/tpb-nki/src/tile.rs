@@ -233,6 +233,32 @@ impl Tile {
     /// keeps a size-1 dim and the step must be 1 (an operand's partitions are contiguous,
     /// nki-semantics §1.7); integers drop free dims, keeping at least one.
     pub fn index(&self, keys: &[Index]) -> Result<Tile, ViewError> {
+        let full = self.expand(keys)?;
+        self.index_full(&full)
+    }
+
+    /// [`Tile::index`], but a slice or range that runs past its dim is clipped to it (as
+    /// NumPy clips slices) instead of failing; the out-of-bounds message comes back with the
+    /// view when something was clipped (the sanitizer's warning mode). An integer out of
+    /// bounds, or a range starting outside its dim, still fails.
+    pub fn index_clipped(&self, keys: &[Index]) -> Result<(Tile, Option<String>), ViewError> {
+        let full = self.expand(keys)?;
+        match self.index_full(&full) {
+            Err(ViewError::OutOfBounds(msg)) => {
+                let clipped: Vec<Index> = full
+                    .iter()
+                    .zip(&self.shape)
+                    .map(|(&k, &n)| clip(k, n as i64))
+                    .collect();
+                let t = self.index_full(&clipped)?;
+                Ok((t, Some(format!("out of bounds: {msg} (clipped)"))))
+            }
+            other => other.map(|t| (t, None)),
+        }
+    }
+
+    /// The subscripts with `...` and missing trailing dims expanded to full slices.
+    fn expand(&self, keys: &[Index]) -> Result<Vec<Index>, ViewError> {
         let rank = self.shape.len();
         let ellipses = keys.iter().filter(|k| **k == Index::Ellipsis).count();
         if ellipses > 1 {
@@ -268,6 +294,12 @@ impl Tile {
                 step: None,
             });
         }
+        Ok(full)
+    }
+
+    /// [`Tile::index`] on one subscript per dim.
+    fn index_full(&self, full: &[Index]) -> Result<Tile, ViewError> {
+        let rank = self.shape.len();
         let size = self.dtype.size().unwrap_or(1) as i64;
         let strides = self.strides();
         let mut start_partition = self.start_partition;
@@ -388,6 +420,27 @@ impl Tile {
             dtype,
             shape,
         ))
+    }
+}
+
+/// A slice or range clipped to a dim of size `n` (NumPy's slice clipping; a range keeps the
+/// elements that fall inside).
+fn clip(key: Index, n: i64) -> Index {
+    match key {
+        Index::Slice { start, stop, step } => {
+            let c = |v: Option<i64>| v.map(|v| v.clamp(-n, n));
+            Index::Slice {
+                start: c(start),
+                stop: c(stop),
+                step,
+            }
+        }
+        Index::Range { start, size, step } if step > 0 && (0..n).contains(&start) => Index::Range {
+            start,
+            size: size.min((n - 1 - start) / step + 1),
+            step,
+        },
+        other => other,
     }
 }
 
@@ -560,6 +613,22 @@ mod tests {
             t.index(&[full(), full(), full()]),
             Err(ViewError::Invalid(_))
         ));
+    }
+
+    #[test]
+    fn the_warning_mode_clips_slices_and_ranges() {
+        let t = tile(&[8, 16]);
+        let (v, w) = t.index_clipped(&[sl(0, 9), sl(10, 20)]).unwrap();
+        assert_eq!(v.shape, vec![8, 6]);
+        assert!(w.unwrap().contains("slice 0:9"));
+        let r = Index::Range {
+            start: 12,
+            size: 8,
+            step: 1,
+        };
+        assert_eq!(t.index_clipped(&[full(), r]).unwrap().0.shape, vec![8, 4]);
+        assert_eq!(t.index_clipped(&[sl(0, 4)]).unwrap().1, None);
+        assert!(t.index_clipped(&[Index::At(8)]).is_err());
     }
 
     #[test]

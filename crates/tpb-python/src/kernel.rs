@@ -120,6 +120,13 @@ pub fn _kernel_set_auto_sync(core: &Bound<'_, Core>, on: bool) {
     core.get().lock(core.py()).set_auto_sync(on);
 }
 
+/// Clips out-of-bounds views with a warning instead of refusing them
+/// (`simulate_kernel(out_of_bounds="warn")`).
+#[pyfunction]
+pub fn _kernel_set_clip_views(core: &Bound<'_, Core>, on: bool) {
+    core.get().lock(core.py()).set_clip_views(on);
+}
+
 /// An `engine=` value: NKI's names (`vector`, `gpsimd`, `scalar`, `tensor`, `sync`) or the
 /// queue names (`dve`, `pool`, `act`, `pe`, `sp`).
 fn engine_arg(e: &str) -> PyResult<EngineId> {

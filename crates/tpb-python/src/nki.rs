@@ -275,6 +275,20 @@ impl Tile {
     fn __getitem__(slf: &Bound<'_, Tile>, key: &Bound<'_, PyAny>) -> PyResult<Tile> {
         let keys = crate::kernel::index_keys(key)?;
         let t = slf.get();
+        let clip = t.core.get().lock(slf.py()).clip_views();
+        if clip {
+            let (view, warning) = t
+                .tile
+                .index_clipped(&keys)
+                .map_err(|e| nki_error(e.into()))?;
+            if let Some(w) = warning {
+                let py = slf.py();
+                let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+                let msg = std::ffi::CString::new(w).unwrap_or_default();
+                PyErr::warn(py, &category, &msg, 1)?;
+            }
+            return Ok(t.view_of(slf, view));
+        }
         let view = t.tile.index(&keys).map_err(|e| nki_error(e.into()))?;
         Ok(t.view_of(slf, view))
     }

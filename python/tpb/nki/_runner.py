@@ -78,12 +78,16 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: str, uninitialized_reads: st
          kwargs: dict) -> Tuple[Any, Any]:
     if uninitialized_reads not in ("raise", "warn"):
         raise UsageError('uninitialized_reads must be "raise" or "warn"')
+    out_of_bounds = kwargs.pop("out_of_bounds", "raise")
+    if out_of_bounds not in ("raise", "warn"):
+        raise UsageError('out_of_bounds must be "raise" or "warn"')
     k = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
     core = kwargs.pop("core", None)
     synchronize = kwargs.pop("synchronize", True)
     if core is None:
         core = _tpb.Core(gen=gen, strict=uninitialized_reads == "raise")
     _tpb._kernel_set_auto_sync(core, bool(synchronize))
+    _tpb._kernel_set_clip_views(core, out_of_bounds == "warn")
     args = []
     for a in arrays:
         if isinstance(a, np.ndarray) or np.isscalar(a):
@@ -140,6 +144,9 @@ def simulate_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
         gen: the generation (``sunda``, ``cayman``, ``mariana``, ``maverick``).
         uninitialized_reads: ``"raise"`` (default: reading bytes never written raises
             :class:`tpb.Fault` of kind ``strict``) or ``"warn"``.
+        out_of_bounds: ``"raise"`` (default: a subscript past its tile raises
+            :class:`tpb.OutOfBoundsError`) or ``"warn"`` (slices and ranges are clipped to the
+            tile, as NumPy clips slices, with a ``UserWarning``).
         synchronize: ``True`` (default) emits the semaphore waits the kernel's footprints
             need; ``False`` emits none (a kernel that synchronises by hand, checked by
             :func:`profile_kernel`).
