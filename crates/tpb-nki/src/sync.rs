@@ -341,7 +341,7 @@ mod tests {
         let n = t.needed(EngineId::Dve, &[acc(false, 0..1, 0..4)]);
         assert_eq!(n.len(), 1);
         assert!(n[0].count >= 1);
-        // Bytes no write touched (the gaps) are within the hull: a conservative wait.
+        // A partition no write touched stays outside the hull: no wait.
         assert_eq!(t.needed(EngineId::Dve, &[acc(false, 1..2, 0..4)]).len(), 0);
     }
 
