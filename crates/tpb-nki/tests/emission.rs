@@ -271,3 +271,56 @@ fn capacity_errors_name_the_tile_and_what_is_left() {
     core.ndarray_named(&[128, 512], Dtype::FP32, Space::Psum, "scores")
         .unwrap();
 }
+
+/// The DVE-or-POOL instructions (issue 17a) go to the queue `engine=` names; a chain that
+/// alternates queues over the same bytes (RAW, WAR, WAW) still re-runs race-free with the
+/// eager run's memory.
+#[test]
+fn dve_or_pool_chains_alternate_queues_race_free() {
+    use tpb_nki::NkiEngine;
+    let on = |core: &mut Core, e: EngineId| {
+        core.set_call(Label {
+            engine: Some(e),
+            ..Label::default()
+        })
+    };
+    for gen in [Gen::Cayman, Gen::Mariana] {
+        let mut core = Core::new(gen);
+        let a = core.ndarray(&[32, 64], Dtype::FP32, Space::Sbuf).unwrap();
+        let b = core.ndarray(&[32, 64], Dtype::FP32, Space::Sbuf).unwrap();
+        let r = core.ndarray(&[32, 1], Dtype::FP32, Space::Sbuf).unwrap();
+        on(&mut core, EngineId::Pool);
+        core.memset(&a, 2.0, NkiEngine::Gpsimd).unwrap();
+        core.iota(&b, &[[1, 64]], 0, 0).unwrap();
+        on(&mut core, EngineId::Dve);
+        core.tensor_tensor(&a, &a, &b, AluOp::MULT, NkiEngine::Vector)
+            .unwrap();
+        on(&mut core, EngineId::Pool);
+        core.tensor_copy(&b, &a, NkiEngine::Gpsimd).unwrap(); // RAW on a, WAR on b
+        on(&mut core, EngineId::Dve);
+        core.tensor_reduce(&r, AluOp::ADD, &b, &[1], false, true)
+            .unwrap();
+        on(&mut core, EngineId::Pool);
+        core.memset(&b, 0.0, NkiEngine::Gpsimd).unwrap(); // WAR after DVE's reduce
+        let got = f32s(&core.read(&r).unwrap());
+        assert!(
+            got.iter().all(|&v| v == 2.0 * (63.0 * 64.0 / 2.0)),
+            "{gen}: {got:?}"
+        );
+        let engines: Vec<EngineId> = core.engines().to_vec();
+        assert!(engines.contains(&EngineId::Pool) && engines.contains(&EngineId::Dve));
+        let (m, run) = core.schedule(&EngineOptions::default(), |_, _| {}).unwrap();
+        assert_eq!(run.stop, Stop::Completed, "{gen}");
+        assert!(run.races.is_empty(), "{gen}: {:?}", run.races);
+        assert_eq!(core.first_difference(&m), None, "{gen}");
+        // The text form places every instruction where it was emitted.
+        let text = core.disasm();
+        let code: String = text
+            .lines()
+            .filter(|l| !l.starts_with(".engine"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let insts = asm(&code, &AsmOptions::new(gen)).unwrap().insts();
+        assert_eq!(place(&insts, gen, &core.placements()).unwrap(), engines);
+    }
+}
