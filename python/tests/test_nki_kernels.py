@@ -283,6 +283,17 @@ def test_language_ops_against_numpy():
     np.testing.assert_array_equal(out[10], np.eye(8))
 
 
+def test_broadcast_to_copies_a_zero_step_view():
+    def kernel():
+        t = ramp(8, 4)
+        return nl.broadcast_to(t[:, 1:2], (8, 6)), t[:, 2:3].broadcast(1, 3)
+
+    b, v = nki.simulate_kernel(kernel)
+    r = ramp_np(8, 4)
+    np.testing.assert_array_equal(b, np.broadcast_to(r[:, 1:2], (8, 6)))
+    np.testing.assert_array_equal(v, np.broadcast_to(r[:, 2:3], (8, 3)))
+
+
 def test_binary_ops_do_not_broadcast():
     def kernel():
         t = ramp(4, 4)

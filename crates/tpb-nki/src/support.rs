@@ -73,7 +73,7 @@ pub const NKI_API: &[(&str, &str, Status)] = &[
     ("language", "store", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
     ("language", "load_transpose2d", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
     ("language", "copy", Status::Supported),
-    ("language", "broadcast_to", Status::NotYet("a zero-step (broadcasting) operand view, not in tpb.nki yet (issue 19 follow-up)")),
+    ("language", "broadcast_to", Status::Partial("free dims (a zero-step view and a TensorCopy); the partition dim cannot broadcast on chip")),
     ("language", "expand_dims", Status::NotSupported("views that add a dim to an on-chip tile")),
     ("language", "gather_flattened", Status::NotSupported("no gather instruction in tpb")),
     ("language", "add", Status::Supported),

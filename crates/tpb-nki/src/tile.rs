@@ -392,6 +392,31 @@ impl Tile {
         ))
     }
 
+    /// `tile.broadcast(dim, size)` (nki-api §2.2): a size-1 free dim read `size` times (step
+    /// 0); the partition dim cannot be broadcast on chip.
+    pub fn broadcast(&self, dim: usize, size: usize) -> Result<Tile, ViewError> {
+        if dim == 0 || dim >= self.shape.len() {
+            return Err(ViewError::Invalid(format!(
+                "broadcast dim {dim}: a free dim of {self} (the partition dim cannot be broadcast)"
+            )));
+        }
+        if self.shape[dim] != 1 || size == 0 {
+            return Err(ViewError::Invalid(format!(
+                "broadcast dim {dim} of size {} to {size}: only a size-1 dim broadcasts",
+                self.shape[dim]
+            )));
+        }
+        let mut strides = self.strides();
+        strides[dim - 1] = 0;
+        let mut shape = self.shape.clone();
+        shape[dim] = size;
+        Ok(Tile {
+            shape,
+            free_strides: strides,
+            ..self.clone()
+        })
+    }
+
     /// `tile.view(dtype)` (`reinterpret_cast`, nki-api §2.2): the same bytes as another
     /// dtype; the last dim is scaled by the byte-size ratio and must be contiguous.
     pub fn view(&self, dtype: Dtype) -> Result<Tile, ViewError> {
@@ -629,6 +654,16 @@ mod tests {
         assert_eq!(t.index_clipped(&[full(), r]).unwrap().0.shape, vec![8, 4]);
         assert_eq!(t.index_clipped(&[sl(0, 4)]).unwrap().1, None);
         assert!(t.index_clipped(&[Index::At(8)]).is_err());
+    }
+
+    #[test]
+    fn broadcast_is_a_zero_step() {
+        let t = tile(&[4, 1]);
+        let b = t.broadcast(1, 8).unwrap();
+        assert_eq!(b.element_offsets(), vec![0; 8]);
+        assert_eq!(b.access_pattern().unwrap().free, vec![Dim::new(0, 8)]);
+        assert!(t.broadcast(0, 8).is_err());
+        assert!(tile(&[4, 2]).broadcast(1, 8).is_err());
     }
 
     #[test]

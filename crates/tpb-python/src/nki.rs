@@ -320,6 +320,16 @@ impl Tile {
         Ok(t.view_of(slf, view))
     }
 
+    /// `tile.broadcast(dim, size)`: a size-1 free dim read `size` times (a zero step).
+    fn broadcast(slf: &Bound<'_, Tile>, dim: usize, size: usize) -> PyResult<Tile> {
+        let t = slf.get();
+        let view = t
+            .tile
+            .broadcast(dim, size)
+            .map_err(|e| nki_error(e.into()))?;
+        Ok(t.view_of(slf, view))
+    }
+
     /// The first partition.
     #[getter]
     fn start_partition(&self) -> u32 {

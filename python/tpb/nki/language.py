@@ -468,6 +468,33 @@ def copy(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
     return out
 
 
+def broadcast_to(x: Any, shape: Any, dtype: Any = None) -> Any:
+    """``x`` broadcast to ``shape`` (same rank; size-1 free dims repeat) as a new SBUF tile:
+    one ``tensor_copy`` from a zero-step view (the partition dim cannot broadcast).
+
+    Parameters:
+        x: a tile; shape: the target shape; dtype: the result's dtype (default: x's).
+
+    Example::
+
+        g = nl.broadcast_to(gamma_row, (1, 512))
+    """
+    shape = tuple(int(d) for d in shape)
+    if len(shape) != len(x.shape):
+        raise UsageError(f"nl.broadcast_to: shape {shape} must have x's rank {len(x.shape)}")
+    if tuple(x.shape) == shape:
+        return x
+    if shape[0] != x.shape[0]:
+        raise _refuse("broadcast_to", "the partition dim (on-chip tiles cannot broadcast it)")
+    v = x
+    for d in range(1, len(shape)):
+        if x.shape[d] != shape[d]:
+            v = v.broadcast(d, shape[d])
+    out = ndarray(shape, dtype or x.dtype)
+    _isa.tensor_copy(out, v)
+    return out
+
+
 def reciprocal(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
     """``1 / x`` element-wise in FP32 (Vector ``Reciprocal``), as a new SBUF tile.
 
