@@ -692,6 +692,11 @@ impl Core {
 
     /// [`Core::emit`] with the engine an instruction the opcode table lets run anywhere goes
     /// to when the call does not ask (`engine=`).
+    ///
+    /// DMA (issue 18b) will need two things here: the issuing queue as the default engine
+    /// (SP; POOL on sunda), and its data landing later than the request retires, so a
+    /// consumer must wait for the request's data-landed semaphore increment, not for the
+    /// issuing engine's `sem_inc_complete` count.
     fn emit_on(
         &mut self,
         mut inst: Instruction,
