@@ -181,7 +181,16 @@ fn the_timeline_is_checked_before_the_run() {
 fn a_timeline_may_go_into_the_out_dir_the_run_creates() {
     let dir = scratch("timeline_out_dir");
     program(&dir, &format!(".out {OUT} @ o.npy\n"));
-    let o = run(&dir, &["p.tpb", "--timeline", "out/t.json", "--timeline", "./out/t.svg"]);
+    let o = run(
+        &dir,
+        &[
+            "p.tpb",
+            "--timeline",
+            "out/t.json",
+            "--timeline",
+            "./out/t.svg",
+        ],
+    );
     status(&o, 0);
     assert!(dir.join("out/t.json").is_file() && dir.join("out/t.svg").is_file());
     let o = run(&dir, &["p.tpb", "--timeline", "out/sub/t.json"]);
