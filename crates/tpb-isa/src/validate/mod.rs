@@ -143,6 +143,9 @@ mod mode {
     pub const FAILURES: u8 = 1;
     /// Record every check.
     pub const WALK: u8 = 2;
+    /// Record which rules fail (lints included), building no detail: the cheap report the
+    /// mutation tests count with.
+    pub const RULES: u8 = 3;
 }
 
 /// A chain stopped at a failing rule (the verdict path only: the report paths never stop).
@@ -156,6 +159,7 @@ pub(crate) type Flow = Result<(), Stop>;
 pub(crate) struct Ctx<const M: u8> {
     pub gen: Gen,
     findings: Vec<Finding>,
+    failed: Vec<&'static Rule>,
 }
 
 impl<const M: u8> Ctx<M> {
@@ -163,6 +167,7 @@ impl<const M: u8> Ctx<M> {
         Ctx {
             gen,
             findings: Vec::new(),
+            failed: Vec::new(),
         }
     }
 
@@ -179,6 +184,12 @@ impl<const M: u8> Ctx<M> {
             // The verdict hot path never touches the closure, so its captures sink into
             // the cold branch of the report paths.
             return if ok || rule.lint { Ok(ok) } else { Err(Stop) };
+        }
+        if M == mode::RULES {
+            if !ok {
+                self.failed.push(rule);
+            }
+            return Ok(ok);
         }
         if M == mode::WALK || !ok {
             self.record(rule, ok, detail);
@@ -241,6 +252,15 @@ pub fn is_valid(inst: &Instruction, gen: Gen) -> bool {
 pub fn is_valid_view(v: &InstView<'_>) -> bool {
     let mut cx = Ctx::<{ mode::VERDICT }>::new(v.gen());
     chains::check(&mut cx, v, v.kind()).is_ok()
+}
+
+/// The rules a bundle read in place fails (lints included), in chain order: the rules of
+/// [`validate_view`]'s findings, without building any finding's text. For tests and tools
+/// that count outcomes over many bundles.
+pub fn failing_rules(v: &InstView<'_>) -> Vec<&'static Rule> {
+    let mut cx = Ctx::<{ mode::RULES }>::new(v.gen());
+    let _ = chains::check(&mut cx, v, v.kind());
+    cx.failed
 }
 
 /// The findings of a bundle read in place: [`validate`] without building the instruction.
