@@ -178,7 +178,7 @@ impl Outcomes {
             base.name
         );
         self.seen += 1;
-        if self.seen % 61 == 0 {
+        if self.seen.is_multiple_of(61) {
             let report = validate_view(&v);
             let full: Vec<_> = report
                 .findings
