@@ -1,6 +1,6 @@
 //! `tpb run` on the multi-engine model (the default; `--serial` keeps one in-order stream):
 //! one queue per engine, the timing model, races, deadlocks, the per-engine summary and the
-//! timeline (see the README section "Engines, races and the timeline").
+//! timeline (see docs/engines.md).
 
 use super::program::Program;
 use super::{perform, plural, summary, timeline, Args, Planned, Tally, Totals};
@@ -260,7 +260,11 @@ pub fn race_text(program: &Program, run: &EngineRun, r: &Race) -> String {
 
 /// What the model's schedule did with the two racing instructions.
 fn schedule(run: &EngineRun, r: &Race) -> String {
-    let (a, b) = (&run.steps[r.first.step], &run.steps[r.second.step]);
+    // The sides are in program order; the schedule may have run them the other way.
+    let (a, b) = (
+        &run.steps[r.first.step.min(r.second.step)],
+        &run.steps[r.first.step.max(r.second.step)],
+    );
     if a.end_ps <= b.start_ps {
         format!(
             "the model's timing alone ran them in order ({} ends at {}, {} starts at {})",
