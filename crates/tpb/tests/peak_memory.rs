@@ -152,5 +152,8 @@ fn a_json_timeline_costs_about_its_own_size_per_instruction() {
     let text = std::fs::metadata(&trace).unwrap().len() as f64 / (n_large + 1) as f64;
     println!("--timeline json: peak {a} kB at {n_small}, {b} kB at {n_large}: {per:.0} B each ({text:.0} B of JSON each)");
     // Only the schedule record: a run that held the JSON text would cost more than `text`.
-    assert!(per < text, "{per:.0} bytes per instruction, {text:.0} of JSON each");
+    assert!(
+        per < text,
+        "{per:.0} bytes per instruction, {text:.0} of JSON each"
+    );
 }
