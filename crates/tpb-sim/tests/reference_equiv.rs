@@ -141,54 +141,24 @@ fn check(
     Ok(())
 }
 
-fn any_gen() -> impl Strategy<Value = Gen> {
-    prop::sample::select(Gen::ALL.to_vec())
-}
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
-fn cayman_up() -> impl Strategy<Value = Gen> {
-    prop::sample::select(vec![Gen::Cayman, Gen::Mariana, Gen::Maverick])
+    /// Every family's generator (tests/gen, derived from the family list), on a generation
+    /// that defines the family (about 64 cases per family).
+    #[test]
+    fn every_family_matches_reference(seed: u64, which: prop::sample::Index, gen_pick: prop::sample::Index, threads in 1usize..=3) {
+        let all = generators();
+        let (_, make, gens) = &all[which.index(all.len())];
+        check(seed, gens[gen_pick.index(gens.len())], threads, *make)?;
+    }
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
-    fn imm_ld_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
-        check(seed, gen, threads, |w| vec![gen_imm_ld(w)])?;
-    }
-
-    #[test]
-    fn ptr_multi_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
-        check(seed, gen, threads, gen_ptr_multi)?;
-    }
-
-    #[test]
     fn sunda_dual_matches_reference(seed: u64, threads in 1usize..=3) {
         check(seed, Gen::Sunda, threads, gen_ptr_multi)?;
-    }
-
-    #[test]
-    fn affine_select_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
-        check(seed, gen, threads, gen_affine_select)?;
-    }
-
-    #[test]
-    fn iota_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
-        check(seed, gen, threads, gen_iota)?;
-    }
-
-    #[test]
-    fn tensor_scalar_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
-        check(seed, gen, threads, gen_tensor_scalar)?;
-    }
-
-    #[test]
-    fn ts_select_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
-        check(seed, gen, threads, gen_ts_select)?;
-    }
-
-    #[test]
-    fn range_select_matches_reference(seed: u64, gen in cayman_up(), threads in 1usize..=3) {
-        check(seed, gen, threads, gen_range_select)?;
     }
 }
