@@ -133,6 +133,18 @@ pub(crate) struct Detail {
     pub allowed: String,
 }
 
+impl Detail {
+    /// No detail (the rules-only mode): empty strings, which do not allocate.
+    fn none() -> Detail {
+        Detail {
+            field: String::new(),
+            bytes: 0..0,
+            value: String::new(),
+            allowed: String::new(),
+        }
+    }
+}
+
 /// What a validation run keeps, as a const parameter: the chains are written once and
 /// monomorphised per mode, so the verdict-only path compiles to bare predicate tests that
 /// stop at the first failing clause, with no allocation and no detail ever built.
@@ -159,7 +171,6 @@ pub(crate) type Flow = Result<(), Stop>;
 pub(crate) struct Ctx<const M: u8> {
     pub gen: Gen,
     findings: Vec<Finding>,
-    failed: Vec<&'static Rule>,
 }
 
 impl<const M: u8> Ctx<M> {
@@ -167,7 +178,6 @@ impl<const M: u8> Ctx<M> {
         Ctx {
             gen,
             findings: Vec::new(),
-            failed: Vec::new(),
         }
     }
 
@@ -187,7 +197,7 @@ impl<const M: u8> Ctx<M> {
         }
         if M == mode::RULES {
             if !ok {
-                self.failed.push(rule);
+                self.record(rule, ok, Detail::none);
             }
             return Ok(ok);
         }
@@ -260,7 +270,7 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
 pub fn failing_rules(v: &InstView<'_>) -> Vec<&'static Rule> {
     let mut cx = Ctx::<{ mode::RULES }>::new(v.gen());
     let _ = chains::check(&mut cx, v, v.kind());
-    cx.failed
+    cx.findings.into_iter().map(|f| f.rule).collect()
 }
 
 /// The findings of a bundle read in place: [`validate`] without building the instruction.
