@@ -165,7 +165,7 @@ impl Outcomes {
         }
     }
 
-    /// Validates one mutated bundle (`edits` names it in the digest) through the detail-free
+    /// Validates one mutated bundle (`edits` names it in the digest) through
     /// `failing_rules`, checking that the verdict agrees with it, and (on every 61st bundle)
     /// that it lists the rules of the full report.
     fn add(&mut self, base: &Base, b: &[u8; 64], edits: &[u8]) {
