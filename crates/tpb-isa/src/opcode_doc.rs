@@ -18,6 +18,7 @@ pub fn opcode_table_markdown() -> String {
             Engine::Dve => "DVE",
             Engine::Pool => "POOL",
             Engine::Any => "any",
+            Engine::DveOrPool => "DVE or POOL",
         };
         // The stub evidence is per generation (`stub_firmware_known`, issue 16 item 6).
         let stubbed: Vec<&str> = r

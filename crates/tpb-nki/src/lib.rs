@@ -34,10 +34,12 @@
 
 mod build;
 mod core;
+mod dve_pool;
 mod names;
 mod tile;
 
 pub use crate::core::{Core, NkiError};
+pub use dve_pool::NkiEngine;
 pub use names::{alu_op, Cmp};
 pub use tile::Tile;
 

@@ -36,6 +36,15 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nki::nki_tensor_scalar, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_range_select, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_select, m)?)?;
+    // Issue 17a.
+    m.add_function(wrap_pyfunction!(nki::nki_tensor_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_tensor_copy, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_memset, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_reciprocal, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_tensor_reduce, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_tensor_copy_predicated, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_nc_transpose, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_nc_stream_shuffle, m)?)?;
     m.add_function(wrap_pyfunction!(cli::cli, m)?)?;
     Ok(())
 }

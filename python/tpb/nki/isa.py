@@ -10,4 +10,31 @@ from __future__ import annotations
 
 from .._tpb import affine_select, iota, range_select, select, tensor_scalar
 
-__all__ = ["affine_select", "iota", "range_select", "select", "tensor_scalar"]
+# Issue 17a: the DVE/POOL calls (docs/reference/dve-pool.md).
+from .._tpb import (
+    memset,
+    nc_stream_shuffle,
+    nc_transpose,
+    reciprocal,
+    tensor_copy,
+    tensor_copy_predicated,
+    tensor_reduce,
+    tensor_tensor,
+)
+
+__all__ = [
+    "affine_select",
+    "iota",
+    "range_select",
+    "select",
+    "tensor_scalar",
+    # Issue 17a.
+    "memset",
+    "nc_stream_shuffle",
+    "nc_transpose",
+    "reciprocal",
+    "tensor_copy",
+    "tensor_copy_predicated",
+    "tensor_reduce",
+    "tensor_tensor",
+]

@@ -218,8 +218,10 @@ fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
         Bytes<3> => Setter::Token(set_text::<Bytes<3>>),
         Bytes<4> => Setter::Token(set_text::<Bytes<4>>),
         Bytes<5> => Setter::Token(set_text::<Bytes<5>>),
+        Bytes<6> => Setter::Token(set_text::<Bytes<6>>),
         Bytes<9> => Setter::Token(set_text::<Bytes<9>>),
         Bytes<15> => Setter::Token(set_text::<Bytes<15>>),
+        Bytes<16> => Setter::Token(set_text::<Bytes<16>>),
         Bytes<20> => Setter::Token(set_text::<Bytes<20>>),
         Bytes<52> => Setter::Token(set_text::<Bytes<52>>),
     );
