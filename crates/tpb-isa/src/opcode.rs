@@ -108,13 +108,26 @@ pub enum Maintenance {
     NotMaintained,
 }
 
+/// Whether the shipped firmware of `gen` is known to register the "not maintained" workers
+/// as log-only stubs: isa-facts §6 and §13 found them on cayman, mariana and maverick; sunda
+/// ships only a stripped RELEASE DVE image, so nothing is known of its workers.
+pub const fn stub_firmware_known(gen: Gen) -> bool {
+    !matches!(gen, Gen::Sunda)
+}
+
 impl Maintenance {
-    /// A readable phrase: `deprecated, still working`.
-    pub const fn describe(self) -> &'static str {
+    /// A readable phrase for `gen`: `deprecated, still working`. The header flag is the same
+    /// on every generation; the firmware evidence is not ([`stub_firmware_known`]).
+    pub const fn describe_on(self, gen: Gen) -> &'static str {
         match self {
             Maintenance::Maintained => "maintained",
             Maintenance::DeprecatedWorking => "deprecated, still working",
-            Maintenance::NotMaintained => "not maintained (log-only firmware stub)",
+            Maintenance::NotMaintained if stub_firmware_known(gen) => {
+                "not maintained (log-only firmware stub)"
+            }
+            Maintenance::NotMaintained => {
+                "not maintained per the header (this generation's firmware worker is not public)"
+            }
         }
     }
 }

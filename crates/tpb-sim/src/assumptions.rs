@@ -616,7 +616,7 @@ pub const SEM_STEP: i32 = 1;
 
 /// Whether `Config::firmware_stubs` affects `gen` (`firmware-stub-scope`).
 pub const fn firmware_stubs_apply(gen: Gen) -> bool {
-    !matches!(gen, Gen::Sunda)
+    tpb_isa::opcode::stub_firmware_known(gen)
 }
 
 /// The firmware's self-name log line for a stubbed opcode: the workers the header marks

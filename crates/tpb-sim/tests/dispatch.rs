@@ -85,44 +85,6 @@ fn every_table_row_is_executed_or_refused_as_the_table_says() {
     }
 }
 
-/// The generator of valid random programs for a family (tests/gen); the last instruction is
-/// the family's. Exhaustive: a new family does not build here until it has one.
-fn generator(f: Family) -> Option<fn(&mut gen::World) -> Vec<Instruction>> {
-    Some(match f {
-        Family::TensorScalar => gen::gen_tensor_scalar,
-        Family::PtrMulti => gen::gen_ptr_multi,
-        Family::ImmLd => |w| vec![gen::gen_imm_ld(w)],
-        Family::Iota => gen::gen_iota,
-        Family::AffineSelect => gen::gen_affine_select,
-        Family::TsSelect => gen::gen_ts_select,
-        Family::RangeSelect => gen::gen_range_select,
-        // Checked against its documented effect below (no data: semaphores only).
-        Family::EventSemaphore => return None,
-        // Refused by the table's exec column (checked above).
-        Family::BatchNormParamLoad | Family::MatchValueLoad => return None,
-        // Issue 18a: checked against plain references of their own in tests/pe_act.rs.
-        Family::LoadWeights
-        | Family::Matmul
-        | Family::Activate
-        | Family::ActivateQuantize
-        | Family::ActReadAccumulator
-        | Family::Activate2
-        | Family::Exponential => return None,
-        // Issue 17a.
-        Family::TensorTensor => gen::gen_tensor_tensor,
-        Family::TensorTensorBf16 => gen::gen_tensor_tensor_bf16,
-        Family::CopyCastPredicated => gen::gen_copy_cast_predicated,
-        Family::CopyPredicatedScalar => gen::gen_copy_predicated_scalar,
-        Family::CopyCast => gen::gen_copy_cast,
-        Family::Reciprocal => gen::gen_reciprocal,
-        Family::Memset => gen::gen_memset,
-        Family::TensorReduce => gen::gen_tensor_reduce,
-        Family::StreamTranspose => gen::gen_stream_transpose,
-        // Refused by the table's exec column (the state they read is issue 17b's).
-        Family::DveReadIndices | Family::StreamShuffle => return None,
-    })
-}
-
 /// Where the machine and the reference differ (memory windows, flops, semaphores), if they do.
 fn difference(w: &gen::World) -> Option<String> {
     let spaces: &[(Space, usize)] = if w.gen == Gen::Maverick {
@@ -198,7 +160,7 @@ fn executed_like_the_reference(
 #[test]
 fn every_executed_row_computes_its_reference_result() {
     for row in OPCODES.iter().filter(|r| r.exec == Exec::Run) {
-        match generator(row.family) {
+        match gen::generator(row.family) {
             Some(make) => assert_eq!(
                 executed_like_the_reference(row, make),
                 3,

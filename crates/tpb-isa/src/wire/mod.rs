@@ -105,7 +105,7 @@ macro_rules! wire_struct {
     (
         $(#[$m:meta])*
         pub struct $S:ident, bytes $start:literal .. $end:literal {
-            $( $(#[$fm:meta])* $f:ident : $T:ty = $off:literal, )*
+            $( $(#[$fm:meta])* $f:ident : $T:ty = $off:literal $([fp32 when $src:ident])?, )*
         }
     ) => {
         $(#[$m])*
@@ -145,6 +145,17 @@ macro_rules! wire_struct {
             /// The fields, mutably, for the assembler.
             pub fn fields_mut(&mut self) -> Vec<(&'static $crate::wire::FieldMeta, &mut dyn $crate::wire::FieldDyn)> {
                 Self::LAYOUT.iter().zip([ $( &mut self.$f as &mut dyn $crate::wire::FieldDyn ),* ]).collect()
+            }
+
+            /// Whether the field `name` holds an FP32 value here: it is declared
+            /// `[fp32 when SRC]` and its source field `SRC` says the instruction carries it.
+            /// (Whether the opcode computes in fp32 at all is the row's: `Instruction::imm_is_fp32`.)
+            pub fn fp32_field(&self, name: &str) -> bool {
+                $( $( if name == stringify!($f) {
+                    return self.$src == $crate::tables::ImmSrc::INSTRUCTION;
+                } )? )*
+                let _ = name;
+                false
             }
         }
 
@@ -250,6 +261,15 @@ macro_rules! bodies {
                 match self {
                     $( Body::$S(s) => s.fields(), )*
                     Body::Opaque(s) => s.fields(),
+                }
+            }
+
+            /// Whether the body field `name` holds an FP32 value (its `[fp32 when SRC]`
+            /// declaration).
+            pub fn fp32_field(&self, name: &str) -> bool {
+                match self {
+                    $( Body::$S(s) => s.fp32_field(name), )*
+                    Body::Opaque(s) => s.fp32_field(name),
                 }
             }
 

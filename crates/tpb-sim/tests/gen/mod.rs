@@ -911,6 +911,69 @@ pub fn gen_range_select(w: &mut World) -> Vec<Instruction> {
     vec![i]
 }
 
+// ---- the generator of each family -------------------------------------------------------
+
+/// A generator of valid random programs; the last instruction is the family's.
+pub type Make = fn(&mut World) -> Vec<Instruction>;
+
+/// The generator of a family. Exhaustive over `Family`: a new family does not build here
+/// until it has one, or says why it has none. Every test that runs generated programs
+/// (`dispatch`, `reference_equiv`, `no_panic`, `fault_atomicity`) takes its list from here.
+pub fn generator(f: opcode::Family) -> Option<Make> {
+    use opcode::Family;
+    Some(match f {
+        Family::TensorScalar => gen_tensor_scalar,
+        Family::PtrMulti => gen_ptr_multi,
+        Family::ImmLd => |w| vec![gen_imm_ld(w)],
+        Family::Iota => gen_iota,
+        Family::AffineSelect => gen_affine_select,
+        Family::TsSelect => gen_ts_select,
+        Family::RangeSelect => gen_range_select,
+        // No data, semaphores only: dispatch.rs checks its documented effect.
+        Family::EventSemaphore => return None,
+        // Refused by the table's exec column (dispatch.rs checks the refusal).
+        Family::BatchNormParamLoad | Family::MatchValueLoad => return None,
+        // Issue 17a.
+        Family::TensorTensor => gen_tensor_tensor,
+        Family::TensorTensorBf16 => gen_tensor_tensor_bf16,
+        Family::CopyCastPredicated => gen_copy_cast_predicated,
+        Family::CopyPredicatedScalar => gen_copy_predicated_scalar,
+        Family::CopyCast => gen_copy_cast,
+        Family::Reciprocal => gen_reciprocal,
+        Family::Memset => gen_memset,
+        Family::TensorReduce => gen_tensor_reduce,
+        Family::StreamTranspose => gen_stream_transpose,
+        // Refused by the table's exec column (the state they read is issue 17b's).
+        Family::DveReadIndices | Family::StreamShuffle => return None,
+        // Issue 18a: checked against plain references of their own in tests/pe_act.rs.
+        Family::LoadWeights
+        | Family::Matmul
+        | Family::Activate
+        | Family::ActivateQuantize
+        | Family::ActReadAccumulator
+        | Family::Activate2
+        | Family::Exponential => return None,
+    })
+}
+
+/// Every family with a generator, and the generations its opcodes are defined on.
+pub fn generators() -> Vec<(opcode::Family, Make, Vec<Gen>)> {
+    opcode::Family::ALL
+        .iter()
+        .filter_map(|&f| {
+            let gens: Vec<Gen> = Gen::ALL
+                .into_iter()
+                .filter(|&g| {
+                    opcode::OPCODES
+                        .iter()
+                        .any(|r| r.family == f && r.gens.contains(g))
+                })
+                .collect();
+            generator(f).map(|m| (f, m, gens))
+        })
+        .collect()
+}
+
 // ---- issue 17a: the DVE/POOL compute families (isa-facts-dve-pool) --------------------------
 
 /// A contiguous, 4-byte aligned placement in SBUF from partition 0 (the bf16 pair's layout).
