@@ -18,6 +18,8 @@ macro_rules! for_each_struct {
             S3d3TsSelect, "S3D3_TS_SELECT", "TensorScalarSelect (isa-facts §10.1)";
             S2d2Rs, "S2D2_RS", "RangeSelect (isa-facts §10.2)";
             EventSemaphore, "EVENT_SEMAPHORE", "EventSemaphore, the standalone sync record (isa-facts §1.3)";
+            // Issue 17b: DVE per-lane state, STT family, cross-lane reduce, search cluster.
+            D1Rd, "D1_RD", "DveReadAccumulator / ActivationReadAccumulator (isa-facts-dve-pool §13.1)";
         }
     };
 }

@@ -5,6 +5,8 @@
 
 mod bodies;
 mod build;
+// Issue 17b structs (one module each).
+mod d1_rd;
 pub mod descriptor;
 pub mod field;
 pub mod memref;
@@ -12,6 +14,7 @@ mod view;
 
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
+pub use d1_rd::*;
 pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
