@@ -20,6 +20,11 @@ macro_rules! for_each_struct {
             EventSemaphore, "EVENT_SEMAPHORE", "EventSemaphore, the standalone sync record (isa-facts §1.3)";
             // Issue 17b: DVE per-lane state, STT family, cross-lane reduce, search cluster.
             D1Rd, "D1_RD", "DveReadAccumulator / ActivationReadAccumulator (isa-facts-dve-pool §13.1)";
+            S2s2d2Stt, "S2S2D2_STT", "ScalarTensorTensor / TensorTensorScan / SelectReduce (isa-facts-dve-pool §9.2)";
+            S4d4Cr, "S4D4_CR", "CrossLaneReduce (isa-facts-dve-pool §8.2)";
+            S4d2Bn, "S4D2_BN", "Max8 / FindIndex8 (isa-facts-dve-pool §16.1)";
+            S4d4Mr, "S4D4_MR", "MatchReplace8 (isa-facts-dve-pool §16.2)";
+            CtrlIm, "CTRL_IM", "LoadMaskSelect (isa-facts-dve-pool §14.2)";
         }
     };
 }

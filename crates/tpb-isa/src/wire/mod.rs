@@ -6,19 +6,29 @@
 mod bodies;
 mod build;
 // Issue 17b structs (one module each).
+mod ctrl_im;
 mod d1_rd;
 pub mod descriptor;
 pub mod field;
 pub mod memref;
+mod s2s2d2_stt;
+mod s4d2_bn;
+mod s4d4_cr;
+mod s4d4_mr;
 mod view;
 
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
+pub use ctrl_im::*;
 pub use d1_rd::*;
 pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
 pub use field::{Bytes, Field, FieldDyn};
+pub use s2s2d2_stt::*;
+pub use s4d2_bn::*;
+pub use s4d4_cr::*;
+pub use s4d4_mr::*;
 pub use view::{BodyView, InstView, View};
 
 use crate::gen::Gen;

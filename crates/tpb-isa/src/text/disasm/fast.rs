@@ -15,8 +15,8 @@ use crate::geometry::NUM_REGISTERS;
 use crate::opcode::Opcode;
 use crate::opcode::OpcodeInfo;
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode,
-    WaitMode,
+    AccumCmd, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, ReduceAxis, ReduceOp, RevOps,
+    TensorSubdim, UpdateMode, WaitMode,
 };
 use crate::text::schema::{always_printed_any, for_each_enum_field, CHANNELS_FIELD, OPCODE_FIELD};
 use crate::wire::descriptor::f32_text;
