@@ -128,6 +128,13 @@ pub enum Family {
     BatchNormParamLoad,
     /// MatchValueLoad (0x6D), an `S2_BN` sibling of ImmLd.
     MatchValueLoad,
+    // Issue 17b families.
+    /// ScalarTensorTensor (0x9D/0x9E).
+    ScalarTensorTensor,
+    /// TensorTensorScan (0xE5).
+    TensorTensorScan,
+    /// SelectReduce (0xEA).
+    SelectReduce,
 }
 
 /// Whether the opcode's ALU ops are arithmetic or bit-vector (the Arith/Bitvec twins).
@@ -239,8 +246,12 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC = 0x88, "TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC", "TensorScalarPtrMultiDualBitvec", "ptr_multi_dual_bitvec", S4d4Tsm, Dve, NotMaintained, SUNDA, PtrMulti, Bitvec, Dual, Disabled(DISABLED_0X88), "seed 000 §3, isa-facts §8";
             TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", S2d2TsAs, Pool, Maintained, ALL, AffineSelect, NotApplicable, Immediate, Run, "seed 002 §3";
             TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", S3d3TsSelect, Dve, Maintained, ALL, TsSelect, NotApplicable, Immediate, Run, "isa-facts §10.1";
+            SCALAR_TENSOR_TENSOR_ARITH = 0x9D, "SCALAR_TENSOR_TENSOR_ARITH", "ScalarTensorTensorArith", "stt_arith", S2s2d2Stt, Dve, Maintained, ALL, ScalarTensorTensor, Arith, Immediate, Run, "isa-facts-dve-pool §9";
+            SCALAR_TENSOR_TENSOR_BITVEC = 0x9E, "SCALAR_TENSOR_TENSOR_BITVEC", "ScalarTensorTensorBitvec", "stt_bitvec", S2s2d2Stt, Dve, Maintained, ALL, ScalarTensorTensor, Bitvec, Immediate, Run, "isa-facts-dve-pool §9";
             EVENT_SEMAPHORE = 0xA0, "EVENT_SEMAPHORE", "EventSemaphore", "event_semaphore", EventSemaphore, Any, Maintained, ALL, EventSemaphore, NotApplicable, Immediate, Run, "isa-facts §1.3";
             RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", S2d2Rs, Dve, Maintained, CAYMAN_UP, RangeSelect, NotApplicable, Immediate, Run, "isa-facts §10.2";
+            TENSOR_TENSOR_SCAN_ARITH = 0xE5, "TENSOR_TENSOR_SCAN_ARITH", "TensorTensorScan", "tt_scan", S2s2d2Stt, Dve, Maintained, ALL, TensorTensorScan, Arith, Immediate, Run, "isa-facts-dve-pool §10";
+            SELECT_REDUCE = 0xEA, "SELECT_REDUCE", "CopyPredicatedReduce", "select_reduce", S2s2d2Stt, Dve, Maintained, ALL, SelectReduce, NotApplicable, Immediate, Run, "isa-facts-dve-pool §11";
         }
     };
 }

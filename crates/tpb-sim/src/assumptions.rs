@@ -13,7 +13,7 @@
 use crate::numerics::{alu_arith, alu_bitvec, alu_int_as, from_f32, Fp8Config, NumError};
 use tpb_isa::opcode::{Maintenance, OpcodeInfo};
 use tpb_isa::wire::Addr4;
-use tpb_isa::{AluOp, Dtype, Gen};
+use tpb_isa::{AccumCmd, AluOp, Dtype, Gen, RevOps};
 
 /// One documented assumption.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,6 +208,62 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                only repeat it. EventSemaphore (any engine in the table) and unmodelled bundles \
                go to `.engine`'s queue, else SP. An EventSemaphore takes SYNC_CYCLES; its two \
                waits must both hold, then its update applies like any other.",
+    },
+    // Issue 17b: the hidden DVE per-lane state and the instructions around it.
+    Assumption {
+        id: "dve-lane-state",
+        source: "isa-facts-dve-pool §0.3.3, Q19, Q24",
+        text: "The hidden DVE state is per relative lane (channel c of an instruction is lane \
+               c, as for the scalar flops): an fp32 reduce accumulator, 8 fp32 match keys with \
+               a matched flag each, 8 index flops, and one 32-byte mask-select table per core. \
+               A new machine has accumulators 0.0, keys 0.0 (none loaded), flags clear, index \
+               flops all ones (the no-match sentinel) and no mask table. A consumer reading a \
+               lane no instruction has written warns (`dve-state-unset`).",
+    },
+    Assumption {
+        id: "accumulator-lifetime",
+        source: "isa-facts-dve-pool Q19",
+        text: "One fp32 accumulator per DVE lane, shared by TensorScalarCacheReduce (0x9a), \
+               TensorScalarCacheCumulative (0xe6), SelectReduce (0xea) and ScalarTensorTensor \
+               (0x9d); Idle leaves it unchanged; DveReadAccumulator (0x9b) reads it without \
+               clearing it.",
+    },
+    Assumption {
+        id: "stt-accumulate",
+        source: "isa-facts-dve-pool Q15",
+        text: "ScalarTensorTensorArith (0x9d) with Accumulate or ZeroAccumulate writes dst as \
+               usual and adds each fp32 result, in walk order, to the lane accumulator; \
+               ZeroAccumulate starts from 0.0. (G's reconstructed pseudo-code skips the dst \
+               store on this path; low confidence either way.)",
+    },
+    Assumption {
+        id: "scan-recurrence",
+        source: "isa-facts-dve-pool Q16, §0.2 decision 12",
+        text: "TensorTensorScan (0xe5) computes NKI's recurrence r[i] = op1(op0(src0[i], \
+               r[i-1]), src1[i]) in fp32 with r[-1] = imm0 (per imm0_src), one output per \
+               input in walk order; reverse_operands bit 0 swaps op0's operands, bit 1 op1's. \
+               G's reading (combine, then scan with an unidentified operator) is the recorded \
+               alternative.",
+    },
+    Assumption {
+        id: "select-reduce-model",
+        source: "isa-facts-dve-pool Q18, §11.4",
+        text: "SelectReduce (0xea): src0 is the predicate (true when its raw bits are \
+               nonzero); where true dst = src1 converted through fp32 to out_dtype and the \
+               value enters the running max (maxNum); where false, reverse_operands = First \
+               writes imm0 (fp32, per imm0_src) converted to out_dtype, None leaves dst \
+               unchanged, and the max is not updated. ZeroAccumulate starts the max at -inf, \
+               Accumulate continues it, Idle leaves the accumulator alone. NKI's reverse_pred \
+               has no known encoding and is refused by tpb.nki.isa.select_reduce.",
+    },
+    Assumption {
+        id: "stt-scalar",
+        source: "isa-facts-dve-pool §9.4",
+        text: "The STT-family scalar imm0 is, per imm0_src, the instruction word (fp32 bits on \
+               the arith path, the low imm0_dtype bits on the bitvec path) or one imm0_dtype \
+               element per channel read through the pointer (converted to fp32 on the arith \
+               path). STT computes (src0 op0 s) op1 src1 with reverse bit 0 swapping op0's \
+               operands and bit 1 op1's (the TensorScalar formula with scalar1 = src1).",
     },
 ];
 
@@ -458,6 +514,80 @@ pub const fn firmware_stubs_apply(gen: Gen) -> bool {
 pub fn firmware_stub_log(info: &OpcodeInfo) -> Option<&'static str> {
     (info.maintenance == Maintenance::NotMaintained).then_some(info.firmware_log)
 }
+
+// ---- DVE per-lane state and the instructions around it (issue 17b) -------------------------
+
+/// Keys, matched flags and index flops per DVE lane (isa-facts-dve-pool §0.3.3, §16).
+pub const SEARCH_SLOTS: usize = 8;
+
+/// The index flops before any MatchReplace8: all ones, the no-match sentinel (assumption
+/// `dve-lane-state`, isa-facts-dve-pool Q24).
+pub const INDEX_FLOP_INITIAL: u32 = u32::MAX;
+
+/// What an `accumulator_cmd` does to a lane's reduce accumulator before an instruction's
+/// elements fold in (assumptions `accumulator-lifetime`, `stt-accumulate`,
+/// `cache-reduce-seed`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AccumStart {
+    /// Idle: the accumulator is neither read nor written.
+    Untouched,
+    /// Start from this value (ZeroAccumulate's seed, LoadAccumulate's imm1).
+    Seed(f32),
+    /// Accumulate: continue from what the previous instruction left.
+    Continue,
+}
+
+/// ScalarTensorTensor (0x9d) with Accumulate / ZeroAccumulate (isa-facts-dve-pool Q15):
+/// dst is written as usual and each fp32 result is added to the lane accumulator;
+/// ZeroAccumulate seeds 0.0.
+pub fn stt_accum_start(cmd: AccumCmd) -> AccumStart {
+    match cmd {
+        AccumCmd::ACCUMULATE => AccumStart::Continue,
+        AccumCmd::ZERO_ACCUMULATE => AccumStart::Seed(0.0),
+        _ => AccumStart::Untouched,
+    }
+}
+
+/// How STT folds one result into the accumulator (Q15: an fp32 add).
+#[inline]
+pub fn stt_accumulate(acc: f32, result: f32) -> f32 {
+    alu_arith(AluOp::ADD, acc, result).unwrap_or(f32::NAN)
+}
+
+/// TensorTensorScan's step (isa-facts-dve-pool Q16, decision 12: the NKI recurrence):
+/// `r[i] = op1(op0(d0[i], r[i-1]), d1[i])` in fp32, `r[-1] = imm0`; `reverse_operands`
+/// bit 0 swaps op0's operands, bit 1 op1's; BYPASS passes its data operand.
+#[inline]
+pub fn scan_step(
+    ops: (AluOp, AluOp),
+    reverse: (bool, bool),
+    d0: f32,
+    prev: f32,
+    d1: f32,
+) -> Result<f32, NumError> {
+    let t = stage_arith(ops.0, d0, prev, reverse.0)?;
+    stage_arith(ops.1, t, d1, reverse.1)
+}
+
+/// SelectReduce's false arm (isa-facts-dve-pool Q18): byte 38 (`reverse_operands`) == First
+/// writes `imm0` (fp32) where the predicate is false (the compiler's "false-fill"); None
+/// keeps dst there.
+pub const fn select_reduce_false_fill(reverse_operands: RevOps) -> bool {
+    reverse_operands.0 == RevOps::FIRST.0
+}
+
+/// SelectReduce's running max: ZeroAccumulate starts from −inf, Accumulate continues, Idle
+/// leaves the accumulator alone (Q18, §11.4; NKI `reset_reduce` seeds −inf).
+pub fn select_reduce_accum_start(cmd: AccumCmd) -> AccumStart {
+    match cmd {
+        AccumCmd::ACCUMULATE => AccumStart::Continue,
+        AccumCmd::ZERO_ACCUMULATE => AccumStart::Seed(f32::NEG_INFINITY),
+        _ => AccumStart::Untouched,
+    }
+}
+
+/// Whether DveReadAccumulator (0x9b) keeps the accumulator it reads (Q19: keeps).
+pub const ACCUMULATOR_READ_KEEPS: bool = true;
 
 #[cfg(test)]
 mod tests {

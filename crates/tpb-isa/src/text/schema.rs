@@ -26,7 +26,7 @@ pub const FIELD_ALIASES: &[(&str, &[&str])] = &[
     ("reverse", &["reverse_operands"]),
     ("in", &["in_dtype"]),
     ("out", &["out_dtype"]),
-    ("dtypes", &["in_out_dtype"]),
+    ("dtypes", &["in_out_dtype", "in0_in1_dtype"]),
     ("cmp", &["fill_mode"]),
     ("multiplier", &["channel_multiplier"]),
 ];

@@ -53,6 +53,11 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         Family::EventSemaphore => {
             matches!(body, BodyView::EventSemaphore(s) if event_semaphore(gen, v, s))
         }
+        // Issue 17b families: the verdict of the one chain definition (a derivation, not a
+        // second copy of the rules).
+        Family::ScalarTensorTensor | Family::TensorTensorScan | Family::SelectReduce => {
+            super::is_valid(&v.owned(), gen)
+        }
     }
 }
 

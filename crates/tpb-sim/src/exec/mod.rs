@@ -21,8 +21,11 @@ mod event_semaphore;
 mod imm_ld;
 mod iota;
 mod kernels;
+// Issue 17b executors (DVE per-lane state).
+mod lanes;
 mod ptr_multi;
 mod range_select;
+mod stt;
 mod tensor_scalar;
 mod ts_select;
 
@@ -663,5 +666,12 @@ pub(crate) fn execute(
         Family::BatchNormParamLoad | Family::MatchValueLoad => Err(FaultCause::Unsupported {
             what: format!("{} ({op}) is not executed by the simulator", info.display),
         }),
+        // Issue 17b families.
+        Family::ScalarTensorTensor | Family::TensorTensorScan | Family::SelectReduce => {
+            match body {
+                Body::S2s2d2Stt(s) => stt::execute(&mut cx, s),
+                _ => Err(mismatch()),
+            }
+        }
     }
 }

@@ -9,6 +9,8 @@ mod immediates;
 mod iota;
 mod ptr_multi;
 mod range_select;
+// Issue 17b chains.
+mod stt;
 mod tensor_scalar;
 mod ts_select;
 
@@ -129,6 +131,12 @@ pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
         Family::MatchValueLoad => {
             if let Body::S2Bn(s) = b {
                 imm_ld::check_match_value_load(cx, s)
+            }
+        }
+        // Issue 17b families.
+        Family::ScalarTensorTensor | Family::TensorTensorScan | Family::SelectReduce => {
+            if let Body::S2s2d2Stt(s) = b {
+                stt::check(cx, info, s)
             }
         }
     }

@@ -1,0 +1,340 @@
+//! The hidden DVE per-lane state and the instructions around it (issue 17b): the STT family
+//! (isa-facts-dve-pool §9–§11), checked against plain references written from the sheet's
+//! formulas, plus fault atomicity of the lane state (decisions §3.9).
+#![allow(clippy::needless_range_loop)]
+
+mod support;
+
+use support::*;
+use tpb_isa::geometry::Space;
+use tpb_isa::wire::{DtypePair, ImmVal, S2s2d2Stt};
+use tpb_isa::{AccumCmd, AluOp, Body, Dtype, Gen, ImmSrc, Instruction, RevOps};
+use tpb_sim::{Config, FaultCause, Machine, WarningKind};
+
+const GEN: Gen = Gen::Cayman;
+
+/// A small deterministic generator (xorshift), so the tests need no crate.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn f32(&mut self) -> f32 {
+        ((self.next() % 20001) as f32 - 10000.0) / 977.0
+    }
+}
+
+fn rand_rows(rng: &mut Rng, np: usize, epp: usize) -> Vec<Vec<f32>> {
+    (0..np)
+        .map(|_| (0..epp).map(|_| rng.f32()).collect())
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn stt(
+    op: u8,
+    n: u8,
+    epp: u16,
+    dtypes: (Dtype, Dtype, Dtype),
+    ops: (AluOp, AluOp),
+    rev: RevOps,
+    imm0: u32,
+    cmd: AccumCmd,
+) -> Instruction {
+    let mut i = inst(op, GEN);
+    let Body::S2s2d2Stt(s) = &mut i.body else {
+        unreachable!()
+    };
+    *s = S2s2d2Stt {
+        src0_mem_pattern: tensor(sbuf(GEN, 0, 0x0), &[(1, epp)]),
+        src1_mem_pattern: tensor(sbuf(GEN, 0, 0x1000), &[(1, epp)]),
+        dst_mem_pattern: tensor(sbuf(GEN, 0, 0x2000), &[(1, epp)]),
+        op0: ops.0,
+        op1: ops.1,
+        reverse_operands: rev,
+        imm0_src: ImmSrc::INSTRUCTION,
+        in0_in1_dtype: DtypePair::new(dtypes.0, dtypes.1),
+        out_dtype: dtypes.2,
+        num_active_channels: n,
+        imm0_dtype: if op == 0x9E { dtypes.2 } else { Dtype::FP32 },
+        accumulator_cmd: cmd,
+        imm0: ImmVal(imm0),
+        ..Default::default()
+    };
+    i
+}
+
+/// The sheet's §9.4 formula, one element: `stage(op1, stage(op0, a, s, rev&1), b, rev&2)`.
+fn ref_stage(op: AluOp, data: f32, other: f32, reversed: bool) -> f32 {
+    let (x, y) = if reversed {
+        (other, data)
+    } else {
+        (data, other)
+    };
+    match op {
+        AluOp::BYPASS => data,
+        AluOp::ADD => x + y,
+        AluOp::SUBTRACT => x - y,
+        AluOp::MULT => x * y,
+        AluOp::MAX => x.max(y),
+        AluOp::MIN => x.min(y),
+        _ => unreachable!("reference covers add/sub/mult/max/min"),
+    }
+}
+
+fn load(m: &mut Machine, off: u64, rows: &[Vec<f32>]) {
+    write_rows(m, Space::Sbuf, 0, off, Dtype::FP32, &f32_rows(rows));
+}
+
+fn out_f32(m: &Machine, np: u32, epp: u64) -> Vec<Vec<f32>> {
+    read_rows(m, Space::Sbuf, 0, np, 0x2000, Dtype::FP32, epp)
+        .into_iter()
+        .map(|r| r.into_iter().map(f32::from_bits).collect())
+        .collect()
+}
+
+// §9.4: every reverse mode with a non-commutative op pair, against the plain formula; and
+// §0.3.3 / Q15: Accumulate adds each result to the lane accumulator.
+#[test]
+fn stt_arith_matches_the_formula_for_every_reverse_mode() {
+    let mut rng = Rng(0x5EED);
+    let (np, epp) = (5usize, 37usize);
+    let a = rand_rows(&mut rng, np, epp);
+    let b = rand_rows(&mut rng, np, epp);
+    let s = 1.75f32;
+    for rev in [RevOps::NONE, RevOps::FIRST, RevOps::SECOND, RevOps::BOTH] {
+        for ops in [
+            (AluOp::SUBTRACT, AluOp::MULT),
+            (AluOp::MULT, AluOp::SUBTRACT),
+            (AluOp::MAX, AluOp::ADD),
+        ] {
+            let mut m = Machine::new(Config::new(GEN));
+            load(&mut m, 0x0, &a);
+            load(&mut m, 0x1000, &b);
+            let i = stt(
+                0x9D,
+                np as u8,
+                epp as u16,
+                (Dtype::FP32, Dtype::FP32, Dtype::FP32),
+                ops,
+                rev,
+                s.to_bits(),
+                AccumCmd::ZERO_ACCUMULATE,
+            );
+            m.step(&i).unwrap();
+            let got = out_f32(&m, np as u32, epp as u64);
+            for c in 0..np {
+                let mut acc = 0.0f32;
+                for k in 0..epp {
+                    let t = ref_stage(ops.0, a[c][k], s, rev.0 & 1 != 0);
+                    let r = ref_stage(ops.1, t, b[c][k], rev.0 & 2 != 0);
+                    acc += r;
+                    assert_eq!(
+                        got[c][k].to_bits(),
+                        r.to_bits(),
+                        "{rev:?} {ops:?} [{c}][{k}]"
+                    );
+                }
+                let lane = m.dve_state().lanes[c];
+                assert_eq!(lane.accumulator_f32().to_bits(), acc.to_bits(), "acc {c}");
+                assert!(lane.accumulator_written);
+            }
+            // Lanes beyond the instruction's channels are untouched.
+            assert!(!m.dve_state().lanes[np].accumulator_written);
+        }
+    }
+}
+
+// §9.4 + Q15: Accumulate continues the previous sum; Idle leaves it alone (Q19).
+#[test]
+fn stt_accumulate_continues_and_idle_keeps() {
+    let (np, epp) = (2usize, 4usize);
+    let a = vec![vec![1.0f32, 2.0, 3.0, 4.0]; np];
+    let b = vec![vec![0.5f32; epp]; np];
+    let mut m = Machine::new(Config::new(GEN));
+    load(&mut m, 0x0, &a);
+    load(&mut m, 0x1000, &b);
+    let ops = (AluOp::MULT, AluOp::ADD);
+    let dt = (Dtype::FP32, Dtype::FP32, Dtype::FP32);
+    let mk = |cmd| stt(0x9D, 2, 4, dt, ops, RevOps::NONE, 2f32.to_bits(), cmd);
+    // Continuing a never-written accumulator warns (dve-state-unset) and starts from 0.0.
+    let r = m.step(&mk(AccumCmd::ACCUMULATE)).unwrap();
+    assert_eq!(r.warnings.len(), 1);
+    assert_eq!(r.warnings[0].kind, WarningKind::DveStateUnset);
+    // 2·(1+2+3+4) + 4·0.5 = 22 per step.
+    assert_eq!(m.dve_state().lanes[0].accumulator_f32(), 22.0);
+    let r = m.step(&mk(AccumCmd::ACCUMULATE)).unwrap();
+    assert!(r.warnings.is_empty());
+    assert_eq!(m.dve_state().lanes[1].accumulator_f32(), 44.0);
+    m.step(&mk(AccumCmd::IDLE)).unwrap();
+    assert_eq!(m.dve_state().lanes[1].accumulator_f32(), 44.0);
+    m.step(&mk(AccumCmd::ZERO_ACCUMULATE)).unwrap();
+    assert_eq!(m.dve_state().lanes[1].accumulator_f32(), 22.0);
+    // Strict mode turns the unset read into a fault that changes nothing.
+    let mut strict = Machine::new(Config {
+        strict: true,
+        ..Config::new(GEN)
+    });
+    load(&mut strict, 0x0, &a);
+    load(&mut strict, 0x1000, &b);
+    let before = strict.clone();
+    let e = strict.step(&mk(AccumCmd::ACCUMULATE)).unwrap_err();
+    assert!(matches!(
+        e.cause,
+        FaultCause::Strict(WarningKind::DveStateUnset, _)
+    ));
+    assert!(strict == before);
+}
+
+// §9.3 / §9.4 bitvec path: raw bits, all four dtypes equal.
+#[test]
+fn stt_bitvec_on_raw_bits() {
+    let mut m = Machine::new(Config::new(GEN));
+    let a: Vec<Vec<u32>> = vec![(0..8).map(|k| 0x1234_5678u32.rotate_left(k)).collect()];
+    let b: Vec<Vec<u32>> = vec![(0..8).map(|k| 0x0F0F_0000u32 >> k).collect()];
+    write_rows(&mut m, Space::Sbuf, 0, 0x0, Dtype::UINT32, &a);
+    write_rows(&mut m, Space::Sbuf, 0, 0x1000, Dtype::UINT32, &b);
+    let u = Dtype::UINT32;
+    let i = stt(
+        0x9E,
+        1,
+        8,
+        (u, u, u),
+        (AluOp::BITWISE_AND, AluOp::BITWISE_XOR),
+        RevOps::NONE,
+        0xFFFF_00FF,
+        AccumCmd::IDLE,
+    );
+    m.step(&i).unwrap();
+    let got = read_rows(&m, Space::Sbuf, 0, 1, 0x2000, u, 8);
+    for k in 0..8 {
+        assert_eq!(got[0][k], (a[0][k] & 0xFFFF_00FF) ^ b[0][k]);
+    }
+}
+
+// §10 + Q16 (ASSUMED NKI recurrence): r[i] = op1(op0(src0[i], r[i-1]), src1[i]), r[-1] = imm0.
+#[test]
+fn tensor_tensor_scan_follows_the_nki_recurrence() {
+    let mut rng = Rng(77);
+    let (np, epp) = (3usize, 50usize);
+    let a: Vec<Vec<f32>> = rand_rows(&mut rng, np, epp)
+        .into_iter()
+        .map(|r| r.into_iter().map(|x| x / 20.0).collect())
+        .collect();
+    let b = rand_rows(&mut rng, np, epp);
+    for (ops, rev) in [
+        ((AluOp::MULT, AluOp::ADD), RevOps::NONE),
+        ((AluOp::SUBTRACT, AluOp::SUBTRACT), RevOps::BOTH),
+        ((AluOp::MAX, AluOp::SUBTRACT), RevOps::SECOND),
+    ] {
+        let mut m = Machine::new(Config::new(GEN));
+        load(&mut m, 0x0, &a);
+        load(&mut m, 0x1000, &b);
+        let f = Dtype::FP32;
+        let i = stt(
+            0xE5,
+            np as u8,
+            epp as u16,
+            (f, f, f),
+            ops,
+            rev,
+            0.25f32.to_bits(),
+            AccumCmd::IDLE,
+        );
+        m.step(&i).unwrap();
+        let got = out_f32(&m, np as u32, epp as u64);
+        for c in 0..np {
+            let mut r = 0.25f32;
+            for k in 0..epp {
+                let t = ref_stage(ops.0, a[c][k], r, rev.0 & 1 != 0);
+                r = ref_stage(ops.1, t, b[c][k], rev.0 & 2 != 0);
+                assert_eq!(got[c][k].to_bits(), r.to_bits(), "{ops:?} [{c}][{k}]");
+            }
+        }
+    }
+}
+
+// §11.4 + Q18: pred true → dst = src1, max over selected; false → imm0 with reverse=First,
+// dst kept with None; ZeroAccumulate seeds −inf.
+#[test]
+fn select_reduce_selects_fills_and_maxes() {
+    let mut m = Machine::new(Config::new(GEN));
+    let pred = vec![vec![1u32, 0, 3, 0, 0, 7], vec![0u32; 6]];
+    let data = vec![
+        vec![-5.0f32, 100.0, -2.0, 9.0, 8.0, -1.5],
+        vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0],
+    ];
+    write_rows(&mut m, Space::Sbuf, 0, 0x0, Dtype::UINT8, &pred);
+    load(&mut m, 0x1000, &data);
+    // Prefill dst so "kept" is visible.
+    load(&mut m, 0x2000, &[vec![42.0f32; 6], vec![42.0f32; 6]]);
+    let fill = -3.0e38f32;
+    let i = stt(
+        0xEA,
+        2,
+        6,
+        (Dtype::UINT8, Dtype::FP32, Dtype::FP32),
+        (AluOp::BYPASS, AluOp::MAX),
+        RevOps::FIRST,
+        fill.to_bits(),
+        AccumCmd::ZERO_ACCUMULATE,
+    );
+    m.step(&i).unwrap();
+    let got = out_f32(&m, 2, 6);
+    assert_eq!(got[0], vec![-5.0, fill, -2.0, fill, fill, -1.5]);
+    assert_eq!(got[1], vec![fill; 6]);
+    assert_eq!(m.dve_state().lanes[0].accumulator_f32(), -1.5);
+    assert_eq!(m.dve_state().lanes[1].accumulator_f32(), f32::NEG_INFINITY);
+    // reverse None keeps dst where the predicate is false; Accumulate continues the max.
+    load(&mut m, 0x2000, &[vec![42.0f32; 6], vec![42.0f32; 6]]);
+    let mut i2 = i;
+    if let Body::S2s2d2Stt(s) = &mut i2.body {
+        s.reverse_operands = RevOps::NONE;
+        s.accumulator_cmd = AccumCmd::ACCUMULATE;
+    }
+    write_rows(
+        &mut m,
+        Space::Sbuf,
+        0,
+        0x0,
+        Dtype::UINT8,
+        &[vec![0, 1, 0, 0, 0, 0], vec![0; 6]],
+    );
+    m.step(&i2).unwrap();
+    let got = out_f32(&m, 2, 6);
+    assert_eq!(got[0], vec![42.0, 100.0, 42.0, 42.0, 42.0, 42.0]);
+    assert_eq!(got[1], vec![42.0; 6]);
+    assert_eq!(m.dve_state().lanes[0].accumulator_f32(), 100.0);
+}
+
+// decisions §3.9: a faulting STT (dst outside SBUF's active bytes) changes neither memory nor
+// the lane accumulators.
+#[test]
+fn faulting_stt_changes_no_lane_state() {
+    let mut m = Machine::new(Config::new(GEN));
+    load(&mut m, 0x0, &[vec![1.0; 4]]);
+    load(&mut m, 0x1000, &[vec![1.0; 4]]);
+    let ok = stt(
+        0x9D,
+        1,
+        4,
+        (Dtype::FP32, Dtype::FP32, Dtype::FP32),
+        (AluOp::ADD, AluOp::ADD),
+        RevOps::NONE,
+        1f32.to_bits(),
+        AccumCmd::ZERO_ACCUMULATE,
+    );
+    m.step(&ok).unwrap();
+    let mut bad = ok;
+    if let Body::S2s2d2Stt(s) = &mut bad.body {
+        // Reads 4 elements of src1 but only 2 in dst: the validator rejects it.
+        s.dst_mem_pattern.num_elem = [2, 1];
+    }
+    let before = m.clone();
+    assert!(m.step(&bad).is_err());
+    assert!(m == before);
+    assert_eq!(m.dve_state().lanes[0].accumulator_f32(), 12.0);
+}
