@@ -135,6 +135,10 @@ pub enum Family {
     TensorTensorScan,
     /// SelectReduce (0xEA).
     SelectReduce,
+    /// TensorScalarCacheReduce (0x9A) / TensorScalarCacheCumulative (0xE6).
+    CacheReduce,
+    /// DveReadAccumulator (0x9B).
+    DveReadAccumulator,
 }
 
 /// Whether the opcode's ALU ops are arithmetic or bit-vector (the Arith/Bitvec twins).
@@ -246,11 +250,14 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC = 0x88, "TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC", "TensorScalarPtrMultiDualBitvec", "ptr_multi_dual_bitvec", S4d4Tsm, Dve, NotMaintained, SUNDA, PtrMulti, Bitvec, Dual, Disabled(DISABLED_0X88), "seed 000 §3, isa-facts §8";
             TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", S2d2TsAs, Pool, Maintained, ALL, AffineSelect, NotApplicable, Immediate, Run, "seed 002 §3";
             TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", S3d3TsSelect, Dve, Maintained, ALL, TsSelect, NotApplicable, Immediate, Run, "isa-facts §10.1";
+            TENSOR_SCALAR_CACHE_REDUCE = 0x9A, "TENSOR_SCALAR_CACHE_REDUCE", "TensorScalarCacheReduce", "ts_cache_reduce", S3d3Ts, Dve, Maintained, ALL, CacheReduce, Arith, Immediate, Run, "isa-facts-dve-pool §12";
+            DVE_READ_ACCUMULATOR = 0x9B, "DVE_READ_ACCUMULATOR", "DveReadAccumulator", "dve_read_acc", D1Rd, Dve, Maintained, ALL, DveReadAccumulator, NotApplicable, Immediate, Run, "isa-facts-dve-pool §13.1";
             SCALAR_TENSOR_TENSOR_ARITH = 0x9D, "SCALAR_TENSOR_TENSOR_ARITH", "ScalarTensorTensorArith", "stt_arith", S2s2d2Stt, Dve, Maintained, ALL, ScalarTensorTensor, Arith, Immediate, Run, "isa-facts-dve-pool §9";
             SCALAR_TENSOR_TENSOR_BITVEC = 0x9E, "SCALAR_TENSOR_TENSOR_BITVEC", "ScalarTensorTensorBitvec", "stt_bitvec", S2s2d2Stt, Dve, Maintained, ALL, ScalarTensorTensor, Bitvec, Immediate, Run, "isa-facts-dve-pool §9";
             EVENT_SEMAPHORE = 0xA0, "EVENT_SEMAPHORE", "EventSemaphore", "event_semaphore", EventSemaphore, Any, Maintained, ALL, EventSemaphore, NotApplicable, Immediate, Run, "isa-facts §1.3";
             RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", S2d2Rs, Dve, Maintained, CAYMAN_UP, RangeSelect, NotApplicable, Immediate, Run, "isa-facts §10.2";
             TENSOR_TENSOR_SCAN_ARITH = 0xE5, "TENSOR_TENSOR_SCAN_ARITH", "TensorTensorScan", "tt_scan", S2s2d2Stt, Dve, Maintained, ALL, TensorTensorScan, Arith, Immediate, Run, "isa-facts-dve-pool §10";
+            TENSOR_SCALAR_CACHE_CUMULATIVE = 0xE6, "TENSOR_SCALAR_CACHE_CUMULATIVE", "TensorScalarCacheCumulative", "ts_cache_cumulative", S3d3Ts, Dve, Maintained, ALL, CacheReduce, Arith, Immediate, Run, "isa-facts-dve-pool §12";
             SELECT_REDUCE = 0xEA, "SELECT_REDUCE", "CopyPredicatedReduce", "select_reduce", S2s2d2Stt, Dve, Maintained, ALL, SelectReduce, NotApplicable, Immediate, Run, "isa-facts-dve-pool §11";
         }
     };
@@ -285,9 +292,7 @@ pub const KNOWN_UNMODELLED: &[(u8, &str)] = &[
     (0x51, "TensorTensorBitvec"),
     (0x68, "Gather"),
     (0x93, "TransposeTensorScalarArith"),
-    (0x9A, "TensorScalarCacheReduce"),
     (0xE3, "QuantizeMx"),
-    (0xE6, "TensorScalarCacheCumulative"),
 ];
 
 const INDEX: [u8; 256] = {

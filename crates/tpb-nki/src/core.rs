@@ -468,7 +468,11 @@ impl Core {
     /// call placed (`placed`) get their previous values back.
     /// The machine validates before anything runs, so an invalid instruction comes back as
     /// a fault carrying the validator's report.
-    fn emit(&mut self, inst: Instruction, placed: &[Placed]) -> Result<StepReport, NkiError> {
+    pub(crate) fn emit(
+        &mut self,
+        inst: Instruction,
+        placed: &[Placed],
+    ) -> Result<StepReport, NkiError> {
         match self.machine.step_at(self.program.len(), &inst) {
             Ok(r) => {
                 self.program.push(inst);
@@ -528,7 +532,7 @@ impl Core {
 
 /// A constant register used by one call.
 #[derive(Clone, Copy, Debug)]
-struct Placed {
+pub(crate) struct Placed {
     register: u8,
     /// Placed by this call (so undone if the call fails).
     fresh: bool,
@@ -552,7 +556,11 @@ fn gpsimd_sbuf(tile: &Tile, operand: &'static str) -> Result<(), NkiError> {
     Ok(())
 }
 
-fn same_partitions(dst: &Tile, src: &Tile, operand: &'static str) -> Result<(), NkiError> {
+pub(crate) fn same_partitions(
+    dst: &Tile,
+    src: &Tile,
+    operand: &'static str,
+) -> Result<(), NkiError> {
     if dst.partitions() != src.partitions() {
         return Err(NkiError::Shape {
             operand,
@@ -576,7 +584,7 @@ fn int32(argument: &'static str, v: i64) -> Result<i32, NkiError> {
 }
 
 /// A finite float must stay finite as FP32 (NKI's scalars are float32).
-fn fp32(argument: &'static str, v: f64) -> Result<f32, NkiError> {
+pub(crate) fn fp32(argument: &'static str, v: f64) -> Result<f32, NkiError> {
     let f = v as f32;
     if v.is_finite() && !f.is_finite() {
         return Err(NkiError::Value {
@@ -603,7 +611,7 @@ fn element_bits(core: &Core, dtype: Dtype, v: f64) -> Result<u32, NkiError> {
 }
 
 /// A scalar operand: an FP32 immediate (arith), integer bits (bitvec), or a pointer.
-fn scalar(
+pub(crate) fn scalar(
     gen: Gen,
     operand: Option<&Operand>,
     bitvec: bool,

@@ -34,10 +34,13 @@
 
 mod build;
 mod core;
+// Issue 17b calls: the STT family, cache reduce + drain, search cluster.
+mod dve;
 mod names;
 mod tile;
 
 pub use crate::core::{Core, NkiError};
+pub use dve::ReduceCmd;
 pub use names::{alu_op, Cmp};
 pub use tile::Tile;
 

@@ -265,6 +265,26 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                path). STT computes (src0 op0 s) op1 src1 with reverse bit 0 swapping op0's \
                operands and bit 1 op1's (the TensorScalar formula with scalar1 = src1).",
     },
+    Assumption {
+        id: "cache-reduce-model",
+        source: "isa-facts-dve-pool §12.5, §0.2 decisions 9 and 10, Q25, Q26",
+        text: "TensorScalarCacheReduce (0x9a) and TensorScalarCacheCumulative (0xe6) walk src \
+               per lane in walk order in fp32: tmp = src op0 imm0 (scalar on the right), then \
+               acc = op1(tmp, acc) (NKI's order; G's acc op1 tmp differs only for subtract). \
+               ZeroAccumulate seeds op1's identity (0, 0, 1, -inf, +inf for add, subtract, \
+               mult, max, min), LoadAccumulate seeds imm1 (fp32, per imm1_src), Accumulate \
+               continues the lane accumulator. 0xe6 writes acc after each element; 0x9a \
+               writes tmp to dst and leaves the reduction in the accumulator for 0x9b (G's \
+               'final acc only' reading is the recorded alternative). A pointer imm0/imm1 \
+               reads 4 bytes as fp32 per lane.",
+    },
+    Assumption {
+        id: "read-accumulator",
+        source: "isa-facts-dve-pool §13.1, Q19",
+        text: "DveReadAccumulator (0x9b) writes each active lane's accumulator, negated when \
+               negated = 1, converted to dtype (RNE as every fp32 narrowing), into element 0 \
+               of that lane's dst, and keeps the accumulator.",
+    },
 ];
 
 /// One constant of the multi-engine timing model (`engine-timing`, `engine-sync-timing`).
@@ -588,6 +608,37 @@ pub fn select_reduce_accum_start(cmd: AccumCmd) -> AccumStart {
 
 /// Whether DveReadAccumulator (0x9b) keeps the accumulator it reads (Q19: keeps).
 pub const ACCUMULATOR_READ_KEEPS: bool = true;
+
+/// The ZeroAccumulate seed of the cache ops (§0.2 decision 10): op1's identity — add and
+/// subtract 0.0, mult 1.0, max −inf, min +inf (G and NKI; C says "0").
+pub fn cache_reduce_seed(op1: AluOp) -> f32 {
+    match op1 {
+        AluOp::MULT => 1.0,
+        AluOp::MAX => f32::NEG_INFINITY,
+        AluOp::MIN => f32::INFINITY,
+        _ => 0.0,
+    }
+}
+
+/// One cache-op step (isa-facts-dve-pool §12.5, Q25, Q26): `tmp = x op0 scalar0`, then
+/// `acc = op1(tmp, acc)` in fp32 (NKI's operand order; G's `acc op1 tmp` differs only for
+/// subtract). Returns `(tmp, acc)`.
+#[inline]
+pub fn cache_reduce_step(
+    op0: AluOp,
+    op1: AluOp,
+    x: f32,
+    scalar0: f32,
+    acc: f32,
+) -> Result<(f32, f32), NumError> {
+    let tmp = stage_arith(op0, x, scalar0, false)?;
+    Ok((tmp, alu_arith(op1, tmp, acc)?))
+}
+
+/// What TensorScalarCacheReduce (0x9a) writes to dst (§0.2 decision 9): the per-element
+/// fold `tmp`; the reduction stays in the accumulator for DveReadAccumulator (0x9b).
+/// TensorScalarCacheCumulative (0xe6) writes the running accumulator instead.
+pub const CACHE_REDUCE_DST_IS_FOLD: bool = true;
 
 #[cfg(test)]
 mod tests {

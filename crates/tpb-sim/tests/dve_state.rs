@@ -338,3 +338,135 @@ fn faulting_stt_changes_no_lane_state() {
     assert!(m == before);
     assert_eq!(m.dve_state().lanes[0].accumulator_f32(), 12.0);
 }
+
+fn cache(op: u8, n: u8, epp: u16, ops: (AluOp, AluOp), imm0: f32, cmd: AccumCmd) -> Instruction {
+    let mut i = inst(op, GEN);
+    let Body::S3d3Ts(s) = &mut i.body else {
+        unreachable!()
+    };
+    s.accumulator_cmd = cmd;
+    s.src_mem_pattern = tensor(sbuf(GEN, 0, 0x0), &[(1, epp)]);
+    s.dst_mem_pattern = tensor(sbuf(GEN, 0, 0x2000), &[(1, epp)]);
+    s.in_dtype = Dtype::FP32;
+    s.out_dtype = Dtype::FP32;
+    s.num_active_channels = n;
+    s.op0 = ops.0;
+    s.op1 = ops.1;
+    s.imm0 = ImmVal(imm0.to_bits());
+    i
+}
+
+fn drain(n: u8, dtype: Dtype, negated: bool) -> Instruction {
+    let mut i = inst(0x9B, GEN);
+    let Body::D1Rd(s) = &mut i.body else {
+        unreachable!()
+    };
+    s.dst_element_count = 1;
+    s.dtype = dtype;
+    s.negated = u8::from(negated);
+    s.num_active_channels = n;
+    s.dst_mem_pattern = tensor(sbuf(GEN, 0, 0x3000), &[(1, 1)]);
+    i
+}
+
+// §12.5 (decisions 9, 10; Q25): 0x9a writes the per-element fold to dst and leaves the
+// reduction in the accumulator; 0xe6 writes the running value; 0x9b drains (§13.1).
+#[test]
+fn cache_reduce_then_drain_and_cumulative_scan() {
+    let mut rng = Rng(99);
+    let (np, epp) = (4usize, 33usize);
+    let x = rand_rows(&mut rng, np, epp);
+    for (ops, seed) in [
+        ((AluOp::MULT, AluOp::ADD), 0.0f32),
+        ((AluOp::ADD, AluOp::MAX), f32::NEG_INFINITY),
+        ((AluOp::SUBTRACT, AluOp::MIN), f32::INFINITY),
+        ((AluOp::MULT, AluOp::SUBTRACT), 0.0),
+        ((AluOp::BYPASS, AluOp::MULT), 1.0),
+    ] {
+        for op in [0x9Au8, 0xE6] {
+            let mut m = Machine::new(Config::new(GEN));
+            load(&mut m, 0x0, &x);
+            m.step(&cache(
+                op,
+                np as u8,
+                epp as u16,
+                ops,
+                0.5,
+                AccumCmd::ZERO_ACCUMULATE,
+            ))
+            .unwrap();
+            m.step(&drain(np as u8, Dtype::FP32, false)).unwrap();
+            let got = out_f32(&m, np as u32, epp as u64);
+            let res = read_rows(&m, Space::Sbuf, 0, np as u32, 0x3000, Dtype::FP32, 1);
+            for c in 0..np {
+                let mut acc = seed;
+                for k in 0..epp {
+                    let tmp = ref_stage(ops.0, x[c][k], 0.5, false);
+                    acc = ref_stage(ops.1, tmp, acc, false); // NKI order: op1(tmp, acc)
+                    let want = if op == 0x9A { tmp } else { acc };
+                    assert_eq!(
+                        got[c][k].to_bits(),
+                        want.to_bits(),
+                        "{op:#x} {ops:?} [{c}][{k}]"
+                    );
+                }
+                assert_eq!(res[c][0], acc.to_bits(), "{op:#x} {ops:?} drain {c}");
+            }
+        }
+    }
+}
+
+// §12.5: LoadAccumulate seeds imm1, Accumulate continues; §13.1: negated, bf16 narrowing.
+#[test]
+fn cache_reduce_load_and_continue_then_negated_bf16_drain() {
+    let mut m = Machine::new(Config::new(GEN));
+    load(&mut m, 0x0, &[vec![1.0, 2.0, 3.0]]);
+    let mut i = cache(
+        0x9A,
+        1,
+        3,
+        (AluOp::BYPASS, AluOp::ADD),
+        0.0,
+        AccumCmd::LOAD_ACCUMULATE,
+    );
+    if let Body::S3d3Ts(s) = &mut i.body {
+        s.imm1 = ImmVal(100.0f32.to_bits());
+    }
+    m.step(&i).unwrap();
+    assert_eq!(m.dve_state().lanes[0].accumulator_f32(), 106.0);
+    m.step(&cache(
+        0x9A,
+        1,
+        3,
+        (AluOp::BYPASS, AluOp::ADD),
+        0.0,
+        AccumCmd::ACCUMULATE,
+    ))
+    .unwrap();
+    assert_eq!(m.dve_state().lanes[0].accumulator_f32(), 112.0);
+    m.step(&drain(1, Dtype::BFLOAT16, true)).unwrap();
+    let got = read_rows(&m, Space::Sbuf, 0, 1, 0x3000, Dtype::BFLOAT16, 1);
+    assert_eq!(got[0][0], u32::from(half::bf16::from_f32(-112.0).to_bits()));
+    // Q19: the drain keeps the accumulator.
+    assert_eq!(m.dve_state().lanes[0].accumulator_f32(), 112.0);
+}
+
+// Q19 / dve-lane-state: draining lanes nothing has written warns; strict mode faults and
+// changes nothing.
+#[test]
+fn draining_an_unwritten_accumulator_warns() {
+    let mut m = Machine::new(Config::new(GEN));
+    let r = m.step(&drain(3, Dtype::FP32, false)).unwrap();
+    assert_eq!(r.warnings[0].kind, WarningKind::DveStateUnset);
+    assert_eq!(
+        read_rows(&m, Space::Sbuf, 0, 3, 0x3000, Dtype::FP32, 1)[2][0],
+        0
+    );
+    let mut strict = Machine::new(Config {
+        strict: true,
+        ..Config::new(GEN)
+    });
+    let before = strict.clone();
+    assert!(strict.step(&drain(3, Dtype::FP32, false)).is_err());
+    assert!(strict == before);
+}

@@ -55,9 +55,11 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         }
         // Issue 17b families: the verdict of the one chain definition (a derivation, not a
         // second copy of the rules).
-        Family::ScalarTensorTensor | Family::TensorTensorScan | Family::SelectReduce => {
-            super::is_valid(&v.owned(), gen)
-        }
+        Family::ScalarTensorTensor
+        | Family::TensorTensorScan
+        | Family::SelectReduce
+        | Family::CacheReduce
+        | Family::DveReadAccumulator => super::is_valid(&v.owned(), gen),
     }
 }
 

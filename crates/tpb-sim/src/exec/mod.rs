@@ -22,6 +22,7 @@ mod imm_ld;
 mod iota;
 mod kernels;
 // Issue 17b executors (DVE per-lane state).
+mod cache_reduce;
 mod lanes;
 mod ptr_multi;
 mod range_select;
@@ -673,5 +674,13 @@ pub(crate) fn execute(
                 _ => Err(mismatch()),
             }
         }
+        Family::CacheReduce => match body {
+            Body::S3d3Ts(s) => cache_reduce::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::DveReadAccumulator => match body {
+            Body::D1Rd(s) => cache_reduce::read_accumulator(&mut cx, s),
+            _ => Err(mismatch()),
+        },
     }
 }

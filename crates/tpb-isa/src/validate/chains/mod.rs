@@ -10,6 +10,7 @@ mod iota;
 mod ptr_multi;
 mod range_select;
 // Issue 17b chains.
+mod cache_reduce;
 mod stt;
 mod tensor_scalar;
 mod ts_select;
@@ -137,6 +138,16 @@ pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
         Family::ScalarTensorTensor | Family::TensorTensorScan | Family::SelectReduce => {
             if let Body::S2s2d2Stt(s) = b {
                 stt::check(cx, info, s)
+            }
+        }
+        Family::CacheReduce => {
+            if let Body::S3d3Ts(s) = b {
+                cache_reduce::check(cx, s)
+            }
+        }
+        Family::DveReadAccumulator => {
+            if let Body::D1Rd(s) = b {
+                cache_reduce::check_read_accumulator(cx, s)
             }
         }
     }
