@@ -10,7 +10,7 @@ use tpb_isa::{CodeEnum, Dtype};
 use tpb_nki::{alu_op, Cmp, NkiError, Operand};
 
 /// An NKI error as the matching `tpb` exception.
-fn nki_error(e: NkiError) -> PyErr {
+pub(crate) fn nki_error(e: NkiError) -> PyErr {
     match e {
         NkiError::Fault(f) => fault_error(f),
         NkiError::Invalid {
@@ -35,14 +35,14 @@ fn nki_error(e: NkiError) -> PyErr {
 /// the calls emitted.
 #[pyclass(module = "tpb._tpb", name = "Core")]
 pub struct Core {
-    inner: tpb_nki::Core,
+    pub(crate) inner: tpb_nki::Core,
 }
 
 /// A tile: partition dimension first, in SBUF or PSUM of one `Core`.
 #[pyclass(module = "tpb._tpb", name = "Tile", frozen)]
 pub struct Tile {
-    core: Py<Core>,
-    tile: tpb_nki::Tile,
+    pub(crate) core: Py<Core>,
+    pub(crate) tile: tpb_nki::Tile,
 }
 
 /// A dtype argument: anything `numpy.dtype` takes (`numpy.float32`, `ml_dtypes.bfloat16`,
@@ -212,7 +212,7 @@ impl Tile {
 
 /// Resolves an operator argument: a callable (its `__name__`, e.g. `numpy.multiply`) or a
 /// name.
-fn op_name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+pub(crate) fn op_name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(s) = obj.extract::<String>() {
         return Ok(s);
     }
@@ -226,7 +226,7 @@ fn op_name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
         })
 }
 
-fn alu(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<tpb_isa::AluOp> {
+pub(crate) fn alu(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<tpb_isa::AluOp> {
     let name = op_name(obj)?;
     alu_op(&name).ok_or_else(|| {
         raise(
@@ -247,7 +247,7 @@ fn cmp(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Cmp> {
 }
 
 /// Checks that `t` lives on the same core as `dst`.
-fn same_core<'a>(
+pub(crate) fn same_core<'a>(
     py: Python<'_>,
     dst: &Tile,
     t: &'a Tile,
@@ -263,7 +263,7 @@ fn same_core<'a>(
 }
 
 /// A scalar operand: None, a float/int immediate, or a `(P, 1)` tile of the same core.
-fn operand(
+pub(crate) fn operand(
     py: Python<'_>,
     dst: &Tile,
     obj: Option<&Bound<'_, PyAny>>,
@@ -290,7 +290,7 @@ fn operand(
 }
 
 /// Runs one call on `dst`'s core with the GIL released.
-fn on_core(
+pub(crate) fn on_core(
     py: Python<'_>,
     dst: &Tile,
     call: impl FnOnce(&mut tpb_nki::Core) -> Result<tpb_sim::StepReport, NkiError> + Send,

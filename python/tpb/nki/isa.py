@@ -3,11 +3,42 @@
 Operators and comparisons are NumPy ufuncs (``numpy.multiply``, ``numpy.greater_equal``)
 or their names; scalar operands are Python numbers (immediates) or ``(P, 1)`` tiles
 (one value per partition, read through a pointer). Every call returns a
-:class:`tpb.RunReport` for the one instruction it ran.
+:class:`tpb.RunReport` for the instructions it ran.
 """
 
 from __future__ import annotations
 
 from .._tpb import affine_select, iota, range_select, select, tensor_scalar
 
-__all__ = ["affine_select", "iota", "range_select", "select", "tensor_scalar"]
+# Issue 17b calls: the vector engine's per-partition accumulator and the STT family.
+from .._tpb import (
+    scalar_tensor_tensor,
+    select_reduce,
+    tensor_scalar_reduce,
+    tensor_tensor_scan,
+)
+
+
+class reduce_cmd:
+    """``nki.isa.reduce_cmd``: what a call does to the vector engine's accumulator."""
+
+    idle = "idle"
+    reset = "reset"
+    reduce = "reduce"
+    reset_reduce = "reset_reduce"
+    load_reduce = "load_reduce"
+
+
+__all__ = [
+    "affine_select",
+    "iota",
+    "range_select",
+    "select",
+    "tensor_scalar",
+    # Issue 17b.
+    "reduce_cmd",
+    "scalar_tensor_tensor",
+    "select_reduce",
+    "tensor_scalar_reduce",
+    "tensor_tensor_scan",
+]
