@@ -237,3 +237,66 @@ def tensor_scalar_reduce(
     reduce_res_negate: bool = False,
     name: Optional[str] = None,
 ) -> RunReport: ...
+# Issue 17a: the DVE/POOL calls.
+Engine = Union[str, int, Any, None]
+
+def tensor_tensor(
+    dst: Tile,
+    data1: Tile,
+    data2: Tile,
+    op: Op,
+    engine: Engine = None,
+    name: Optional[str] = None,
+) -> RunReport:
+    """``dst = data1 op data2`` (TensorTensor 0x41/0x51); float32 math, int band on GpSimd."""
+    ...
+
+def tensor_copy(
+    dst: Tile, src: Tile, engine: Engine = None, name: Optional[str] = None
+) -> RunReport:
+    """Copy (bit-exact, equal dtypes) or Cast through float32 (Copy 0x46 / Cast 0x47)."""
+    ...
+
+def memset(
+    dst: Tile, value: float, engine: Engine = None, name: Optional[str] = None
+) -> RunReport:
+    """Fill ``dst`` with ``value`` converted to its dtype (Memset 0x49)."""
+    ...
+
+def reciprocal(dst: Tile, data: Tile, name: Optional[str] = None) -> RunReport:
+    """``dst = 1 / data`` in float32 (Reciprocal 0x48)."""
+    ...
+
+def tensor_reduce(
+    dst: Tile,
+    op: Op,
+    data: Tile,
+    axis: Union[int, Sequence[int]],
+    negate: bool = False,
+    keepdims: bool = False,
+    name: Optional[str] = None,
+) -> RunReport:
+    """Reduce trailing free axes with ``op`` (TensorReduce 0x42/0x52)."""
+    ...
+
+def tensor_copy_predicated(
+    dst: Tile,
+    src: Union[Tile, float],
+    predicate: Tile,
+    reverse_pred: bool = False,
+    name: Optional[str] = None,
+) -> RunReport:
+    """Where ``predicate != 0`` write ``src``, else keep ``dst`` (0x72/0x99/0xe8)."""
+    ...
+
+def nc_transpose(
+    dst: Tile, data: Tile, engine: Engine = None, name: Optional[str] = None
+) -> RunReport:
+    """32 × 32 Vector-engine transpose (StreamTranspose 0x6b)."""
+    ...
+
+def nc_stream_shuffle(
+    dst: Tile, src: Tile, shuffle_mask: Sequence[int], name: Optional[str] = None
+) -> RunReport:
+    """Refused: needs the LoadMaskSelect (0x69) table, not modelled yet."""
+    ...

@@ -25,6 +25,11 @@ macro_rules! for_each_struct {
             S4d2Bn, "S4D2_BN", "Max8 / FindIndex8 (isa-facts-dve-pool §16.1)";
             S4d4Mr, "S4D4_MR", "MatchReplace8 (isa-facts-dve-pool §16.2)";
             CtrlIm, "CTRL_IM", "LoadMaskSelect (isa-facts-dve-pool §14.2)";
+            // Issue 17a: the DVE/POOL compute structs (isa-facts-dve-pool).
+            D4Mr, "D4_MR", "Memset / DveReadIndices (isa-facts-dve-pool §6.2, §13.2)";
+            S3s3d3Tt, "S3S3D3_TT", "TensorTensor / CopyPredicated / CastPredicated (isa-facts-dve-pool §1.2, §2.2)";
+            S3d3CpPredScalar, "S3D3_CP_PRED_SCALAR", "CopyPredicatedScalar (isa-facts-dve-pool §3.2)";
+            S4d4Tr, "S4D4_TR", "Copy / Cast / Reciprocal / TensorReduce / StreamShuffle / StreamTranspose (isa-facts-dve-pool §4.2)";
         }
     };
 }
@@ -67,6 +72,9 @@ pub enum Engine {
     /// Any engine's queue: the standalone sync instruction runs on whichever engine the
     /// program places it (isa-facts §1.3).
     Any,
+    /// DVE or POOL: the compiler picks per instruction (isa-facts-dve-pool §0.1 "the same
+    /// opcode can run on POOL or DVE"); placed on DVE unless the program says POOL.
+    DveOrPool,
 }
 
 impl Engine {
@@ -76,6 +84,7 @@ impl Engine {
             Engine::Dve => "vector engine (DVE)",
             Engine::Pool => "GpSimd engine (POOL)",
             Engine::Any => "any engine's queue",
+            Engine::DveOrPool => "vector engine (DVE) or GpSimd engine (POOL)",
         }
     }
 }
@@ -139,6 +148,30 @@ pub enum Family {
     CacheReduce,
     /// DveReadAccumulator (0x9B).
     DveReadAccumulator,
+    // Issue 17a (isa-facts-dve-pool).
+    /// TensorTensor Arith/Bitvec (0x41/0x51), §1.
+    TensorTensor,
+    /// The sunda bf16 TensorTensor trio (0x8a/0x8b/0x8f), §1.7.
+    TensorTensorBf16,
+    /// CopyPredicated / CastPredicated (0x72/0x99), §2.
+    CopyCastPredicated,
+    /// CopyPredicatedScalar (0xe8), §3.
+    CopyPredicatedScalar,
+    /// Copy / Cast (0x46/0x47), §4.
+    CopyCast,
+    /// Reciprocal (0x48), §5.
+    Reciprocal,
+    /// Memset (0x49), §6.
+    Memset,
+    /// DveReadIndices (0xe9), §13.2.
+    DveReadIndices,
+    /// TensorReduce and TransposeTensorReduce (0x42/0x52/0x83/0x84), sunda's bf16 pair
+    /// (0x8c/0x8d), §7.
+    TensorReduce,
+    /// StreamShuffle (0x6a), §14.1.
+    StreamShuffle,
+    /// StreamTranspose (0x6b), §15.
+    StreamTranspose,
 }
 
 /// Whether the opcode's ALU ops are arithmetic or bit-vector (the Arith/Bitvec twins).
@@ -225,6 +258,12 @@ const BN_STATE: &str = "it loads DVE batch-norm / match-value state that tpb doe
 const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda \
                              header: no sensible fixed second op and the DVE uop table is full \
                              (isa-facts §8)";
+const NEEDS_INDEX_FLOPS: &str = "it drains the per-lane index flops MatchReplace8 (0x6f) \
+                                 leaves, which tpb does not model yet (isa-facts-dve-pool §13.2)";
+const TRANSPOSE_REDUCE_GEOMETRY: &str = "how the transposed 32×32 tile maps onto the reduce \
+                                         axes is not public (isa-facts-dve-pool §7.4, Q10)";
+const NEEDS_MASK_SELECT: &str = "its permutation is the LoadMaskSelect (0x69) table, which tpb \
+                                 does not model yet (isa-facts-dve-pool §14.1, Q20)";
 /// The opcode table, one row per opcode, written once. It expands through a callback macro
 /// (the wasmtime Pulley `for_each_op!` pattern), so other modules can generate code from the
 /// same rows; here it generates the `Opcode` constants and [`OPCODES`].
@@ -235,21 +274,40 @@ const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled i
 macro_rules! for_each_opcode {
     ($cb:ident) => {
         $cb! {
+            TENSOR_TENSOR_ARITH = 0x41, "TENSOR_TENSOR_ARITH_OP", "TensorTensorArith", "tt_arith", S3s3d3Tt, DveOrPool, Maintained, ALL, TensorTensor, Arith, Immediate, Run, "isa-facts-dve-pool §1";
+            TENSOR_REDUCE_ARITH = 0x42, "TENSOR_REDUCE_ARITH_OP", "TensorReduceArith", "tensor_reduce_arith", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Arith, Immediate, Run, "isa-facts-dve-pool §7";
             TENSOR_SCALAR_ARITH = 0x43, "TENSOR_SCALAR_ARITH_OP", "TensorScalarArith", "ts_arith", S3d3Ts, Dve, Maintained, ALL, TensorScalar, Arith, Immediate, Run, "isa-facts §7";
             TENSOR_SCALAR_PTR_ARITH = 0x44, "TENSOR_SCALAR_PTR_ARITH_OP", "TensorScalarPtrArith", "ts_ptr_arith", S3d3Ts, Dve, DeprecatedWorking, ALL, TensorScalar, Arith, Pointer, Run, "isa-facts §7";
+            COPY = 0x46, "COPY", "Copy", "copy", S4d4Tr, DveOrPool, Maintained, ALL, CopyCast, NotApplicable, Immediate, Run, "isa-facts-dve-pool §4";
+            CAST = 0x47, "CAST", "Cast", "cast", S4d4Tr, DveOrPool, Maintained, ALL, CopyCast, NotApplicable, Immediate, Run, "isa-facts-dve-pool §4";
+            RECIPROCAL = 0x48, "RECIPROCAL", "Reciprocal", "reciprocal", S4d4Tr, Dve, Maintained, ALL, Reciprocal, NotApplicable, Immediate, Run, "isa-facts-dve-pool §5";
+            MEMSET = 0x49, "MEMSET", "Memset", "memset", D4Mr, DveOrPool, Maintained, ALL, Memset, NotApplicable, Immediate, Run, "isa-facts-dve-pool §6";
             TENSOR_SCALAR_PTR_MULTI_ARITH = 0x4F, "TENSOR_SCALAR_PTR_MULTI_ARITH", "TensorScalarPtrMultiArith", "ptr_multi_arith", S4d4Tsm, Dve, NotMaintained, ALL, PtrMulti, Arith, Multi, Run, "seed 000 §3";
+            TENSOR_TENSOR_BITVEC = 0x51, "TENSOR_TENSOR_BITVEC_OP", "TensorTensorBitvec", "tt_bitvec", S3s3d3Tt, DveOrPool, Maintained, ALL, TensorTensor, Bitvec, Immediate, Run, "isa-facts-dve-pool §1";
+            TENSOR_REDUCE_BITVEC = 0x52, "TENSOR_REDUCE_BITVEC_OP", "TensorReduceBitvec", "tensor_reduce_bitvec", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Bitvec, Immediate, Run, "isa-facts-dve-pool §7";
             TENSOR_SCALAR_BITVEC = 0x53, "TENSOR_SCALAR_BITVEC_OP", "TensorScalarBitvec", "ts_bitvec", S3d3Ts, Dve, Maintained, ALL, TensorScalar, Bitvec, Immediate, Run, "isa-facts §7";
             TENSOR_SCALAR_PTR_BITVEC = 0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "TensorScalarPtrBitvec", "ts_ptr_bitvec", S3d3Ts, Dve, DeprecatedWorking, ALL, TensorScalar, Bitvec, Pointer, Run, "isa-facts §7";
             TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", S4d4Tsm, Dve, NotMaintained, ALL, PtrMulti, Bitvec, Multi, Run, "seed 000 §3";
             BATCH_NORM_PARAM_LOAD = 0x64, "BATCH_NORM_PARAM_LOAD", "BatchNormParamLoad", "bn_param_load", S2Bn, Dve, Maintained, ALL, BatchNormParamLoad, NotApplicable, Immediate, NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
+            STREAM_SHUFFLE = 0x6A, "STREAM_SHUFFLE", "StreamShuffle", "stream_shuffle", S4d4Tr, Dve, Maintained, ALL, StreamShuffle, NotApplicable, Immediate, NotSupported(NEEDS_MASK_SELECT), "isa-facts-dve-pool §14.1";
+            STREAM_TRANSPOSE = 0x6B, "STREAM_TRANSPOSE", "StreamTranspose", "stream_transpose", S4d4Tr, Dve, Maintained, ALL, StreamTranspose, NotApplicable, Immediate, Run, "isa-facts-dve-pool §15";
             MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", S2Bn, Dve, Maintained, ALL, MatchValueLoad, NotApplicable, Immediate, NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
             TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", S2Bn, Dve, NotMaintained, ALL, ImmLd, Arith, Immediate, Run, "isa-facts §6";
             TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", S2Bn, Dve, NotMaintained, ALL, ImmLd, Bitvec, Immediate, Run, "isa-facts §6";
+            COPY_PREDICATED = 0x72, "COPY_PREDICATED", "CopyPredicated", "copy_predicated", S3s3d3Tt, Dve, Maintained, ALL, CopyCastPredicated, NotApplicable, Immediate, Run, "isa-facts-dve-pool §2";
             IOTA = 0x7E, "IOTA", "Iota", "iota", D4Iota, Pool, Maintained, ALL, Iota, NotApplicable, Immediate, Run, "isa-facts §9";
+            TRANSPOSE_TENSOR_REDUCE_ARITH = 0x83, "TRANSPOSE_TENSOR_REDUCE_ARITH_OP", "TransposeTensorReduceArith", "transpose_reduce_arith", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Arith, Immediate, NotSupported(TRANSPOSE_REDUCE_GEOMETRY), "isa-facts-dve-pool §7";
+            TRANSPOSE_TENSOR_REDUCE_BITVEC = 0x84, "TRANSPOSE_TENSOR_REDUCE_BITVEC_OP", "TransposeTensorReduceBitvec", "transpose_reduce_bitvec", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Bitvec, Immediate, NotSupported(TRANSPOSE_REDUCE_GEOMETRY), "isa-facts-dve-pool §7";
             TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH = 0x87, "TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH", "TensorScalarPtrMultiDualArith", "ptr_multi_dual_arith", S4d4Tsm, Dve, NotMaintained, SUNDA, PtrMulti, Arith, Dual, Run, "seed 000 §3, isa-facts §8";
             TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC = 0x88, "TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC", "TensorScalarPtrMultiDualBitvec", "ptr_multi_dual_bitvec", S4d4Tsm, Dve, NotMaintained, SUNDA, PtrMulti, Bitvec, Dual, Disabled(DISABLED_0X88), "seed 000 §3, isa-facts §8";
+            TENSOR_TENSOR_ADD_BF16 = 0x8A, "TENSOR_TENSOR_ADD_BF16", "TensorTensorAddBf16", "tt_add_bf16", S3s3d3Tt, Pool, Maintained, SUNDA, TensorTensorBf16, Arith, Immediate, Run, "isa-facts-dve-pool §1.7";
+            TENSOR_TENSOR_MULT_BF16 = 0x8B, "TENSOR_TENSOR_MULT_BF16", "TensorTensorMultBf16", "tt_mult_bf16", S3s3d3Tt, Pool, Maintained, SUNDA, TensorTensorBf16, Arith, Immediate, Run, "isa-facts-dve-pool §1.7";
+            TENSOR_REDUCE_ADD_BF16 = 0x8C, "TENSOR_REDUCE_ADD_BF16", "TensorReduceAddBf16", "tensor_reduce_add_bf16", S4d4Tr, Pool, Maintained, SUNDA, TensorReduce, Arith, Immediate, Run, "isa-facts-dve-pool §7.5";
+            TENSOR_REDUCE_MAX_BF16 = 0x8D, "TENSOR_REDUCE_MAX_BF16", "TensorReduceMaxBf16", "tensor_reduce_max_bf16", S4d4Tr, Pool, Maintained, SUNDA, TensorReduce, Arith, Immediate, Run, "isa-facts-dve-pool §7.5";
+            TENSOR_TENSOR_SUB_BF16 = 0x8F, "TENSOR_TENSOR_SUB_BF16", "TensorTensorSubBf16", "tt_sub_bf16", S3s3d3Tt, Pool, Maintained, SUNDA, TensorTensorBf16, Arith, Immediate, Run, "isa-facts-dve-pool §1.7";
             TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", S2d2TsAs, Pool, Maintained, ALL, AffineSelect, NotApplicable, Immediate, Run, "seed 002 §3";
             TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", S3d3TsSelect, Dve, Maintained, ALL, TsSelect, NotApplicable, Immediate, Run, "isa-facts §10.1";
+            CAST_PREDICATED = 0x99, "CAST_PREDICATED", "CastPredicated", "cast_predicated", S3s3d3Tt, Dve, Maintained, ALL, CopyCastPredicated, NotApplicable, Immediate, Run, "isa-facts-dve-pool §2";
             TENSOR_SCALAR_CACHE_REDUCE = 0x9A, "TENSOR_SCALAR_CACHE_REDUCE", "TensorScalarCacheReduce", "ts_cache_reduce", S3d3Ts, Dve, Maintained, ALL, CacheReduce, Arith, Immediate, Run, "isa-facts-dve-pool §12";
             DVE_READ_ACCUMULATOR = 0x9B, "DVE_READ_ACCUMULATOR", "DveReadAccumulator", "dve_read_acc", D1Rd, Dve, Maintained, ALL, DveReadAccumulator, NotApplicable, Immediate, Run, "isa-facts-dve-pool §13.1";
             SCALAR_TENSOR_TENSOR_ARITH = 0x9D, "SCALAR_TENSOR_TENSOR_ARITH", "ScalarTensorTensorArith", "stt_arith", S2s2d2Stt, Dve, Maintained, ALL, ScalarTensorTensor, Arith, Immediate, Run, "isa-facts-dve-pool §9";
@@ -258,6 +316,8 @@ macro_rules! for_each_opcode {
             RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", S2d2Rs, Dve, Maintained, CAYMAN_UP, RangeSelect, NotApplicable, Immediate, Run, "isa-facts §10.2";
             TENSOR_TENSOR_SCAN_ARITH = 0xE5, "TENSOR_TENSOR_SCAN_ARITH", "TensorTensorScan", "tt_scan", S2s2d2Stt, Dve, Maintained, ALL, TensorTensorScan, Arith, Immediate, Run, "isa-facts-dve-pool §10";
             TENSOR_SCALAR_CACHE_CUMULATIVE = 0xE6, "TENSOR_SCALAR_CACHE_CUMULATIVE", "TensorScalarCacheCumulative", "ts_cache_cumulative", S3d3Ts, Dve, Maintained, ALL, CacheReduce, Arith, Immediate, Run, "isa-facts-dve-pool §12";
+            COPY_PREDICATED_SCALAR = 0xE8, "COPY_PREDICATED_SCALAR", "CopyPredicatedScalar", "copy_predicated_scalar", S3d3CpPredScalar, Dve, Maintained, ALL, CopyPredicatedScalar, NotApplicable, Immediate, Run, "isa-facts-dve-pool §3";
+            DVE_READ_INDICES = 0xE9, "DVE_READ_INDICES", "DveReadIndices", "dve_read_indices", D4Mr, Dve, Maintained, CAYMAN_UP, DveReadIndices, NotApplicable, Immediate, NotSupported(NEEDS_INDEX_FLOPS), "isa-facts-dve-pool §13.2";
             SELECT_REDUCE = 0xEA, "SELECT_REDUCE", "CopyPredicatedReduce", "select_reduce", S2s2d2Stt, Dve, Maintained, ALL, SelectReduce, NotApplicable, Immediate, Run, "isa-facts-dve-pool §11";
         }
     };
@@ -288,8 +348,6 @@ for_each_opcode!(opcode_table);
 /// Opcodes a source names that tpb does not model (they decode as opaque bundles).
 pub const KNOWN_UNMODELLED: &[(u8, &str)] = &[
     (0x30, "Exponential"),
-    (0x41, "TensorTensorArith"),
-    (0x51, "TensorTensorBitvec"),
     (0x68, "Gather"),
     (0x93, "TransposeTensorScalarArith"),
     (0xE3, "QuantizeMx"),

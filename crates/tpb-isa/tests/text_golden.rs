@@ -303,7 +303,8 @@ iota dst=psum[p0..2]+0x8000:[] ; psum partitions are 32 KiB apart
     );
     let all = e.join("\n");
     for needle in [
-        "unknown mnemonic `foo`; expected one of ts_arith, ts_ptr_arith",
+        "unknown mnemonic `foo`; expected one of ",
+        "ts_arith, ts_ptr_arith",
         "unknown field `outt` for iota; expected one of src_data_pattern",
         "short names: src (src_data_pattern)",
         "field `out_dtype` is given twice (first as `out` at col 16)",

@@ -239,7 +239,7 @@ fn header_word_len_and_opcode() {
         "has_valid_neuron_header",
         "header.inst_word_len",
     );
-    let opaque = Instruction::decode(&[0x41; 64], Gen::Cayman);
+    let opaque = Instruction::decode(&[0x93; 64], Gen::Cayman);
     assert_fails(
         &opaque,
         Gen::Cayman,

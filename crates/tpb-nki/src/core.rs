@@ -468,6 +468,12 @@ impl Core {
     /// call placed (`placed`) get their previous values back.
     /// The machine validates before anything runs, so an invalid instruction comes back as
     /// a fault carrying the validator's report.
+    /// Validates, runs and records an instruction that uses no placed constants (the
+    /// issue-17a calls in `dve_pool`).
+    pub(crate) fn emit_instruction(&mut self, inst: Instruction) -> Result<StepReport, NkiError> {
+        self.emit(inst, &[])
+    }
+
     pub(crate) fn emit(
         &mut self,
         inst: Instruction,

@@ -36,11 +36,13 @@ mod build;
 mod core;
 // Issue 17b calls: the STT family, cache reduce + drain, search cluster.
 mod dve;
+mod dve_pool;
 mod names;
 mod tile;
 
 pub use crate::core::{Core, NkiError};
 pub use dve::ReduceCmd;
+pub use dve_pool::NkiEngine;
 pub use names::{alu_op, Cmp};
 pub use tile::Tile;
 

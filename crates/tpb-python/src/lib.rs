@@ -40,5 +40,14 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nki_dve::nki_tensor_tensor_scan, m)?)?;
     m.add_function(wrap_pyfunction!(nki_dve::nki_select_reduce, m)?)?;
     m.add_function(wrap_pyfunction!(nki_dve::nki_tensor_scalar_reduce, m)?)?;
+    // Issue 17a.
+    m.add_function(wrap_pyfunction!(nki::nki_tensor_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_tensor_copy, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_memset, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_reciprocal, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_tensor_reduce, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_tensor_copy_predicated, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_nc_transpose, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_nc_stream_shuffle, m)?)?;
     Ok(())
 }

@@ -444,3 +444,260 @@ pub fn nki_select(
         c.select(&d, &pred, &src, &fill, reverse_pred)
     })
 }
+
+// Issue 17a: the DVE/POOL calls (tpb_nki::dve_pool; docs/reference/dve-pool.md).
+
+/// `engine=`: `None`, a name (`"vector"`, `"gpsimd"`, …), the NKI enum's number, or an object
+/// whose `name` is one (`nki.isa.engine.vector`).
+fn engine_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<tpb_nki::NkiEngine> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(tpb_nki::NkiEngine::Unknown);
+    };
+    let text = if let Ok(s) = obj.extract::<String>() {
+        s
+    } else if let Ok(n) = obj.extract::<i64>() {
+        n.to_string()
+    } else if let Ok(n) = obj.getattr("name").and_then(|n| n.extract::<String>()) {
+        n
+    } else {
+        obj.str()?.to_string()
+    };
+    let key = text.rsplit('.').next().unwrap_or(&text).to_string();
+    tpb_nki::NkiEngine::parse(&key).ok_or_else(|| {
+        raise(
+            ErrorKind::Usage,
+            format!("engine: {text:?} is not one of unknown, vector, gpsimd, scalar, tensor"),
+        )
+    })
+}
+
+/// `nki.isa.tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None)`.
+///
+/// Element-wise `dst = data1 op data2` (TensorTensor 0x41, or 0x51 for bitvec ops).
+///
+/// Parameters: `dst`, `data1`, `data2` — tiles with equal partitions and elements per
+/// partition; `op` — a numpy ufunc or name (`numpy.add`, `"maximum"`, `numpy.bitwise_and`);
+/// `engine` — `"vector"`, `"gpsimd"` or unknown; `name` — accepted, unused.
+///
+/// Semantics: arithmetic ops convert both inputs to float32, compute in float32 and convert
+/// to `dst.dtype` (RNE; integers saturate). With all three tiles int32/uint32, add, subtract
+/// and multiply run on GpSimd's exact wrapping integer ops unless `engine="vector"`.
+/// Bitvec ops need one integer dtype and work on raw bits.
+///
+/// Example: `tensor_tensor(out, a, b, numpy.multiply)`.
+#[pyfunction]
+#[pyo3(name = "tensor_tensor", signature = (dst, data1, data2, op, engine = None, name = None))]
+pub fn nki_tensor_tensor(
+    py: Python<'_>,
+    dst: &Tile,
+    data1: &Tile,
+    data2: &Tile,
+    op: &Bound<'_, PyAny>,
+    engine: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let a = same_core(py, dst, data1, "data1")?.clone();
+    let b = same_core(py, dst, data2, "data2")?.clone();
+    let o = alu(op, "op")?;
+    let e = engine_arg(engine)?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.tensor_tensor(&d, &a, &b, o, e))
+}
+
+/// `nki.isa.tensor_copy(dst, src, engine=engine.unknown, name=None)`.
+///
+/// Parameters: `dst`, `src` — tiles with equal partitions and elements per partition;
+/// `engine` — `"vector"`, `"gpsimd"` or unknown (`"scalar"` is refused: its always-float32
+/// copy is not modelled); `name` — accepted, unused.
+///
+/// Semantics: bit-exact when the dtypes are equal (Copy 0x46), else converted through float32
+/// (Cast 0x47: RNE; integer targets saturate, NaN → 0).
+///
+/// Example: `tensor_copy(out_bf16, in_fp32)`.
+#[pyfunction]
+#[pyo3(name = "tensor_copy", signature = (dst, src, engine = None, name = None))]
+pub fn nki_tensor_copy(
+    py: Python<'_>,
+    dst: &Tile,
+    src: &Tile,
+    engine: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, src, "src")?.clone();
+    let e = engine_arg(engine)?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.tensor_copy(&d, &s, e))
+}
+
+/// `nki.isa.memset(dst, value, engine=engine.unknown, name=None)`.
+///
+/// Parameters: `dst` — the tile to fill; `value` — a number converted to `dst.dtype` (an
+/// integer in range for integer dtypes); `engine` — `"vector"`, `"gpsimd"` or unknown;
+/// `name` — accepted, unused.
+///
+/// Semantics: every element of `dst` gets `value` (Memset 0x49, a raw fill).
+///
+/// Example: `memset(acc, 0.0)`.
+#[pyfunction]
+#[pyo3(name = "memset", signature = (dst, value, engine = None, name = None))]
+pub fn nki_memset(
+    py: Python<'_>,
+    dst: &Tile,
+    value: f64,
+    engine: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let e = engine_arg(engine)?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.memset(&d, value, e))
+}
+
+/// `nki.isa.reciprocal(dst, data, name=None)`.
+///
+/// Parameters: `dst`, `data` — tiles with equal partitions and elements per partition;
+/// `name` — accepted, unused.
+///
+/// Semantics: `dst = 1 / data` in float32 (Reciprocal 0x48; IEEE division, an approximation
+/// of the hardware's datapath).
+///
+/// Example: `reciprocal(inv, x)`.
+#[pyfunction]
+#[pyo3(name = "reciprocal", signature = (dst, data, name = None))]
+pub fn nki_reciprocal(
+    py: Python<'_>,
+    dst: &Tile,
+    data: &Tile,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, data, "data")?.clone();
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.reciprocal(&d, &s))
+}
+
+/// `nki.isa.tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None)`.
+///
+/// Parameters: `dst` — one value per kept index; `op` — a reduction operator (`numpy.add`,
+/// `numpy.maximum`, `numpy.bitwise_or`, …); `data` — the input tile; `axis` — an int or a list
+/// of trailing free axes (never 0); `negate` — negate arithmetic results; `keepdims` —
+/// accepted (the shape is the caller's `dst`); `name` — accepted, unused.
+///
+/// Semantics: per partition, fold the reduced axes with `op` in float32, element order
+/// (TensorReduce 0x42; 0x52 for bitvec ops), then negate and convert to `dst.dtype`.
+///
+/// Example: `tensor_reduce(rowsum, numpy.add, x, axis=1)` on a `(P, F)` tile.
+#[pyfunction]
+#[pyo3(name = "tensor_reduce", signature = (dst, op, data, axis, negate = false, keepdims = false, name = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn nki_tensor_reduce(
+    py: Python<'_>,
+    dst: &Tile,
+    op: &Bound<'_, PyAny>,
+    data: &Tile,
+    axis: &Bound<'_, PyAny>,
+    negate: bool,
+    keepdims: bool,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, data, "data")?.clone();
+    let o = alu(op, "op")?;
+    let axes: Vec<usize> = match axis.extract::<usize>() {
+        Ok(a) => vec![a],
+        Err(_) => axis.extract::<Vec<usize>>().map_err(|_| {
+            raise(
+                ErrorKind::Usage,
+                format!("axis: {axis} is not an int or a list of ints"),
+            )
+        })?,
+    };
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| {
+        c.tensor_reduce(&d, o, &s, &axes, negate, keepdims)
+    })
+}
+
+/// `nki.isa.tensor_copy_predicated(dst, src, predicate, reverse_pred=False, name=None)`.
+///
+/// Parameters: `dst` — the tile written where selected, kept elsewhere; `src` — a tile of
+/// `dst`'s shape or a number; `predicate` — an integer tile of `dst`'s shape;
+/// `reverse_pred` — select where the predicate is zero; `name` — accepted, unused.
+///
+/// Semantics: where `predicate != 0` (`== 0` with `reverse_pred`) `dst = src`, elsewhere
+/// `dst` keeps its value (CopyPredicated 0x72 / CastPredicated 0x99 for a tile,
+/// CopyPredicatedScalar 0xe8 for a number). A tile `src` with `reverse_pred=True` is refused
+/// (0x72 has no polarity flag).
+///
+/// Example: `tensor_copy_predicated(scores, -numpy.inf, mask)`.
+#[pyfunction]
+#[pyo3(name = "tensor_copy_predicated", signature = (dst, src, predicate, reverse_pred = false, name = None))]
+pub fn nki_tensor_copy_predicated(
+    py: Python<'_>,
+    dst: &Tile,
+    src: &Bound<'_, PyAny>,
+    predicate: &Tile,
+    reverse_pred: bool,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let p = same_core(py, dst, predicate, "predicate")?.clone();
+    let s = operand(py, dst, Some(src), "src")?
+        .ok_or_else(|| raise(ErrorKind::Usage, "src is required".to_string()))?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| {
+        c.tensor_copy_predicated(&d, &s, &p, reverse_pred)
+    })
+}
+
+/// `nki.isa.nc_transpose(dst, data, engine=engine.unknown, name=None)` on the Vector engine.
+///
+/// Parameters: `dst`, `data` — `[32, 32]` tiles of one dtype; `engine` — `"vector"` or
+/// unknown (the Tensor-engine transpose is another instruction and is refused here);
+/// `name` — accepted, unused.
+///
+/// Semantics: `dst[i, j] = data[j, i]` (StreamTranspose 0x6b, 32 elements × 32 partitions).
+///
+/// Example: `nc_transpose(t, x, engine="vector")`.
+#[pyfunction]
+#[pyo3(name = "nc_transpose", signature = (dst, data, engine = None, name = None))]
+pub fn nki_nc_transpose(
+    py: Python<'_>,
+    dst: &Tile,
+    data: &Tile,
+    engine: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, data, "data")?.clone();
+    let e = engine_arg(engine)?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.nc_transpose(&d, &s, e))
+}
+
+/// `nki.isa.nc_stream_shuffle(dst, src, shuffle_mask, name=None)`.
+///
+/// Parameters: `dst`, `src` — tiles; `shuffle_mask` — 32 partition indices (255 = keep);
+/// `name` — accepted, unused.
+///
+/// Semantics: per 32-partition quadrant, output partition `i` takes input partition
+/// `shuffle_mask[i]`. Refused (`tpb.NotSupported`): the permutation is a LoadMaskSelect
+/// (0x69) table, which tpb does not model yet.
+///
+/// Example: `nc_stream_shuffle(dst, src, list(range(31, -1, -1)))`.
+#[pyfunction]
+#[pyo3(name = "nc_stream_shuffle", signature = (dst, src, shuffle_mask, name = None))]
+pub fn nki_nc_stream_shuffle(
+    py: Python<'_>,
+    dst: &Tile,
+    src: &Tile,
+    shuffle_mask: Vec<u8>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, src, "src")?.clone();
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.nc_stream_shuffle(&d, &s, &shuffle_mask))
+}

@@ -19,6 +19,12 @@ fn assumptions_list() -> String {
             all.push_str(&std::fs::read_to_string(e.path()).expect("readable page"));
         }
     }
+    // Issue 17a's assumptions are listed in docs/reference/dve-pool.md.
+    let dve_pool = std::fs::read_to_string(format!("{root}/docs/reference/dve-pool.md"))
+        .expect("docs/reference/dve-pool.md");
+    if let Some((_, section)) = dve_pool.split_once("## Assumptions") {
+        all.push_str(section);
+    }
     all
 }
 

@@ -158,7 +158,7 @@ fn ts(i: &mut Instruction) -> &mut S3d3Ts {
 fn bad_bundles() -> Vec<Instruction> {
     let mut header = causal_mask(0, 0x0, 0x1000);
     header.header.inst_word_len = 0x11; // header: inst_word_len != 0x10
-    let mut unmodelled = Instruction::new(Opcode(0x41), Gen::Cayman); // TensorTensorArith
+    let mut unmodelled = Instruction::new(Opcode(0x93), Gen::Cayman); // TransposeTensorScalarArith
     unmodelled.body = Body::Opaque(Opaque::default());
     let mut event = scale_scores();
     event.events.wait_mode = WaitMode(0x08); // not a WAIT_MODE

@@ -29,6 +29,18 @@ class reduce_cmd:
     load_reduce = "load_reduce"
 
 
+# Issue 17a: the DVE/POOL calls (docs/reference/dve-pool.md).
+from .._tpb import (
+    memset,
+    nc_stream_shuffle,
+    nc_transpose,
+    reciprocal,
+    tensor_copy,
+    tensor_copy_predicated,
+    tensor_reduce,
+    tensor_tensor,
+)
+
 __all__ = [
     "affine_select",
     "iota",
@@ -41,4 +53,13 @@ __all__ = [
     "select_reduce",
     "tensor_scalar_reduce",
     "tensor_tensor_scan",
+    # Issue 17a.
+    "memset",
+    "nc_stream_shuffle",
+    "nc_transpose",
+    "reciprocal",
+    "tensor_copy",
+    "tensor_copy_predicated",
+    "tensor_reduce",
+    "tensor_tensor",
 ]

@@ -10,6 +10,7 @@ mod chains;
 mod common;
 mod fast;
 
+pub use chains::{is_tensor_reduce_int_op, memset_value_fits, reduced_slots, SERIAL_MODE_SERIAL};
 pub use fast::is_valid_view;
 
 use crate::gen::Gen;

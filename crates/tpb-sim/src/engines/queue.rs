@@ -93,6 +93,20 @@ pub enum Home {
     Only(EngineId),
     /// On any engine (no engine in the table); placed on SP unless `.engine` says otherwise.
     Any,
+    /// On either of two engines (assumption `dve-or-pool-placement`): the first unless
+    /// `.engine` names the second.
+    Either(EngineId, EngineId),
+}
+
+impl Home {
+    /// Whether the opcode may run on `e`.
+    pub fn allows(self, e: EngineId) -> bool {
+        match self {
+            Home::Only(h) => h == e,
+            Home::Either(a, b) => a == e || b == e,
+            Home::Any => true,
+        }
+    }
 }
 
 /// The engine column of the opcode table for `inst` on `gen`.
@@ -100,6 +114,7 @@ pub fn home(inst: &Instruction, gen: Gen) -> Home {
     match inst.info(gen).map(|r| r.engine) {
         Some(Engine::Dve) => Home::Only(EngineId::Dve),
         Some(Engine::Pool) => Home::Only(EngineId::Pool),
+        Some(Engine::DveOrPool) => Home::Either(EngineId::Dve, EngineId::Pool),
         // EventSemaphore (any engine), a table engine this model does not know yet, or no
         // row: any queue.
         _ => Home::Any,
@@ -152,6 +167,17 @@ pub fn place<'a>(
                 h
             }
             (Home::Only(h), _) => h,
+            (Home::Either(h, _), Some(a)) if !home(inst, gen).allows(a) => {
+                errors.push(PlaceError {
+                    index: i,
+                    mnemonic: inst.info(gen).map_or("unknown", |r| r.mnemonic),
+                    home: h,
+                    asked: a,
+                });
+                h
+            }
+            (Home::Either(_, _), Some(a)) => a,
+            (Home::Either(h, _), None) => h,
             (Home::Any, a) => a.unwrap_or(EngineId::Sp),
         };
         out.push(engine);

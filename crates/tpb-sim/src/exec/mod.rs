@@ -29,6 +29,14 @@ mod range_select;
 mod stt;
 mod tensor_scalar;
 mod ts_select;
+// Issue 17a (isa-facts-dve-pool).
+mod copy_cast;
+mod elements;
+mod memset;
+mod predicated;
+mod reduce;
+mod stream_transpose;
+mod tensor_tensor;
 
 use crate::assumptions::register_address;
 use crate::machine::{
@@ -663,8 +671,40 @@ pub(crate) fn execute(
             Body::EventSemaphore(s) => event_semaphore::execute(&mut cx, s),
             _ => Err(mismatch()),
         },
+        // Issue 17a (isa-facts-dve-pool).
+        Family::TensorTensor | Family::TensorTensorBf16 => match body {
+            Body::S3s3d3Tt(s) => tensor_tensor::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::CopyCastPredicated => match body {
+            Body::S3s3d3Tt(s) => predicated::execute_tensor(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::CopyPredicatedScalar => match body {
+            Body::S3d3CpPredScalar(s) => predicated::execute_scalar(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::CopyCast | Family::Reciprocal => match body {
+            Body::S4d4Tr(s) => copy_cast::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::TensorReduce => match body {
+            Body::S4d4Tr(s) => reduce::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::StreamTranspose => match body {
+            Body::S4d4Tr(s) => stream_transpose::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::Memset => match body {
+            Body::D4Mr(s) => memset::execute(&mut cx, s),
+            _ => Err(mismatch()),
+        },
         // Refused by the table's `exec` column above; kept here so the match stays total.
-        Family::BatchNormParamLoad | Family::MatchValueLoad => Err(FaultCause::Unsupported {
+        Family::BatchNormParamLoad
+        | Family::MatchValueLoad
+        | Family::DveReadIndices
+        | Family::StreamShuffle => Err(FaultCause::Unsupported {
             what: format!("{} ({op}) is not executed by the simulator", info.display),
         }),
         // Issue 17b families.

@@ -244,7 +244,7 @@ fn raw_bytes<T: 'static, S: Sink>(v: &T, out: &mut Line<'_, S>) -> bool {
             } )*
         };
     }
-    sizes!(1, 2, 3, 4, 5, 9, 15, 20, 52);
+    sizes!(1, 2, 3, 4, 5, 6, 9, 12, 15, 16, 17, 20, 32, 52);
     false
 }
 

@@ -3,6 +3,13 @@
 //! family does not build until it has a chain.
 
 mod affine_select;
+// Issue 17a (isa-facts-dve-pool).
+mod cp_pred_scalar;
+mod d4_mr;
+mod s3s3d3_tt;
+mod s4d4_tr;
+pub use d4_mr::{memset_value_fits, SERIAL_MODE_SERIAL};
+pub use s4d4_tr::{is_tensor_reduce_int_op, reduced_slots};
 mod event_semaphore;
 mod imm_ld;
 mod immediates;
@@ -148,6 +155,31 @@ pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
         Family::DveReadAccumulator => {
             if let Body::D1Rd(s) = b {
                 cache_reduce::check_read_accumulator(cx, s)
+            }
+        }
+        // Issue 17a (isa-facts-dve-pool).
+        Family::TensorTensor | Family::TensorTensorBf16 | Family::CopyCastPredicated => {
+            if let Body::S3s3d3Tt(s) = b {
+                s3s3d3_tt::check(cx, info, s)
+            }
+        }
+        Family::CopyPredicatedScalar => {
+            if let Body::S3d3CpPredScalar(s) = b {
+                cp_pred_scalar::check(cx, s)
+            }
+        }
+        Family::CopyCast
+        | Family::Reciprocal
+        | Family::TensorReduce
+        | Family::StreamShuffle
+        | Family::StreamTranspose => {
+            if let Body::S4d4Tr(s) = b {
+                s4d4_tr::check(cx, info, s)
+            }
+        }
+        Family::Memset | Family::DveReadIndices => {
+            if let Body::D4Mr(s) = b {
+                d4_mr::check(cx, info, s)
             }
         }
     }

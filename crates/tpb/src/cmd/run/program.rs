@@ -327,8 +327,9 @@ impl Program {
         }
         .open()?;
         for inst in loaded.decode_all(self.gen)? {
-            if let Home::Only(h) = home(&inst, self.gen) {
-                if h != engine {
+            let at_home = home(&inst, self.gen);
+            if let Home::Only(h) | Home::Either(h, _) = at_home {
+                if !at_home.allows(engine) {
                     return Err(CliError::Msg(format!(
                         "--queue {}={}: bundle #{} ({}) runs on {h} (opcode table), not on {engine}",
                         engine.name(),
