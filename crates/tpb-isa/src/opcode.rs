@@ -148,6 +148,8 @@ pub enum Family {
     CacheReduce,
     /// DveReadAccumulator (0x9B).
     DveReadAccumulator,
+    /// The search cluster: Max8 (0x6C), FindIndex8 (0x6E), MatchReplace8 (0x6F).
+    Search,
     // Issue 17a (isa-facts-dve-pool).
     /// TensorTensor Arith/Bitvec (0x41/0x51), §1.
     TensorTensor,
@@ -253,13 +255,10 @@ impl OpcodeInfo {
     }
 }
 
-const BN_STATE: &str = "it loads DVE batch-norm / match-value state that tpb does not model \
-                        (isa-facts §6)";
+const BN_STATE: &str = "it loads DVE batch-norm state that tpb does not model (isa-facts §6)";
 const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda \
                              header: no sensible fixed second op and the DVE uop table is full \
                              (isa-facts §8)";
-const NEEDS_INDEX_FLOPS: &str = "it drains the per-lane index flops MatchReplace8 (0x6f) \
-                                 leaves, which tpb does not model yet (isa-facts-dve-pool §13.2)";
 const TRANSPOSE_REDUCE_GEOMETRY: &str = "how the transposed 32×32 tile maps onto the reduce \
                                          axes is not public (isa-facts-dve-pool §7.4, Q10)";
 const NEEDS_MASK_SELECT: &str = "its permutation is the LoadMaskSelect (0x69) table, which tpb \
@@ -291,7 +290,10 @@ macro_rules! for_each_opcode {
             BATCH_NORM_PARAM_LOAD = 0x64, "BATCH_NORM_PARAM_LOAD", "BatchNormParamLoad", "bn_param_load", S2Bn, Dve, Maintained, ALL, BatchNormParamLoad, NotApplicable, Immediate, NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
             STREAM_SHUFFLE = 0x6A, "STREAM_SHUFFLE", "StreamShuffle", "stream_shuffle", S4d4Tr, Dve, Maintained, ALL, StreamShuffle, NotApplicable, Immediate, NotSupported(NEEDS_MASK_SELECT), "isa-facts-dve-pool §14.1";
             STREAM_TRANSPOSE = 0x6B, "STREAM_TRANSPOSE", "StreamTranspose", "stream_transpose", S4d4Tr, Dve, Maintained, ALL, StreamTranspose, NotApplicable, Immediate, Run, "isa-facts-dve-pool §15";
-            MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", S2Bn, Dve, Maintained, ALL, MatchValueLoad, NotApplicable, Immediate, NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
+            MAX8 = 0x6C, "MAX8", "Max8", "max8", S4d2Bn, Dve, Maintained, ALL, Search, NotApplicable, Immediate, Run, "isa-facts-dve-pool §16";
+            MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", S2Bn, Dve, Maintained, ALL, MatchValueLoad, NotApplicable, Immediate, Run, "isa-facts §6 (S2_BN siblings), isa-facts-dve-pool §16";
+            FIND_INDEX8 = 0x6E, "FIND_INDEX8", "FindIndex8", "find_index8", S4d2Bn, Dve, Maintained, ALL, Search, NotApplicable, Immediate, Run, "isa-facts-dve-pool §16";
+            MATCH_REPLACE8 = 0x6F, "MATCH_REPLACE8", "MatchReplace", "match_replace8", S4d4Mr, Dve, Maintained, ALL, Search, NotApplicable, Immediate, Run, "isa-facts-dve-pool §16";
             TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", S2Bn, Dve, NotMaintained, ALL, ImmLd, Arith, Immediate, Run, "isa-facts §6";
             TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", S2Bn, Dve, NotMaintained, ALL, ImmLd, Bitvec, Immediate, Run, "isa-facts §6";
             COPY_PREDICATED = 0x72, "COPY_PREDICATED", "CopyPredicated", "copy_predicated", S3s3d3Tt, Dve, Maintained, ALL, CopyCastPredicated, NotApplicable, Immediate, Run, "isa-facts-dve-pool §2";
@@ -317,7 +319,7 @@ macro_rules! for_each_opcode {
             TENSOR_TENSOR_SCAN_ARITH = 0xE5, "TENSOR_TENSOR_SCAN_ARITH", "TensorTensorScan", "tt_scan", S2s2d2Stt, Dve, Maintained, ALL, TensorTensorScan, Arith, Immediate, Run, "isa-facts-dve-pool §10";
             TENSOR_SCALAR_CACHE_CUMULATIVE = 0xE6, "TENSOR_SCALAR_CACHE_CUMULATIVE", "TensorScalarCacheCumulative", "ts_cache_cumulative", S3d3Ts, Dve, Maintained, ALL, CacheReduce, Arith, Immediate, Run, "isa-facts-dve-pool §12";
             COPY_PREDICATED_SCALAR = 0xE8, "COPY_PREDICATED_SCALAR", "CopyPredicatedScalar", "copy_predicated_scalar", S3d3CpPredScalar, Dve, Maintained, ALL, CopyPredicatedScalar, NotApplicable, Immediate, Run, "isa-facts-dve-pool §3";
-            DVE_READ_INDICES = 0xE9, "DVE_READ_INDICES", "DveReadIndices", "dve_read_indices", D4Mr, Dve, Maintained, CAYMAN_UP, DveReadIndices, NotApplicable, Immediate, NotSupported(NEEDS_INDEX_FLOPS), "isa-facts-dve-pool §13.2";
+            DVE_READ_INDICES = 0xE9, "DVE_READ_INDICES", "DveReadIndices", "dve_read_indices", D4Mr, Dve, Maintained, CAYMAN_UP, DveReadIndices, NotApplicable, Immediate, Run, "isa-facts-dve-pool §13.2";
             SELECT_REDUCE = 0xEA, "SELECT_REDUCE", "CopyPredicatedReduce", "select_reduce", S2s2d2Stt, Dve, Maintained, ALL, SelectReduce, NotApplicable, Immediate, Run, "isa-facts-dve-pool §11";
         }
     };

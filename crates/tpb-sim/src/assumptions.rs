@@ -285,6 +285,28 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                negated = 1, converted to dtype (RNE as every fp32 narrowing), into element 0 \
                of that lane's dst, and keeps the accumulator.",
     },
+    Assumption {
+        id: "search-cluster",
+        source: "isa-facts-dve-pool §16.4, Q22, Q23, Q24",
+        text: "MatchValueLoad (0x6d) loads 8 keys per lane converted to fp32, reversed (src[k] \
+               -> mv[7-k]), and clears the matched flags. FindIndex8 (0x6e) and MatchReplace8 \
+               (0x6f) clear the flags first, then try each element in flat order against the \
+               unmatched keys in ascending slot order; exact ordered fp32 equality (NaN never \
+               matches) records the element for that key. FindIndex8 writes slot n = the flat \
+               index matched by mv[n], all ones (0xFFFF / 0xFFFFFFFF) when none. MatchReplace8 \
+               writes each matched element as the fp32 immediate and every other element \
+               through fp32, and leaves slot n's match index (all ones when none) in the index \
+               flops, which DveReadIndices (0xe9) writes as u16 (low bits) or u32. Max8 writes \
+               the 8 largest values as a multiset, ascending, NaN below every number.",
+    },
+    Assumption {
+        id: "search-nki-order",
+        source: "nki-api §3.4 (max8, nc_find_index8, nc_match_replace8), isa-facts-dve-pool §16.4",
+        text: "The NKI search calls reverse the 8-slot destination with a step -1 descriptor: \
+               max8 returns NKI's descending order from the ascending ISA result, and \
+               nc_find_index8 / nc_match_replace8's dst_idx put the index for vals[i] at i \
+               (MatchValueLoad stores vals[i] in slot 7-i).",
+    },
     // Issue 17a: the DVE/POOL compute slice (isa-facts-dve-pool §18 questions).
     Assumption {
         id: "dve-or-pool-placement",
@@ -682,6 +704,49 @@ pub fn select_reduce_accum_start(cmd: AccumCmd) -> AccumStart {
 
 /// Whether DveReadAccumulator (0x9b) keeps the accumulator it reads (Q19: keeps).
 pub const ACCUMULATOR_READ_KEEPS: bool = true;
+
+/// The FindIndex8 / MatchReplace8 first-match core (isa-facts-dve-pool §16.4, Q23): the
+/// matched flags start clear (every 0x6e / 0x6f clears them first), elements are tried in
+/// flat order, each against the unmatched keys in ascending slot order; exact ordered fp32
+/// equality (NaN never matches) records the element for that key. Returns per key the flat
+/// index of its match, or `None`.
+pub fn search_first_matches(keys: &[f32; SEARCH_SLOTS], xs: &[f32]) -> [Option<u32>; SEARCH_SLOTS] {
+    let mut found = [None; SEARCH_SLOTS];
+    for (i, &x) in xs.iter().enumerate() {
+        if let Some(n) = (0..SEARCH_SLOTS).find(|&n| found[n].is_none() && keys[n] == x) {
+            found[n] = Some(i as u32);
+        }
+    }
+    found
+}
+
+/// Max8's eight values (Q22): the 8 largest of the lane as a multiset under the fp32 order
+/// with NaN below every number (maxNum quiets NaNs), ascending; with fewer than 8 numbers
+/// the NaNs fill the low slots.
+pub fn max8_values(xs: &[f32]) -> [f32; SEARCH_SLOTS] {
+    let key = |x: f32| if x.is_nan() { f32::NEG_INFINITY } else { x };
+    let mut v: Vec<f32> = xs.to_vec();
+    // Stable: equal values keep their source order (Q22).
+    v.sort_by(|a, b| {
+        let (ka, kb) = (key(*a), key(*b));
+        ka.partial_cmp(&kb)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| b.is_nan().cmp(&a.is_nan()))
+    });
+    let mut out = [f32::NAN; SEARCH_SLOTS];
+    let top = &v[v.len().saturating_sub(SEARCH_SLOTS)..];
+    out[SEARCH_SLOTS - top.len()..].copy_from_slice(top);
+    out
+}
+
+/// FindIndex8's value for a key never matched, per output dtype (§16.4: ≥ 32768; all ones).
+pub const fn search_no_match(out_bits: u32) -> u32 {
+    if out_bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << out_bits) - 1
+    }
+}
 
 /// The ZeroAccumulate seed of the cache ops (§0.2 decision 10): op1's identity — add and
 /// subtract 0.0, mult 1.0, max −inf, min +inf (G and NKI; C says "0").

@@ -470,3 +470,180 @@ fn draining_an_unwritten_accumulator_warns() {
     assert!(strict.step(&drain(3, Dtype::FP32, false)).is_err());
     assert!(strict == before);
 }
+
+fn bn(op: u8, n: u8, epp: u16, in_dt: Dtype, out_dt: Dtype) -> Instruction {
+    let mut i = inst(op, GEN);
+    let Body::S4d2Bn(s) = &mut i.body else {
+        unreachable!()
+    };
+    s.src_mem_pattern = tensor(sbuf(GEN, 0, 0x0), &[(1, epp)]);
+    s.in_dtype = in_dt;
+    s.out_dtype = out_dt;
+    s.num_active_channels = n;
+    s.dst_mem_pattern = tensor(sbuf(GEN, 0, 0x2000), &[(1, 8)]);
+    i
+}
+
+fn mvl(n: u8, off: u32) -> Instruction {
+    let mut i = inst(0x6D, GEN);
+    let Body::S2Bn(s) = &mut i.body else {
+        unreachable!()
+    };
+    s.src_mem_pattern = tensor(sbuf(GEN, 0, off), &[(1, 8)]);
+    s.dtype = Dtype::FP32;
+    s.num_active_channels = n;
+    i
+}
+
+/// §16.4 reference: the 8 largest ascending; first matches per key in ascending slot order.
+fn ref_first_matches(keys: &[f32; 8], xs: &[f32]) -> [u32; 8] {
+    let mut out = [u32::MAX; 8];
+    let mut used = [false; 8];
+    for (i, &x) in xs.iter().enumerate() {
+        for n in 0..8 {
+            if !used[n] && keys[n] == x {
+                used[n] = true;
+                out[n] = i as u32;
+                break;
+            }
+        }
+    }
+    out
+}
+
+// §16.4 (Q22-Q24): Max8 → MatchValueLoad → FindIndex8 → MatchReplace8 → DveReadIndices, the
+// beam-search pipeline, against plain references.
+#[test]
+fn search_cluster_pipeline_matches_the_reference() {
+    let mut rng = Rng(4242);
+    let (np, epp) = (6usize, 200usize);
+    // Small integers: plenty of duplicates.
+    let x: Vec<Vec<f32>> = (0..np)
+        .map(|_| (0..epp).map(|_| (rng.next() % 50) as f32).collect())
+        .collect();
+    let mut m = Machine::new(Config::new(GEN));
+    load(&mut m, 0x0, &x);
+    m.step(&bn(0x6C, np as u8, epp as u16, Dtype::FP32, Dtype::FP32))
+        .unwrap();
+    let top = out_f32(&m, np as u32, 8);
+    for c in 0..np {
+        let mut s = x[c].clone();
+        s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        assert_eq!(top[c], s[epp - 8..].to_vec(), "max8 lane {c}");
+    }
+    // Load the top-8 as keys (reversed: mv[7-k] = top[k]).
+    m.step(&mvl(np as u8, 0x2000)).unwrap();
+    let keys: Vec<[f32; 8]> = (0..np)
+        .map(|c| std::array::from_fn(|n| top[c][7 - n]))
+        .collect();
+    for c in 0..np {
+        assert_eq!(
+            m.dve_state().lanes[c].match_keys.map(f32::from_bits),
+            keys[c]
+        );
+    }
+    let mut fi = bn(0x6E, np as u8, epp as u16, Dtype::FP32, Dtype::UINT32);
+    if let Body::S4d2Bn(s) = &mut fi.body {
+        s.dst_mem_pattern = tensor(sbuf(GEN, 0, 0x3000), &[(1, 8)]);
+    }
+    m.step(&fi).unwrap();
+    let idx = read_rows(&m, Space::Sbuf, 0, np as u32, 0x3000, Dtype::UINT32, 8);
+    for c in 0..np {
+        assert_eq!(
+            idx[c],
+            ref_first_matches(&keys[c], &x[c]).to_vec(),
+            "find lane {c}"
+        );
+    }
+    // MatchReplace8 in place with −inf, then drain the indices as u16.
+    let mut mr = inst(0x6F, GEN);
+    if let Body::S4d4Mr(s) = &mut mr.body {
+        s.src_mem_pattern = tensor(sbuf(GEN, 0, 0x0), &[(1, epp as u16)]);
+        s.dst_mem_pattern = tensor(sbuf(GEN, 0, 0x0), &[(1, epp as u16)]);
+        s.in_dtype = Dtype::FP32;
+        s.out_dtype = Dtype::FP32;
+        s.num_active_channels = np as u8;
+        s.immediate = tpb_isa::wire::F32Bits(f32::NEG_INFINITY.to_bits());
+    }
+    m.step(&mr).unwrap();
+    let mut ri = inst(0xE9, GEN);
+    if let Body::D4Mr(s) = &mut ri.body {
+        s.dst_element_count = 8;
+        s.dtype = Dtype::UINT16;
+        s.num_active_channels = np as u8;
+        s.dst_mem_pattern = tensor(sbuf(GEN, 0, 0x4000), &[(1, 8)]);
+    }
+    m.step(&ri).unwrap();
+    let replaced = read_rows(&m, Space::Sbuf, 0, np as u32, 0x0, Dtype::FP32, epp as u64);
+    let drained = read_rows(&m, Space::Sbuf, 0, np as u32, 0x4000, Dtype::UINT16, 8);
+    for c in 0..np {
+        let want = ref_first_matches(&keys[c], &x[c]);
+        for i in 0..epp {
+            let hit = want.contains(&(i as u32));
+            let v = f32::from_bits(replaced[c][i]);
+            assert_eq!(
+                v,
+                if hit { f32::NEG_INFINITY } else { x[c][i] },
+                "[{c}][{i}]"
+            );
+        }
+        assert_eq!(
+            drained[c],
+            want.map(|w| w & 0xFFFF).to_vec(),
+            "indices lane {c}"
+        );
+    }
+    // Max8 again gives the next 8 (the beam-search extension).
+    m.step(&bn(0x6C, np as u8, epp as u16, Dtype::FP32, Dtype::FP32))
+        .unwrap();
+    let next = out_f32(&m, np as u32, 8);
+    for c in 0..np {
+        let mut s = x[c].clone();
+        s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        assert_eq!(
+            next[c],
+            s[epp - 16..epp - 8].to_vec(),
+            "second max8 lane {c}"
+        );
+    }
+}
+
+// Q23/Q24: a key that matches nothing reads all ones; FindIndex8 without keys and
+// DveReadIndices before any MatchReplace8 warn (dve-state-unset) and read the initial state.
+#[test]
+fn search_sentinels_and_unset_state() {
+    let mut m = Machine::new(Config::new(GEN));
+    load(&mut m, 0x0, &[(0..16).map(|k| k as f32).collect()]);
+    let mut fi = bn(0x6E, 1, 16, Dtype::FP32, Dtype::UINT16);
+    let r = m.step(&fi).unwrap();
+    assert_eq!(r.warnings[0].kind, WarningKind::DveStateUnset);
+    // Keys start 0.0: slot 0 finds element 0, the others nothing (0xFFFF).
+    let got = read_rows(&m, Space::Sbuf, 0, 1, 0x2000, Dtype::UINT16, 8);
+    assert_eq!(
+        got[0],
+        vec![0, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF]
+    );
+    let mut ri = inst(0xE9, GEN);
+    if let Body::D4Mr(s) = &mut ri.body {
+        s.dst_element_count = 8;
+        s.dtype = Dtype::UINT32;
+        s.num_active_channels = 1;
+        s.dst_mem_pattern = tensor(sbuf(GEN, 0, 0x4000), &[(1, 8)]);
+    }
+    let r = m.step(&ri).unwrap();
+    assert_eq!(r.warnings[0].kind, WarningKind::DveStateUnset);
+    assert_eq!(
+        read_rows(&m, Space::Sbuf, 0, 1, 0x4000, Dtype::UINT32, 8)[0],
+        vec![u32::MAX; 8]
+    );
+    // §16.3: FindIndex8's dst must be uint16/uint32 — an invalid bundle changes nothing.
+    if let Body::S4d2Bn(s) = &mut fi.body {
+        s.out_dtype = Dtype::FP32;
+    }
+    let before = m.clone();
+    assert!(matches!(
+        m.step(&fi).unwrap_err().cause,
+        FaultCause::Invalid { .. }
+    ));
+    assert!(m == before);
+}

@@ -59,7 +59,8 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         | Family::TensorTensorScan
         | Family::SelectReduce
         | Family::CacheReduce
-        | Family::DveReadAccumulator => super::is_valid(&v.owned(), gen),
+        | Family::DveReadAccumulator
+        | Family::Search => super::is_valid(&v.owned(), gen),
         // Issue 17a: the chain itself in verdict mode (no findings kept), so the fast path
         // is a derivation of the one definition.
         Family::TensorTensor

@@ -21,14 +21,15 @@ mod event_semaphore;
 mod imm_ld;
 mod iota;
 mod kernels;
+mod ptr_multi;
+mod range_select;
+mod tensor_scalar;
+mod ts_select;
 // Issue 17b executors (DVE per-lane state).
 mod cache_reduce;
 mod lanes;
-mod ptr_multi;
-mod range_select;
+mod search;
 mod stt;
-mod tensor_scalar;
-mod ts_select;
 // Issue 17a (isa-facts-dve-pool).
 mod copy_cast;
 mod elements;
@@ -701,10 +702,7 @@ pub(crate) fn execute(
             _ => Err(mismatch()),
         },
         // Refused by the table's `exec` column above; kept here so the match stays total.
-        Family::BatchNormParamLoad
-        | Family::MatchValueLoad
-        | Family::DveReadIndices
-        | Family::StreamShuffle => Err(FaultCause::Unsupported {
+        Family::BatchNormParamLoad | Family::StreamShuffle => Err(FaultCause::Unsupported {
             what: format!("{} ({op}) is not executed by the simulator", info.display),
         }),
         // Issue 17b families.
@@ -720,6 +718,19 @@ pub(crate) fn execute(
         },
         Family::DveReadAccumulator => match body {
             Body::D1Rd(s) => cache_reduce::read_accumulator(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::Search => match body {
+            Body::S4d2Bn(s) => search::max8_find_index8(&mut cx, s),
+            Body::S4d4Mr(s) => search::match_replace8(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::MatchValueLoad => match body {
+            Body::S2Bn(s) => search::match_value_load(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::DveReadIndices => match body {
+            Body::D4Mr(s) => search::read_indices(&mut cx, s),
             _ => Err(mismatch()),
         },
     }

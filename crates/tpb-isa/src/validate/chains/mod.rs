@@ -18,6 +18,7 @@ mod ptr_multi;
 mod range_select;
 // Issue 17b chains.
 mod cache_reduce;
+mod search;
 mod stt;
 mod tensor_scalar;
 mod ts_select;
@@ -157,6 +158,11 @@ pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
                 cache_reduce::check_read_accumulator(cx, s)
             }
         }
+        Family::Search => match b {
+            Body::S4d2Bn(s) => search::check_bn(cx, info, s),
+            Body::S4d4Mr(s) => search::check_mr(cx, s),
+            _ => {}
+        },
         // Issue 17a (isa-facts-dve-pool).
         Family::TensorTensor | Family::TensorTensorBf16 | Family::CopyCastPredicated => {
             if let Body::S3s3d3Tt(s) = b {
