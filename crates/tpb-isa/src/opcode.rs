@@ -150,6 +150,8 @@ pub enum Family {
     DveReadAccumulator,
     /// The search cluster: Max8 (0x6C), FindIndex8 (0x6E), MatchReplace8 (0x6F).
     Search,
+    /// CrossLaneReduce Arith/Bitvec (0x7C/0x7D).
+    CrossLaneReduce,
     // Issue 17a (isa-facts-dve-pool).
     /// TensorTensor Arith/Bitvec (0x41/0x51), §1.
     TensorTensor,
@@ -297,6 +299,8 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", S2Bn, Dve, NotMaintained, ALL, ImmLd, Arith, Immediate, Run, "isa-facts §6";
             TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", S2Bn, Dve, NotMaintained, ALL, ImmLd, Bitvec, Immediate, Run, "isa-facts §6";
             COPY_PREDICATED = 0x72, "COPY_PREDICATED", "CopyPredicated", "copy_predicated", S3s3d3Tt, Dve, Maintained, ALL, CopyCastPredicated, NotApplicable, Immediate, Run, "isa-facts-dve-pool §2";
+            CROSS_LANE_REDUCE_ARITH = 0x7C, "CROSS_LANE_REDUCE_ARITH", "CrossLaneReduceArith", "cross_lane_reduce_arith", S4d4Cr, Pool, Maintained, ALL, CrossLaneReduce, Arith, Immediate, Run, "isa-facts-dve-pool §8";
+            CROSS_LANE_REDUCE_BITVEC = 0x7D, "CROSS_LANE_REDUCE_BITVEC", "CrossLaneReduceBitvec", "cross_lane_reduce_bitvec", S4d4Cr, Pool, Maintained, ALL, CrossLaneReduce, Bitvec, Immediate, Run, "isa-facts-dve-pool §8";
             IOTA = 0x7E, "IOTA", "Iota", "iota", D4Iota, Pool, Maintained, ALL, Iota, NotApplicable, Immediate, Run, "isa-facts §9";
             TRANSPOSE_TENSOR_REDUCE_ARITH = 0x83, "TRANSPOSE_TENSOR_REDUCE_ARITH_OP", "TransposeTensorReduceArith", "transpose_reduce_arith", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Arith, Immediate, NotSupported(TRANSPOSE_REDUCE_GEOMETRY), "isa-facts-dve-pool §7";
             TRANSPOSE_TENSOR_REDUCE_BITVEC = 0x84, "TRANSPOSE_TENSOR_REDUCE_BITVEC_OP", "TransposeTensorReduceBitvec", "transpose_reduce_bitvec", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Bitvec, Immediate, NotSupported(TRANSPOSE_REDUCE_GEOMETRY), "isa-facts-dve-pool §7";

@@ -307,6 +307,18 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                nc_find_index8 / nc_match_replace8's dst_idx put the index for vals[i] at i \
                (MatchValueLoad stores vals[i] in slot 7-i).",
     },
+    Assumption {
+        id: "cross-lane-reduce",
+        source: "isa-facts-dve-pool §8.3, §8.4, Q12, Q13",
+        text: "CrossLaneReduce: 0x7c takes reduce_op add, average or max and 0x7d bitwise \
+               or/and/xor with integer in == out dtypes (validator clause \
+               valid_reduce_op_for_opcode, body not public). ADD, AVERAGE and MAX convert to \
+               fp32 and fold left to right from the first element (AVERAGE multiplies each \
+               element by scale first, MAX is maxNum); bitwise ops fold raw bits. ALL folds \
+               channels ascending, elements slot-0-fastest, into dst's one element; PARTITIONS \
+               folds element k over channels ascending into dst element k (one partition). \
+               The result converts to out_dtype (RNE; integers saturate).",
+    },
     // Issue 17a: the DVE/POOL compute slice (isa-facts-dve-pool §18 questions).
     Assumption {
         id: "dve-or-pool-placement",
@@ -737,6 +749,32 @@ pub fn max8_values(xs: &[f32]) -> [f32; SEARCH_SLOTS] {
     let top = &v[v.len().saturating_sub(SEARCH_SLOTS)..];
     out[SEARCH_SLOTS - top.len()..].copy_from_slice(top);
     out
+}
+
+/// CrossLaneReduce's fold (isa-facts-dve-pool §8.4, Q13): ADD / AVERAGE / MAX in fp32 from the
+/// first element, left to right (AVERAGE multiplies every element by `scale` first; MAX is
+/// maxNum); the bitwise ops fold raw bits. `xs` are fp32 values or raw bits (as f32 bits) in
+/// the fold order: ALL — channels ascending, elements slot-0-fastest; PARTITIONS — per
+/// element, channels ascending.
+pub fn cross_lane_fold(op: tpb_isa::ReduceOp, scale: f32, xs: &[u32]) -> u32 {
+    use tpb_isa::ReduceOp as R;
+    // ALU ops on fp32 (canonical NaN for a produced NaN, as every arith stage).
+    let alu = |op: AluOp, a: f32, b: f32| alu_arith(op, a, b).unwrap_or(f32::NAN);
+    let f = |b: u32| f32::from_bits(b);
+    let mut it = xs.iter().copied();
+    let Some(first) = it.next() else { return 0 };
+    match op {
+        R::BITWISE_OR => it.fold(first, |a, b| a | b),
+        R::BITWISE_AND => it.fold(first, |a, b| a & b),
+        R::BITWISE_XOR => it.fold(first, |a, b| a ^ b),
+        R::AVERAGE => it
+            .fold(alu(AluOp::MULT, f(first), scale), |a, b| {
+                alu(AluOp::ADD, a, alu(AluOp::MULT, f(b), scale))
+            })
+            .to_bits(),
+        R::MAX => it.fold(f(first), |a, b| alu(AluOp::MAX, a, f(b))).to_bits(),
+        _ => it.fold(f(first), |a, b| alu(AluOp::ADD, a, f(b))).to_bits(),
+    }
 }
 
 /// FindIndex8's value for a key never matched, per output dtype (§16.4: ≥ 32768; all ones).

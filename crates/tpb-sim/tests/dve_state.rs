@@ -647,3 +647,110 @@ fn search_sentinels_and_unset_state() {
     ));
     assert!(m == before);
 }
+
+fn cross(
+    op: u8,
+    n: u8,
+    epp: u16,
+    rop: tpb_isa::ReduceOp,
+    axis: tpb_isa::ReduceAxis,
+    dt: Dtype,
+) -> Instruction {
+    let mut i = inst(op, GEN);
+    let Body::S4d4Cr(s) = &mut i.body else {
+        unreachable!()
+    };
+    s.src_mem_pattern = tensor(sbuf(GEN, 0, 0x0), &[(1, epp)]);
+    s.in_dtype = dt;
+    s.out_dtype = dt;
+    s.num_active_channels = n;
+    s.reduce_op = rop;
+    s.reduce_axis = axis;
+    s.scale = tpb_isa::wire::F32Bits(0.25f32.to_bits());
+    let dst_n = if axis == tpb_isa::ReduceAxis::ALL {
+        1
+    } else {
+        epp
+    };
+    s.dst_mem_pattern = tensor(sbuf(GEN, 0, 0x2000), &[(1, dst_n)]);
+    i
+}
+
+// §8.4 + Q13: ALL folds channels ascending then elements; PARTITIONS folds per element over
+// channels; AVERAGE scales each element; bitwise ops on raw bits.
+#[test]
+fn cross_lane_reduce_folds_in_the_assumed_order() {
+    use tpb_isa::{ReduceAxis, ReduceOp};
+    let mut rng = Rng(7);
+    let (np, epp) = (12usize, 9usize);
+    let x = rand_rows(&mut rng, np, epp);
+    for (rop, axis) in [
+        (ReduceOp::ADD, ReduceAxis::ALL),
+        (ReduceOp::AVERAGE, ReduceAxis::ALL),
+        (ReduceOp::MAX, ReduceAxis::PARTITIONS),
+        (ReduceOp::ADD, ReduceAxis::PARTITIONS),
+    ] {
+        let mut m = Machine::new(Config::new(GEN));
+        load(&mut m, 0x0, &x);
+        m.step(&cross(0x7C, np as u8, epp as u16, rop, axis, Dtype::FP32))
+            .unwrap();
+        let f = |v: f32| {
+            if rop == ReduceOp::AVERAGE {
+                v * 0.25
+            } else {
+                v
+            }
+        };
+        let fold = |vals: Vec<f32>| {
+            let mut it = vals.into_iter();
+            let first = f(it.next().unwrap());
+            it.fold(first, |a, b| match rop {
+                ReduceOp::MAX => a.max(b),
+                _ => a + f(b),
+            })
+        };
+        if axis == ReduceAxis::ALL {
+            let want = fold(x.iter().flatten().copied().collect());
+            assert_eq!(out_f32(&m, 1, 1)[0][0].to_bits(), want.to_bits(), "{rop:?}");
+        } else {
+            let got = out_f32(&m, 1, epp as u64);
+            for k in 0..epp {
+                let want = fold((0..np).map(|c| x[c][k]).collect());
+                assert_eq!(got[0][k].to_bits(), want.to_bits(), "{rop:?} {k}");
+            }
+        }
+    }
+    // 0x7d: XOR over partitions on raw u16 bits.
+    let mut m = Machine::new(Config::new(GEN));
+    let rows: Vec<Vec<u32>> = (0..4)
+        .map(|c| (0..5).map(|k| (c * 977 + k * 31) as u32 & 0xFFFF).collect())
+        .collect();
+    write_rows(&mut m, Space::Sbuf, 0, 0x0, Dtype::UINT16, &rows);
+    m.step(&cross(
+        0x7D,
+        4,
+        5,
+        ReduceOp::BITWISE_XOR,
+        ReduceAxis::PARTITIONS,
+        Dtype::UINT16,
+    ))
+    .unwrap();
+    let got = read_rows(&m, Space::Sbuf, 0, 1, 0x2000, Dtype::UINT16, 5);
+    for k in 0..5 {
+        assert_eq!(got[0][k], rows.iter().fold(0, |a, r| a ^ r[k]));
+    }
+    // Q12: an arith op on the bitvec opcode is invalid (ASSUMED pairing) and changes nothing.
+    let before = m.clone();
+    let e = m
+        .step(&cross(
+            0x7D,
+            4,
+            5,
+            ReduceOp::ADD,
+            ReduceAxis::PARTITIONS,
+            Dtype::UINT16,
+        ))
+        .unwrap_err();
+    assert!(matches!(e.cause, FaultCause::Invalid { .. }));
+    assert!(m == before);
+}

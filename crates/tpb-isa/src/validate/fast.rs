@@ -60,7 +60,8 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         | Family::SelectReduce
         | Family::CacheReduce
         | Family::DveReadAccumulator
-        | Family::Search => super::is_valid(&v.owned(), gen),
+        | Family::Search
+        | Family::CrossLaneReduce => super::is_valid(&v.owned(), gen),
         // Issue 17a: the chain itself in verdict mode (no findings kept), so the fast path
         // is a derivation of the one definition.
         Family::TensorTensor

@@ -27,6 +27,7 @@ mod tensor_scalar;
 mod ts_select;
 // Issue 17b executors (DVE per-lane state).
 mod cache_reduce;
+mod cross_lane;
 mod lanes;
 mod search;
 mod stt;
@@ -718,6 +719,10 @@ pub(crate) fn execute(
         },
         Family::DveReadAccumulator => match body {
             Body::D1Rd(s) => cache_reduce::read_accumulator(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::CrossLaneReduce => match body {
+            Body::S4d4Cr(s) => cross_lane::execute(&mut cx, s),
             _ => Err(mismatch()),
         },
         Family::Search => match body {

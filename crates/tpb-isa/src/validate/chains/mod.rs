@@ -18,6 +18,7 @@ mod ptr_multi;
 mod range_select;
 // Issue 17b chains.
 mod cache_reduce;
+mod cross_lane;
 mod search;
 mod stt;
 mod tensor_scalar;
@@ -156,6 +157,11 @@ pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
         Family::DveReadAccumulator => {
             if let Body::D1Rd(s) = b {
                 cache_reduce::check_read_accumulator(cx, s)
+            }
+        }
+        Family::CrossLaneReduce => {
+            if let Body::S4d4Cr(s) = b {
+                cross_lane::check(cx, info, s)
             }
         }
         Family::Search => match b {
