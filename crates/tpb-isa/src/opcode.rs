@@ -152,6 +152,8 @@ pub enum Family {
     Search,
     /// CrossLaneReduce Arith/Bitvec (0x7C/0x7D).
     CrossLaneReduce,
+    /// LoadMaskSelect (0x69).
+    LoadMaskSelect,
     // Issue 17a (isa-facts-dve-pool).
     /// TensorTensor Arith/Bitvec (0x41/0x51), §1.
     TensorTensor,
@@ -290,6 +292,7 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_PTR_BITVEC = 0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "TensorScalarPtrBitvec", "ts_ptr_bitvec", S3d3Ts, Dve, DeprecatedWorking, ALL, TensorScalar, Bitvec, Pointer, Run, "isa-facts §7";
             TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", S4d4Tsm, Dve, NotMaintained, ALL, PtrMulti, Bitvec, Multi, Run, "seed 000 §3";
             BATCH_NORM_PARAM_LOAD = 0x64, "BATCH_NORM_PARAM_LOAD", "BatchNormParamLoad", "bn_param_load", S2Bn, Dve, Maintained, ALL, BatchNormParamLoad, NotApplicable, Immediate, NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
+            LOAD_MASK_SELECT = 0x69, "LOAD_MASK_SELECT", "LoadMaskSelect", "load_mask_select", CtrlIm, Dve, Maintained, ALL, LoadMaskSelect, NotApplicable, Immediate, Run, "isa-facts-dve-pool §14.2";
             STREAM_SHUFFLE = 0x6A, "STREAM_SHUFFLE", "StreamShuffle", "stream_shuffle", S4d4Tr, Dve, Maintained, ALL, StreamShuffle, NotApplicable, Immediate, NotSupported(NEEDS_MASK_SELECT), "isa-facts-dve-pool §14.1";
             STREAM_TRANSPOSE = 0x6B, "STREAM_TRANSPOSE", "StreamTranspose", "stream_transpose", S4d4Tr, Dve, Maintained, ALL, StreamTranspose, NotApplicable, Immediate, Run, "isa-facts-dve-pool §15";
             MAX8 = 0x6C, "MAX8", "Max8", "max8", S4d2Bn, Dve, Maintained, ALL, Search, NotApplicable, Immediate, Run, "isa-facts-dve-pool §16";

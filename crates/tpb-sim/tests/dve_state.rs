@@ -754,3 +754,25 @@ fn cross_lane_reduce_folds_in_the_assumed_order() {
     assert!(matches!(e.cause, FaultCause::Invalid { .. }));
     assert!(m == before);
 }
+
+// §14.2: LoadMaskSelect stores its 32 bytes as the core's mask-select table; an invalid byte
+// is refused and changes nothing.
+#[test]
+fn load_mask_select_sets_the_table() {
+    let mut m = Machine::new(Config::new(GEN));
+    assert_eq!(m.dve_state().mask_select, None);
+    let mut i = inst(0x69, GEN);
+    let table: [u8; 32] = std::array::from_fn(|j| if j == 5 { 255 } else { (31 - j) as u8 });
+    if let Body::CtrlIm(s) = &mut i.body {
+        s.immediate = tpb_isa::wire::Bytes(table);
+    }
+    let r = m.step(&i).unwrap();
+    assert_eq!(r.elements, 0);
+    assert_eq!(m.dve_state().mask_select, Some(table));
+    if let Body::CtrlIm(s) = &mut i.body {
+        s.immediate.0[0] = 64;
+    }
+    let before = m.clone();
+    assert!(m.step(&i).is_err());
+    assert!(m == before);
+}

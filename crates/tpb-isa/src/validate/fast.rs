@@ -61,7 +61,8 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         | Family::CacheReduce
         | Family::DveReadAccumulator
         | Family::Search
-        | Family::CrossLaneReduce => super::is_valid(&v.owned(), gen),
+        | Family::CrossLaneReduce
+        | Family::LoadMaskSelect => super::is_valid(&v.owned(), gen),
         // Issue 17a: the chain itself in verdict mode (no findings kept), so the fast path
         // is a derivation of the one definition.
         Family::TensorTensor

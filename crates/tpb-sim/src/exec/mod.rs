@@ -721,6 +721,10 @@ pub(crate) fn execute(
             Body::D1Rd(s) => cache_reduce::read_accumulator(&mut cx, s),
             _ => Err(mismatch()),
         },
+        Family::LoadMaskSelect => match body {
+            Body::CtrlIm(s) => search::load_mask_select(&mut cx, s),
+            _ => Err(mismatch()),
+        },
         Family::CrossLaneReduce => match body {
             Body::S4d4Cr(s) => cross_lane::execute(&mut cx, s),
             _ => Err(mismatch()),

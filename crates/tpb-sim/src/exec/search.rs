@@ -17,7 +17,7 @@ use crate::assumptions::{max8_values, search_first_matches, search_no_match, SEA
 use crate::machine::{FaultCause, WarningKind};
 use crate::numerics::{from_f32, to_f32};
 use tpb_isa::opcode::Opcode;
-use tpb_isa::wire::{D4Mr, S2Bn, S4d2Bn, S4d4Mr};
+use tpb_isa::wire::{CtrlIm, D4Mr, S2Bn, S4d2Bn, S4d4Mr};
 
 /// Warns about active lanes whose state `written` says no instruction has set.
 fn warn_unset(cx: &mut Cx<'_>, n: u32, what: &str, written: impl Fn(usize) -> bool) {
@@ -204,5 +204,13 @@ pub(super) fn read_indices(cx: &mut Cx<'_>, s: &D4Mr) -> Result<(), FaultCause> 
         scatter(&mut cx.st.mem, &dst, c, &idx);
     }
     record_write(cx.out, &dst, n, SEARCH_SLOTS as u64);
+    Ok(())
+}
+
+/// LoadMaskSelect (0x69): the 32 lane-select bytes become the core's mask-select table
+/// (isa-facts-dve-pool §14.2; assumption `dve-lane-state`). No memory operand.
+pub(super) fn load_mask_select(cx: &mut Cx<'_>, s: &CtrlIm) -> Result<(), FaultCause> {
+    cx.gate()?;
+    cx.st.dve.mask_select = Some(s.immediate.0);
     Ok(())
 }

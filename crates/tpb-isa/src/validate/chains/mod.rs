@@ -19,6 +19,7 @@ mod range_select;
 // Issue 17b chains.
 mod cache_reduce;
 mod cross_lane;
+mod ctrl_im;
 mod search;
 mod stt;
 mod tensor_scalar;
@@ -157,6 +158,11 @@ pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
         Family::DveReadAccumulator => {
             if let Body::D1Rd(s) = b {
                 cache_reduce::check_read_accumulator(cx, s)
+            }
+        }
+        Family::LoadMaskSelect => {
+            if let Body::CtrlIm(s) = b {
+                ctrl_im::check(cx, s)
             }
         }
         Family::CrossLaneReduce => {
