@@ -92,3 +92,25 @@ def test_tensor_scalar_reduce_chains_through_the_accumulator():
     with pytest.raises(tpb.NotSupported):
         nki.isa.tensor_scalar_reduce(out, core.from_numpy(y), np.multiply, 2.0, np.add,
                                      reverse0=True)
+
+
+def test_search_calls_against_numpy():
+    core = nki.Core(gen="cayman")
+    rng = np.random.default_rng(9)
+    x = rng.permutation(np.arange(64 * 200, dtype=F32)).reshape(64, 200)
+    tx = core.from_numpy(x)
+    top = core.ndarray((64, 8), F32)
+    nki.isa.max8(top, tx, name="top")
+    want = -np.sort(-x, axis=1)[:, :8]
+    np.testing.assert_array_equal(top.numpy(), want)
+    idx = core.ndarray((64, 8), np.uint32)
+    nki.isa.nc_find_index8(idx, tx, top)
+    np.testing.assert_array_equal(idx.numpy(), np.argsort(-x, axis=1)[:, :8])
+    out = core.ndarray((64, 200), F32)
+    pos = core.ndarray((64, 8), np.uint16)
+    rep = nki.isa.nc_match_replace8(out, tx, top, -np.inf, dst_idx=pos)
+    assert rep.instructions == 3
+    np.testing.assert_array_equal(pos.numpy(), np.argsort(-x, axis=1)[:, :8])
+    ref = x.copy()
+    np.put_along_axis(ref, np.argsort(-x, axis=1)[:, :8], -np.inf, axis=1)
+    np.testing.assert_array_equal(out.numpy(), ref)

@@ -300,3 +300,15 @@ def nc_stream_shuffle(
 ) -> RunReport:
     """Refused: needs the LoadMaskSelect (0x69) table, not modelled yet."""
     ...
+def max8(dst: Tile, src: Tile, name: Optional[str] = None) -> RunReport: ...
+def nc_find_index8(
+    dst: Tile, data: Tile, vals: Tile, name: Optional[str] = None
+) -> RunReport: ...
+def nc_match_replace8(
+    dst: Tile,
+    data: Tile,
+    vals: Tile,
+    imm: float,
+    dst_idx: Optional[Tile] = None,
+    name: Optional[str] = None,
+) -> RunReport: ...

@@ -6,9 +6,13 @@ use crate::build::{packed, Scalar};
 use crate::core::{fp32, same_partitions, scalar, Core, NkiError};
 use crate::tile::Tile;
 use crate::Operand;
+use tpb_isa::geometry::Geometry;
 use tpb_isa::validate::{is_valid, validate};
 use tpb_isa::wire::D1Rd;
-use tpb_isa::wire::{op, DtypePair, ImmVal, S2s2d2Stt, S3d3Ts, Tensor1};
+use tpb_isa::wire::{
+    op, Addr4, D4Mr, DtypePair, F32Bits, ImmVal, S2Bn, S2s2d2Stt, S3d3Ts, S4d2Bn, S4d4Mr, Tensor,
+    Tensor1,
+};
 use tpb_isa::{AccumCmd, AluOp, Dtype, ImmSrc, Instruction, RevOps};
 use tpb_sim::StepReport;
 
@@ -138,27 +142,35 @@ pub(crate) fn read_accumulator(
 }
 
 impl Core {
-    /// Runs `main`, then `drain` if given, checking both validate first so that an invalid
-    /// drain leaves nothing emitted.
+    /// Runs `main`, then `drain` if given (see [`Core::emit_all`]).
     pub(crate) fn emit_with_drain(
         &mut self,
         main: Instruction,
         drain: Option<Instruction>,
     ) -> Result<Vec<StepReport>, NkiError> {
-        if let Some(d) = &drain {
-            if !is_valid(d, self.gen()) {
+        let mut all = vec![main];
+        all.extend(drain);
+        self.emit_all(all)
+    }
+
+    /// Runs several instructions of one call, checking first that every one validates, so
+    /// that an invalid later one leaves nothing emitted.
+    pub(crate) fn emit_all(
+        &mut self,
+        insts: Vec<Instruction>,
+    ) -> Result<Vec<StepReport>, NkiError> {
+        let gen = self.gen();
+        for i in &insts {
+            if !is_valid(i, gen) {
+                let mnemonic = i.info(gen).map_or("unknown", |r| r.mnemonic);
                 return Err(NkiError::Invalid {
-                    mnemonic: "dve_read_acc".into(),
-                    inst: Box::new(*d),
-                    report: validate(d, self.gen()),
+                    mnemonic: mnemonic.into(),
+                    inst: Box::new(*i),
+                    report: validate(i, gen),
                 });
             }
         }
-        let mut out = vec![self.emit(main, &[])?];
-        if let Some(d) = drain {
-            out.push(self.emit(d, &[])?);
-        }
-        Ok(out)
+        insts.into_iter().map(|i| self.emit(i, &[])).collect()
     }
 
     /// `nki.isa.scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False,
@@ -401,4 +413,144 @@ impl Core {
         };
         self.emit_with_drain(main, drain)
     }
+
+    /// `nki.isa.max8(dst, src)`: the 8 largest values of each partition of `src` (fp32
+    /// compare), descending, into the `(P, 8)` dst (Max8 0x6c writes them ascending; the
+    /// call reverses the destination, assumption `search-nki-order`).
+    pub fn max8(&mut self, dst: &Tile, src: &Tile) -> Result<StepReport, NkiError> {
+        same_partitions(dst, src, "src")?;
+        let gen = self.gen();
+        let s = packed::<4>(gen, src, "src")?;
+        let body = S4d2Bn {
+            src_mem_pattern: s.tensor,
+            in_dtype: src.dtype,
+            out_dtype: dst.dtype,
+            num_active_channels: s.num_active_channels,
+            dst_mem_pattern: reversed8::<2>(gen, dst, "dst")?,
+            ..S4d2Bn::default()
+        };
+        self.emit(Instruction::build(op::MAX8, body), &[])
+    }
+
+    /// `nki.isa.nc_find_index8(dst, data, vals)`: for each of the 8 `vals` of a partition,
+    /// the index of its first occurrence in `data` (all ones when absent), into the `(P, 8)`
+    /// uint16/uint32 dst. Emits MatchValueLoad (0x6d) then FindIndex8 (0x6e).
+    pub fn nc_find_index8(
+        &mut self,
+        dst: &Tile,
+        data: &Tile,
+        vals: &Tile,
+    ) -> Result<Vec<StepReport>, NkiError> {
+        same_partitions(dst, data, "data")?;
+        let gen = self.gen();
+        let load = match_value_load(gen, vals)?;
+        let s = packed::<4>(gen, data, "data")?;
+        let body = S4d2Bn {
+            src_mem_pattern: s.tensor,
+            in_dtype: data.dtype,
+            out_dtype: dst.dtype,
+            num_active_channels: s.num_active_channels,
+            dst_mem_pattern: reversed8::<2>(gen, dst, "dst")?,
+            ..S4d2Bn::default()
+        };
+        self.emit_all(vec![load, Instruction::build(op::FIND_INDEX8, body)])
+    }
+
+    /// `nki.isa.nc_match_replace8(dst, data, vals, imm, dst_idx=None)`: `data` copied to
+    /// `dst` with the first occurrence of each of the 8 `vals` replaced by `imm` (fp32);
+    /// `dst_idx` `(P, 8)` gets the matched positions. Emits MatchValueLoad (0x6d),
+    /// MatchReplace8 (0x6f) and, for `dst_idx`, DveReadIndices (0xe9, cayman and later).
+    pub fn nc_match_replace8(
+        &mut self,
+        dst: &Tile,
+        data: &Tile,
+        vals: &Tile,
+        imm: f64,
+        dst_idx: Option<&Tile>,
+    ) -> Result<Vec<StepReport>, NkiError> {
+        same_partitions(dst, data, "data")?;
+        let gen = self.gen();
+        let load = match_value_load(gen, vals)?;
+        let s = packed::<4>(gen, data, "data")?;
+        let d = packed::<4>(gen, dst, "dst")?;
+        let body = S4d4Mr {
+            src_mem_pattern: s.tensor,
+            in_dtype: data.dtype,
+            out_dtype: dst.dtype,
+            num_active_channels: s.num_active_channels,
+            immediate: F32Bits(fp32("imm", imm)?.to_bits()),
+            dst_mem_pattern: d.tensor,
+            ..S4d4Mr::default()
+        };
+        let mut insts = vec![load, Instruction::build(op::MATCH_REPLACE8, body)];
+        if let Some(t) = dst_idx {
+            same_partitions(dst, t, "dst_idx")?;
+            if op::DVE_READ_INDICES.opcode().info(gen).is_none() {
+                return Err(NkiError::NotSupported {
+                    what: format!(
+                        "nc_match_replace8 dst_idx: DveReadIndices (0xe9) does not exist on {gen}"
+                    ),
+                });
+            }
+            let body = D4Mr {
+                dst_element_count: 8,
+                dtype: t.dtype,
+                num_active_channels: s.num_active_channels,
+                dst_mem_pattern: reversed8::<4>(gen, t, "dst_idx")?,
+                ..D4Mr::default()
+            };
+            insts.push(Instruction::build(op::DVE_READ_INDICES, body));
+        }
+        self.emit_all(insts)
+    }
+}
+
+/// MatchValueLoad (0x6d) of a `(P, 8)` tile of keys.
+fn match_value_load(gen: tpb_isa::Gen, vals: &Tile) -> Result<Instruction, NkiError> {
+    if vals.free_elements() != 8 {
+        return Err(NkiError::Shape {
+            operand: "vals",
+            detail: format!("must hold 8 values per partition, not {:?}", vals.shape),
+        });
+    }
+    let v = packed::<2>(gen, vals, "vals")?;
+    let body = S2Bn {
+        src_mem_pattern: v.tensor,
+        dtype: vals.dtype,
+        num_active_channels: v.num_active_channels,
+        ..S2Bn::default()
+    };
+    Ok(Instruction::build(op::MATCH_VALUE_LOAD, body))
+}
+
+/// The descriptor of a `(P, 8)` tile walked backwards (element 7 first, step −1), so the
+/// ISA's slot n lands at NKI's position 7 − n (assumption `search-nki-order`).
+fn reversed8<const N: usize>(
+    gen: tpb_isa::Gen,
+    t: &Tile,
+    operand: &'static str,
+) -> Result<Tensor<N>, NkiError> {
+    if t.free_elements() != 8 {
+        return Err(NkiError::Shape {
+            operand,
+            detail: format!("must have shape (P, 8), not {:?}", t.shape),
+        });
+    }
+    let size = t.dtype.size().unwrap_or(1) as u64;
+    let last = u32::try_from(t.offset + 7 * size).unwrap_or(u32::MAX);
+    let addr = Geometry::of(gen)
+        .address(t.space, t.start_partition, last)
+        .ok_or_else(|| NkiError::Pack {
+            operand,
+            detail: format!("{t} has no address on {gen}"),
+        })?;
+    let mut d = Tensor::<N> {
+        start_addr: Addr4(addr),
+        ..Tensor::default()
+    };
+    d.step_elem = [1; N];
+    d.num_elem = [1; N];
+    d.step_elem[0] = -1;
+    d.num_elem[0] = 8;
+    Ok(d)
 }

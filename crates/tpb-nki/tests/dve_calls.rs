@@ -205,3 +205,81 @@ fn tensor_scalar_reduce_emits_the_cache_op_and_the_drain() {
     assert!(matches!(e, NkiError::Value { .. }), "{e}");
     assert_eq!(core.program().len(), 2);
 }
+
+// NKI max8 (descending top 8), nc_find_index8 (index of vals[i] at i; missing → all ones),
+// nc_match_replace8 (first occurrence of each val replaced, dst_idx the positions).
+#[test]
+fn search_calls_follow_nki_order() {
+    let mut core = Core::new(Gen::Cayman);
+    let (p, f) = (4usize, 100usize);
+    let v = |r: usize, c: usize| ((r * 13 + c * 7) % 41) as f32;
+    let data = filled(&mut core, &[p, f], v);
+    let top = core.ndarray(&[p, 8], Dtype::FP32, Space::Sbuf).unwrap();
+    core.max8(&top, &data).unwrap();
+    let got = f32s(&core.read(&top).unwrap());
+    let mut vals_rows = Vec::new();
+    for r in 0..p {
+        let mut row: Vec<f32> = (0..f).map(|c| v(r, c)).collect();
+        row.sort_by(|a, b| b.partial_cmp(a).unwrap());
+        assert_eq!(&got[r * 8..r * 8 + 8], &row[..8], "max8 row {r}");
+        vals_rows.push(row[..8].to_vec());
+    }
+    // Search for [top 7 values..., 1000.0 (absent)].
+    let vals = filled(&mut core, &[p, 8], |r, i| {
+        if i == 7 {
+            1000.0
+        } else {
+            vals_rows[r][i]
+        }
+    });
+    let idx = core.ndarray(&[p, 8], Dtype::UINT32, Space::Sbuf).unwrap();
+    core.nc_find_index8(&idx, &data, &vals).unwrap();
+    let b = core.read(&idx).unwrap();
+    let got: Vec<u32> = b
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for r in 0..p {
+        for i in 0..8 {
+            let want = if i == 7 {
+                u32::MAX
+            } else {
+                (0..f).position(|c| v(r, c) == vals_rows[r][i]).unwrap() as u32
+            };
+            // Distinct top values (41 distinct residues): first occurrence of each.
+            if vals_rows[r][..7]
+                .iter()
+                .filter(|&&x| x == vals_rows[r][i])
+                .count()
+                == 1
+                || i == 7
+            {
+                assert_eq!(got[r * 8 + i], want, "find row {r} val {i}");
+            }
+        }
+    }
+    let out = core.ndarray(&[p, f], Dtype::FP32, Space::Sbuf).unwrap();
+    let pos = core.ndarray(&[p, 8], Dtype::UINT16, Space::Sbuf).unwrap();
+    let steps = core
+        .nc_match_replace8(&out, &data, &vals, f64::NEG_INFINITY, Some(&pos))
+        .unwrap();
+    assert_eq!(steps.len(), 3);
+    let o = f32s(&core.read(&out).unwrap());
+    let pb = core.read(&pos).unwrap();
+    let pos: Vec<u16> = pb
+        .chunks(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    for r in 0..p {
+        for i in 0..7 {
+            let at = pos[r * 8 + i] as usize;
+            assert_eq!(o[r * f + at], f32::NEG_INFINITY, "row {r} val {i}");
+        }
+        assert_eq!(pos[r * 8 + 7], 0xFFFF);
+        let replaced = (0..f)
+            .filter(|&c| o[r * f + c] == f32::NEG_INFINITY)
+            .count();
+        assert_eq!(replaced, 7, "row {r}");
+    }
+    assert_eq!(core.program().len(), 1 + 2 + 3);
+}

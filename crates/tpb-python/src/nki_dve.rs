@@ -242,3 +242,83 @@ pub fn nki_tensor_scalar_reduce(
         )
     })
 }
+
+/// `max8(dst, src, name=None)` — Max8 (0x6c).
+///
+/// The 8 largest values of each partition of ``src`` (fp32 compare, NaN below every number),
+/// in descending order, into the ``(P, 8)`` tile ``dst`` (converted to its dtype).
+///
+/// Parameters: ``src`` a tile with 8..16384 elements per partition; ``dst`` ``(P, 8)``.
+///
+/// Example: ``max8(top, scores)`` then ``top.numpy()[p]`` is ``numpy.sort(scores[p])[::-1][:8]``.
+#[pyfunction]
+#[pyo3(name = "max8", signature = (dst, src, name = None))]
+pub fn nki_max8(
+    py: Python<'_>,
+    dst: &Tile,
+    src: &Tile,
+    name: Option<String>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, src, "src")?.clone();
+    let d = dst.tile.clone();
+    on_core_steps(py, dst, move |c| c.max8(&d, &s).map(|r| vec![r]))
+}
+
+/// `nc_find_index8(dst, data, vals, name=None)` — MatchValueLoad (0x6d) then FindIndex8 (0x6e).
+///
+/// For each of the 8 ``vals`` of a partition, the index of its first occurrence in ``data``
+/// (exact fp32 equality) into ``dst[p, i]``; a value that does not occur gives all ones.
+///
+/// Parameters: ``data`` 8..16384 elements per partition; ``vals`` ``(P, 8)``; ``dst``
+/// ``(P, 8)`` uint16 or uint32.
+///
+/// Example: ``max8(top, x); nc_find_index8(idx, x, top)`` gives the arg-top-8.
+#[pyfunction]
+#[pyo3(name = "nc_find_index8", signature = (dst, data, vals, name = None))]
+pub fn nki_nc_find_index8(
+    py: Python<'_>,
+    dst: &Tile,
+    data: &Tile,
+    vals: &Tile,
+    name: Option<String>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let x = same_core(py, dst, data, "data")?.clone();
+    let v = same_core(py, dst, vals, "vals")?.clone();
+    let d = dst.tile.clone();
+    on_core_steps(py, dst, move |c| c.nc_find_index8(&d, &x, &v))
+}
+
+/// `nc_match_replace8(dst, data, vals, imm, dst_idx=None, name=None)` — MatchValueLoad (0x6d),
+/// MatchReplace8 (0x6f) and, with ``dst_idx``, DveReadIndices (0xe9).
+///
+/// ``dst`` = ``data`` with the first occurrence of each of the 8 ``vals`` replaced by the fp32
+/// ``imm``; ``dst_idx`` ``(P, 8)`` (uint16/uint32) receives the matched positions (all ones
+/// for a value that does not occur).
+///
+/// Example: ``nc_match_replace8(x, x, top, -numpy.inf)`` removes the current top 8 before
+/// the next ``max8``.
+#[pyfunction]
+#[pyo3(name = "nc_match_replace8", signature = (dst, data, vals, imm, dst_idx = None, name = None))]
+pub fn nki_nc_match_replace8(
+    py: Python<'_>,
+    dst: &Tile,
+    data: &Tile,
+    vals: &Tile,
+    imm: f64,
+    dst_idx: Option<&Tile>,
+    name: Option<String>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let x = same_core(py, dst, data, "data")?.clone();
+    let v = same_core(py, dst, vals, "vals")?.clone();
+    let idx = match dst_idx {
+        Some(t) => Some(same_core(py, dst, t, "dst_idx")?.clone()),
+        None => None,
+    };
+    let d = dst.tile.clone();
+    on_core_steps(py, dst, move |c| {
+        c.nc_match_replace8(&d, &x, &v, imm, idx.as_ref())
+    })
+}

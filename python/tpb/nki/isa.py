@@ -12,22 +12,14 @@ from .._tpb import affine_select, iota, range_select, select, tensor_scalar
 
 # Issue 17b calls: the vector engine's per-partition accumulator and the STT family.
 from .._tpb import (
+    max8,
+    nc_find_index8,
+    nc_match_replace8,
     scalar_tensor_tensor,
     select_reduce,
     tensor_scalar_reduce,
     tensor_tensor_scan,
 )
-
-
-class reduce_cmd:
-    """``nki.isa.reduce_cmd``: what a call does to the vector engine's accumulator."""
-
-    idle = "idle"
-    reset = "reset"
-    reduce = "reduce"
-    reset_reduce = "reset_reduce"
-    load_reduce = "load_reduce"
-
 
 # Issue 17a: the DVE/POOL calls (docs/reference/dve-pool.md).
 from .._tpb import (
@@ -41,6 +33,17 @@ from .._tpb import (
     tensor_tensor,
 )
 
+
+class reduce_cmd:
+    """``nki.isa.reduce_cmd``: what a call does to the vector engine's accumulator."""
+
+    idle = "idle"
+    reset = "reset"
+    reduce = "reduce"
+    reset_reduce = "reset_reduce"
+    load_reduce = "load_reduce"
+
+
 __all__ = [
     "affine_select",
     "iota",
@@ -48,6 +51,9 @@ __all__ = [
     "select",
     "tensor_scalar",
     # Issue 17b.
+    "max8",
+    "nc_find_index8",
+    "nc_match_replace8",
     "reduce_cmd",
     "scalar_tensor_tensor",
     "select_reduce",
