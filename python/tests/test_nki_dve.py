@@ -1,7 +1,7 @@
 """Issue 17b calls (scalar_tensor_tensor, tensor_tensor_scan, select_reduce,
 tensor_scalar_reduce), each checked bit for bit against an independent NumPy / ml_dtypes
 computation of the NKI 0.6.0 semantics and the assumptions of
-docs/reference/assumptions-dve-state.md (fp32 math, RNE narrowing)."""
+docs/reference/assumptions.md (issue 17b section; fp32 math, RNE narrowing)."""
 
 from __future__ import annotations
 

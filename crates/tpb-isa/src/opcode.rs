@@ -112,72 +112,323 @@ impl Maintenance {
     }
 }
 
-/// The instruction family: which validator chain and which executor an opcode uses. This
-/// enum is deliberately exhaustive (no `#[non_exhaustive]`): the validator and the simulator
-/// match on it without a catch-all, so a new family fails their build until both handle it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Family {
-    /// TensorScalar / TensorScalarPtr (0x43/0x53/0x44/0x54).
-    TensorScalar,
-    /// TensorScalarPtrMulti, incl. the sunda Dual form (0x4F/0x5F/0x87/0x88).
-    PtrMulti,
-    /// TensorScalarImmLd (0x70/0x71).
-    ImmLd,
-    /// Iota (0x7E).
-    Iota,
-    /// TensorScalarAffineSelect (0x92).
-    AffineSelect,
-    /// TensorScalarSelect (0x98).
-    TsSelect,
-    /// RangeSelect (0xBC).
-    RangeSelect,
-    /// EventSemaphore (0xA0).
-    EventSemaphore,
-    /// BatchNormParamLoad (0x64), an `S2_BN` sibling of ImmLd.
-    BatchNormParamLoad,
-    /// MatchValueLoad (0x6D), an `S2_BN` sibling of ImmLd.
-    MatchValueLoad,
-    // Issue 17b families.
-    /// ScalarTensorTensor (0x9D/0x9E).
-    ScalarTensorTensor,
-    /// TensorTensorScan (0xE5).
-    TensorTensorScan,
-    /// SelectReduce (0xEA).
-    SelectReduce,
-    /// TensorScalarCacheReduce (0x9A) / TensorScalarCacheCumulative (0xE6).
-    CacheReduce,
-    /// DveReadAccumulator (0x9B).
-    DveReadAccumulator,
-    /// The search cluster: Max8 (0x6C), FindIndex8 (0x6E), MatchReplace8 (0x6F).
-    Search,
-    /// CrossLaneReduce Arith/Bitvec (0x7C/0x7D).
-    CrossLaneReduce,
-    /// LoadMaskSelect (0x69).
-    LoadMaskSelect,
-    // Issue 17a (isa-facts-dve-pool).
-    /// TensorTensor Arith/Bitvec (0x41/0x51), §1.
-    TensorTensor,
-    /// The sunda bf16 TensorTensor trio (0x8a/0x8b/0x8f), §1.7.
-    TensorTensorBf16,
-    /// CopyPredicated / CastPredicated (0x72/0x99), §2.
-    CopyCastPredicated,
-    /// CopyPredicatedScalar (0xe8), §3.
-    CopyPredicatedScalar,
-    /// Copy / Cast (0x46/0x47), §4.
-    CopyCast,
-    /// Reciprocal (0x48), §5.
-    Reciprocal,
-    /// Memset (0x49), §6.
-    Memset,
-    /// DveReadIndices (0xe9), §13.2.
-    DveReadIndices,
-    /// TensorReduce and TransposeTensorReduce (0x42/0x52/0x83/0x84), sunda's bf16 pair
-    /// (0x8c/0x8d), §7.
-    TensorReduce,
-    /// StreamShuffle (0x6a), §14.1.
-    StreamShuffle,
-    /// StreamTranspose (0x6b), §15.
-    StreamTranspose,
+/// The instruction families, written once: variant, visitor method, operand struct, what it
+/// is. Each family is one validator chain and one executor: the list generates [`Family`],
+/// [`Sem`] and the visitor trait [`FamilyVisitor`](crate::wire::FamilyVisitor) that the
+/// validator and the simulator implement, so a family without a handler is one compile error
+/// in each `impl`. Each family's opcodes say how they run in its [`sem`] enum.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! for_each_family {
+    ($cb:ident) => {
+        $cb! {
+            TensorScalar, tensor_scalar, S3d3Ts, "TensorScalar / TensorScalarPtr (0x43/0x53/0x44/0x54, isa-facts §7)";
+            PtrMulti, ptr_multi, S4d4Tsm, "TensorScalarPtrMulti, incl. the sunda Dual form (0x4F/0x5F/0x87/0x88, seed 000 §5b, isa-facts §8)";
+            ImmLd, imm_ld, S2Bn, "TensorScalarImmLd (0x70/0x71, isa-facts §6)";
+            BatchNormParamLoad, batch_norm_param_load, S2Bn, "BatchNormParamLoad (0x64), an `S2_BN` sibling of ImmLd (isa-facts §6)";
+            MatchValueLoad, match_value_load, S2Bn, "MatchValueLoad (0x6D), an `S2_BN` sibling of ImmLd (isa-facts §6)";
+            Iota, iota, D4Iota, "Iota (0x7E, isa-facts §9)";
+            AffineSelect, affine_select, S2d2TsAs, "TensorScalarAffineSelect (0x92, seed 002 §5.5)";
+            TsSelect, ts_select, S3d3TsSelect, "TensorScalarSelect (0x98, isa-facts §10.1)";
+            RangeSelect, range_select, S2d2Rs, "RangeSelect (0xBC, isa-facts §10.2)";
+            EventSemaphore, event_semaphore, EventSemaphore, "EventSemaphore, the standalone sync record (0xA0, isa-facts §1.3)";
+            // Issue 17a (isa-facts-dve-pool).
+            TensorTensor, tensor_tensor, S3s3d3Tt, "TensorTensor Arith/Bitvec (0x41/0x51), isa-facts-dve-pool §1";
+            TensorTensorBf16, tensor_tensor_bf16, S3s3d3Tt, "The sunda bf16 TensorTensor trio (0x8a/0x8b/0x8f), isa-facts-dve-pool §1.7";
+            CopyCastPredicated, copy_cast_predicated, S3s3d3Tt, "CopyPredicated / CastPredicated (0x72/0x99), isa-facts-dve-pool §2";
+            CopyPredicatedScalar, copy_predicated_scalar, S3d3CpPredScalar, "CopyPredicatedScalar (0xe8), isa-facts-dve-pool §3";
+            CopyCast, copy_cast, S4d4Tr, "Copy / Cast (0x46/0x47), isa-facts-dve-pool §4";
+            Reciprocal, reciprocal, S4d4Tr, "Reciprocal (0x48), isa-facts-dve-pool §5";
+            Memset, memset, D4Mr, "Memset (0x49), isa-facts-dve-pool §6";
+            DveReadIndices, dve_read_indices, D4Mr, "DveReadIndices (0xe9), isa-facts-dve-pool §13.2";
+            TensorReduce, tensor_reduce, S4d4Tr, "TensorReduce, TransposeTensorReduce and sunda's bf16 pair, isa-facts-dve-pool §7";
+            StreamShuffle, stream_shuffle, S4d4Tr, "StreamShuffle (0x6a), isa-facts-dve-pool §14.1";
+            StreamTranspose, stream_transpose, S4d4Tr, "StreamTranspose (0x6b), isa-facts-dve-pool §15";
+            // Issue 17b: the hidden DVE per-lane state and the instructions around it.
+            ScalarTensorTensor, scalar_tensor_tensor, S2s2d2Stt, "ScalarTensorTensor (0x9d/0x9e), isa-facts-dve-pool §9";
+            TensorTensorScan, tensor_tensor_scan, S2s2d2Stt, "TensorTensorScan (0xe5), isa-facts-dve-pool §10";
+            SelectReduce, select_reduce, S2s2d2Stt, "SelectReduce (0xea), isa-facts-dve-pool §11";
+            CacheReduce, cache_reduce, S3d3Ts, "TensorScalarCacheReduce / CacheCumulative (0x9a/0xe6), isa-facts-dve-pool §12";
+            DveReadAccumulator, dve_read_accumulator, D1Rd, "DveReadAccumulator (0x9b), isa-facts-dve-pool §13.1";
+            Search, search, S4d2Bn, "Max8 / FindIndex8 (0x6c/0x6e), isa-facts-dve-pool §16";
+            MatchReplace8, match_replace8, S4d4Mr, "MatchReplace8 (0x6f), isa-facts-dve-pool §16";
+            CrossLaneReduce, cross_lane_reduce, S4d4Cr, "CrossLaneReduce (0x7c/0x7d), isa-facts-dve-pool §8";
+            LoadMaskSelect, load_mask_select, CtrlIm, "LoadMaskSelect (0x69), isa-facts-dve-pool §14.2";
+        }
+    };
+}
+
+macro_rules! families {
+    ($( $F:ident, $method:ident, $S:ident, $doc:literal; )*) => {
+        /// The instruction family: which validator chain and which executor an opcode uses
+        /// (generated from `for_each_family!`). Deliberately exhaustive (no
+        /// `#[non_exhaustive]`), so matches on it without a catch-all fail to build when a
+        /// family is added.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Family {
+            $( #[doc = $doc] $F, )*
+        }
+
+        impl Family {
+            /// Every family, in list order.
+            pub const ALL: &'static [Family] = &[$( Family::$F ),*];
+
+            /// The operand struct the family's opcodes bind.
+            pub const fn kind(self) -> StructKind {
+                match self {
+                    $( Family::$F => StructKind::$S, )*
+                }
+            }
+
+            /// The visitor method that handles the family (`FamilyVisitor::<name>`).
+            pub const fn handler(self) -> &'static str {
+                match self {
+                    $( Family::$F => stringify!($method), )*
+                }
+            }
+        }
+
+        /// What an opcode computes: its family and that family's [`sem`] variant (one column
+        /// of the opcode table). The executor matches the variant without a catch-all, so a
+        /// new variant does not build until it has semantics (or an explicit refusal).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Sem {
+            $( #[doc = $doc] $F(sem::$F), )*
+        }
+
+        impl Sem {
+            /// The family.
+            pub const fn family(self) -> Family {
+                match self {
+                    $( Sem::$F(_) => Family::$F, )*
+                }
+            }
+
+            /// Arith or Bitvec twin.
+            pub const fn alu(self) -> AluClass {
+                match self {
+                    $( Sem::$F(v) => v.alu(), )*
+                }
+            }
+
+            /// Where the scalars come from.
+            pub const fn form(self) -> Form {
+                match self {
+                    $( Sem::$F(v) => v.form(), )*
+                }
+            }
+        }
+    };
+}
+
+for_each_family!(families);
+
+macro_rules! semantics {
+    ($( $(#[$fm:meta])* $F:ident { $( $(#[$vm:meta])* $V:ident = $alu:ident, $form:ident; )* } )*) => {
+        /// How each family's opcodes run: one enum per family, one variant per distinct
+        /// behaviour, with its ALU class and scalar form. An opcode row names its variant.
+        pub mod sem {
+            use super::{AluClass, Form};
+            $(
+                $(#[$fm])*
+                #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+                pub enum $F { $( $(#[$vm])* $V, )* }
+
+                impl $F {
+                    /// Arith or Bitvec twin.
+                    pub const fn alu(self) -> AluClass {
+                        match self { $( $F::$V => AluClass::$alu, )* }
+                    }
+                    /// Where the scalars come from.
+                    pub const fn form(self) -> Form {
+                        match self { $( $F::$V => Form::$form, )* }
+                    }
+                }
+            )*
+        }
+    };
+}
+
+semantics! {
+    /// TensorScalar (isa-facts §7): `out = (in op0 s0) op1 s1` per element.
+    TensorScalar {
+        /// Scalars are the instruction's immediates, arithmetic ops on the fp32 datapath.
+        ImmArith = Arith, Immediate;
+        /// Scalars are the instruction's immediates, bit-vector ops on the integer datapath.
+        ImmBitvec = Bitvec, Immediate;
+        /// `imm0`/`imm1` point at per-partition scalars; arithmetic ops.
+        PtrArith = Arith, Pointer;
+        /// `imm0`/`imm1` point at per-partition scalars; bit-vector ops.
+        PtrBitvec = Bitvec, Pointer;
+    }
+    /// TensorScalarPtrMulti (seed 000 §5b, isa-facts §8): one scalar per outer slice from
+    /// the DVE scalar flops.
+    PtrMulti {
+        /// One scalar per slice, arithmetic op.
+        MultiArith = Arith, Multi;
+        /// One scalar per slice, bit-vector op.
+        MultiBitvec = Bitvec, Multi;
+        /// Sunda's scalar pairs, arithmetic op (isa-facts §8).
+        DualArith = Arith, Dual;
+        /// Sunda's scalar pairs, bit-vector op (disabled in the header, isa-facts §8).
+        DualBitvec = Bitvec, Dual;
+    }
+    /// TensorScalarImmLd (isa-facts §6): loads W scalars per channel into the DVE flops.
+    ImmLd {
+        /// Loaded as fp32 (converted from the source dtype).
+        Arith = Arith, Immediate;
+        /// Loaded as raw bits.
+        Bitvec = Bitvec, Immediate;
+    }
+    /// BatchNormParamLoad (isa-facts §6).
+    BatchNormParamLoad {
+        /// Loads the batch-norm parameters into DVE state.
+        BatchNormParamLoad = NotApplicable, Immediate;
+    }
+    /// MatchValueLoad (isa-facts §6).
+    MatchValueLoad {
+        /// Loads eight match keys into DVE state.
+        MatchValueLoad = NotApplicable, Immediate;
+    }
+    /// Iota (isa-facts §9).
+    Iota {
+        /// `base + Σ index·step + channel·channel_multiplier`.
+        Iota = NotApplicable, Immediate;
+    }
+    /// TensorScalarAffineSelect (seed 002 §5.5).
+    AffineSelect {
+        /// Keeps the source where the affine predicate holds, else the fill register.
+        AffineSelect = NotApplicable, Immediate;
+    }
+    /// TensorScalarSelect (isa-facts §10.1).
+    TsSelect {
+        /// Picks the source or the `src1` scalar by the predicate.
+        TsSelect = NotApplicable, Immediate;
+    }
+    /// RangeSelect (isa-facts §10.2).
+    RangeSelect {
+        /// Keeps the elements whose index lies in the bounds, else the fill value; max-reduces.
+        RangeSelect = NotApplicable, Immediate;
+    }
+    /// EventSemaphore (isa-facts §1.3).
+    EventSemaphore {
+        /// A second wait and a second update on semaphores/events; no data.
+        EventSemaphore = NotApplicable, Immediate;
+    }
+    // Issue 17a.
+    /// TensorTensor (isa-facts-dve-pool §1).
+    TensorTensor {
+        /// Arithmetic ops.
+        Arith = Arith, Immediate;
+        /// Bit-vector ops.
+        Bitvec = Bitvec, Immediate;
+    }
+    /// The sunda bf16 trio (§1.7).
+    TensorTensorBf16 {
+        /// Arithmetic, op pinned by the opcode.
+        Arith = Arith, Immediate;
+    }
+    /// CopyPredicated / CastPredicated (§2).
+    CopyCastPredicated {
+        /// The predicated merge.
+        CopyCastPredicated = NotApplicable, Immediate;
+    }
+    /// CopyPredicatedScalar (§3).
+    CopyPredicatedScalar {
+        /// The predicated scalar merge.
+        CopyPredicatedScalar = NotApplicable, Immediate;
+    }
+    /// Copy / Cast (§4).
+    CopyCast {
+        /// Copy or convert.
+        CopyCast = NotApplicable, Immediate;
+    }
+    /// Reciprocal (§5).
+    Reciprocal {
+        /// 1/x.
+        Reciprocal = NotApplicable, Immediate;
+    }
+    /// Memset (§6).
+    Memset {
+        /// Fill.
+        Memset = NotApplicable, Immediate;
+    }
+    /// DveReadIndices (§13.2).
+    DveReadIndices {
+        /// Drain the index flops.
+        DveReadIndices = NotApplicable, Immediate;
+    }
+    /// TensorReduce (§7).
+    TensorReduce {
+        /// Arithmetic fold.
+        Arith = Arith, Immediate;
+        /// Bit-vector fold.
+        Bitvec = Bitvec, Immediate;
+    }
+    /// StreamShuffle (§14.1).
+    StreamShuffle {
+        /// Partition permutation.
+        StreamShuffle = NotApplicable, Immediate;
+    }
+    /// StreamTranspose (§15).
+    StreamTranspose {
+        /// 32 × 32 transpose.
+        StreamTranspose = NotApplicable, Immediate;
+    }
+    // Issue 17b.
+    /// ScalarTensorTensor (isa-facts-dve-pool §9): `(src0 op0 s) op1 src1`.
+    ScalarTensorTensor {
+        /// Arithmetic ops on the fp32 datapath, optional accumulation.
+        Arith = Arith, Immediate;
+        /// Bit-vector ops on raw bits.
+        Bitvec = Bitvec, Immediate;
+    }
+    /// TensorTensorScan (§10).
+    TensorTensorScan {
+        /// The fp32 recurrence.
+        Arith = Arith, Immediate;
+    }
+    /// SelectReduce (§11).
+    SelectReduce {
+        /// Predicated copy with a running max.
+        SelectReduce = NotApplicable, Immediate;
+    }
+    /// The cache ops (§12).
+    CacheReduce {
+        /// 0x9a: dst gets the per-element fold; the reduction stays in the accumulator.
+        Reduce = Arith, Immediate;
+        /// 0xe6: dst gets the running value.
+        Cumulative = Arith, Immediate;
+    }
+    /// DveReadAccumulator (§13.1).
+    DveReadAccumulator {
+        /// Drain the lane accumulator.
+        DveReadAccumulator = NotApplicable, Immediate;
+    }
+    /// Max8 / FindIndex8 (§16).
+    Search {
+        /// The 8 largest values.
+        Max8 = NotApplicable, Immediate;
+        /// The first match of each key.
+        FindIndex8 = NotApplicable, Immediate;
+    }
+    /// MatchReplace8 (§16).
+    MatchReplace8 {
+        /// Replace first matches, record their positions.
+        MatchReplace8 = NotApplicable, Immediate;
+    }
+    /// CrossLaneReduce (§8).
+    CrossLaneReduce {
+        /// ADD / AVERAGE / MAX.
+        Arith = Arith, Immediate;
+        /// Bitwise OR / AND / XOR.
+        Bitvec = Bitvec, Immediate;
+    }
+    /// LoadMaskSelect (§14.2).
+    LoadMaskSelect {
+        /// Load the mask-select table.
+        LoadMaskSelect = NotApplicable, Immediate;
+    }
 }
 
 /// Whether the opcode's ALU ops are arithmetic or bit-vector (the Arith/Bitvec twins).
@@ -210,7 +461,7 @@ pub enum Form {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Exec {
-    /// Executed by the simulator.
+    /// Executed by the simulator, as the row's [`Sem`] variant says.
     Run,
     /// Disabled on the hardware; the simulator refuses it and `validate` reports it.
     Disabled(&'static str),
@@ -230,7 +481,7 @@ pub struct OpcodeInfo {
     pub display: &'static str,
     /// The assembler mnemonic.
     pub mnemonic: &'static str,
-    /// The operand struct.
+    /// The operand struct (the family's).
     pub kind: StructKind,
     /// The executing engine.
     pub engine: Engine,
@@ -238,11 +489,13 @@ pub struct OpcodeInfo {
     pub maintenance: Maintenance,
     /// The generations whose opcode enum defines the value.
     pub gens: GenSet,
-    /// The family (validator chain and executor).
+    /// What the opcode computes: its family and that family's variant (the table's column).
+    pub sem: Sem,
+    /// The family (validator chain and executor), from `sem`.
     pub family: Family,
-    /// Arith or Bitvec twin.
+    /// Arith or Bitvec twin, from `sem`.
     pub alu: AluClass,
-    /// Where the scalars come from.
+    /// Where the scalars come from, from `sem`.
     pub form: Form,
     /// Executed, disabled or not supported.
     pub exec: Exec,
@@ -270,78 +523,81 @@ const NEEDS_MASK_SELECT: &str = "its permutation is the LoadMaskSelect (0x69) ta
 /// The opcode table, one row per opcode, written once. It expands through a callback macro
 /// (the wasmtime Pulley `for_each_op!` pattern), so other modules can generate code from the
 /// same rows; here it generates the `Opcode` constants and [`OPCODES`].
-/// Columns: constant = value, header name, display, mnemonic, struct, engine, maintenance,
-/// generations, family, alu, form, exec, source.
+/// Columns: constant = value, header name, display, mnemonic, engine, maintenance,
+/// generations, semantics (family and its [`sem`] variant: how the opcode runs; the family
+/// gives the struct), exec (run, or refused and why), source.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! for_each_opcode {
     ($cb:ident) => {
         $cb! {
-            TENSOR_TENSOR_ARITH = 0x41, "TENSOR_TENSOR_ARITH_OP", "TensorTensorArith", "tt_arith", S3s3d3Tt, DveOrPool, Maintained, ALL, TensorTensor, Arith, Immediate, Run, "isa-facts-dve-pool §1";
-            TENSOR_REDUCE_ARITH = 0x42, "TENSOR_REDUCE_ARITH_OP", "TensorReduceArith", "tensor_reduce_arith", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Arith, Immediate, Run, "isa-facts-dve-pool §7";
-            TENSOR_SCALAR_ARITH = 0x43, "TENSOR_SCALAR_ARITH_OP", "TensorScalarArith", "ts_arith", S3d3Ts, Dve, Maintained, ALL, TensorScalar, Arith, Immediate, Run, "isa-facts §7";
-            TENSOR_SCALAR_PTR_ARITH = 0x44, "TENSOR_SCALAR_PTR_ARITH_OP", "TensorScalarPtrArith", "ts_ptr_arith", S3d3Ts, Dve, DeprecatedWorking, ALL, TensorScalar, Arith, Pointer, Run, "isa-facts §7";
-            COPY = 0x46, "COPY", "Copy", "copy", S4d4Tr, DveOrPool, Maintained, ALL, CopyCast, NotApplicable, Immediate, Run, "isa-facts-dve-pool §4";
-            CAST = 0x47, "CAST", "Cast", "cast", S4d4Tr, DveOrPool, Maintained, ALL, CopyCast, NotApplicable, Immediate, Run, "isa-facts-dve-pool §4";
-            RECIPROCAL = 0x48, "RECIPROCAL", "Reciprocal", "reciprocal", S4d4Tr, Dve, Maintained, ALL, Reciprocal, NotApplicable, Immediate, Run, "isa-facts-dve-pool §5";
-            MEMSET = 0x49, "MEMSET", "Memset", "memset", D4Mr, DveOrPool, Maintained, ALL, Memset, NotApplicable, Immediate, Run, "isa-facts-dve-pool §6";
-            TENSOR_SCALAR_PTR_MULTI_ARITH = 0x4F, "TENSOR_SCALAR_PTR_MULTI_ARITH", "TensorScalarPtrMultiArith", "ptr_multi_arith", S4d4Tsm, Dve, NotMaintained, ALL, PtrMulti, Arith, Multi, Run, "seed 000 §3";
-            TENSOR_TENSOR_BITVEC = 0x51, "TENSOR_TENSOR_BITVEC_OP", "TensorTensorBitvec", "tt_bitvec", S3s3d3Tt, DveOrPool, Maintained, ALL, TensorTensor, Bitvec, Immediate, Run, "isa-facts-dve-pool §1";
-            TENSOR_REDUCE_BITVEC = 0x52, "TENSOR_REDUCE_BITVEC_OP", "TensorReduceBitvec", "tensor_reduce_bitvec", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Bitvec, Immediate, Run, "isa-facts-dve-pool §7";
-            TENSOR_SCALAR_BITVEC = 0x53, "TENSOR_SCALAR_BITVEC_OP", "TensorScalarBitvec", "ts_bitvec", S3d3Ts, Dve, Maintained, ALL, TensorScalar, Bitvec, Immediate, Run, "isa-facts §7";
-            TENSOR_SCALAR_PTR_BITVEC = 0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "TensorScalarPtrBitvec", "ts_ptr_bitvec", S3d3Ts, Dve, DeprecatedWorking, ALL, TensorScalar, Bitvec, Pointer, Run, "isa-facts §7";
-            TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", S4d4Tsm, Dve, NotMaintained, ALL, PtrMulti, Bitvec, Multi, Run, "seed 000 §3";
-            BATCH_NORM_PARAM_LOAD = 0x64, "BATCH_NORM_PARAM_LOAD", "BatchNormParamLoad", "bn_param_load", S2Bn, Dve, Maintained, ALL, BatchNormParamLoad, NotApplicable, Immediate, NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
-            LOAD_MASK_SELECT = 0x69, "LOAD_MASK_SELECT", "LoadMaskSelect", "load_mask_select", CtrlIm, Dve, Maintained, ALL, LoadMaskSelect, NotApplicable, Immediate, Run, "isa-facts-dve-pool §14.2";
-            STREAM_SHUFFLE = 0x6A, "STREAM_SHUFFLE", "StreamShuffle", "stream_shuffle", S4d4Tr, Dve, Maintained, ALL, StreamShuffle, NotApplicable, Immediate, NotSupported(NEEDS_MASK_SELECT), "isa-facts-dve-pool §14.1";
-            STREAM_TRANSPOSE = 0x6B, "STREAM_TRANSPOSE", "StreamTranspose", "stream_transpose", S4d4Tr, Dve, Maintained, ALL, StreamTranspose, NotApplicable, Immediate, Run, "isa-facts-dve-pool §15";
-            MAX8 = 0x6C, "MAX8", "Max8", "max8", S4d2Bn, Dve, Maintained, ALL, Search, NotApplicable, Immediate, Run, "isa-facts-dve-pool §16";
-            MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", S2Bn, Dve, Maintained, ALL, MatchValueLoad, NotApplicable, Immediate, Run, "isa-facts §6 (S2_BN siblings), isa-facts-dve-pool §16";
-            FIND_INDEX8 = 0x6E, "FIND_INDEX8", "FindIndex8", "find_index8", S4d2Bn, Dve, Maintained, ALL, Search, NotApplicable, Immediate, Run, "isa-facts-dve-pool §16";
-            MATCH_REPLACE8 = 0x6F, "MATCH_REPLACE8", "MatchReplace", "match_replace8", S4d4Mr, Dve, Maintained, ALL, Search, NotApplicable, Immediate, Run, "isa-facts-dve-pool §16";
-            TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", S2Bn, Dve, NotMaintained, ALL, ImmLd, Arith, Immediate, Run, "isa-facts §6";
-            TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", S2Bn, Dve, NotMaintained, ALL, ImmLd, Bitvec, Immediate, Run, "isa-facts §6";
-            COPY_PREDICATED = 0x72, "COPY_PREDICATED", "CopyPredicated", "copy_predicated", S3s3d3Tt, Dve, Maintained, ALL, CopyCastPredicated, NotApplicable, Immediate, Run, "isa-facts-dve-pool §2";
-            CROSS_LANE_REDUCE_ARITH = 0x7C, "CROSS_LANE_REDUCE_ARITH", "CrossLaneReduceArith", "cross_lane_reduce_arith", S4d4Cr, Pool, Maintained, ALL, CrossLaneReduce, Arith, Immediate, Run, "isa-facts-dve-pool §8";
-            CROSS_LANE_REDUCE_BITVEC = 0x7D, "CROSS_LANE_REDUCE_BITVEC", "CrossLaneReduceBitvec", "cross_lane_reduce_bitvec", S4d4Cr, Pool, Maintained, ALL, CrossLaneReduce, Bitvec, Immediate, Run, "isa-facts-dve-pool §8";
-            IOTA = 0x7E, "IOTA", "Iota", "iota", D4Iota, Pool, Maintained, ALL, Iota, NotApplicable, Immediate, Run, "isa-facts §9";
-            TRANSPOSE_TENSOR_REDUCE_ARITH = 0x83, "TRANSPOSE_TENSOR_REDUCE_ARITH_OP", "TransposeTensorReduceArith", "transpose_reduce_arith", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Arith, Immediate, NotSupported(TRANSPOSE_REDUCE_GEOMETRY), "isa-facts-dve-pool §7";
-            TRANSPOSE_TENSOR_REDUCE_BITVEC = 0x84, "TRANSPOSE_TENSOR_REDUCE_BITVEC_OP", "TransposeTensorReduceBitvec", "transpose_reduce_bitvec", S4d4Tr, DveOrPool, Maintained, ALL, TensorReduce, Bitvec, Immediate, NotSupported(TRANSPOSE_REDUCE_GEOMETRY), "isa-facts-dve-pool §7";
-            TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH = 0x87, "TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH", "TensorScalarPtrMultiDualArith", "ptr_multi_dual_arith", S4d4Tsm, Dve, NotMaintained, SUNDA, PtrMulti, Arith, Dual, Run, "seed 000 §3, isa-facts §8";
-            TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC = 0x88, "TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC", "TensorScalarPtrMultiDualBitvec", "ptr_multi_dual_bitvec", S4d4Tsm, Dve, NotMaintained, SUNDA, PtrMulti, Bitvec, Dual, Disabled(DISABLED_0X88), "seed 000 §3, isa-facts §8";
-            TENSOR_TENSOR_ADD_BF16 = 0x8A, "TENSOR_TENSOR_ADD_BF16", "TensorTensorAddBf16", "tt_add_bf16", S3s3d3Tt, Pool, Maintained, SUNDA, TensorTensorBf16, Arith, Immediate, Run, "isa-facts-dve-pool §1.7";
-            TENSOR_TENSOR_MULT_BF16 = 0x8B, "TENSOR_TENSOR_MULT_BF16", "TensorTensorMultBf16", "tt_mult_bf16", S3s3d3Tt, Pool, Maintained, SUNDA, TensorTensorBf16, Arith, Immediate, Run, "isa-facts-dve-pool §1.7";
-            TENSOR_REDUCE_ADD_BF16 = 0x8C, "TENSOR_REDUCE_ADD_BF16", "TensorReduceAddBf16", "tensor_reduce_add_bf16", S4d4Tr, Pool, Maintained, SUNDA, TensorReduce, Arith, Immediate, Run, "isa-facts-dve-pool §7.5";
-            TENSOR_REDUCE_MAX_BF16 = 0x8D, "TENSOR_REDUCE_MAX_BF16", "TensorReduceMaxBf16", "tensor_reduce_max_bf16", S4d4Tr, Pool, Maintained, SUNDA, TensorReduce, Arith, Immediate, Run, "isa-facts-dve-pool §7.5";
-            TENSOR_TENSOR_SUB_BF16 = 0x8F, "TENSOR_TENSOR_SUB_BF16", "TensorTensorSubBf16", "tt_sub_bf16", S3s3d3Tt, Pool, Maintained, SUNDA, TensorTensorBf16, Arith, Immediate, Run, "isa-facts-dve-pool §1.7";
-            TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", S2d2TsAs, Pool, Maintained, ALL, AffineSelect, NotApplicable, Immediate, Run, "seed 002 §3";
-            TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", S3d3TsSelect, Dve, Maintained, ALL, TsSelect, NotApplicable, Immediate, Run, "isa-facts §10.1";
-            CAST_PREDICATED = 0x99, "CAST_PREDICATED", "CastPredicated", "cast_predicated", S3s3d3Tt, Dve, Maintained, ALL, CopyCastPredicated, NotApplicable, Immediate, Run, "isa-facts-dve-pool §2";
-            TENSOR_SCALAR_CACHE_REDUCE = 0x9A, "TENSOR_SCALAR_CACHE_REDUCE", "TensorScalarCacheReduce", "ts_cache_reduce", S3d3Ts, Dve, Maintained, ALL, CacheReduce, Arith, Immediate, Run, "isa-facts-dve-pool §12";
-            DVE_READ_ACCUMULATOR = 0x9B, "DVE_READ_ACCUMULATOR", "DveReadAccumulator", "dve_read_acc", D1Rd, Dve, Maintained, ALL, DveReadAccumulator, NotApplicable, Immediate, Run, "isa-facts-dve-pool §13.1";
-            SCALAR_TENSOR_TENSOR_ARITH = 0x9D, "SCALAR_TENSOR_TENSOR_ARITH", "ScalarTensorTensorArith", "stt_arith", S2s2d2Stt, Dve, Maintained, ALL, ScalarTensorTensor, Arith, Immediate, Run, "isa-facts-dve-pool §9";
-            SCALAR_TENSOR_TENSOR_BITVEC = 0x9E, "SCALAR_TENSOR_TENSOR_BITVEC", "ScalarTensorTensorBitvec", "stt_bitvec", S2s2d2Stt, Dve, Maintained, ALL, ScalarTensorTensor, Bitvec, Immediate, Run, "isa-facts-dve-pool §9";
-            EVENT_SEMAPHORE = 0xA0, "EVENT_SEMAPHORE", "EventSemaphore", "event_semaphore", EventSemaphore, Any, Maintained, ALL, EventSemaphore, NotApplicable, Immediate, Run, "isa-facts §1.3";
-            RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", S2d2Rs, Dve, Maintained, CAYMAN_UP, RangeSelect, NotApplicable, Immediate, Run, "isa-facts §10.2";
-            TENSOR_TENSOR_SCAN_ARITH = 0xE5, "TENSOR_TENSOR_SCAN_ARITH", "TensorTensorScan", "tt_scan", S2s2d2Stt, Dve, Maintained, ALL, TensorTensorScan, Arith, Immediate, Run, "isa-facts-dve-pool §10";
-            TENSOR_SCALAR_CACHE_CUMULATIVE = 0xE6, "TENSOR_SCALAR_CACHE_CUMULATIVE", "TensorScalarCacheCumulative", "ts_cache_cumulative", S3d3Ts, Dve, Maintained, ALL, CacheReduce, Arith, Immediate, Run, "isa-facts-dve-pool §12";
-            COPY_PREDICATED_SCALAR = 0xE8, "COPY_PREDICATED_SCALAR", "CopyPredicatedScalar", "copy_predicated_scalar", S3d3CpPredScalar, Dve, Maintained, ALL, CopyPredicatedScalar, NotApplicable, Immediate, Run, "isa-facts-dve-pool §3";
-            DVE_READ_INDICES = 0xE9, "DVE_READ_INDICES", "DveReadIndices", "dve_read_indices", D4Mr, Dve, Maintained, CAYMAN_UP, DveReadIndices, NotApplicable, Immediate, Run, "isa-facts-dve-pool §13.2";
-            SELECT_REDUCE = 0xEA, "SELECT_REDUCE", "CopyPredicatedReduce", "select_reduce", S2s2d2Stt, Dve, Maintained, ALL, SelectReduce, NotApplicable, Immediate, Run, "isa-facts-dve-pool §11";
+            TENSOR_TENSOR_ARITH = 0x41, "TENSOR_TENSOR_ARITH_OP", "TensorTensorArith", "tt_arith", DveOrPool, Maintained, ALL, TensorTensor(Arith), Run, "isa-facts-dve-pool §1";
+            TENSOR_REDUCE_ARITH = 0x42, "TENSOR_REDUCE_ARITH_OP", "TensorReduceArith", "tensor_reduce_arith", DveOrPool, Maintained, ALL, TensorReduce(Arith), Run, "isa-facts-dve-pool §7";
+            TENSOR_SCALAR_ARITH = 0x43, "TENSOR_SCALAR_ARITH_OP", "TensorScalarArith", "ts_arith", Dve, Maintained, ALL, TensorScalar(ImmArith), Run, "isa-facts §7";
+            TENSOR_SCALAR_PTR_ARITH = 0x44, "TENSOR_SCALAR_PTR_ARITH_OP", "TensorScalarPtrArith", "ts_ptr_arith", Dve, DeprecatedWorking, ALL, TensorScalar(PtrArith), Run, "isa-facts §7";
+            COPY = 0x46, "COPY", "Copy", "copy", DveOrPool, Maintained, ALL, CopyCast(CopyCast), Run, "isa-facts-dve-pool §4";
+            CAST = 0x47, "CAST", "Cast", "cast", DveOrPool, Maintained, ALL, CopyCast(CopyCast), Run, "isa-facts-dve-pool §4";
+            RECIPROCAL = 0x48, "RECIPROCAL", "Reciprocal", "reciprocal", Dve, Maintained, ALL, Reciprocal(Reciprocal), Run, "isa-facts-dve-pool §5";
+            MEMSET = 0x49, "MEMSET", "Memset", "memset", DveOrPool, Maintained, ALL, Memset(Memset), Run, "isa-facts-dve-pool §6";
+            TENSOR_SCALAR_PTR_MULTI_ARITH = 0x4F, "TENSOR_SCALAR_PTR_MULTI_ARITH", "TensorScalarPtrMultiArith", "ptr_multi_arith", Dve, NotMaintained, ALL, PtrMulti(MultiArith), Run, "seed 000 §3";
+            TENSOR_TENSOR_BITVEC = 0x51, "TENSOR_TENSOR_BITVEC_OP", "TensorTensorBitvec", "tt_bitvec", DveOrPool, Maintained, ALL, TensorTensor(Bitvec), Run, "isa-facts-dve-pool §1";
+            TENSOR_REDUCE_BITVEC = 0x52, "TENSOR_REDUCE_BITVEC_OP", "TensorReduceBitvec", "tensor_reduce_bitvec", DveOrPool, Maintained, ALL, TensorReduce(Bitvec), Run, "isa-facts-dve-pool §7";
+            TENSOR_SCALAR_BITVEC = 0x53, "TENSOR_SCALAR_BITVEC_OP", "TensorScalarBitvec", "ts_bitvec", Dve, Maintained, ALL, TensorScalar(ImmBitvec), Run, "isa-facts §7";
+            TENSOR_SCALAR_PTR_BITVEC = 0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "TensorScalarPtrBitvec", "ts_ptr_bitvec", Dve, DeprecatedWorking, ALL, TensorScalar(PtrBitvec), Run, "isa-facts §7";
+            TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", Dve, NotMaintained, ALL, PtrMulti(MultiBitvec), Run, "seed 000 §3";
+            BATCH_NORM_PARAM_LOAD = 0x64, "BATCH_NORM_PARAM_LOAD", "BatchNormParamLoad", "bn_param_load", Dve, Maintained, ALL, BatchNormParamLoad(BatchNormParamLoad), NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
+            LOAD_MASK_SELECT = 0x69, "LOAD_MASK_SELECT", "LoadMaskSelect", "load_mask_select", Dve, Maintained, ALL, LoadMaskSelect(LoadMaskSelect), Run, "isa-facts-dve-pool §14.2";
+            STREAM_SHUFFLE = 0x6A, "STREAM_SHUFFLE", "StreamShuffle", "stream_shuffle", Dve, Maintained, ALL, StreamShuffle(StreamShuffle), NotSupported(NEEDS_MASK_SELECT), "isa-facts-dve-pool §14.1";
+            STREAM_TRANSPOSE = 0x6B, "STREAM_TRANSPOSE", "StreamTranspose", "stream_transpose", Dve, Maintained, ALL, StreamTranspose(StreamTranspose), Run, "isa-facts-dve-pool §15";
+            MAX8 = 0x6C, "MAX8", "Max8", "max8", Dve, Maintained, ALL, Search(Max8), Run, "isa-facts-dve-pool §16";
+            MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", Dve, Maintained, ALL, MatchValueLoad(MatchValueLoad), Run, "isa-facts §6 (S2_BN siblings), isa-facts-dve-pool §16";
+            FIND_INDEX8 = 0x6E, "FIND_INDEX8", "FindIndex8", "find_index8", Dve, Maintained, ALL, Search(FindIndex8), Run, "isa-facts-dve-pool §16";
+            MATCH_REPLACE8 = 0x6F, "MATCH_REPLACE8", "MatchReplace", "match_replace8", Dve, Maintained, ALL, MatchReplace8(MatchReplace8), Run, "isa-facts-dve-pool §16";
+            TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", Dve, NotMaintained, ALL, ImmLd(Arith), Run, "isa-facts §6";
+            TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", Dve, NotMaintained, ALL, ImmLd(Bitvec), Run, "isa-facts §6";
+            COPY_PREDICATED = 0x72, "COPY_PREDICATED", "CopyPredicated", "copy_predicated", Dve, Maintained, ALL, CopyCastPredicated(CopyCastPredicated), Run, "isa-facts-dve-pool §2";
+            CROSS_LANE_REDUCE_ARITH = 0x7C, "CROSS_LANE_REDUCE_ARITH", "CrossLaneReduceArith", "cross_lane_reduce_arith", Pool, Maintained, ALL, CrossLaneReduce(Arith), Run, "isa-facts-dve-pool §8";
+            CROSS_LANE_REDUCE_BITVEC = 0x7D, "CROSS_LANE_REDUCE_BITVEC", "CrossLaneReduceBitvec", "cross_lane_reduce_bitvec", Pool, Maintained, ALL, CrossLaneReduce(Bitvec), Run, "isa-facts-dve-pool §8";
+            IOTA = 0x7E, "IOTA", "Iota", "iota", Pool, Maintained, ALL, Iota(Iota), Run, "isa-facts §9";
+            TRANSPOSE_TENSOR_REDUCE_ARITH = 0x83, "TRANSPOSE_TENSOR_REDUCE_ARITH_OP", "TransposeTensorReduceArith", "transpose_reduce_arith", DveOrPool, Maintained, ALL, TensorReduce(Arith), NotSupported(TRANSPOSE_REDUCE_GEOMETRY), "isa-facts-dve-pool §7";
+            TRANSPOSE_TENSOR_REDUCE_BITVEC = 0x84, "TRANSPOSE_TENSOR_REDUCE_BITVEC_OP", "TransposeTensorReduceBitvec", "transpose_reduce_bitvec", DveOrPool, Maintained, ALL, TensorReduce(Bitvec), NotSupported(TRANSPOSE_REDUCE_GEOMETRY), "isa-facts-dve-pool §7";
+            TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH = 0x87, "TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH", "TensorScalarPtrMultiDualArith", "ptr_multi_dual_arith", Dve, NotMaintained, SUNDA, PtrMulti(DualArith), Run, "seed 000 §3, isa-facts §8";
+            TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC = 0x88, "TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC", "TensorScalarPtrMultiDualBitvec", "ptr_multi_dual_bitvec", Dve, NotMaintained, SUNDA, PtrMulti(DualBitvec), Disabled(DISABLED_0X88), "seed 000 §3, isa-facts §8";
+            TENSOR_TENSOR_ADD_BF16 = 0x8A, "TENSOR_TENSOR_ADD_BF16", "TensorTensorAddBf16", "tt_add_bf16", Pool, Maintained, SUNDA, TensorTensorBf16(Arith), Run, "isa-facts-dve-pool §1.7";
+            TENSOR_TENSOR_MULT_BF16 = 0x8B, "TENSOR_TENSOR_MULT_BF16", "TensorTensorMultBf16", "tt_mult_bf16", Pool, Maintained, SUNDA, TensorTensorBf16(Arith), Run, "isa-facts-dve-pool §1.7";
+            TENSOR_REDUCE_ADD_BF16 = 0x8C, "TENSOR_REDUCE_ADD_BF16", "TensorReduceAddBf16", "tensor_reduce_add_bf16", Pool, Maintained, SUNDA, TensorReduce(Arith), Run, "isa-facts-dve-pool §7.5";
+            TENSOR_REDUCE_MAX_BF16 = 0x8D, "TENSOR_REDUCE_MAX_BF16", "TensorReduceMaxBf16", "tensor_reduce_max_bf16", Pool, Maintained, SUNDA, TensorReduce(Arith), Run, "isa-facts-dve-pool §7.5";
+            TENSOR_TENSOR_SUB_BF16 = 0x8F, "TENSOR_TENSOR_SUB_BF16", "TensorTensorSubBf16", "tt_sub_bf16", Pool, Maintained, SUNDA, TensorTensorBf16(Arith), Run, "isa-facts-dve-pool §1.7";
+            TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", Pool, Maintained, ALL, AffineSelect(AffineSelect), Run, "seed 002 §3";
+            TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", Dve, Maintained, ALL, TsSelect(TsSelect), Run, "isa-facts §10.1";
+            CAST_PREDICATED = 0x99, "CAST_PREDICATED", "CastPredicated", "cast_predicated", Dve, Maintained, ALL, CopyCastPredicated(CopyCastPredicated), Run, "isa-facts-dve-pool §2";
+            TENSOR_SCALAR_CACHE_REDUCE = 0x9A, "TENSOR_SCALAR_CACHE_REDUCE", "TensorScalarCacheReduce", "ts_cache_reduce", Dve, Maintained, ALL, CacheReduce(Reduce), Run, "isa-facts-dve-pool §12";
+            DVE_READ_ACCUMULATOR = 0x9B, "DVE_READ_ACCUMULATOR", "DveReadAccumulator", "dve_read_acc", Dve, Maintained, ALL, DveReadAccumulator(DveReadAccumulator), Run, "isa-facts-dve-pool §13.1";
+            SCALAR_TENSOR_TENSOR_ARITH = 0x9D, "SCALAR_TENSOR_TENSOR_ARITH", "ScalarTensorTensorArith", "stt_arith", Dve, Maintained, ALL, ScalarTensorTensor(Arith), Run, "isa-facts-dve-pool §9";
+            SCALAR_TENSOR_TENSOR_BITVEC = 0x9E, "SCALAR_TENSOR_TENSOR_BITVEC", "ScalarTensorTensorBitvec", "stt_bitvec", Dve, Maintained, ALL, ScalarTensorTensor(Bitvec), Run, "isa-facts-dve-pool §9";
+            EVENT_SEMAPHORE = 0xA0, "EVENT_SEMAPHORE", "EventSemaphore", "event_semaphore", Any, Maintained, ALL, EventSemaphore(EventSemaphore), Run, "isa-facts §1.3";
+            RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", Dve, Maintained, CAYMAN_UP, RangeSelect(RangeSelect), Run, "isa-facts §10.2";
+            TENSOR_TENSOR_SCAN_ARITH = 0xE5, "TENSOR_TENSOR_SCAN_ARITH", "TensorTensorScan", "tt_scan", Dve, Maintained, ALL, TensorTensorScan(Arith), Run, "isa-facts-dve-pool §10";
+            TENSOR_SCALAR_CACHE_CUMULATIVE = 0xE6, "TENSOR_SCALAR_CACHE_CUMULATIVE", "TensorScalarCacheCumulative", "ts_cache_cumulative", Dve, Maintained, ALL, CacheReduce(Cumulative), Run, "isa-facts-dve-pool §12";
+            COPY_PREDICATED_SCALAR = 0xE8, "COPY_PREDICATED_SCALAR", "CopyPredicatedScalar", "copy_predicated_scalar", Dve, Maintained, ALL, CopyPredicatedScalar(CopyPredicatedScalar), Run, "isa-facts-dve-pool §3";
+            DVE_READ_INDICES = 0xE9, "DVE_READ_INDICES", "DveReadIndices", "dve_read_indices", Dve, Maintained, CAYMAN_UP, DveReadIndices(DveReadIndices), Run, "isa-facts-dve-pool §13.2";
+            SELECT_REDUCE = 0xEA, "SELECT_REDUCE", "CopyPredicatedReduce", "select_reduce", Dve, Maintained, ALL, SelectReduce(SelectReduce), Run, "isa-facts-dve-pool §11";
         }
     };
 }
 
 macro_rules! opcode_table {
-    ($( $C:ident = $v:literal, $hn:literal, $disp:literal, $mn:literal, $k:ident, $e:ident, $m:ident, $g:ident, $fam:ident, $alu:ident, $form:ident, $exec:expr, $src:literal; )*) => {
+    ($( $C:ident = $v:literal, $hn:literal, $disp:literal, $mn:literal, $e:ident, $m:ident, $g:ident, $fam:ident($sv:ident), $exec:expr, $src:literal; )*) => {
         impl Opcode {
             $( #[doc = $disp] pub const $C: Opcode = Opcode($v); )*
         }
         /// Every modelled opcode, in value order.
         pub const OPCODES: &[OpcodeInfo] = &[
-            $( OpcodeInfo { value: $v, header_name: $hn, display: $disp, mnemonic: $mn, kind: StructKind::$k,
+            $( OpcodeInfo { value: $v, header_name: $hn, display: $disp, mnemonic: $mn,
+                            kind: Family::$fam.kind(),
                             engine: Engine::$e, maintenance: Maintenance::$m, gens: GenSet::$g,
-                            family: Family::$fam, alu: AluClass::$alu, form: Form::$form,
+                            sem: Sem::$fam(sem::$fam::$sv), family: Family::$fam,
+                            alu: sem::$fam::$sv.alu(), form: sem::$fam::$sv.form(),
                             exec: { use Exec::*; $exec }, source: $src,
                             firmware_log: concat!("S: ", $disp) }, )*
         ];

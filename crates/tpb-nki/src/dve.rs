@@ -64,8 +64,9 @@ fn stt_scalar(
     bitvec: bool,
     out: Dtype,
     argument: &'static str,
+    data: &Tile,
 ) -> Result<(Scalar, Dtype), NkiError> {
-    let s = scalar(core.gen(), Some(operand), bitvec, argument)?;
+    let s = scalar(core.gen(), Some(operand), bitvec, argument, data)?;
     let dtype = match operand {
         Operand::Tile(t) => t.dtype,
         _ if bitvec => out,
@@ -192,7 +193,7 @@ impl Core {
         same_partitions(dst, data, "data")?;
         same_partitions(dst, operand1, "operand1")?;
         let bitvec = op0.is_bitvec_op() && op1.is_bitvec_op() && op0 != AluOp::BYPASS;
-        let imm0 = stt_scalar(self, operand0, bitvec, dst.dtype, "operand0")?;
+        let imm0 = stt_scalar(self, operand0, bitvec, dst.dtype, "operand0", data)?;
         let body = stt_body(
             self,
             dst,
@@ -229,7 +230,7 @@ impl Core {
     ) -> Result<StepReport, NkiError> {
         same_partitions(dst, data0, "data0")?;
         same_partitions(dst, data1, "data1")?;
-        let imm0 = stt_scalar(self, initial, false, dst.dtype, "initial")?;
+        let imm0 = stt_scalar(self, initial, false, dst.dtype, "initial", data0)?;
         let body = stt_body(
             self,
             dst,
@@ -295,7 +296,7 @@ impl Core {
                 },
                 Dtype::FP32,
             ),
-            other => stt_scalar(self, other, false, dst.dtype, "on_false")?,
+            other => stt_scalar(self, other, false, dst.dtype, "on_false", on_true)?,
         };
         let body = stt_body(
             self,
@@ -371,7 +372,7 @@ impl Core {
                     });
                 }
             }
-            scalar(core.gen(), Some(o), false, argument)
+            scalar(core.gen(), Some(o), false, argument, data)
         };
         let s0 = fp32_scalar(self, operand0, "operand0")?;
         let s1 = match (cmd, reduce_init) {

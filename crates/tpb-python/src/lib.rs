@@ -1,10 +1,13 @@
 //! `tpb._tpb`: the native module behind the `tpb` Python package.
 //!
 //! Thin by design: every semantic lives in the Rust crates (`tpb-isa`, `tpb-sim`,
-//! `tpb-nki`); this crate converts arguments, arrays and errors. The Python package
+//! `tpb-nki`, and the
+//! `tpb` command line); this crate converts arguments, arrays and errors. The Python package
 //! (`python/tpb`) re-exports it and defines the exception classes.
 
+mod args;
 mod arrays;
+mod cli;
 mod errors;
 mod isa;
 mod machine;
@@ -52,5 +55,6 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nki::nki_tensor_copy_predicated, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_nc_transpose, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_nc_stream_shuffle, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::cli, m)?)?;
     Ok(())
 }

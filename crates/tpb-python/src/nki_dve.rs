@@ -16,9 +16,10 @@ fn on_core_steps(
     dst: &Tile,
     call: impl FnOnce(&mut tpb_nki::Core) -> Result<Vec<StepReport>, NkiError> + Send,
 ) -> PyResult<RunReport> {
-    let mut core = dst.core.bind(py).borrow_mut();
-    let inner = &mut core.inner;
+    let mut core = dst.core.get().lock(py);
+    let inner = &mut *core;
     let r = py.detach(|| call(inner)).map_err(nki_error)?;
+    drop(core);
     Ok(RunReport::from_steps(&r))
 }
 

@@ -21,6 +21,7 @@ mod s3d3_cp_pred_scalar;
 mod s3s3d3_tt;
 mod s4d4_tr;
 mod view;
+mod visit;
 
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
@@ -39,6 +40,7 @@ pub use s4d4_cr::*;
 pub use s4d4_mr::*;
 pub use s4d4_tr::S4d4Tr;
 pub use view::{BodyView, InstView, View};
+pub use visit::{family_body, visit_owned, visit_view, Bodies, FamilyVisitor, Owned, Viewed};
 
 use crate::gen::Gen;
 use crate::opcode::{Opcode, OpcodeInfo, StructKind};

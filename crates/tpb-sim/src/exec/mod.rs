@@ -49,9 +49,15 @@ use crate::numerics::{datapath_size, NumError};
 use access::{Access, Dims};
 use engine::{Lane, Threads};
 use tpb_isa::geometry::Space;
-use tpb_isa::opcode::{Exec, Family, OpcodeInfo};
-use tpb_isa::wire::{Addr4, AddrForm, Tensor};
-use tpb_isa::{Body, Dtype, Gen, Instruction};
+use tpb_isa::opcode::{sem, Exec, OpcodeInfo};
+use tpb_isa::wire::{
+    visit_owned, Addr4, AddrForm, D4Iota, EventSemaphore, FamilyVisitor, Owned, S2Bn, S2d2Rs,
+    S2d2TsAs, S3d3Ts, S3d3TsSelect, S4d4Tsm, Tensor,
+};
+use tpb_isa::wire::{
+    CtrlIm, D1Rd, D4Mr, S2s2d2Stt, S3d3CpPredScalar, S3s3d3Tt, S4d2Bn, S4d4Cr, S4d4Mr, S4d4Tr,
+};
+use tpb_isa::{Dtype, Gen, Instruction};
 
 /// Reusable buffers, so that executing an instruction allocates nothing in the common case.
 #[derive(Clone)]
@@ -194,7 +200,8 @@ pub(crate) struct Cx<'a> {
     pub(crate) st: &'a mut State,
     pub(crate) scratch: &'a mut Scratch,
     pub(crate) out: &'a mut Outcome,
-    /// The executing opcode's table row.
+    /// The executing opcode's table row (the issue-17 executors read its family, ALU class
+    /// and value).
     pub(crate) info: &'static OpcodeInfo,
 }
 
@@ -634,113 +641,199 @@ pub(crate) fn execute(
         out,
         info,
     };
-    let body = &inst.body;
-    let mismatch = || FaultCause::Unsupported {
-        what: format!("{} ({op}) with a body of another struct", info.display),
-    };
-    // Exhaustive over the opcode table's families: a new family does not build until it has
-    // an executor (or a refusal in the table's `exec` column).
-    match info.family {
-        Family::ImmLd => match body {
-            Body::S2Bn(s) => imm_ld::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::PtrMulti => match body {
-            Body::S4d4Tsm(s) => ptr_multi::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::AffineSelect => match body {
-            Body::S2d2TsAs(s) => affine_select::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::Iota => match body {
-            Body::D4Iota(s) => iota::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::TensorScalar => match body {
-            Body::S3d3Ts(s) => tensor_scalar::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::TsSelect => match body {
-            Body::S3d3TsSelect(s) => ts_select::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::RangeSelect => match body {
-            Body::S2d2Rs(s) => range_select::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::EventSemaphore => match body {
-            Body::EventSemaphore(s) => event_semaphore::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        // Issue 17a (isa-facts-dve-pool).
-        Family::TensorTensor | Family::TensorTensorBf16 => match body {
-            Body::S3s3d3Tt(s) => tensor_tensor::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::CopyCastPredicated => match body {
-            Body::S3s3d3Tt(s) => predicated::execute_tensor(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::CopyPredicatedScalar => match body {
-            Body::S3d3CpPredScalar(s) => predicated::execute_scalar(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::CopyCast | Family::Reciprocal => match body {
-            Body::S4d4Tr(s) => copy_cast::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::TensorReduce => match body {
-            Body::S4d4Tr(s) => reduce::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::StreamTranspose => match body {
-            Body::S4d4Tr(s) => stream_transpose::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::Memset => match body {
-            Body::D4Mr(s) => memset::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        // Refused by the table's `exec` column above; kept here so the match stays total.
-        Family::BatchNormParamLoad | Family::StreamShuffle => Err(FaultCause::Unsupported {
-            what: format!("{} ({op}) is not executed by the simulator", info.display),
-        }),
-        // Issue 17b families.
-        Family::ScalarTensorTensor | Family::TensorTensorScan | Family::SelectReduce => {
-            match body {
-                Body::S2s2d2Stt(s) => stt::execute(&mut cx, s),
-                _ => Err(mismatch()),
-            }
-        }
-        Family::CacheReduce => match body {
-            Body::S3d3Ts(s) => cache_reduce::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::DveReadAccumulator => match body {
-            Body::D1Rd(s) => cache_reduce::read_accumulator(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::LoadMaskSelect => match body {
-            Body::CtrlIm(s) => search::load_mask_select(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::CrossLaneReduce => match body {
-            Body::S4d4Cr(s) => cross_lane::execute(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::Search => match body {
-            Body::S4d2Bn(s) => search::max8_find_index8(&mut cx, s),
-            Body::S4d4Mr(s) => search::match_replace8(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::MatchValueLoad => match body {
-            Body::S2Bn(s) => search::match_value_load(&mut cx, s),
-            _ => Err(mismatch()),
-        },
-        Family::DveReadIndices => match body {
-            Body::D4Mr(s) => search::read_indices(&mut cx, s),
-            _ => Err(mismatch()),
-        },
+    // The family's handler (the visitor the family list generates: a family without one
+    // does not build), which matches the row's semantics variant without a catch-all.
+    visit_owned(&mut cx, info, &inst.body).unwrap_or_else(|| {
+        Err(FaultCause::Unsupported {
+            what: format!("{} ({op}) with a body of another struct", info.display),
+        })
+    })
+}
+
+/// A handler's result.
+type Executed = Result<(), FaultCause>;
+type Row = &'static OpcodeInfo;
+
+/// The refusal of a semantics variant the simulator does not execute; the opcode table's
+/// `exec` column refuses such rows before dispatch, so this is reached only if the column and
+/// the handlers disagree (`tests/dispatch.rs` checks they do not).
+fn not_executed(row: Row) -> FaultCause {
+    FaultCause::Unsupported {
+        what: format!(
+            "{} ({:#04x}) is not executed by the simulator",
+            row.display, row.value
+        ),
+    }
+}
+
+/// The simulator as a [`FamilyVisitor`]: one executor per family, each naming the semantics
+/// of every variant of its family (nothing is inherited from the family silently).
+impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
+    type Output = Executed;
+
+    fn tensor_scalar(&mut self, _: Row, sem: sem::TensorScalar, s: &'a S3d3Ts) -> Executed {
+        use sem::TensorScalar as V;
+        let (pointers, bitvec) = match sem {
+            V::ImmArith => (false, false),
+            V::ImmBitvec => (false, true),
+            V::PtrArith => (true, false),
+            V::PtrBitvec => (true, true),
+        };
+        tensor_scalar::execute(self, s, pointers, bitvec)
+    }
+    fn ptr_multi(&mut self, row: Row, sem: sem::PtrMulti, s: &'a S4d4Tsm) -> Executed {
+        use sem::PtrMulti as V;
+        let (dual, bitvec) = match sem {
+            V::MultiArith => (false, false),
+            V::MultiBitvec => (false, true),
+            V::DualArith => (true, false),
+            V::DualBitvec => return Err(not_executed(row)), // disabled (isa-facts §8)
+        };
+        ptr_multi::execute(self, s, dual, bitvec)
+    }
+    fn imm_ld(&mut self, _: Row, sem: sem::ImmLd, s: &'a S2Bn) -> Executed {
+        let bitvec = match sem {
+            sem::ImmLd::Arith => false,
+            sem::ImmLd::Bitvec => true,
+        };
+        imm_ld::execute(self, s, bitvec)
+    }
+    fn batch_norm_param_load(
+        &mut self,
+        row: Row,
+        _: sem::BatchNormParamLoad,
+        _: &'a S2Bn,
+    ) -> Executed {
+        Err(not_executed(row)) // DVE batch-norm state is not modelled (isa-facts §6)
+    }
+    fn match_value_load(&mut self, _: Row, _: sem::MatchValueLoad, s: &'a S2Bn) -> Executed {
+        search::match_value_load(self, s) // the lane match keys (isa-facts-dve-pool §16.4)
+    }
+    fn iota(&mut self, _: Row, sem::Iota::Iota: sem::Iota, s: &'a D4Iota) -> Executed {
+        iota::execute(self, s)
+    }
+    fn affine_select(
+        &mut self,
+        _: Row,
+        sem::AffineSelect::AffineSelect: sem::AffineSelect,
+        s: &'a S2d2TsAs,
+    ) -> Executed {
+        affine_select::execute(self, s)
+    }
+    fn ts_select(
+        &mut self,
+        _: Row,
+        sem::TsSelect::TsSelect: sem::TsSelect,
+        s: &'a S3d3TsSelect,
+    ) -> Executed {
+        ts_select::execute(self, s)
+    }
+    fn range_select(
+        &mut self,
+        _: Row,
+        sem::RangeSelect::RangeSelect: sem::RangeSelect,
+        s: &'a S2d2Rs,
+    ) -> Executed {
+        range_select::execute(self, s)
+    }
+    fn event_semaphore(
+        &mut self,
+        _: Row,
+        sem::EventSemaphore::EventSemaphore: sem::EventSemaphore,
+        s: &'a EventSemaphore,
+    ) -> Executed {
+        event_semaphore::execute(self, s)
+    }
+    // Issue 17a families (isa-facts-dve-pool §1–§7, §13.2–§15).
+    fn tensor_tensor(&mut self, _: Row, _: sem::TensorTensor, s: &'a S3s3d3Tt) -> Executed {
+        tensor_tensor::execute(self, s)
+    }
+    fn tensor_tensor_bf16(
+        &mut self,
+        _: Row,
+        _: sem::TensorTensorBf16,
+        s: &'a S3s3d3Tt,
+    ) -> Executed {
+        tensor_tensor::execute(self, s)
+    }
+    fn copy_cast_predicated(
+        &mut self,
+        _: Row,
+        _: sem::CopyCastPredicated,
+        s: &'a S3s3d3Tt,
+    ) -> Executed {
+        predicated::execute_tensor(self, s)
+    }
+    fn copy_predicated_scalar(
+        &mut self,
+        _: Row,
+        _: sem::CopyPredicatedScalar,
+        s: &'a S3d3CpPredScalar,
+    ) -> Executed {
+        predicated::execute_scalar(self, s)
+    }
+    fn copy_cast(&mut self, _: Row, _: sem::CopyCast, s: &'a S4d4Tr) -> Executed {
+        copy_cast::execute(self, s)
+    }
+    fn reciprocal(&mut self, _: Row, _: sem::Reciprocal, s: &'a S4d4Tr) -> Executed {
+        copy_cast::execute(self, s)
+    }
+    fn memset(&mut self, _: Row, _: sem::Memset, s: &'a D4Mr) -> Executed {
+        memset::execute(self, s)
+    }
+    fn dve_read_indices(&mut self, _: Row, _: sem::DveReadIndices, s: &'a D4Mr) -> Executed {
+        search::read_indices(self, s)
+    }
+    fn tensor_reduce(&mut self, _: Row, _: sem::TensorReduce, s: &'a S4d4Tr) -> Executed {
+        reduce::execute(self, s)
+    }
+    fn stream_shuffle(&mut self, row: Row, _: sem::StreamShuffle, _: &'a S4d4Tr) -> Executed {
+        Err(not_executed(row)) // the table's exec column refuses it (isa-facts-dve-pool Q20)
+    }
+    fn stream_transpose(&mut self, _: Row, _: sem::StreamTranspose, s: &'a S4d4Tr) -> Executed {
+        stream_transpose::execute(self, s)
+    }
+    // Issue 17b families: the hidden DVE per-lane state (isa-facts-dve-pool §8–§16).
+    fn scalar_tensor_tensor(
+        &mut self,
+        _: Row,
+        _: sem::ScalarTensorTensor,
+        s: &'a S2s2d2Stt,
+    ) -> Executed {
+        stt::execute(self, s)
+    }
+    fn tensor_tensor_scan(
+        &mut self,
+        _: Row,
+        _: sem::TensorTensorScan,
+        s: &'a S2s2d2Stt,
+    ) -> Executed {
+        stt::execute(self, s)
+    }
+    fn select_reduce(&mut self, _: Row, _: sem::SelectReduce, s: &'a S2s2d2Stt) -> Executed {
+        stt::execute(self, s)
+    }
+    fn cache_reduce(&mut self, _: Row, _: sem::CacheReduce, s: &'a S3d3Ts) -> Executed {
+        cache_reduce::execute(self, s)
+    }
+    fn dve_read_accumulator(
+        &mut self,
+        _: Row,
+        _: sem::DveReadAccumulator,
+        s: &'a D1Rd,
+    ) -> Executed {
+        cache_reduce::read_accumulator(self, s)
+    }
+    fn search(&mut self, _: Row, _: sem::Search, s: &'a S4d2Bn) -> Executed {
+        search::max8_find_index8(self, s)
+    }
+    fn match_replace8(&mut self, _: Row, _: sem::MatchReplace8, s: &'a S4d4Mr) -> Executed {
+        search::match_replace8(self, s)
+    }
+    fn cross_lane_reduce(&mut self, _: Row, _: sem::CrossLaneReduce, s: &'a S4d4Cr) -> Executed {
+        cross_lane::execute(self, s)
+    }
+    fn load_mask_select(&mut self, _: Row, _: sem::LoadMaskSelect, s: &'a CtrlIm) -> Executed {
+        search::load_mask_select(self, s)
     }
 }

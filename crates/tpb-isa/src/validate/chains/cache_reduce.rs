@@ -3,7 +3,7 @@
 //! (isa-facts-dve-pool §12.3, §13.1).
 
 use super::super::common::*;
-use super::super::{Confidence, Ctx};
+use super::super::{Confidence, Ctx, Flow};
 use super::immediates::imm_by_src;
 use crate::tables::{AccumCmd, AluOp, Dtype, ImmSrc, RevOps};
 use crate::wire::{D1Rd, S3d3Ts};
@@ -115,7 +115,7 @@ pub(crate) const fn cache_reduce_accum_ok(cmd: AccumCmd) -> bool {
     )
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3Ts) {
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3Ts) -> Flow {
     let gen = cx.gen;
     let (op0, op1) = (s.op0, s.op1);
     cx.check(
@@ -129,14 +129,14 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3Ts) {
                 "op0 a general arith op; op1 add, subtract, mult, max or min",
             )
         },
-    );
+    )?;
     cx.check(&CR_TYPES, cache_reduce_type_ok(s.in_dtype), || {
         detail(
             at!(S3d3Ts.in_dtype),
             s.in_dtype,
             "fp8_exp3, fp8_exp4, fp8_exp5, fp16, bfloat16, fp32, int8, int16, uint8, uint16",
         )
-    });
+    })?;
     let n = s.num_active_channels;
     imm_by_src(
         cx,
@@ -147,7 +147,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3Ts) {
         false,
         s.in_dtype,
         n,
-    );
+    )?;
     if s.accumulator_cmd == AccumCmd::LOAD_ACCUMULATE {
         imm_by_src(
             cx,
@@ -158,7 +158,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3Ts) {
             false,
             s.in_dtype,
             n,
-        );
+        )?;
     } else {
         cx.check(
             &CR_IMM1,
@@ -171,7 +171,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3Ts) {
                     "imm, 0 unless accumulator_cmd is load_accumulate",
                 )
             },
-        );
+        )?;
     }
     let (src, dst) = (&s.src_mem_pattern, &s.dst_mem_pattern);
     let rw = |at, dtype, write| Operand {
@@ -181,8 +181,8 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3Ts) {
         psum: true,
         sbuf: true,
     };
-    tensor_valid(cx, src, rw(at!(S3d3Ts.src_mem_pattern), s.in_dtype, false));
-    tensor_valid(cx, dst, rw(at!(S3d3Ts.dst_mem_pattern), s.out_dtype, true));
+    tensor_valid(cx, src, rw(at!(S3d3Ts.src_mem_pattern), s.in_dtype, false))?;
+    tensor_valid(cx, dst, rw(at!(S3d3Ts.dst_mem_pattern), s.out_dtype, true))?;
     cx.check(
         &CR_COUNT,
         src.element_count() == dst.element_count(),
@@ -193,42 +193,43 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3Ts) {
                 format!("src count {}", count_text(src)),
             )
         },
-    );
+    )?;
     cx.check(&CR_REVERSE, s.reverse_operands == RevOps::NONE, || {
         detail(at!(S3d3Ts.reverse_operands), s.reverse_operands, "none")
-    });
-    reserved_zero(cx, &CR_RESERVED, at!(S3d3Ts.reserved0), &s.reserved0.0);
+    })?;
+    reserved_zero(cx, &CR_RESERVED, at!(S3d3Ts.reserved0), &s.reserved0.0)?;
     cx.check(&CR_ACCUM, cache_reduce_accum_ok(s.accumulator_cmd), || {
         detail(
             at!(S3d3Ts.accumulator_cmd),
             s.accumulator_cmd,
             "zero_accumulate, accumulate, load_accumulate",
         )
-    });
-    dtype_in(cx, s.in_dtype, at!(S3d3Ts.in_dtype));
-    dtype_out(cx, s.out_dtype, at!(S3d3Ts.out_dtype));
-    aluop_valid(cx, op0, at!(S3d3Ts.op0));
-    aluop_valid(cx, op1, at!(S3d3Ts.op1));
-    channel_range(cx, n, at!(S3d3Ts.num_active_channels));
-    start_addr_active_channels(cx, src.start_addr, n, at!(S3d3Ts.src_mem_pattern));
-    start_addr_active_channels(cx, dst.start_addr, n, at!(S3d3Ts.dst_mem_pattern));
+    })?;
+    dtype_in(cx, s.in_dtype, at!(S3d3Ts.in_dtype))?;
+    dtype_out(cx, s.out_dtype, at!(S3d3Ts.out_dtype))?;
+    aluop_valid(cx, op0, at!(S3d3Ts.op0))?;
+    aluop_valid(cx, op1, at!(S3d3Ts.op1))?;
+    channel_range(cx, n, at!(S3d3Ts.num_active_channels))?;
+    start_addr_active_channels(cx, src.start_addr, n, at!(S3d3Ts.src_mem_pattern))?;
+    start_addr_active_channels(cx, dst.start_addr, n, at!(S3d3Ts.dst_mem_pattern))?;
+    Ok(())
 }
 
-pub(super) fn check_read_accumulator<const M: u8>(cx: &mut Ctx<M>, s: &D1Rd) {
+pub(super) fn check_read_accumulator<const M: u8>(cx: &mut Ctx<M>, s: &D1Rd) -> Flow {
     cx.check(&RD_TYPE, s.dtype.is_fp_datapath(true), || {
         detail(
             at!(D1Rd.dtype),
             s.dtype,
             "fp8_exp3, fp8_exp4, fp8_exp5, fp16, bfloat16, fp32, fp32r",
         )
-    });
+    })?;
     cx.check(&RD_CHANNELS, s.num_active_channels <= 128, || {
         detail(
             at!(D1Rd.num_active_channels),
             s.num_active_channels,
             "0..=128",
         )
-    });
+    })?;
     tensor_valid(
         cx,
         &s.dst_mem_pattern,
@@ -239,18 +240,19 @@ pub(super) fn check_read_accumulator<const M: u8>(cx: &mut Ctx<M>, s: &D1Rd) {
             psum: true,
             sbuf: true,
         },
-    );
+    )?;
     cx.check(&RD_SIZE, s.dst_element_count == 1, || {
         detail(at!(D1Rd.dst_element_count), s.dst_element_count, "1")
-    });
+    })?;
     cx.check(&RD_NEGATED, s.negated <= 1, || {
         detail(at!(D1Rd.negated), s.negated, "0 or 1")
-    });
+    })?;
     for (at, bytes) in [
         (at!(D1Rd.reserved0), &s.reserved0.0[..]),
         (at!(D1Rd.reserved1), &s.reserved1.0[..]),
         (at!(D1Rd.reserved2), &s.reserved2.0[..]),
     ] {
-        reserved_zero(cx, &RD_RESERVED, at, bytes);
+        reserved_zero(cx, &RD_RESERVED, at, bytes)?;
     }
+    Ok(())
 }

@@ -3,7 +3,7 @@
 //! but no page quotes (ASSUMED, Q12).
 
 use super::super::common::*;
-use super::super::{Confidence, Ctx};
+use super::super::{Confidence, Ctx, Flow};
 use crate::opcode::OpcodeInfo;
 use crate::tables::{ReduceAxis, ReduceOp};
 use crate::wire::S4d4Cr;
@@ -64,15 +64,15 @@ pub(crate) fn cross_lane_dst_count_ok(s: &S4d4Cr) -> bool {
     }
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Cr) {
-    reserved_zero(cx, &CR_RESERVED, at!(S4d4Cr.reserved0), &s.reserved0.0);
-    dtype_in(cx, s.in_dtype, at!(S4d4Cr.in_dtype));
-    dtype_out(cx, s.out_dtype, at!(S4d4Cr.out_dtype));
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Cr) -> Flow {
+    reserved_zero(cx, &CR_RESERVED, at!(S4d4Cr.reserved0), &s.reserved0.0)?;
+    dtype_in(cx, s.in_dtype, at!(S4d4Cr.in_dtype))?;
+    dtype_out(cx, s.out_dtype, at!(S4d4Cr.out_dtype))?;
     let n = s.num_active_channels;
     let (src, dst) = (&s.src_mem_pattern, &s.dst_mem_pattern);
-    start_addr_active_channels(cx, src.start_addr, n, at!(S4d4Cr.src_mem_pattern));
-    start_addr_active_channels(cx, dst.start_addr, 1, at!(S4d4Cr.dst_mem_pattern));
-    channel_range(cx, n, at!(S4d4Cr.num_active_channels));
+    start_addr_active_channels(cx, src.start_addr, n, at!(S4d4Cr.src_mem_pattern))?;
+    start_addr_active_channels(cx, dst.start_addr, 1, at!(S4d4Cr.dst_mem_pattern))?;
+    channel_range(cx, n, at!(S4d4Cr.num_active_channels))?;
     let sbuf_only = |at, dtype, write| Operand {
         at,
         dtype,
@@ -84,15 +84,15 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Cr)
         cx,
         src,
         sbuf_only(at!(S4d4Cr.src_mem_pattern), s.in_dtype, false),
-    );
+    )?;
     tensor_valid(
         cx,
         dst,
         sbuf_only(at!(S4d4Cr.dst_mem_pattern), s.out_dtype, true),
-    );
+    )?;
     cx.check(&CR_AXIS, s.reduce_axis.0 <= 1, || {
         detail(at!(S4d4Cr.reduce_axis), s.reduce_axis, "all, partitions")
-    });
+    })?;
     cx.check(&CR_DST_COUNT, cross_lane_dst_count_ok(s), || {
         detail(
             at!(S4d4Cr.dst_mem_pattern).num_elem::<4>(),
@@ -102,7 +102,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Cr)
                 count_text(src)
             ),
         )
-    });
+    })?;
     cx.check(&CR_OP, cross_lane_op_ok(info.is_bitvec(), s), || {
         detail(
             at!(S4d4Cr.reduce_op),
@@ -113,5 +113,6 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Cr)
                 "add, average, max"
             },
         )
-    });
+    })?;
+    Ok(())
 }

@@ -3,7 +3,7 @@
 //! ctrl_imm_ptr_select_zero`.
 
 use super::super::common::*;
-use super::super::{Confidence, Ctx};
+use super::super::{Confidence, Ctx, Flow};
 use crate::wire::CtrlIm;
 use Confidence::Observed;
 
@@ -41,14 +41,14 @@ pub(crate) const fn valid_masksel_byte(b: u8) -> bool {
     b < 64 || b == 255
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &CtrlIm) {
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &CtrlIm) -> Flow {
     cx.check(&LMS_PRAM, s.param_ram_offset.is_zero(), || {
         detail(
             at!(CtrlIm.param_ram_offset),
             crate::wire::field::hex(&s.param_ram_offset.0),
             "0",
         )
-    });
+    })?;
     let bad: Vec<String> = s
         .immediate
         .0
@@ -59,9 +59,10 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &CtrlIm) {
         .collect();
     cx.check(&LMS_DATA, bad.is_empty(), || {
         detail(at!(CtrlIm.immediate), bad.join(", "), "0..=63 or 255")
-    });
-    reserved_zero(cx, &LMS_RESERVED, at!(CtrlIm.reserved0), &s.reserved0.0);
+    })?;
+    reserved_zero(cx, &LMS_RESERVED, at!(CtrlIm.reserved0), &s.reserved0.0)?;
     cx.check(&LMS_PTR_SELECT, s.imm_ptr_select == 0, || {
         detail(at!(CtrlIm.imm_ptr_select), s.imm_ptr_select, "0")
-    });
+    })?;
+    Ok(())
 }

@@ -1,6 +1,7 @@
-//! One validator chain per operand struct, clause by clause in header order; one file per
-//! struct. The dispatch matches the opcode table's [`Family`] without a catch-all, so a new
-//! family does not build until it has a chain.
+//! One validator chain per family, clause by clause in header order; one file per struct.
+//! The dispatch is the family visitor the family list generates
+//! ([`FamilyVisitor`], implemented by [`Chains`] here), so a new family does not build until
+//! it has a chain.
 
 mod affine_select;
 // Issue 17a (isa-facts-dve-pool).
@@ -26,10 +27,16 @@ mod tensor_scalar;
 mod ts_select;
 
 use super::common::*;
-use super::{Confidence, Ctx};
-use crate::opcode::{Exec, Family, StructKind};
+use super::{Confidence, Ctx, Flow};
+use crate::opcode::{sem, Exec, OpcodeInfo, StructKind};
 use crate::tables::{AluOp, Dtype};
-use crate::wire::{Body, Data4d, Header, Instruction};
+use crate::wire::{
+    visit_view, D4Iota, Data4d, EventSemaphore, FamilyVisitor, Header, InstView, S2Bn, S2d2Rs,
+    S2d2TsAs, S3d3Ts, S3d3TsSelect, S4d4Tsm, View, Viewed,
+};
+use crate::wire::{
+    CtrlIm, D1Rd, D4Mr, S2s2d2Stt, S3d3CpPredScalar, S3s3d3Tt, S4d2Bn, S4d4Cr, S4d4Mr, S4d4Tr,
+};
 use Confidence::{Assumed, Observed};
 
 rule!(
@@ -57,23 +64,30 @@ rule!(
     lint
 );
 
-pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
-    let gen = cx.gen;
-    let info = inst.header.opcode.info(gen);
-    header_and_events(cx, &inst.header, &inst.events, info.is_some());
-    let Some(info) = info else { return };
-    if !cx.check(&OPCODE_STRUCT, inst.body.kind() == Some(info.kind), || {
+/// Runs the chain of the view's opcode. `body_kind` is the struct the caller's body holds
+/// (a view's is always the opcode's; an owned instruction may hold another). Inlined so the
+/// verdict loop holds the whole chain, as the pre-issue-16 hand-written verdict did.
+#[inline(always)]
+pub(crate) fn check<const M: u8>(
+    cx: &mut Ctx<M>,
+    v: &InstView<'_>,
+    body_kind: Option<StructKind>,
+) -> Flow {
+    let info = v.info();
+    header_and_events(cx, v.header(), v.events(), info.is_some())?;
+    let Some(info) = info else { return Ok(()) };
+    if !cx.check(&OPCODE_STRUCT, body_kind == Some(info.kind), || {
         detail(
             Loc::field(crate::wire::FieldMeta {
                 name: "body",
                 offset: 12,
                 size: 52,
             }),
-            format!("{:?}", inst.body.kind().map(StructKind::header_name)),
+            format!("{:?}", body_kind.map(StructKind::header_name)),
             info.kind.header_name(),
         )
-    }) {
-        return;
+    })? {
+        return Ok(());
     }
     // `validate` and `tpb run` agree: an opcode the table marks disabled or not simulated
     // is reported (as a lint: the bundle is well formed) with the reason `run` gives.
@@ -89,119 +103,162 @@ pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
                 format!("{:#04x} ({})", info.value, info.display),
                 why,
             )
-        });
+        })?;
     }
-    let b = &inst.body;
-    // Exhaustive over the table's families: the body matches (checked just above).
-    match info.family {
-        Family::PtrMulti => {
-            if let Body::S4d4Tsm(s) = b {
-                ptr_multi::check(cx, info, s)
-            }
-        }
-        Family::ImmLd => {
-            if let Body::S2Bn(s) = b {
-                imm_ld::check(cx, info, s)
-            }
-        }
-        Family::AffineSelect => {
-            if let Body::S2d2TsAs(s) = b {
-                affine_select::check(cx, s)
-            }
-        }
-        Family::Iota => {
-            if let Body::D4Iota(s) = b {
-                iota::check(cx, s)
-            }
-        }
-        Family::TensorScalar => {
-            if let Body::S3d3Ts(s) = b {
-                tensor_scalar::check(cx, info, s)
-            }
-        }
-        Family::TsSelect => {
-            if let Body::S3d3TsSelect(s) = b {
-                ts_select::check(cx, s)
-            }
-        }
-        Family::RangeSelect => {
-            if let Body::S2d2Rs(s) = b {
-                range_select::check(cx, s)
-            }
-        }
-        Family::EventSemaphore => {
-            if let Body::EventSemaphore(s) = b {
-                event_semaphore::check(cx, inst, s)
-            }
-        }
-        Family::BatchNormParamLoad => {
-            if let Body::S2Bn(s) = b {
-                imm_ld::check_batch_norm_param_load(cx, s)
-            }
-        }
-        Family::MatchValueLoad => {
-            if let Body::S2Bn(s) = b {
-                imm_ld::check_match_value_load(cx, s)
-            }
-        }
-        // Issue 17b families.
-        Family::ScalarTensorTensor | Family::TensorTensorScan | Family::SelectReduce => {
-            if let Body::S2s2d2Stt(s) = b {
-                stt::check(cx, info, s)
-            }
-        }
-        Family::CacheReduce => {
-            if let Body::S3d3Ts(s) = b {
-                cache_reduce::check(cx, s)
-            }
-        }
-        Family::DveReadAccumulator => {
-            if let Body::D1Rd(s) = b {
-                cache_reduce::check_read_accumulator(cx, s)
-            }
-        }
-        Family::LoadMaskSelect => {
-            if let Body::CtrlIm(s) = b {
-                ctrl_im::check(cx, s)
-            }
-        }
-        Family::CrossLaneReduce => {
-            if let Body::S4d4Cr(s) = b {
-                cross_lane::check(cx, info, s)
-            }
-        }
-        Family::Search => match b {
-            Body::S4d2Bn(s) => search::check_bn(cx, info, s),
-            Body::S4d4Mr(s) => search::check_mr(cx, s),
-            _ => {}
-        },
-        // Issue 17a (isa-facts-dve-pool).
-        Family::TensorTensor | Family::TensorTensorBf16 | Family::CopyCastPredicated => {
-            if let Body::S3s3d3Tt(s) = b {
-                s3s3d3_tt::check(cx, info, s)
-            }
-        }
-        Family::CopyPredicatedScalar => {
-            if let Body::S3d3CpPredScalar(s) = b {
-                cp_pred_scalar::check(cx, s)
-            }
-        }
-        Family::CopyCast
-        | Family::Reciprocal
-        | Family::TensorReduce
-        | Family::StreamShuffle
-        | Family::StreamTranspose => {
-            if let Body::S4d4Tr(s) = b {
-                s4d4_tr::check(cx, info, s)
-            }
-        }
-        Family::Memset | Family::DveReadIndices => {
-            if let Body::D4Mr(s) = b {
-                d4_mr::check(cx, info, s)
-            }
-        }
+    // The family's chain (the visitor the family list generates: a family without a chain
+    // does not build). A view's body is always its opcode's struct.
+    visit_view(&mut Chains { cx, inst: v }, v).unwrap_or(Ok(()))
+}
+
+/// The validator as a [`FamilyVisitor`]: one chain per family, over views.
+struct Chains<'c, 'a, const M: u8> {
+    cx: &'c mut Ctx<M>,
+    inst: &'c InstView<'a>,
+}
+
+impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
+    type Output = Flow;
+
+    fn tensor_scalar(&mut self, row: Row, _: sem::TensorScalar, s: View<'a, S3d3Ts>) -> Flow {
+        tensor_scalar::check(self.cx, row, &s)
+    }
+    fn ptr_multi(&mut self, row: Row, _: sem::PtrMulti, s: View<'a, S4d4Tsm>) -> Flow {
+        ptr_multi::check(self.cx, row, &s)
+    }
+    fn imm_ld(&mut self, row: Row, _: sem::ImmLd, s: View<'a, S2Bn>) -> Flow {
+        imm_ld::check(self.cx, row, &s)
+    }
+    fn batch_norm_param_load(
+        &mut self,
+        _: Row,
+        _: sem::BatchNormParamLoad,
+        s: View<'a, S2Bn>,
+    ) -> Flow {
+        imm_ld::check_batch_norm_param_load(self.cx, &s)
+    }
+    fn match_value_load(&mut self, _: Row, _: sem::MatchValueLoad, s: View<'a, S2Bn>) -> Flow {
+        imm_ld::check_match_value_load(self.cx, &s)
+    }
+    fn iota(&mut self, _: Row, _: sem::Iota, s: View<'a, D4Iota>) -> Flow {
+        iota::check(self.cx, &s)
+    }
+    fn affine_select(&mut self, _: Row, _: sem::AffineSelect, s: View<'a, S2d2TsAs>) -> Flow {
+        affine_select::check(self.cx, &s)
+    }
+    fn ts_select(&mut self, _: Row, _: sem::TsSelect, s: View<'a, S3d3TsSelect>) -> Flow {
+        ts_select::check(self.cx, &s)
+    }
+    fn range_select(&mut self, _: Row, _: sem::RangeSelect, s: View<'a, S2d2Rs>) -> Flow {
+        range_select::check(self.cx, &s)
+    }
+    fn event_semaphore(
+        &mut self,
+        _: Row,
+        _: sem::EventSemaphore,
+        s: View<'a, EventSemaphore>,
+    ) -> Flow {
+        event_semaphore::check(self.cx, self.inst, &s)
+    }
+    // Issue 17a and 17b chains: written over owned structs (`View::owned` is a copy of the
+    // 52 body bytes' fields), each clause once.
+    fn tensor_tensor(&mut self, row: Row, _: sem::TensorTensor, s: View<'a, S3s3d3Tt>) -> Flow {
+        s3s3d3_tt::check(self.cx, row, &s.owned())
+    }
+    fn tensor_tensor_bf16(
+        &mut self,
+        row: Row,
+        _: sem::TensorTensorBf16,
+        s: View<'a, S3s3d3Tt>,
+    ) -> Flow {
+        s3s3d3_tt::check(self.cx, row, &s.owned())
+    }
+    fn copy_cast_predicated(
+        &mut self,
+        row: Row,
+        _: sem::CopyCastPredicated,
+        s: View<'a, S3s3d3Tt>,
+    ) -> Flow {
+        s3s3d3_tt::check(self.cx, row, &s.owned())
+    }
+    fn copy_predicated_scalar(
+        &mut self,
+        _: Row,
+        _: sem::CopyPredicatedScalar,
+        s: View<'a, S3d3CpPredScalar>,
+    ) -> Flow {
+        cp_pred_scalar::check(self.cx, &s.owned())
+    }
+    fn copy_cast(&mut self, row: Row, _: sem::CopyCast, s: View<'a, S4d4Tr>) -> Flow {
+        s4d4_tr::check(self.cx, row, &s.owned())
+    }
+    fn reciprocal(&mut self, row: Row, _: sem::Reciprocal, s: View<'a, S4d4Tr>) -> Flow {
+        s4d4_tr::check(self.cx, row, &s.owned())
+    }
+    fn memset(&mut self, row: Row, _: sem::Memset, s: View<'a, D4Mr>) -> Flow {
+        d4_mr::check(self.cx, row, &s.owned())
+    }
+    fn dve_read_indices(&mut self, row: Row, _: sem::DveReadIndices, s: View<'a, D4Mr>) -> Flow {
+        d4_mr::check(self.cx, row, &s.owned())
+    }
+    fn tensor_reduce(&mut self, row: Row, _: sem::TensorReduce, s: View<'a, S4d4Tr>) -> Flow {
+        s4d4_tr::check(self.cx, row, &s.owned())
+    }
+    fn stream_shuffle(&mut self, row: Row, _: sem::StreamShuffle, s: View<'a, S4d4Tr>) -> Flow {
+        s4d4_tr::check(self.cx, row, &s.owned())
+    }
+    fn stream_transpose(&mut self, row: Row, _: sem::StreamTranspose, s: View<'a, S4d4Tr>) -> Flow {
+        s4d4_tr::check(self.cx, row, &s.owned())
+    }
+    fn scalar_tensor_tensor(
+        &mut self,
+        row: Row,
+        _: sem::ScalarTensorTensor,
+        s: View<'a, S2s2d2Stt>,
+    ) -> Flow {
+        stt::check(self.cx, row, &s.owned())
+    }
+    fn tensor_tensor_scan(
+        &mut self,
+        row: Row,
+        _: sem::TensorTensorScan,
+        s: View<'a, S2s2d2Stt>,
+    ) -> Flow {
+        stt::check(self.cx, row, &s.owned())
+    }
+    fn select_reduce(&mut self, row: Row, _: sem::SelectReduce, s: View<'a, S2s2d2Stt>) -> Flow {
+        stt::check(self.cx, row, &s.owned())
+    }
+    fn cache_reduce(&mut self, _: Row, _: sem::CacheReduce, s: View<'a, S3d3Ts>) -> Flow {
+        cache_reduce::check(self.cx, &s.owned())
+    }
+    fn dve_read_accumulator(
+        &mut self,
+        _: Row,
+        _: sem::DveReadAccumulator,
+        s: View<'a, D1Rd>,
+    ) -> Flow {
+        cache_reduce::check_read_accumulator(self.cx, &s.owned())
+    }
+    fn search(&mut self, row: Row, _: sem::Search, s: View<'a, S4d2Bn>) -> Flow {
+        search::check_bn(self.cx, row, &s.owned())
+    }
+    fn match_replace8(&mut self, _: Row, _: sem::MatchReplace8, s: View<'a, S4d4Mr>) -> Flow {
+        search::check_mr(self.cx, &s.owned())
+    }
+    fn cross_lane_reduce(
+        &mut self,
+        row: Row,
+        _: sem::CrossLaneReduce,
+        s: View<'a, S4d4Cr>,
+    ) -> Flow {
+        cross_lane::check(self.cx, row, &s.owned())
+    }
+    fn load_mask_select(&mut self, _: Row, _: sem::LoadMaskSelect, s: View<'a, CtrlIm>) -> Flow {
+        ctrl_im::check(self.cx, &s.owned())
     }
 }
+
+type Row = &'static OpcodeInfo;
 
 fn four_byte(d: Dtype) -> bool {
     d.size() == Some(4)

@@ -6,7 +6,7 @@
 //! them, after the header (Q1, ASSUMED); every pattern may be in PSUM or SBUF (Q1).
 
 use super::super::common::*;
-use super::super::{Confidence, Ctx};
+use super::super::{Confidence, Ctx, Flow};
 use crate::gen::Gen;
 use crate::geometry::{Geometry, Space};
 use crate::opcode::{Family, OpcodeInfo};
@@ -243,35 +243,35 @@ fn operand(at: Loc, dtype: Dtype, write: bool) -> Operand {
 }
 
 /// The three patterns: channel range, placement, `tensor3d_valid`, counts, partitions.
-fn patterns<const M: u8>(cx: &mut Ctx<M>, s: &S3s3d3Tt, src_dtypes: (Dtype, Dtype)) {
+fn patterns<const M: u8>(cx: &mut Ctx<M>, s: &S3s3d3Tt, src_dtypes: (Dtype, Dtype)) -> Flow {
     let n = s.num_active_channels;
-    channel_range(cx, n, at!(S3s3d3Tt.num_active_channels));
+    channel_range(cx, n, at!(S3s3d3Tt.num_active_channels))?;
     let (s0, s1, d) = (&s.src0_mem_pattern, &s.src1_mem_pattern, &s.dst_mem_pattern);
     let (s0_at, s1_at, d_at) = (
         at!(S3s3d3Tt.src0_mem_pattern),
         at!(S3s3d3Tt.src1_mem_pattern),
         at!(S3s3d3Tt.dst_mem_pattern),
     );
-    start_addr_active_channels(cx, s0.start_addr, n, s0_at);
-    start_addr_active_channels(cx, s1.start_addr, n, s1_at);
-    start_addr_active_channels(cx, d.start_addr, n, d_at);
-    tensor_valid(cx, s0, operand(s0_at, src_dtypes.0, false));
-    tensor_valid(cx, s1, operand(s1_at, src_dtypes.1, false));
-    tensor_valid(cx, d, operand(d_at, s.out_dtype, true));
+    start_addr_active_channels(cx, s0.start_addr, n, s0_at)?;
+    start_addr_active_channels(cx, s1.start_addr, n, s1_at)?;
+    start_addr_active_channels(cx, d.start_addr, n, d_at)?;
+    tensor_valid(cx, s0, operand(s0_at, src_dtypes.0, false))?;
+    tensor_valid(cx, s1, operand(s1_at, src_dtypes.1, false))?;
+    tensor_valid(cx, d, operand(d_at, s.out_dtype, true))?;
     cx.check(&TT_SRC_COUNT, counts_match(s0, s1), || {
         detail(
             s1_at.num_elem::<3>(),
             count_text(s1),
             format!("src0 count {}", count_text(s0)),
         )
-    });
+    })?;
     cx.check(&TT_DST_COUNT, counts_match(s0, d), || {
         detail(
             d_at.num_elem::<3>(),
             count_text(d),
             format!("src0 count {}", count_text(s0)),
         )
-    });
+    })?;
     let gen = cx.gen;
     cx.check(
         &TT_PARTITIONS,
@@ -288,23 +288,25 @@ fn patterns<const M: u8>(cx: &mut Ctx<M>, s: &S3s3d3Tt, src_dtypes: (Dtype, Dtyp
                 "one PSUM + one SBUF, or two SBUF sources in the same 32-partition quadrant",
             )
         },
-    );
+    )?;
+    Ok(())
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) {
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) -> Flow {
     match info.family {
-        Family::TensorTensorBf16 => check_bf16(cx, info, s),
-        Family::CopyCastPredicated => check_predicated(cx, info, s),
-        _ => check_tensor_tensor(cx, info, s),
+        Family::TensorTensorBf16 => check_bf16(cx, info, s)?,
+        Family::CopyCastPredicated => check_predicated(cx, info, s)?,
+        _ => check_tensor_tensor(cx, info, s)?,
     }
+    Ok(())
 }
 
 /// `is_valid_tensor_tensor` (§1.3).
-fn check_tensor_tensor<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) {
+fn check_tensor_tensor<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) -> Flow {
     // `tpb explain` lists what is not known about this chain (a lint that always holds).
     cx.check(&TT_UNKNOWN, true, || {
         detail(at!(S3s3d3Tt.op), s.op, "see isa-facts-dve-pool Q1")
-    });
+    })?;
     let gen = cx.gen;
     let bitvec = info.is_bitvec();
     let (lo, hi) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi());
@@ -315,7 +317,7 @@ fn check_tensor_tensor<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3
             s.out_dtype,
             format!("{PLAIN_DTYPES}, fp32r, uint64, int64"),
         )
-    });
+    })?;
     for (d, part) in [(lo, ".dtype_lo"), (hi, ".dtype_hi")] {
         cx.check(&TT_IN_DTYPE, is_valid_dtype_64(d, false), || {
             detail(
@@ -323,9 +325,9 @@ fn check_tensor_tensor<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3
                 d,
                 format!("{PLAIN_DTYPES}, uint64, int64"),
             )
-        });
+        })?;
     }
-    aluop_valid(cx, s.op, at!(S3s3d3Tt.op));
+    aluop_valid(cx, s.op, at!(S3s3d3Tt.op))?;
     cx.check(&TT_VALID_OP, tt_valid_op(s.op, bitvec, gen), || {
         let allowed = if bitvec {
             "bitwise_not, bitwise_and/or/xor, the four shifts, bypass"
@@ -333,7 +335,7 @@ fn check_tensor_tensor<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3
             "is_general_arith_op, pow, or an int-aluop (not divide, rsqrt)"
         };
         detail(at!(S3s3d3Tt.op), s.op, allowed)
-    });
+    })?;
     if bitvec {
         let int_out = s.out_dtype.is_int_datapath() || is_64b_int(s.out_dtype);
         cx.check(&TT_BITVEC_DTYPE, int_out, || {
@@ -342,7 +344,7 @@ fn check_tensor_tensor<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3
                 s.out_dtype,
                 "int8, uint8, int16, uint16, int32, uint32, int64, uint64",
             )
-        });
+        })?;
     }
     cx.check(&TT_SRC_DST_DTYPE, tt_src_dst_dtype_ok(s, bitvec), || {
         detail2(
@@ -351,7 +353,7 @@ fn check_tensor_tensor<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3
             format!("{lo}, {hi} -> {}", s.out_dtype),
             "dtype_lo == dtype_hi == out_dtype (or 64-bit value << uint32 count)",
         )
-    });
+    })?;
     cx.check(
         &TT_INT_SIGNNESS,
         int_signness_ok(s.op, lo, hi, s.out_dtype),
@@ -363,12 +365,13 @@ fn check_tensor_tensor<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3
                 "all signed ints for a signed op, all unsigned for an unsigned op",
             )
         },
-    );
-    patterns(cx, s, (lo, hi));
+    )?;
+    patterns(cx, s, (lo, hi))?;
+    Ok(())
 }
 
 /// `is_valid_tensor_tensor_bf16` (§1.7).
-fn check_bf16<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) {
+fn check_bf16<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) -> Flow {
     let want = match info.value {
         0x8A => AluOp::ADD,
         0x8B => AluOp::MULT,
@@ -376,7 +379,7 @@ fn check_bf16<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) {
     };
     cx.check(&TT_BF16_OP, s.op == want, || {
         detail(at!(S3s3d3Tt.op), s.op, want.to_string())
-    });
+    })?;
     let (lo, hi) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi());
     cx.check(
         &TT_BF16_IN,
@@ -388,8 +391,8 @@ fn check_bf16<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) {
                 "bfloat16, bfloat16",
             )
         },
-    );
-    dtype_out(cx, s.out_dtype, at!(S3s3d3Tt.out_dtype));
+    )?;
+    dtype_out(cx, s.out_dtype, at!(S3s3d3Tt.out_dtype))?;
     for (t, at) in [
         (&s.src0_mem_pattern, at!(S3s3d3Tt.src0_mem_pattern)),
         (&s.src1_mem_pattern, at!(S3s3d3Tt.src1_mem_pattern)),
@@ -406,26 +409,26 @@ fn check_bf16<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) {
                 format!("steps {:?}, counts {:?}", t.step_elem, t.num_elem),
                 "num_elem[0] even, step_elem[0] == 1, other steps even",
             )
-        });
+        })?;
     }
     let n = s.num_active_channels;
-    channel_range(cx, n, at!(S3s3d3Tt.num_active_channels));
+    channel_range(cx, n, at!(S3s3d3Tt.num_active_channels))?;
     // `tensor3d_valid(src, UINT32, …)`: two bf16 per 4-byte word (Q2).
     tensor_valid(
         cx,
         &s.src0_mem_pattern,
         operand(at!(S3s3d3Tt.src0_mem_pattern), Dtype::UINT32, false),
-    );
+    )?;
     tensor_valid(
         cx,
         &s.src1_mem_pattern,
         operand(at!(S3s3d3Tt.src1_mem_pattern), Dtype::UINT32, false),
-    );
+    )?;
     tensor_valid(
         cx,
         &s.dst_mem_pattern,
         operand(at!(S3s3d3Tt.dst_mem_pattern), s.out_dtype, true),
-    );
+    )?;
     let c = s.src0_mem_pattern.element_count();
     let ok = s.src1_mem_pattern.element_count() == c && s.dst_mem_pattern.element_count() == c;
     cx.check(&TT_BF16_COUNT, ok, || {
@@ -434,28 +437,29 @@ fn check_bf16<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) {
             count_text(&s.dst_mem_pattern),
             format!("src0 count {}", count_text(&s.src0_mem_pattern)),
         )
-    });
+    })?;
+    Ok(())
 }
 
 /// `is_valid_copy_cast_predicated` (§2.3, verbatim order after header/events).
-fn check_predicated<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) {
+fn check_predicated<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) -> Flow {
     cx.check(&CP_OPCODE, matches!(info.value, 0x72 | 0x99), || {
         detail(at!(S3s3d3Tt.op), info.value, "0x72, 0x99")
-    });
+    })?;
     let (lo, hi) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi());
     let pair_at = at!(S3s3d3Tt.in0_in1_dtype);
     cx.check(&CP_OUT_DTYPE, s.out_dtype.is_valid_dtype(false), || {
         detail(at!(S3s3d3Tt.out_dtype), s.out_dtype, PLAIN_DTYPES)
-    });
-    dtype_in(cx, lo, pair_at.part(".dtype_lo"));
-    dtype_in(cx, hi, pair_at.part(".dtype_hi"));
+    })?;
+    dtype_in(cx, lo, pair_at.part(".dtype_lo"))?;
+    dtype_in(cx, hi, pair_at.part(".dtype_hi"))?;
     cx.check(&CP_PRED_DTYPE, lo.is_int_datapath(), || {
         detail(
             pair_at.part(".dtype_lo"),
             lo,
             "int8, int16, int32, uint8, uint16, uint32",
         )
-    });
+    })?;
     let cast = info.value == 0x99;
     cx.check(&CP_SAME_DTYPE, cast || hi == s.out_dtype, || {
         detail2(
@@ -464,9 +468,10 @@ fn check_predicated<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3T
             format!("{hi} -> {}", s.out_dtype),
             "dtype_hi == out_dtype for CopyPredicated",
         )
-    });
+    })?;
     cx.check(&CP_BYPASS, s.op == AluOp::BYPASS, || {
         detail(at!(S3s3d3Tt.op), s.op, "bypass")
-    });
-    patterns(cx, s, (lo, hi));
+    })?;
+    patterns(cx, s, (lo, hi))?;
+    Ok(())
 }

@@ -4,7 +4,7 @@
 //! §14.1, §15; docs/reference/isa.md "S4D4_TR").
 
 use super::super::common::*;
-use super::super::{Confidence, Ctx};
+use super::super::{Confidence, Ctx, Flow};
 use super::s3s3d3_tt::is_valid_dtype_64;
 use crate::opcode::{Family, OpcodeInfo};
 use crate::tables::{AluOp, Dtype, TensorSubdim};
@@ -212,23 +212,25 @@ fn multiple_32(n: u8) -> bool {
 }
 
 /// Channel range, placement and `tensor4d_valid` of both patterns.
-fn patterns<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr, src_dtype: Dtype) {
+fn patterns<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr, src_dtype: Dtype) -> Flow {
     let n = s.num_active_channels;
-    channel_range(cx, n, at!(S4d4Tr.num_active_channels));
+    channel_range(cx, n, at!(S4d4Tr.num_active_channels))?;
     let (src_at, dst_at) = (at!(S4d4Tr.src_mem_pattern), at!(S4d4Tr.dst_mem_pattern));
-    start_addr_active_channels(cx, s.src_mem_pattern.start_addr, n, src_at);
-    start_addr_active_channels(cx, s.dst_mem_pattern.start_addr, n, dst_at);
-    tensor_valid(cx, &s.src_mem_pattern, place(src_at, src_dtype, false));
-    tensor_valid(cx, &s.dst_mem_pattern, place(dst_at, s.out_dtype, true));
+    start_addr_active_channels(cx, s.src_mem_pattern.start_addr, n, src_at)?;
+    start_addr_active_channels(cx, s.dst_mem_pattern.start_addr, n, dst_at)?;
+    tensor_valid(cx, &s.src_mem_pattern, place(src_at, src_dtype, false))?;
+    tensor_valid(cx, &s.dst_mem_pattern, place(dst_at, s.out_dtype, true))?;
+    Ok(())
 }
 
-fn same_count<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) {
+fn same_count<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
     let (src, dst) = (&s.src_mem_pattern, &s.dst_mem_pattern);
     cx.check(
         &TR_SAME_COUNT,
         src.element_count() == dst.element_count(),
         || count_detail(src, dst),
-    );
+    )?;
+    Ok(())
 }
 
 fn count_detail(src: &Tensor4, dst: &Tensor4) -> super::super::Detail {
@@ -239,13 +241,14 @@ fn count_detail(src: &Tensor4, dst: &Tensor4) -> super::super::Detail {
     )
 }
 
-fn bypass<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) {
+fn bypass<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
     cx.check(&TR_BYPASS, s.op == AluOp::BYPASS, || {
         detail(at!(S4d4Tr.op), s.op, "bypass")
-    });
+    })?;
+    Ok(())
 }
 
-fn same_type<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) {
+fn same_type<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
     cx.check(&TR_SAME_TYPE, s.in_dtype == s.out_dtype, || {
         detail2(
             at!(S4d4Tr.in_dtype),
@@ -253,90 +256,95 @@ fn same_type<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) {
             format!("{} -> {}", s.in_dtype, s.out_dtype),
             "out_dtype == in_dtype",
         )
-    });
+    })?;
+    Ok(())
 }
 
-fn zero_negated<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) {
+fn zero_negated<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
     cx.check(&TR_ZERO_NEGATED, s.negated == 0, || {
         detail(at!(S4d4Tr.negated), s.negated, "0")
-    });
+    })?;
+    Ok(())
 }
 
-fn multiple_32_channels<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) {
+fn multiple_32_channels<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
     let n = s.num_active_channels;
     cx.check(&TR_MULTIPLE_32, multiple_32(n), || {
         detail(at!(S4d4Tr.num_active_channels), n, "32, 64, 96, 128")
-    });
+    })?;
+    Ok(())
 }
 
 /// The gates Copy, Cast, Reciprocal and StreamShuffle share (§4.3 clauses 3–10, §5 1–6).
-fn copy_class_gates<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) {
-    reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1.0);
+fn copy_class_gates<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
+    reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1.0)?;
     cx.check(&TR_MASK_ZERO, s.mask_enable == 0, || {
         detail(at!(S4d4Tr.mask_enable), s.mask_enable, "0")
-    });
-    dtype_in(cx, s.in_dtype, at!(S4d4Tr.in_dtype));
-    dtype_out(cx, s.out_dtype, at!(S4d4Tr.out_dtype));
-    aluop_valid(cx, s.op, at!(S4d4Tr.op));
+    })?;
+    dtype_in(cx, s.in_dtype, at!(S4d4Tr.in_dtype))?;
+    dtype_out(cx, s.out_dtype, at!(S4d4Tr.out_dtype))?;
+    aluop_valid(cx, s.op, at!(S4d4Tr.op))?;
     cx.check(&TR_ZERO_SUBDIM, is_zero_subdim(s.op_dim), || {
         detail(at!(S4d4Tr.op_dim), s.op_dim, "unused, x")
-    });
-    patterns(cx, s, s.in_dtype);
+    })?;
+    patterns(cx, s, s.in_dtype)?;
+    Ok(())
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) {
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) -> Flow {
     match info.family {
         Family::CopyCast => {
             // `is_valid_copy` / `is_valid_cast` (§4.3, verbatim order).
-            copy_class_gates(cx, s);
-            same_count(cx, s);
-            bypass(cx, s);
+            copy_class_gates(cx, s)?;
+            same_count(cx, s)?;
+            bypass(cx, s)?;
             if info.value == 0x46 {
-                same_type(cx, s);
+                same_type(cx, s)?;
             }
-            zero_negated(cx, s);
+            zero_negated(cx, s)?;
         }
         Family::Reciprocal => {
             // `is_valid_reciprocal` (§5).
-            copy_class_gates(cx, s);
-            same_count(cx, s);
-            bypass(cx, s);
-            zero_negated(cx, s);
+            copy_class_gates(cx, s)?;
+            same_count(cx, s)?;
+            bypass(cx, s)?;
+            zero_negated(cx, s)?;
         }
         Family::StreamShuffle => {
             // `is_valid_stream_shuffle` (§14.1).
-            copy_class_gates(cx, s);
-            bypass(cx, s);
-            same_type(cx, s);
-            same_count(cx, s);
-            multiple_32_channels(cx, s);
-            zero_negated(cx, s);
+            copy_class_gates(cx, s)?;
+            bypass(cx, s)?;
+            same_type(cx, s)?;
+            same_count(cx, s)?;
+            multiple_32_channels(cx, s)?;
+            zero_negated(cx, s)?;
         }
-        Family::StreamTranspose => check_stream_transpose(cx, s),
-        _ => check_reduce(cx, info, s),
+        Family::StreamTranspose => check_stream_transpose(cx, s)?,
+        _ => check_reduce(cx, info, s)?,
     }
+    Ok(())
 }
 
 /// `is_valid_stream_transpose` (§15, verbatim order).
-fn check_stream_transpose<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) {
-    reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1.0);
+fn check_stream_transpose<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
+    reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1.0)?;
     cx.check(&TR_MASK_VALID, s.mask_enable <= 1, || {
         detail(at!(S4d4Tr.mask_enable), s.mask_enable, "0, 1")
-    });
-    dtype_in(cx, s.in_dtype, at!(S4d4Tr.in_dtype));
-    dtype_out(cx, s.out_dtype, at!(S4d4Tr.out_dtype));
-    same_type(cx, s);
+    })?;
+    dtype_in(cx, s.in_dtype, at!(S4d4Tr.in_dtype))?;
+    dtype_out(cx, s.out_dtype, at!(S4d4Tr.out_dtype))?;
+    same_type(cx, s)?;
     cx.check(&TR_ZERO_SUBDIM, is_zero_subdim(s.op_dim), || {
         detail(at!(S4d4Tr.op_dim), s.op_dim, "unused, x")
-    });
-    patterns(cx, s, s.in_dtype);
+    })?;
+    patterns(cx, s, s.in_dtype)?;
     let (src, dst) = (&s.src_mem_pattern, &s.dst_mem_pattern);
     let fewer = src.start_addr.shape_from_register()
         || dst.start_addr.shape_from_register()
         || dst.element_count() <= src.element_count();
-    cx.check(&TR_TRANSPOSE_DST_COUNT, fewer, || count_detail(src, dst));
-    bypass(cx, s);
-    multiple_32_channels(cx, s);
+    cx.check(&TR_TRANSPOSE_DST_COUNT, fewer, || count_detail(src, dst))?;
+    bypass(cx, s)?;
+    multiple_32_channels(cx, s)?;
     cx.check(
         &TR_TRANSPOSE_SRC_COUNT,
         src.element_count().is_multiple_of(32),
@@ -347,27 +355,28 @@ fn check_stream_transpose<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) {
                 "a multiple of 32",
             )
         },
-    );
-    zero_negated(cx, s);
+    )?;
+    zero_negated(cx, s)?;
+    Ok(())
 }
 
 /// The TensorReduce family (§7.3, §7.5): `is_valid_tensor_reduce_common` then the op, axis,
 /// negate and shape rules.
-fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) {
+fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) -> Flow {
     // `tpb explain` lists what is not known about this chain (a lint that always holds).
     cx.check(&TR_REDUCE_UNKNOWN, true, || {
         detail(at!(S4d4Tr.op), s.op, "see isa-facts-dve-pool Q8, Q9")
-    });
+    })?;
     let gen = cx.gen;
     let bf16 = matches!(info.value, 0x8C | 0x8D);
     let bitvec = info.is_bitvec();
-    reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1.0);
+    reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1.0)?;
     cx.check(&TR_MASK_ZERO, s.mask_enable == 0, || {
         detail(at!(S4d4Tr.mask_enable), s.mask_enable, "0")
-    });
+    })?;
     if bf16 {
-        dtype_in(cx, s.in_dtype, at!(S4d4Tr.in_dtype));
-        dtype_out(cx, s.out_dtype, at!(S4d4Tr.out_dtype));
+        dtype_in(cx, s.in_dtype, at!(S4d4Tr.in_dtype))?;
+        dtype_out(cx, s.out_dtype, at!(S4d4Tr.out_dtype))?;
     } else {
         cx.check(
             &TR_REDUCE_IN_DTYPE,
@@ -379,7 +388,7 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) {
                     format!("{PLAIN_DTYPES}, uint64, int64"),
                 )
             },
-        );
+        )?;
         cx.check(
             &TR_REDUCE_OUT_DTYPE,
             is_valid_dtype_64(s.out_dtype, true),
@@ -390,10 +399,10 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) {
                     format!("{PLAIN_DTYPES}, fp32r, uint64, int64"),
                 )
             },
-        );
+        )?;
     }
-    patterns(cx, s, s.in_dtype);
-    aluop_valid(cx, s.op, at!(S4d4Tr.op));
+    patterns(cx, s, s.in_dtype)?;
+    aluop_valid(cx, s.op, at!(S4d4Tr.op))?;
     if bf16 {
         let want = if info.value == 0x8C {
             AluOp::ADD
@@ -402,10 +411,10 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) {
         };
         cx.check(&TR_BF16_OP, s.op == want, || {
             detail(at!(S4d4Tr.op), s.op, want.to_string())
-        });
+        })?;
         cx.check(&TR_BF16_IN, s.in_dtype == Dtype::BFLOAT16, || {
             detail(at!(S4d4Tr.in_dtype), s.in_dtype, "bfloat16")
-        });
+        })?;
         let t = &s.src_mem_pattern;
         let aligned = t.start_addr.byte_addr().is_multiple_of(4);
         let ok = aligned && t.num_elem[0].is_multiple_of(2) && t.step_elem[0] == 1;
@@ -420,7 +429,7 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) {
                 ),
                 "4-byte aligned, step_elem[0] == 1, num_elem[0] even",
             )
-        });
+        })?;
     } else {
         let ok = if bitvec {
             s.op.is_general_bitvec_op()
@@ -434,7 +443,7 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) {
                 "is_general_arith_op, an int-aluop, amax/amin_int/uint"
             };
             detail(at!(S4d4Tr.op), s.op, allowed)
-        });
+        })?;
     }
     if bitvec {
         let d = s.in_dtype;
@@ -451,7 +460,7 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) {
                 format!("{} -> {}", s.in_dtype, s.out_dtype),
                 "in == out ∈ {uint8, uint16, uint32, int32}",
             )
-        });
+        })?;
     }
     let max_negated = if bitvec { 0 } else { 1 };
     cx.check(&TR_REDUCE_NEGATED, s.negated <= max_negated, || {
@@ -460,11 +469,11 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) {
             s.negated,
             if bitvec { "0" } else { "0, 1" },
         )
-    });
+    })?;
     let axes = reduced_slots(s.op_dim);
     cx.check(&TR_REDUCE_SUBDIM, axes.is_some(), || {
         detail(at!(S4d4Tr.op_dim), s.op_dim, "x, xy, xyz, xyzw")
-    });
+    })?;
     let (src, dst) = (&s.src_mem_pattern, &s.dst_mem_pattern);
     if let Some(k) = axes {
         let transposed = matches!(info.value, 0x83 | 0x84);
@@ -479,7 +488,7 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) {
                 count_text(dst),
                 format!("{kept} (src counts op_dim keeps)"),
             )
-        });
+        })?;
         if transposed {
             let n = s.num_active_channels;
             let ok = multiple_32(n) && src.element_count().is_multiple_of(32);
@@ -489,7 +498,8 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) {
                     format!("{n} channels, src count {}", src.element_count()),
                     "32/64/96/128 channels, src count a multiple of 32",
                 )
-            });
+            })?;
         }
     }
+    Ok(())
 }

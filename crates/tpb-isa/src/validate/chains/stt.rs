@@ -4,7 +4,7 @@
 //! clauses and differ in the listed ones.
 
 use super::super::common::*;
-use super::super::{Confidence, Ctx};
+use super::super::{Confidence, Ctx, Flow};
 use super::immediates::imm_by_src;
 use crate::gen::Gen;
 use crate::geometry::Geometry;
@@ -203,15 +203,15 @@ fn same_count(a: &Tensor2, b: &Tensor2) -> bool {
         || a.element_count() == b.element_count()
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2Stt) {
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2Stt) -> Flow {
     let gen = cx.gen;
     let bitvec = info.is_bitvec();
     let (lo, hi) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi());
     let dt = at!(S2s2d2Stt.in0_in1_dtype);
-    dtype_in(cx, lo, dt.part(".dtype_lo"));
-    dtype_in(cx, hi, dt.part(".dtype_hi"));
-    dtype_in(cx, s.imm0_dtype, at!(S2s2d2Stt.imm0_dtype));
-    dtype_out(cx, s.out_dtype, at!(S2s2d2Stt.out_dtype));
+    dtype_in(cx, lo, dt.part(".dtype_lo"))?;
+    dtype_in(cx, hi, dt.part(".dtype_hi"))?;
+    dtype_in(cx, s.imm0_dtype, at!(S2s2d2Stt.imm0_dtype))?;
+    dtype_out(cx, s.out_dtype, at!(S2s2d2Stt.out_dtype))?;
     cx.check(
         &STT_IMM0_DTYPE,
         stt_imm0_dtype_ok(bitvec, s.imm0_src, s.imm0_dtype),
@@ -222,9 +222,9 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
                 "fp32 for an inline arith scalar",
             )
         },
-    );
-    aluop_valid(cx, s.op0, at!(S2s2d2Stt.op0));
-    aluop_valid(cx, s.op1, at!(S2s2d2Stt.op1));
+    )?;
+    aluop_valid(cx, s.op0, at!(S2s2d2Stt.op0))?;
+    aluop_valid(cx, s.op1, at!(S2s2d2Stt.op1))?;
     let ops = |s: &S2s2d2Stt| format!("{}, {}", s.op0, s.op1);
     match info.family {
         Family::TensorTensorScan => {
@@ -235,7 +235,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
                     ops(s),
                     "general arith ops",
                 )
-            });
+            })?;
         }
         Family::SelectReduce => {
             cx.check(&SR_DTYPES, select_reduce_dtypes_ok(lo, hi), || {
@@ -244,7 +244,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
                     format!("{lo} -> {hi}"),
                     "predicate int8/uint8/int16/uint16/int32/uint32; data not int32/uint32",
                 )
-            });
+            })?;
             cx.check(&SR_OPS, select_reduce_ops_ok(s.op0, s.op1), || {
                 detail2(
                     at!(S2s2d2Stt.op0),
@@ -252,7 +252,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
                     ops(s),
                     "bypass, max",
                 )
-            });
+            })?;
         }
         _ => {
             cx.check(&STT_OPS, stt_ops_ok(bitvec, s.op0, s.op1, gen), || {
@@ -262,7 +262,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
                     "general arith ops"
                 };
                 detail2(at!(S2s2d2Stt.op0), at!(S2s2d2Stt.op1), ops(s), allowed)
-            });
+            })?;
             cx.check(
                 &STT_INT_DTYPES,
                 !bitvec
@@ -276,7 +276,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
                         "integer datapath types",
                     )
                 },
-            );
+            )?;
             cx.check(
                 &STT_SRC_DST_DTYPE,
                 !bitvec || (lo == s.out_dtype && hi == s.out_dtype && s.imm0_dtype == s.out_dtype),
@@ -287,7 +287,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
                         "all equal to out_dtype",
                     )
                 },
-            );
+            )?;
         }
     }
     let n = s.num_active_channels;
@@ -302,12 +302,12 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
             true,
             s.imm0_dtype,
             n,
-        );
+        )?;
     }
     let (src0, src1, dst) = (&s.src0_mem_pattern, &s.src1_mem_pattern, &s.dst_mem_pattern);
-    start_addr_active_channels(cx, src0.start_addr, n, at!(S2s2d2Stt.src0_mem_pattern));
-    start_addr_active_channels(cx, src1.start_addr, n, at!(S2s2d2Stt.src1_mem_pattern));
-    start_addr_active_channels(cx, dst.start_addr, n, at!(S2s2d2Stt.dst_mem_pattern));
+    start_addr_active_channels(cx, src0.start_addr, n, at!(S2s2d2Stt.src0_mem_pattern))?;
+    start_addr_active_channels(cx, src1.start_addr, n, at!(S2s2d2Stt.src1_mem_pattern))?;
+    start_addr_active_channels(cx, dst.start_addr, n, at!(S2s2d2Stt.dst_mem_pattern))?;
     let read = |at, dtype| Operand {
         at,
         dtype,
@@ -315,8 +315,8 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
         psum: true,
         sbuf: true,
     };
-    tensor_valid(cx, src0, read(at!(S2s2d2Stt.src0_mem_pattern), lo));
-    tensor_valid(cx, src1, read(at!(S2s2d2Stt.src1_mem_pattern), hi));
+    tensor_valid(cx, src0, read(at!(S2s2d2Stt.src0_mem_pattern), lo))?;
+    tensor_valid(cx, src1, read(at!(S2s2d2Stt.src1_mem_pattern), hi))?;
     tensor_valid(
         cx,
         dst,
@@ -324,7 +324,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
             write: true,
             ..read(at!(S2s2d2Stt.dst_mem_pattern), s.out_dtype)
         },
-    );
+    )?;
     if info.family == Family::ScalarTensorTensor {
         cx.check(&STT_DST_TENSOR, true, || {
             detail(
@@ -332,23 +332,23 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
                 "checked above",
                 "SBUF or PSUM",
             )
-        });
+        })?;
     }
-    channel_range(cx, n, at!(S2s2d2Stt.num_active_channels));
+    channel_range(cx, n, at!(S2s2d2Stt.num_active_channels))?;
     cx.check(&STT_SRC_COUNT, same_count(src0, src1), || {
         detail(
             at!(S2s2d2Stt.src1_mem_pattern).num_elem::<2>(),
             count_text(src1),
             format!("src0 count {}", count_text(src0)),
         )
-    });
+    })?;
     cx.check(&STT_DST_COUNT, same_count(src0, dst), || {
         detail(
             at!(S2s2d2Stt.dst_mem_pattern).num_elem::<2>(),
             count_text(dst),
             format!("src0 count {}", count_text(src0)),
         )
-    });
+    })?;
     cx.check(
         &STT_PARTITIONS,
         tt_valid_partitions(gen, src0.start_addr, src1.start_addr),
@@ -360,19 +360,19 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
                 "one PSUM and one SBUF, or both SBUF in the same quadrant",
             )
         },
-    );
+    )?;
     let cmd = s.accumulator_cmd;
     let accum_at = at!(S2s2d2Stt.accumulator_cmd);
     match info.family {
         Family::TensorTensorScan => {
             cx.check(&SCAN_ACCUM, cmd == AccumCmd::IDLE, || {
                 detail(accum_at, cmd, "idle")
-            });
+            })?;
         }
         Family::SelectReduce => {
             cx.check(&SR_ACCUM, stt_accum_ok(false, cmd), || {
                 detail(accum_at, cmd, "idle, accumulate, zero_accumulate")
-            });
+            })?;
         }
         _ => {
             cx.check(&STT_ACCUM, stt_accum_ok(bitvec, cmd), || {
@@ -382,7 +382,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
                     "idle, accumulate, zero_accumulate"
                 };
                 detail(accum_at, cmd, allowed)
-            });
+            })?;
         }
     }
     let rev = s.reverse_operands;
@@ -392,15 +392,15 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
             rev,
             "none, first, second, both",
         )
-    });
-    reserved_zero(cx, &STT_RESERVED, at!(S2s2d2Stt.reserved), &s.reserved.0);
+    })?;
+    reserved_zero(cx, &STT_RESERVED, at!(S2s2d2Stt.reserved), &s.reserved.0)?;
     match info.family {
         Family::SelectReduce => {
             cx.check(
                 &SR_REVERSE,
                 matches!(rev, RevOps::NONE | RevOps::FIRST),
                 || detail(at!(S2s2d2Stt.reverse_operands), rev, "none, first"),
-            );
+            )?;
         }
         Family::ScalarTensorTensor => {
             cx.check(&STT_QUADRANT, true, || {
@@ -409,8 +409,9 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
                     "not checked",
                     "unknown (isa-facts-dve-pool Q14)",
                 )
-            });
+            })?;
         }
         _ => {}
     }
+    Ok(())
 }

@@ -1,25 +1,19 @@
-//! The verdict alone, read through a zero-copy [`InstView`]: each chain of `chains/` as one
-//! boolean expression that stops at the first failing clause, with no [`Instruction`]
-//! built, no report and no allocation (issue 11: decode+validate throughput).
-//!
-//! The chains stay the reference: they give every finding with its name, field and bytes,
-//! and `is_valid` here must agree with their verdict on every bundle and generation
-//! (`tests/validate_fast.rs` checks random, valid and mutated-valid bundles differentially).
-//! Lints never decide the verdict, so they are not evaluated here.
-//!
-//! [`Instruction`]: crate::wire::Instruction
+//! The verdict as it was before issue 16: a second, hand-written copy of every chain as one
+//! boolean expression (formerly `src/validate/fast.rs`), frozen here only so the decode bench
+//! can compare the single-source verdict with it in one run. Not used by any other code.
+#![allow(dead_code)]
 
-use crate::gen::Gen;
-use crate::geometry::{Geometry, Space, NUM_CHANNELS, NUM_REGISTERS};
-use crate::opcode::{Family, Form, OpcodeInfo};
-use crate::tables::{AccumCmd, AluOp, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode};
-use crate::wire::{
+use tpb_isa::gen::Gen;
+use tpb_isa::geometry::{Geometry, Space, NUM_CHANNELS, NUM_REGISTERS};
+use tpb_isa::opcode::{Family, Form, OpcodeInfo};
+use tpb_isa::tables::{AccumCmd, AluOp, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode};
+use tpb_isa::wire::{
     Addr4, AddrForm, BodyView, D4Iota, EventSemaphore, ImmVal, InstView, S2Bn, S2d2Rs, S2d2TsAs,
     S3d3Ts, S3d3TsSelect, S4d4Tsm, Tensor, View, INST_WORD_LEN,
 };
 
 /// Whether the bundle is valid on the view's generation: the same verdict as
-/// [`validate`](super::validate)`(..).is_valid()` on the decoded instruction.
+/// `validate(..).is_valid()` on the decoded instruction.
 #[inline]
 pub fn is_valid_view(v: &InstView<'_>) -> bool {
     let gen = v.gen();
@@ -53,29 +47,8 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         Family::EventSemaphore => {
             matches!(body, BodyView::EventSemaphore(s) if event_semaphore(gen, v, s))
         }
-        // Issue 17b families: the verdict of the one chain definition (a derivation, not a
-        // second copy of the rules).
-        Family::ScalarTensorTensor
-        | Family::TensorTensorScan
-        | Family::SelectReduce
-        | Family::CacheReduce
-        | Family::DveReadAccumulator
-        | Family::Search
-        | Family::CrossLaneReduce
-        | Family::LoadMaskSelect => super::is_valid(&v.owned(), gen),
-        // Issue 17a: the chain itself in verdict mode (no findings kept), so the fast path
-        // is a derivation of the one definition.
-        Family::TensorTensor
-        | Family::TensorTensorBf16
-        | Family::CopyCastPredicated
-        | Family::CopyPredicatedScalar
-        | Family::CopyCast
-        | Family::Reciprocal
-        | Family::Memset
-        | Family::DveReadIndices
-        | Family::TensorReduce
-        | Family::StreamShuffle
-        | Family::StreamTranspose => super::is_valid(&v.owned(), gen),
+        // Families added after issue 16 have no frozen copy: the single-source verdict.
+        _ => tpb_isa::validate::is_valid_view(v),
     }
 }
 
@@ -86,7 +59,7 @@ fn channels(n: u8) -> bool {
 }
 
 #[inline(always)]
-fn zero<const N: usize>(b: crate::wire::Bytes<N>) -> bool {
+fn zero<const N: usize>(b: tpb_isa::wire::Bytes<N>) -> bool {
     b.is_zero()
 }
 
