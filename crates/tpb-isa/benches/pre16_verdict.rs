@@ -47,8 +47,28 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         Family::EventSemaphore => {
             matches!(body, BodyView::EventSemaphore(s) if event_semaphore(gen, v, s))
         }
-        // Families added after issue 16 have no frozen copy: the single-source verdict.
-        _ => tpb_isa::validate::is_valid_view(v),
+        // Issue 17a's and 17b's families never had a hand-written copy: the single-source verdict.
+        Family::TensorTensor
+        | Family::TensorTensorBf16
+        | Family::CopyCastPredicated
+        | Family::CopyPredicatedScalar
+        | Family::CopyCast
+        | Family::Reciprocal
+        | Family::Memset
+        | Family::DveReadIndices
+        | Family::TensorReduce
+        | Family::StreamShuffle
+        | Family::StreamTranspose
+        // Issue 17b's families, likewise.
+        | Family::ScalarTensorTensor
+        | Family::TensorTensorScan
+        | Family::SelectReduce
+        | Family::CacheReduce
+        | Family::DveReadAccumulator
+        | Family::Search
+        | Family::MatchReplace8
+        | Family::CrossLaneReduce
+        | Family::LoadMaskSelect => tpb_isa::validate::is_valid(&v.owned(), gen),
     }
 }
 

@@ -133,17 +133,17 @@ macro_rules! for_each_family {
             RangeSelect, range_select, S2d2Rs, "RangeSelect (0xBC, isa-facts §10.2)";
             EventSemaphore, event_semaphore, EventSemaphore, "EventSemaphore, the standalone sync record (0xA0, isa-facts §1.3)";
             // Issue 17a (isa-facts-dve-pool).
-            TensorTensor, tensor_tensor, S3s3d3Tt, "TensorTensor Arith/Bitvec (0x41/0x51), isa-facts-dve-pool §1";
-            TensorTensorBf16, tensor_tensor_bf16, S3s3d3Tt, "The sunda bf16 TensorTensor trio (0x8a/0x8b/0x8f), isa-facts-dve-pool §1.7";
-            CopyCastPredicated, copy_cast_predicated, S3s3d3Tt, "CopyPredicated / CastPredicated (0x72/0x99), isa-facts-dve-pool §2";
-            CopyPredicatedScalar, copy_predicated_scalar, S3d3CpPredScalar, "CopyPredicatedScalar (0xe8), isa-facts-dve-pool §3";
-            CopyCast, copy_cast, S4d4Tr, "Copy / Cast (0x46/0x47), isa-facts-dve-pool §4";
-            Reciprocal, reciprocal, S4d4Tr, "Reciprocal (0x48), isa-facts-dve-pool §5";
-            Memset, memset, D4Mr, "Memset (0x49), isa-facts-dve-pool §6";
-            DveReadIndices, dve_read_indices, D4Mr, "DveReadIndices (0xe9), isa-facts-dve-pool §13.2";
-            TensorReduce, tensor_reduce, S4d4Tr, "TensorReduce, TransposeTensorReduce and sunda's bf16 pair, isa-facts-dve-pool §7";
-            StreamShuffle, stream_shuffle, S4d4Tr, "StreamShuffle (0x6a), isa-facts-dve-pool §14.1";
-            StreamTranspose, stream_transpose, S4d4Tr, "StreamTranspose (0x6b), isa-facts-dve-pool §15";
+            TensorTensor, tensor_tensor, S3s3d3Tt, "TensorTensor Arith/Bitvec (0x41/0x51, isa-facts-dve-pool §1)";
+            TensorTensorBf16, tensor_tensor_bf16, S3s3d3Tt, "The sunda bf16 TensorTensor trio (0x8a/0x8b/0x8f, isa-facts-dve-pool §1.7)";
+            CopyCastPredicated, copy_cast_predicated, S3s3d3Tt, "CopyPredicated / CastPredicated (0x72/0x99, isa-facts-dve-pool §2)";
+            CopyPredicatedScalar, copy_predicated_scalar, S3d3CpPredScalar, "CopyPredicatedScalar (0xe8, isa-facts-dve-pool §3)";
+            CopyCast, copy_cast, S4d4Tr, "Copy / Cast (0x46/0x47, isa-facts-dve-pool §4)";
+            Reciprocal, reciprocal, S4d4Tr, "Reciprocal (0x48, isa-facts-dve-pool §5)";
+            Memset, memset, D4Mr, "Memset (0x49, isa-facts-dve-pool §6)";
+            DveReadIndices, dve_read_indices, D4Mr, "DveReadIndices (0xe9, isa-facts-dve-pool §13.2)";
+            TensorReduce, tensor_reduce, S4d4Tr, "TensorReduce, TransposeTensorReduce and sunda's bf16 pair (0x42/0x52/0x83/0x84/0x8c/0x8d, isa-facts-dve-pool §7)";
+            StreamShuffle, stream_shuffle, S4d4Tr, "StreamShuffle (0x6a, isa-facts-dve-pool §14.1)";
+            StreamTranspose, stream_transpose, S4d4Tr, "StreamTranspose (0x6b, isa-facts-dve-pool §15)";
             // Issue 17b: the hidden DVE per-lane state and the instructions around it.
             ScalarTensorTensor, scalar_tensor_tensor, S2s2d2Stt, "ScalarTensorTensor (0x9d/0x9e), isa-facts-dve-pool §9";
             TensorTensorScan, tensor_tensor_scan, S2s2d2Stt, "TensorTensorScan (0xe5), isa-facts-dve-pool §10";
@@ -315,62 +315,78 @@ semantics! {
         /// A second wait and a second update on semaphores/events; no data.
         EventSemaphore = NotApplicable, Immediate;
     }
-    // Issue 17a.
-    /// TensorTensor (isa-facts-dve-pool §1).
+    // Issue 17a (isa-facts-dve-pool).
+    /// TensorTensor (isa-facts-dve-pool §1.5): `dst = src0 op src1`.
     TensorTensor {
-        /// Arithmetic ops.
+        /// Arithmetic ops on the FP32 hub, int-aluops on the integer band.
         Arith = Arith, Immediate;
-        /// Bit-vector ops.
+        /// Bit-vector ops on raw bits.
         Bitvec = Bitvec, Immediate;
     }
-    /// The sunda bf16 trio (§1.7).
+    /// Sunda's bf16 TensorTensor trio (isa-facts-dve-pool §1.7): the op is the opcode's.
     TensorTensorBf16 {
-        /// Arithmetic, op pinned by the opcode.
-        Arith = Arith, Immediate;
+        /// 0x8a: Add.
+        Add = Arith, Immediate;
+        /// 0x8b: Mult.
+        Mult = Arith, Immediate;
+        /// 0x8f: Subtract.
+        Sub = Arith, Immediate;
     }
-    /// CopyPredicated / CastPredicated (§2).
+    /// CopyPredicated / CastPredicated (isa-facts-dve-pool §2.4).
     CopyCastPredicated {
-        /// The predicated merge.
-        CopyCastPredicated = NotApplicable, Immediate;
+        /// 0x72: raw bits where the predicate holds.
+        Copy = NotApplicable, Immediate;
+        /// 0x99: converted through FP32 where the predicate holds.
+        Cast = NotApplicable, Immediate;
     }
-    /// CopyPredicatedScalar (§3).
+    /// CopyPredicatedScalar (isa-facts-dve-pool §3.4).
     CopyPredicatedScalar {
-        /// The predicated scalar merge.
+        /// Writes the scalar where `(pred != 0) == reversed_pred`.
         CopyPredicatedScalar = NotApplicable, Immediate;
     }
-    /// Copy / Cast (§4).
+    /// Copy / Cast (isa-facts-dve-pool §4.4).
     CopyCast {
-        /// Copy or convert.
-        CopyCast = NotApplicable, Immediate;
+        /// 0x46: raw bits.
+        Copy = NotApplicable, Immediate;
+        /// 0x47: through FP32.
+        Cast = NotApplicable, Immediate;
     }
-    /// Reciprocal (§5).
+    /// Reciprocal (isa-facts-dve-pool §5).
     Reciprocal {
-        /// 1/x.
+        /// `1 / x` in FP32.
         Reciprocal = NotApplicable, Immediate;
     }
-    /// Memset (§6).
+    /// Memset (isa-facts-dve-pool §6.4).
     Memset {
-        /// Fill.
+        /// Raw fill.
         Memset = NotApplicable, Immediate;
     }
-    /// DveReadIndices (§13.2).
+    /// DveReadIndices (isa-facts-dve-pool §13.2).
     DveReadIndices {
-        /// Drain the index flops.
+        /// Drains the MatchReplace8 index flops.
         DveReadIndices = NotApplicable, Immediate;
     }
-    /// TensorReduce (§7).
+    /// TensorReduce family (isa-facts-dve-pool §7).
     TensorReduce {
-        /// Arithmetic fold.
+        /// 0x42: arithmetic reduce.
         Arith = Arith, Immediate;
-        /// Bit-vector fold.
+        /// 0x52: bit-vector reduce.
         Bitvec = Bitvec, Immediate;
+        /// 0x83: StreamTranspose's move, then the arithmetic reduce.
+        TransposeArith = Arith, Immediate;
+        /// 0x84: StreamTranspose's move, then the bit-vector reduce.
+        TransposeBitvec = Bitvec, Immediate;
+        /// 0x8c (sunda): bf16 Add.
+        AddBf16 = Arith, Immediate;
+        /// 0x8d (sunda): bf16 Max.
+        MaxBf16 = Arith, Immediate;
     }
-    /// StreamShuffle (§14.1).
+    /// StreamShuffle (isa-facts-dve-pool §14.1).
     StreamShuffle {
-        /// Partition permutation.
+        /// Partition permutation by the LoadMaskSelect table.
         StreamShuffle = NotApplicable, Immediate;
     }
-    /// StreamTranspose (§15).
+    /// StreamTranspose (isa-facts-dve-pool §15).
     StreamTranspose {
         /// 32 × 32 transpose.
         StreamTranspose = NotApplicable, Immediate;
@@ -516,8 +532,6 @@ const BN_STATE: &str = "it loads DVE batch-norm state that tpb does not model (i
 const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda \
                              header: no sensible fixed second op and the DVE uop table is full \
                              (isa-facts §8)";
-const TRANSPOSE_REDUCE_GEOMETRY: &str = "how the transposed 32×32 tile maps onto the reduce \
-                                         axes is not public (isa-facts-dve-pool §7.4, Q10)";
 const NEEDS_MASK_SELECT: &str = "its permutation is the LoadMaskSelect (0x69) table, which tpb \
                                  does not model yet (isa-facts-dve-pool §14.1, Q20)";
 /// The opcode table, one row per opcode, written once. It expands through a callback macro
@@ -535,8 +549,8 @@ macro_rules! for_each_opcode {
             TENSOR_REDUCE_ARITH = 0x42, "TENSOR_REDUCE_ARITH_OP", "TensorReduceArith", "tensor_reduce_arith", DveOrPool, Maintained, ALL, TensorReduce(Arith), Run, "isa-facts-dve-pool §7";
             TENSOR_SCALAR_ARITH = 0x43, "TENSOR_SCALAR_ARITH_OP", "TensorScalarArith", "ts_arith", Dve, Maintained, ALL, TensorScalar(ImmArith), Run, "isa-facts §7";
             TENSOR_SCALAR_PTR_ARITH = 0x44, "TENSOR_SCALAR_PTR_ARITH_OP", "TensorScalarPtrArith", "ts_ptr_arith", Dve, DeprecatedWorking, ALL, TensorScalar(PtrArith), Run, "isa-facts §7";
-            COPY = 0x46, "COPY", "Copy", "copy", DveOrPool, Maintained, ALL, CopyCast(CopyCast), Run, "isa-facts-dve-pool §4";
-            CAST = 0x47, "CAST", "Cast", "cast", DveOrPool, Maintained, ALL, CopyCast(CopyCast), Run, "isa-facts-dve-pool §4";
+            COPY = 0x46, "COPY", "Copy", "copy", DveOrPool, Maintained, ALL, CopyCast(Copy), Run, "isa-facts-dve-pool §4";
+            CAST = 0x47, "CAST", "Cast", "cast", DveOrPool, Maintained, ALL, CopyCast(Cast), Run, "isa-facts-dve-pool §4";
             RECIPROCAL = 0x48, "RECIPROCAL", "Reciprocal", "reciprocal", Dve, Maintained, ALL, Reciprocal(Reciprocal), Run, "isa-facts-dve-pool §5";
             MEMSET = 0x49, "MEMSET", "Memset", "memset", DveOrPool, Maintained, ALL, Memset(Memset), Run, "isa-facts-dve-pool §6";
             TENSOR_SCALAR_PTR_MULTI_ARITH = 0x4F, "TENSOR_SCALAR_PTR_MULTI_ARITH", "TensorScalarPtrMultiArith", "ptr_multi_arith", Dve, NotMaintained, ALL, PtrMulti(MultiArith), Run, "seed 000 §3";
@@ -555,22 +569,22 @@ macro_rules! for_each_opcode {
             MATCH_REPLACE8 = 0x6F, "MATCH_REPLACE8", "MatchReplace", "match_replace8", Dve, Maintained, ALL, MatchReplace8(MatchReplace8), Run, "isa-facts-dve-pool §16";
             TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", Dve, NotMaintained, ALL, ImmLd(Arith), Run, "isa-facts §6";
             TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", Dve, NotMaintained, ALL, ImmLd(Bitvec), Run, "isa-facts §6";
-            COPY_PREDICATED = 0x72, "COPY_PREDICATED", "CopyPredicated", "copy_predicated", Dve, Maintained, ALL, CopyCastPredicated(CopyCastPredicated), Run, "isa-facts-dve-pool §2";
+            COPY_PREDICATED = 0x72, "COPY_PREDICATED", "CopyPredicated", "copy_predicated", Dve, Maintained, ALL, CopyCastPredicated(Copy), Run, "isa-facts-dve-pool §2";
             CROSS_LANE_REDUCE_ARITH = 0x7C, "CROSS_LANE_REDUCE_ARITH", "CrossLaneReduceArith", "cross_lane_reduce_arith", Pool, Maintained, ALL, CrossLaneReduce(Arith), Run, "isa-facts-dve-pool §8";
             CROSS_LANE_REDUCE_BITVEC = 0x7D, "CROSS_LANE_REDUCE_BITVEC", "CrossLaneReduceBitvec", "cross_lane_reduce_bitvec", Pool, Maintained, ALL, CrossLaneReduce(Bitvec), Run, "isa-facts-dve-pool §8";
             IOTA = 0x7E, "IOTA", "Iota", "iota", Pool, Maintained, ALL, Iota(Iota), Run, "isa-facts §9";
-            TRANSPOSE_TENSOR_REDUCE_ARITH = 0x83, "TRANSPOSE_TENSOR_REDUCE_ARITH_OP", "TransposeTensorReduceArith", "transpose_reduce_arith", DveOrPool, Maintained, ALL, TensorReduce(Arith), NotSupported(TRANSPOSE_REDUCE_GEOMETRY), "isa-facts-dve-pool §7";
-            TRANSPOSE_TENSOR_REDUCE_BITVEC = 0x84, "TRANSPOSE_TENSOR_REDUCE_BITVEC_OP", "TransposeTensorReduceBitvec", "transpose_reduce_bitvec", DveOrPool, Maintained, ALL, TensorReduce(Bitvec), NotSupported(TRANSPOSE_REDUCE_GEOMETRY), "isa-facts-dve-pool §7";
+            TRANSPOSE_TENSOR_REDUCE_ARITH = 0x83, "TRANSPOSE_TENSOR_REDUCE_ARITH_OP", "TransposeTensorReduceArith", "transpose_reduce_arith", DveOrPool, Maintained, ALL, TensorReduce(TransposeArith), Run, "isa-facts-dve-pool §7";
+            TRANSPOSE_TENSOR_REDUCE_BITVEC = 0x84, "TRANSPOSE_TENSOR_REDUCE_BITVEC_OP", "TransposeTensorReduceBitvec", "transpose_reduce_bitvec", DveOrPool, Maintained, ALL, TensorReduce(TransposeBitvec), Run, "isa-facts-dve-pool §7";
             TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH = 0x87, "TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH", "TensorScalarPtrMultiDualArith", "ptr_multi_dual_arith", Dve, NotMaintained, SUNDA, PtrMulti(DualArith), Run, "seed 000 §3, isa-facts §8";
             TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC = 0x88, "TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC", "TensorScalarPtrMultiDualBitvec", "ptr_multi_dual_bitvec", Dve, NotMaintained, SUNDA, PtrMulti(DualBitvec), Disabled(DISABLED_0X88), "seed 000 §3, isa-facts §8";
-            TENSOR_TENSOR_ADD_BF16 = 0x8A, "TENSOR_TENSOR_ADD_BF16", "TensorTensorAddBf16", "tt_add_bf16", Pool, Maintained, SUNDA, TensorTensorBf16(Arith), Run, "isa-facts-dve-pool §1.7";
-            TENSOR_TENSOR_MULT_BF16 = 0x8B, "TENSOR_TENSOR_MULT_BF16", "TensorTensorMultBf16", "tt_mult_bf16", Pool, Maintained, SUNDA, TensorTensorBf16(Arith), Run, "isa-facts-dve-pool §1.7";
-            TENSOR_REDUCE_ADD_BF16 = 0x8C, "TENSOR_REDUCE_ADD_BF16", "TensorReduceAddBf16", "tensor_reduce_add_bf16", Pool, Maintained, SUNDA, TensorReduce(Arith), Run, "isa-facts-dve-pool §7.5";
-            TENSOR_REDUCE_MAX_BF16 = 0x8D, "TENSOR_REDUCE_MAX_BF16", "TensorReduceMaxBf16", "tensor_reduce_max_bf16", Pool, Maintained, SUNDA, TensorReduce(Arith), Run, "isa-facts-dve-pool §7.5";
-            TENSOR_TENSOR_SUB_BF16 = 0x8F, "TENSOR_TENSOR_SUB_BF16", "TensorTensorSubBf16", "tt_sub_bf16", Pool, Maintained, SUNDA, TensorTensorBf16(Arith), Run, "isa-facts-dve-pool §1.7";
+            TENSOR_TENSOR_ADD_BF16 = 0x8A, "TENSOR_TENSOR_ADD_BF16", "TensorTensorAddBf16", "tt_add_bf16", Pool, Maintained, SUNDA, TensorTensorBf16(Add), Run, "isa-facts-dve-pool §1.7";
+            TENSOR_TENSOR_MULT_BF16 = 0x8B, "TENSOR_TENSOR_MULT_BF16", "TensorTensorMultBf16", "tt_mult_bf16", Pool, Maintained, SUNDA, TensorTensorBf16(Mult), Run, "isa-facts-dve-pool §1.7";
+            TENSOR_REDUCE_ADD_BF16 = 0x8C, "TENSOR_REDUCE_ADD_BF16", "TensorReduceAddBf16", "tensor_reduce_add_bf16", Pool, Maintained, SUNDA, TensorReduce(AddBf16), Run, "isa-facts-dve-pool §7.5";
+            TENSOR_REDUCE_MAX_BF16 = 0x8D, "TENSOR_REDUCE_MAX_BF16", "TensorReduceMaxBf16", "tensor_reduce_max_bf16", Pool, Maintained, SUNDA, TensorReduce(MaxBf16), Run, "isa-facts-dve-pool §7.5";
+            TENSOR_TENSOR_SUB_BF16 = 0x8F, "TENSOR_TENSOR_SUB_BF16", "TensorTensorSubBf16", "tt_sub_bf16", Pool, Maintained, SUNDA, TensorTensorBf16(Sub), Run, "isa-facts-dve-pool §1.7";
             TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", Pool, Maintained, ALL, AffineSelect(AffineSelect), Run, "seed 002 §3";
             TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", Dve, Maintained, ALL, TsSelect(TsSelect), Run, "isa-facts §10.1";
-            CAST_PREDICATED = 0x99, "CAST_PREDICATED", "CastPredicated", "cast_predicated", Dve, Maintained, ALL, CopyCastPredicated(CopyCastPredicated), Run, "isa-facts-dve-pool §2";
+            CAST_PREDICATED = 0x99, "CAST_PREDICATED", "CastPredicated", "cast_predicated", Dve, Maintained, ALL, CopyCastPredicated(Cast), Run, "isa-facts-dve-pool §2";
             TENSOR_SCALAR_CACHE_REDUCE = 0x9A, "TENSOR_SCALAR_CACHE_REDUCE", "TensorScalarCacheReduce", "ts_cache_reduce", Dve, Maintained, ALL, CacheReduce(Reduce), Run, "isa-facts-dve-pool §12";
             DVE_READ_ACCUMULATOR = 0x9B, "DVE_READ_ACCUMULATOR", "DveReadAccumulator", "dve_read_acc", Dve, Maintained, ALL, DveReadAccumulator(DveReadAccumulator), Run, "isa-facts-dve-pool §13.1";
             SCALAR_TENSOR_TENSOR_ARITH = 0x9D, "SCALAR_TENSOR_TENSOR_ARITH", "ScalarTensorTensorArith", "stt_arith", Dve, Maintained, ALL, ScalarTensorTensor(Arith), Run, "isa-facts-dve-pool §9";

@@ -171,7 +171,10 @@ impl Core {
                 });
             }
         }
-        insts.into_iter().map(|i| self.emit(i, &[])).collect()
+        insts
+            .into_iter()
+            .map(|i| self.emit_instruction(i))
+            .collect()
     }
 
     /// `nki.isa.scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False,
@@ -209,7 +212,7 @@ impl Core {
         } else {
             op::SCALAR_TENSOR_TENSOR_ARITH
         };
-        self.emit(Instruction::build(opcode, body), &[])
+        self.emit_instruction(Instruction::build(opcode, body))
     }
 
     /// `nki.isa.tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False,
@@ -241,7 +244,7 @@ impl Core {
             imm0,
             AccumCmd::IDLE,
         )?;
-        self.emit(Instruction::build(op::TENSOR_TENSOR_SCAN_ARITH, body), &[])
+        self.emit_instruction(Instruction::build(op::TENSOR_TENSOR_SCAN_ARITH, body))
     }
 
     /// `nki.isa.select_reduce(dst, predicate, on_true, on_false, reduce_res=None,
@@ -430,7 +433,7 @@ impl Core {
             dst_mem_pattern: reversed8::<2>(gen, dst, "dst")?,
             ..S4d2Bn::default()
         };
-        self.emit(Instruction::build(op::MAX8, body), &[])
+        self.emit_instruction(Instruction::build(op::MAX8, body))
     }
 
     /// `nki.isa.nc_find_index8(dst, data, vals)`: for each of the 8 `vals` of a partition,

@@ -10,6 +10,7 @@ mod arrays;
 mod cli;
 mod errors;
 mod isa;
+mod kernel;
 mod machine;
 mod nki;
 // Issue 17b calls.
@@ -56,5 +57,12 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nki::nki_nc_transpose, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_nc_stream_shuffle, m)?)?;
     m.add_function(wrap_pyfunction!(cli::cli, m)?)?;
+    m.add_class::<kernel::Profile>()?;
+    m.add_function(wrap_pyfunction!(kernel::_kernel_set_call, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_kernel_profile, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_kernel_set_auto_sync, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_kernel_set_clip_views, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_nki_support, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_nki_refuse, m)?)?;
     Ok(())
 }

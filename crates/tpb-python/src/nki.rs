@@ -27,7 +27,11 @@ pub(crate) fn nki_error(e: NkiError) -> PyErr {
                 kw.set_item("bundle", PyBytes::new(kw.py(), &bytes))
             })
         }
-        NkiError::NotSupported { .. } => raise(ErrorKind::NotSupported, e.to_string()),
+        NkiError::NotSupported { .. } | NkiError::NotYet { .. } => {
+            raise(ErrorKind::NotSupported, e.to_string())
+        }
+        NkiError::OutOfBounds(_) => raise(ErrorKind::OutOfBounds, e.to_string()),
+        NkiError::OutOfMemory { .. } => raise(ErrorKind::Capacity, e.to_string()),
         // Shapes, patterns, operators, values, memory and registers: the caller's arguments.
         _ => raise(ErrorKind::Usage, e.to_string()),
     }
@@ -51,11 +55,43 @@ impl Core {
 pub struct Tile {
     pub(crate) core: Py<Core>,
     pub(crate) tile: tpb_nki::Tile,
+    /// Whether this object owns the tile's space (an allocation, not a view): dropping it
+    /// frees the space.
+    pub(crate) owner: bool,
+    /// The tile a view was taken of (kept alive while the view is).
+    pub(crate) parent: Option<Py<Tile>>,
+}
+
+impl Tile {
+    /// A tile object that owns a new allocation.
+    pub(crate) fn owning(core: Py<Core>, tile: tpb_nki::Tile) -> Tile {
+        Tile {
+            core,
+            tile,
+            owner: true,
+            parent: None,
+        }
+    }
+}
+
+impl Drop for Tile {
+    fn drop(&mut self) {
+        if !self.owner {
+            return;
+        }
+        // A core busy with a call keeps the space (it is freed with the core).
+        if let Ok(mut c) = self.core.get().inner.try_lock() {
+            c.free(&self.tile);
+        }
+    }
 }
 
 /// A dtype argument: anything `numpy.dtype` takes (`numpy.float32`, `ml_dtypes.bfloat16`,
 /// `"float32"`), or a TPB dtype name (`"bf16"`, `"fp8_exp4"`).
-fn dtype_arg(fp8: &tpb_sim::numerics::Fp8Config, obj: &Bound<'_, PyAny>) -> PyResult<Dtype> {
+pub(crate) fn dtype_arg(
+    fp8: &tpb_sim::numerics::Fp8Config,
+    obj: &Bound<'_, PyAny>,
+) -> PyResult<Dtype> {
     let py = obj.py();
     if let Ok(dt) = py.import("numpy")?.call_method1("dtype", (obj,)) {
         let name: String = dt.getattr("name")?.extract()?;
@@ -92,12 +128,13 @@ impl Core {
     }
 
     /// Allocates a tile of `shape` (partition dimension first, at most 128).
-    #[pyo3(signature = (shape, dtype, buffer = "sbuf"))]
+    #[pyo3(signature = (shape, dtype, buffer = "sbuf", name = ""))]
     fn ndarray(
         slf: &Bound<'_, Core>,
         shape: &Bound<'_, PyAny>,
         dtype: &Bound<'_, PyAny>,
         buffer: &str,
+        name: &str,
     ) -> PyResult<Tile> {
         let py = slf.py();
         let space = parse_space(buffer)?;
@@ -109,12 +146,9 @@ impl Core {
         let tile = slf
             .get()
             .lock(py)
-            .ndarray(&shape, d, space)
+            .ndarray_named(&shape, d, space, name)
             .map_err(nki_error)?;
-        Ok(Tile {
-            core: slf.clone().unbind(),
-            tile,
-        })
+        Ok(Tile::owning(slf.clone().unbind(), tile))
     }
 
     /// Allocates a tile shaped like `array` and writes the array into it.
@@ -139,10 +173,7 @@ impl Core {
             .map_err(nki_error)?;
         core.write(&tile, host.as_slice()?).map_err(nki_error)?;
         drop(core);
-        Ok(Tile {
-            core: slf.clone().unbind(),
-            tile,
-        })
+        Ok(Tile::owning(slf.clone().unbind(), tile))
     }
 
     /// Sets register `n` (0..32; 32..64 hold the calls' constants) to an int's bits or a
@@ -236,6 +267,114 @@ impl Tile {
 
     fn __repr__(&self) -> String {
         format!("<tpb.nki.Tile {}>", self.tile)
+    }
+
+    /// `tile[key]`: a view (no data moves) — integers, slices, `nl.ds(start, size)`,
+    /// `nl.arange` index expressions and `...` (NKI indexing; an integer keeps the partition
+    /// dim). Out-of-bounds subscripts raise `tpb.OutOfBoundsError`.
+    fn __getitem__(slf: &Bound<'_, Tile>, key: &Bound<'_, PyAny>) -> PyResult<Tile> {
+        let keys = crate::kernel::index_keys(key)?;
+        let t = slf.get();
+        let clip = t.core.get().lock(slf.py()).clip_views();
+        if clip {
+            let (view, warning) = t
+                .tile
+                .index_clipped(&keys)
+                .map_err(|e| nki_error(e.into()))?;
+            if let Some(w) = warning {
+                let py = slf.py();
+                let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+                let msg = std::ffi::CString::new(w).unwrap_or_default();
+                PyErr::warn(py, &category, &msg, 1)?;
+            }
+            return Ok(t.view_of(slf, view));
+        }
+        let view = t.tile.index(&keys).map_err(|e| nki_error(e.into()))?;
+        Ok(t.view_of(slf, view))
+    }
+
+    /// `tile[key] = value`: writes a NumPy array (or a number) into the view from the host.
+    fn __setitem__(
+        slf: &Bound<'_, Tile>,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        crate::kernel::assign(slf, key, value)
+    }
+
+    /// `tile.reshape(shape)`: a view with the same elements (partition dim kept, one -1
+    /// allowed; the tile must be contiguous).
+    fn reshape(slf: &Bound<'_, Tile>, shape: Vec<i64>) -> PyResult<Tile> {
+        let t = slf.get();
+        let view = t.tile.reshape(&shape).map_err(|e| nki_error(e.into()))?;
+        Ok(t.view_of(slf, view))
+    }
+
+    /// `tile.view(dtype)`: the same bytes as another dtype (the last dim scales by the
+    /// byte-size ratio).
+    fn view(slf: &Bound<'_, Tile>, dtype: &Bound<'_, PyAny>) -> PyResult<Tile> {
+        let t = slf.get();
+        let fp8 = t.core.get().lock(slf.py()).machine().config().fp8;
+        let d = dtype_arg(&fp8, dtype)?;
+        let view = t.tile.view(d).map_err(|e| nki_error(e.into()))?;
+        Ok(t.view_of(slf, view))
+    }
+
+    /// `tile.broadcast(dim, size)`: a size-1 free dim read `size` times (a zero step).
+    fn broadcast(slf: &Bound<'_, Tile>, dim: usize, size: usize) -> PyResult<Tile> {
+        let t = slf.get();
+        let view = t
+            .tile
+            .broadcast(dim, size)
+            .map_err(|e| nki_error(e.into()))?;
+        Ok(t.view_of(slf, view))
+    }
+
+    /// The first partition.
+    #[getter]
+    fn start_partition(&self) -> u32 {
+        self.tile.start_partition
+    }
+
+    /// Element strides of the free dims (outermost first).
+    #[getter]
+    fn strides(&self) -> Vec<i64> {
+        self.tile.strides()
+    }
+
+    /// Number of dims.
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.tile.shape.len()
+    }
+
+    /// The core the tile lives on.
+    #[getter]
+    fn core(&self, py: Python<'_>) -> Py<Core> {
+        self.core.clone_ref(py)
+    }
+
+    /// The tile this view was taken of (`None` for an allocation).
+    #[getter]
+    fn base(&self, py: Python<'_>) -> Option<Py<Tile>> {
+        self.parent.as_ref().map(|p| p.clone_ref(py))
+    }
+
+    /// Whether the free dims are contiguous.
+    fn is_contiguous(&self) -> bool {
+        self.tile.is_contiguous()
+    }
+}
+
+impl Tile {
+    /// A view of `slf` (which it keeps alive).
+    fn view_of(&self, slf: &Bound<'_, Tile>, tile: tpb_nki::Tile) -> Tile {
+        Tile {
+            core: self.core.clone_ref(slf.py()),
+            tile,
+            owner: false,
+            parent: Some(slf.clone().unbind()),
+        }
     }
 }
 

@@ -220,8 +220,12 @@ fn bench_ptr_multi_n(din: Dtype, dout: Dtype, op: AluOp, per_part: usize, thread
 
 /// TensorScalar MULT then ADD by immediates over 128 × 8192, one thread.
 fn bench_tensor_scalar(din: Dtype, dout: Dtype) -> Row {
+    bench_tensor_scalar_n(din, dout, 8192)
+}
+
+/// TensorScalar MULT then ADD by immediates over 128 × `f`, one thread.
+fn bench_tensor_scalar_n(din: Dtype, dout: Dtype, f: u16) -> Row {
     let (size_in, size_out) = (din.size().unwrap(), dout.size().unwrap());
-    let f = 8192u16;
     let mut m = machine();
     fill(&mut m, 0, din, u64::from(f));
     let mut i = Instruction::new(Opcode(0x43), GEN);
@@ -255,7 +259,11 @@ fn bench_tensor_scalar(din: Dtype, dout: Dtype) -> Row {
 }
 
 fn bench_affine_select() -> Row {
-    let f = 4096u16;
+    bench_affine_select_n(4096)
+}
+
+/// AffineSelect fp32 (causal mask) over 128 × `f`, one thread.
+fn bench_affine_select_n(f: u16) -> Row {
     let mut m = machine();
     fill(&mut m, 0, Dtype::FP32, u64::from(f));
     m.set_register(0, 0xFF7F_FFFF).unwrap();
@@ -283,7 +291,7 @@ fn bench_affine_select() -> Row {
         m.step(black_box(&i)).unwrap();
     });
     Row {
-        name: "AffineSelect fp32 128x4096".into(),
+        name: format!("AffineSelect fp32 128x{f}"),
         touched: 8,
         elements: u64::from(f) * u64::from(P),
         secs,
@@ -292,7 +300,11 @@ fn bench_affine_select() -> Row {
 }
 
 fn bench_iota() -> Row {
-    let f = 4096u16;
+    bench_iota_n(4096)
+}
+
+/// Iota fp32 over 128 × `f`, one thread.
+fn bench_iota_n(f: u16) -> Row {
     let mut m = machine();
     let mut i = Instruction::new(Opcode(0x7E), GEN);
     if let Body::D4Iota(s) = &mut i.body {
@@ -309,7 +321,7 @@ fn bench_iota() -> Row {
         m.step(black_box(&i)).unwrap();
     });
     Row {
-        name: "Iota fp32 128x4096".into(),
+        name: format!("Iota fp32 128x{f}"),
         touched: 4,
         elements: u64::from(f) * u64::from(P),
         secs,
@@ -379,6 +391,108 @@ fn bench_tiny() -> (Timing, Timing) {
     (ts, pm)
 }
 
+// Issue 17a kernels (plain reference loops today; the fast paths come later), 128 × 8192.
+
+/// Times `i` (already valid on a machine `fill`ed by the caller) as one bench row.
+fn row_of(m: &mut Machine, i: &Instruction, name: String, touched: usize, epp: u64) -> Row {
+    m.step(i).unwrap();
+    let secs = time(Duration::from_millis(300), || {
+        m.step(black_box(i)).unwrap();
+    });
+    Row {
+        name,
+        touched,
+        elements: epp * u64::from(P),
+        secs,
+        copy_secs: memcpy_time(epp as usize * touched),
+    }
+}
+
+fn t3(off: u32, f: u16) -> Tensor<3> {
+    Tensor::<3> {
+        start_addr: Addr4::at(GEN, Space::Sbuf, 0, off).unwrap(),
+        step_elem: [1; 3],
+        num_elem: [f, 1, 1],
+    }
+}
+
+/// TensorTensor MULT, two tiles in, one out.
+fn bench_tensor_tensor(din: Dtype, dout: Dtype) -> Row {
+    let (si, so) = (din.size().unwrap(), dout.size().unwrap());
+    let f = 8192u16;
+    let mut m = machine();
+    fill(&mut m, 0, din, u64::from(f));
+    fill(&mut m, 0x10000, din, u64::from(f));
+    let mut i = Instruction::new(Opcode::TENSOR_TENSOR_ARITH, GEN);
+    if let Body::S3s3d3Tt(s) = &mut i.body {
+        s.in0_in1_dtype = DtypePair::new(din, din);
+        s.out_dtype = dout;
+        s.op = AluOp::MULT;
+        s.num_active_channels = P as u8;
+        s.src0_mem_pattern = t3(0, f);
+        s.src1_mem_pattern = t3(0x10000, f);
+        s.dst_mem_pattern = t3(0x20000, f);
+    }
+    let name = format!("TensorTensor {din}->{dout} MULT 128x{f}");
+    row_of(&mut m, &i, name, 2 * si + so, u64::from(f))
+}
+
+/// Copy / Cast (0x46/0x47) and Reciprocal (0x48).
+fn bench_s4d4_tr(op: Opcode, din: Dtype, dout: Dtype) -> Row {
+    let (si, so) = (din.size().unwrap(), dout.size().unwrap());
+    let f = 8192u16;
+    let mut m = machine();
+    fill(&mut m, 0, din, u64::from(f));
+    let mut i = Instruction::new(op, GEN);
+    if let Body::S4d4Tr(s) = &mut i.body {
+        s.in_dtype = din;
+        s.out_dtype = dout;
+        s.num_active_channels = P as u8;
+        s.src_mem_pattern = tensor4(0, [f, 1, 1, 1]);
+        s.dst_mem_pattern = tensor4(0x10000, [f, 1, 1, 1]);
+    }
+    let what = op.row().map_or("?", |r| r.display);
+    let name = format!("{what} {din}->{dout} 128x{f}");
+    row_of(&mut m, &i, name, si + so, u64::from(f))
+}
+
+/// TensorReduce ADD over X (rows of 64), fp32 accumulate.
+fn bench_tensor_reduce(din: Dtype) -> Row {
+    let si = din.size().unwrap();
+    let f = 8192u16;
+    let mut m = machine();
+    fill(&mut m, 0, din, u64::from(f));
+    let mut i = Instruction::new(Opcode::TENSOR_REDUCE_ARITH, GEN);
+    if let Body::S4d4Tr(s) = &mut i.body {
+        s.in_dtype = din;
+        s.out_dtype = Dtype::FP32;
+        s.num_active_channels = P as u8;
+        s.op = AluOp::ADD;
+        s.op_dim = TensorSubdim::X;
+        let mut src = tensor4(0, [64, f / 64, 1, 1]);
+        src.step_elem[1] = 64;
+        s.src_mem_pattern = src;
+        s.dst_mem_pattern = tensor4(0x10000, [f / 64, 1, 1, 1]);
+    }
+    let name = format!("TensorReduce {din}->fp32 ADD x 128x{f}");
+    row_of(&mut m, &i, name, si, u64::from(f))
+}
+
+/// Memset bf16.
+fn bench_memset() -> Row {
+    let f = 8192u16;
+    let mut m = machine();
+    let mut i = Instruction::new(Opcode::MEMSET, GEN);
+    if let Body::D4Mr(s) = &mut i.body {
+        s.dst_element_count = u32::from(f);
+        s.dtype = Dtype::BFLOAT16;
+        s.num_active_channels = P as u8;
+        s.set_value = 0x3F80;
+        s.dst_mem_pattern = tensor4(0, [f, 1, 1, 1]);
+    }
+    row_of(&mut m, &i, format!("Memset bf16 128x{f}"), 2, u64::from(f))
+}
+
 fn main() {
     // `cargo bench -p tpb-sim -- WORD` runs the cases whose name contains WORD.
     let filter: Vec<String> = std::env::args()
@@ -423,6 +537,29 @@ fn main() {
         ));
     }
     cases.push(("AffineSelect fp32".into(), Box::new(bench_affine_select)));
+    // Issue 17a.
+    for (din, dout) in [(bf, bf), (f32_, f32_), (f32_, bf)] {
+        cases.push((
+            format!("TensorTensor {din}->{dout}"),
+            Box::new(move || bench_tensor_tensor(din, dout)),
+        ));
+    }
+    for (op, din, dout) in [
+        (Opcode::COPY, bf, bf),
+        (Opcode::CAST, f32_, bf),
+        (Opcode::CAST, bf, f32_),
+        (Opcode::RECIPROCAL, f32_, f32_),
+    ] {
+        cases.push((
+            format!("S4D4_TR {op} {din}->{dout}"),
+            Box::new(move || bench_s4d4_tr(op, din, dout)),
+        ));
+    }
+    cases.push((
+        "TensorReduce bf16".into(),
+        Box::new(|| bench_tensor_reduce(Dtype::BFLOAT16)),
+    ));
+    cases.push(("Memset bf16".into(), Box::new(bench_memset)));
     cases.push(("Iota fp32".into(), Box::new(bench_iota)));
     cases.push((
         "numerics fp32->fp8 slice".into(),
@@ -471,6 +608,10 @@ fn main() {
             );
         }
     }
+    if filter.iter().any(|f| f == "levels") {
+        simd_levels();
+        return;
+    }
     if filter.iter().any(|f| f == "fixed") {
         // A fixed amount of work for `perf stat` (cycles per instruction independent of load).
         let (mut m, i, _) = tiny_setup();
@@ -489,5 +630,58 @@ fn main() {
             "tiny PtrMulti (1 element):       {:>8.1} ns / instruction",
             pm.cpu * 1e9
         );
+    }
+}
+
+/// `-- levels`: each case at every SIMD level this CPU has (`tpb_sim::numerics::simd`), in
+/// one run, as on-CPU G elements/s and the speed-up over the baseline level. To add a case,
+/// add a line to `cases`.
+fn simd_levels() {
+    use tpb_sim::numerics::simd;
+    let (bf, f32_, f16, e4) = (Dtype::BFLOAT16, Dtype::FP32, Dtype::FP16, Dtype::FP8_EXP4);
+    type Case = (String, Box<dyn Fn() -> Row>);
+    let mut cases: Vec<Case> = Vec::new();
+    for f in [512u16, 16384] {
+        for (din, dout) in [(f32_, f32_), (bf, bf), (f16, f16), (e4, e4), (f32_, bf)] {
+            cases.push((
+                format!("TensorScalar {din}->{dout} 128x{f}"),
+                Box::new(move || bench_tensor_scalar_n(din, dout, f)),
+            ));
+        }
+        for (din, dout) in [(f32_, f32_), (bf, bf), (f16, f16), (e4, e4), (f32_, e4)] {
+            cases.push((
+                format!("PtrMulti {din}->{dout} 128x{f}"),
+                Box::new(move || bench_ptr_multi_n(din, dout, AluOp::MULT, usize::from(f), 1)),
+            ));
+        }
+        cases.push((
+            format!("AffineSelect fp32 128x{f}"),
+            Box::new(move || bench_affine_select_n(f)),
+        ));
+        cases.push((
+            format!("Iota fp32 128x{f}"),
+            Box::new(move || bench_iota_n(f)),
+        ));
+    }
+    let levels = simd::available();
+    print!("{:<40}", "case (on-CPU G elem/s, one thread)");
+    for l in &levels {
+        print!(" {:>9}", l.name());
+    }
+    println!("   speed-up over baseline");
+    for (name, case) in &cases {
+        print!("{name:<40}");
+        let mut rates = Vec::new();
+        for &l in &levels {
+            let r = simd::with_level(l, case).expect("an available level");
+            let rate = r.elements as f64 / r.secs.cpu / 1e9;
+            rates.push(rate);
+            print!(" {rate:>9.3}");
+        }
+        let ups: Vec<String> = rates[1..]
+            .iter()
+            .map(|r| format!("{:.2}x", r / rates[0]))
+            .collect();
+        println!("   {}", ups.join(" "));
     }
 }

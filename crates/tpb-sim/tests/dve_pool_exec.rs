@@ -78,22 +78,15 @@ fn refusals_name_the_missing_fact() {
     };
     let f = m.step(&tr(gen, 0x6A, s)).unwrap_err();
     assert!(f.to_string().contains("LoadMaskSelect"), "{f}");
-    let red = S4d4Tr {
-        op: AluOp::ADD,
-        op_dim: TensorSubdim::X,
-        dst_mem_pattern: tensor(sbuf(gen, 0, 0x400), &[(1, 1)]),
-        ..s
-    };
-    let f = m.step(&tr(gen, 0x83, red)).unwrap_err();
-    assert!(f.to_string().contains("Q10"), "{f}");
-    let i64s = tt(
+    // A 64-bit source with a 32-bit result has no documented datapath.
+    let mixed = tt(
         gen,
         AluOp::ADD_INT,
-        (Dtype::INT64, Dtype::INT64, Dtype::INT64),
+        (Dtype::INT64, Dtype::INT64, Dtype::INT32),
         1,
         4,
     );
-    let f = m.step(&i64s).unwrap_err();
+    let f = m.step(&mixed).unwrap_err();
     assert!(f.to_string().contains("INT64/UINT64"), "{f}");
 }
 
@@ -230,5 +223,80 @@ fn stream_transpose_tiles() {
             let (g, e, b, c) = (ch / 32, ch % 32, k / 32, k % 32);
             assert_eq!(v, rows[32 * g + c][32 * b + e], "[{ch}][{k}]");
         }
+    }
+}
+
+// Q10 (`transpose-reduce-order`): 0x83 = the StreamTranspose move, then TensorReduce.
+#[test]
+fn transpose_reduce_moves_then_reduces() {
+    let gen = Gen::Cayman;
+    let mut m = Machine::new(Config::new(gen));
+    let rows: Vec<Vec<u32>> = (0..32u32)
+        .map(|c| {
+            (0..64u32)
+                .map(|k| ((c * 64 + k) as f32).to_bits())
+                .collect()
+        })
+        .collect();
+    write_rows(&mut m, Space::Sbuf, 0, 0, Dtype::FP32, &rows);
+    let s = S4d4Tr {
+        src_mem_pattern: tensor(sbuf(gen, 0, 0), &[(1, 32), (32, 2)]),
+        in_dtype: Dtype::FP32,
+        out_dtype: Dtype::FP32,
+        num_active_channels: 32,
+        op: AluOp::MAX,
+        op_dim: TensorSubdim::X,
+        dst_mem_pattern: tensor(sbuf(gen, 0, 0x400), &[(1, 2)]),
+        ..S4d4Tr::default()
+    };
+    m.step(&tr(gen, 0x83, s)).unwrap();
+    let got = read_rows(&m, Space::Sbuf, 0, 32, 0x400, Dtype::FP32, 2);
+    for (ch, row) in got.iter().enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            // Moved element k of channel ch is src[k % 32][32 * (k / 32) + ch]; group j is
+            // k in 32j..32j+32: the max over c of src[c][32j + ch].
+            let want = (0..32)
+                .map(|c| f32::from_bits(rows[c][32 * j + ch]))
+                .fold(f32::MIN, f32::max);
+            assert_eq!(v, want.to_bits(), "[{ch}][{j}]");
+        }
+    }
+}
+
+// §1.5 64-bit path: the carry crosses the 32-bit halves; MULT keeps the low 64 bits.
+#[test]
+fn tensor_tensor_int64() {
+    let gen = Gen::Cayman;
+    let mut m = Machine::new(Config::new(gen));
+    let a: [u64; 4] = [0xFFFF_FFFF, u64::MAX, 0x1234_5678_9ABC_DEF0, 5];
+    let b: [u64; 4] = [1, 1, 0x0FED_CBA9_8765_4321, (-3i64) as u64];
+    let bytes = |v: &[u64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let host = |off: u64| {
+        tpb_sim::HostTensor::at(Space::Sbuf, 0..1)
+            .offset(off)
+            .elements(Dtype::INT64, 4)
+    };
+    m.write_tensor(&host(0), &bytes(&a)).unwrap();
+    m.write_tensor(&host(0x400), &bytes(&b)).unwrap();
+    type Reference = fn(u64, u64) -> u64;
+    let ops: [(AluOp, Reference); 4] = [
+        (AluOp::ADD_INT, |x, y| x.wrapping_add(y)),
+        (AluOp::MULT_INT, |x, y| x.wrapping_mul(y)),
+        (AluOp::MAX_INT, |x, y| (x as i64).max(y as i64) as u64),
+        (AluOp::DIVIDE_INT, |x, y| {
+            (x as i64).wrapping_div(y as i64) as u64
+        }),
+    ];
+    for (op, f) in ops {
+        let i = tt(gen, op, (Dtype::INT64, Dtype::INT64, Dtype::INT64), 1, 4);
+        m.step(&i).unwrap();
+        let got: Vec<u64> = m
+            .read_tensor(&host(0x800))
+            .unwrap()
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let want: Vec<u64> = a.iter().zip(&b).map(|(x, y)| f(*x, *y)).collect();
+        assert_eq!(got, want, "{op}");
     }
 }

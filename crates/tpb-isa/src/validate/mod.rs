@@ -18,6 +18,8 @@
 
 mod chains;
 mod common;
+
+// Issue 17a: shared definitions the simulator and the NKI layer use.
 pub use chains::{is_tensor_reduce_int_op, memset_value_fits, reduced_slots, SERIAL_MODE_SERIAL};
 
 use crate::gen::Gen;

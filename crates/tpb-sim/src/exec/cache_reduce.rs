@@ -16,7 +16,7 @@ use super::{kernels, num_fault, Cx, Pointer, Role, Which};
 use crate::assumptions::{cache_reduce_seed, cache_reduce_step, CACHE_REDUCE_DST_IS_FOLD};
 use crate::machine::FaultCause;
 use crate::numerics::{from_f32, to_f32};
-use tpb_isa::opcode::Opcode;
+use tpb_isa::opcode::{Opcode, OpcodeInfo};
 use tpb_isa::wire::{D1Rd, ImmVal, S3d3Ts};
 use tpb_isa::{AccumCmd, Dtype, ImmSrc};
 
@@ -40,8 +40,12 @@ fn plan_scalar(
     })
 }
 
-pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause> {
-    let cumulative = cx.info.value == Opcode::TENSOR_SCALAR_CACHE_CUMULATIVE.0;
+pub(super) fn execute(
+    cx: &mut Cx<'_>,
+    s: &S3d3Ts,
+    row: &'static OpcodeInfo,
+) -> Result<(), FaultCause> {
+    let cumulative = row.value == Opcode::TENSOR_SCALAR_CACHE_CUMULATIVE.0;
     let n = u32::from(s.num_active_channels);
     let (src, dst, count) = cx.elementwise(
         (&s.src_mem_pattern, "src_mem_pattern", s.in_dtype),
@@ -62,7 +66,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause> {
     cx.scalars(p1.as_ref(), s.imm1.0, n, Which::S1);
     cx.check_reads(&src, n, |_| true);
     if s.accumulator_cmd == AccumCmd::ACCUMULATE {
-        warn_unset_accumulators(cx, n);
+        warn_unset_accumulators(cx, row, n);
     }
     cx.gate()?;
 

@@ -11,6 +11,7 @@ use super::{Cx, Role};
 use crate::assumptions::cross_lane_fold;
 use crate::machine::FaultCause;
 use crate::numerics::{from_f32, to_f32};
+use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::wire::S4d4Cr;
 use tpb_isa::ReduceAxis;
 
@@ -23,8 +24,12 @@ const SBUF_ONLY_WRITE: Role = Role {
     psum: false,
 };
 
-pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Cr) -> Result<(), FaultCause> {
-    let bitvec = cx.info.is_bitvec();
+pub(super) fn execute(
+    cx: &mut Cx<'_>,
+    s: &S4d4Cr,
+    row: &'static OpcodeInfo,
+) -> Result<(), FaultCause> {
+    let bitvec = row.is_bitvec();
     let n = u32::from(s.num_active_channels);
     let src = cx.tensor(
         &s.src_mem_pattern,

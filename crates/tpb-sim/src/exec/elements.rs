@@ -7,6 +7,11 @@
 use super::access::{Access, Cursor};
 use crate::machine::Memory;
 
+/// The element size of the 64-bit integer dtypes (isa-facts-dve-pool §1.5).
+pub(crate) fn wide_int_size(d: tpb_isa::Dtype) -> Option<usize> {
+    matches!(d, tpb_isa::Dtype::INT64 | tpb_isa::Dtype::UINT64).then_some(8)
+}
+
 /// Element offsets of one channel's walk, in element order (slot 0 fastest).
 pub(crate) fn offsets(a: &Access) -> impl Iterator<Item = i64> {
     let mut cur = Cursor::new(&a.dims);

@@ -1,12 +1,12 @@
 //! Memset (0x49): fill the dst pattern with `set_value`'s raw bits (isa-facts-dve-pool §6.4;
-//! docs/reference/isa.md "D4_MR").
+//! docs/reference/isa.md "D4_MR"; assumption `memset-raw-fill`).
 //!
 //! ```text
 //! for c in 0..num_active_channels: for k in 0..count: dst[c][k] = low bytes of set_value
 //! ```
 
-use super::elements::commit;
-use super::{Cx, Role};
+use super::engine::{Bufs, Kernel};
+use super::{Cx, Parts, Role};
 use crate::machine::FaultCause;
 use tpb_isa::wire::D4Mr;
 
@@ -22,7 +22,28 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &D4Mr) -> Result<(), FaultCause> {
     let count = dst.count();
     cx.limit(count, n)?;
     cx.gate()?;
-    let vals = vec![u64::from(s.set_value); (count * u64::from(n)) as usize];
-    commit(cx, &dst, n, &vals, |_, _| false);
+    let mut k = FillKernel {
+        bytes: s.set_value.to_le_bytes(),
+        size: dst.size,
+    };
+    let Parts { driver, .. } = cx.parts();
+    driver.run(None, &dst, n, count, u64::MAX, &mut k);
     Ok(())
+}
+
+/// Every output element is the same `size` low bytes of the fill word.
+#[derive(Clone)]
+struct FillKernel {
+    bytes: [u8; 4],
+    size: usize,
+}
+
+impl Kernel for FillKernel {
+    fn load(&mut self, _b: &mut Bufs, _c: u32, _k0: u64, _input: &[u8]) {}
+
+    fn store(&mut self, _b: &mut Bufs, _c: u32, _k0: u64, out: &mut [u8]) {
+        for o in out.chunks_exact_mut(self.size) {
+            o.copy_from_slice(&self.bytes[..self.size]);
+        }
+    }
 }

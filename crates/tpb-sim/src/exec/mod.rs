@@ -200,9 +200,6 @@ pub(crate) struct Cx<'a> {
     pub(crate) st: &'a mut State,
     pub(crate) scratch: &'a mut Scratch,
     pub(crate) out: &'a mut Outcome,
-    /// The executing opcode's table row (the issue-17 executors read its family, ALU class
-    /// and value).
-    pub(crate) info: &'static OpcodeInfo,
 }
 
 /// Maps a numerics error to a fault: not-supported ops are "semantics not public"
@@ -345,9 +342,13 @@ impl Cx<'_> {
         role: Role,
         n: u32,
     ) -> Result<Access, FaultCause> {
-        let size = datapath_size(dtype).ok_or_else(|| FaultCause::Unsupported {
-            what: format!("{name}: dtype {dtype}"),
-        })?;
+        // INT64/UINT64 elements exist only for the issue-17a 64-bit path (their validators
+        // are the only ones that admit them).
+        let size = datapath_size(dtype)
+            .or_else(|| elements::wide_int_size(dtype))
+            .ok_or_else(|| FaultCause::Unsupported {
+                what: format!("{name}: dtype {dtype}"),
+            })?;
         let (space, p, off) = self.locate(t.start_addr, name, size, role)?;
         let dims = Dims::new(&t.step_elem, &t.num_elem).ok_or_else(|| FaultCause::Unsupported {
             what: format!("{name}: a zero element count"),
@@ -639,7 +640,6 @@ pub(crate) fn execute(
         st,
         scratch,
         out,
-        info,
     };
     // The family's handler (the visitor the family list generates: a family without one
     // does not build), which matches the row's semantics variant without a catch-all.
@@ -744,77 +744,116 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     ) -> Executed {
         event_semaphore::execute(self, s)
     }
-    // Issue 17a families (isa-facts-dve-pool §1–§7, §13.2–§15).
-    fn tensor_tensor(&mut self, _: Row, _: sem::TensorTensor, s: &'a S3s3d3Tt) -> Executed {
-        tensor_tensor::execute(self, s)
+    // Issue 17a (isa-facts-dve-pool).
+    fn tensor_tensor(&mut self, row: Row, sem: sem::TensorTensor, s: &'a S3s3d3Tt) -> Executed {
+        let bitvec = match sem {
+            sem::TensorTensor::Arith => false,
+            sem::TensorTensor::Bitvec => true,
+        };
+        tensor_tensor::execute(self, s, row, bitvec, false)
     }
     fn tensor_tensor_bf16(
         &mut self,
-        _: Row,
-        _: sem::TensorTensorBf16,
+        row: Row,
+        sem: sem::TensorTensorBf16,
         s: &'a S3s3d3Tt,
     ) -> Executed {
-        tensor_tensor::execute(self, s)
+        // The op is pinned by the opcode; the validator checks `op` equals it.
+        match sem {
+            sem::TensorTensorBf16::Add
+            | sem::TensorTensorBf16::Mult
+            | sem::TensorTensorBf16::Sub => tensor_tensor::execute(self, s, row, false, true),
+        }
     }
     fn copy_cast_predicated(
         &mut self,
         _: Row,
-        _: sem::CopyCastPredicated,
+        sem: sem::CopyCastPredicated,
         s: &'a S3s3d3Tt,
     ) -> Executed {
-        predicated::execute_tensor(self, s)
+        // Copy moves raw bits (equal dtypes); Cast converts unless the dtypes are equal
+        // (`copy-when-same-dtype`): one element function serves both.
+        match sem {
+            sem::CopyCastPredicated::Copy | sem::CopyCastPredicated::Cast => {
+                predicated::execute_tensor(self, s)
+            }
+        }
     }
     fn copy_predicated_scalar(
         &mut self,
         _: Row,
-        _: sem::CopyPredicatedScalar,
+        sem::CopyPredicatedScalar::CopyPredicatedScalar: sem::CopyPredicatedScalar,
         s: &'a S3d3CpPredScalar,
     ) -> Executed {
         predicated::execute_scalar(self, s)
     }
-    fn copy_cast(&mut self, _: Row, _: sem::CopyCast, s: &'a S4d4Tr) -> Executed {
-        copy_cast::execute(self, s)
+    fn copy_cast(&mut self, _: Row, sem: sem::CopyCast, s: &'a S4d4Tr) -> Executed {
+        match sem {
+            sem::CopyCast::Copy | sem::CopyCast::Cast => copy_cast::execute(self, s, false),
+        }
     }
-    fn reciprocal(&mut self, _: Row, _: sem::Reciprocal, s: &'a S4d4Tr) -> Executed {
-        copy_cast::execute(self, s)
+    fn reciprocal(
+        &mut self,
+        _: Row,
+        sem::Reciprocal::Reciprocal: sem::Reciprocal,
+        s: &'a S4d4Tr,
+    ) -> Executed {
+        copy_cast::execute(self, s, true)
     }
-    fn memset(&mut self, _: Row, _: sem::Memset, s: &'a D4Mr) -> Executed {
+    fn memset(&mut self, _: Row, sem::Memset::Memset: sem::Memset, s: &'a D4Mr) -> Executed {
         memset::execute(self, s)
     }
-    fn dve_read_indices(&mut self, _: Row, _: sem::DveReadIndices, s: &'a D4Mr) -> Executed {
-        search::read_indices(self, s)
+    fn dve_read_indices(
+        &mut self,
+        _: Row,
+        sem::DveReadIndices::DveReadIndices: sem::DveReadIndices,
+        s: &'a D4Mr,
+    ) -> Executed {
+        search::read_indices(self, s) // the index flops MatchReplace8 leaves (17b)
     }
-    fn tensor_reduce(&mut self, _: Row, _: sem::TensorReduce, s: &'a S4d4Tr) -> Executed {
-        reduce::execute(self, s)
+    fn tensor_reduce(&mut self, row: Row, sem: sem::TensorReduce, s: &'a S4d4Tr) -> Executed {
+        use sem::TensorReduce as V;
+        let (bitvec, transpose) = match sem {
+            V::Arith | V::AddBf16 | V::MaxBf16 => (false, false),
+            V::Bitvec => (true, false),
+            V::TransposeArith => (false, true),
+            V::TransposeBitvec => (true, true),
+        };
+        reduce::execute(self, s, row, bitvec, transpose)
     }
     fn stream_shuffle(&mut self, row: Row, _: sem::StreamShuffle, _: &'a S4d4Tr) -> Executed {
-        Err(not_executed(row)) // the table's exec column refuses it (isa-facts-dve-pool Q20)
+        Err(not_executed(row)) // the LoadMaskSelect table is not modelled yet (Q20)
     }
-    fn stream_transpose(&mut self, _: Row, _: sem::StreamTranspose, s: &'a S4d4Tr) -> Executed {
+    fn stream_transpose(
+        &mut self,
+        _: Row,
+        sem::StreamTranspose::StreamTranspose: sem::StreamTranspose,
+        s: &'a S4d4Tr,
+    ) -> Executed {
         stream_transpose::execute(self, s)
     }
     // Issue 17b families: the hidden DVE per-lane state (isa-facts-dve-pool §8–§16).
     fn scalar_tensor_tensor(
         &mut self,
-        _: Row,
+        row: Row,
         _: sem::ScalarTensorTensor,
         s: &'a S2s2d2Stt,
     ) -> Executed {
-        stt::execute(self, s)
+        stt::execute(self, s, row)
     }
     fn tensor_tensor_scan(
         &mut self,
-        _: Row,
+        row: Row,
         _: sem::TensorTensorScan,
         s: &'a S2s2d2Stt,
     ) -> Executed {
-        stt::execute(self, s)
+        stt::execute(self, s, row)
     }
-    fn select_reduce(&mut self, _: Row, _: sem::SelectReduce, s: &'a S2s2d2Stt) -> Executed {
-        stt::execute(self, s)
+    fn select_reduce(&mut self, row: Row, _: sem::SelectReduce, s: &'a S2s2d2Stt) -> Executed {
+        stt::execute(self, s, row)
     }
-    fn cache_reduce(&mut self, _: Row, _: sem::CacheReduce, s: &'a S3d3Ts) -> Executed {
-        cache_reduce::execute(self, s)
+    fn cache_reduce(&mut self, row: Row, _: sem::CacheReduce, s: &'a S3d3Ts) -> Executed {
+        cache_reduce::execute(self, s, row)
     }
     fn dve_read_accumulator(
         &mut self,
@@ -824,14 +863,14 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     ) -> Executed {
         cache_reduce::read_accumulator(self, s)
     }
-    fn search(&mut self, _: Row, _: sem::Search, s: &'a S4d2Bn) -> Executed {
-        search::max8_find_index8(self, s)
+    fn search(&mut self, row: Row, _: sem::Search, s: &'a S4d2Bn) -> Executed {
+        search::max8_find_index8(self, s, row)
     }
     fn match_replace8(&mut self, _: Row, _: sem::MatchReplace8, s: &'a S4d4Mr) -> Executed {
         search::match_replace8(self, s)
     }
-    fn cross_lane_reduce(&mut self, _: Row, _: sem::CrossLaneReduce, s: &'a S4d4Cr) -> Executed {
-        cross_lane::execute(self, s)
+    fn cross_lane_reduce(&mut self, row: Row, _: sem::CrossLaneReduce, s: &'a S4d4Cr) -> Executed {
+        cross_lane::execute(self, s, row)
     }
     fn load_mask_select(&mut self, _: Row, _: sem::LoadMaskSelect, s: &'a CtrlIm) -> Executed {
         search::load_mask_select(self, s)

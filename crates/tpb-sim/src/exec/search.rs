@@ -16,7 +16,7 @@ use super::{Cx, Role};
 use crate::assumptions::{max8_values, search_first_matches, search_no_match, SEARCH_SLOTS};
 use crate::machine::{FaultCause, WarningKind};
 use crate::numerics::{from_f32, to_f32};
-use tpb_isa::opcode::Opcode;
+use tpb_isa::opcode::{Opcode, OpcodeInfo};
 use tpb_isa::wire::{CtrlIm, D4Mr, S2Bn, S4d2Bn, S4d4Mr};
 
 /// Warns about active lanes whose state `written` says no instruction has set.
@@ -66,8 +66,12 @@ pub(super) fn match_value_load(cx: &mut Cx<'_>, s: &S2Bn) -> Result<(), FaultCau
 }
 
 /// Max8 (0x6c) and FindIndex8 (0x6e).
-pub(super) fn max8_find_index8(cx: &mut Cx<'_>, s: &S4d2Bn) -> Result<(), FaultCause> {
-    let find = cx.info.value == Opcode::FIND_INDEX8.0;
+pub(super) fn max8_find_index8(
+    cx: &mut Cx<'_>,
+    s: &S4d2Bn,
+    row: &'static OpcodeInfo,
+) -> Result<(), FaultCause> {
+    let find = row.value == Opcode::FIND_INDEX8.0;
     let n = u32::from(s.num_active_channels);
     let src = cx.tensor(
         &s.src_mem_pattern,

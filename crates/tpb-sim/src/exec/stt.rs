@@ -23,13 +23,17 @@ use crate::assumptions::{
 };
 use crate::machine::{FaultCause, WarningKind};
 use crate::numerics::{from_f32, to_f32};
-use tpb_isa::opcode::Family;
+use tpb_isa::opcode::{Family, OpcodeInfo};
 use tpb_isa::wire::S2s2d2Stt;
 use tpb_isa::{AluOp, ImmSrc};
 
-pub(super) fn execute(cx: &mut Cx<'_>, s: &S2s2d2Stt) -> Result<(), FaultCause> {
-    let family = cx.info.family;
-    let bitvec = cx.info.is_bitvec();
+pub(super) fn execute(
+    cx: &mut Cx<'_>,
+    s: &S2s2d2Stt,
+    row: &'static OpcodeInfo,
+) -> Result<(), FaultCause> {
+    let family = row.family;
+    let bitvec = row.is_bitvec();
     let n = u32::from(s.num_active_channels);
     let (lo, hi, out) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi(), s.out_dtype);
     let src0 = cx.tensor(&s.src0_mem_pattern, "src0_mem_pattern", lo, Role::READ, n)?;
@@ -73,7 +77,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2s2d2Stt) -> Result<(), FaultCause> 
         _ => AccumStart::Untouched,
     };
     if start == AccumStart::Continue {
-        warn_unset_accumulators(cx, n);
+        warn_unset_accumulators(cx, row, n);
     }
     cx.gate()?;
 
@@ -161,7 +165,7 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S2s2d2Stt) -> Result<(), FaultCause> 
 }
 
 /// Warns when an Accumulate continues lanes whose accumulator no instruction has written.
-pub(super) fn warn_unset_accumulators(cx: &mut Cx<'_>, n: u32) {
+pub(super) fn warn_unset_accumulators(cx: &mut Cx<'_>, row: &'static OpcodeInfo, n: u32) {
     let unset: Vec<usize> = (0..n as usize)
         .filter(|&c| !cx.st.dve.lanes[c].accumulator_written)
         .collect();
@@ -171,7 +175,7 @@ pub(super) fn warn_unset_accumulators(cx: &mut Cx<'_>, n: u32) {
             format!(
                 "accumulator_cmd {} continues the accumulator of {} lane{} no instruction \
                  has written (first lane {first}); it reads 0.0",
-                cx.info.display,
+                row.display,
                 unset.len(),
                 if unset.len() == 1 { "" } else { "s" }
             ),

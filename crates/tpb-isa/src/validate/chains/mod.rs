@@ -159,8 +159,7 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
     ) -> Flow {
         event_semaphore::check(self.cx, self.inst, &s)
     }
-    // Issue 17a and 17b chains: written over owned structs (`View::owned` is a copy of the
-    // 52 body bytes' fields), each clause once.
+    // Issues 17a and 17b: the chains read the owned struct (one load of the 52 body bytes).
     fn tensor_tensor(&mut self, row: Row, _: sem::TensorTensor, s: View<'a, S3s3d3Tt>) -> Flow {
         s3s3d3_tt::check(self.cx, row, &s.owned())
     }

@@ -294,11 +294,10 @@ fn patterns<const M: u8>(cx: &mut Ctx<M>, s: &S3s3d3Tt, src_dtypes: (Dtype, Dtyp
 
 pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) -> Flow {
     match info.family {
-        Family::TensorTensorBf16 => check_bf16(cx, info, s)?,
-        Family::CopyCastPredicated => check_predicated(cx, info, s)?,
-        _ => check_tensor_tensor(cx, info, s)?,
+        Family::TensorTensorBf16 => check_bf16(cx, info, s),
+        Family::CopyCastPredicated => check_predicated(cx, info, s),
+        _ => check_tensor_tensor(cx, info, s),
     }
-    Ok(())
 }
 
 /// `is_valid_tensor_tensor` (§1.3).

@@ -6,6 +6,7 @@ use super::program::Program;
 use super::{perform, plural, summary, timeline, Args, Planned, Tally, Totals};
 use crate::cmd::CliError;
 use crate::npy::NpyStyle;
+use std::path::Path;
 use std::process::ExitCode;
 use tpb_sim::engines::{run_engines_with, EngineId, EngineOptions, EngineRun, Race, Stop, Timing};
 use tpb_sim::numerics::Fp8Config;
@@ -195,6 +196,10 @@ pub(super) fn run(
     print_races(program, &run);
     print_engines(program, &run);
     for path in &args.timeline {
+        let parent = path.parent().unwrap_or(Path::new(""));
+        if super::outputs::normalize(parent) == super::outputs::normalize(args.out_dir()) {
+            std::fs::create_dir_all(args.out_dir()).map_err(|e| CliError::io(args.out_dir(), e))?;
+        }
         timeline::write(path, program, &run)?;
         println!("timeline {}", crate::cmd::shown(path));
     }
