@@ -223,6 +223,55 @@ class Profile:
     def races(self) -> List[Dict[str, Any]]: ...
     def write_timeline(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
 
+# Issue 17b calls (NKI 0.6.0 signatures; `name` is accepted and ignored).
+ReduceCmd = Union[str, int, Any]  # "idle" | "reset" | "reduce" | "reset_reduce" | "load_reduce"
+
+def scalar_tensor_tensor(
+    dst: Tile,
+    data: Tile,
+    op0: Op,
+    operand0: Scalar,
+    op1: Op,
+    operand1: Tile,
+    reverse0: bool = False,
+    reverse1: bool = False,
+    name: Optional[str] = None,
+) -> RunReport: ...
+def tensor_tensor_scan(
+    dst: Tile,
+    data0: Tile,
+    data1: Tile,
+    initial: Scalar,
+    op0: Op,
+    op1: Op,
+    reverse0: bool = False,
+    reverse1: bool = False,
+    name: Optional[str] = None,
+) -> RunReport: ...
+def select_reduce(
+    dst: Tile,
+    predicate: Tile,
+    on_true: Tile,
+    on_false: Scalar,
+    reduce_res: Optional[Tile] = None,
+    reduce_cmd: Optional[ReduceCmd] = None,
+    reduce_op: Optional[Op] = None,
+    reverse_pred: bool = False,
+    name: Optional[str] = None,
+) -> RunReport: ...
+def tensor_scalar_reduce(
+    dst: Tile,
+    data: Tile,
+    op0: Op,
+    operand0: Scalar,
+    reduce_op: Op,
+    reduce_res: Optional[Tile] = None,
+    reverse0: bool = False,
+    reduce_cmd: Optional[ReduceCmd] = None,
+    reduce_init: Optional[Scalar] = None,
+    reduce_res_negate: bool = False,
+    name: Optional[str] = None,
+) -> RunReport: ...
 # Issue 17a: the DVE/POOL calls.
 Engine = Union[str, int, Any, None]
 
@@ -286,3 +335,15 @@ def nc_stream_shuffle(
 ) -> RunReport:
     """Refused: needs the LoadMaskSelect (0x69) table, not modelled yet."""
     ...
+def max8(dst: Tile, src: Tile, name: Optional[str] = None) -> RunReport: ...
+def nc_find_index8(
+    dst: Tile, data: Tile, vals: Tile, name: Optional[str] = None
+) -> RunReport: ...
+def nc_match_replace8(
+    dst: Tile,
+    data: Tile,
+    vals: Tile,
+    imm: float,
+    dst_idx: Optional[Tile] = None,
+    name: Optional[str] = None,
+) -> RunReport: ...

@@ -47,7 +47,7 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         Family::EventSemaphore => {
             matches!(body, BodyView::EventSemaphore(s) if event_semaphore(gen, v, s))
         }
-        // Issue 17a's families never had a hand-written copy: the single-source verdict.
+        // Issue 17a's and 17b's families never had a hand-written copy: the single-source verdict.
         Family::TensorTensor
         | Family::TensorTensorBf16
         | Family::CopyCastPredicated
@@ -58,7 +58,17 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         | Family::DveReadIndices
         | Family::TensorReduce
         | Family::StreamShuffle
-        | Family::StreamTranspose => tpb_isa::validate::is_valid(&v.owned(), gen),
+        | Family::StreamTranspose
+        // Issue 17b's families, likewise.
+        | Family::ScalarTensorTensor
+        | Family::TensorTensorScan
+        | Family::SelectReduce
+        | Family::CacheReduce
+        | Family::DveReadAccumulator
+        | Family::Search
+        | Family::MatchReplace8
+        | Family::CrossLaneReduce
+        | Family::LoadMaskSelect => tpb_isa::validate::is_valid(&v.owned(), gen),
     }
 }
 

@@ -18,6 +18,13 @@ macro_rules! for_each_struct {
             S3d3TsSelect, "S3D3_TS_SELECT", "TensorScalarSelect (isa-facts §10.1)";
             S2d2Rs, "S2D2_RS", "RangeSelect (isa-facts §10.2)";
             EventSemaphore, "EVENT_SEMAPHORE", "EventSemaphore, the standalone sync record (isa-facts §1.3)";
+            // Issue 17b: DVE per-lane state, STT family, cross-lane reduce, search cluster.
+            D1Rd, "D1_RD", "DveReadAccumulator / ActivationReadAccumulator (isa-facts-dve-pool §13.1)";
+            S2s2d2Stt, "S2S2D2_STT", "ScalarTensorTensor / TensorTensorScan / SelectReduce (isa-facts-dve-pool §9.2)";
+            S4d4Cr, "S4D4_CR", "CrossLaneReduce (isa-facts-dve-pool §8.2)";
+            S4d2Bn, "S4D2_BN", "Max8 / FindIndex8 (isa-facts-dve-pool §16.1)";
+            S4d4Mr, "S4D4_MR", "MatchReplace8 (isa-facts-dve-pool §16.2)";
+            CtrlIm, "CTRL_IM", "LoadMaskSelect (isa-facts-dve-pool §14.2)";
             // Issue 17a: the DVE/POOL compute structs (isa-facts-dve-pool).
             D4Mr, "D4_MR", "Memset / DveReadIndices (isa-facts-dve-pool §6.2, §13.2)";
             S3s3d3Tt, "S3S3D3_TT", "TensorTensor / CopyPredicated / CastPredicated (isa-facts-dve-pool §1.2, §2.2)";
@@ -150,6 +157,16 @@ macro_rules! for_each_family {
             TensorReduce, tensor_reduce, S4d4Tr, "TensorReduce, TransposeTensorReduce and sunda's bf16 pair (0x42/0x52/0x83/0x84/0x8c/0x8d, isa-facts-dve-pool §7)";
             StreamShuffle, stream_shuffle, S4d4Tr, "StreamShuffle (0x6a, isa-facts-dve-pool §14.1)";
             StreamTranspose, stream_transpose, S4d4Tr, "StreamTranspose (0x6b, isa-facts-dve-pool §15)";
+            // Issue 17b: the hidden DVE per-lane state and the instructions around it.
+            ScalarTensorTensor, scalar_tensor_tensor, S2s2d2Stt, "ScalarTensorTensor (0x9d/0x9e), isa-facts-dve-pool §9";
+            TensorTensorScan, tensor_tensor_scan, S2s2d2Stt, "TensorTensorScan (0xe5), isa-facts-dve-pool §10";
+            SelectReduce, select_reduce, S2s2d2Stt, "SelectReduce (0xea), isa-facts-dve-pool §11";
+            CacheReduce, cache_reduce, S3d3Ts, "TensorScalarCacheReduce / CacheCumulative (0x9a/0xe6), isa-facts-dve-pool §12";
+            DveReadAccumulator, dve_read_accumulator, D1Rd, "DveReadAccumulator (0x9b), isa-facts-dve-pool §13.1";
+            Search, search, S4d2Bn, "Max8 / FindIndex8 (0x6c/0x6e), isa-facts-dve-pool §16";
+            MatchReplace8, match_replace8, S4d4Mr, "MatchReplace8 (0x6f), isa-facts-dve-pool §16";
+            CrossLaneReduce, cross_lane_reduce, S4d4Cr, "CrossLaneReduce (0x7c/0x7d), isa-facts-dve-pool §8";
+            LoadMaskSelect, load_mask_select, CtrlIm, "LoadMaskSelect (0x69), isa-facts-dve-pool §14.2";
         }
     };
 }
@@ -387,6 +404,60 @@ semantics! {
         /// 32 × 32 transpose.
         StreamTranspose = NotApplicable, Immediate;
     }
+    // Issue 17b.
+    /// ScalarTensorTensor (isa-facts-dve-pool §9): `(src0 op0 s) op1 src1`.
+    ScalarTensorTensor {
+        /// Arithmetic ops on the fp32 datapath, optional accumulation.
+        Arith = Arith, Immediate;
+        /// Bit-vector ops on raw bits.
+        Bitvec = Bitvec, Immediate;
+    }
+    /// TensorTensorScan (§10).
+    TensorTensorScan {
+        /// The fp32 recurrence.
+        Arith = Arith, Immediate;
+    }
+    /// SelectReduce (§11).
+    SelectReduce {
+        /// Predicated copy with a running max.
+        SelectReduce = NotApplicable, Immediate;
+    }
+    /// The cache ops (§12).
+    CacheReduce {
+        /// 0x9a: dst gets the per-element fold; the reduction stays in the accumulator.
+        Reduce = Arith, Immediate;
+        /// 0xe6: dst gets the running value.
+        Cumulative = Arith, Immediate;
+    }
+    /// DveReadAccumulator (§13.1).
+    DveReadAccumulator {
+        /// Drain the lane accumulator.
+        DveReadAccumulator = NotApplicable, Immediate;
+    }
+    /// Max8 / FindIndex8 (§16).
+    Search {
+        /// The 8 largest values.
+        Max8 = NotApplicable, Immediate;
+        /// The first match of each key.
+        FindIndex8 = NotApplicable, Immediate;
+    }
+    /// MatchReplace8 (§16).
+    MatchReplace8 {
+        /// Replace first matches, record their positions.
+        MatchReplace8 = NotApplicable, Immediate;
+    }
+    /// CrossLaneReduce (§8).
+    CrossLaneReduce {
+        /// ADD / AVERAGE / MAX.
+        Arith = Arith, Immediate;
+        /// Bitwise OR / AND / XOR.
+        Bitvec = Bitvec, Immediate;
+    }
+    /// LoadMaskSelect (§14.2).
+    LoadMaskSelect {
+        /// Load the mask-select table.
+        LoadMaskSelect = NotApplicable, Immediate;
+    }
 }
 
 /// Whether the opcode's ALU ops are arithmetic or bit-vector (the Arith/Bitvec twins).
@@ -470,13 +541,10 @@ impl OpcodeInfo {
     }
 }
 
-const BN_STATE: &str = "it loads DVE batch-norm / match-value state that tpb does not model \
-                        (isa-facts §6)";
+const BN_STATE: &str = "it loads DVE batch-norm state that tpb does not model (isa-facts §6)";
 const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda \
                              header: no sensible fixed second op and the DVE uop table is full \
                              (isa-facts §8)";
-const NEEDS_INDEX_FLOPS: &str = "it drains the per-lane index flops MatchReplace8 (0x6f) \
-                                 leaves, which tpb does not model yet (isa-facts-dve-pool §13.2)";
 const NEEDS_MASK_SELECT: &str = "its permutation is the LoadMaskSelect (0x69) table, which tpb \
                                  does not model yet (isa-facts-dve-pool §14.1, Q20)";
 /// The opcode table, one row per opcode, written once. It expands through a callback macro
@@ -505,12 +573,18 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_PTR_BITVEC = 0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "TensorScalarPtrBitvec", "ts_ptr_bitvec", Dve, DeprecatedWorking, ALL, TensorScalar(PtrBitvec), Run, "isa-facts §7";
             TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", Dve, NotMaintained, ALL, PtrMulti(MultiBitvec), Run, "seed 000 §3";
             BATCH_NORM_PARAM_LOAD = 0x64, "BATCH_NORM_PARAM_LOAD", "BatchNormParamLoad", "bn_param_load", Dve, Maintained, ALL, BatchNormParamLoad(BatchNormParamLoad), NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
+            LOAD_MASK_SELECT = 0x69, "LOAD_MASK_SELECT", "LoadMaskSelect", "load_mask_select", Dve, Maintained, ALL, LoadMaskSelect(LoadMaskSelect), Run, "isa-facts-dve-pool §14.2";
             STREAM_SHUFFLE = 0x6A, "STREAM_SHUFFLE", "StreamShuffle", "stream_shuffle", Dve, Maintained, ALL, StreamShuffle(StreamShuffle), NotSupported(NEEDS_MASK_SELECT), "isa-facts-dve-pool §14.1";
             STREAM_TRANSPOSE = 0x6B, "STREAM_TRANSPOSE", "StreamTranspose", "stream_transpose", Dve, Maintained, ALL, StreamTranspose(StreamTranspose), Run, "isa-facts-dve-pool §15";
-            MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", Dve, Maintained, ALL, MatchValueLoad(MatchValueLoad), NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
+            MAX8 = 0x6C, "MAX8", "Max8", "max8", Dve, Maintained, ALL, Search(Max8), Run, "isa-facts-dve-pool §16";
+            MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", Dve, Maintained, ALL, MatchValueLoad(MatchValueLoad), Run, "isa-facts §6 (S2_BN siblings), isa-facts-dve-pool §16";
+            FIND_INDEX8 = 0x6E, "FIND_INDEX8", "FindIndex8", "find_index8", Dve, Maintained, ALL, Search(FindIndex8), Run, "isa-facts-dve-pool §16";
+            MATCH_REPLACE8 = 0x6F, "MATCH_REPLACE8", "MatchReplace", "match_replace8", Dve, Maintained, ALL, MatchReplace8(MatchReplace8), Run, "isa-facts-dve-pool §16";
             TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", Dve, NotMaintained, ALL, ImmLd(Arith), Run, "isa-facts §6";
             TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", Dve, NotMaintained, ALL, ImmLd(Bitvec), Run, "isa-facts §6";
             COPY_PREDICATED = 0x72, "COPY_PREDICATED", "CopyPredicated", "copy_predicated", Dve, Maintained, ALL, CopyCastPredicated(Copy), Run, "isa-facts-dve-pool §2";
+            CROSS_LANE_REDUCE_ARITH = 0x7C, "CROSS_LANE_REDUCE_ARITH", "CrossLaneReduceArith", "cross_lane_reduce_arith", Pool, Maintained, ALL, CrossLaneReduce(Arith), Run, "isa-facts-dve-pool §8";
+            CROSS_LANE_REDUCE_BITVEC = 0x7D, "CROSS_LANE_REDUCE_BITVEC", "CrossLaneReduceBitvec", "cross_lane_reduce_bitvec", Pool, Maintained, ALL, CrossLaneReduce(Bitvec), Run, "isa-facts-dve-pool §8";
             IOTA = 0x7E, "IOTA", "Iota", "iota", Pool, Maintained, ALL, Iota(Iota), Run, "isa-facts §9";
             TRANSPOSE_TENSOR_REDUCE_ARITH = 0x83, "TRANSPOSE_TENSOR_REDUCE_ARITH_OP", "TransposeTensorReduceArith", "transpose_reduce_arith", DveOrPool, Maintained, ALL, TensorReduce(TransposeArith), Run, "isa-facts-dve-pool §7";
             TRANSPOSE_TENSOR_REDUCE_BITVEC = 0x84, "TRANSPOSE_TENSOR_REDUCE_BITVEC_OP", "TransposeTensorReduceBitvec", "transpose_reduce_bitvec", DveOrPool, Maintained, ALL, TensorReduce(TransposeBitvec), Run, "isa-facts-dve-pool §7";
@@ -524,10 +598,17 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", Pool, Maintained, ALL, AffineSelect(AffineSelect), Run, "seed 002 §3";
             TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", Dve, Maintained, ALL, TsSelect(TsSelect), Run, "isa-facts §10.1";
             CAST_PREDICATED = 0x99, "CAST_PREDICATED", "CastPredicated", "cast_predicated", Dve, Maintained, ALL, CopyCastPredicated(Cast), Run, "isa-facts-dve-pool §2";
+            TENSOR_SCALAR_CACHE_REDUCE = 0x9A, "TENSOR_SCALAR_CACHE_REDUCE", "TensorScalarCacheReduce", "ts_cache_reduce", Dve, Maintained, ALL, CacheReduce(Reduce), Run, "isa-facts-dve-pool §12";
+            DVE_READ_ACCUMULATOR = 0x9B, "DVE_READ_ACCUMULATOR", "DveReadAccumulator", "dve_read_acc", Dve, Maintained, ALL, DveReadAccumulator(DveReadAccumulator), Run, "isa-facts-dve-pool §13.1";
+            SCALAR_TENSOR_TENSOR_ARITH = 0x9D, "SCALAR_TENSOR_TENSOR_ARITH", "ScalarTensorTensorArith", "stt_arith", Dve, Maintained, ALL, ScalarTensorTensor(Arith), Run, "isa-facts-dve-pool §9";
+            SCALAR_TENSOR_TENSOR_BITVEC = 0x9E, "SCALAR_TENSOR_TENSOR_BITVEC", "ScalarTensorTensorBitvec", "stt_bitvec", Dve, Maintained, ALL, ScalarTensorTensor(Bitvec), Run, "isa-facts-dve-pool §9";
             EVENT_SEMAPHORE = 0xA0, "EVENT_SEMAPHORE", "EventSemaphore", "event_semaphore", Any, Maintained, ALL, EventSemaphore(EventSemaphore), Run, "isa-facts §1.3";
             RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", Dve, Maintained, CAYMAN_UP, RangeSelect(RangeSelect), Run, "isa-facts §10.2";
+            TENSOR_TENSOR_SCAN_ARITH = 0xE5, "TENSOR_TENSOR_SCAN_ARITH", "TensorTensorScan", "tt_scan", Dve, Maintained, ALL, TensorTensorScan(Arith), Run, "isa-facts-dve-pool §10";
+            TENSOR_SCALAR_CACHE_CUMULATIVE = 0xE6, "TENSOR_SCALAR_CACHE_CUMULATIVE", "TensorScalarCacheCumulative", "ts_cache_cumulative", Dve, Maintained, ALL, CacheReduce(Cumulative), Run, "isa-facts-dve-pool §12";
             COPY_PREDICATED_SCALAR = 0xE8, "COPY_PREDICATED_SCALAR", "CopyPredicatedScalar", "copy_predicated_scalar", Dve, Maintained, ALL, CopyPredicatedScalar(CopyPredicatedScalar), Run, "isa-facts-dve-pool §3";
-            DVE_READ_INDICES = 0xE9, "DVE_READ_INDICES", "DveReadIndices", "dve_read_indices", Dve, Maintained, CAYMAN_UP, DveReadIndices(DveReadIndices), NotSupported(NEEDS_INDEX_FLOPS), "isa-facts-dve-pool §13.2";
+            DVE_READ_INDICES = 0xE9, "DVE_READ_INDICES", "DveReadIndices", "dve_read_indices", Dve, Maintained, CAYMAN_UP, DveReadIndices(DveReadIndices), Run, "isa-facts-dve-pool §13.2";
+            SELECT_REDUCE = 0xEA, "SELECT_REDUCE", "CopyPredicatedReduce", "select_reduce", Dve, Maintained, ALL, SelectReduce(SelectReduce), Run, "isa-facts-dve-pool §11";
         }
     };
 }
@@ -561,9 +642,7 @@ pub const KNOWN_UNMODELLED: &[(u8, &str)] = &[
     (0x30, "Exponential"),
     (0x68, "Gather"),
     (0x93, "TransposeTensorScalarArith"),
-    (0x9A, "TensorScalarCacheReduce"),
     (0xE3, "QuantizeMx"),
-    (0xE6, "TensorScalarCacheCumulative"),
 ];
 
 const INDEX: [u8; 256] = {

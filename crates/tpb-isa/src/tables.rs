@@ -409,6 +409,27 @@ code_enum! {
     }
 }
 
+// Issue 17b enumerations (isa-facts-dve-pool §0.3.1).
+code_enum! {
+    /// `NEURON_ISA_TPB_REDUCE_OP` (isa-facts-dve-pool §0.3.1): CrossLaneReduce's fold.
+    pub struct ReduceOp, kind "REDUCE_OP" {
+        ADD = 0, "add", ALL;
+        AVERAGE = 1, "average", ALL, ["avg"];
+        MAX = 2, "max", ALL;
+        BITWISE_OR = 3, "bitwise_or", ALL, ["or"];
+        BITWISE_AND = 4, "bitwise_and", ALL, ["and"];
+        BITWISE_XOR = 5, "bitwise_xor", ALL, ["xor"];
+    }
+}
+
+code_enum! {
+    /// `NEURON_ISA_TPB_REDUCE_AXIS` (isa-facts-dve-pool §0.3.1).
+    pub struct ReduceAxis, kind "REDUCE_AXIS" {
+        ALL = 0, "all", ALL;
+        PARTITIONS = 1, "partitions", ALL;
+    }
+}
+
 code_enum! {
     /// `NEURON_ISA_TPB_WAIT_MODE` (isa-facts §1.3). The `_REG` forms read the threshold
     /// from the register named in the value field.
@@ -475,7 +496,9 @@ mod tests {
     // same row as lowercasing the input only while every name and alias is lowercase.
     #[test]
     fn table_names_and_aliases_are_lowercase() {
-        let tables: [&[EnumRow]; 10] = [
+        let tables: [&[EnumRow]; 12] = [
+            ReduceOp::table(),
+            ReduceAxis::table(),
             Dtype::table(),
             AluOp::table(),
             AffineSelectCmp::table(),
@@ -513,6 +536,8 @@ mod tests {
         check(WaitMode::known_name);
         check(UpdateMode::known_name);
         check(DebugCmd::known_name);
+        check(ReduceOp::known_name);
+        check(ReduceAxis::known_name);
     }
 
     // isa-facts §4.1: enumerator counts sunda 16, cayman 16, mariana 24, maverick 30.

@@ -969,7 +969,11 @@ fn gpsimd_sbuf(tile: &Tile, operand: &'static str) -> Result<(), NkiError> {
     Ok(())
 }
 
-fn same_partitions(dst: &Tile, src: &Tile, operand: &'static str) -> Result<(), NkiError> {
+pub(crate) fn same_partitions(
+    dst: &Tile,
+    src: &Tile,
+    operand: &'static str,
+) -> Result<(), NkiError> {
     if dst.partitions() != src.partitions() {
         return Err(NkiError::Shape {
             operand,
@@ -993,7 +997,7 @@ fn int32(argument: &'static str, v: i64) -> Result<i32, NkiError> {
 }
 
 /// A finite float must stay finite as FP32 (NKI's scalars are float32).
-fn fp32(argument: &'static str, v: f64) -> Result<f32, NkiError> {
+pub(crate) fn fp32(argument: &'static str, v: f64) -> Result<f32, NkiError> {
     let f = v as f32;
     if v.is_finite() && !f.is_finite() {
         return Err(NkiError::Value {
@@ -1058,7 +1062,7 @@ fn integer_range(dtype: Dtype) -> Option<(i64, i64)> {
 /// A `(P, 1)` tile gives one value per partition of `data`: it needs at least as many
 /// partitions, and on the arithmetic path the engine reads its 32 bits as FP32, so it must
 /// be float32 (another dtype would be read as FP32 bits; issue 20 item 14).
-fn scalar(
+pub(crate) fn scalar(
     gen: Gen,
     operand: Option<&Operand>,
     bitvec: bool,

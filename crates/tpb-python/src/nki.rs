@@ -41,7 +41,7 @@ pub(crate) fn nki_error(e: NkiError) -> PyErr {
 /// the calls emitted. Safe to share between threads: calls take turns (issue 20 item 12).
 #[pyclass(module = "tpb._tpb", name = "Core", frozen)]
 pub struct Core {
-    inner: Mutex<tpb_nki::Core>,
+    pub(crate) inner: Mutex<tpb_nki::Core>,
 }
 
 impl Core {
@@ -380,7 +380,7 @@ impl Tile {
 
 /// Resolves an operator argument: a callable (its `__name__`, e.g. `numpy.multiply`) or a
 /// name.
-fn op_name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+pub(crate) fn op_name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(s) = obj.extract::<String>() {
         return Ok(s);
     }
@@ -394,7 +394,7 @@ fn op_name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
         })
 }
 
-fn alu(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<tpb_isa::AluOp> {
+pub(crate) fn alu(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<tpb_isa::AluOp> {
     let name = op_name(obj)?;
     alu_op(&name).ok_or_else(|| {
         raise(
@@ -415,7 +415,7 @@ fn cmp(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Cmp> {
 }
 
 /// Checks that `t` lives on the same core as `dst`.
-fn same_core<'a>(
+pub(crate) fn same_core<'a>(
     py: Python<'_>,
     dst: &Tile,
     t: &'a Tile,
@@ -431,7 +431,7 @@ fn same_core<'a>(
 }
 
 /// A scalar operand: None, a float/int immediate, or a `(P, 1)` tile of the same core.
-fn operand(
+pub(crate) fn operand(
     py: Python<'_>,
     dst: &Tile,
     obj: Option<&Bound<'_, PyAny>>,
@@ -461,7 +461,7 @@ fn operand(
 }
 
 /// Runs one call on `dst`'s core with the GIL released.
-fn on_core(
+pub(crate) fn on_core(
     py: Python<'_>,
     dst: &Tile,
     call: impl FnOnce(&mut tpb_nki::Core) -> Result<tpb_sim::StepReport, NkiError> + Send,

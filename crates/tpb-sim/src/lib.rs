@@ -70,7 +70,7 @@ pub mod numerics;
 pub mod region;
 
 pub use machine::{
-    Config, Fault, FaultCause, FlopKind, Flops, HostError, HostTensor, InstId, Machine, MemAccess,
-    Region, RunReport, StepReport, Warning, WarningKind, DEFAULT_MAX_ELEMENTS,
+    Config, DveLane, DveState, Fault, FaultCause, FlopKind, Flops, HostError, HostTensor, InstId,
+    Machine, MemAccess, Region, RunReport, StepReport, Warning, WarningKind, DEFAULT_MAX_ELEMENTS,
     DEFAULT_MAX_RUN_ELEMENTS, DEFAULT_MIN_PARALLEL_ELEMENTS,
 };

@@ -17,8 +17,8 @@ use super::schema::{part_of, resolve_key, Part, CHANNELS_FIELD, FIELD_ALIASES, O
 use crate::gen::Gen;
 use crate::opcode::{Opcode, StructKind, OPCODES};
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, DebugCmd, Dtype, ImmSrc, RevOps, TensorSubdim,
-    UpdateMode, WaitMode,
+    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, DebugCmd, Dtype, ImmSrc, ReduceAxis, ReduceOp,
+    RevOps, TensorSubdim, UpdateMode, WaitMode,
 };
 use crate::wire::{
     Body, Bytes, Data4d, DtypePair, Events, F32Bits, Field, FieldDyn, Header, ImmVal, Instruction,
@@ -127,6 +127,8 @@ fast_enums!(
     WaitMode = 7,
     UpdateMode = 8,
     DebugCmd = 9,
+    ReduceOp = 10,
+    ReduceAxis = 11,
 );
 
 fn struct_table(kind: StructKind) -> StructTable {
@@ -211,6 +213,8 @@ fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
         WaitMode => Setter::Token(set_enum::<WaitMode>),
         UpdateMode => Setter::Token(set_enum::<UpdateMode>),
         DebugCmd => Setter::Token(set_enum::<DebugCmd>),
+        ReduceOp => Setter::Token(set_enum::<ReduceOp>),
+        ReduceAxis => Setter::Token(set_enum::<ReduceAxis>),
         DtypePair => Setter::Token(set_dtype_pair),
         Opcode => Setter::Token(set_text::<Opcode>),
         Bytes<1> => Setter::Token(set_text::<Bytes<1>>),
@@ -220,8 +224,11 @@ fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
         Bytes<5> => Setter::Token(set_text::<Bytes<5>>),
         Bytes<6> => Setter::Token(set_text::<Bytes<6>>),
         Bytes<9> => Setter::Token(set_text::<Bytes<9>>),
+        Bytes<12> => Setter::Token(set_text::<Bytes<12>>),
         Bytes<15> => Setter::Token(set_text::<Bytes<15>>),
         Bytes<16> => Setter::Token(set_text::<Bytes<16>>),
+        Bytes<17> => Setter::Token(set_text::<Bytes<17>>),
+        Bytes<32> => Setter::Token(set_text::<Bytes<32>>),
         Bytes<20> => Setter::Token(set_text::<Bytes<20>>),
         Bytes<52> => Setter::Token(set_text::<Bytes<52>>),
     );

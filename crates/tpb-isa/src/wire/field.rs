@@ -283,13 +283,15 @@ macro_rules! for_each_enum_field {
             AccumCmd,
             WaitMode,
             UpdateMode,
-            DebugCmd
+            DebugCmd,
+            ReduceOp,
+            ReduceAxis
         }
     };
 }
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode,
-    WaitMode,
+    AccumCmd, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, ReduceAxis, ReduceOp, RevOps,
+    TensorSubdim, UpdateMode, WaitMode,
 };
 pub(crate) use for_each_enum_field;
 for_each_enum_field!(enum_field);

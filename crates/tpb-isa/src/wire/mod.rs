@@ -5,11 +5,18 @@
 
 mod bodies;
 mod build;
-// Issue 17a: the DVE/POOL compute structs, one module per struct.
-mod d4_mr;
+// Issue 17b structs (one module each).
+mod ctrl_im;
+mod d1_rd;
 pub mod descriptor;
 pub mod field;
 pub mod memref;
+mod s2s2d2_stt;
+mod s4d2_bn;
+mod s4d4_cr;
+mod s4d4_mr;
+// Issue 17a: the DVE/POOL compute structs, one module per struct.
+mod d4_mr;
 mod s3d3_cp_pred_scalar;
 mod s3s3d3_tt;
 mod s4d4_tr;
@@ -18,13 +25,19 @@ mod visit;
 
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
+pub use ctrl_im::*;
+pub use d1_rd::*;
 pub use d4_mr::D4Mr;
 pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
 pub use field::{Bytes, Field, FieldDyn};
+pub use s2s2d2_stt::*;
 pub use s3d3_cp_pred_scalar::S3d3CpPredScalar;
 pub use s3s3d3_tt::S3s3d3Tt;
+pub use s4d2_bn::*;
+pub use s4d4_cr::*;
+pub use s4d4_mr::*;
 pub use s4d4_tr::S4d4Tr;
 pub use view::{BodyView, InstView, View};
 pub use visit::{family_body, visit_owned, visit_view, Bodies, FamilyVisitor, Owned, Viewed};

@@ -25,6 +25,12 @@ mod ptr_multi;
 mod range_select;
 mod tensor_scalar;
 mod ts_select;
+// Issue 17b executors (DVE per-lane state).
+mod cache_reduce;
+mod cross_lane;
+mod lanes;
+mod search;
+mod stt;
 // Issue 17a (isa-facts-dve-pool).
 mod copy_cast;
 mod elements;
@@ -48,7 +54,9 @@ use tpb_isa::wire::{
     visit_owned, Addr4, AddrForm, D4Iota, EventSemaphore, FamilyVisitor, Owned, S2Bn, S2d2Rs,
     S2d2TsAs, S3d3Ts, S3d3TsSelect, S4d4Tsm, Tensor,
 };
-use tpb_isa::wire::{D4Mr, S3d3CpPredScalar, S3s3d3Tt, S4d4Tr};
+use tpb_isa::wire::{
+    CtrlIm, D1Rd, D4Mr, S2s2d2Stt, S3d3CpPredScalar, S3s3d3Tt, S4d2Bn, S4d4Cr, S4d4Mr, S4d4Tr,
+};
 use tpb_isa::{Dtype, Gen, Instruction};
 
 /// Reusable buffers, so that executing an instruction allocates nothing in the common case.
@@ -698,8 +706,8 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     ) -> Executed {
         Err(not_executed(row)) // DVE batch-norm state is not modelled (isa-facts §6)
     }
-    fn match_value_load(&mut self, row: Row, _: sem::MatchValueLoad, _: &'a S2Bn) -> Executed {
-        Err(not_executed(row)) // DVE match-value state is not modelled (isa-facts §6)
+    fn match_value_load(&mut self, _: Row, _: sem::MatchValueLoad, s: &'a S2Bn) -> Executed {
+        search::match_value_load(self, s) // the lane match keys (isa-facts-dve-pool §16.4)
     }
     fn iota(&mut self, _: Row, sem::Iota::Iota: sem::Iota, s: &'a D4Iota) -> Executed {
         iota::execute(self, s)
@@ -795,8 +803,13 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     fn memset(&mut self, _: Row, sem::Memset::Memset: sem::Memset, s: &'a D4Mr) -> Executed {
         memset::execute(self, s)
     }
-    fn dve_read_indices(&mut self, row: Row, _: sem::DveReadIndices, _: &'a D4Mr) -> Executed {
-        Err(not_executed(row)) // the MatchReplace8 index flops are not modelled yet (17b)
+    fn dve_read_indices(
+        &mut self,
+        _: Row,
+        sem::DveReadIndices::DveReadIndices: sem::DveReadIndices,
+        s: &'a D4Mr,
+    ) -> Executed {
+        search::read_indices(self, s) // the index flops MatchReplace8 leaves (17b)
     }
     fn tensor_reduce(&mut self, row: Row, sem: sem::TensorReduce, s: &'a S4d4Tr) -> Executed {
         use sem::TensorReduce as V;
@@ -818,5 +831,48 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
         s: &'a S4d4Tr,
     ) -> Executed {
         stream_transpose::execute(self, s)
+    }
+    // Issue 17b families: the hidden DVE per-lane state (isa-facts-dve-pool §8–§16).
+    fn scalar_tensor_tensor(
+        &mut self,
+        row: Row,
+        _: sem::ScalarTensorTensor,
+        s: &'a S2s2d2Stt,
+    ) -> Executed {
+        stt::execute(self, s, row)
+    }
+    fn tensor_tensor_scan(
+        &mut self,
+        row: Row,
+        _: sem::TensorTensorScan,
+        s: &'a S2s2d2Stt,
+    ) -> Executed {
+        stt::execute(self, s, row)
+    }
+    fn select_reduce(&mut self, row: Row, _: sem::SelectReduce, s: &'a S2s2d2Stt) -> Executed {
+        stt::execute(self, s, row)
+    }
+    fn cache_reduce(&mut self, row: Row, _: sem::CacheReduce, s: &'a S3d3Ts) -> Executed {
+        cache_reduce::execute(self, s, row)
+    }
+    fn dve_read_accumulator(
+        &mut self,
+        _: Row,
+        _: sem::DveReadAccumulator,
+        s: &'a D1Rd,
+    ) -> Executed {
+        cache_reduce::read_accumulator(self, s)
+    }
+    fn search(&mut self, row: Row, _: sem::Search, s: &'a S4d2Bn) -> Executed {
+        search::max8_find_index8(self, s, row)
+    }
+    fn match_replace8(&mut self, _: Row, _: sem::MatchReplace8, s: &'a S4d4Mr) -> Executed {
+        search::match_replace8(self, s)
+    }
+    fn cross_lane_reduce(&mut self, row: Row, _: sem::CrossLaneReduce, s: &'a S4d4Cr) -> Executed {
+        cross_lane::execute(self, s, row)
+    }
+    fn load_mask_select(&mut self, _: Row, _: sem::LoadMaskSelect, s: &'a CtrlIm) -> Executed {
+        search::load_mask_select(self, s)
     }
 }

@@ -10,6 +10,7 @@
 //! - Results are bit-exact and do not depend on the host (see [`crate::numerics`]).
 //! - No input (instruction bytes, host requests) makes the library panic.
 
+mod dve_state;
 pub(crate) mod events;
 mod memory;
 mod report;
@@ -19,6 +20,7 @@ pub use report::{
     Warning, WarningKind, MAX_ACCESS_RUNS,
 };
 
+pub use dve_state::{DveLane, DveState};
 pub(crate) use memory::{Memory, Shadow};
 
 use crate::assumptions::{firmware_stub_log, firmware_stubs_apply, FLOP_SLOTS, INITIAL_WORD};
@@ -142,6 +144,8 @@ pub(crate) struct State {
     pub(crate) retired: u64,
     /// Elements processed by the retired instructions (for [`Config::max_run_elements`]).
     pub(crate) elements_run: u64,
+    /// The hidden per-lane DVE state (accumulators, search flops, mask table).
+    pub(crate) dve: DveState,
 }
 
 /// A simulated NeuronCore slice: on-chip memory, registers, flops, semaphores and events
@@ -189,6 +193,7 @@ impl Machine {
                 events: [false; NUM_EVENTS],
                 retired: 0,
                 elements_run: 0,
+                dve: DveState::default(),
             },
             scratch: Scratch::new(),
             config,
@@ -349,6 +354,23 @@ impl Machine {
             max: NUM_CHANNELS as usize,
         })?;
         *f = flops;
+        Ok(())
+    }
+
+    /// The hidden per-lane DVE state: reduce accumulators, match keys and flags, index
+    /// flops and the mask-select table (isa-facts-dve-pool §0.3.3).
+    pub fn dve_state(&self) -> &DveState {
+        &self.state.dve
+    }
+
+    /// Replaces one lane's hidden DVE state (to stage an accumulator or search keys).
+    pub fn set_dve_lane(&mut self, lane: usize, value: DveLane) -> Result<(), HostError> {
+        let l = self.state.dve.lanes.get_mut(lane).ok_or(HostError::Index {
+            what: "DVE lane",
+            index: lane,
+            max: NUM_CHANNELS as usize,
+        })?;
+        *l = value;
         Ok(())
     }
 

@@ -65,6 +65,9 @@ pub enum WarningKind {
     LoaderMismatch,
     /// The instruction ran as the shipped log-only firmware stub (decisions §3.7).
     FirmwareStub,
+    /// A DVE state consumer (DveReadAccumulator, FindIndex8, DveReadIndices, …) read
+    /// hidden per-lane state no instruction has written (assumption `dve-lane-state`).
+    DveStateUnset,
 }
 
 impl WarningKind {
@@ -74,6 +77,7 @@ impl WarningKind {
             WarningKind::Uninitialised => "uninitialised-read",
             WarningKind::LoaderMismatch => "loader-mismatch",
             WarningKind::FirmwareStub => "firmware-stub",
+            WarningKind::DveStateUnset => "dve-state-unset",
         }
     }
 }

@@ -15,8 +15,8 @@ use crate::geometry::NUM_REGISTERS;
 use crate::opcode::Opcode;
 use crate::opcode::OpcodeInfo;
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode,
-    WaitMode,
+    AccumCmd, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, ReduceAxis, ReduceOp, RevOps,
+    TensorSubdim, UpdateMode, WaitMode,
 };
 use crate::text::schema::{always_printed_any, for_each_enum_field, CHANNELS_FIELD, OPCODE_FIELD};
 use crate::wire::descriptor::f32_text;
@@ -245,7 +245,7 @@ fn raw_bytes<T: 'static, S: Sink>(v: &T, out: &mut Line<'_, S>) -> bool {
             } )*
         };
     }
-    sizes!(1, 2, 3, 4, 5, 6, 9, 15, 16, 20, 52);
+    sizes!(1, 2, 3, 4, 5, 6, 9, 12, 15, 16, 17, 20, 32, 52);
     false
 }
 

@@ -17,6 +17,12 @@ mod immediates;
 mod iota;
 mod ptr_multi;
 mod range_select;
+// Issue 17b chains.
+mod cache_reduce;
+mod cross_lane;
+mod ctrl_im;
+mod search;
+mod stt;
 mod tensor_scalar;
 mod ts_select;
 
@@ -28,7 +34,9 @@ use crate::wire::{
     visit_view, D4Iota, Data4d, EventSemaphore, FamilyVisitor, Header, InstView, S2Bn, S2d2Rs,
     S2d2TsAs, S3d3Ts, S3d3TsSelect, S4d4Tsm, View, Viewed,
 };
-use crate::wire::{D4Mr, S3d3CpPredScalar, S3s3d3Tt, S4d4Tr};
+use crate::wire::{
+    CtrlIm, D1Rd, D4Mr, S2s2d2Stt, S3d3CpPredScalar, S3s3d3Tt, S4d2Bn, S4d4Cr, S4d4Mr, S4d4Tr,
+};
 use Confidence::{Assumed, Observed};
 
 rule!(
@@ -151,7 +159,7 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
     ) -> Flow {
         event_semaphore::check(self.cx, self.inst, &s)
     }
-    // Issue 17a: the chains read the owned struct (one load of the 52 body bytes).
+    // Issues 17a and 17b: the chains read the owned struct (one load of the 52 body bytes).
     fn tensor_tensor(&mut self, row: Row, _: sem::TensorTensor, s: View<'a, S3s3d3Tt>) -> Flow {
         s3s3d3_tt::check(self.cx, row, &s.owned())
     }
@@ -199,6 +207,53 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
     }
     fn stream_transpose(&mut self, row: Row, _: sem::StreamTranspose, s: View<'a, S4d4Tr>) -> Flow {
         s4d4_tr::check(self.cx, row, &s.owned())
+    }
+    fn scalar_tensor_tensor(
+        &mut self,
+        row: Row,
+        _: sem::ScalarTensorTensor,
+        s: View<'a, S2s2d2Stt>,
+    ) -> Flow {
+        stt::check(self.cx, row, &s.owned())
+    }
+    fn tensor_tensor_scan(
+        &mut self,
+        row: Row,
+        _: sem::TensorTensorScan,
+        s: View<'a, S2s2d2Stt>,
+    ) -> Flow {
+        stt::check(self.cx, row, &s.owned())
+    }
+    fn select_reduce(&mut self, row: Row, _: sem::SelectReduce, s: View<'a, S2s2d2Stt>) -> Flow {
+        stt::check(self.cx, row, &s.owned())
+    }
+    fn cache_reduce(&mut self, _: Row, _: sem::CacheReduce, s: View<'a, S3d3Ts>) -> Flow {
+        cache_reduce::check(self.cx, &s.owned())
+    }
+    fn dve_read_accumulator(
+        &mut self,
+        _: Row,
+        _: sem::DveReadAccumulator,
+        s: View<'a, D1Rd>,
+    ) -> Flow {
+        cache_reduce::check_read_accumulator(self.cx, &s.owned())
+    }
+    fn search(&mut self, row: Row, _: sem::Search, s: View<'a, S4d2Bn>) -> Flow {
+        search::check_bn(self.cx, row, &s.owned())
+    }
+    fn match_replace8(&mut self, _: Row, _: sem::MatchReplace8, s: View<'a, S4d4Mr>) -> Flow {
+        search::check_mr(self.cx, &s.owned())
+    }
+    fn cross_lane_reduce(
+        &mut self,
+        row: Row,
+        _: sem::CrossLaneReduce,
+        s: View<'a, S4d4Cr>,
+    ) -> Flow {
+        cross_lane::check(self.cx, row, &s.owned())
+    }
+    fn load_mask_select(&mut self, _: Row, _: sem::LoadMaskSelect, s: View<'a, CtrlIm>) -> Flow {
+        ctrl_im::check(self.cx, &s.owned())
     }
 }
 
