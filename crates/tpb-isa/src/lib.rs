@@ -15,8 +15,8 @@ pub mod tables;
 pub use gen::{Gen, GenSet};
 pub use opcode::{Opcode, OpcodeInfo, StructKind};
 pub use tables::{
-    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode,
-    WaitMode,
+    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, DataSrc, DgeComputeOp, DgeOpcode, Dtype, ImmSrc,
+    RevOps, TensorSubdim, UpdateMode, WaitMode,
 };
 pub mod geometry;
 pub mod hex;

@@ -18,6 +18,15 @@ macro_rules! for_each_struct {
             S3d3TsSelect, "S3D3_TS_SELECT", "TensorScalarSelect (isa-facts §10.1)";
             S2d2Rs, "S2D2_RS", "RangeSelect (isa-facts §10.2)";
             EventSemaphore, "EVENT_SEMAPHORE", "EventSemaphore, the standalone sync record (isa-facts §1.3)";
+            DmaDirect2d, "DMA_DIRECT2D", "DMAMEMCPY (isa-facts-pe-act-dma §3.4)";
+            PseudoDmaDirect2d, "PSEUDO_DMA_DIRECT2D", "the host-lowered DMA pseudo (isa-facts-pe-act-dma §3.6)";
+            PseudoDmaExt, "PSEUDO_DMA_EXT_STRUCT", "the pseudo DMA extension record (isa-facts-pe-act-dma §3.6)";
+            DmaIndirect1d, "DMA_INDIRECT1D", "DMA_INDIRECT (isa-facts-pe-act-dma §3.7)";
+            DmaDirect2dXpose, "DMA_DIRECT2D_XPOSE", "DMA_TRANSPOSE (isa-facts-pe-act-dma §3.8)";
+            DmaGatherXpose, "DMA_GATHER_XPOSE", "DMA_GATHER_TRANSPOSE (isa-facts-pe-act-dma §3.9)";
+            DmaCopy2d, "DMA_COPY2D", "DMA_MEMCPY2 (isa-facts-pe-act-dma §3.10)";
+            DmaImmediate, "DMA_IMMEDIATE", "DMA_IMMEDIATE (isa-facts-pe-act-dma §3.11)";
+            Mem2d, "MEM_2D", "TensorLoad / TensorStore (isa-facts-pe-act-dma §3.14)";
         }
     };
 }
@@ -36,6 +45,17 @@ macro_rules! struct_kinds {
         impl StructKind {
             /// Every struct, in declaration order.
             pub const ALL: &'static [StructKind] = &[$( StructKind::$S ),*];
+
+            /// Whether bytes 4..12 are the common EVENTS preamble (and bytes 1..4 the
+            /// header's): false for DMA_COPY2D / DMA_IMMEDIATE, which carry their own wait
+            /// band there, and for the 0xDA extension record, whose bytes 1..12 are its own
+            /// fields (isa-facts-pe-act-dma §3.6, §3.10, §3.11).
+            pub const fn has_preamble(self) -> bool {
+                !matches!(
+                    self,
+                    StructKind::DmaCopy2d | StructKind::DmaImmediate | StructKind::PseudoDmaExt
+                )
+            }
 
             /// The header struct name.
             pub const fn header_name(self) -> &'static str {
@@ -60,6 +80,13 @@ pub enum Engine {
     /// Any engine's queue: the standalone sync instruction runs on whichever engine the
     /// program places it (isa-facts §1.3).
     Any,
+    /// A DMA request: issued from a DMA-capable engine queue (SP or ACT with the hardware
+    /// DGE, POOL with the software DGE; only POOL on sunda), the data then moving on that
+    /// queue's DMA ring (isa-facts-pe-act-dma §3.1, §3.13).
+    Dma,
+    /// A host-only pseudo instruction, lowered by the runtime before the device sees it
+    /// (isa-facts-pe-act-dma §3.6).
+    Host,
 }
 
 impl Engine {
@@ -69,6 +96,8 @@ impl Engine {
             Engine::Dve => "vector engine (DVE)",
             Engine::Pool => "GpSimd engine (POOL)",
             Engine::Any => "any engine's queue",
+            Engine::Dma => "a DMA-issuing queue (SP, ACT or POOL; POOL on sunda) and its DMA ring",
+            Engine::Host => "the host (lowered before the device sees it)",
         }
     }
 }
@@ -121,6 +150,24 @@ pub enum Family {
     BatchNormParamLoad,
     /// MatchValueLoad (0x6D), an `S2_BN` sibling of ImmLd.
     MatchValueLoad,
+    /// DMAMEMCPY (0xB8).
+    DmaMemcpy,
+    /// PSEUDO_DMA_DIRECT2D (0xD4), host only.
+    PseudoDma,
+    /// PSEUDO_EXTENSION (0xDA), host only.
+    PseudoExt,
+    /// DMA_INDIRECT (0xBB).
+    DmaIndirect,
+    /// DMA_TRANSPOSE (0xBD).
+    DmaTranspose,
+    /// DMA_GATHER_TRANSPOSE (0xF1).
+    DmaGatherTranspose,
+    /// DMA_MEMCPY2 (0xB9, maverick).
+    DmaMemcpy2,
+    /// DMA_IMMEDIATE (0xBA, maverick).
+    DmaImmediate,
+    /// TensorLoad (0xAA) / TensorStore (0xAB).
+    Mem2d,
 }
 
 /// Whether the opcode's ALU ops are arithmetic or bit-vector (the Arith/Bitvec twins).
@@ -202,6 +249,20 @@ impl OpcodeInfo {
     }
 }
 
+const PSEUDO_HOST: &str = "a host-only pseudo instruction: the runtime lowers it before the \
+                           device sees it (isa-facts-pe-act-dma §3.6); lower the program \
+                           first (`tpb_isa::lower::lower_pseudo`, `tpb lower`)";
+const INDIRECT_SEMANTICS: &str = "the index walk of DMA_INDIRECT is only INFERRED and the \
+                                  rule for repeated scatter indices is not public \
+                                  (isa-facts-pe-act-dma §3.7)";
+const XPOSE_ORDER: &str = "the tile order of the DMA transposes is not public \
+                           (isa-facts-pe-act-dma §3.8, §8 Q22)";
+const COPY2D_SEMANTICS: &str = "DMA_MEMCPY2's DMA_ADDR_UNION register forms, engine fan-out and \
+                                rd/wr-done semaphore effects are public only as enum names \
+                                (isa-facts-pe-act-dma §3.10)";
+const DMA_IMMEDIATE_SEMANTICS: &str = "DMA_IMMEDIATE's raw UDMA descriptors have further \
+                                       constraints given only in prose \
+                                       (isa-facts-pe-act-dma §3.11, §3.12)";
 const BN_STATE: &str = "it loads DVE batch-norm / match-value state that tpb does not model \
                         (isa-facts §6)";
 const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda \
@@ -233,7 +294,17 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", S2d2TsAs, Pool, Maintained, ALL, AffineSelect, NotApplicable, Immediate, Run, "seed 002 §3";
             TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", S3d3TsSelect, Dve, Maintained, ALL, TsSelect, NotApplicable, Immediate, Run, "isa-facts §10.1";
             EVENT_SEMAPHORE = 0xA0, "EVENT_SEMAPHORE", "EventSemaphore", "event_semaphore", EventSemaphore, Any, Maintained, ALL, EventSemaphore, NotApplicable, Immediate, Run, "isa-facts §1.3";
+            TENSOR_LOAD = 0xAA, "TENSOR_LOAD", "TensorLoad", "tensor_load", Mem2d, Any, Maintained, ALL, Mem2d, NotApplicable, Immediate, Run, "isa-facts-pe-act-dma §3.14";
+            TENSOR_STORE = 0xAB, "TENSOR_STORE", "TensorStore", "tensor_store", Mem2d, Any, Maintained, ALL, Mem2d, NotApplicable, Immediate, Run, "isa-facts-pe-act-dma §3.14";
+            DMA_MEMCPY = 0xB8, "DMAMEMCPY", "DmaMemcpy", "dma_memcpy", DmaDirect2d, Dma, Maintained, ALL, DmaMemcpy, NotApplicable, Immediate, Run, "isa-facts-pe-act-dma §3.4";
+            DMA_MEMCPY2 = 0xB9, "DMA_MEMCPY2", "DmaMemcpy2", "dma_memcpy2", DmaCopy2d, Dma, Maintained, MAVERICK, DmaMemcpy2, NotApplicable, Immediate, NotSupported(COPY2D_SEMANTICS), "isa-facts-pe-act-dma §3.10";
+            DMA_IMMEDIATE = 0xBA, "DMA_IMMEDIATE", "DmaImmediate", "dma_immediate", DmaImmediate, Dma, Maintained, MAVERICK, DmaImmediate, NotApplicable, Immediate, NotSupported(DMA_IMMEDIATE_SEMANTICS), "isa-facts-pe-act-dma §3.11";
+            DMA_INDIRECT = 0xBB, "DMA_INDIRECT", "DmaIndirect", "dma_indirect", DmaIndirect1d, Dma, Maintained, ALL, DmaIndirect, NotApplicable, Immediate, NotSupported(INDIRECT_SEMANTICS), "isa-facts-pe-act-dma §3.7";
             RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", S2d2Rs, Dve, Maintained, CAYMAN_UP, RangeSelect, NotApplicable, Immediate, Run, "isa-facts §10.2";
+            DMA_TRANSPOSE = 0xBD, "DMA_TRANSPOSE", "DmaTranspose", "dma_transpose", DmaDirect2dXpose, Dma, Maintained, CAYMAN_UP, DmaTranspose, NotApplicable, Immediate, NotSupported(XPOSE_ORDER), "isa-facts-pe-act-dma §3.8";
+            PSEUDO_DMA_DIRECT2D = 0xD4, "PSEUDO_DMA_DIRECT2D", "PseudoDmaDirect2d", "pseudo_dma_direct2d", PseudoDmaDirect2d, Host, Maintained, ALL, PseudoDma, NotApplicable, Immediate, NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
+            PSEUDO_EXTENSION = 0xDA, "PSEUDO_EXTENSION", "PseudoExtension", "pseudo_extension", PseudoDmaExt, Host, Maintained, ALL, PseudoExt, NotApplicable, Immediate, NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
+            DMA_GATHER_TRANSPOSE = 0xF1, "DMA_GATHER_TRANSPOSE", "DmaGatherTranspose", "dma_gather_transpose", DmaGatherXpose, Dma, Maintained, CAYMAN_UP, DmaGatherTranspose, NotApplicable, Immediate, NotSupported(XPOSE_ORDER), "isa-facts-pe-act-dma §3.9";
         }
     };
 }

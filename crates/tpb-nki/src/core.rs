@@ -131,14 +131,15 @@ pub struct Core {
     program: Vec<Instruction>,
     /// Constants placed in registers, in the order they were set: (register, bits).
     constants: Vec<(u8, u32)>,
-    /// Next free byte per partition: [sbuf, psum].
-    next_free: [u64; 2],
+    /// Next free byte per partition: [sbuf, psum]; for HBM, the next free address.
+    next_free: [u64; 3],
 }
 
 fn space_index(space: Space) -> usize {
     match space {
         Space::Sbuf => 0,
         Space::Psum => 1,
+        Space::Hbm => 2,
     }
 }
 
@@ -154,7 +155,7 @@ impl Core {
             machine: Machine::new(config),
             program: Vec::new(),
             constants: Vec::new(),
-            next_free: [0; 2],
+            next_free: [0; 3],
         }
     }
 

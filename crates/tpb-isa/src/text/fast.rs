@@ -17,8 +17,8 @@ use super::schema::{part_of, resolve_key, Part, CHANNELS_FIELD, FIELD_ALIASES, O
 use crate::gen::Gen;
 use crate::opcode::{Opcode, StructKind, OPCODES};
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, DebugCmd, Dtype, ImmSrc, RevOps, TensorSubdim,
-    UpdateMode, WaitMode,
+    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype,
+    ImmSrc, RevOps, TensorSubdim, UpdateMode, WaitMode,
 };
 use crate::wire::{
     Body, Bytes, Data4d, DtypePair, Events, F32Bits, Field, FieldDyn, Header, ImmVal, Instruction,
@@ -127,6 +127,9 @@ fast_enums!(
     WaitMode = 7,
     UpdateMode = 8,
     DebugCmd = 9,
+    DgeComputeOp = 10,
+    DgeOpcode = 11,
+    DataSrc = 12,
 );
 
 fn struct_table(kind: StructKind) -> StructTable {
@@ -222,6 +225,18 @@ fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
         Bytes<15> => Setter::Token(set_text::<Bytes<15>>),
         Bytes<20> => Setter::Token(set_text::<Bytes<20>>),
         Bytes<52> => Setter::Token(set_text::<Bytes<52>>),
+        Bytes<30> => Setter::Token(set_text::<Bytes<30>>),
+        Bytes<32> => Setter::Token(set_text::<Bytes<32>>),
+        Bytes<48> => Setter::Token(set_text::<Bytes<48>>),
+        u16 => Setter::Token(set_text::<u16>),
+        u64 => Setter::Token(set_text::<u64>),
+        DgeComputeOp => Setter::Token(set_enum::<DgeComputeOp>),
+        DgeOpcode => Setter::Token(set_enum::<DgeOpcode>),
+        DataSrc => Setter::Token(set_enum::<DataSrc>),
+        crate::wire::Addr8 => Setter::Token(set_text::<crate::wire::Addr8>),
+        crate::wire::DmaPattern<1> => Setter::Token(set_text::<crate::wire::DmaPattern<1>>),
+        crate::wire::DmaPattern<2> => Setter::Token(set_text::<crate::wire::DmaPattern<2>>),
+        crate::wire::Addr4 => Setter::Token(set_text::<crate::wire::Addr4>),
     );
     None
 }

@@ -26,6 +26,11 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
     let (h, e) = (v.header(), v.events());
     // `has_valid_neuron_header` / `has_valid_neuron_events`, then the struct's chain.
     let Some(info) = v.info() else { return false };
+    if is_dma_family(info.family) {
+        // The DMA and MEM_2D chains have no separate fast form yet: their verdict is the
+        // chain's own (one definition; the i16 merge makes every family this way).
+        return super::is_valid(&v.owned(), gen);
+    }
     if !(h.inst_word_len() == INST_WORD_LEN
         && e.wait_mode().defined_on(gen)
         && e.update_mode().defined_on(gen))
@@ -53,7 +58,32 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         Family::EventSemaphore => {
             matches!(body, BodyView::EventSemaphore(s) if event_semaphore(gen, v, s))
         }
+        Family::DmaMemcpy
+        | Family::PseudoDma
+        | Family::PseudoExt
+        | Family::DmaIndirect
+        | Family::DmaTranspose
+        | Family::DmaGatherTranspose
+        | Family::DmaMemcpy2
+        | Family::DmaImmediate
+        | Family::Mem2d => false,
     }
+}
+
+/// The families whose verdict is their chain's (see [`is_valid_view`]).
+const fn is_dma_family(f: Family) -> bool {
+    matches!(
+        f,
+        Family::DmaMemcpy
+            | Family::PseudoDma
+            | Family::PseudoExt
+            | Family::DmaIndirect
+            | Family::DmaTranspose
+            | Family::DmaGatherTranspose
+            | Family::DmaMemcpy2
+            | Family::DmaImmediate
+            | Family::Mem2d
+    )
 }
 
 /// `has_valid_active_channel_range` (both spellings test the same range).

@@ -8,6 +8,15 @@
 
 mod chains;
 mod common;
+/// The DMA and MEM_2D predicates the simulator shares with the validator (one definition of
+/// the byte counts, the CCE test and the MEM_2D walk; isa-facts-pe-act-dma §3.4, §3.14).
+pub mod chains_dma {
+    pub use super::chains::dma::{
+        addr8_valid, bound_reg_valid, dma_configs_valid, elem_bytes, idx_bound_reg_valid,
+        mem2d_counts_valid, mem2d_dtype_valid, mem2d_offsets, mem2d_registers, pattern_bytes,
+        uses_cce,
+    };
+}
 mod fast;
 
 pub use fast::is_valid_view;

@@ -3,18 +3,22 @@
 //! Decoding is total and lossless: any 64 bytes decode to an [`Instruction`] that
 //! re-encodes to the same bytes (decisions §1.1). Legality is [`crate::validate`]'s job.
 
+pub mod addr8;
 mod bodies;
 mod build;
 pub mod descriptor;
+mod dma;
 pub mod field;
 pub mod memref;
 mod view;
 
+pub use addr8::{Addr8, Addr8Form, DmaLoc, DmaPattern, DMA_ONCHIP_WINDOW};
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
 pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
+pub use dma::*;
 pub use field::{Bytes, Field, FieldDyn};
 pub use view::{BodyView, InstView, View};
 

@@ -261,8 +261,8 @@ pub(crate) struct Detector {
     recs: Vec<Rec>,
     /// Ids of dead records, for reuse.
     free: Vec<u32>,
-    /// Per space (SBUF, PSUM): per page, the records touching it.
-    pages: [Vec<Bucket>; 2],
+    /// Per space (SBUF, PSUM, HBM): per page, the records touching it.
+    pages: [Vec<Bucket>; 3],
     reported: HashSet<(usize, usize, &'static str, &'static str)>,
     pub(crate) races: Vec<Race>,
     pub(crate) total: usize,
@@ -274,6 +274,20 @@ fn space_slot(s: Space) -> usize {
     match s {
         Space::Sbuf => 0,
         Space::Psum => 1,
+        Space::Hbm => 2,
+    }
+}
+
+/// HBM buckets are coarser than on-chip ones: HBM addresses span the whole configured size
+/// (up to `machine::MAX_HBM_BYTES`), so fine pages would cost a bucket per 128 bytes of it.
+/// A coarse bucket only means more candidates to compare; the byte runs decide.
+pub const HBM_PAGE: u64 = 1 << 20;
+
+/// The bucket size of a space.
+const fn page_of(s: Space) -> u64 {
+    match s {
+        Space::Hbm => HBM_PAGE,
+        _ => PAGE,
     }
 }
 
@@ -304,7 +318,7 @@ impl Detector {
         Detector {
             recs: Vec::new(),
             free: Vec::new(),
-            pages: [Vec::new(), Vec::new()],
+            pages: [Vec::new(), Vec::new(), Vec::new()],
             reported: HashSet::new(),
             races: Vec::new(),
             total: 0,
@@ -324,7 +338,8 @@ impl Detector {
     ) {
         let e = side.engine.index();
         for a in accesses {
-            let pages = a.region.bytes.start / PAGE..a.region.bytes.end.div_ceil(PAGE);
+            let page = page_of(a.region.space);
+            let pages = a.region.bytes.start / page..a.region.bytes.end.div_ceil(page);
             let slot = space_slot(a.region.space);
             for p in pages.clone() {
                 let Some(bucket) = self.pages[slot].get(p as usize) else {

@@ -16,6 +16,7 @@
 
 mod access;
 mod affine_select;
+mod dma;
 mod engine;
 mod event_semaphore;
 mod imm_ld;
@@ -659,8 +660,24 @@ pub(crate) fn execute(
             Body::EventSemaphore(s) => event_semaphore::execute(&mut cx, s),
             _ => Err(mismatch()),
         },
+        Family::DmaMemcpy => match body {
+            Body::DmaDirect2d(s) => dma::execute_memcpy(&mut cx, s),
+            _ => Err(mismatch()),
+        },
+        Family::Mem2d => match body {
+            Body::Mem2d(s) => dma::execute_mem2d(&mut cx, s),
+            _ => Err(mismatch()),
+        },
         // Refused by the table's `exec` column above; kept here so the match stays total.
-        Family::BatchNormParamLoad | Family::MatchValueLoad => Err(FaultCause::Unsupported {
+        Family::BatchNormParamLoad
+        | Family::MatchValueLoad
+        | Family::PseudoDma
+        | Family::PseudoExt
+        | Family::DmaIndirect
+        | Family::DmaTranspose
+        | Family::DmaGatherTranspose
+        | Family::DmaMemcpy2
+        | Family::DmaImmediate => Err(FaultCause::Unsupported {
             what: format!("{} ({op}) is not executed by the simulator", info.display),
         }),
     }

@@ -11,6 +11,7 @@
 //! - No input (instruction bytes, host requests) makes the library panic.
 
 pub(crate) mod events;
+pub(crate) mod hbm;
 mod memory;
 mod report;
 
@@ -19,6 +20,7 @@ pub use report::{
     Warning, WarningKind, MAX_ACCESS_RUNS,
 };
 
+pub use hbm::{DEFAULT_HBM_BYTES, MAX_HBM_BYTES};
 pub(crate) use memory::{Memory, Shadow};
 
 use crate::assumptions::{firmware_stub_log, firmware_stubs_apply, FLOP_SLOTS, INITIAL_WORD};
@@ -71,6 +73,10 @@ pub struct Config {
     /// the machine was created past this (all instructions, all channels), so that a hostile
     /// program's cost is bounded. A simulator limit, not a machine behaviour.
     pub max_run_elements: u64,
+    /// The size of device memory (HBM) in bytes (decisions §6.4: default
+    /// [`DEFAULT_HBM_BYTES`], at most [`MAX_HBM_BYTES`]; pages are allocated when written).
+    /// An access past it is refused.
+    pub hbm_bytes: u64,
 }
 
 impl Default for Config {
@@ -95,6 +101,7 @@ impl Config {
             max_run_elements: DEFAULT_MAX_RUN_ELEMENTS,
             threads: 0,
             min_parallel_elements: DEFAULT_MIN_PARALLEL_ELEMENTS,
+            hbm_bytes: DEFAULT_HBM_BYTES,
         }
     }
 
@@ -133,6 +140,7 @@ pub struct Flops {
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct State {
     pub(crate) mem: Memory,
+    pub(crate) hbm: hbm::Hbm,
     pub(crate) regs: [u32; NUM_REGISTERS as usize],
     pub(crate) flops: Vec<Flops>,
     pub(crate) sems: [i32; NUM_SEMAPHORES],
@@ -181,6 +189,7 @@ impl Machine {
         Machine {
             state: State {
                 mem: Memory::new(config.gen),
+                hbm: hbm::Hbm::new(config.hbm_bytes),
                 regs: [INITIAL_WORD; NUM_REGISTERS as usize],
                 flops: vec![Flops::default(); NUM_CHANNELS as usize],
                 sems: [INITIAL_WORD as i32; NUM_SEMAPHORES],
@@ -242,6 +251,11 @@ impl Machine {
         if row == 0 {
             return Ok(());
         }
+        if t.space == Space::Hbm {
+            self.hbm_check(t, total)?;
+            self.state.hbm.write(t.byte_offset, bytes);
+            return Ok(());
+        }
         let mem = &mut self.state.mem;
         let row = row as usize;
         for (i, chunk) in bytes.chunks_exact(row).enumerate() {
@@ -276,6 +290,11 @@ impl Machine {
         if row == 0 {
             return Ok(());
         }
+        if t.space == Space::Hbm {
+            self.hbm_check(t, total)?;
+            self.state.hbm.read(t.byte_offset, out);
+            return Ok(());
+        }
         let mem = &self.state.mem;
         let row = row as usize;
         for (i, chunk) in out.chunks_exact_mut(row).enumerate() {
@@ -288,7 +307,11 @@ impl Machine {
 
     /// How many bytes of the tensor have never been written (decisions §5.2).
     pub fn uninitialised_bytes(&self, t: &HostTensor) -> Result<u64, HostError> {
-        let (row, _) = self.host_check(t)?;
+        let (row, total) = self.host_check(t)?;
+        if t.space == Space::Hbm {
+            self.hbm_check(t, total)?;
+            return Ok(self.state.hbm.count_unset(t.byte_offset, total));
+        }
         let mem = &self.state.mem;
         Ok((0..t.partitions)
             .map(|i| {
@@ -296,6 +319,42 @@ impl Machine {
                 mem.init(t.space).count_unset(start, row as usize)
             })
             .sum())
+    }
+
+    /// An HBM tensor's rows lie one after another from its byte offset (the HBM address):
+    /// the whole span must fit the configured HBM.
+    fn hbm_check(&self, t: &HostTensor, total: u64) -> Result<(), HostError> {
+        self.state
+            .hbm
+            .check(t.byte_offset, total)
+            .map_err(|e| HostError::Hbm {
+                start: e.start,
+                end: e.end,
+                size: e.size,
+            })
+    }
+
+    /// The size of HBM in bytes ([`Config::hbm_bytes`]).
+    pub fn hbm_size(&self) -> u64 {
+        self.state.hbm.size()
+    }
+
+    /// Bytes of HBM pages allocated so far (only written pages are).
+    pub fn hbm_allocated(&self) -> u64 {
+        self.state.hbm.allocated()
+    }
+
+    /// Writes `bytes` to HBM at byte address `addr` (host → device); they become
+    /// initialised. Refused, changing nothing, past the configured size.
+    pub fn write_hbm(&mut self, addr: u64, bytes: &[u8]) -> Result<(), HostError> {
+        let t = HostTensor::hbm(addr).elements(tpb_isa::Dtype::UINT8, bytes.len() as u64);
+        self.write_tensor(&t, bytes)
+    }
+
+    /// Reads `len` bytes of HBM from byte address `addr` (device → host).
+    pub fn read_hbm(&self, addr: u64, len: u64) -> Result<Vec<u8>, HostError> {
+        let t = HostTensor::hbm(addr).elements(tpb_isa::Dtype::UINT8, len);
+        self.read_tensor(&t)
     }
 
     /// The 64 registers.

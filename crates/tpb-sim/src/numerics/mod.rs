@@ -20,6 +20,7 @@ mod fp8_table;
 mod minifloat;
 
 pub use alu::{alu_arith, alu_bitvec, alu_int, alu_int_as};
+pub(crate) use alu::{max_num, min_num};
 
 use fp8_table::Fp8EncodeTable;
 use minifloat::Minifloat;

@@ -3,6 +3,7 @@
 //! family does not build until it has a chain.
 
 mod affine_select;
+pub(crate) mod dma;
 mod event_semaphore;
 mod imm_ld;
 mod immediates;
@@ -47,7 +48,14 @@ rule!(
 pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
     let gen = cx.gen;
     let info = inst.header.opcode.info(gen);
-    header_and_events(cx, &inst.header, &inst.events, info.is_some());
+    // DMA_COPY2D / DMA_IMMEDIATE have their own wait band at bytes 4..12, and the 0xDA
+    // record's bytes 1..12 are its own fields (isa-facts-pe-act-dma §3.6, §3.10): no
+    // preamble checks there.
+    if info.is_some_and(|r| !r.kind.has_preamble()) {
+        header_and_events(cx, &inst.header, &crate::wire::Events::default(), true);
+    } else {
+        header_and_events(cx, &inst.header, &inst.events, info.is_some());
+    }
     let Some(info) = info else { return };
     if !cx.check(&OPCODE_STRUCT, inst.body.kind() == Some(info.kind), || {
         detail(
@@ -129,6 +137,51 @@ pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
         Family::MatchValueLoad => {
             if let Body::S2Bn(s) = b {
                 imm_ld::check_match_value_load(cx, s)
+            }
+        }
+        Family::DmaMemcpy => {
+            if let Body::DmaDirect2d(s) = b {
+                dma::check_memcpy(cx, s)
+            }
+        }
+        Family::PseudoDma => {
+            if let Body::PseudoDmaDirect2d(s) = b {
+                dma::check_pseudo(cx, s)
+            }
+        }
+        Family::PseudoExt => {
+            if let Body::PseudoDmaExt(s) = b {
+                dma::check_pseudo_ext(cx, s)
+            }
+        }
+        Family::DmaIndirect => {
+            if let Body::DmaIndirect1d(s) = b {
+                dma::check_indirect(cx, s)
+            }
+        }
+        Family::DmaTranspose => {
+            if let Body::DmaDirect2dXpose(s) = b {
+                dma::check_transpose(cx, s)
+            }
+        }
+        Family::DmaGatherTranspose => {
+            if let Body::DmaGatherXpose(s) = b {
+                dma::check_gather_transpose(cx, s)
+            }
+        }
+        Family::DmaMemcpy2 => {
+            if let Body::DmaCopy2d(s) = b {
+                dma::check_copy2d(cx, s)
+            }
+        }
+        Family::DmaImmediate => {
+            if let Body::DmaImmediate(s) = b {
+                dma::check_immediate(cx, s)
+            }
+        }
+        Family::Mem2d => {
+            if let Body::Mem2d(s) = b {
+                dma::check_mem2d(cx, info, s)
             }
         }
     }
