@@ -248,13 +248,21 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                not say which bytes name them.",
     },
     Assumption {
+        id: "dma-timing",
+        source: "isa-facts-pe-act-dma §3.13, §4.2, §8 Q24, Q27",
+        text: "Issuing a DMA request keeps the issuing engine busy DMA_ISSUE_NS; its data then \
+               moves on that engine's DMA queue (DMA.SP, DMA.ACT, DMA.POOL), one transfer \
+               at a time in issue order, taking DMA_LATENCY_NS plus the bytes at \
+               DMA_ENGINE_MB_PER_S × DMA_ENGINES_PER_QUEUE.",
+    },
+    Assumption {
         id: "dma-completion",
         source: "isa-facts-pe-act-dma §4.1, §8 Q23–Q25",
         text: "A DMA request's EVENTS update fires when the issuing engine retires it; its \
                data moves on the issuing engine's DMA queue (in issue order); when the data has \
                landed, `semaphore` += `sem_increment` (0: none). A step-mode run \
-               (Machine::step) moves the data at once and leaves the DMA semaphore to the \
-               multi-engine scheduler.",
+               (Machine::step, one in-order stream) moves the data at once and adds the \
+               increment right after it.",
     },
 ];
 
@@ -284,6 +292,10 @@ pub const TIMING_CONSTANTS: &[TimingConstant] = &[
     TimingConstant { name: "POOL_START", default: 150, unit: "POOL cycles", source: "nki-semantics §1.1, §1.2 (GPSIMD_START ≈ 150)" },
     TimingConstant { name: "SYNC_CYCLES", default: 64, unit: "engine cycles", source: "ASSUMED (an instruction without memory operands)" },
     TimingConstant { name: "READ_DRAIN", default: 16, unit: "engine cycles", source: "ASSUMED (`_READ` fires this long before the end)" },
+    TimingConstant { name: "DMA_ISSUE_NS", default: 600, unit: "ns", source: "isa-facts-pe-act-dma §3.13, §4.2 (NKI trainium2_arch: a DGE DMA instruction ≈ 600 ns on NC-v3; ASSUMED the same on other generations)" },
+    TimingConstant { name: "DMA_LATENCY_NS", default: 0, unit: "ns", source: "ASSUMED (DMA latency to HBM is not published, isa-facts-pe-act-dma §4.2; §8 Q27: the issue time is the only fixed term)" },
+    TimingConstant { name: "DMA_ENGINE_MB_PER_S", default: 28991, unit: "MB/s", source: "isa-facts-pe-act-dma §3.13 (NKI: 27 GiB/s per DMA engine on v2; ASSUMED on later generations)" },
+    TimingConstant { name: "DMA_ENGINES_PER_QUEUE", default: 16, unit: "DMA engines", source: "ASSUMED (a queue's descriptors spread over the core's 16 DMA engines, isa-facts-pe-act-dma §3.13)" },
     TimingConstant { name: "CLOCK_MHZ_PE_SUNDA", default: 2800, unit: "MHz", source: "nki-semantics §6" },
     TimingConstant { name: "CLOCK_MHZ_ACT_SUNDA", default: 1400, unit: "MHz", source: "nki-semantics §6" },
     TimingConstant { name: "CLOCK_MHZ_POOL_SUNDA", default: 1400, unit: "MHz", source: "nki-semantics §6" },

@@ -6,14 +6,14 @@
 //! is free starts its head instruction if every wait of it holds. When no engine can start
 //! and no update or engine is still pending, the run is over: complete, or a deadlock.
 
-use super::queue::{split, EngineId, NUM_ENGINES};
+use super::queue::{is_dma_request, split, EngineId, NUM_ENGINES};
 use super::race::{join, Clock, Detector, History, Race, RaceSide};
-use super::sync::{decode, Object, Op, Sync, Wait, NUM_OBJECTS};
+use super::sync::{decode, Object, Op, Sync, Update, Wait, NUM_OBJECTS};
 use super::timing::{Costs, Timing};
 use crate::machine::{Fault, FaultCause, InstId, Machine, Region, StepReport, Warning};
 use crate::machine::{NUM_EVENTS, NUM_SEMAPHORES};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use tpb_isa::validate::is_valid;
 use tpb_isa::wire::Events;
 use tpb_isa::{Body, Instruction, UpdateMode, WaitMode};
@@ -223,6 +223,9 @@ struct Engine {
     previous: Option<usize>,
     /// The head instruction's decoded waits and update (queue position, sync).
     head: Option<(usize, Sync)>,
+    /// A DMA queue: the issuing engine's clock at each queued request's issue, in order
+    /// (a transfer happens after its issue).
+    issued: VecDeque<Clock>,
 }
 
 fn overlaps(a: &Region, b: &Region) -> bool {
@@ -267,6 +270,7 @@ pub fn run_engines_with(
             last_writes: Vec::new(),
             previous: None,
             head: None,
+            issued: VecDeque::new(),
         })
         .collect();
     let mut sems: [i32; NUM_SEMAPHORES] = *m.semaphores();
@@ -353,8 +357,13 @@ pub fn run_engines_with(
             }
             let i = en.queue[en.pc];
             let inst = &insts[i];
+            let dma_queue = e.is_dma_queue();
+            let issue_only = !dma_queue && is_dma_request(inst, gen);
             let sync = match en.head {
                 Some((pc, s)) if pc == en.pc => s,
+                // A transfer has no wait (its request waited at issue) and one update: the
+                // DMA semaphore when the data has landed (assumption `dma-completion`).
+                _ if dma_queue => dma_completion(inst),
                 _ => match sync_of(inst, m.registers()) {
                     Ok(s) => s,
                     Err(cause) => {
@@ -406,9 +415,29 @@ pub fn run_engines_with(
                 }
             }
             let enabled_by = waited_on.and_then(|o| obj_writer[o.slot()]);
+            if dma_queue {
+                if let Some(c) = en.issued.pop_front() {
+                    join(&mut en.clock, &c);
+                }
+            }
             en.clock[e.index()] += 2;
             let epochs = (en.clock[e.index()] - 1, en.clock[e.index()]);
-            let report = match m.execute_at(i, inst) {
+            let executed = if issue_only && is_valid(inst, gen) {
+                // The request is handed to the DGE; its data moves on the DMA queue.
+                Ok(StepReport {
+                    inst: inst_id(inst, m, i),
+                    elements: 0,
+                    written: None,
+                    bytes_written: 0,
+                    flops_loaded: None,
+                    warnings: Vec::new(),
+                    log: None,
+                    accesses: Vec::new(),
+                })
+            } else {
+                m.execute_at(i, inst)
+            };
+            let report = match executed {
                 Ok(r) => r,
                 Err(fault) => {
                     break 'run Stop::Fault {
@@ -427,7 +456,13 @@ pub fn run_engines_with(
                 .accesses
                 .iter()
                 .any(|a| !a.write && en.last_writes.iter().any(|w| overlaps(&a.region, w)));
-            let cycles = costs.cycles(e, per_partition, !report.accesses.is_empty(), dependent);
+            let cycles = if issue_only {
+                costs.dma_issue_cycles(e)
+            } else if dma_queue {
+                costs.dma_transfer_cycles(report.bytes_written)
+            } else {
+                costs.cycles(e, per_partition, !report.accesses.is_empty(), dependent)
+            };
             let end = now.saturating_add(costs.ps(e, cycles));
             let read = now
                 .saturating_add(costs.ps(e, cycles.saturating_sub(costs.read_drain()).max(1)))
@@ -489,6 +524,15 @@ pub fn run_engines_with(
             en.pc += 1;
             en.free_at = end;
             started = true;
+            if issue_only {
+                if let Some(q) = e.dma_queue() {
+                    let clock = en.clock;
+                    let dq = &mut eng[q.index()];
+                    dq.queue.push(i);
+                    dq.issued.push_back(clock);
+                    dq.free_at = dq.free_at.max(end);
+                }
+            }
         }
         if detector.sweep_due() {
             let clocks: [Clock; NUM_ENGINES] = std::array::from_fn(|g| eng[g].clock);
@@ -566,6 +610,21 @@ fn sync_of(inst: &Instruction, regs: &[u32]) -> Result<Sync, FaultCause> {
     Ok(sync)
 }
 
+/// A DMA transfer's sync: no wait, and `semaphore += sem_increment` at completion (none for
+/// an increment of 0, isa-facts-pe-act-dma §3.3).
+fn dma_completion(inst: &Instruction) -> Sync {
+    let mut sync = Sync::default();
+    if let Body::DmaDirect2d(s) = &inst.body {
+        if s.sem_increment != 0 {
+            sync.updates[0] = Some(Update {
+                op: Op::Add(s.semaphore, i32::from(s.sem_increment)),
+                at_read: false,
+            });
+        }
+    }
+    sync
+}
+
 fn inst_id(inst: &Instruction, m: &Machine, index: usize) -> InstId {
     InstId {
         index,
@@ -595,7 +654,8 @@ fn deadlock(
     events: &[bool; NUM_EVENTS],
 ) -> Deadlock {
     let mut blocked = Vec::new();
-    for e in EngineId::ALL {
+    // A DMA queue never waits (its requests waited at issue).
+    for e in EngineId::ALL.into_iter().filter(|e| !e.is_dma_queue()) {
         let en = &eng[e.index()];
         let Some(&i) = en.queue.get(en.pc) else {
             continue;

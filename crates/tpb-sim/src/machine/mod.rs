@@ -182,6 +182,16 @@ impl fmt::Debug for Machine {
     }
 }
 
+/// One in-order stream (step mode): a DMA request's data has landed when it retires, so its
+/// semaphore update applies then (assumption `dma-completion`; the multi-engine scheduler
+/// applies it when the DMA queue finishes the transfer instead).
+fn dma_completes(inst: &Instruction, st: &mut State) {
+    if let tpb_isa::Body::DmaDirect2d(s) = &inst.body {
+        let sem = &mut st.sems[usize::from(s.semaphore)];
+        *sem = sem.wrapping_add(i32::from(s.sem_increment));
+    }
+}
+
 impl Machine {
     /// A fresh machine (assumption `initial-state`): memory zero and uninitialised,
     /// registers and flops 0, nothing loaded, semaphores 0, events clear.
@@ -501,6 +511,9 @@ impl Machine {
                 &mut out,
             )
             .map_err(fault)?;
+        }
+        if events {
+            dma_completes(inst, &mut self.state);
         }
         events::apply(plan, &mut self.state);
         self.state.retired += 1;
