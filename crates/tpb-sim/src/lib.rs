@@ -71,6 +71,6 @@ pub mod region;
 
 pub use machine::{
     Config, Fault, FaultCause, FlopKind, Flops, HostError, HostTensor, InstId, Machine, MemAccess,
-    Region, RunReport, StepReport, Warning, WarningKind, DEFAULT_MAX_ELEMENTS,
-    DEFAULT_MAX_RUN_ELEMENTS, DEFAULT_MIN_PARALLEL_ELEMENTS,
+    Region, RunReport, StepReport, Warning, WarningKind, DEFAULT_HBM_BYTES, DEFAULT_MAX_ELEMENTS,
+    DEFAULT_MAX_RUN_ELEMENTS, DEFAULT_MIN_PARALLEL_ELEMENTS, MAX_HBM_BYTES,
 };

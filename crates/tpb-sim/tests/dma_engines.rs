@@ -183,3 +183,24 @@ fn dma_placement() {
     let t = HostTensor::at(Space::Sbuf, 0..4).elements(Dtype::FP32, 16);
     assert_eq!(m.uninitialised_bytes(&t), Ok(0));
 }
+
+// The critical path runs through a DMA request's issue when the issue ended after the
+// queue's previous transfer (the transfer waited for it).
+#[test]
+fn critical_path_goes_through_the_issue() {
+    let g = Gen::Cayman;
+    let insts = prog(&format!("{LOAD}\n{LOAD}\n"), g);
+    let engines = place(&insts, g, &[]).unwrap();
+    let run = run_engines(&mut machine(g), &insts, &engines, &EngineOptions::default());
+    let path: Vec<(EngineId, usize)> = run
+        .critical_path
+        .iter()
+        .map(|&i| (run.steps[i].engine, run.steps[i].queue_index))
+        .collect();
+    assert_eq!(
+        path,
+        [(EngineId::Sp, 0), (EngineId::Sp, 1), (EngineId::DmaSp, 1)],
+        "{:#?}",
+        run.steps
+    );
+}

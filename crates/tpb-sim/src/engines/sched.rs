@@ -223,9 +223,9 @@ struct Engine {
     previous: Option<usize>,
     /// The head instruction's decoded waits and update (queue position, sync).
     head: Option<(usize, Sync)>,
-    /// A DMA queue: the issuing engine's clock at each queued request's issue, in order
-    /// (a transfer happens after its issue).
-    issued: VecDeque<Clock>,
+    /// A DMA queue: the issuing engine's clock at each queued request's issue and the issue's
+    /// step, in order (a transfer happens after its issue).
+    issued: VecDeque<(Clock, usize, u64)>,
 }
 
 fn overlaps(a: &Region, b: &Region) -> bool {
@@ -355,6 +355,10 @@ pub fn run_engines_with(
             if en.pc >= en.queue.len() || en.free_at > now {
                 continue;
             }
+            // A transfer starts once its request's issue has ended.
+            if en.issued.front().is_some_and(|&(_, _, at)| at > now) {
+                continue;
+            }
             let i = en.queue[en.pc];
             let inst = &insts[i];
             let dma_queue = e.is_dma_queue();
@@ -389,7 +393,7 @@ pub fn run_engines_with(
             }
             let index = steps.len();
             let en = &mut eng[e.index()];
-            let ready = en.free_at;
+            let ready = en.free_at.max(en.issued.front().map_or(0, |i| i.2));
             let mut waited_on = None;
             for w in sync.waits.iter().flatten() {
                 let o = w.object();
@@ -415,9 +419,15 @@ pub fn run_engines_with(
                 }
             }
             let enabled_by = waited_on.and_then(|o| obj_writer[o.slot()]);
+            let mut previous = en.previous;
             if dma_queue {
-                if let Some(c) = en.issued.pop_front() {
+                if let Some((c, issue, _)) = en.issued.pop_front() {
                     join(&mut en.clock, &c);
+                    // The critical path runs through the issue when it ended last.
+                    let prev_end = previous.map_or(0, |p| steps[p].end_ps);
+                    if steps[issue].end_ps >= prev_end {
+                        previous = Some(issue);
+                    }
                 }
             }
             en.clock[e.index()] += 2;
@@ -510,7 +520,7 @@ pub fn run_engines_with(
                 cycles,
                 waited_on,
                 enabled_by,
-                previous: en.previous,
+                previous,
                 inst: report.inst,
                 elements: report.elements,
                 bytes_written: report.bytes_written,
@@ -529,8 +539,7 @@ pub fn run_engines_with(
                     let clock = en.clock;
                     let dq = &mut eng[q.index()];
                     dq.queue.push(i);
-                    dq.issued.push_back(clock);
-                    dq.free_at = dq.free_at.max(end);
+                    dq.issued.push_back((clock, index, end));
                 }
             }
         }
@@ -547,8 +556,9 @@ pub fn run_engines_with(
         let next_update = heap.peek().map(|p| p.at);
         let next_free = eng
             .iter()
-            .filter(|en| en.pc < en.queue.len() && en.free_at > now)
-            .map(|en| en.free_at)
+            .filter(|en| en.pc < en.queue.len())
+            .map(|en| en.free_at.max(en.issued.front().map_or(0, |i| i.2)))
+            .filter(|&t| t > now)
             .min();
         match next_update.into_iter().chain(next_free).min() {
             Some(t) => now = t,
