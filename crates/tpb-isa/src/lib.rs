@@ -20,6 +20,7 @@ pub use tables::{
 };
 pub mod geometry;
 pub mod hex;
+pub mod lower;
 pub mod pack;
 pub mod text;
 pub mod validate;

@@ -251,7 +251,7 @@ impl OpcodeInfo {
 
 const PSEUDO_HOST: &str = "a host-only pseudo instruction: the runtime lowers it before the \
                            device sees it (isa-facts-pe-act-dma §3.6); lower the program \
-                           first (`tpb_isa::lower::lower_pseudo`, `tpb lower`)";
+                           first (`tpb_isa::lower::lower_pseudo`)";
 const INDIRECT_SEMANTICS: &str = "the index walk of DMA_INDIRECT is only INFERRED and the \
                                   rule for repeated scatter indices is not public \
                                   (isa-facts-pe-act-dma §3.7)";
