@@ -9,6 +9,9 @@ use tpb_isa::text::disasm;
 use tpb_isa::validate::Report;
 use tpb_isa::wire::{encode_program, ImmVal};
 use tpb_isa::{AluOp, Dtype, Gen, ImmSrc, Instruction};
+use tpb_sim::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
+use tpb_sim::engines::queue::default_dma_issuer;
+use tpb_sim::engines::EngineId;
 use tpb_sim::numerics::from_f32;
 use tpb_sim::{Config, Fault, FaultCause, HostError, Machine, StepReport};
 
@@ -133,6 +136,8 @@ pub struct Core {
     constants: Vec<(u8, u32)>,
     /// Next free byte per partition: [sbuf, psum]; for HBM, the next free address.
     next_free: [u64; 3],
+    /// `.engine` placements of DMA requests (program index, engine).
+    placements: Vec<(usize, Option<EngineId>)>,
 }
 
 fn space_index(space: Space) -> usize {
@@ -156,6 +161,7 @@ impl Core {
             program: Vec::new(),
             constants: Vec::new(),
             next_free: [0; 3],
+            placements: Vec::new(),
         }
     }
 
@@ -193,7 +199,11 @@ impl Core {
         for &(r, bits) in &self.constants {
             s.push_str(&format!(".reg {r} = {bits:#010x}\n"));
         }
-        for i in &self.program {
+        let mut placed = self.placements.iter().peekable();
+        for (k, i) in self.program.iter().enumerate() {
+            while let Some((_, e)) = placed.next_if(|p| p.0 == k) {
+                s.push_str(&format!(".engine {}\n", e.map_or("auto", |e| e.name())));
+            }
             s.push_str(&disasm(i, self.gen()));
             s.push('\n');
         }
@@ -211,6 +221,9 @@ impl Core {
             operand: "shape",
             detail,
         };
+        if space == Space::Hbm {
+            return self.hbm_ndarray(shape, dtype);
+        }
         let (&p, free) = shape
             .split_first()
             .ok_or_else(|| bad("a tile needs at least the partition dimension".into()))?;
@@ -246,6 +259,124 @@ impl Core {
             dtype,
             shape: shape.to_vec(),
         })
+    }
+
+    /// Allocates an HBM tensor of `shape` (any rank, C order, contiguous): addresses are
+    /// bump-allocated at 64-byte alignment within the machine's HBM (`Config::hbm_bytes`).
+    fn hbm_ndarray(&mut self, shape: &[usize], dtype: Dtype) -> Result<Tile, NkiError> {
+        let bad = |detail: String| NkiError::Shape {
+            operand: "shape",
+            detail,
+        };
+        let size = dtype
+            .size()
+            .ok_or_else(|| bad(format!("dtype {dtype} has no byte size")))?;
+        let bytes = shape
+            .iter()
+            .try_fold(size as u64, |acc, &d| acc.checked_mul(d as u64))
+            .filter(|&b| b > 0)
+            .ok_or_else(|| bad(format!("shape {shape:?} has no elements or overflows")))?;
+        let total = self.machine.hbm_size();
+        let at = self.next_free[space_index(Space::Hbm)];
+        let free_bytes = total.saturating_sub(at);
+        if bytes > free_bytes {
+            return Err(NkiError::OutOfMemory {
+                space: Space::Hbm,
+                want: bytes,
+                free: free_bytes,
+                total,
+            });
+        }
+        self.next_free[space_index(Space::Hbm)] = (at + bytes).div_ceil(TILE_ALIGN) * TILE_ALIGN;
+        Ok(Tile {
+            space: Space::Hbm,
+            start_partition: 0,
+            offset: at,
+            dtype,
+            shape: shape.to_vec(),
+        })
+    }
+
+    /// `nki.isa.dma_copy(dst, src, engine=…)`: copies `src` to `dst` (HBM ↔ SBUF, HBM ↔ HBM,
+    /// SBUF ↔ SBUF; equal element counts; a dtype change converts through fp32) with one
+    /// DMAMEMCPY issued on `engine` (SP or ACT with the hardware DGE, POOL with the software
+    /// DGE; `None`: the default issuer, SP — POOL on sunda). The request bumps semaphore
+    /// `semaphore` when its data has landed (0 = no semaphore). The data is moved at once
+    /// (the kernel's eager run); [`Core::placements`] records the queue for a scheduled rerun.
+    pub fn dma_copy(
+        &mut self,
+        dst: &Tile,
+        src: &Tile,
+        engine: Option<EngineId>,
+        semaphore: Option<u8>,
+    ) -> Result<StepReport, NkiError> {
+        self.dma_copy_view(&dst.dma_view(), &src.dma_view(), engine, semaphore)
+    }
+
+    /// [`Core::dma_copy`] on explicit views (NKI `.ap()` patterns, [`tpb_sim::dma::DmaView`]).
+    pub fn dma_copy_view(
+        &mut self,
+        dst: &DmaView,
+        src: &DmaView,
+        engine: Option<EngineId>,
+        semaphore: Option<u8>,
+    ) -> Result<StepReport, NkiError> {
+        if matches!(
+            src.place,
+            DmaPlace::OnChip {
+                space: Space::Psum,
+                ..
+            }
+        ) {
+            return Err(NkiError::Shape {
+                operand: "src",
+                detail: "a PSUM source is not supported by dma_copy (NKI 0.3.0+); copy to \
+                         SBUF first"
+                    .into(),
+            });
+        }
+        let gen = self.gen();
+        let engine = engine.unwrap_or(default_dma_issuer(gen));
+        if !engine.issues_dma(gen) {
+            return Err(NkiError::Value {
+                argument: "engine",
+                detail: format!(
+                    "{engine} does not issue DMA on {gen}: SP or ACT (hardware DGE, cayman+) \
+                     or POOL (software DGE)"
+                ),
+            });
+        }
+        let opts = semaphore.map_or(DmaOptions::default(), DmaOptions::signal);
+        let inst = dma_copy_instruction(gen, dst, src, opts).map_err(|e| NkiError::Shape {
+            operand: "dma_copy",
+            detail: e.to_string(),
+        })?;
+        let at = self.program.len();
+        let r = self.emit(inst, &[])?;
+        // `.engine NAME` before the request, `.engine auto` after it.
+        self.placements.push((at, Some(engine)));
+        self.placements.push((at + 1, None));
+        Ok(r)
+    }
+
+    /// `nl.load(src)`: a new SBUF tile of `src`'s shape (its first dim the partitions) and
+    /// `dtype` (default `src`'s), filled by one DMA from HBM.
+    pub fn load(&mut self, src: &Tile, dtype: Option<Dtype>) -> Result<Tile, NkiError> {
+        let t = self.ndarray(&src.shape, dtype.unwrap_or(src.dtype), Space::Sbuf)?;
+        self.dma_copy(&t, src, None, None)?;
+        Ok(t)
+    }
+
+    /// `nl.store(dst, value)`: one DMA from an SBUF tile to HBM (a PSUM value is refused, as
+    /// NKI does: copy it to SBUF first).
+    pub fn store(&mut self, dst: &Tile, value: &Tile) -> Result<StepReport, NkiError> {
+        self.dma_copy(dst, value, None, None)
+    }
+
+    /// The `.engine` placements of the emitted program (program index, engine), for
+    /// [`tpb_sim::engines::place`]: every DMA request's issuing queue.
+    pub fn placements(&self) -> &[(usize, Option<EngineId>)] {
+        &self.placements
     }
 
     /// Sets register `n` for instructions the caller builds. Registers

@@ -42,8 +42,13 @@ impl Tile {
         self.free_elements() * self.dtype.size().unwrap_or(0) as u64
     }
 
-    /// The tile as a host tensor (partitions × elements per partition).
+    /// The tile as a host tensor (partitions × elements per partition; an HBM tensor is one
+    /// flat row of all its elements from its address, `offset`).
     pub fn host(&self) -> tpb_sim::HostTensor {
+        if self.space == Space::Hbm {
+            let n = self.shape.iter().map(|&d| d as u64).product();
+            return tpb_sim::HostTensor::hbm(self.offset).elements(self.dtype, n);
+        }
         let p = self.start_partition;
         tpb_sim::HostTensor::at(self.space, p..p + self.partitions())
             .offset(self.offset)
@@ -75,6 +80,30 @@ impl Tile {
         )
     }
 
+    /// The whole tile as a DMA view (`[[step, count], …]` outermost first, C order; on chip
+    /// the first pair is the partition dimension).
+    pub fn dma_view(&self) -> tpb_sim::dma::DmaView {
+        use tpb_sim::dma::{DmaPlace, DmaView};
+        let mut pattern = Vec::with_capacity(self.shape.len());
+        let mut stride = 1i64;
+        let on_chip = self.space != Space::Hbm;
+        for (k, &d) in self.shape.iter().enumerate().rev() {
+            if k == 0 && on_chip {
+                pattern.push([1, d as i64]);
+            } else {
+                pattern.push([stride, d as i64]);
+                stride *= d as i64;
+            }
+        }
+        pattern.reverse();
+        let place = if on_chip {
+            DmaPlace::on_chip(self.space, self.start_partition, self.offset)
+        } else {
+            DmaPlace::Hbm(self.offset)
+        };
+        DmaView::new(place, self.dtype, pattern)
+    }
+
     /// The region in `tpb run`'s syntax, `sbuf[p0..128]+0x400:bf16:128x512`.
     pub fn region(&self) -> String {
         self.to_string()
@@ -84,6 +113,15 @@ impl Tile {
 impl fmt::Display for Tile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let shape: Vec<String> = self.shape.iter().map(|d| d.to_string()).collect();
+        if self.space == Space::Hbm {
+            return write!(
+                f,
+                "hbm+{:#x}:{}:{}",
+                self.offset,
+                self.dtype,
+                shape.join("x")
+            );
+        }
         write!(
             f,
             "{}[p{}..{}]+{:#x}:{}:{}",

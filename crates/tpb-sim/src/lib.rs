@@ -63,6 +63,7 @@
 #![warn(missing_docs)]
 
 pub mod assumptions;
+pub mod dma;
 pub mod engines;
 mod exec;
 pub mod machine;
