@@ -184,6 +184,15 @@ def range_select(
     on_false_value: float = -3.4028234663852886e38,
     reduce_cmd: str = "idle",
 ) -> RunReport: ...
+def dma_copy(
+    dst: Tile,
+    src: Tile,
+    priority: Optional[int] = None,
+    oob_mode: Any = None,
+    dge_mode: Any = None,
+    engine: Any = None,
+    name: Optional[str] = None,
+) -> RunReport: ...
 def select(
     dst: Tile,
     predicate: Scalar,

@@ -310,7 +310,22 @@ impl Core {
         engine: Option<EngineId>,
         semaphore: Option<u8>,
     ) -> Result<StepReport, NkiError> {
-        self.dma_copy_view(&dst.dma_view(), &src.dma_view(), engine, semaphore)
+        self.dma_copy_with(dst, src, engine, semaphore, 0)
+    }
+
+    /// [`Core::dma_copy`] with a `priority_class` (NKI `priority`, 0..=3 on NC-v4+; tpb
+    /// writes it to `DMA_CONFIGS.priority_class` as it is).
+    pub fn dma_copy_with(
+        &mut self,
+        dst: &Tile,
+        src: &Tile,
+        engine: Option<EngineId>,
+        semaphore: Option<u8>,
+        priority: u8,
+    ) -> Result<StepReport, NkiError> {
+        let mut opts = semaphore.map_or(DmaOptions::default(), DmaOptions::signal);
+        opts.priority = priority;
+        self.dma_copy_opts(&dst.dma_view(), &src.dma_view(), engine, opts)
     }
 
     /// [`Core::dma_copy`] on explicit views (NKI `.ap()` patterns, [`tpb_sim::dma::DmaView`]).
@@ -320,6 +335,18 @@ impl Core {
         src: &DmaView,
         engine: Option<EngineId>,
         semaphore: Option<u8>,
+    ) -> Result<StepReport, NkiError> {
+        let opts = semaphore.map_or(DmaOptions::default(), DmaOptions::signal);
+        self.dma_copy_opts(dst, src, engine, opts)
+    }
+
+    /// [`Core::dma_copy_view`] with every DMA option ([`DmaOptions`]).
+    pub fn dma_copy_opts(
+        &mut self,
+        dst: &DmaView,
+        src: &DmaView,
+        engine: Option<EngineId>,
+        opts: DmaOptions,
     ) -> Result<StepReport, NkiError> {
         if matches!(
             src.place,
@@ -346,7 +373,6 @@ impl Core {
                 ),
             });
         }
-        let opts = semaphore.map_or(DmaOptions::default(), DmaOptions::signal);
         let inst = dma_copy_instruction(gen, dst, src, opts).map_err(|e| NkiError::Shape {
             operand: "dma_copy",
             detail: e.to_string(),

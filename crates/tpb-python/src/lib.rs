@@ -33,5 +33,6 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nki::nki_tensor_scalar, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_range_select, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_select, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_dma_copy, m)?)?;
     Ok(())
 }

@@ -8,6 +8,6 @@ or their names; scalar operands are Python numbers (immediates) or ``(P, 1)`` ti
 
 from __future__ import annotations
 
-from .._tpb import affine_select, iota, range_select, select, tensor_scalar
+from .._tpb import affine_select, dma_copy, iota, range_select, select, tensor_scalar
 
-__all__ = ["affine_select", "iota", "range_select", "select", "tensor_scalar"]
+__all__ = ["affine_select", "dma_copy", "iota", "range_select", "select", "tensor_scalar"]
