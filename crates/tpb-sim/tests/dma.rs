@@ -282,3 +282,19 @@ fn memcpy_register_addresses() {
     m.step(&i).unwrap();
     assert_eq!(m.read_hbm(0x80, 4).unwrap(), [1, 2, 3, 4]);
 }
+
+// A DMA walking more elements than the simulator's plan limit is refused, nothing changed.
+#[test]
+fn memcpy_element_limit() {
+    let g = Gen::Cayman;
+    let mut m = Machine::new(Config::new(g));
+    let big = one(
+        "dma_memcpy src=hbm+0x0:[[1,4096],[4096,2048]] src_elem_size=1 \
+         dst=hbm+0x0:[[1,4096],[4096,2048]] dst_elem_size=1 in_dtype=uint8 out_dtype=uint8",
+        g,
+    );
+    let before = m.clone();
+    let f = m.step(&big).unwrap_err();
+    assert!(f.to_string().contains("simulator's limit"), "{f}");
+    assert_eq!(m, before);
+}

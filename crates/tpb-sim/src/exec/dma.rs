@@ -19,6 +19,11 @@ use tpb_isa::validate::chains_dma::{elem_bytes, mem2d_offsets, mem2d_registers, 
 use tpb_isa::wire::{Addr8, Addr8Form, DmaDirect2d, DmaLoc, DmaPattern, Mem2d};
 use tpb_isa::{DataSrc, DgeComputeOp, Dtype, Opcode};
 
+/// The most elements (contiguous runs) one DMA pattern may walk: a simulator limit (each run
+/// is resolved and checked before the first write, so the plan is held in memory), far above
+/// what a tile copy needs (a 128 × 512 strided copy is 65536).
+pub(crate) const MAX_DMA_ELEMENTS: u64 = 1 << 22;
+
 /// One contiguous run of bytes a DMA touches: HBM address, or (space, partition, offset).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Run {
@@ -124,6 +129,15 @@ impl Cx<'_> {
         let base = self.dma_base(p.addr, name)?;
         let len = elem_bytes(elem_size);
         let count = p.element_count();
+        if count > MAX_DMA_ELEMENTS {
+            return Err(FaultCause::OutOfRange {
+                operand: name,
+                detail: format!(
+                    "walks {count} elements, past the simulator's limit of {MAX_DMA_ELEMENTS} \
+                     per DMA pattern (fold contiguous elements into elem_size)"
+                ),
+            });
+        }
         self.limit(count.saturating_mul(len), 1)?;
         let mut runs = Vec::with_capacity(count as usize);
         let mut idx = [0u64; N];
