@@ -68,3 +68,35 @@ fn hbm_bytes_bounds_regions() {
     let out = tpb(&dir, &["run", "p.tpb", "--hbm-bytes", "0"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+// The shipped DMA pipeline example: HBM → SBUF (DMA.SP) → DVE → HBM (DMA.ACT), race-free,
+// checking itself against numpy, with DMA queue rows in the SVG timeline.
+#[test]
+fn dma_pipeline_example_runs_race_free_with_its_timeline() {
+    let dir = scratch("cli_hbm", "example");
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/engines/dma_pipeline.tpb")
+        .canonicalize()
+        .unwrap();
+    let out = tpb(
+        &dir,
+        &[
+            "run",
+            example.to_str().unwrap(),
+            "--timeline",
+            "out/dma.svg",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("expect   1 passed") && text.contains("races    none"),
+        "{text}"
+    );
+    let svg = std::fs::read_to_string(dir.join("out/dma.svg")).unwrap();
+    assert!(svg.contains("DMA.SP") && svg.contains("DMA.ACT"));
+}
