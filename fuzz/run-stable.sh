@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs one fuzz target with libFuzzer on STABLE Rust, without cargo-fuzz: the same
 # sanitizer-coverage flags `cargo fuzz run -s none` passes. Usage:
-#   fuzz/run-stable.sh asm|asm_disasm_roundtrip|decode_roundtrip|machine_step|npy_region [SECONDS] [libFuzzer flags…]
+#   fuzz/run-stable.sh TARGET [SECONDS] [libFuzzer flags…]
+# TARGET: asm, asm_disasm_roundtrip, decode_roundtrip, machine_step, npy_region, run_engines or
+# region_array. The build is --locked: fuzz/Cargo.lock must be current.
 set -euo pipefail
 cd "$(dirname "$0")"
 target="${1:?usage: run-stable.sh TARGET [SECONDS] [libFuzzer flags…]}"
@@ -12,11 +14,22 @@ triple="$(rustc -vV | sed -n 's/^host: //p')"
 RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks" \
-  cargo build --release --target "$triple" --bin "$target"
+  cargo build --locked --release --target "$triple" --bin "$target"
 mkdir -p "corpus/$target" artifacts
 if [ "$target" = asm ] && [ -z "$(ls -A corpus/asm)" ]; then
   # Seed the assembler with every example of the syntax reference.
   awk '/^```tpb/{f=1;n++;next} /^```/{f=0} f{print > ("corpus/asm/doc" n ".tpb")}' ../docs/syntax.md
 fi
-exec "target/$triple/release/$target" -max_total_time="$seconds" -max_len=1024 \
+# Inputs up to 64 KiB for the parsers and programs: a 1 KiB cap hid the unbounded .npy reads
+# and the dimension count (issue 20). The bundle targets need a few hundred bytes at most.
+case "$target" in
+  asm|npy_region|region_array|run_engines) max_len=65536 ;;
+  *) max_len=1024 ;;
+esac
+# Machines are allocated zeroed (calloc). glibc raises its mmap threshold after the first
+# free of a large block and then serves the next machine from the heap, zeroing tens of MB
+# by hand; a fixed threshold keeps every machine a lazily zeroed mapping (4x the runs/s of
+# run_engines, which makes fresh machines per input).
+export MALLOC_MMAP_THRESHOLD_=1048576
+exec "target/$triple/release/$target" -max_total_time="$seconds" -max_len="$max_len" \
   -artifact_prefix=artifacts/ "$@" "corpus/$target"

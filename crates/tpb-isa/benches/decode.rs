@@ -10,6 +10,9 @@
 //! reference path, `is_valid(&Instruction::decode(..))`. Rates are by on-CPU time (best of
 //! several passes over 1 Mi bundles = 64 MiB, streamed from memory); the "cache" lines pass
 //! over 1 MiB many times, for the CPU cost alone.
+//! "pre-16" is the verdict as it was before issue 16 (a hand-written second copy of the
+//! chains, frozen in `pre16_verdict.rs`), measured in the same run for the ratio.
+//! `TPB_BENCH_ONLY=validate` measures only the copy, decode and validate lines.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -17,6 +20,8 @@ use tpb_isa::opcode::OPCODES;
 use tpb_isa::validate::{is_valid, is_valid_view};
 use tpb_isa::wire::InstView;
 use tpb_isa::{Gen, Instruction};
+
+mod pre16_verdict;
 
 const BUNDLES: usize = 1 << 20;
 
@@ -190,6 +195,13 @@ fn main() {
         }
         ok
     });
+    let validate_pre16 = measure("  (pre-16 verdict, random)", 5, || {
+        let mut ok = 0u64;
+        for b in &corpus {
+            ok += pre16_verdict::is_valid_view(&InstView::new(black_box(b), gen)) as u64;
+        }
+        ok
+    });
     let hot = &corpus[..IN_CACHE];
     let decode_hot = measure("decode (1 MiB in cache)", 7, || {
         let mut acc = 0u64;
@@ -223,6 +235,14 @@ fn main() {
         assert_eq!(ok as usize, BUNDLES);
         ok
     });
+    let validate_valid_pre16 = measure("  (pre-16 verdict, valid)", 5, || {
+        let mut ok = 0u64;
+        for b in &valid {
+            ok += pre16_verdict::is_valid_view(&InstView::new(black_box(b), gen)) as u64;
+        }
+        assert_eq!(ok as usize, BUNDLES);
+        ok
+    });
     let validate_valid_owned = measure("  (owned, reference path)", 5, || {
         let mut ok = 0u64;
         for b in &valid {
@@ -241,6 +261,20 @@ fn main() {
         assert_eq!(ok as usize, BUNDLES);
         ok
     });
+    println!();
+    println!(
+        "ratio decode+validate / pre-16 verdict  {:.3} (random), {:.3} (valid)",
+        validate / validate_pre16,
+        validate_valid / validate_valid_pre16
+    );
+    println!(
+        "ratio decode+validate / copy  {:.3} (random), {:.3} (valid)",
+        validate / copy,
+        validate_valid / copy
+    );
+    if std::env::var("TPB_BENCH_ONLY").is_ok_and(|v| v == "validate") {
+        return;
+    }
     // Disassembly: decode, then one line appended to a reused buffer (as `tpb disasm` does).
     let disasm = measure("disasm (valid)", 5, || disasm_lines(&valid, gen));
     let disasm_random = measure("disasm (random)", 3, || disasm_lines(&corpus, gen));

@@ -125,49 +125,243 @@ impl Maintenance {
     }
 }
 
-/// The instruction family: which validator chain and which executor an opcode uses. This
-/// enum is deliberately exhaustive (no `#[non_exhaustive]`): the validator and the simulator
-/// match on it without a catch-all, so a new family fails their build until both handle it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Family {
-    /// TensorScalar / TensorScalarPtr (0x43/0x53/0x44/0x54).
-    TensorScalar,
-    /// TensorScalarPtrMulti, incl. the sunda Dual form (0x4F/0x5F/0x87/0x88).
-    PtrMulti,
-    /// TensorScalarImmLd (0x70/0x71).
-    ImmLd,
-    /// Iota (0x7E).
-    Iota,
-    /// TensorScalarAffineSelect (0x92).
-    AffineSelect,
-    /// TensorScalarSelect (0x98).
-    TsSelect,
-    /// RangeSelect (0xBC).
-    RangeSelect,
-    /// EventSemaphore (0xA0).
-    EventSemaphore,
-    /// BatchNormParamLoad (0x64), an `S2_BN` sibling of ImmLd.
-    BatchNormParamLoad,
-    /// MatchValueLoad (0x6D), an `S2_BN` sibling of ImmLd.
-    MatchValueLoad,
-    /// DMAMEMCPY (0xB8).
-    DmaMemcpy,
-    /// PSEUDO_DMA_DIRECT2D (0xD4), host only.
-    PseudoDma,
-    /// PSEUDO_EXTENSION (0xDA), host only.
-    PseudoExt,
-    /// DMA_INDIRECT (0xBB).
-    DmaIndirect,
-    /// DMA_TRANSPOSE (0xBD).
-    DmaTranspose,
-    /// DMA_GATHER_TRANSPOSE (0xF1).
-    DmaGatherTranspose,
-    /// DMA_MEMCPY2 (0xB9, maverick).
-    DmaMemcpy2,
-    /// DMA_IMMEDIATE (0xBA, maverick).
-    DmaImmediate,
-    /// TensorLoad (0xAA) / TensorStore (0xAB).
-    Mem2d,
+/// The instruction families, written once: variant, visitor method, operand struct, what it
+/// is. Each family is one validator chain and one executor: the list generates [`Family`],
+/// [`Sem`] and the visitor trait [`FamilyVisitor`](crate::wire::FamilyVisitor) that the
+/// validator and the simulator implement, so a family without a handler is one compile error
+/// in each `impl`. Each family's opcodes say how they run in its [`sem`] enum.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! for_each_family {
+    ($cb:ident) => {
+        $cb! {
+            TensorScalar, tensor_scalar, S3d3Ts, "TensorScalar / TensorScalarPtr (0x43/0x53/0x44/0x54, isa-facts §7)";
+            PtrMulti, ptr_multi, S4d4Tsm, "TensorScalarPtrMulti, incl. the sunda Dual form (0x4F/0x5F/0x87/0x88, seed 000 §5b, isa-facts §8)";
+            ImmLd, imm_ld, S2Bn, "TensorScalarImmLd (0x70/0x71, isa-facts §6)";
+            BatchNormParamLoad, batch_norm_param_load, S2Bn, "BatchNormParamLoad (0x64), an `S2_BN` sibling of ImmLd (isa-facts §6)";
+            MatchValueLoad, match_value_load, S2Bn, "MatchValueLoad (0x6D), an `S2_BN` sibling of ImmLd (isa-facts §6)";
+            Iota, iota, D4Iota, "Iota (0x7E, isa-facts §9)";
+            AffineSelect, affine_select, S2d2TsAs, "TensorScalarAffineSelect (0x92, seed 002 §5.5)";
+            TsSelect, ts_select, S3d3TsSelect, "TensorScalarSelect (0x98, isa-facts §10.1)";
+            RangeSelect, range_select, S2d2Rs, "RangeSelect (0xBC, isa-facts §10.2)";
+            EventSemaphore, event_semaphore, EventSemaphore, "EventSemaphore, the standalone sync record (0xA0, isa-facts §1.3)";
+            DmaMemcpy, dma_memcpy, DmaDirect2d, "DMAMEMCPY (0xB8, isa-facts-pe-act-dma §3.4)";
+            PseudoDma, pseudo_dma, PseudoDmaDirect2d, "PSEUDO_DMA_DIRECT2D (0xD4, host only, isa-facts-pe-act-dma §3.6)";
+            PseudoExt, pseudo_ext, PseudoDmaExt, "PSEUDO_EXTENSION (0xDA, host only, isa-facts-pe-act-dma §3.6)";
+            DmaIndirect, dma_indirect, DmaIndirect1d, "DMA_INDIRECT (0xBB, isa-facts-pe-act-dma §3.7)";
+            DmaTranspose, dma_transpose, DmaDirect2dXpose, "DMA_TRANSPOSE (0xBD, isa-facts-pe-act-dma §3.8)";
+            DmaGatherTranspose, dma_gather_transpose, DmaGatherXpose, "DMA_GATHER_TRANSPOSE (0xF1, isa-facts-pe-act-dma §3.9)";
+            DmaMemcpy2, dma_memcpy2, DmaCopy2d, "DMA_MEMCPY2 (0xB9, maverick, isa-facts-pe-act-dma §3.10)";
+            DmaImmediate, dma_immediate, DmaImmediate, "DMA_IMMEDIATE (0xBA, maverick, isa-facts-pe-act-dma §3.11)";
+            Mem2d, mem2d, Mem2d, "TensorLoad / TensorStore (0xAA/0xAB, isa-facts-pe-act-dma §3.14)";
+        }
+    };
+}
+
+macro_rules! families {
+    ($( $F:ident, $method:ident, $S:ident, $doc:literal; )*) => {
+        /// The instruction family: which validator chain and which executor an opcode uses
+        /// (generated from `for_each_family!`). Deliberately exhaustive (no
+        /// `#[non_exhaustive]`), so matches on it without a catch-all fail to build when a
+        /// family is added.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Family {
+            $( #[doc = $doc] $F, )*
+        }
+
+        impl Family {
+            /// Every family, in list order.
+            pub const ALL: &'static [Family] = &[$( Family::$F ),*];
+
+            /// The operand struct the family's opcodes bind.
+            pub const fn kind(self) -> StructKind {
+                match self {
+                    $( Family::$F => StructKind::$S, )*
+                }
+            }
+
+            /// The visitor method that handles the family (`FamilyVisitor::<name>`).
+            pub const fn handler(self) -> &'static str {
+                match self {
+                    $( Family::$F => stringify!($method), )*
+                }
+            }
+        }
+
+        /// What an opcode computes: its family and that family's [`sem`] variant (one column
+        /// of the opcode table). The executor matches the variant without a catch-all, so a
+        /// new variant does not build until it has semantics (or an explicit refusal).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Sem {
+            $( #[doc = $doc] $F(sem::$F), )*
+        }
+
+        impl Sem {
+            /// The family.
+            pub const fn family(self) -> Family {
+                match self {
+                    $( Sem::$F(_) => Family::$F, )*
+                }
+            }
+
+            /// Arith or Bitvec twin.
+            pub const fn alu(self) -> AluClass {
+                match self {
+                    $( Sem::$F(v) => v.alu(), )*
+                }
+            }
+
+            /// Where the scalars come from.
+            pub const fn form(self) -> Form {
+                match self {
+                    $( Sem::$F(v) => v.form(), )*
+                }
+            }
+        }
+    };
+}
+
+for_each_family!(families);
+
+macro_rules! semantics {
+    ($( $(#[$fm:meta])* $F:ident { $( $(#[$vm:meta])* $V:ident = $alu:ident, $form:ident; )* } )*) => {
+        /// How each family's opcodes run: one enum per family, one variant per distinct
+        /// behaviour, with its ALU class and scalar form. An opcode row names its variant.
+        pub mod sem {
+            use super::{AluClass, Form};
+            $(
+                $(#[$fm])*
+                #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+                pub enum $F { $( $(#[$vm])* $V, )* }
+
+                impl $F {
+                    /// Arith or Bitvec twin.
+                    pub const fn alu(self) -> AluClass {
+                        match self { $( $F::$V => AluClass::$alu, )* }
+                    }
+                    /// Where the scalars come from.
+                    pub const fn form(self) -> Form {
+                        match self { $( $F::$V => Form::$form, )* }
+                    }
+                }
+            )*
+        }
+    };
+}
+
+semantics! {
+    /// TensorScalar (isa-facts §7): `out = (in op0 s0) op1 s1` per element.
+    TensorScalar {
+        /// Scalars are the instruction's immediates, arithmetic ops on the fp32 datapath.
+        ImmArith = Arith, Immediate;
+        /// Scalars are the instruction's immediates, bit-vector ops on the integer datapath.
+        ImmBitvec = Bitvec, Immediate;
+        /// `imm0`/`imm1` point at per-partition scalars; arithmetic ops.
+        PtrArith = Arith, Pointer;
+        /// `imm0`/`imm1` point at per-partition scalars; bit-vector ops.
+        PtrBitvec = Bitvec, Pointer;
+    }
+    /// TensorScalarPtrMulti (seed 000 §5b, isa-facts §8): one scalar per outer slice from
+    /// the DVE scalar flops.
+    PtrMulti {
+        /// One scalar per slice, arithmetic op.
+        MultiArith = Arith, Multi;
+        /// One scalar per slice, bit-vector op.
+        MultiBitvec = Bitvec, Multi;
+        /// Sunda's scalar pairs, arithmetic op (isa-facts §8).
+        DualArith = Arith, Dual;
+        /// Sunda's scalar pairs, bit-vector op (disabled in the header, isa-facts §8).
+        DualBitvec = Bitvec, Dual;
+    }
+    /// TensorScalarImmLd (isa-facts §6): loads W scalars per channel into the DVE flops.
+    ImmLd {
+        /// Loaded as fp32 (converted from the source dtype).
+        Arith = Arith, Immediate;
+        /// Loaded as raw bits.
+        Bitvec = Bitvec, Immediate;
+    }
+    /// BatchNormParamLoad (isa-facts §6).
+    BatchNormParamLoad {
+        /// Loads the batch-norm parameters into DVE state.
+        BatchNormParamLoad = NotApplicable, Immediate;
+    }
+    /// MatchValueLoad (isa-facts §6).
+    MatchValueLoad {
+        /// Loads eight match keys into DVE state.
+        MatchValueLoad = NotApplicable, Immediate;
+    }
+    /// Iota (isa-facts §9).
+    Iota {
+        /// `base + Σ index·step + channel·channel_multiplier`.
+        Iota = NotApplicable, Immediate;
+    }
+    /// TensorScalarAffineSelect (seed 002 §5.5).
+    AffineSelect {
+        /// Keeps the source where the affine predicate holds, else the fill register.
+        AffineSelect = NotApplicable, Immediate;
+    }
+    /// TensorScalarSelect (isa-facts §10.1).
+    TsSelect {
+        /// Picks the source or the `src1` scalar by the predicate.
+        TsSelect = NotApplicable, Immediate;
+    }
+    /// RangeSelect (isa-facts §10.2).
+    RangeSelect {
+        /// Keeps the elements whose index lies in the bounds, else the fill value; max-reduces.
+        RangeSelect = NotApplicable, Immediate;
+    }
+    /// EventSemaphore (isa-facts §1.3).
+    EventSemaphore {
+        /// A second wait and a second update on semaphores/events; no data.
+        EventSemaphore = NotApplicable, Immediate;
+    }
+    /// DMAMEMCPY (isa-facts-pe-act-dma §3.4).
+    DmaMemcpy {
+        /// A 2-D byte walk to a 2-D byte walk, optionally cast / combined through fp32.
+        Direct2d = NotApplicable, Immediate;
+    }
+    /// PSEUDO_DMA_DIRECT2D (isa-facts-pe-act-dma §3.6).
+    PseudoDma {
+        /// Lowered by the runtime to the instruction its `dge_op` names.
+        Lowered = NotApplicable, Immediate;
+    }
+    /// PSEUDO_EXTENSION (isa-facts-pe-act-dma §3.6).
+    PseudoExt {
+        /// Read by the runtime's lowering of the 0xD4 before it.
+        Extension = NotApplicable, Immediate;
+    }
+    /// DMA_INDIRECT (isa-facts-pe-act-dma §3.7).
+    DmaIndirect {
+        /// A 1-D gather/scatter through an index array.
+        Indirect1d = NotApplicable, Immediate;
+    }
+    /// DMA_TRANSPOSE (isa-facts-pe-act-dma §3.8).
+    DmaTranspose {
+        /// 16-row tiles transposed into SBUF.
+        Transpose = NotApplicable, Immediate;
+    }
+    /// DMA_GATHER_TRANSPOSE (isa-facts-pe-act-dma §3.9).
+    DmaGatherTranspose {
+        /// Rows gathered by index and transposed.
+        GatherTranspose = NotApplicable, Immediate;
+    }
+    /// DMA_MEMCPY2 (isa-facts-pe-act-dma §3.10).
+    DmaMemcpy2 {
+        /// A 2-D copy with its own wait band and rd/wr-done semaphores.
+        Copy2d = NotApplicable, Immediate;
+    }
+    /// DMA_IMMEDIATE (isa-facts-pe-act-dma §3.11).
+    DmaImmediate {
+        /// Raw UDMA descriptors.
+        Descriptors = NotApplicable, Immediate;
+    }
+    /// TensorLoad / TensorStore (isa-facts-pe-act-dma §3.14).
+    Mem2d {
+        /// Sequencer registers ← memory.
+        Load = NotApplicable, Immediate;
+        /// Memory ← registers or immediates.
+        Store = NotApplicable, Immediate;
+    }
 }
 
 /// Whether the opcode's ALU ops are arithmetic or bit-vector (the Arith/Bitvec twins).
@@ -200,7 +394,7 @@ pub enum Form {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Exec {
-    /// Executed by the simulator.
+    /// Executed by the simulator, as the row's [`Sem`] variant says.
     Run,
     /// Disabled on the hardware; the simulator refuses it and `validate` reports it.
     Disabled(&'static str),
@@ -220,7 +414,7 @@ pub struct OpcodeInfo {
     pub display: &'static str,
     /// The assembler mnemonic.
     pub mnemonic: &'static str,
-    /// The operand struct.
+    /// The operand struct (the family's).
     pub kind: StructKind,
     /// The executing engine.
     pub engine: Engine,
@@ -228,11 +422,13 @@ pub struct OpcodeInfo {
     pub maintenance: Maintenance,
     /// The generations whose opcode enum defines the value.
     pub gens: GenSet,
-    /// The family (validator chain and executor).
+    /// What the opcode computes: its family and that family's variant (the table's column).
+    pub sem: Sem,
+    /// The family (validator chain and executor), from `sem`.
     pub family: Family,
-    /// Arith or Bitvec twin.
+    /// Arith or Bitvec twin, from `sem`.
     pub alu: AluClass,
-    /// Where the scalars come from.
+    /// Where the scalars come from, from `sem`.
     pub form: Form,
     /// Executed, disabled or not supported.
     pub exec: Exec,
@@ -271,54 +467,57 @@ const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled i
 /// The opcode table, one row per opcode, written once. It expands through a callback macro
 /// (the wasmtime Pulley `for_each_op!` pattern), so other modules can generate code from the
 /// same rows; here it generates the `Opcode` constants and [`OPCODES`].
-/// Columns: constant = value, header name, display, mnemonic, struct, engine, maintenance,
-/// generations, family, alu, form, exec, source.
+/// Columns: constant = value, header name, display, mnemonic, engine, maintenance,
+/// generations, semantics (family and its [`sem`] variant: how the opcode runs; the family
+/// gives the struct), exec (run, or refused and why), source.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! for_each_opcode {
     ($cb:ident) => {
         $cb! {
-            TENSOR_SCALAR_ARITH = 0x43, "TENSOR_SCALAR_ARITH_OP", "TensorScalarArith", "ts_arith", S3d3Ts, Dve, Maintained, ALL, TensorScalar, Arith, Immediate, Run, "isa-facts §7";
-            TENSOR_SCALAR_PTR_ARITH = 0x44, "TENSOR_SCALAR_PTR_ARITH_OP", "TensorScalarPtrArith", "ts_ptr_arith", S3d3Ts, Dve, DeprecatedWorking, ALL, TensorScalar, Arith, Pointer, Run, "isa-facts §7";
-            TENSOR_SCALAR_PTR_MULTI_ARITH = 0x4F, "TENSOR_SCALAR_PTR_MULTI_ARITH", "TensorScalarPtrMultiArith", "ptr_multi_arith", S4d4Tsm, Dve, NotMaintained, ALL, PtrMulti, Arith, Multi, Run, "seed 000 §3";
-            TENSOR_SCALAR_BITVEC = 0x53, "TENSOR_SCALAR_BITVEC_OP", "TensorScalarBitvec", "ts_bitvec", S3d3Ts, Dve, Maintained, ALL, TensorScalar, Bitvec, Immediate, Run, "isa-facts §7";
-            TENSOR_SCALAR_PTR_BITVEC = 0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "TensorScalarPtrBitvec", "ts_ptr_bitvec", S3d3Ts, Dve, DeprecatedWorking, ALL, TensorScalar, Bitvec, Pointer, Run, "isa-facts §7";
-            TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", S4d4Tsm, Dve, NotMaintained, ALL, PtrMulti, Bitvec, Multi, Run, "seed 000 §3";
-            BATCH_NORM_PARAM_LOAD = 0x64, "BATCH_NORM_PARAM_LOAD", "BatchNormParamLoad", "bn_param_load", S2Bn, Dve, Maintained, ALL, BatchNormParamLoad, NotApplicable, Immediate, NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
-            MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", S2Bn, Dve, Maintained, ALL, MatchValueLoad, NotApplicable, Immediate, NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
-            TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", S2Bn, Dve, NotMaintained, ALL, ImmLd, Arith, Immediate, Run, "isa-facts §6";
-            TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", S2Bn, Dve, NotMaintained, ALL, ImmLd, Bitvec, Immediate, Run, "isa-facts §6";
-            IOTA = 0x7E, "IOTA", "Iota", "iota", D4Iota, Pool, Maintained, ALL, Iota, NotApplicable, Immediate, Run, "isa-facts §9";
-            TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH = 0x87, "TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH", "TensorScalarPtrMultiDualArith", "ptr_multi_dual_arith", S4d4Tsm, Dve, NotMaintained, SUNDA, PtrMulti, Arith, Dual, Run, "seed 000 §3, isa-facts §8";
-            TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC = 0x88, "TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC", "TensorScalarPtrMultiDualBitvec", "ptr_multi_dual_bitvec", S4d4Tsm, Dve, NotMaintained, SUNDA, PtrMulti, Bitvec, Dual, Disabled(DISABLED_0X88), "seed 000 §3, isa-facts §8";
-            TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", S2d2TsAs, Pool, Maintained, ALL, AffineSelect, NotApplicable, Immediate, Run, "seed 002 §3";
-            TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", S3d3TsSelect, Dve, Maintained, ALL, TsSelect, NotApplicable, Immediate, Run, "isa-facts §10.1";
-            EVENT_SEMAPHORE = 0xA0, "EVENT_SEMAPHORE", "EventSemaphore", "event_semaphore", EventSemaphore, Any, Maintained, ALL, EventSemaphore, NotApplicable, Immediate, Run, "isa-facts §1.3";
-            TENSOR_LOAD = 0xAA, "TENSOR_LOAD", "TensorLoad", "tensor_load", Mem2d, Any, Maintained, ALL, Mem2d, NotApplicable, Immediate, Run, "isa-facts-pe-act-dma §3.14";
-            TENSOR_STORE = 0xAB, "TENSOR_STORE", "TensorStore", "tensor_store", Mem2d, Any, Maintained, ALL, Mem2d, NotApplicable, Immediate, Run, "isa-facts-pe-act-dma §3.14";
-            DMA_MEMCPY = 0xB8, "DMAMEMCPY", "DmaMemcpy", "dma_memcpy", DmaDirect2d, Dma, Maintained, ALL, DmaMemcpy, NotApplicable, Immediate, Run, "isa-facts-pe-act-dma §3.4";
-            DMA_MEMCPY2 = 0xB9, "DMA_MEMCPY2", "DmaMemcpy2", "dma_memcpy2", DmaCopy2d, Dma, Maintained, MAVERICK, DmaMemcpy2, NotApplicable, Immediate, NotSupported(COPY2D_SEMANTICS), "isa-facts-pe-act-dma §3.10";
-            DMA_IMMEDIATE = 0xBA, "DMA_IMMEDIATE", "DmaImmediate", "dma_immediate", DmaImmediate, Dma, Maintained, MAVERICK, DmaImmediate, NotApplicable, Immediate, NotSupported(DMA_IMMEDIATE_SEMANTICS), "isa-facts-pe-act-dma §3.11";
-            DMA_INDIRECT = 0xBB, "DMA_INDIRECT", "DmaIndirect", "dma_indirect", DmaIndirect1d, Dma, Maintained, ALL, DmaIndirect, NotApplicable, Immediate, NotSupported(INDIRECT_SEMANTICS), "isa-facts-pe-act-dma §3.7";
-            RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", S2d2Rs, Dve, Maintained, CAYMAN_UP, RangeSelect, NotApplicable, Immediate, Run, "isa-facts §10.2";
-            DMA_TRANSPOSE = 0xBD, "DMA_TRANSPOSE", "DmaTranspose", "dma_transpose", DmaDirect2dXpose, Dma, Maintained, CAYMAN_UP, DmaTranspose, NotApplicable, Immediate, NotSupported(XPOSE_ORDER), "isa-facts-pe-act-dma §3.8";
-            PSEUDO_DMA_DIRECT2D = 0xD4, "PSEUDO_DMA_DIRECT2D", "PseudoDmaDirect2d", "pseudo_dma_direct2d", PseudoDmaDirect2d, Host, Maintained, ALL, PseudoDma, NotApplicable, Immediate, NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
-            PSEUDO_EXTENSION = 0xDA, "PSEUDO_EXTENSION", "PseudoExtension", "pseudo_extension", PseudoDmaExt, Host, Maintained, ALL, PseudoExt, NotApplicable, Immediate, NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
-            DMA_GATHER_TRANSPOSE = 0xF1, "DMA_GATHER_TRANSPOSE", "DmaGatherTranspose", "dma_gather_transpose", DmaGatherXpose, Dma, Maintained, CAYMAN_UP, DmaGatherTranspose, NotApplicable, Immediate, NotSupported(XPOSE_ORDER), "isa-facts-pe-act-dma §3.9";
+            TENSOR_SCALAR_ARITH = 0x43, "TENSOR_SCALAR_ARITH_OP", "TensorScalarArith", "ts_arith", Dve, Maintained, ALL, TensorScalar(ImmArith), Run, "isa-facts §7";
+            TENSOR_SCALAR_PTR_ARITH = 0x44, "TENSOR_SCALAR_PTR_ARITH_OP", "TensorScalarPtrArith", "ts_ptr_arith", Dve, DeprecatedWorking, ALL, TensorScalar(PtrArith), Run, "isa-facts §7";
+            TENSOR_SCALAR_PTR_MULTI_ARITH = 0x4F, "TENSOR_SCALAR_PTR_MULTI_ARITH", "TensorScalarPtrMultiArith", "ptr_multi_arith", Dve, NotMaintained, ALL, PtrMulti(MultiArith), Run, "seed 000 §3";
+            TENSOR_SCALAR_BITVEC = 0x53, "TENSOR_SCALAR_BITVEC_OP", "TensorScalarBitvec", "ts_bitvec", Dve, Maintained, ALL, TensorScalar(ImmBitvec), Run, "isa-facts §7";
+            TENSOR_SCALAR_PTR_BITVEC = 0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "TensorScalarPtrBitvec", "ts_ptr_bitvec", Dve, DeprecatedWorking, ALL, TensorScalar(PtrBitvec), Run, "isa-facts §7";
+            TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", Dve, NotMaintained, ALL, PtrMulti(MultiBitvec), Run, "seed 000 §3";
+            BATCH_NORM_PARAM_LOAD = 0x64, "BATCH_NORM_PARAM_LOAD", "BatchNormParamLoad", "bn_param_load", Dve, Maintained, ALL, BatchNormParamLoad(BatchNormParamLoad), NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
+            MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", Dve, Maintained, ALL, MatchValueLoad(MatchValueLoad), NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
+            TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", Dve, NotMaintained, ALL, ImmLd(Arith), Run, "isa-facts §6";
+            TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", Dve, NotMaintained, ALL, ImmLd(Bitvec), Run, "isa-facts §6";
+            IOTA = 0x7E, "IOTA", "Iota", "iota", Pool, Maintained, ALL, Iota(Iota), Run, "isa-facts §9";
+            TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH = 0x87, "TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH", "TensorScalarPtrMultiDualArith", "ptr_multi_dual_arith", Dve, NotMaintained, SUNDA, PtrMulti(DualArith), Run, "seed 000 §3, isa-facts §8";
+            TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC = 0x88, "TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC", "TensorScalarPtrMultiDualBitvec", "ptr_multi_dual_bitvec", Dve, NotMaintained, SUNDA, PtrMulti(DualBitvec), Disabled(DISABLED_0X88), "seed 000 §3, isa-facts §8";
+            TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", Pool, Maintained, ALL, AffineSelect(AffineSelect), Run, "seed 002 §3";
+            TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", Dve, Maintained, ALL, TsSelect(TsSelect), Run, "isa-facts §10.1";
+            EVENT_SEMAPHORE = 0xA0, "EVENT_SEMAPHORE", "EventSemaphore", "event_semaphore", Any, Maintained, ALL, EventSemaphore(EventSemaphore), Run, "isa-facts §1.3";
+            TENSOR_LOAD = 0xAA, "TENSOR_LOAD", "TensorLoad", "tensor_load", Any, Maintained, ALL, Mem2d(Load), Run, "isa-facts-pe-act-dma §3.14";
+            TENSOR_STORE = 0xAB, "TENSOR_STORE", "TensorStore", "tensor_store", Any, Maintained, ALL, Mem2d(Store), Run, "isa-facts-pe-act-dma §3.14";
+            DMA_MEMCPY = 0xB8, "DMAMEMCPY", "DmaMemcpy", "dma_memcpy", Dma, Maintained, ALL, DmaMemcpy(Direct2d), Run, "isa-facts-pe-act-dma §3.4";
+            DMA_MEMCPY2 = 0xB9, "DMA_MEMCPY2", "DmaMemcpy2", "dma_memcpy2", Dma, Maintained, MAVERICK, DmaMemcpy2(Copy2d), NotSupported(COPY2D_SEMANTICS), "isa-facts-pe-act-dma §3.10";
+            DMA_IMMEDIATE = 0xBA, "DMA_IMMEDIATE", "DmaImmediate", "dma_immediate", Dma, Maintained, MAVERICK, DmaImmediate(Descriptors), NotSupported(DMA_IMMEDIATE_SEMANTICS), "isa-facts-pe-act-dma §3.11";
+            DMA_INDIRECT = 0xBB, "DMA_INDIRECT", "DmaIndirect", "dma_indirect", Dma, Maintained, ALL, DmaIndirect(Indirect1d), NotSupported(INDIRECT_SEMANTICS), "isa-facts-pe-act-dma §3.7";
+            RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", Dve, Maintained, CAYMAN_UP, RangeSelect(RangeSelect), Run, "isa-facts §10.2";
+            DMA_TRANSPOSE = 0xBD, "DMA_TRANSPOSE", "DmaTranspose", "dma_transpose", Dma, Maintained, CAYMAN_UP, DmaTranspose(Transpose), NotSupported(XPOSE_ORDER), "isa-facts-pe-act-dma §3.8";
+            PSEUDO_DMA_DIRECT2D = 0xD4, "PSEUDO_DMA_DIRECT2D", "PseudoDmaDirect2d", "pseudo_dma_direct2d", Host, Maintained, ALL, PseudoDma(Lowered), NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
+            PSEUDO_EXTENSION = 0xDA, "PSEUDO_EXTENSION", "PseudoExtension", "pseudo_extension", Host, Maintained, ALL, PseudoExt(Extension), NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
+            DMA_GATHER_TRANSPOSE = 0xF1, "DMA_GATHER_TRANSPOSE", "DmaGatherTranspose", "dma_gather_transpose", Dma, Maintained, CAYMAN_UP, DmaGatherTranspose(GatherTranspose), NotSupported(XPOSE_ORDER), "isa-facts-pe-act-dma §3.9";
         }
     };
 }
 
 macro_rules! opcode_table {
-    ($( $C:ident = $v:literal, $hn:literal, $disp:literal, $mn:literal, $k:ident, $e:ident, $m:ident, $g:ident, $fam:ident, $alu:ident, $form:ident, $exec:expr, $src:literal; )*) => {
+    ($( $C:ident = $v:literal, $hn:literal, $disp:literal, $mn:literal, $e:ident, $m:ident, $g:ident, $fam:ident($sv:ident), $exec:expr, $src:literal; )*) => {
         impl Opcode {
             $( #[doc = $disp] pub const $C: Opcode = Opcode($v); )*
         }
         /// Every modelled opcode, in value order.
         pub const OPCODES: &[OpcodeInfo] = &[
-            $( OpcodeInfo { value: $v, header_name: $hn, display: $disp, mnemonic: $mn, kind: StructKind::$k,
+            $( OpcodeInfo { value: $v, header_name: $hn, display: $disp, mnemonic: $mn,
+                            kind: Family::$fam.kind(),
                             engine: Engine::$e, maintenance: Maintenance::$m, gens: GenSet::$g,
-                            family: Family::$fam, alu: AluClass::$alu, form: Form::$form,
+                            sem: Sem::$fam(sem::$fam::$sv), family: Family::$fam,
+                            alu: sem::$fam::$sv.alu(), form: sem::$fam::$sv.form(),
                             exec: { use Exec::*; $exec }, source: $src,
                             firmware_log: concat!("S: ", $disp) }, )*
         ];

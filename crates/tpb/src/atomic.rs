@@ -2,57 +2,57 @@
 //! go to a temporary file in the same directory, which is flushed to disk and then renamed
 //! over the target (a rename within one directory is atomic on POSIX and Windows). A failed
 //! write leaves the earlier file at that path untouched.
+//!
+//! The temporary file is created exclusively (`O_EXCL`) under an unpredictable name by the
+//! `tempfile` crate, so a link planted next to the target is never opened or followed; the
+//! rename replaces whatever entry is at the target without following it.
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Writes `bytes` to `path` atomically (see the module doc). The directory must exist.
-/// A symbolic link is written through (its target is replaced, not the link), and a path
-/// that is not a regular file (`/dev/stdout`, a pipe) is written in place: renaming over a
-/// device would replace the device.
+/// A symbolic link at `path` is refused (its target is never written), and a path that is
+/// not a regular file (a device such as `/dev/stdout`, a pipe) is written in place: renaming
+/// over a device would replace the device.
 pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let resolved;
-    let mut path = path;
-    if let Ok(meta) = fs::metadata(path) {
-        if !meta.is_file() && !meta.is_dir() {
+    if let Ok(meta) = fs::symlink_metadata(path) {
+        let target = fs::metadata(path).ok();
+        if target.as_ref().is_some_and(|t| !t.is_file() && !t.is_dir()) {
             return fs::write(path, bytes);
         }
-        if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-            resolved = fs::canonicalize(path)?;
-            path = &resolved;
+        if meta.file_type().is_symlink() {
+            return Err(symlink_error());
         }
     }
-    let tmp = temporary_path(path)?;
-    let result = (|| {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
-}
-
-/// `DIR/.NAME.tpb-tmp-PID` next to `path`: hidden, and unique per process.
-fn temporary_path(path: &Path) -> io::Result<PathBuf> {
     let name = path.file_name().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
             "the path names no file (it ends in `..` or `/`)",
         )
     })?;
-    let mut tmp = std::ffi::OsString::from(".");
-    tmp.push(name);
-    tmp.push(format!(".tpb-tmp-{}", std::process::id()));
-    Ok(path.with_file_name(tmp))
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(name);
+    prefix.push(".tpb-tmp-");
+    // Removed on drop unless persisted, so every failure below leaves no temporary behind.
+    let mut tmp = tempfile::Builder::new().prefix(&prefix).tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// The error for a link where a file is to be written.
+pub fn symlink_error() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "is a symbolic link; tpb never writes through a link (remove it, or name the file it \
+         points to)",
+    )
 }
 
 #[cfg(test)]

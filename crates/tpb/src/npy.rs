@@ -36,6 +36,7 @@
 //! itself writes. Either way the element type must be passed back as a hint when reading.
 
 use std::fmt;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use tpb_isa::Dtype;
@@ -48,6 +49,12 @@ const ARRAY_ALIGN: usize = 64;
 const GROWTH_AXIS_MAX_DIGITS: usize = 21;
 /// Nesting limit for the header literal, so hostile input cannot exhaust the stack.
 const MAX_DEPTH: usize = 32;
+/// The longest header read (numpy writes a few hundred bytes; 64 dimensions of 20 digits
+/// take under 2 KiB), so a hostile length cannot make the reader allocate gigabytes.
+pub const MAX_HEADER_BYTES: usize = 1 << 16;
+/// The most dimensions an array may have: numpy's own limit (`NPY_MAXDIMS`), on the way in
+/// and out, so that every file tpb writes loads in numpy.
+pub const MAX_DIMS: usize = 64;
 
 /// An n-dimensional array read from, or to be written to, a `.npy` file.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -77,6 +84,9 @@ impl NpyArray {
     /// Checks the invariants [`NpyArray::new`] establishes.
     pub fn check(&self) -> Result<(), NpyError> {
         let size = self.dtype.size().ok_or(NpyError::NoByteSize(self.dtype))?;
+        if self.shape.len() > MAX_DIMS {
+            return Err(NpyError::TooManyDims(self.shape.len()));
+        }
         let need = needed_bytes(&self.shape, size)
             .ok_or_else(|| NpyError::ShapeTooLarge(ShapeFmt(&self.shape).to_string()))?;
         if need != self.data.len() {
@@ -162,6 +172,22 @@ pub enum NpyError {
     /// The type is sub-byte, packed or unknown, so it has no `.npy` element.
     #[error("{0} has no whole-byte element size, so it cannot live in a .npy file")]
     NoByteSize(Dtype),
+    /// More dimensions than numpy allows ([`MAX_DIMS`]).
+    #[error("the shape has {0} dimensions; numpy allows at most 64")]
+    TooManyDims(usize),
+    /// A header longer than [`MAX_HEADER_BYTES`].
+    #[error("the header says it is {0} bytes long; tpb reads headers of at most 65536 bytes")]
+    HeaderTooLong(usize),
+    /// More data follows than the shape needs (a stream whose length is not known).
+    #[error("file holds more than the {need} bytes of data that shape {shape} of {dtype} needs")]
+    ExtraData {
+        /// The shape, formatted like a Python tuple.
+        shape: String,
+        /// The element type.
+        dtype: Dtype,
+        /// Bytes required.
+        need: usize,
+    },
     /// The number of elements overflows.
     #[error("shape {0} is too large")]
     ShapeTooLarge(String),
@@ -185,55 +211,177 @@ pub enum NpyError {
 /// for raw `V` blobs, and for any other descr it reinterprets the bits as long as the sizes
 /// match (e.g. `<u2` + bfloat16). Never panics, whatever the input.
 pub fn read_npy(bytes: &[u8], hint: Option<Dtype>) -> Result<NpyArray, NpyError> {
-    let (header, data) = split_header(bytes)?;
+    let mut r = std::io::Cursor::new(bytes);
+    let header = read_header(&mut r)?;
+    let left = (bytes.len() - header.len) as u64;
+    read_data(&mut r, &header, hint, Some(left))
+}
+
+/// Reads and parses a `.npy` file (see [`read_npy`]); I/O errors name the path. The file's
+/// length is checked against its header before the data is read.
+pub fn read_npy_file(path: &Path, hint: Option<Dtype>) -> Result<NpyArray, NpyError> {
+    let io = |source| NpyError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let f = std::fs::File::open(path).map_err(io)?;
+    let len = f.metadata().map_err(io)?;
+    let len = len.is_file().then_some(len.len());
+    let mut r = std::io::BufReader::new(f);
+    let header = read_header(&mut r)?;
+    read_data(
+        &mut r,
+        &header,
+        hint,
+        len.map(|l| l.saturating_sub(header.len as u64)),
+    )
+}
+
+/// What a `.npy` file says before its data: the element encoding and the shape.
+#[derive(Clone)]
+pub struct NpyHeader {
+    descr: Value,
+    fortran_order: bool,
+    /// Dimensions, outermost first (at most [`MAX_DIMS`]).
+    pub shape: Vec<usize>,
+    /// Bytes before the data (preamble and header).
+    pub len: usize,
+}
+
+impl NpyHeader {
+    /// The element type, its size and byte order, with `hint` as for [`read_npy`].
+    fn element(&self, hint: Option<Dtype>) -> Result<(Dtype, usize, bool), NpyError> {
+        match &self.descr {
+            Value::Str(s) => resolve_descr(s, hint),
+            other => Err(NpyError::UnsupportedDescr {
+                descr: other.to_string(),
+                why: "structured array",
+            }),
+        }
+    }
+
+    /// The element type the file holds, read with `hint` as for [`read_npy`].
+    pub fn dtype(&self, hint: Option<Dtype>) -> Result<Dtype, NpyError> {
+        self.element(hint).map(|e| e.0)
+    }
+}
+
+/// Reads `n` bytes, or fewer at the end of the input.
+fn read_up_to(r: &mut impl Read, n: usize) -> Result<Vec<u8>, NpyError> {
+    let mut buf = Vec::with_capacity(n.min(1 << 16));
+    r.take(n as u64)
+        .read_to_end(&mut buf)
+        .map_err(|e| NpyError::Truncated(e.to_string()))?;
+    Ok(buf)
+}
+
+/// Reads the preamble and the header from `r` (at most [`MAX_HEADER_BYTES`] of it),
+/// leaving `r` at the first data byte. Never panics, whatever the input.
+pub fn read_header(r: &mut impl Read) -> Result<NpyHeader, NpyError> {
+    let pre = read_up_to(r, 8)?;
+    let n = pre.len().min(MAGIC.len());
+    if pre[..n] != MAGIC[..n] {
+        return Err(NpyError::BadMagic);
+    }
+    if pre.len() < 8 {
+        return Err(NpyError::Truncated(format!(
+            "{} bytes, shorter than the preamble",
+            pre.len()
+        )));
+    }
+    let (major, minor) = (pre[6], pre[7]);
+    let len_bytes = match (major, minor) {
+        (1, 0) => 2,
+        (2, 0) | (3, 0) => 4,
+        _ => return Err(NpyError::UnsupportedVersion(major, minor)),
+    };
+    let len_field = read_up_to(r, len_bytes)?;
+    if len_field.len() < len_bytes {
+        return Err(NpyError::Truncated("ends inside the header length".into()));
+    }
+    let hlen = len_field
+        .iter()
+        .rev()
+        .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
+    if hlen > MAX_HEADER_BYTES {
+        return Err(NpyError::HeaderTooLong(hlen));
+    }
+    let raw = read_up_to(r, hlen)?;
+    if raw.len() < hlen {
+        return Err(NpyError::Truncated(format!(
+            "header says {hlen} bytes but only {} follow",
+            raw.len()
+        )));
+    }
+    let text = if major == 3 {
+        String::from_utf8(raw)
+            .map_err(|_| NpyError::BadHeader("version 3.0 header is not UTF-8".into()))?
+    } else {
+        // Versions 1.0 and 2.0 are latin-1: every byte is the code point of the same value.
+        raw.iter().map(|&b| char::from(b)).collect()
+    };
     let Header {
         descr,
         fortran_order,
         shape,
-    } = parse_header(&header)?;
-    let descr = match descr {
-        Value::Str(s) => s,
-        other => {
-            return Err(NpyError::UnsupportedDescr {
-                descr: other.to_string(),
-                why: "structured array",
-            })
-        }
-    };
-    let (dtype, size, big_endian) = resolve_descr(&descr, hint)?;
+    } = parse_header(&text)?;
+    Ok(NpyHeader {
+        descr,
+        fortran_order,
+        shape,
+        len: 8 + len_bytes + hlen,
+    })
+}
 
-    let need = needed_bytes(&shape, size)
-        .ok_or_else(|| NpyError::ShapeTooLarge(ShapeFmt(&shape).to_string()))?;
-    if data.len() != need {
-        return Err(NpyError::DataLength {
-            have: data.len(),
-            shape: ShapeFmt(&shape).to_string(),
+/// Reads the data `header` declares from `r`, which is just past the header. `left`, when
+/// known (a regular file, bytes in memory), is how many bytes remain: a length that is not
+/// the declared one is an error before anything is read. Otherwise the data is read through
+/// [`Read::take`], one byte past the declared length to detect extra data. Never panics.
+pub fn read_data(
+    r: &mut impl Read,
+    header: &NpyHeader,
+    hint: Option<Dtype>,
+    left: Option<u64>,
+) -> Result<NpyArray, NpyError> {
+    let (dtype, size, big_endian) = header.element(hint)?;
+    let shape = &header.shape;
+    let need = needed_bytes(shape, size)
+        .ok_or_else(|| NpyError::ShapeTooLarge(ShapeFmt(shape).to_string()))?;
+    let length = |have: usize| NpyError::DataLength {
+        have,
+        shape: ShapeFmt(shape).to_string(),
+        dtype,
+        need,
+    };
+    if let Some(left) = left.filter(|&l| l != need as u64) {
+        return Err(length(usize::try_from(left).unwrap_or(usize::MAX)));
+    }
+    let mut data = read_up_to(r, need.saturating_add(1))?;
+    if data.len() < need {
+        return Err(length(data.len()));
+    }
+    if data.len() > need {
+        return Err(NpyError::ExtraData {
+            shape: ShapeFmt(shape).to_string(),
             dtype,
             need,
         });
     }
-
-    let mut data = data.to_vec();
     if big_endian && size > 1 {
         data.chunks_exact_mut(size).for_each(<[u8]>::reverse);
     }
-    if fortran_order && shape.len() > 1 {
-        data = fortran_to_c(&data, &shape, size);
+    if header.fortran_order && shape.len() > 1 {
+        data = fortran_to_c(&data, shape, size);
     }
-    Ok(NpyArray { dtype, shape, data })
+    Ok(NpyArray {
+        dtype,
+        shape: shape.clone(),
+        data,
+    })
 }
 
-/// Reads and parses a `.npy` file (see [`read_npy`]); I/O errors name the path.
-pub fn read_npy_file(path: &Path, hint: Option<Dtype>) -> Result<NpyArray, NpyError> {
-    let bytes = std::fs::read(path).map_err(|source| NpyError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    read_npy(&bytes, hint)
-}
-
-/// Serialises an array exactly as `np.save` would lay it out (format 1.0, or 2.0 if the
-/// header is too long for 1.0), with numpy's native descr for numpy types and, for
+/// Serialises an array exactly as `np.save` would lay it out (format 1.0: at most 64
+/// dimensions always fit it), with numpy's native descr for numpy types and, for
 /// bfloat16 / fp8, the encoding `style` selects. FP32R is written as `<f4`.
 ///
 /// An inconsistent array (see [`NpyArray::check`]) is an error.
@@ -259,23 +407,15 @@ pub fn write_npy(arr: &NpyArray, style: NpyStyle) -> Result<Vec<u8>, NpyError> {
         let pad = ARRAY_ALIGN - (MAGIC.len() + 2 + len_bytes + hlen) % ARRAY_ALIGN;
         hlen + pad
     };
-    let (version, total) = if wrap(2) <= usize::from(u16::MAX) {
-        (1u8, wrap(2))
-    } else {
-        (2u8, wrap(4))
-    };
-
+    // At most MAX_DIMS dimensions (checked above) keep the header far below version 1.0's
+    // 64 KiB, so every file tpb writes is version 1.0.
+    let total = wrap(2);
+    let total16 = u16::try_from(total)
+        .map_err(|_| NpyError::ShapeTooLarge(ShapeFmt(&arr.shape).to_string()))?;
     let mut out = Vec::with_capacity(12 + total + arr.data.len());
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&[version, 0]);
-    if version == 1 {
-        // `total` fits in u16: checked above.
-        out.extend_from_slice(&(total as u16).to_le_bytes());
-    } else {
-        let total32 = u32::try_from(total)
-            .map_err(|_| NpyError::ShapeTooLarge(ShapeFmt(&arr.shape).to_string()))?;
-        out.extend_from_slice(&total32.to_le_bytes());
-    }
+    out.extend_from_slice(&[1, 0]);
+    out.extend_from_slice(&total16.to_le_bytes());
     out.extend_from_slice(dict.as_bytes());
     out.resize(out.len() + total - dict.len() - 1, b' ');
     out.push(b'\n');
@@ -324,52 +464,6 @@ pub fn descr_for(dtype: Dtype, style: NpyStyle) -> Option<&'static str> {
 
 // ---------------------------------------------------------------------------------------
 // Reading helpers.
-
-/// Splits the file into its decoded header text and its data bytes.
-fn split_header(bytes: &[u8]) -> Result<(String, &[u8]), NpyError> {
-    let n = bytes.len().min(MAGIC.len());
-    if bytes[..n] != MAGIC[..n] {
-        return Err(NpyError::BadMagic);
-    }
-    if bytes.len() < 8 {
-        return Err(NpyError::Truncated(format!(
-            "{} bytes, shorter than the preamble",
-            bytes.len()
-        )));
-    }
-    let (major, minor) = (bytes[6], bytes[7]);
-    let len_bytes = match (major, minor) {
-        (1, 0) => 2,
-        (2, 0) | (3, 0) => 4,
-        _ => return Err(NpyError::UnsupportedVersion(major, minor)),
-    };
-    let start = 8 + len_bytes;
-    let Some(len_field) = bytes.get(8..start) else {
-        return Err(NpyError::Truncated("ends inside the header length".into()));
-    };
-    let hlen = len_field
-        .iter()
-        .rev()
-        .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
-    let Some(raw) = start
-        .checked_add(hlen)
-        .and_then(|end| bytes.get(start..end))
-    else {
-        return Err(NpyError::Truncated(format!(
-            "header says {hlen} bytes but only {} follow",
-            bytes.len() - start
-        )));
-    };
-    let text = if major == 3 {
-        std::str::from_utf8(raw)
-            .map_err(|_| NpyError::BadHeader("version 3.0 header is not UTF-8".into()))?
-            .to_owned()
-    } else {
-        // Versions 1.0 and 2.0 are latin-1: every byte is the code point of the same value.
-        raw.iter().map(|&b| char::from(b)).collect()
-    };
-    Ok((text, &bytes[start + hlen..]))
-}
 
 /// The three header fields.
 struct Header {
@@ -428,6 +522,9 @@ fn parse_header(text: &str) -> Result<Header, NpyError> {
             })?,
         v => return Err(bad(format!("shape is not a tuple: {v}"))),
     };
+    if shape.len() > MAX_DIMS {
+        return Err(NpyError::TooManyDims(shape.len()));
+    }
     Ok(Header {
         descr,
         fortran_order,

@@ -314,6 +314,8 @@ fn timing_constants_are_overridable_and_change_the_schedule() {
 #[test]
 fn the_chrome_trace_has_engine_tracks_instruction_events_and_semaphore_counters() {
     let dir = scratch("json");
+    // A timeline's directory must exist (issue 20 item 3: it is not created).
+    std::fs::create_dir_all(dir.join("t")).unwrap();
     status(
         &tpb(
             &dir,

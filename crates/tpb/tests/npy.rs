@@ -683,14 +683,34 @@ fn file_round_trip() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 20 item 9: at most numpy's 64 dimensions, written and read; a header length past
+/// 64 KiB is refused before the header is read.
 #[test]
-fn long_header_uses_version_2() {
-    // 30 000 dimensions of 1: the header no longer fits version 1.0's u16 length.
-    let a = NpyArray::new(Dtype::UINT16, vec![1; 30_000], vec![0xCD, 0xAB]).unwrap();
+fn dimensions_are_capped_at_64() {
+    let a = NpyArray::new(Dtype::UINT16, vec![1; 64], vec![0xCD, 0xAB]).unwrap();
     let bytes = write_npy(&a, NpyStyle::BitView).unwrap();
-    assert_eq!(&bytes[6..8], &[2, 0]);
-    assert_eq!(bytes.len() % 64, 2);
+    assert_eq!(&bytes[6..8], &[1, 0]);
     assert_eq!(read_npy(&bytes, None).unwrap(), a);
+    let e = NpyArray::new(Dtype::UINT16, vec![1; 65], vec![0xCD, 0xAB]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the shape has 65 dimensions; numpy allows at most 64"
+    );
+    let dims = vec!["1"; 65].join(", ");
+    let file = npy(
+        &format!("{{'descr': '<u2', 'fortran_order': False, 'shape': ({dims}), }}"),
+        &[0; 2],
+    );
+    assert_eq!(
+        parse_err(&file, None),
+        "the shape has 65 dimensions; numpy allows at most 64"
+    );
+    let mut long = b"\x93NUMPY\x02\x00".to_vec();
+    long.extend_from_slice(&(1u32 << 20).to_le_bytes());
+    assert_eq!(
+        parse_err(&long, None),
+        "the header says it is 1048576 bytes long; tpb reads headers of at most 65536 bytes"
+    );
 }
 
 #[test]

@@ -1,11 +1,11 @@
 //! Predicates shared by every chain: header, events, channel range, dtypes, reserved
 //! bytes, descriptor validity (`tensorNd_valid`) and `start_addr_active_channels`.
 
-use super::{Confidence, Ctx, Detail, Rule};
+use super::{Confidence, Ctx, Detail, Flow, Rule};
 use crate::gen::Gen;
 use crate::geometry::{Geometry, Space, NUM_CHANNELS, NUM_REGISTERS};
 use crate::tables::{AluOp, CodeEnum, Dtype};
-use crate::wire::{Addr4, AddrForm, Events, Field, FieldMeta, Header, Tensor, INST_WORD_LEN};
+use crate::wire::{Addr4, AddrForm, Events, Field, FieldMeta, Header, Tensor, View, INST_WORD_LEN};
 use std::ops::Range;
 use Confidence::{Assumed, Inferred, Observed};
 
@@ -345,20 +345,20 @@ pub(crate) fn detail2(a: Loc, b: Loc, value: impl ToString, allowed: impl Into<S
     }
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn header_and_events<const M: u8>(
     cx: &mut Ctx<M>,
-    h: &Header,
-    e: &Events,
+    h: View<'_, Header>,
+    e: View<'_, Events>,
     modelled: bool,
-) {
-    cx.check(&HEADER_WORD_LEN, h.inst_word_len == INST_WORD_LEN, || {
+) -> Flow {
+    cx.check(&HEADER_WORD_LEN, h.inst_word_len() == INST_WORD_LEN, || {
         detail(
             at!(Header.inst_word_len).under("header."),
-            format!("{:#04x}", h.inst_word_len),
+            format!("{:#04x}", h.inst_word_len()),
             "0x10",
         )
-    });
+    })?;
     let gen = cx.gen;
     cx.check(&HEADER_OPCODE, modelled, || {
         let allowed: Vec<String> = crate::opcode::OPCODES
@@ -368,24 +368,25 @@ pub(crate) fn header_and_events<const M: u8>(
             .collect();
         detail(
             at!(Header.opcode).under("header."),
-            format!("{:#04x} ({})", h.opcode.0, h.opcode.describe()),
+            format!("{:#04x} ({})", h.opcode().0, h.opcode().describe()),
             allowed.join(", "),
         )
-    });
-    cx.check(&EVENTS_WAIT, e.wait_mode.is_valid(gen), || {
+    })?;
+    cx.check(&EVENTS_WAIT, e.wait_mode().is_valid(gen), || {
         detail(
             at!(Events.wait_mode).under("events."),
-            e.wait_mode,
+            e.wait_mode(),
             enum_names::<crate::tables::WaitMode>(gen),
         )
-    });
-    cx.check(&EVENTS_UPDATE, e.update_mode.is_valid(gen), || {
+    })?;
+    cx.check(&EVENTS_UPDATE, e.update_mode().is_valid(gen), || {
         detail(
             at!(Events.update_mode).under("events."),
-            e.update_mode,
+            e.update_mode(),
             enum_names::<crate::tables::UpdateMode>(gen),
         )
-    });
+    })?;
+    Ok(())
 }
 
 /// The names a generation allows for an enumeration, for `allowed` strings.
@@ -394,8 +395,8 @@ pub(crate) fn enum_names<E: CodeEnum>(gen: Gen) -> String {
 }
 
 /// `has_valid_active_channel_range` (maverick: `_with_tile`, decisions §2.3).
-#[inline]
-pub(crate) fn channel_range<const M: u8>(cx: &mut Ctx<M>, n: u8, at: Loc) {
+#[inline(always)]
+pub(crate) fn channel_range<const M: u8>(cx: &mut Ctx<M>, n: u8, at: Loc) -> Flow {
     let rule = if cx.gen == Gen::Maverick {
         &CHANNEL_RANGE_TILE
     } else {
@@ -403,51 +404,56 @@ pub(crate) fn channel_range<const M: u8>(cx: &mut Ctx<M>, n: u8, at: Loc) {
     };
     cx.check(rule, (1..=NUM_CHANNELS).contains(&(n as u32)), || {
         detail(at, n, "1..=128")
-    });
+    })?;
+    Ok(())
 }
 
 /// `*_reserved_zero` for one reserved field.
-#[inline]
+#[inline(always)]
 pub(crate) fn reserved_zero<const M: u8>(
     cx: &mut Ctx<M>,
     rule: &'static Rule,
     at: Loc,
     bytes: &[u8],
-) {
+) -> Flow {
     cx.check(rule, bytes.iter().all(|&b| b == 0), || {
         detail(at, crate::wire::field::hex(bytes), "all zero")
-    });
+    })?;
+    Ok(())
 }
 
-#[inline]
-pub(crate) fn dtype_in<const M: u8>(cx: &mut Ctx<M>, d: Dtype, at: Loc) {
+#[inline(always)]
+pub(crate) fn dtype_in<const M: u8>(cx: &mut Ctx<M>, d: Dtype, at: Loc) -> Flow {
     cx.check(&DTYPE_VALID_IN, d.is_valid_dtype(false), || {
         detail(at, d, PLAIN_DTYPES)
-    });
+    })?;
+    Ok(())
 }
 
-#[inline]
-pub(crate) fn dtype_out<const M: u8>(cx: &mut Ctx<M>, d: Dtype, at: Loc) {
+#[inline(always)]
+pub(crate) fn dtype_out<const M: u8>(cx: &mut Ctx<M>, d: Dtype, at: Loc) -> Flow {
     cx.check(&DTYPE_VALID_OUT, d.is_valid_dtype(true), || {
         detail(at, d, format!("{PLAIN_DTYPES}, fp32r"))
-    });
+    })?;
+    Ok(())
 }
 
 pub(crate) const PLAIN_DTYPES: &str =
     "int8, uint8, int16, uint16, bfloat16, fp16, int32, uint32, fp32, fp8_exp3, fp8_exp4, fp8_exp5";
 
-#[inline]
-pub(crate) fn aluop_valid<const M: u8>(cx: &mut Ctx<M>, op: AluOp, at: Loc) {
+#[inline(always)]
+pub(crate) fn aluop_valid<const M: u8>(cx: &mut Ctx<M>, op: AluOp, at: Loc) -> Flow {
     let gen = cx.gen;
     cx.check(&ALUOP_VALID, op.defined_on(gen), || {
         detail(at, op, format!("the ALU_OP enum of {gen}"))
-    });
+    })?;
+    Ok(())
 }
 
 /// A descriptor operand's role, as the header's `tensorNd_valid` arguments give it.
 #[derive(Clone, Copy)]
 pub(crate) struct Operand {
-    /// The descriptor field, e.g. `src_mem_pattern`.
+    /// The descriptor field, e.g(). `src_mem_pattern`.
     pub at: Loc,
     /// Element dtype.
     pub dtype: Dtype,
@@ -460,12 +466,12 @@ pub(crate) struct Operand {
 }
 
 /// `tensorNd_valid` / `memNd_valid` (isa-facts §2.2, §3.5; decisions §2.4).
-#[inline]
+#[inline(always)]
 pub(crate) fn tensor_valid<const N: usize, const M: u8>(
     cx: &mut Ctx<M>,
     t: &Tensor<N>,
     op: Operand,
-) {
+) -> Flow {
     let gen = cx.gen;
     let a = t.start_addr;
     let addr = op.at.start_addr();
@@ -476,8 +482,8 @@ pub(crate) fn tensor_valid<const N: usize, const M: u8>(
             format!("{:#010x} (marker {:#04x})", a.0, a.marker()),
             "markers 0x00, 0x20, 0x40, 0x80, 0xa0, 0xc0",
         )
-    }) {
-        return;
+    })? {
+        return Ok(());
     }
     if let (Some(second), true) = (t.indirect_addr(), op.write) {
         // mem4d_valid's indirect branch (seed 001 "mem4d_valid — the destination check"):
@@ -487,44 +493,47 @@ pub(crate) fn tensor_valid<const N: usize, const M: u8>(
             dtype: Dtype::UINT32,
             ..op
         };
-        start_addr_checks(cx, a, first, addr, gen);
-        start_addr_checks(cx, second, op, op.at.indirect_addr(), gen);
-        return;
+        start_addr_checks(cx, a, first, addr, gen)?;
+        start_addr_checks(cx, second, op, op.at.indirect_addr(), gen)?;
+        return Ok(());
     }
     if let AddrForm::Register(r) = form {
         // Placement is resolved at run time (isa-facts §2.2 step 1).
         cx.check(&ADDR_REG, (r as u32) < NUM_REGISTERS, || {
             detail(addr, format!("reg[{r}]"), "reg[0..64]")
-        });
+        })?;
     } else {
-        start_addr_checks(cx, a, op, addr, gen);
+        start_addr_checks(cx, a, op, addr, gen)?;
     }
     if !a.shape_from_register() {
         for i in 0..N {
             cx.check(num_nonzero_rule(N), t.num_elem[i] != 0, || {
                 detail(op.at.num_elem_at::<N>(i), t.num_elem[i], "1..=65535")
-            });
+            })?;
         }
     }
+    Ok(())
 }
 
-#[inline]
-fn start_addr_checks<const M: u8>(cx: &mut Ctx<M>, a: Addr4, op: Operand, addr: Loc, gen: Gen) {
+#[inline(always)]
+fn start_addr_checks<const M: u8>(
+    cx: &mut Ctx<M>,
+    a: Addr4,
+    op: Operand,
+    addr: Loc,
+    gen: Gen,
+) -> Flow {
     let g = Geometry::of(gen);
     let b = a.byte_addr();
     let shown = || format!("{:#010x} ({})", a.0, a.to_text(gen));
     let size = op.dtype.size();
-    cx.check(
-        &ADDR_ALIGNED,
-        size.is_some_and(|s| (b as usize).is_multiple_of(s)),
-        || {
-            let allowed = match size {
-                Some(s) => format!("a multiple of {s} for {}", op.dtype),
-                None => format!("{} has no byte size", op.dtype),
-            };
-            detail(addr, shown(), allowed)
-        },
-    );
+    cx.check(&ADDR_ALIGNED, aligned(b, size), || {
+        let allowed = match size {
+            Some(s) => format!("a multiple of {s} for {}", op.dtype),
+            None => format!("{} has no byte size", op.dtype),
+        };
+        detail(addr, shown(), allowed)
+    })?;
     let in_psum = g.in_psum(b);
     let in_sbuf = !in_psum && g.in_sbuf(b);
     let region_allowed = || {
@@ -541,8 +550,8 @@ fn start_addr_checks<const M: u8>(cx: &mut Ctx<M>, a: Addr4, op: Operand, addr: 
     };
     if !cx.check(&ADDR_REGION, in_psum || in_sbuf, || {
         detail(addr, shown(), region_allowed())
-    }) {
-        return;
+    })? {
+        return Ok(());
     }
     cx.check(&ADDR_PSUM_ALLOWED, op.psum || !in_psum, || {
         detail(
@@ -550,10 +559,10 @@ fn start_addr_checks<const M: u8>(cx: &mut Ctx<M>, a: Addr4, op: Operand, addr: 
             shown(),
             format!("SBUF only for this operand on {gen}"),
         )
-    });
+    })?;
     cx.check(&ADDR_SBUF_ALLOWED, op.sbuf || !in_sbuf, || {
         detail(addr, shown(), "PSUM only")
-    });
+    })?;
     cx.check(
         &ADDR_PSUM_WRITE,
         !(op.write && in_psum) || size == Some(4),
@@ -564,16 +573,22 @@ fn start_addr_checks<const M: u8>(cx: &mut Ctx<M>, a: Addr4, op: Operand, addr: 
                 "int32, uint32, fp32, fp32r when writing PSUM",
             )
         },
-    );
+    )?;
+    Ok(())
 }
 
 /// `start_addr_active_channels(start_addr, n)` (ASSUMED, decisions §2.2) plus the
 /// compiler's quadrant placement rule as a lint.
-#[inline]
-pub(crate) fn start_addr_active_channels<const M: u8>(cx: &mut Ctx<M>, a: Addr4, n: u8, at: Loc) {
+#[inline(always)]
+pub(crate) fn start_addr_active_channels<const M: u8>(
+    cx: &mut Ctx<M>,
+    a: Addr4,
+    n: u8,
+    at: Loc,
+) -> Flow {
     let gen = cx.gen;
     let Some((space, p, o)) = a.locate(gen) else {
-        return;
+        return Ok(());
     };
     let g = Geometry::of(gen);
     let n = n as u32;
@@ -584,7 +599,7 @@ pub(crate) fn start_addr_active_channels<const M: u8>(cx: &mut Ctx<M>, a: Addr4,
             format!("partition {p} + {n} channels"),
             format!("start partition <= {}", g.partitions.saturating_sub(n)),
         )
-    });
+    })?;
     let active = g.active_bytes(space);
     cx.check(&START_OFFSET, o < active, || {
         detail(
@@ -592,7 +607,7 @@ pub(crate) fn start_addr_active_channels<const M: u8>(cx: &mut Ctx<M>, a: Addr4,
             format!("{} offset {o:#x}", space.name()),
             format!("< {active:#x} on {gen}"),
         )
-    });
+    })?;
     if space == Space::Sbuf || space == Space::Psum {
         let ok = match n {
             65.. => p == 0,
@@ -605,8 +620,17 @@ pub(crate) fn start_addr_active_channels<const M: u8>(cx: &mut Ctx<M>, a: Addr4,
                 format!("start partition {p} for {n} channels"),
                 "0 (n>64); 0 or 64 (n>32); 0/32/64/96",
             )
-        });
+        })?;
     }
+    Ok(())
+}
+
+/// `addr_aligned_dtype`: a multiple of the element size. Every sized dtype is 1, 2 or 4
+/// bytes, a power of two, so this is a mask rather than a division (the verdict's hot path);
+/// an unsized dtype is never aligned.
+#[inline(always)]
+pub(crate) fn aligned(b: u32, size: Option<usize>) -> bool {
+    size.is_some_and(|s| s.is_power_of_two() && b as usize & (s - 1) == 0)
 }
 
 /// Element count of a descriptor, for messages.

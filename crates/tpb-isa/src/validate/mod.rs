@@ -1,10 +1,20 @@
-//! Per-generation validation: the header predicate chains, reporting every failure.
+//! Per-generation validation: the header predicate chains, each rule written once.
 //!
 //! Each chain mirrors a header validator (`is_valid_tensor_scalar_ptr_multi`,
 //! `is_valid_s2d2_ts_as`, …) clause by clause. A clause is a [`Rule`] (predicate name,
 //! clause text, source, confidence); a failing clause becomes a [`Finding`] with the field
 //! path, byte range, offending value and the allowed set (decisions §2.1). Lints (the
 //! compiler's placement rules) are reported beside failures but never make a bundle invalid.
+//!
+//! One definition, two interpretations (issue 16): the chains read the bundle through a
+//! zero-copy [`View`](crate::wire::View) and report every clause to a context whose mode is a
+//! const parameter, so each is monomorphised three times. The report modes ([`validate`],
+//! [`validate_view`], [`rule_walk`]) record findings and never stop; the verdict mode
+//! ([`is_valid_view`], [`is_valid`]) returns `Err(Stop)` from the first failing clause (each
+//! call is followed by `?`), builds no detail and allocates nothing. The owned entry points
+//! validate a view of the encoded bytes, after the one rule a view cannot break (the body
+//! holds the opcode's struct). A new chain is a [`FamilyVisitor`](crate::wire::FamilyVisitor)
+//! method in `chains/mod.rs`; `tests/validate_fast.rs` catches a changed clause.
 
 mod chains;
 mod common;
@@ -17,12 +27,9 @@ pub mod chains_dma {
         uses_cce,
     };
 }
-mod fast;
-
-pub use fast::is_valid_view;
 
 use crate::gen::Gen;
-use crate::wire::Instruction;
+use crate::wire::{InstView, Instruction};
 use std::fmt;
 use std::ops::Range;
 
@@ -135,10 +142,11 @@ pub(crate) struct Detail {
     pub allowed: String,
 }
 
-/// What a validation run keeps, as a const parameter so the verdict-only path compiles to
-/// bare predicate tests.
+/// What a validation run keeps, as a const parameter: the chains are written once and
+/// monomorphised per mode, so the verdict-only path compiles to bare predicate tests that
+/// stop at the first failing clause, with no allocation and no detail ever built.
 mod mode {
-    /// Only the verdict matters: no allocation.
+    /// Only the verdict matters: the first failing rule stops the chain.
     pub const VERDICT: u8 = 0;
     /// Record failures and lints.
     pub const FAILURES: u8 = 1;
@@ -146,10 +154,16 @@ mod mode {
     pub const WALK: u8 = 2;
 }
 
+/// A chain stopped at a failing rule (the verdict path only: the report paths never stop).
+pub(crate) struct Stop;
+
+/// What a chain (or one of its shared predicates) returns: `Err(Stop)` ends the verdict path
+/// at the first failing rule; the report paths always run to the end.
+pub(crate) type Flow = Result<(), Stop>;
+
 /// The validation context a chain reports into.
 pub(crate) struct Ctx<const M: u8> {
     pub gen: Gen,
-    failed: bool,
     findings: Vec<Finding>,
 }
 
@@ -157,28 +171,28 @@ impl<const M: u8> Ctx<M> {
     fn new(gen: Gen) -> Ctx<M> {
         Ctx {
             gen,
-            failed: false,
             findings: Vec::new(),
         }
     }
 
-    /// Records the outcome of `rule`; `detail` runs only if the finding is kept.
+    /// Records the outcome of `rule`; `detail` runs only if the finding is kept. `Ok(held)`,
+    /// or `Err(Stop)` on the verdict path when a (non-lint) rule fails.
     #[inline(always)]
     pub fn check(
         &mut self,
         rule: &'static Rule,
         ok: bool,
         detail: impl FnOnce() -> Detail,
-    ) -> bool {
-        if !ok && !rule.lint {
-            self.failed = true;
+    ) -> Result<bool, Stop> {
+        if M == mode::VERDICT {
+            // The verdict hot path never touches the closure, so its captures sink into
+            // the cold branch of the report paths.
+            return if ok || rule.lint { Ok(ok) } else { Err(Stop) };
         }
-        // The verdict-only hot path never touches the closure, so its captures sink into
-        // the cold branch.
-        if M == mode::WALK || (!ok && M == mode::FAILURES) {
+        if M == mode::WALK || !ok {
             self.record(rule, ok, detail);
         }
-        ok
+        Ok(ok)
     }
 
     #[cold]
@@ -196,17 +210,22 @@ impl<const M: u8> Ctx<M> {
     }
 }
 
-fn run<const M: u8>(inst: &Instruction, gen: Gen) -> Ctx<M> {
+/// Runs the chains over an owned instruction: through a view of its bytes (so there is one
+/// definition of every rule, over [`View`](crate::wire::View)s), after the one rule a view
+/// cannot break, that the body holds the opcode's struct.
+fn run_owned<const M: u8>(inst: &Instruction, gen: Gen) -> (Ctx<M>, bool) {
+    let bytes = inst.encode();
+    let view = InstView::new(&bytes, gen);
     let mut cx = Ctx::<M>::new(gen);
-    chains::check(&mut cx, inst);
-    cx
+    let ok = chains::check(&mut cx, &view, inst.body.kind()).is_ok();
+    (cx, ok)
 }
 
 /// Validates `inst` for `gen`: every failing rule and every lint, in chain order.
 pub fn validate(inst: &Instruction, gen: Gen) -> Report {
     Report {
         gen,
-        findings: run::<{ mode::FAILURES }>(inst, gen).findings,
+        findings: run_owned::<{ mode::FAILURES }>(inst, gen).0.findings,
     }
 }
 
@@ -214,11 +233,31 @@ pub fn validate(inst: &Instruction, gen: Gen) -> Report {
 pub fn rule_walk(inst: &Instruction, gen: Gen) -> Report {
     Report {
         gen,
-        findings: run::<{ mode::WALK }>(inst, gen).findings,
+        findings: run_owned::<{ mode::WALK }>(inst, gen).0.findings,
     }
 }
 
-/// The verdict alone, without building any report (the fast path).
+/// The verdict alone: the same chains as [`validate`], stopping at the first failing rule,
+/// building no report and allocating nothing. Equal to `validate(inst, gen).is_valid()`.
 pub fn is_valid(inst: &Instruction, gen: Gen) -> bool {
-    !run::<{ mode::VERDICT }>(inst, gen).failed
+    run_owned::<{ mode::VERDICT }>(inst, gen).1
+}
+
+/// The verdict on a bundle read in place (what `tpb validate`, `tpb run` and the fuzzers
+/// use): the same chains as [`validate`], through the zero-copy view, with nothing decoded
+/// up front. Equal to `validate(&view.owned(), view.gen()).is_valid()`.
+#[inline]
+pub fn is_valid_view(v: &InstView<'_>) -> bool {
+    let mut cx = Ctx::<{ mode::VERDICT }>::new(v.gen());
+    chains::check(&mut cx, v, v.kind()).is_ok()
+}
+
+/// The findings of a bundle read in place: [`validate`] without building the instruction.
+pub fn validate_view(v: &InstView<'_>) -> Report {
+    let mut cx = Ctx::<{ mode::FAILURES }>::new(v.gen());
+    let _ = chains::check(&mut cx, v, v.kind());
+    Report {
+        gen: v.gen(),
+        findings: cx.findings,
+    }
 }

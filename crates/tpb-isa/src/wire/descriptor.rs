@@ -48,6 +48,7 @@ impl Addr4 {
     }
 
     /// The form this word takes.
+    #[inline(always)]
     pub const fn form(self) -> AddrForm {
         match self.marker() {
             0x00 => AddrForm::Immediate,
@@ -77,6 +78,7 @@ impl Addr4 {
     }
 
     /// Where an immediate address points for `gen`: (space, start partition, offset).
+    #[inline(always)]
     pub const fn locate(self, gen: Gen) -> Option<(Space, u32, u32)> {
         match self.form() {
             AddrForm::Immediate => Geometry::of(gen).locate(self.0),

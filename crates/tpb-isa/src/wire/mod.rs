@@ -11,6 +11,7 @@ mod dma;
 pub mod field;
 pub mod memref;
 mod view;
+mod visit;
 
 pub use addr8::{Addr8, Addr8Form, DmaLoc, DmaPattern, DMA_ONCHIP_WINDOW};
 pub use bodies::*;
@@ -21,6 +22,7 @@ pub use descriptor::{
 pub use dma::*;
 pub use field::{Bytes, Field, FieldDyn};
 pub use view::{BodyView, InstView, View};
+pub use visit::{family_body, visit_owned, visit_view, Bodies, FamilyVisitor, Owned, Viewed};
 
 use crate::gen::Gen;
 use crate::opcode::{Opcode, OpcodeInfo, StructKind};

@@ -5,6 +5,13 @@ use super::queue::{EngineId, NUM_ENGINES};
 use crate::assumptions::{TimingConstant, TIMING_CONSTANTS};
 use tpb_isa::Gen;
 
+/// The largest cycle-count constant (2^20): with clocks of at least 1 MHz, four million
+/// instructions and the default run budget the schedule stays far below 2^64 ps.
+pub const MAX_CYCLES: u64 = 1 << 20;
+
+/// The fastest clock a constant may name, in MHz.
+pub const MAX_CLOCK_MHZ: u64 = 100_000;
+
 /// Picoseconds per microsecond: the schedule's time unit is the picosecond.
 const PS_PER_US: u64 = 1_000_000;
 
@@ -52,16 +59,56 @@ impl Timing {
         TIMING_CONSTANTS.iter().zip(self.values.iter().copied())
     }
 
-    /// Sets one constant (clocks must be positive).
+    /// Sets one constant: a clock is 1..=[`MAX_CLOCK_MHZ`] MHz, any other constant at most
+    /// [`MAX_CYCLES`] cycles, so that no schedule of a bounded run overflows its picosecond
+    /// clock (see [`Timing::check`] for the rule between constants).
     pub fn set(&mut self, name: &str, value: u64) -> Result<(), TimingError> {
         let i = position(name).ok_or_else(|| TimingError::Unknown(name.to_string()))?;
-        if value == 0 && TIMING_CONSTANTS[i].name.starts_with("CLOCK_") {
-            return Err(TimingError::Value(name.into(), "a clock must be positive"));
-        }
-        if value > 1 << 40 {
-            return Err(TimingError::Value(name.into(), "larger than 2^40"));
+        let name = TIMING_CONSTANTS[i].name;
+        if name.starts_with("CLOCK_") {
+            if value == 0 {
+                return Err(TimingError::Value(name.into(), "a clock must be positive"));
+            }
+            if value > MAX_CLOCK_MHZ {
+                return Err(TimingError::Value(
+                    format!("{name}={value}"),
+                    "a clock is at most 100000 MHz",
+                ));
+            }
+        } else if value > MAX_CYCLES {
+            return Err(TimingError::Value(
+                format!("{name}={value}"),
+                "a cycle count is at most 2^20 = 1048576",
+            ));
         }
         self.values[i] = value;
+        Ok(())
+    }
+
+    /// Checks the rule between constants: `READ_DRAIN` (how long before an instruction's end
+    /// its `_READ` updates fire) is at most the shortest instruction, the least of the
+    /// `*_MIN_II` constants, `POOL_START` and `SYNC_CYCLES`.
+    pub fn check(&self) -> Result<(), TimingError> {
+        let shortest = [
+            "PE_MIN_II",
+            "ACT_MIN_II",
+            "DVE_MIN_II",
+            "POOL_START",
+            "SYNC_CYCLES",
+        ]
+        .iter()
+        .map(|n| self.value(n))
+        .min()
+        .unwrap_or(0)
+        .max(1);
+        let drain = self.value("READ_DRAIN");
+        if drain > shortest {
+            return Err(TimingError::Value(
+                format!("READ_DRAIN={drain} (the shortest instruction takes {shortest} cycles)"),
+                "READ_DRAIN is at most the shortest instruction (the least of the *_MIN_II \
+                 constants, POOL_START and SYNC_CYCLES)",
+            ));
+        }
         Ok(())
     }
 
@@ -233,8 +280,27 @@ mod tests {
         assert!(matches!(t.set_text("NOPE=1"), Err(TimingError::Unknown(_))));
         assert!(t.set_text("CLOCK_MHZ_DVE_CAYMAN=0").is_err());
         assert!(t.set_text("POOL_START=-1").is_err());
+        // Issue 20 item 11: values that would overflow the schedule are refused.
+        assert!(t.set_text("DVE_MIN_II=1099511627776").is_err());
+        assert!(t.set_text("POOL_START=1048577").is_err());
+        t.set_text("POOL_START=1048576").unwrap();
+        assert!(t.set_text("CLOCK_MHZ_DVE_CAYMAN=100001").is_err());
+        t.set_text("CLOCK_MHZ_DVE_CAYMAN=100000").unwrap();
         let e = t.apply_file("# c\nPOOL_START = 7\n\nBAD\n").unwrap_err();
         assert_eq!(e.0, 4);
         assert_eq!(t.get("POOL_START"), Some(7));
+    }
+
+    #[test]
+    fn read_drain_is_at_most_the_shortest_instruction() {
+        let mut t = Timing::default();
+        t.check().unwrap();
+        t.set_text("READ_DRAIN=64").unwrap();
+        t.check().unwrap();
+        t.set_text("READ_DRAIN=65").unwrap();
+        assert!(t.check().is_err());
+        t.set_text("READ_DRAIN=16").unwrap();
+        t.set_text("DVE_MIN_II=8").unwrap();
+        assert!(t.check().is_err());
     }
 }

@@ -17,7 +17,7 @@ use std::ops::Range;
 use tpb_isa::geometry::Space;
 use tpb_isa::validate::chains_dma::{elem_bytes, mem2d_offsets, mem2d_registers, uses_cce};
 use tpb_isa::wire::{Addr8, Addr8Form, DmaDirect2d, DmaLoc, DmaPattern, Mem2d};
-use tpb_isa::{DataSrc, DgeComputeOp, Dtype, Opcode};
+use tpb_isa::{DataSrc, DgeComputeOp, Dtype};
 
 /// The most elements (contiguous runs) one DMA pattern may walk: a simulator limit (each run
 /// is resolved and checked before the first write, so the plan is held in memory), far above
@@ -384,8 +384,7 @@ pub(super) fn execute_memcpy(cx: &mut Cx<'_>, s: &DmaDirect2d) -> Result<(), Fau
 }
 
 /// TensorLoad (registers ← memory) and TensorStore (memory ← registers or immediates).
-pub(super) fn execute_mem2d(cx: &mut Cx<'_>, s: &Mem2d) -> Result<(), FaultCause> {
-    let load = cx.info.value == Opcode::TENSOR_LOAD.0;
+pub(super) fn execute_mem2d(cx: &mut Cx<'_>, s: &Mem2d, load: bool) -> Result<(), FaultCause> {
     let size = s.dtype.size().unwrap_or(1) as u64;
     let base = cx.dma_base(s.start_addr, "start_addr")?;
     let runs = mem2d_offsets(s)

@@ -17,8 +17,9 @@ use crate::machine::{FaultCause, FlopKind};
 use crate::numerics::to_f32;
 use tpb_isa::wire::S2Bn;
 
-pub(super) fn execute(cx: &mut Cx<'_>, s: &S2Bn) -> Result<(), FaultCause> {
-    let kind = if cx.info.is_bitvec() {
+/// `bitvec`: load raw bits (…Bitvec) rather than fp32 values.
+pub(super) fn execute(cx: &mut Cx<'_>, s: &S2Bn, bitvec: bool) -> Result<(), FaultCause> {
+    let kind = if bitvec {
         FlopKind::Bitvec
     } else {
         FlopKind::Arith

@@ -24,13 +24,17 @@ use super::{num_fault, Cx, Parts, Role};
 use crate::assumptions::{dual_pair_slots, FLOP_SLOTS};
 use crate::machine::{FaultCause, FlopKind, Flops, WarningKind};
 use crate::numerics::{fusable_input, Fp8Config};
-use tpb_isa::opcode::Form;
 use tpb_isa::wire::S4d4Tsm;
 use tpb_isa::{AluOp, Dtype, RevOps};
 
-pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tsm) -> Result<(), FaultCause> {
-    let dual = cx.info.form == Form::Dual;
-    let kind = if cx.info.is_bitvec() {
+/// `dual`: sunda's scalar pairs (…Dual…); `bitvec`: the Bitvec twin.
+pub(super) fn execute(
+    cx: &mut Cx<'_>,
+    s: &S4d4Tsm,
+    dual: bool,
+    bitvec: bool,
+) -> Result<(), FaultCause> {
+    let kind = if bitvec {
         FlopKind::Bitvec
     } else {
         FlopKind::Arith

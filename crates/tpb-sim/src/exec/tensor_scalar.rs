@@ -25,13 +25,18 @@ use super::{num_fault, Cx, Parts, Which};
 use crate::assumptions::{int_operand, int_signed, pointer_scalar_dtype, ScalarPath};
 use crate::machine::FaultCause;
 use crate::numerics::Fp8Config;
-use tpb_isa::opcode::Form;
 use tpb_isa::wire::S3d3Ts;
 use tpb_isa::{AluOp, Dtype, ImmSrc};
 
-pub(super) fn execute(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause> {
-    let ptr_form = cx.info.form == Form::Pointer;
-    let path = if cx.info.is_bitvec() {
+/// `pointers`: the scalars are read through `imm0`/`imm1` (…Ptr…); `bitvec`: the Bitvec twin.
+pub(super) fn execute(
+    cx: &mut Cx<'_>,
+    s: &S3d3Ts,
+    pointers: bool,
+    bitvec: bool,
+) -> Result<(), FaultCause> {
+    let ptr_form = pointers;
+    let path = if bitvec {
         ScalarPath::Bitvec
     } else if s.op0.0 >= 0xC0 || s.op1.0 >= 0xC0 {
         ScalarPath::Int

@@ -1,13 +1,14 @@
 //! `tpb asm` and `tpb disasm`: the text syntax (docs/syntax.md) to 64-byte bundles and back.
 
-use super::input::{stdout, stdout_error, GenArg, InputArgs};
+use super::input::{stdout, stdout_error, GenArg, InputArgs, MAX_PROGRAM_BYTES};
 use super::run::program::DIRECTIVES as RUN_DIRECTIVES;
 use super::CliError;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tpb_isa::text::{asm, asm_into, disasm_into_bytes, AsmOptions, MAX_ASM_ERRORS};
-use tpb_isa::validate::{is_valid, validate};
+use tpb_isa::validate::{is_valid_view, validate_view};
+use tpb_isa::wire::InstView;
 use tpb_isa::Instruction;
 
 /// Arguments of `tpb asm`.
@@ -43,11 +44,9 @@ pub struct DisasmArgs {
 /// problem of the file is printed as `FILE:LINE:COL: message`; exit 1 if there is any.
 pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
     let name = super::printable(&args.file.display().to_string()).into_owned();
-    let src = if name == "-" {
-        std::io::read_to_string(std::io::stdin()).map_err(|e| CliError::io("-", e))?
-    } else {
-        std::fs::read_to_string(&args.file).map_err(|e| CliError::io(&args.file, e))?
-    };
+    let bytes = super::input::read_bounded(&args.file, MAX_PROGRAM_BYTES, "a program")?;
+    let src =
+        String::from_utf8(bytes).map_err(|_| CliError::Msg(format!("{name}: not UTF-8 text")))?;
     // `tpb run`'s directives are accepted and skipped, so a runnable program also assembles.
     let opts = AsmOptions::new(args.gen.resolve()?).allow_directives(RUN_DIRECTIVES);
     // Straight into bundles (the assembler's whole-program path: no per-line allocation).
@@ -89,12 +88,13 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
     if !args.no_validate {
         let mut bad = 0;
         for ((b, &line), gen) in bundles.iter().zip(&map.lines).zip(map.gens()) {
-            let inst = Instruction::decode(b, gen);
-            // The verdict alone costs no allocation; the report is built for failures only.
-            if is_valid(&inst, gen) {
+            // The verdict on the bytes in place costs no decode and no allocation; the report
+            // is built for failures only.
+            let view = InstView::new(b, gen);
+            if is_valid_view(&view) {
                 continue;
             }
-            for f in validate(&inst, gen).failures() {
+            for f in validate_view(&view).failures() {
                 let line = format!("{name}:{line}: invalid on {gen}: {f}");
                 eprintln!("{}", super::printable(&line));
             }

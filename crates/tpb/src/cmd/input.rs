@@ -170,10 +170,18 @@ impl Bundles {
         self.count
     }
 
-    /// Decodes every remaining bundle for `gen`, reading one at a time.
+    /// Decodes every remaining bundle for `gen`, reading one at a time; a program of more
+    /// than [`MAX_PROGRAM_BYTES`] is an error (before reading, when its size is known).
     pub fn decode_all(mut self, gen: Gen) -> Result<Vec<Instruction>, CliError> {
+        let max = (MAX_PROGRAM_BYTES / BUNDLE_BYTES as u64) as usize;
+        if self.count.is_some_and(|c| c > max) {
+            return Err(too_large(&self.origin, "a program"));
+        }
         let mut insts = Vec::with_capacity(self.count.unwrap_or(0).saturating_sub(self.read));
         while let Some(b) = self.next_bundle()? {
+            if insts.len() == max {
+                return Err(too_large(&self.origin, "a program"));
+            }
             insts.push(Instruction::decode(&b, gen));
         }
         Ok(insts)
@@ -211,6 +219,64 @@ impl Program {
             .map(|b| Instruction::decode(b, gen))
             .collect()
     }
+}
+
+/// The most bytes of program, text or binary, that `tpb run` and `tpb asm` read: 256 MiB
+/// (four million bundles), so that an endless input (`/dev/zero`) is an error, not an
+/// exhausted machine.
+pub const MAX_PROGRAM_BYTES: u64 = 256 << 20;
+
+/// `NAME: more than 256 MiB, the limit for a program`.
+fn too_large(origin: &str, what: &str) -> CliError {
+    CliError::Msg(format!(
+        "{origin}: more than {}, the limit for {what}",
+        bytes_text(MAX_PROGRAM_BYTES)
+    ))
+}
+
+/// `256 MiB`, `1 MiB`, `512 bytes`.
+pub fn bytes_text(n: u64) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// Reads all of `path` (`-`: standard input) if it holds at most `limit` bytes: a regular
+/// file's size is checked before reading, anything else (a pipe, a device) is read through
+/// [`Read::take`] and refused once it passes the limit. `what` names the input in the error
+/// (`a program`, `a timing file`).
+pub fn read_bounded(path: &std::path::Path, limit: u64, what: &str) -> Result<Vec<u8>, CliError> {
+    let origin = super::shown(path);
+    let over = || {
+        CliError::Msg(format!(
+            "{origin}: more than {}, the limit for {what}",
+            bytes_text(limit)
+        ))
+    };
+    let reader: Box<dyn Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let f = File::open(path).map_err(|e| CliError::io(path, e))?;
+        let meta = f.metadata().map_err(|e| CliError::io(path, e))?;
+        if meta.is_dir() {
+            return Err(CliError::Msg(format!("{origin}: is a directory")));
+        }
+        if meta.is_file() && meta.len() > limit {
+            return Err(over());
+        }
+        Box::new(f)
+    };
+    let mut bytes = Vec::new();
+    reader
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CliError::io(path, e))?;
+    if bytes.len() as u64 > limit {
+        return Err(over());
+    }
+    Ok(bytes)
 }
 
 /// A path as printed in messages.

@@ -21,6 +21,7 @@ pub mod bind;
 pub mod check;
 pub mod data;
 pub mod engines;
+pub mod outputs;
 pub mod program;
 use tpb_sim::region;
 pub mod show;
@@ -35,7 +36,7 @@ use program::Program;
 use region::{parse_dtype, BoundRegion as Bound, RegionSpec};
 use serde_json::json;
 use show::Picture;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tpb_isa::wire::descriptor::f32_text;
 use tpb_isa::Dtype;
@@ -91,9 +92,9 @@ pub struct Args {
     /// Run ImmLd/PtrMulti as the shipped log-only firmware stubs (cayman and later).
     #[arg(long)]
     pub firmware_stubs: bool,
-    /// Directory for output files (relative --out/.out paths).
-    #[arg(long, value_name = "DIR", default_value = "out")]
-    pub out_dir: PathBuf,
+    /// Directory for output files (relative --out/.out paths) [default: out].
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
     /// The run's budget in elements processed (all instructions, all channels); an
     /// instruction that would pass it is a fault.
     #[arg(long, value_name = "N", default_value_t = tpb_sim::DEFAULT_MAX_RUN_ELEMENTS)]
@@ -135,6 +136,15 @@ pub struct Args {
     pub timing_file: Option<PathBuf>,
 }
 
+impl Args {
+    /// `--out-dir`, or its default `out`.
+    pub fn out_dir(&self) -> &Path {
+        self.out_dir
+            .as_deref()
+            .unwrap_or(Path::new(outputs::DEFAULT_OUT_DIR))
+    }
+}
+
 /// `--fp8-e4m3`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum E4m3Arg {
@@ -173,7 +183,8 @@ enum Action {
     },
     Expect {
         bound: Bound,
-        want: Vec<u8>,
+        want: Expected,
+        /// How the report names what is expected: the file, or an excerpt of the values.
         source: String,
     },
     Show {
@@ -183,6 +194,37 @@ enum Action {
     ShowFlops {
         channels: std::ops::Range<u32>,
     },
+}
+
+/// What an expectation compares with.
+enum Expected {
+    /// A file, read and checked while planning, then dropped, and read again when the
+    /// expectation acts (as [`Action::In`]): a run holds one expected file at a time.
+    File {
+        file: PathBuf,
+        region: RegionSpec,
+        default_dtype: Option<Dtype>,
+    },
+    /// Inline values, as element bytes.
+    Bits(Vec<u8>),
+}
+
+/// At most this many inline `.expect` values are quoted in the report.
+const QUOTED_VALUES: usize = 8;
+
+/// `[1, 2, 3]`, or `[1, 2, …, 8] (100000 values)` past [`QUOTED_VALUES`]: each value cut
+/// at 24 characters, so the report stays a line whatever the program holds.
+fn values_excerpt(values: &[String]) -> String {
+    let cut = |v: &String| match v.char_indices().nth(24) {
+        Some((i, _)) => format!("{}…", &v[..i]),
+        None => v.clone(),
+    };
+    let shown: Vec<String> = values.iter().take(QUOTED_VALUES).map(cut).collect();
+    if values.len() > QUOTED_VALUES {
+        format!("[{}, …] ({} values)", shown.join(", "), values.len())
+    } else {
+        format!("[{}]", shown.join(", "))
+    }
 }
 
 /// An action, where it acts (the number of instructions before it) and where it came from.
@@ -243,6 +285,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             E4m3Arg::Fn => E4m3Variant::FiniteOnly,
         },
     };
+    check_threads(args.threads)?;
     let mut config = Config::new(program.gen);
     config.fp8 = fp8;
     config.strict = args.strict;
@@ -281,7 +324,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let n = program.insts.len();
     println!(
         "program  {} ({}, {n} instruction{})",
-        program.name,
+        super::shown(Path::new(&program.name)),
         program.gen,
         plural(n)
     );
@@ -314,7 +357,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             }
         }
     }
-    write_manifest(&args.out_dir, &program, &tally)?;
+    write_manifest(args.out_dir(), &program, &tally)?;
     summary(&totals, &tally);
     if tally.failed.is_empty() {
         return Ok(ExitCode::SUCCESS);
@@ -323,6 +366,24 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         eprintln!("tpb: error: expectation failed: {}", super::printable(f));
     }
     Ok(ExitCode::from(1))
+}
+
+/// `--threads` may ask for at most this many threads per core: more only adds switching (and
+/// thousands of threads exhaust the process).
+const THREADS_PER_CORE: usize = 8;
+
+/// Refuses a `--threads` count beyond [`THREADS_PER_CORE`] per core.
+fn check_threads(threads: usize) -> Result<(), CliError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max = THREADS_PER_CORE * cores;
+    if threads > max {
+        return Err(CliError::Msg(format!(
+            "--threads {threads}: at most {max} ({THREADS_PER_CORE} per core, {cores} core{}); \
+             0 uses every core",
+            plural(cores)
+        )));
+    }
+    Ok(())
 }
 
 /// Parses every binding (directives, then flags), reads every file and checks every region
@@ -337,19 +398,22 @@ fn plan(
     let mut parsed: Vec<(usize, Origin, Binding)> = Vec::new();
     let dir_paths = Paths {
         inputs: &program.dir,
-        outputs: &args.out_dir,
+        outputs: args.out_dir(),
     };
     for d in &program.directives {
         let here =
             |e: String| CliError::Msg(format!("{}:{}: .{}: {e}", program.name, d.line, d.name));
-        let b = bind::parse(&d.name, &d.args, dir_paths).map_err(here)?;
+        let b = normalized(bind::parse(&d.name, &d.args, dir_paths).map_err(here)?);
         if let Binding::Out { file, .. } = &b {
-            if !args.allow_outside_out_dir && !is_inside(&args.out_dir, file) {
+            if let Some(why) = outputs::link_on_the_way(args.out_dir(), file) {
+                return Err(here(format!("{why}; nothing was run")));
+            }
+            if !args.allow_outside_out_dir && !outputs::is_inside(args.out_dir(), file) {
                 return Err(here(format!(
                     "`{}` is outside --out-dir `{}`: a program writes only inside the output \
                      directory (--allow-outside-out-dir lets it)",
                     file.display(),
-                    args.out_dir.display()
+                    args.out_dir().display()
                 )));
             }
         }
@@ -357,7 +421,7 @@ fn plan(
     }
     let flag_paths = Paths {
         inputs: Path::new(""),
-        outputs: &args.out_dir,
+        outputs: args.out_dir(),
     };
     let flags: [(&'static str, &[String], usize); 5] = [
         ("--in", &args.inputs, 0),
@@ -370,6 +434,7 @@ fn plan(
         for v in values {
             let b = bind::parse(&flag[2..], v, flag_paths)
                 .map_err(|e| CliError::Msg(format!("{flag} {v}: {e}")))?;
+            let b = normalized(b);
             parsed.push((at, Origin::Flag(flag), b));
         }
     }
@@ -401,7 +466,7 @@ fn plan(
             Origin::Line(_) => CliError::Msg(format!("{}:{origin}: {e}", program.name)),
             Origin::Flag(_) => CliError::Msg(format!("{origin}: {e}")),
         };
-        let Some(action) = prepare(b, default_dtype, fp8).map_err(here)? else {
+        let Some(action) = prepare(b, default_dtype, fp8, machine.gen()).map_err(here)? else {
             continue;
         };
         let bound = match &action {
@@ -412,13 +477,7 @@ fn plan(
             Action::Reg { .. } | Action::ShowFlops { .. } => None,
         };
         if let Some(b) = bound {
-            machine
-                .uninitialised_bytes(&b.tensor)
-                .map_err(|e| match e {
-                    // Already names the generation.
-                    tpb_sim::HostError::NoSuchSpace { .. } => here(format!("region {b}: {e}")),
-                    e => here(format!("region {b}: {e} on {}", machine.gen())),
-                })?;
+            data::fits(b, machine.gen()).map_err(here)?;
         }
         plan.push(Planned { at, origin, action });
     }
@@ -426,62 +485,46 @@ fn plan(
     Ok(plan)
 }
 
-/// Whether `file` lies inside `dir`: below it, with no `..` and not absolute elsewhere.
-fn is_inside(dir: &Path, file: &Path) -> bool {
-    file.strip_prefix(dir).is_ok_and(|rel| {
-        rel.file_name().is_some()
-            && rel
-                .components()
-                .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
-    })
+/// An output binding with its path normalized ([`outputs::normalize`]): `x/../a.npy`
+/// writes `a.npy`.
+fn normalized(b: Binding) -> Binding {
+    match b {
+        Binding::Out { region, file } => Binding::Out {
+            region,
+            file: outputs::normalize(&file),
+        },
+        b => b,
+    }
 }
 
-/// Checks every file the run will write before any instruction runs, so that exit 2 means
-/// nothing ran and nothing was written: no output is a directory, no parent is a file, and
-/// no two outputs (the manifest and timelines included) name one file.
+/// Checks every file the run will write before any instruction runs ([`outputs::check`]).
 fn check_outputs(args: &Args, program: &Program, plan: &[Planned]) -> Result<(), CliError> {
-    let mut files: Vec<(String, &Path)> = Vec::new();
+    let mut files: Vec<outputs::Output> = Vec::new();
     for p in plan {
         if let Action::Out { file, .. } = &p.action {
-            files.push((p.origin.to_string(), file));
+            files.push(outputs::Output {
+                origin: p.origin.to_string(),
+                file,
+                timeline: false,
+            });
         }
     }
-    let manifest = manifest_path(&args.out_dir, program);
+    let manifest = manifest_path(args.out_dir(), program);
     if !files.is_empty() {
-        files.push(("the manifest".into(), &manifest));
+        files.push(outputs::Output {
+            origin: "the manifest".into(),
+            file: &manifest,
+            timeline: false,
+        });
     }
     for t in &args.timeline {
-        files.push(("--timeline".into(), t));
+        files.push(outputs::Output {
+            origin: "--timeline".into(),
+            file: t,
+            timeline: true,
+        });
     }
-    let normal = |p: &Path| -> PathBuf {
-        p.components()
-            .filter(|c| !matches!(c, Component::CurDir))
-            .collect()
-    };
-    for (i, (origin, file)) in files.iter().enumerate() {
-        let err = |why: String| CliError::Msg(format!("{origin}: {why}; nothing was run"));
-        if let Some((first, _)) = files[..i].iter().find(|(_, f)| normal(f) == normal(file)) {
-            return Err(err(format!(
-                "`{}` is also written by {first}: one file holds one output",
-                file.display()
-            )));
-        }
-        if file.is_dir() {
-            return Err(err(format!("`{}` is a directory", file.display())));
-        }
-        // The nearest existing ancestor must be a directory (the rest is created).
-        let parent = file.parent().filter(|d| !d.as_os_str().is_empty());
-        if let Some(a) = parent.and_then(|d| d.ancestors().find(|a| a.exists())) {
-            if !a.is_dir() {
-                return Err(err(format!(
-                    "`{}` is not a directory, so `{}` cannot be written",
-                    a.display(),
-                    file.display()
-                )));
-            }
-        }
-    }
-    Ok(())
+    outputs::check(&files, args.out_dir(), args.out_dir.is_some()).map_err(CliError::Msg)
 }
 
 /// Turns a parsed binding into an action: reads its file, binds its region, parses its
@@ -490,10 +533,11 @@ fn prepare(
     b: Binding,
     default_dtype: Option<Dtype>,
     fp8: &Fp8Config,
+    gen: tpb_isa::Gen,
 ) -> Result<Option<Action>, String> {
     Ok(Some(match b {
         Binding::In { file, region } => {
-            let (bound, _) = data::read_for_region(&file, &region, default_dtype)?;
+            let (bound, _) = data::read_for_region(&file, &region, default_dtype, gen)?;
             Action::In {
                 bound,
                 file,
@@ -501,20 +545,33 @@ fn prepare(
                 default_dtype,
             }
         }
-        Binding::Out { region, file } => Action::Out {
-            bound: region.bind().map_err(|e| e.to_string())?,
-            file,
-        },
+        Binding::Out { region, file } => {
+            let bound = region.bind().map_err(|e| e.to_string())?;
+            if bound.shape.len() > crate::npy::MAX_DIMS {
+                return Err(format!(
+                    "region {} has {} dimensions; an .npy file holds at most {} (numpy's \
+                     limit)",
+                    region.place(),
+                    bound.shape.len(),
+                    crate::npy::MAX_DIMS
+                ));
+            }
+            Action::Out { bound, file }
+        }
         Binding::Reg { index, value } => Action::Reg { index, value },
         Binding::Expect {
             region,
             want: Want::File(file),
         } => {
-            let (bound, want) = data::read_for_region(&file, &region, default_dtype)?;
+            let (bound, _) = data::read_for_region(&file, &region, default_dtype, gen)?;
             Action::Expect {
                 bound,
-                want,
-                source: file.display().to_string(),
+                source: super::shown(&file),
+                want: Expected::File {
+                    file,
+                    region,
+                    default_dtype,
+                },
             }
         }
         Binding::Expect {
@@ -532,8 +589,8 @@ fn prepare(
             }
             Action::Expect {
                 bound,
-                want,
-                source: format!("[{}]", values.join(", ")),
+                want: Expected::Bits(want),
+                source: values_excerpt(&values),
             }
         }
         Binding::Show { region, size, mark } => {
@@ -618,7 +675,7 @@ fn perform(
             region,
             default_dtype,
         } => {
-            let (again, data) = data::read_for_region(file, region, *default_dtype)
+            let (again, data) = data::read_for_region(file, region, *default_dtype, m.gen())
                 .map_err(|e| CliError::Msg(format!("{}: {e}", a.origin)))?;
             if again.tensor != bound.tensor {
                 return Err(CliError::Msg(format!(
@@ -628,7 +685,7 @@ fn perform(
                 )));
             }
             m.write_tensor(&bound.tensor, &data).map_err(host)?;
-            println!("in       {} -> {bound}{when}", file.display());
+            println!("in       {} -> {bound}{when}", super::shown(file));
         }
         Action::Reg { index, value } => {
             m.set_register(*index, *value).map_err(host)?;
@@ -658,7 +715,7 @@ fn perform(
             };
             println!(
                 "out      {bound} -> {} ({what}){when}{note}",
-                file.display()
+                super::shown(file)
             );
             tally.outputs.push(json!({
                 "file": file.display().to_string(),
@@ -675,6 +732,28 @@ fn perform(
             source,
         } => {
             let got = m.read_tensor(&bound.tensor).map_err(host)?;
+            let reread;
+            let want = match want {
+                Expected::Bits(bits) => bits,
+                Expected::File {
+                    file,
+                    region,
+                    default_dtype,
+                } => {
+                    let (again, data) =
+                        data::read_for_region(file, region, *default_dtype, m.gen())
+                            .map_err(|e| CliError::Msg(format!("{}: {e}", a.origin)))?;
+                    if again.tensor != bound.tensor {
+                        return Err(CliError::Msg(format!(
+                            "{}: {} changed while the program ran",
+                            a.origin,
+                            super::shown(file)
+                        )));
+                    }
+                    reread = data;
+                    &reread
+                }
+            };
             match check::compare(bound.elem_size(), want, &got) {
                 None => {
                     tally.passed += 1;
@@ -785,7 +864,7 @@ fn write_manifest(out_dir: &Path, program: &Program, tally: &Tally) -> Result<()
     let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     std::fs::create_dir_all(out_dir).map_err(|e| CliError::io(out_dir, e))?;
     crate::atomic::write_file(&path, text.as_bytes()).map_err(|e| CliError::io(&path, e))?;
-    println!("manifest {}", path.display());
+    println!("manifest {}", super::shown(&path));
     Ok(())
 }
 

@@ -17,9 +17,9 @@ use super::CliError;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::ExitCode;
-use tpb_isa::validate::{validate, Report};
-use tpb_isa::wire::BUNDLE_BYTES;
-use tpb_isa::{Gen, Instruction, Opcode};
+use tpb_isa::validate::{validate_view, Report};
+use tpb_isa::wire::{InstView, BUNDLE_BYTES};
+use tpb_isa::{Gen, Opcode};
 
 /// Arguments of `tpb validate`.
 #[derive(clap::Args, Debug)]
@@ -64,7 +64,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             raw,
             reports: gens
                 .iter()
-                .map(|&g| validate(&Instruction::decode(&raw, g), g))
+                .map(|&g| validate_view(&InstView::new(&raw, g)))
                 .collect(),
         };
         failing += usize::from(!c.reports.iter().all(Report::is_valid));

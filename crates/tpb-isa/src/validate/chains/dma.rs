@@ -3,7 +3,7 @@
 //! set unchanged; the rules cite the sheet section they come from.
 
 use super::super::common::*;
-use super::super::{Confidence, Ctx};
+use super::super::{Confidence, Ctx, Flow};
 use crate::gen::Gen;
 use crate::geometry::{Space, NUM_REGISTERS};
 use crate::opcode::{Opcode, OpcodeInfo};
@@ -368,7 +368,7 @@ pub fn mem2d_registers(s: &Mem2d) -> u32 {
 
 // ---- chains --------------------------------------------------------------------------------
 
-fn addr8<const M: u8>(cx: &mut Ctx<M>, a: Addr8, at: Loc, allow_var: bool) {
+fn addr8<const M: u8>(cx: &mut Ctx<M>, a: Addr8, at: Loc, allow_var: bool) -> Flow {
     let gen = cx.gen;
     cx.check(&DMA_ADDR8, addr8_valid(a, gen, allow_var), || {
         detail(
@@ -376,7 +376,8 @@ fn addr8<const M: u8>(cx: &mut Ctx<M>, a: Addr8, at: Loc, allow_var: bool) {
             crate::wire::addr8::addr8_text(a, gen),
             "hbm+ADDR, sbuf[pN]+OFF, psum[pN]+OFF, reg[LO,HI], a table or shape-register marker",
         )
-    });
+    })?;
+    Ok(())
 }
 
 fn pattern<const N: usize, const M: u8>(
@@ -384,45 +385,48 @@ fn pattern<const N: usize, const M: u8>(
     p: &DmaPattern<N>,
     at: Loc,
     allow_var: bool,
-) {
-    addr8(cx, p.addr, at, allow_var);
+) -> Flow {
+    addr8(cx, p.addr, at, allow_var)?;
     cx.check(&DMA_SHAPE_REG_ZERO, shape_reg_zero(p), || {
         detail(
             at,
             format!("num {:?}, step {:?}", p.num_elem, p.step_elem),
             "num_elem 0, step_elem[1] 0",
         )
-    });
+    })?;
     cx.check(&DMA_SHAPE_REG_NUMBER, !p.addr.shape_from_register(), || {
         detail(
             at,
             format!("marker {:#04x}", p.addr.marker()),
             "an immediate shape (the register number's byte is not public)",
         )
-    });
+    })?;
+    Ok(())
 }
 
-fn bound<const M: u8>(cx: &mut Ctx<M>, b: u8, at: Loc) {
+fn bound<const M: u8>(cx: &mut Ctx<M>, b: u8, at: Loc) -> Flow {
     cx.check(&DMA_BOUND_REG, bound_reg_valid(b), || {
         detail(
             at,
             format!("{b:#04x}"),
             "0, or bc_enabled (0x80) with bc_reg <= 62",
         )
-    });
+    })?;
+    Ok(())
 }
 
-fn configs<const M: u8>(cx: &mut Ctx<M>, c: u8, at: Loc) {
+fn configs<const M: u8>(cx: &mut Ctx<M>, c: u8, at: Loc) -> Flow {
     cx.check(&DMA_CONFIGS, dma_configs_valid(c), || {
         detail(
             at,
             format!("{c:#04x}"),
             "priority_class 0..=4, reserved bits 0",
         )
-    });
+    })?;
+    Ok(())
 }
 
-fn dtypes<const M: u8>(cx: &mut Ctx<M>, i: Dtype, o: Dtype, ai: Loc, ao: Loc) {
+fn dtypes<const M: u8>(cx: &mut Ctx<M>, i: Dtype, o: Dtype, ai: Loc, ao: Loc) -> Flow {
     cx.check(
         &DMA_DTYPES,
         memcpy_dtype_valid(i) && memcpy_dtype_valid(o),
@@ -434,14 +438,16 @@ fn dtypes<const M: u8>(cx: &mut Ctx<M>, i: Dtype, o: Dtype, ai: Loc, ao: Loc) {
                 "byte-sized dtypes other than fp32r",
             )
         },
-    );
+    )?;
+    Ok(())
 }
 
-fn compute<const M: u8>(cx: &mut Ctx<M>, op: DgeComputeOp, at: Loc) {
+fn compute<const M: u8>(cx: &mut Ctx<M>, op: DgeComputeOp, at: Loc) -> Flow {
     let gen = cx.gen;
     cx.check(&DMA_COMPUTE_OP, op.is_valid(gen), || {
         detail(at, op, enum_names::<DgeComputeOp>(gen))
-    });
+    })?;
+    Ok(())
 }
 
 /// The DIRECT2D clauses shared by 0xB8 and the 0xD4 pseudo (§3.4, §3.6).
@@ -453,15 +459,16 @@ fn direct2d_common<const M: u8>(
     io: (Dtype, Dtype),
     pseudo: bool,
     at: [Loc; 6],
-) {
-    pattern(cx, src, at[0], pseudo);
-    pattern(cx, dst, at[1], pseudo);
-    dtypes(cx, io.0, io.1, at[2], at[3]);
-    bound(cx, bounds.0, at[4]);
-    bound(cx, bounds.1, at[5]);
+) -> Flow {
+    pattern(cx, src, at[0], pseudo)?;
+    pattern(cx, dst, at[1], pseudo)?;
+    dtypes(cx, io.0, io.1, at[2], at[3])?;
+    bound(cx, bounds.0, at[4])?;
+    bound(cx, bounds.1, at[5])?;
+    Ok(())
 }
 
-pub(super) fn check_memcpy<const M: u8>(cx: &mut Ctx<M>, s: &DmaDirect2d) {
+pub(super) fn check_memcpy<const M: u8>(cx: &mut Ctx<M>, s: &DmaDirect2d) -> Flow {
     direct2d_common(
         cx,
         &s.src,
@@ -477,9 +484,9 @@ pub(super) fn check_memcpy<const M: u8>(cx: &mut Ctx<M>, s: &DmaDirect2d) {
             at!(DmaDirect2d.src_bound_reg),
             at!(DmaDirect2d.dst_bound_reg),
         ],
-    );
-    compute(cx, s.compute_op, at!(DmaDirect2d.compute_op));
-    configs(cx, s.dma_configs, at!(DmaDirect2d.dma_configs));
+    )?;
+    compute(cx, s.compute_op, at!(DmaDirect2d.compute_op))?;
+    configs(cx, s.dma_configs, at!(DmaDirect2d.dma_configs))?;
     let (sb, db) = (
         pattern_bytes(&s.src, s.src_elem_size),
         pattern_bytes(&s.dst, s.dst_elem_size),
@@ -493,7 +500,7 @@ pub(super) fn check_memcpy<const M: u8>(cx: &mut Ctx<M>, s: &DmaDirect2d) {
                 format!("{sb} source bytes, {db} destination bytes"),
                 "equal byte counts",
             )
-        });
+        })?;
     } else if let (Some(i), Some(o)) = (s.in_dtype.size(), s.out_dtype.size()) {
         let ok = cce_aligned(&s.src, s.src_elem_size, i as u64)
             && cce_aligned(&s.dst, s.dst_elem_size, o as u64);
@@ -504,7 +511,7 @@ pub(super) fn check_memcpy<const M: u8>(cx: &mut Ctx<M>, s: &DmaDirect2d) {
                 format!("{} / {} byte dtypes", i, o),
                 "addresses, steps and element sizes multiples of the dtype sizes",
             )
-        });
+        })?;
         cx.check(
             &DMA_CCE_COUNTS,
             shaped || sb / i as u64 == db / o as u64,
@@ -520,11 +527,12 @@ pub(super) fn check_memcpy<const M: u8>(cx: &mut Ctx<M>, s: &DmaDirect2d) {
                     "equal value counts",
                 )
             },
-        );
+        )?;
     }
+    Ok(())
 }
 
-pub(super) fn check_pseudo<const M: u8>(cx: &mut Ctx<M>, s: &PseudoDmaDirect2d) {
+pub(super) fn check_pseudo<const M: u8>(cx: &mut Ctx<M>, s: &PseudoDmaDirect2d) -> Flow {
     direct2d_common(
         cx,
         &s.src,
@@ -540,8 +548,8 @@ pub(super) fn check_pseudo<const M: u8>(cx: &mut Ctx<M>, s: &PseudoDmaDirect2d) 
             at!(PseudoDmaDirect2d.src_bound_reg),
             at!(PseudoDmaDirect2d.dst_bound_reg),
         ],
-    );
-    configs(cx, s.dma_configs, at!(PseudoDmaDirect2d.dma_configs));
+    )?;
+    configs(cx, s.dma_configs, at!(PseudoDmaDirect2d.dma_configs))?;
     let gen = cx.gen;
     cx.check(&DMA_DGE_OP, s.dge_op.is_valid(gen), || {
         detail(
@@ -549,10 +557,11 @@ pub(super) fn check_pseudo<const M: u8>(cx: &mut Ctx<M>, s: &PseudoDmaDirect2d) 
             s.dge_op,
             enum_names::<DgeOpcode>(gen),
         )
-    });
+    })?;
+    Ok(())
 }
 
-pub(super) fn check_pseudo_ext<const M: u8>(cx: &mut Ctx<M>, s: &PseudoDmaExt) {
+pub(super) fn check_pseudo_ext<const M: u8>(cx: &mut Ctx<M>, s: &PseudoDmaExt) -> Flow {
     cx.check(
         &DMA_EXT_TILE,
         matches!(s.tile_src_rows, 0 | 16) && matches!(s.tile_src_cols, 0 | 128),
@@ -564,42 +573,43 @@ pub(super) fn check_pseudo_ext<const M: u8>(cx: &mut Ctx<M>, s: &PseudoDmaExt) {
                 "rows 16 or 0, cols 128 or 0",
             )
         },
-    );
+    )?;
     reserved_zero(
         cx,
         &DMA_RESERVED,
         at!(PseudoDmaExt.reserved1),
         &s.reserved1.0,
-    );
+    )?;
+    Ok(())
 }
 
-pub(super) fn check_indirect<const M: u8>(cx: &mut Ctx<M>, s: &DmaIndirect1d) {
+pub(super) fn check_indirect<const M: u8>(cx: &mut Ctx<M>, s: &DmaIndirect1d) -> Flow {
     let gen = cx.gen;
-    pattern(cx, &s.src, at!(DmaIndirect1d.src), false);
-    pattern(cx, &s.dst, at!(DmaIndirect1d.dst), false);
+    pattern(cx, &s.src, at!(DmaIndirect1d.src), false)?;
+    pattern(cx, &s.dst, at!(DmaIndirect1d.dst), false)?;
     dtypes(
         cx,
         s.in_dtype,
         s.out_dtype,
         at!(DmaIndirect1d.in_dtype),
         at!(DmaIndirect1d.out_dtype),
-    );
-    compute(cx, s.compute_op, at!(DmaIndirect1d.compute_op));
-    configs(cx, s.dma_configs, at!(DmaIndirect1d.dma_configs));
+    )?;
+    compute(cx, s.compute_op, at!(DmaIndirect1d.compute_op))?;
+    configs(cx, s.dma_configs, at!(DmaIndirect1d.dma_configs))?;
     cx.check(&DMA_IDX_NAC, s.idx_num_active_channels == 128, || {
         detail(
             at!(DmaIndirect1d.idx_num_active_channels),
             s.idx_num_active_channels,
             "128",
         )
-    });
+    })?;
     cx.check(&DMA_INDIRECT_FLAGS, s.flags & 0x3 <= 2, || {
         detail(
             at!(DmaIndirect1d.flags).part(".indirect_mode"),
             s.flags & 3,
             "0 (src), 1 (dst), 2 (src_dst)",
         )
-    });
+    })?;
     let err = s.flags & 0x4 != 0;
     for (b, at) in [
         (s.src_idx_bound_reg, at!(DmaIndirect1d.src_idx_bound_reg)),
@@ -607,7 +617,7 @@ pub(super) fn check_indirect<const M: u8>(cx: &mut Ctx<M>, s: &DmaIndirect1d) {
     ] {
         cx.check(&DMA_IDX_BOUND_REG, idx_bound_reg_valid(b, err), || {
             detail(at, format!("{b:#04x}"), "a valid bound register; with bc_disable_oob_error_notif set, idx_bound_is_err must be 1")
-        });
+        })?;
     }
     let mode = s.flags & 3;
     for (a, used, at) in [
@@ -621,7 +631,7 @@ pub(super) fn check_indirect<const M: u8>(cx: &mut Ctx<M>, s: &DmaIndirect1d) {
                     format!("{:#010x}", a.0),
                     "sbuf[p0]+OFF with OFF % 4 == 0",
                 )
-            });
+            })?;
         }
     }
     reserved_zero(
@@ -629,27 +639,28 @@ pub(super) fn check_indirect<const M: u8>(cx: &mut Ctx<M>, s: &DmaIndirect1d) {
         &DMA_RESERVED,
         at!(DmaIndirect1d.reserved),
         &s.reserved.0,
-    );
+    )?;
+    Ok(())
 }
 
-pub(super) fn check_transpose<const M: u8>(cx: &mut Ctx<M>, s: &DmaDirect2dXpose) {
+pub(super) fn check_transpose<const M: u8>(cx: &mut Ctx<M>, s: &DmaDirect2dXpose) -> Flow {
     let gen = cx.gen;
-    pattern(cx, &s.src, at!(DmaDirect2dXpose.src), false);
-    pattern(cx, &s.dst, at!(DmaDirect2dXpose.dst), false);
-    bound(cx, s.src_bound_reg, at!(DmaDirect2dXpose.src_bound_reg));
-    bound(cx, s.dst_bound_reg, at!(DmaDirect2dXpose.dst_bound_reg));
-    configs(cx, s.dma_configs, at!(DmaDirect2dXpose.dma_configs));
+    pattern(cx, &s.src, at!(DmaDirect2dXpose.src), false)?;
+    pattern(cx, &s.dst, at!(DmaDirect2dXpose.dst), false)?;
+    bound(cx, s.src_bound_reg, at!(DmaDirect2dXpose.src_bound_reg))?;
+    bound(cx, s.dst_bound_reg, at!(DmaDirect2dXpose.dst_bound_reg))?;
+    configs(cx, s.dma_configs, at!(DmaDirect2dXpose.dma_configs))?;
     let (i, o) = (
         at!(DmaDirect2dXpose.in_dtype),
         at!(DmaDirect2dXpose.out_dtype),
     );
     cx.check(&DMA_XPOSE_SAME_DTYPE, s.in_dtype == s.out_dtype, || {
         detail2(i, o, format!("{}, {}", s.in_dtype, s.out_dtype), "equal")
-    });
+    })?;
     let size = s.in_dtype.size();
     cx.check(&DMA_XPOSE_DTYPE_SIZE, matches!(size, Some(2 | 4)), || {
         detail(i, s.in_dtype, "a 2- or 4-byte dtype")
-    });
+    })?;
     let steps_ok = (0..2).all(|k| s.dst.num_elem[k] == 1 || s.dst.step_elem[k] % 32 == 0);
     cx.check(
         &DMA_XPOSE_DST,
@@ -661,7 +672,7 @@ pub(super) fn check_transpose<const M: u8>(cx: &mut Ctx<M>, s: &DmaDirect2dXpose
                 "a 32-byte-aligned SBUF address; steps % 32 == 0 where num != 1",
             )
         },
-    );
+    )?;
     let max_cols = if size == Some(4) { 64 } else { 128 };
     cx.check(
         &DMA_XPOSE_TILE,
@@ -674,14 +685,15 @@ pub(super) fn check_transpose<const M: u8>(cx: &mut Ctx<M>, s: &DmaDirect2dXpose
                 format!("rows 16, cols 1..={max_cols}"),
             )
         },
-    );
+    )?;
+    Ok(())
 }
 
-pub(super) fn check_gather_transpose<const M: u8>(cx: &mut Ctx<M>, s: &DmaGatherXpose) {
+pub(super) fn check_gather_transpose<const M: u8>(cx: &mut Ctx<M>, s: &DmaGatherXpose) -> Flow {
     let gen = cx.gen;
-    pattern(cx, &s.src, at!(DmaGatherXpose.src), false);
-    addr8(cx, s.dst, at!(DmaGatherXpose.dst), false);
-    bound(cx, s.dst_bound_reg, at!(DmaGatherXpose.dst_bound_reg));
+    pattern(cx, &s.src, at!(DmaGatherXpose.src), false)?;
+    addr8(cx, s.dst, at!(DmaGatherXpose.dst), false)?;
+    bound(cx, s.dst_bound_reg, at!(DmaGatherXpose.dst_bound_reg))?;
     cx.check(
         &DMA_IDX_BOUND_REG,
         idx_bound_reg_valid(s.src_idx_bound_reg, true),
@@ -692,19 +704,19 @@ pub(super) fn check_gather_transpose<const M: u8>(cx: &mut Ctx<M>, s: &DmaGather
                 "a valid bound register (`_no_flags` form)",
             )
         },
-    );
-    configs(cx, s.dma_configs, at!(DmaGatherXpose.dma_configs));
+    )?;
+    configs(cx, s.dma_configs, at!(DmaGatherXpose.dma_configs))?;
     cx.check(&DMA_IDX_NAC, s.idx_nac == 128, || {
         detail(at!(DmaGatherXpose.idx_nac), s.idx_nac, "128")
-    });
+    })?;
     let (lo, hi) = (s.dtype.lo(), s.dtype.hi());
     let at_d = at!(DmaGatherXpose.dtype);
     cx.check(&DMA_XPOSE_SAME_DTYPE, lo == hi, || {
         detail(at_d, format!("{lo}->{hi}"), "equal")
-    });
+    })?;
     cx.check(&DMA_XPOSE_DTYPE_SIZE, lo.size() == Some(2), || {
         detail(at_d, lo, "a 2-byte dtype")
-    });
+    })?;
     let src_aligned = match s.src.addr.form() {
         Addr8Form::Immediate => s.src.addr.0.is_multiple_of(2),
         _ => true,
@@ -726,21 +738,21 @@ pub(super) fn check_gather_transpose<const M: u8>(cx: &mut Ctx<M>, s: &DmaGather
                 "src_num_elem[1] % 16 == 0, == dst_num_elem[0]; elem_size even in 2..=256",
             )
         },
-    );
+    )?;
     cx.check(
         &DMA_XPOSE_DST,
         sbuf_aligned_32(s.dst, gen) && (s.dst_step_elem_1 % 32 == 0 || s.dst_num_elem_1 == 1),
         || {
             detail(at!(DmaGatherXpose.dst), crate::wire::addr8::addr8_text(s.dst, gen), "a 32-byte-aligned SBUF address; dst_step_elem_1 % 32 == 0 unless dst_num_elem[1] == 1")
         },
-    );
+    )?;
     cx.check(&DMA_INDEX_ARRAY, index_array_valid(s.src_idx, gen), || {
         detail(
             at!(DmaGatherXpose.src_idx),
             format!("{:#010x}", s.src_idx.0),
             "sbuf[p0]+OFF with OFF % 4 == 0",
         )
-    });
+    })?;
     cx.check(
         &DMA_GATHER_DIM,
         s.flags & 3 == 1 && s.flags & 0xFC == 0,
@@ -751,16 +763,17 @@ pub(super) fn check_gather_transpose<const M: u8>(cx: &mut Ctx<M>, s: &DmaGather
                 "gather_dim Y (1), other bits 0",
             )
         },
-    );
+    )?;
     reserved_zero(
         cx,
         &DMA_RESERVED,
         at!(DmaGatherXpose.reserved),
         &s.reserved.0,
-    );
+    )?;
+    Ok(())
 }
 
-pub(super) fn check_mem2d<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &Mem2d) {
+pub(super) fn check_mem2d<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &Mem2d) -> Flow {
     let gen = cx.gen;
     let load = info.value == Opcode::TENSOR_LOAD.0;
     cx.check(&MEM2D_DTYPE, mem2d_dtype_valid(s.dtype), || {
@@ -769,7 +782,7 @@ pub(super) fn check_mem2d<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &M
             s.dtype,
             "uint8, int8, uint16, int16, int32, uint32, fp32, uint64",
         )
-    });
+    })?;
     cx.check(
         &MEM2D_COUNTS,
         mem2d_counts_valid(s.num_elem_0, s.num_elem_1),
@@ -781,13 +794,13 @@ pub(super) fn check_mem2d<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &M
                 "each 1..=32, product <= 32",
             )
         },
-    );
+    )?;
     if load {
         cx.check(
             &MEM2D_LOAD_REGISTER,
             s.src_datasrc == DataSrc::REGISTER,
             || detail(at!(Mem2d.src_datasrc), s.src_datasrc, "register"),
-        );
+        )?;
     } else {
         cx.check(&MEM2D_DTYPE, s.src_datasrc.is_valid(gen), || {
             detail(
@@ -795,7 +808,7 @@ pub(super) fn check_mem2d<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &M
                 s.src_datasrc,
                 enum_names::<DataSrc>(gen),
             )
-        });
+        })?;
     }
     let n = u32::from(s.num_elem_0) * u32::from(s.num_elem_1);
     if !load && s.src_datasrc == DataSrc::IMMEDIATE {
@@ -806,7 +819,7 @@ pub(super) fn check_mem2d<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &M
                 format!("{n} values of {}", s.dtype),
                 format!("at most {cap}"),
             )
-        });
+        })?;
     } else {
         let regs = mem2d_registers(s);
         cx.check(
@@ -823,16 +836,17 @@ pub(super) fn check_mem2d<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &M
                     "below 64",
                 )
             },
-        );
+        )?;
     }
-    addr8(cx, s.start_addr, at!(Mem2d.start_addr), false);
+    addr8(cx, s.start_addr, at!(Mem2d.start_addr), false)?;
     cx.check(&MEM2D_ALIGNED, mem2d_aligned(s), || {
         detail(
             at!(Mem2d.start_addr),
             crate::wire::addr8::addr8_text(s.start_addr, gen),
             "dtype-aligned elements inside one aligned 16 MB window",
         )
-    });
+    })?;
+    Ok(())
 }
 
 rule!(
@@ -862,7 +876,7 @@ const fn sema_mode_valid(m: u8) -> bool {
     matches!(m, 0x0 | 0x1 | 0x3 | 0x5 | 0x9 | 0xb | 0xd)
 }
 
-pub(super) fn check_copy2d<const M: u8>(cx: &mut Ctx<M>, s: &crate::wire::DmaCopy2d) {
+pub(super) fn check_copy2d<const M: u8>(cx: &mut Ctx<M>, s: &crate::wire::DmaCopy2d) -> Flow {
     use crate::wire::DmaCopy2d;
     cx.check(
         &COPY2D_ADDR_MODE,
@@ -874,7 +888,7 @@ pub(super) fn check_copy2d<const M: u8>(cx: &mut Ctx<M>, s: &crate::wire::DmaCop
                 "nibbles 0x0..=0xb",
             )
         },
-    );
+    )?;
     cx.check(
         &COPY2D_SEMA_MODE,
         sema_mode_valid(s.sema_update_mode & 0xF) && sema_mode_valid(s.sema_update_mode >> 4),
@@ -885,11 +899,12 @@ pub(super) fn check_copy2d<const M: u8>(cx: &mut Ctx<M>, s: &crate::wire::DmaCop
                 "nibbles in {0, 1, 3, 5, 9, 0xb, 0xd}",
             )
         },
-    );
-    reserved_zero(cx, &DMA_RESERVED, at!(DmaCopy2d.reserved), &[s.reserved]);
+    )?;
+    reserved_zero(cx, &DMA_RESERVED, at!(DmaCopy2d.reserved), &[s.reserved])?;
+    Ok(())
 }
 
-pub(super) fn check_immediate<const M: u8>(cx: &mut Ctx<M>, s: &crate::wire::DmaImmediate) {
+pub(super) fn check_immediate<const M: u8>(cx: &mut Ctx<M>, s: &crate::wire::DmaImmediate) -> Flow {
     use crate::wire::DmaImmediate;
     cx.check(&IMMEDIATE_FLAGS, s.descriptor_flags & 0xE0 == 0, || {
         detail(
@@ -897,5 +912,6 @@ pub(super) fn check_immediate<const M: u8>(cx: &mut Ctx<M>, s: &crate::wire::Dma
             format!("{:#04x}", s.descriptor_flags),
             "bits 5..7 zero",
         )
-    });
+    })?;
+    Ok(())
 }

@@ -3,9 +3,9 @@
 //! wait 1 and the update, checked with the same enumerations.
 
 use super::super::common::*;
-use super::super::{Confidence, Ctx};
+use super::super::{Confidence, Ctx, Flow};
 use crate::tables::{CodeEnum, UpdateMode, WaitMode};
-use crate::wire::{EventSemaphore, Events, Instruction};
+use crate::wire::{EventSemaphore, Events, InstView, View};
 use Confidence::{Assumed, Inferred};
 
 rule!(
@@ -45,50 +45,55 @@ rule!(
     lint
 );
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction, s: &EventSemaphore) {
+#[inline(always)]
+pub(super) fn check<const M: u8>(
+    cx: &mut Ctx<M>,
+    v: &InstView<'_>,
+    s: &View<'_, EventSemaphore>,
+) -> Flow {
     let gen = cx.gen;
-    let e = &inst.events;
-    cx.check(&ES_WAIT1, s.wait1_mode.is_valid(gen), || {
+    let e = v.events();
+    cx.check(&ES_WAIT1, s.wait1_mode().is_valid(gen), || {
         detail(
             at!(EventSemaphore.wait1_mode),
-            s.wait1_mode,
+            s.wait1_mode(),
             enum_names::<WaitMode>(gen),
         )
-    });
-    cx.check(&ES_UPDATE, s.update1_mode.is_valid(gen), || {
+    })?;
+    cx.check(&ES_UPDATE, s.update1_mode().is_valid(gen), || {
         detail(
             at!(EventSemaphore.update1_mode),
-            s.update1_mode,
+            s.update1_mode(),
             enum_names::<UpdateMode>(gen),
         )
-    });
+    })?;
     cx.check(
         &ES_PREAMBLE_UPDATE,
-        e.update_mode == UpdateMode::NONE && e.update_idx == 0,
+        e.update_mode() == UpdateMode::NONE && e.update_idx() == 0,
         || {
             detail2(
                 at!(Events.update_mode).under("events."),
                 at!(Events.update_idx).under("events."),
-                format!("{}, {}", e.update_mode, e.update_idx),
+                format!("{}, {}", e.update_mode(), e.update_idx()),
                 "none, 0",
             )
         },
-    );
+    )?;
     reserved_zero(
         cx,
         &ES_RESERVED,
         at!(EventSemaphore.reserved0),
-        &s.reserved0.0,
-    );
+        &s.reserved0().0,
+    )?;
     reserved_zero(
         cx,
         &ES_RESERVED,
         at!(EventSemaphore.reserved1),
-        &s.reserved1.0,
-    );
+        &s.reserved1().0,
+    )?;
     for (m, at) in [
-        (e.wait_mode, at!(Events.wait_mode).under("events.")),
-        (s.wait1_mode, at!(EventSemaphore.wait1_mode)),
+        (e.wait_mode(), at!(Events.wait_mode).under("events.")),
+        (s.wait1_mode(), at!(EventSemaphore.wait1_mode)),
     ] {
         let ok = matches!(
             m,
@@ -96,6 +101,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction, s: &EventS
         );
         cx.check(&ES_COMPILER_WAITS, ok, || {
             detail(at, m, "none, sem_ge_imm, sem_ge_reg")
-        });
+        })?;
     }
+    Ok(())
 }

@@ -2,7 +2,7 @@
 //! TensorScalar, TensorScalarSelect and RangeSelect (isa-facts §5.3, §7).
 
 use super::super::common::*;
-use super::super::{Confidence, Ctx};
+use super::super::{Confidence, Ctx, Flow};
 use crate::tables::{Dtype, ImmSrc};
 use crate::wire::ImmVal;
 use Confidence::Observed;
@@ -24,6 +24,7 @@ rule!(
 );
 
 /// Checks one immediate by its source (`tensor_scalar_immediates_check`).
+#[inline(always)]
 pub(super) fn imm_by_src<const M: u8>(
     cx: &mut Ctx<M>,
     src: ImmSrc,
@@ -33,7 +34,7 @@ pub(super) fn imm_by_src<const M: u8>(
     bitvec: bool,
     in_dtype: Dtype,
     n: u8,
-) {
+) -> Flow {
     let gen = cx.gen;
     match src {
         ImmSrc::INSTRUCTION => {
@@ -46,24 +47,28 @@ pub(super) fn imm_by_src<const M: u8>(
                 };
                 cx.check(&TS_IMM_WIDTH, ok, || {
                     detail(at, format!("{:#x}", v.0), format!("fits {in_dtype}"))
-                });
+                })?;
             }
         }
-        ImmSrc::POINTER => ts_ptr_imm_chk(cx, v, at, bitvec, in_dtype, n),
+        ImmSrc::POINTER => {
+            ts_ptr_imm_chk(cx, v, at, bitvec, in_dtype, n)?;
+        }
         ImmSrc::REG_PTR => {
             cx.check(&IMM_REG, v.0 < crate::geometry::NUM_REGISTERS, || {
                 detail(at, v.0, "register 0..=63")
-            });
+            })?;
         }
         _ => {
             cx.check(&TS_SRC_ENUM, false, || {
                 detail(src_at, src, enum_names::<ImmSrc>(gen))
-            });
+            })?;
         }
     }
+    Ok(())
 }
 
 /// `ts_ptr_imm_chk`: `tpb_addr_active_channels(ptr, n)` and alignment.
+#[inline(always)]
 pub(super) fn ts_ptr_imm_chk<const M: u8>(
     cx: &mut Ctx<M>,
     v: ImmVal,
@@ -71,7 +76,7 @@ pub(super) fn ts_ptr_imm_chk<const M: u8>(
     bitvec: bool,
     in_dtype: Dtype,
     n: u8,
-) {
+) -> Flow {
     let gen = cx.gen;
     let a = crate::wire::Addr4(v.0);
     let located = a.locate(gen);
@@ -85,12 +90,13 @@ pub(super) fn ts_ptr_imm_chk<const M: u8>(
             let g = crate::geometry::Geometry::of(gen);
             p + n as u32 <= g.partitions
                 && o < g.active_bytes(space)
-                && (a.byte_addr() as usize).is_multiple_of(align)
+                && aligned(a.byte_addr(), Some(align))
         }
         None => false,
     };
     cx.check(&TS_PTR_IMM, ok, || {
         use crate::wire::Field;
         detail(at, a.to_text(gen), format!("an SBUF/PSUM address aligned to {align} bytes with {n} channels from its partition"))
-    });
+    })?;
+    Ok(())
 }

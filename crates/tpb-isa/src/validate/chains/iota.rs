@@ -1,9 +1,9 @@
 //! `D4_IOTA`: `is_valid_iota` (isa-facts §9).
 
 use super::super::common::*;
-use super::super::{Confidence, Ctx};
+use super::super::{Confidence, Ctx, Flow};
 use super::data_count_text;
-use crate::wire::D4Iota;
+use crate::wire::{D4Iota, View};
 use Confidence::Observed;
 
 rule!(
@@ -21,43 +21,45 @@ rule!(
     Observed
 );
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &D4Iota) {
-    reserved_zero(cx, &IOTA_RESERVED, at!(D4Iota.reserved0), &s.reserved0.0);
-    reserved_zero(cx, &IOTA_RESERVED, at!(D4Iota.reserved1), &s.reserved1.0);
-    reserved_zero(cx, &IOTA_RESERVED, at!(D4Iota.reserved2), &s.reserved2.0);
-    dtype_out(cx, s.out_dtype, at!(D4Iota.out_dtype));
-    let n = s.num_active_channels;
-    channel_range(cx, n, at!(D4Iota.num_active_channels));
+#[inline(always)]
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, D4Iota>) -> Flow {
+    reserved_zero(cx, &IOTA_RESERVED, at!(D4Iota.reserved0), &s.reserved0().0)?;
+    reserved_zero(cx, &IOTA_RESERVED, at!(D4Iota.reserved1), &s.reserved1().0)?;
+    reserved_zero(cx, &IOTA_RESERVED, at!(D4Iota.reserved2), &s.reserved2().0)?;
+    dtype_out(cx, s.out_dtype(), at!(D4Iota.out_dtype))?;
+    let n = s.num_active_channels();
+    channel_range(cx, n, at!(D4Iota.num_active_channels))?;
     start_addr_active_channels(
         cx,
-        s.dst_mem_pattern.start_addr,
+        s.dst_mem_pattern().start_addr,
         n,
         at!(D4Iota.dst_mem_pattern),
-    );
-    let dst = &s.dst_mem_pattern;
+    )?;
+    let dst = &s.dst_mem_pattern();
     tensor_valid(
         cx,
         dst,
         Operand {
             at: at!(D4Iota.dst_mem_pattern),
-            dtype: s.out_dtype,
+            dtype: s.out_dtype(),
             write: true,
             psum: true,
             sbuf: true,
         },
-    );
+    )?;
     cx.check(
         &IOTA_COUNT,
-        s.src_data_pattern.element_count() == dst.element_count(),
+        s.src_data_pattern().element_count() == dst.element_count(),
         || {
             detail(
                 at!(D4Iota.dst_mem_pattern).num_elem::<4>(),
                 count_text(dst),
                 format!(
                     "src_data_pattern count {}",
-                    data_count_text(&s.src_data_pattern)
+                    data_count_text(&s.src_data_pattern())
                 ),
             )
         },
-    );
+    )?;
+    Ok(())
 }

@@ -1,6 +1,7 @@
-//! One validator chain per operand struct, clause by clause in header order; one file per
-//! struct. The dispatch matches the opcode table's [`Family`] without a catch-all, so a new
-//! family does not build until it has a chain.
+//! One validator chain per family, clause by clause in header order; one file per struct.
+//! The dispatch is the family visitor the family list generates
+//! ([`FamilyVisitor`], implemented by [`Chains`] here), so a new family does not build until
+//! it has a chain.
 
 mod affine_select;
 pub(crate) mod dma;
@@ -14,10 +15,15 @@ mod tensor_scalar;
 mod ts_select;
 
 use super::common::*;
-use super::{Confidence, Ctx};
-use crate::opcode::{Exec, Family, StructKind};
+use super::{Confidence, Ctx, Flow};
+use crate::opcode::{sem, Exec, OpcodeInfo, StructKind};
 use crate::tables::{AluOp, Dtype};
-use crate::wire::{Body, Data4d, Header, Instruction};
+use crate::wire::{
+    visit_view, D4Iota, Data4d, DmaCopy2d, DmaDirect2d, DmaDirect2dXpose, DmaGatherXpose,
+    DmaImmediate, DmaIndirect1d, EventSemaphore, FamilyVisitor, Header, InstView, Mem2d,
+    PseudoDmaDirect2d, PseudoDmaExt, S2Bn, S2d2Rs, S2d2TsAs, S3d3Ts, S3d3TsSelect, S4d4Tsm, View,
+    Viewed,
+};
 use Confidence::{Assumed, Observed};
 
 rule!(
@@ -45,30 +51,38 @@ rule!(
     lint
 );
 
-pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
-    let gen = cx.gen;
-    let info = inst.header.opcode.info(gen);
+/// Runs the chain of the view's opcode. `body_kind` is the struct the caller's body holds
+/// (a view's is always the opcode's; an owned instruction may hold another). Inlined so the
+/// verdict loop holds the whole chain, as the pre-issue-16 hand-written verdict did.
+#[inline(always)]
+pub(crate) fn check<const M: u8>(
+    cx: &mut Ctx<M>,
+    v: &InstView<'_>,
+    body_kind: Option<StructKind>,
+) -> Flow {
+    let info = v.info();
     // DMA_COPY2D / DMA_IMMEDIATE have their own wait band at bytes 4..12, and the 0xDA
-    // record's bytes 1..12 are its own fields (isa-facts-pe-act-dma §3.6, §3.10): no
-    // preamble checks there.
+    // record's bytes 1..12 are its own fields (isa-facts-pe-act-dma §3.6, §3.10): the
+    // preamble's checks read a zero EVENTS there.
     if info.is_some_and(|r| !r.kind.has_preamble()) {
-        header_and_events(cx, &inst.header, &crate::wire::Events::default(), true);
+        static NO_EVENTS: [u8; 64] = [0; 64];
+        header_and_events(cx, v.header(), crate::wire::Events::view(&NO_EVENTS), true)?;
     } else {
-        header_and_events(cx, &inst.header, &inst.events, info.is_some());
+        header_and_events(cx, v.header(), v.events(), info.is_some())?;
     }
-    let Some(info) = info else { return };
-    if !cx.check(&OPCODE_STRUCT, inst.body.kind() == Some(info.kind), || {
+    let Some(info) = info else { return Ok(()) };
+    if !cx.check(&OPCODE_STRUCT, body_kind == Some(info.kind), || {
         detail(
             Loc::field(crate::wire::FieldMeta {
                 name: "body",
                 offset: 12,
                 size: 52,
             }),
-            format!("{:?}", inst.body.kind().map(StructKind::header_name)),
+            format!("{:?}", body_kind.map(StructKind::header_name)),
             info.kind.header_name(),
         )
-    }) {
-        return;
+    })? {
+        return Ok(());
     }
     // `validate` and `tpb run` agree: an opcode the table marks disabled or not simulated
     // is reported (as a lint: the bundle is well formed) with the reason `run` gives.
@@ -84,108 +98,103 @@ pub(crate) fn check<const M: u8>(cx: &mut Ctx<M>, inst: &Instruction) {
                 format!("{:#04x} ({})", info.value, info.display),
                 why,
             )
-        });
+        })?;
     }
-    let b = &inst.body;
-    // Exhaustive over the table's families: the body matches (checked just above).
-    match info.family {
-        Family::PtrMulti => {
-            if let Body::S4d4Tsm(s) = b {
-                ptr_multi::check(cx, info, s)
-            }
-        }
-        Family::ImmLd => {
-            if let Body::S2Bn(s) = b {
-                imm_ld::check(cx, info, s)
-            }
-        }
-        Family::AffineSelect => {
-            if let Body::S2d2TsAs(s) = b {
-                affine_select::check(cx, s)
-            }
-        }
-        Family::Iota => {
-            if let Body::D4Iota(s) = b {
-                iota::check(cx, s)
-            }
-        }
-        Family::TensorScalar => {
-            if let Body::S3d3Ts(s) = b {
-                tensor_scalar::check(cx, info, s)
-            }
-        }
-        Family::TsSelect => {
-            if let Body::S3d3TsSelect(s) = b {
-                ts_select::check(cx, s)
-            }
-        }
-        Family::RangeSelect => {
-            if let Body::S2d2Rs(s) = b {
-                range_select::check(cx, s)
-            }
-        }
-        Family::EventSemaphore => {
-            if let Body::EventSemaphore(s) = b {
-                event_semaphore::check(cx, inst, s)
-            }
-        }
-        Family::BatchNormParamLoad => {
-            if let Body::S2Bn(s) = b {
-                imm_ld::check_batch_norm_param_load(cx, s)
-            }
-        }
-        Family::MatchValueLoad => {
-            if let Body::S2Bn(s) = b {
-                imm_ld::check_match_value_load(cx, s)
-            }
-        }
-        Family::DmaMemcpy => {
-            if let Body::DmaDirect2d(s) = b {
-                dma::check_memcpy(cx, s)
-            }
-        }
-        Family::PseudoDma => {
-            if let Body::PseudoDmaDirect2d(s) = b {
-                dma::check_pseudo(cx, s)
-            }
-        }
-        Family::PseudoExt => {
-            if let Body::PseudoDmaExt(s) = b {
-                dma::check_pseudo_ext(cx, s)
-            }
-        }
-        Family::DmaIndirect => {
-            if let Body::DmaIndirect1d(s) = b {
-                dma::check_indirect(cx, s)
-            }
-        }
-        Family::DmaTranspose => {
-            if let Body::DmaDirect2dXpose(s) = b {
-                dma::check_transpose(cx, s)
-            }
-        }
-        Family::DmaGatherTranspose => {
-            if let Body::DmaGatherXpose(s) = b {
-                dma::check_gather_transpose(cx, s)
-            }
-        }
-        Family::DmaMemcpy2 => {
-            if let Body::DmaCopy2d(s) = b {
-                dma::check_copy2d(cx, s)
-            }
-        }
-        Family::DmaImmediate => {
-            if let Body::DmaImmediate(s) = b {
-                dma::check_immediate(cx, s)
-            }
-        }
-        Family::Mem2d => {
-            if let Body::Mem2d(s) = b {
-                dma::check_mem2d(cx, info, s)
-            }
-        }
+    // The family's chain (the visitor the family list generates: a family without a chain
+    // does not build). A view's body is always its opcode's struct.
+    visit_view(&mut Chains { cx, inst: v }, v).unwrap_or(Ok(()))
+}
+
+/// The validator as a [`FamilyVisitor`]: one chain per family, over views.
+struct Chains<'c, 'a, const M: u8> {
+    cx: &'c mut Ctx<M>,
+    inst: &'c InstView<'a>,
+}
+
+impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
+    type Output = Flow;
+
+    fn tensor_scalar(&mut self, row: Row, _: sem::TensorScalar, s: View<'a, S3d3Ts>) -> Flow {
+        tensor_scalar::check(self.cx, row, &s)
+    }
+    fn ptr_multi(&mut self, row: Row, _: sem::PtrMulti, s: View<'a, S4d4Tsm>) -> Flow {
+        ptr_multi::check(self.cx, row, &s)
+    }
+    fn imm_ld(&mut self, row: Row, _: sem::ImmLd, s: View<'a, S2Bn>) -> Flow {
+        imm_ld::check(self.cx, row, &s)
+    }
+    fn batch_norm_param_load(
+        &mut self,
+        _: Row,
+        _: sem::BatchNormParamLoad,
+        s: View<'a, S2Bn>,
+    ) -> Flow {
+        imm_ld::check_batch_norm_param_load(self.cx, &s)
+    }
+    fn match_value_load(&mut self, _: Row, _: sem::MatchValueLoad, s: View<'a, S2Bn>) -> Flow {
+        imm_ld::check_match_value_load(self.cx, &s)
+    }
+    fn iota(&mut self, _: Row, _: sem::Iota, s: View<'a, D4Iota>) -> Flow {
+        iota::check(self.cx, &s)
+    }
+    fn affine_select(&mut self, _: Row, _: sem::AffineSelect, s: View<'a, S2d2TsAs>) -> Flow {
+        affine_select::check(self.cx, &s)
+    }
+    fn ts_select(&mut self, _: Row, _: sem::TsSelect, s: View<'a, S3d3TsSelect>) -> Flow {
+        ts_select::check(self.cx, &s)
+    }
+    fn range_select(&mut self, _: Row, _: sem::RangeSelect, s: View<'a, S2d2Rs>) -> Flow {
+        range_select::check(self.cx, &s)
+    }
+    fn event_semaphore(
+        &mut self,
+        _: Row,
+        _: sem::EventSemaphore,
+        s: View<'a, EventSemaphore>,
+    ) -> Flow {
+        event_semaphore::check(self.cx, self.inst, &s)
+    }
+    // The DMA / MEM_2D chains read owned structs (a copy of the view's 52 bytes).
+    fn dma_memcpy(&mut self, _: Row, _: sem::DmaMemcpy, s: View<'a, DmaDirect2d>) -> Flow {
+        dma::check_memcpy(self.cx, &s.owned())
+    }
+    fn pseudo_dma(&mut self, _: Row, _: sem::PseudoDma, s: View<'a, PseudoDmaDirect2d>) -> Flow {
+        dma::check_pseudo(self.cx, &s.owned())
+    }
+    fn pseudo_ext(&mut self, _: Row, _: sem::PseudoExt, s: View<'a, PseudoDmaExt>) -> Flow {
+        dma::check_pseudo_ext(self.cx, &s.owned())
+    }
+    fn dma_indirect(&mut self, _: Row, _: sem::DmaIndirect, s: View<'a, DmaIndirect1d>) -> Flow {
+        dma::check_indirect(self.cx, &s.owned())
+    }
+    fn dma_transpose(
+        &mut self,
+        _: Row,
+        _: sem::DmaTranspose,
+        s: View<'a, DmaDirect2dXpose>,
+    ) -> Flow {
+        dma::check_transpose(self.cx, &s.owned())
+    }
+    fn dma_gather_transpose(
+        &mut self,
+        _: Row,
+        _: sem::DmaGatherTranspose,
+        s: View<'a, DmaGatherXpose>,
+    ) -> Flow {
+        dma::check_gather_transpose(self.cx, &s.owned())
+    }
+    fn dma_memcpy2(&mut self, _: Row, _: sem::DmaMemcpy2, s: View<'a, DmaCopy2d>) -> Flow {
+        dma::check_copy2d(self.cx, &s.owned())
+    }
+    fn dma_immediate(&mut self, _: Row, _: sem::DmaImmediate, s: View<'a, DmaImmediate>) -> Flow {
+        dma::check_immediate(self.cx, &s.owned())
+    }
+    fn mem2d(&mut self, row: Row, _: sem::Mem2d, s: View<'a, Mem2d>) -> Flow {
+        dma::check_mem2d(self.cx, row, &s.owned())
     }
 }
+
+type Row = &'static OpcodeInfo;
 
 fn four_byte(d: Dtype) -> bool {
     d.size() == Some(4)

@@ -1,11 +1,11 @@
 //! `S4D4_TSM`: `is_valid_tensor_scalar_ptr_multi` (seed 000 §5c), incl. the sunda Dual form.
 
 use super::super::common::*;
-use super::super::{Confidence, Ctx};
+use super::super::{Confidence, Ctx, Flow};
 use super::names;
 use crate::opcode::{Form, OpcodeInfo};
 use crate::tables::{AluOp, CodeEnum, Dtype, RevOps, TensorSubdim};
-use crate::wire::S4d4Tsm;
+use crate::wire::{S4d4Tsm, View};
 use Confidence::Observed;
 
 rule!(
@@ -79,23 +79,28 @@ rule!(
     Observed
 );
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tsm) {
+#[inline(always)]
+pub(super) fn check<const M: u8>(
+    cx: &mut Ctx<M>,
+    info: &OpcodeInfo,
+    s: &View<'_, S4d4Tsm>,
+) -> Flow {
     let gen = cx.gen;
     let dual = info.form == Form::Dual;
     let bitvec = info.is_bitvec();
     let (src_at, dst_at) = (at!(S4d4Tsm.src_mem_pattern), at!(S4d4Tsm.dst_mem_pattern));
-    let w = s.src_mem_pattern.num_elem[3];
+    let w = s.src_mem_pattern().num_elem[3];
     let w_at = src_at.num_elem_at::<4>(3);
     if dual {
         cx.check(&TSM_SLICES_DUAL, (1..=4).contains(&w), || {
             detail(w_at, w, "1..=4")
-        });
+        })?;
     } else {
         cx.check(&TSM_SLICES, (1..=8).contains(&w), || {
             detail(w_at, w, "1..=8")
-        });
+        })?;
     }
-    let op = s.op;
+    let op = s.op();
     let op_at = at!(S4d4Tsm.op);
     cx.check(
         &TSM_OPS_ENUM,
@@ -107,31 +112,31 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tsm
                 "any ALU_OP of this generation except divide, pow, mod",
             )
         },
-    );
+    )?;
     let (in_at, out_at) = (at!(S4d4Tsm.in_dtype), at!(S4d4Tsm.out_dtype));
     if bitvec {
         cx.check(&TSM_OPS_BITVEC, op.is_bitvec_op(), || {
             detail(op_at, op, names(|o| o.is_bitvec_op()))
-        });
-        let ok = s.in_dtype == s.out_dtype
+        })?;
+        let ok = s.in_dtype() == s.out_dtype()
             && matches!(
-                s.in_dtype,
+                s.in_dtype(),
                 Dtype::INT32 | Dtype::UINT32 | Dtype::UINT16 | Dtype::UINT8
             );
         cx.check(&TSM_TYPES, ok, || {
             detail2(
                 in_at,
                 out_at,
-                format!("{} -> {}", s.in_dtype, s.out_dtype),
+                format!("{} -> {}", s.in_dtype(), s.out_dtype()),
                 "in == out ∈ {int32, uint32, uint16, uint8}",
             )
-        });
+        })?;
     } else {
         cx.check(&TSM_OPS_ARITH, op.is_general_arith_op(gen), || {
             detail(op_at, op, names(|o| o.is_general_arith_op(gen)))
-        });
+        })?;
     }
-    let rev = s.reverse_operands;
+    let rev = s.reverse_operands();
     // The Dual Arith form takes any valid order (isa-facts §8).
     let any_order = dual && !bitvec;
     let rev_ok = rev.is_valid(gen) && (any_order || rev == RevOps::NONE || rev == RevOps::BOTH);
@@ -145,19 +150,19 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tsm
                 "none, both"
             },
         )
-    });
-    reserved_zero(cx, &TSM_RESERVED, at!(S4d4Tsm.reserved0), &s.reserved0.0);
-    reserved_zero(cx, &TSM_RESERVED, at!(S4d4Tsm.reserved1), &s.reserved1.0);
-    dtype_in(cx, s.in_dtype, in_at);
-    dtype_out(cx, s.out_dtype, out_at);
-    aluop_valid(cx, op, op_at);
-    cx.check(&TSM_SUBDIM, s.op_dim == TensorSubdim::XYZ, || {
-        detail(at!(S4d4Tsm.op_dim), s.op_dim, "xyz")
-    });
-    let n = s.num_active_channels;
-    channel_range(cx, n, at!(S4d4Tsm.num_active_channels));
-    start_addr_active_channels(cx, s.src_mem_pattern.start_addr, n, src_at);
-    start_addr_active_channels(cx, s.dst_mem_pattern.start_addr, n, dst_at);
+    })?;
+    reserved_zero(cx, &TSM_RESERVED, at!(S4d4Tsm.reserved0), &s.reserved0().0)?;
+    reserved_zero(cx, &TSM_RESERVED, at!(S4d4Tsm.reserved1), &s.reserved1().0)?;
+    dtype_in(cx, s.in_dtype(), in_at)?;
+    dtype_out(cx, s.out_dtype(), out_at)?;
+    aluop_valid(cx, op, op_at)?;
+    cx.check(&TSM_SUBDIM, s.op_dim() == TensorSubdim::XYZ, || {
+        detail(at!(S4d4Tsm.op_dim), s.op_dim(), "xyz")
+    })?;
+    let n = s.num_active_channels();
+    channel_range(cx, n, at!(S4d4Tsm.num_active_channels))?;
+    start_addr_active_channels(cx, s.src_mem_pattern().start_addr, n, src_at)?;
+    start_addr_active_channels(cx, s.dst_mem_pattern().start_addr, n, dst_at)?;
     let rw = |at, dtype, write| Operand {
         at,
         dtype,
@@ -165,14 +170,15 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tsm
         psum: true,
         sbuf: true,
     };
-    tensor_valid(cx, &s.src_mem_pattern, rw(src_at, s.in_dtype, false));
-    tensor_valid(cx, &s.dst_mem_pattern, rw(dst_at, s.out_dtype, true));
-    let (a, b) = (&s.src_mem_pattern, &s.dst_mem_pattern);
+    tensor_valid(cx, &s.src_mem_pattern(), rw(src_at, s.in_dtype(), false))?;
+    tensor_valid(cx, &s.dst_mem_pattern(), rw(dst_at, s.out_dtype(), true))?;
+    let (a, b) = (&s.src_mem_pattern(), &s.dst_mem_pattern());
     cx.check(&TSM_COUNT, a.element_count() == b.element_count(), || {
         detail(
             dst_at.num_elem::<4>(),
             count_text(b),
             format!("src count {}", count_text(a)),
         )
-    });
+    })?;
+    Ok(())
 }

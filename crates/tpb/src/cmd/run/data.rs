@@ -11,37 +11,47 @@
 //! - any other disagreement (e.g. a float16 file for a bfloat16 region) is an error: tpb never
 //!   converts values on the way in.
 
-use crate::npy::{read_npy, write_npy_file, NpyArray, NpyError, NpyStyle};
+use crate::npy::{read_data, read_header, write_npy_file, NpyArray, NpyError, NpyStyle};
 use std::path::Path;
-use tpb_isa::Dtype;
+use tpb_isa::{Dtype, Gen};
 use tpb_sim::region::{BoundRegion as Bound, RegionSpec};
 
 /// Reads `path` for `region`, with `default_dtype` (`--dtype`) used when the region names
-/// none, and binds the region to the array. Errors are one line naming the file.
+/// none, and binds the region to the array. The header is read first and the bound region
+/// checked against `gen`'s memory (`fits`) before any data is read, so the data read is
+/// bounded by the machine, whatever the header or the file's length says. Errors are one
+/// line naming the file.
 pub fn read_for_region(
     path: &Path,
     region: &RegionSpec,
     default_dtype: Option<Dtype>,
+    gen: Gen,
 ) -> Result<(Bound, Vec<u8>), String> {
-    let name = path.display();
-    let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+    let name = crate::cmd::shown(path);
+    let io = |e: std::io::Error| format!("{name}: {e}");
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if meta.is_dir() {
+        return Err(format!("{name}: is a directory, not an .npy file"));
+    }
+    let mut r = std::io::BufReader::new(file);
+    let header = read_header(&mut r).map_err(|e| format!("{name}: {e}"))?;
+    let left = meta
+        .is_file()
+        .then(|| meta.len().saturating_sub(header.len as u64));
     let want = region.dtype.or(default_dtype);
-    let arr = match (read_npy(&bytes, None), want) {
-        (Ok(arr), None) => arr,
-        (Ok(arr), Some(w)) if arr.dtype == w => arr,
-        (Ok(arr), Some(w)) if is_bit_view(arr.dtype) && arr.dtype.size() == w.size() => {
-            NpyArray { dtype: w, ..arr }
-        }
-        (Ok(arr), Some(w)) => {
+    // The element type the file is read as (the rules in the module doc).
+    let hint = match (header.dtype(None), want) {
+        (Ok(_), None) => None,
+        (Ok(d), Some(w)) if d == w => None,
+        (Ok(d), Some(w)) if is_bit_view(d) && d.size() == w.size() => Some(w),
+        (Ok(d), Some(w)) => {
             return Err(format!(
-                "{name}: the file holds {} but the region is {w} (tpb does not convert; \
-                 save the array as {w}, or as its bits)",
-                arr.dtype
+                "{name}: the file holds {d} but the region is {w} (tpb does not convert; \
+                 save the array as {w}, or as its bits)"
             ))
         }
-        (Err(NpyError::NeedsHint { .. }), Some(w)) => {
-            read_npy(&bytes, Some(w)).map_err(|e| format!("{name}: {e}"))?
-        }
+        (Err(NpyError::NeedsHint { .. }), Some(w)) => Some(w),
         (Err(NpyError::NeedsHint { descr, size, .. }), None) => {
             return Err(format!(
                 "{name}: descr '{descr}' is a raw {size}-byte blob with no element type; \
@@ -51,17 +61,28 @@ pub fn read_for_region(
         }
         (Err(e), _) => return Err(format!("{name}: {e}")),
     };
-    if !tpb_sim::numerics::is_datapath_dtype(arr.dtype) {
+    let dtype = header.dtype(hint).map_err(|e| format!("{name}: {e}"))?;
+    if !tpb_sim::numerics::is_datapath_dtype(dtype) {
         return Err(format!(
-            "{name}: the file holds {}, which no region can hold (the datapath types are \
-             int8..int32, uint8..uint32, fp16, bfloat16, fp32 and fp8)",
-            arr.dtype
+            "{name}: the file holds {dtype}, which no region can hold (the datapath types are \
+             int8..int32, uint8..uint32, fp16, bfloat16, fp32 and fp8)"
         ));
     }
     let bound = region
-        .bind_to(arr.dtype, &arr.shape)
+        .bind_to(dtype, &header.shape)
         .map_err(|e| format!("{name}: {e}"))?;
+    fits(&bound, gen).map_err(|e| format!("{name}: {e}"))?;
+    let arr = read_data(&mut r, &header, hint, left).map_err(|e| format!("{name}: {e}"))?;
     Ok((bound, arr.data))
+}
+
+/// Checks a bound region against `gen`'s memory: `region sbuf[…]: … on cayman`.
+pub fn fits(b: &Bound, gen: Gen) -> Result<(), String> {
+    b.tensor.check(gen).map(|_| ()).map_err(|e| match e {
+        // Already names the generation.
+        tpb_sim::HostError::NoSuchSpace { .. } => format!("region {b}: {e}"),
+        e => format!("region {b}: {e} on {gen}"),
+    })
 }
 
 /// Integer arrays (and ml_dtypes' `<f1`, read as e5m2) carry bits that any dtype of the same
@@ -114,7 +135,7 @@ pub fn python_loader(file: &str, dtype: Dtype) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::npy::write_npy;
+    use crate::npy::{write_npy, NpyArray};
 
     fn tmp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("tpb-run-data-{}", std::process::id()));
@@ -136,12 +157,16 @@ mod tests {
             &write_npy(&arr(Dtype::UINT16, vec![2, 2]), NpyStyle::BitView).unwrap(),
         );
         let r = RegionSpec::parse("sbuf[p0..2]:bf16").unwrap();
-        let (b, data) = read_for_region(&bits, &r, None).unwrap();
+        let (b, data) = read_for_region(&bits, &r, None, Gen::Cayman).unwrap();
         assert_eq!(b.tensor.dtype, Dtype::BFLOAT16);
         assert_eq!(data.len(), 8);
         let r = RegionSpec::parse("sbuf[p0..2]").unwrap();
         assert_eq!(
-            read_for_region(&bits, &r, None).unwrap().0.tensor.dtype,
+            read_for_region(&bits, &r, None, Gen::Cayman)
+                .unwrap()
+                .0
+                .tensor
+                .dtype,
             Dtype::UINT16
         );
 
@@ -149,12 +174,12 @@ mod tests {
             "v2.npy",
             &write_npy(&arr(Dtype::BFLOAT16, vec![2, 2]), NpyStyle::MlDtypes).unwrap(),
         );
-        let e = read_for_region(&blob, &r, None).unwrap_err();
+        let e = read_for_region(&blob, &r, None, Gen::Cayman).unwrap_err();
         assert!(
             e.contains("raw 2-byte blob") && e.contains("--dtype"),
             "{e}"
         );
-        let (b, _) = read_for_region(&blob, &r, Some(Dtype::BFLOAT16)).unwrap();
+        let (b, _) = read_for_region(&blob, &r, Some(Dtype::BFLOAT16), Gen::Cayman).unwrap();
         assert_eq!(b.tensor.dtype, Dtype::BFLOAT16);
 
         let f16 = tmp(
@@ -162,11 +187,11 @@ mod tests {
             &write_npy(&arr(Dtype::FP16, vec![2, 2]), NpyStyle::BitView).unwrap(),
         );
         let r = RegionSpec::parse("sbuf[p0..2]:bf16").unwrap();
-        let e = read_for_region(&f16, &r, None).unwrap_err();
+        let e = read_for_region(&f16, &r, None, Gen::Cayman).unwrap_err();
         assert!(e.contains("holds fp16 but the region is bfloat16"), "{e}");
 
         let bad = tmp("bad.npy", b"not numpy");
-        let e = read_for_region(&bad, &r, None).unwrap_err();
+        let e = read_for_region(&bad, &r, None, Gen::Cayman).unwrap_err();
         assert!(e.ends_with("bad .npy magic (not a .npy file)"), "{e}");
     }
 }

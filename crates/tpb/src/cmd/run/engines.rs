@@ -34,11 +34,16 @@ pub fn with_queues(args: &Args, mut program: Program) -> Result<Program, CliErro
     Ok(program)
 }
 
+/// The most bytes of a `--timing-file` (a few dozen `NAME = VALUE` lines in practice).
+const MAX_TIMING_FILE_BYTES: u64 = 1 << 20;
+
 /// The timing model with `--timing-file` then `--timing` overrides.
 fn timing(args: &Args) -> Result<Timing, CliError> {
     let mut t = Timing::default();
     if let Some(path) = &args.timing_file {
-        let text = std::fs::read_to_string(path).map_err(|e| CliError::io(path, e))?;
+        let bytes = crate::cmd::input::read_bounded(path, MAX_TIMING_FILE_BYTES, "a timing file")?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| CliError::Msg(format!("{}: not UTF-8 text", crate::cmd::shown(path))))?;
         t.apply_file(&text)
             .map_err(|(line, e)| CliError::Msg(format!("{}:{line}: {e}", path.display())))?;
     }
@@ -46,6 +51,8 @@ fn timing(args: &Args) -> Result<Timing, CliError> {
         t.set_text(v)
             .map_err(|e| CliError::Msg(format!("--timing {v}: {e}")))?;
     }
+    t.check()
+        .map_err(|e| CliError::Msg(format!("--timing: {e}")))?;
     Ok(t)
 }
 
@@ -94,7 +101,7 @@ pub(super) fn run(
     };
     println!(
         "program  {} ({}, {n} instruction{})",
-        program.name,
+        crate::cmd::shown(std::path::Path::new(&program.name)),
         program.gen,
         plural(n)
     );
@@ -145,7 +152,7 @@ pub(super) fn run(
             for a in plan.iter().filter(|p| p.at == n && n > 0) {
                 perform(&mut machine, a, n, fp8, style, &mut tally)?;
             }
-            super::write_manifest(&args.out_dir, program, &tally)?;
+            super::write_manifest(args.out_dir(), program, &tally)?;
         }
         Stop::Fault {
             engine,
@@ -155,11 +162,12 @@ pub(super) fn run(
             failed = true;
             summary(&report, &tally);
             let cause = fault.cause.to_string().replace("\n  ", "; ");
-            eprintln!(
-                "tpb: error: {}{}: {cause} (on {engine}, queue position {queue_index})",
+            let line = format!(
+                "{}{}: {cause} (on {engine}, queue position {queue_index})",
                 program.where_is(fault.inst.index),
                 fault.inst
             );
+            eprintln!("tpb: error: {}", crate::cmd::printable(&line));
         }
         Stop::Deadlock(d) => {
             failed = true;
@@ -172,11 +180,12 @@ pub(super) fn run(
                 plural(d.blocked.len())
             );
             for b in &d.blocked {
-                eprintln!(
+                let line = format!(
                     "  {} waits for {}",
                     describe(program, b.engine, b.queue_index, b.index),
                     b.detail
                 );
+                eprintln!("{}", crate::cmd::printable(&line));
             }
         }
     }
@@ -187,7 +196,7 @@ pub(super) fn run(
     print_engines(program, &run);
     for path in &args.timeline {
         timeline::write(path, program, &run)?;
-        println!("timeline {}", path.display());
+        println!("timeline {}", crate::cmd::shown(path));
     }
     for f in &tally.failed {
         eprintln!(

@@ -79,7 +79,11 @@ pub fn load(
     if ext.as_deref() == Some("bin") || starts_binary(path, ext.as_deref())? {
         return binary(Some(path));
     }
-    let bytes = std::fs::read(path).map_err(|e| CliError::io(path, e))?;
+    let bytes = super::super::input::read_bounded(
+        path,
+        super::super::input::MAX_PROGRAM_BYTES,
+        "a program",
+    )?;
     let text = match ext.as_deref() {
         Some("tpb" | "s" | "asm") => Some(
             String::from_utf8(bytes)

@@ -10,31 +10,42 @@ use std::fmt::Write as _;
 use std::path::Path;
 use tpb_sim::engines::{EngineId, EngineRun, Object};
 
-/// Writes `path` as JSON or SVG by its extension.
-pub fn write(path: &Path, program: &Program, run: &EngineRun) -> Result<(), CliError> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let text = match ext.as_deref() {
-        Some("json") => serde_json::to_string(&chrome_trace(program, run)).unwrap_or_default(),
-        Some("svg") => svg(program, run),
-        _ => {
-            return Err(CliError::Msg(format!(
-                "--timeline {}: the file must end in .json or .svg",
-                path.display()
-            )))
-        }
-    };
-    write_atomic(path, text.as_bytes())
+/// A timeline's file format, chosen by its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Chrome trace-event JSON.
+    Json,
+    /// An SVG Gantt chart.
+    Svg,
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    if let Some(d) = dir {
-        std::fs::create_dir_all(d).map_err(|e| CliError::io(d, e))?;
+impl Format {
+    /// The format `path` names; any other extension is an error naming the path.
+    pub fn of(path: &Path) -> Result<Format, String> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("json") => Ok(Format::Json),
+            Some("svg") => Ok(Format::Svg),
+            _ => Err(format!(
+                "`{}`: the file must end in .json or .svg",
+                crate::cmd::shown(path)
+            )),
+        }
     }
-    crate::atomic::write_file(path, bytes).map_err(|e| CliError::io(path, e))
+}
+
+/// Writes `path` as JSON or SVG by its extension (checked with the other outputs before the
+/// run, so its directory exists).
+pub fn write(path: &Path, program: &Program, run: &EngineRun) -> Result<(), CliError> {
+    let format = Format::of(path).map_err(|e| CliError::Msg(format!("--timeline: {e}")))?;
+    let text = match format {
+        Format::Json => serde_json::to_string(&chrome_trace(program, run)).unwrap_or_default(),
+        Format::Svg => svg(program, run),
+    };
+    crate::atomic::write_file(path, text.as_bytes()).map_err(|e| CliError::io(path, e))
 }
 
 /// Microseconds (the trace format's unit) from picoseconds.

@@ -5,7 +5,8 @@
 //! Bit-exactness rules: an element literal must denote exactly one bit pattern of its dtype.
 //! `0x…` is the raw bits; an integer must fit the dtype; a float literal is read as fp32 (the
 //! nearest fp32, as any compiler would) and must then be exactly representable in a narrower
-//! float dtype; NaN has many encodings, so it is written by its bits.
+//! float dtype, except that an integer literal must be an fp32 exactly and a nonzero literal
+//! may not underflow to zero; NaN has many encodings, so it is written by its bits.
 
 use tpb_isa::wire::descriptor::{f32_text, ImmVal};
 use tpb_isa::wire::Field;
@@ -89,6 +90,7 @@ pub fn parse_element(s: &str, dtype: Dtype, fp8: &Fp8Config) -> Result<u32, Stri
         ));
     }
     let f = parse_f32(t)?;
+    check_exact_literal(t, f, dtype)?;
     let enc = from_f32(dtype, f, fp8);
     if to_f32(dtype, enc, fp8).to_bits() != f.to_bits() {
         return Err(format!(
@@ -98,6 +100,34 @@ pub fn parse_element(s: &str, dtype: Dtype, fp8: &Fp8Config) -> Result<u32, Stri
         ));
     }
     Ok(enc)
+}
+
+/// The reading of a literal as the nearest fp32 is silent only for a decimal fraction
+/// (`0.1`, which no binary float holds): an integer literal must be that fp32 exactly
+/// (`16777217` is not), and a nonzero literal must not underflow to zero (`1e-50`).
+fn check_exact_literal(t: &str, f: f32, dtype: Dtype) -> Result<(), String> {
+    let l = t.to_ascii_lowercase().replace('_', "");
+    let magnitude = l.trim_start_matches(['+', '-']);
+    if !magnitude.is_empty() && magnitude.bytes().all(|b| b.is_ascii_digit()) {
+        // fp32's largest finite value is below 2^128, so an integer one fits u128 exactly.
+        let exact = magnitude.parse::<u128>().ok() == Some(f.abs() as u128);
+        if !exact {
+            return Err(format!(
+                "`{t}` is not exactly representable in {dtype} (it rounds to {} in fp32); \
+                 write a value the type holds, or its bits",
+                f32_text(f.to_bits())
+            ));
+        }
+        return Ok(());
+    }
+    let mantissa = magnitude.split('e').next().unwrap_or("");
+    if f == 0.0 && mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b)) {
+        return Err(format!(
+            "`{t}` underflows to 0 in fp32 (the smallest nonzero fp32 is 1e-45); write 0 \
+             for zero"
+        ));
+    }
+    Ok(())
 }
 
 /// Parses a float literal (`1.5`, `-3.4028235e38`, `inf`, `-inf`) as the nearest fp32.
@@ -220,6 +250,36 @@ mod tests {
         assert!(parse_element("256", Dtype::UINT8, &CFG).is_err());
         assert!(parse_element("1.5", Dtype::INT32, &CFG).is_err());
         assert_eq!(parse_element("240", Dtype::FP8_EXP4, &CFG), Ok(0x77));
+    }
+
+    /// Issue 20 item 15: integer literals and underflow are exact or refused.
+    #[test]
+    fn float_literals_are_exact_or_refused() {
+        let fp32 = |s| parse_element(s, Dtype::FP32, &CFG);
+        assert_eq!(fp32("16777216"), Ok(0x4B80_0000));
+        assert!(fp32("16777217")
+            .unwrap_err()
+            .contains("not exactly representable"));
+        assert_eq!(fp32("-16777218"), Ok(0xCB80_0001));
+        assert_eq!(
+            fp32("340282346638528859811704183484516925440"),
+            Ok(0x7F7F_FFFF)
+        );
+        assert!(fp32("340282346638528859811704183484516925441").is_err());
+        assert!(fp32("1e-50").unwrap_err().contains("underflows to 0"));
+        assert!(fp32("0.0000000000000000000000000000000000000000000000001")
+            .unwrap_err()
+            .contains("underflows"));
+        assert_eq!(fp32("0e-50"), Ok(0));
+        assert_eq!(fp32("-0.0"), Ok(0x8000_0000));
+        assert_eq!(
+            fp32("1e-45"),
+            Ok(1),
+            "the nearest subnormal is not an underflow"
+        );
+        assert_eq!(parse_element("0.1", Dtype::FP32, &CFG), Ok(0x3DCC_CCCD));
+        assert!(parse_element("16777217", Dtype::BFLOAT16, &CFG).is_err());
+        assert!(parse_element("1e-50", Dtype::FP16, &CFG).is_err());
     }
 
     #[test]

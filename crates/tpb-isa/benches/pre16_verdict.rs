@@ -1,36 +1,25 @@
-//! The verdict alone, read through a zero-copy [`InstView`]: each chain of `chains/` as one
-//! boolean expression that stops at the first failing clause, with no [`Instruction`]
-//! built, no report and no allocation (issue 11: decode+validate throughput).
-//!
-//! The chains stay the reference: they give every finding with its name, field and bytes,
-//! and `is_valid` here must agree with their verdict on every bundle and generation
-//! (`tests/validate_fast.rs` checks random, valid and mutated-valid bundles differentially).
-//! Lints never decide the verdict, so they are not evaluated here.
-//!
-//! [`Instruction`]: crate::wire::Instruction
+//! The verdict as it was before issue 16: a second, hand-written copy of every chain as one
+//! boolean expression (formerly `src/validate/fast.rs`), frozen here only so the decode bench
+//! can compare the single-source verdict with it in one run. Not used by any other code.
+#![allow(dead_code)]
 
-use crate::gen::Gen;
-use crate::geometry::{Geometry, Space, NUM_CHANNELS, NUM_REGISTERS};
-use crate::opcode::{Family, Form, OpcodeInfo};
-use crate::tables::{AccumCmd, AluOp, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode};
-use crate::wire::{
+use tpb_isa::gen::Gen;
+use tpb_isa::geometry::{Geometry, Space, NUM_CHANNELS, NUM_REGISTERS};
+use tpb_isa::opcode::{Family, Form, OpcodeInfo};
+use tpb_isa::tables::{AccumCmd, AluOp, Dtype, ImmSrc, RevOps, TensorSubdim, UpdateMode};
+use tpb_isa::wire::{
     Addr4, AddrForm, BodyView, D4Iota, EventSemaphore, ImmVal, InstView, S2Bn, S2d2Rs, S2d2TsAs,
     S3d3Ts, S3d3TsSelect, S4d4Tsm, Tensor, View, INST_WORD_LEN,
 };
 
 /// Whether the bundle is valid on the view's generation: the same verdict as
-/// [`validate`](super::validate)`(..).is_valid()` on the decoded instruction.
+/// `validate(..).is_valid()` on the decoded instruction.
 #[inline]
 pub fn is_valid_view(v: &InstView<'_>) -> bool {
     let gen = v.gen();
     let (h, e) = (v.header(), v.events());
     // `has_valid_neuron_header` / `has_valid_neuron_events`, then the struct's chain.
     let Some(info) = v.info() else { return false };
-    if is_dma_family(info.family) {
-        // The DMA and MEM_2D chains have no separate fast form yet: their verdict is the
-        // chain's own (one definition; the i16 merge makes every family this way).
-        return super::is_valid(&v.owned(), gen);
-    }
     if !(h.inst_word_len() == INST_WORD_LEN
         && e.wait_mode().defined_on(gen)
         && e.update_mode().defined_on(gen))
@@ -58,6 +47,7 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         Family::EventSemaphore => {
             matches!(body, BodyView::EventSemaphore(s) if event_semaphore(gen, v, s))
         }
+        // Families added after issue 16 have no pre-16 form: the single-source verdict.
         Family::DmaMemcpy
         | Family::PseudoDma
         | Family::PseudoExt
@@ -66,24 +56,8 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         | Family::DmaGatherTranspose
         | Family::DmaMemcpy2
         | Family::DmaImmediate
-        | Family::Mem2d => false,
+        | Family::Mem2d => tpb_isa::validate::is_valid_view(v),
     }
-}
-
-/// The families whose verdict is their chain's (see [`is_valid_view`]).
-const fn is_dma_family(f: Family) -> bool {
-    matches!(
-        f,
-        Family::DmaMemcpy
-            | Family::PseudoDma
-            | Family::PseudoExt
-            | Family::DmaIndirect
-            | Family::DmaTranspose
-            | Family::DmaGatherTranspose
-            | Family::DmaMemcpy2
-            | Family::DmaImmediate
-            | Family::Mem2d
-    )
 }
 
 /// `has_valid_active_channel_range` (both spellings test the same range).
@@ -93,7 +67,7 @@ fn channels(n: u8) -> bool {
 }
 
 #[inline(always)]
-fn zero<const N: usize>(b: crate::wire::Bytes<N>) -> bool {
+fn zero<const N: usize>(b: tpb_isa::wire::Bytes<N>) -> bool {
     b.is_zero()
 }
 
