@@ -80,12 +80,7 @@ fn dma_pipeline_example_runs_race_free_with_its_timeline() {
         .unwrap();
     let out = tpb(
         &dir,
-        &[
-            "run",
-            example.to_str().unwrap(),
-            "--timeline",
-            "out/dma.svg",
-        ],
+        &["run", example.to_str().unwrap(), "--timeline", "dma.svg"],
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -97,6 +92,6 @@ fn dma_pipeline_example_runs_race_free_with_its_timeline() {
         text.contains("expect   1 passed") && text.contains("races    none"),
         "{text}"
     );
-    let svg = std::fs::read_to_string(dir.join("out/dma.svg")).unwrap();
+    let svg = std::fs::read_to_string(dir.join("dma.svg")).unwrap();
     assert!(svg.contains("DMA.SP") && svg.contains("DMA.ACT"));
 }

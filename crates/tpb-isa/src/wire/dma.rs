@@ -78,7 +78,8 @@ wire_struct! {
     /// `PSEUDO_DMA_EXT_STRUCT` — PSEUDO_EXTENSION 0xDA (§3.6), the record after a 0xD4.
     /// Its bytes 1..12 (`flags` @1, `idx_nac` @2, `compute_op` @3, `src_idx` ADDR4 @4,
     /// `dst_idx` ADDR4 @8) overlay the header and EVENTS fields of the common preamble, which
-    /// keep them losslessly; `explain` names them.
+    /// keep them losslessly (the text shows them under the preamble's names; the validator
+    /// does not read them as a header or EVENTS).
     pub struct PseudoDmaExt, bytes 12..64 {
         /// Bytes 12..16.
         src_bound_size_bytes: u32 = 12,
