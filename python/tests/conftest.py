@@ -1,6 +1,6 @@
 """Shared helpers for the tpb Python test suite.
 
-References (the project's own docs): README "Assumptions" (numerics §14-§20, simulator
+References (the project's own docs): docs/reference/assumptions.md (numerics §14-§20, simulator
 §21-§38), docs/syntax.md (text), docs/cli-run.md (regions). Seeds: 000 PtrMulti, 001 the
 packer, 002 AffineSelect. nki-semantics §1.1 is the source of the nki-library cases.
 """

@@ -8,12 +8,13 @@ import doctest
 import pytest
 
 import tpb
+import tpb._cli
 import tpb._errors
 import tpb._tpb
 import tpb.nki
 import tpb.nki.isa
 
-MODULES = [tpb, tpb.nki, tpb.nki.isa, tpb._errors, tpb._tpb]
+MODULES = [tpb, tpb.nki, tpb.nki.isa, tpb._cli, tpb._errors, tpb._tpb]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -1,7 +1,7 @@
 """The ISA surface: tpb.Instruction, tpb.decode, tpb.validate, tpb.asm, tpb.disasm, tpb.pack.
 
 Golden cases come from the shipped examples (docs/cli-isa.md describes every bundle of
-examples/causal_mask.bin and examples/bad_bundles.bin), the README's `tpb pack` outputs and
+examples/causal_mask.bin and examples/bad_bundles.bin), docs/cli.md's `tpb pack` outputs and
 crates/tpb/tests/cli_pack.rs (seed 001), and the validator's own rule tests
 (crates/tpb-isa/tests/validate.rs; seed 002 for AffineSelect, seed 000 for PtrMulti).
 """
@@ -45,7 +45,7 @@ def test_instruction_str_is_the_canonical_disasm_line():
     assert lines[0] == ".gen cayman"
     insts = tpb.decode(CAUSAL)
     assert [str(i) for i in insts] == lines[1:]
-    # README: the third line of `tpb disasm examples/causal_mask.bin`.
+    # docs/cli.md: the third line of `tpb disasm examples/causal_mask.bin`.
     assert str(insts[1]) == (
         "affine_select in_out_dtype=fp32->bfloat16 fill_mode=ge "
         "mask_pattern=0:[[-1,512],[1,1],[1,1],[1,1]] "
@@ -83,7 +83,7 @@ def test_instruction_equality_includes_the_generation():
 
 
 def test_any_64_bytes_decode_losslessly_on_every_generation(rng):
-    """README "Library guarantees": decoding is total and lossless."""
+    """docs/library.md "Library guarantees": decoding is total and lossless."""
     for gen in GENS:
         for _ in range(50):
             raw = rng.integers(0, 256, 64, dtype=np.uint8).tobytes()
@@ -98,7 +98,7 @@ def test_any_64_bytes_decode_losslessly_on_every_generation(rng):
 
 
 def test_opcodes_that_exist_on_some_generations_only():
-    """0x87/0x88 are PtrMulti structs on sunda only; 0xBC is opaque on sunda (README)."""
+    """0x87/0x88 are PtrMulti structs on sunda only; 0xBC is opaque on sunda (docs/library.md)."""
     dual = BAD[8 * 64 : 9 * 64]
     assert tpb.Instruction.decode(dual, gen="sunda").mnemonic == "ptr_multi_dual_arith"
     assert tpb.Instruction.decode(dual, gen="cayman").mnemonic == "unknown"
@@ -241,7 +241,7 @@ def test_validate_per_generation_opcodes():
 
 
 def test_lints_are_reported_only_on_request():
-    """README assumption 2: the quadrant placement rule is a lint, never a failure."""
+    """assumptions.md item 2: the quadrant placement rule is a lint, never a failure."""
     code = tpb.asm(
         "iota out_dtype=fp32 src_data_pattern=0:[[1,8]] dst_mem_pattern=sbuf[p10..20]+0x0:[[1,8]]"
     )
@@ -273,7 +273,7 @@ def test_asm_assembles_and_validates():
 
 
 def test_asm_error_is_value_error_and_tpb_error_listing_every_error():
-    """README: `tpb asm bad.tpb` reports both errors, at 1:22 and 2:6."""
+    """docs/cli.md: `tpb asm bad.tpb` reports both errors, at 1:22 and 2:6."""
     with pytest.raises(tpb.AsmError) as info:
         tpb.asm("affine_select dtypes=fp33->bf16\niota bogus=1\n")
     e = info.value
@@ -320,7 +320,7 @@ def test_asm_refuses_non_text():
 @pytest.mark.parametrize("name", ["causal_mask.bin", "bad_bundles.bin"])
 @pytest.mark.parametrize("gen", GENS)
 def test_disasm_asm_round_trip_on_shipped_examples(name, gen):
-    """README: asm(disasm(b)) == b for every 64 bytes on every generation."""
+    """docs/cli.md: asm(disasm(b)) == b for every 64 bytes on every generation."""
     data = (EXAMPLES / name).read_bytes()
     text = tpb.disasm(data, gen=gen)
     assert text.splitlines()[0] == f".gen {gen}"
@@ -357,7 +357,7 @@ def test_disasm_rejects_partial_bundles(n):
 
 
 def test_pack_readme_example():
-    """README `tpb pack --partitions 0..128 --offset 0x400 --dims "[[64,2],[1,64]]" --nd 4`."""
+    """docs/cli.md `tpb pack --partitions 0..128 --offset 0x400 --dims "[[64,2],[1,64]]" --nd 4`."""
     p = tpb.pack(range(0, 128), 0x400, [[64, 2], [1, 64]], nd=4, space="sbuf", gen="cayman")
     assert isinstance(p, tpb.Packed)
     assert p.kind == "TENSOR4D"
@@ -389,7 +389,7 @@ def test_pack_psum_3d_on_sunda():
 
 
 def test_pack_start_partition_and_partition_step():
-    """README assumption 13: a partition step other than 1 is accepted and has no effect;
+    """assumptions.md item 13: a partition step other than 1 is accepted and has no effect;
     an offset at or beyond the partition stride is rejected; num == 1 dims are dropped."""
     a = tpb.pack(32, 0, [[-1, 8]], nd=3, space="psum", gen="sunda", start_partition=32)
     assert a.bytes == tpb.pack((32, 64), 0, [[-1, 8]], nd=3, space="psum", gen="sunda").bytes
@@ -404,7 +404,7 @@ def test_pack_start_partition_and_partition_step():
 
 
 def test_pack_explicit_keeps_slots():
-    """decisions §1.5 GOTCHA (README): --explicit keeps PtrMulti's W in num_elem[3]."""
+    """decisions §1.5 GOTCHA (docs/cli.md): --explicit keeps PtrMulti's W in num_elem[3]."""
     dims = [[16, 4], [16, 1], [8, 2], [1, 8]]
     assert tpb.pack(128, 0, dims).descriptor.endswith(":[[1,8],[8,2],[16,4],[1,1]]")
     assert tpb.pack(128, 0, dims, explicit=True).descriptor.endswith(

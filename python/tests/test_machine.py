@@ -1,6 +1,6 @@
 """The simulator surface: tpb.Machine, tpb.RunReport, tpb.Warning, tpb.Fault.
 
-Behaviour under test is the README's "`tpb run` — the reference simulator" section and its
+Behaviour under test is docs/cli.md's "`tpb run` — the reference simulator" section and its
 simulator assumptions (§21 initial state, §25 reads before writes, §37 uninitialised reads);
 regions follow docs/cli-run.md.
 """
@@ -32,7 +32,7 @@ HALVE = (
 )
 IOTA_VALUES = np.arange(32, dtype=np.float32).reshape(4, 8)
 
-# A cayman SBUF partition: 224 KiB active (README assumption 1).
+# A cayman SBUF partition: 224 KiB active (assumptions.md item 1).
 CAYMAN_SBUF_BYTES = 0x38000
 WHOLE_SBUF = f"sbuf[p0..128]+0x0:uint8:128x{CAYMAN_SBUF_BYTES}"
 
@@ -129,7 +129,7 @@ def test_float64_message_says_how_to_fix_it():
 
 
 def test_fp8_e4m3_variant_must_match_the_machine():
-    """README assumption 15: FP8_EXP4 is IEEE-like E4M3 by default, finite-only with fn."""
+    """assumptions.md item 15: FP8_EXP4 is IEEE-like E4M3 by default, finite-only with fn."""
     a = np.array([[1.5, -240.0]], dtype=ml_dtypes.float8_e4m3fn)
     with pytest.raises(tpb.DtypeError, match="fp8_e4m3"):
         tpb.Machine().write("sbuf[p0..1]+0x0", a)
@@ -186,7 +186,7 @@ def test_maverick_has_no_psum():
 
 
 def test_active_bytes_differ_per_generation():
-    """README assumption 1: 192/224/256/512 KiB SBUF per partition."""
+    """assumptions.md item 1: 192/224/256/512 KiB SBUF per partition."""
     for gen, kib in [("sunda", 192), ("cayman", 224), ("mariana", 256), ("maverick", 512)]:
         m = tpb.Machine(gen=gen)
         m.write(f"sbuf[p0..1]+{kib * 1024 - 4:#x}", np.ones((1, 1), np.float32))
@@ -195,7 +195,7 @@ def test_active_bytes_differ_per_generation():
 
 
 def test_a_new_machine_reads_zero():
-    """README assumption 21: SBUF/PSUM start as zero bytes."""
+    """assumptions.md item 21: SBUF/PSUM start as zero bytes."""
     m = tpb.Machine()
     assert not m.read("sbuf[p0..128]+0x0:uint32:128x16").any()
     assert not m.read("psum[p0..128]+0x0:uint32:128x16").any()
@@ -223,7 +223,8 @@ def test_set_register_ints_floats_and_bounds():
     for n in [64, 1000]:
         with pytest.raises(tpb.UsageError, match="outside 0..64"):
             m.set_register(n, 1)
-    with pytest.raises(OverflowError):
+    # A negative register number is an argument mistake like any other (issue 20 item 16).
+    with pytest.raises(tpb.UsageError, match="negative"):
         m.set_register(-1, 1)
     assert m.registers[3] == 5  # failed calls changed nothing
 
@@ -300,7 +301,7 @@ def test_run_bad_programs_are_usage_or_asm_errors():
 
 
 def test_uninitialised_read_is_a_warning():
-    """README assumption 37: one warning per operand per instruction."""
+    """assumptions.md item 37: one warning per operand per instruction."""
     m = tpb.Machine()
     report = m.run(HALVE)
     (w,) = report.warnings

@@ -2,7 +2,7 @@
 independent NumPy / ml_dtypes computation of the documented semantics.
 
 Semantics: nki-semantics §1.1 (affine_select and the nki-library parameterisations), §1.2
-(iota), the README's numerics assumptions (§14 compares give 1.0/0.0, §15-§16 conversions:
+(iota), the numerics assumptions (docs/reference/assumptions.md) (§14 compares give 1.0/0.0, §15-§16 conversions:
 FP32 -> float dtypes round to nearest even without saturation, FP32 -> integers round to
 nearest even and saturate, §19 bitvec), §24 (bypass passes data; reversed operands), §26-§27
 (ramp wraps; iota into integers keeps the low bits), §30 (select operands), §31
@@ -30,7 +30,7 @@ F32 = np.float32
 
 def ramp(partitions: int, pattern, offset: int = 0, channel_multiplier: int = 0) -> np.ndarray:
     """nki-semantics §1.2: offset + c*cm + sum(index*step), pattern outermost first, as int32
-    with 32-bit wrap-around (README assumption 26). Shape (P, num_0, num_1, ...)."""
+    with 32-bit wrap-around (assumptions.md item 26). Shape (P, num_0, num_1, ...)."""
     shape = [partitions] + [num for _, num in pattern]
     v = np.full(shape, offset, dtype=np.int64)
     c = np.arange(partitions, dtype=np.int64).reshape([partitions] + [1] * len(pattern))
@@ -43,7 +43,7 @@ def ramp(partitions: int, pattern, offset: int = 0, channel_multiplier: int = 0)
 
 
 def from_fp32(x: np.ndarray, dtype) -> np.ndarray:
-    """FP32 -> dtype as the datapath converts (README assumptions 15, 16)."""
+    """FP32 -> dtype as the datapath converts (assumptions.md items 15, 16)."""
     dt = np.dtype(dtype)
     x = np.asarray(x, dtype=F32)
     if dt.kind in "iu":
@@ -66,7 +66,7 @@ def select_copy(keep: np.ndarray, src: np.ndarray, fill: float, out_dtype) -> np
 
 
 def max_num(a, b):
-    """IEEE maxNum with -0 < +0 (README assumption 14): a NaN loses to a number."""
+    """IEEE maxNum with -0 < +0 (assumptions.md item 14): a NaN loses to a number."""
     a, b = np.broadcast_arrays(np.asarray(a, F32), np.asarray(b, F32))
     zeros = (a == 0) & (b == 0)
     return np.where(zeros, np.where(np.signbit(a) & np.signbit(b), F32(-0.0), F32(0.0)), np.fmax(a, b))
@@ -102,7 +102,7 @@ def tensor_scalar_ref(data, out_dtype, op0, s0, reverse0=False, op1=None, s1=Non
         s = np.asarray(s, F32)
         with np.errstate(all="ignore"):
             r = np.asarray(ARITH[op](s, a) if rev else ARITH[op](a, s), F32)
-        # README assumption 17: every NaN an ALU op produces is 0x7FC00000.
+        # assumptions.md item 17: every NaN an ALU op produces is 0x7FC00000.
         return np.where(np.isnan(r), np.uint32(0x7FC00000).view(F32), r)
 
     x = stage(op0, x, s0, reverse0).astype(F32)
@@ -206,7 +206,7 @@ def test_out_of_memory_is_a_tpb_error_and_leaves_the_allocator_usable():
 
 
 def test_psum_sizes_per_generation():
-    """16 KiB of PSUM per partition on sunda..mariana (README assumption 1)."""
+    """16 KiB of PSUM per partition on sunda..mariana (assumptions.md item 1)."""
     for gen in ["sunda", "cayman", "mariana"]:
         core = nki.Core(gen=gen)
         core.ndarray((128, 4096), np.float32, buffer="psum")
@@ -284,7 +284,7 @@ def test_iota_int32(pattern, offset, cm):
     ids=lambda d: np.dtype(d).name,
 )
 def test_iota_casts_to_dst_dtype(dtype):
-    """README assumption 27: integers keep the low bits; floats go int32 -> FP32 -> dtype (RNE)."""
+    """assumptions.md item 27: integers keep the low bits; floats go int32 -> FP32 -> dtype (RNE)."""
     core = nki.Core()
     pattern = [[37, 64]]
     dst = core.ndarray((8, 64), dtype)
@@ -622,7 +622,7 @@ def test_tensor_scalar_immediates(op0, s0, rev0, op1, s1, rev1, in_dtype, out_dt
 
 
 def test_tensor_scalar_bypass_is_a_cast_and_ignores_reversal(rng):
-    """README assumption 24: a BYPASS stage passes its data input whatever reverse says."""
+    """assumptions.md item 24: a BYPASS stage passes its data input whatever reverse says."""
     core = nki.Core()
     data = random_values(rng, (8, 16), F32)
     src = core.from_numpy(data)
@@ -648,7 +648,7 @@ def test_tensor_scalar_operator_names_as_strings(rng):
 
 
 def test_tensor_scalar_per_partition_tile_operands(rng):
-    """(P, 1) tiles are read through pointers, one FP32 scalar per partition (README §28)."""
+    """(P, 1) tiles are read through pointers, one FP32 scalar per partition (assumptions.md item 28)."""
     core = nki.Core()
     data = random_values(rng, (32, 24), BF16)
     scale = random_values(rng, (32, 1), F32, limit=4)
@@ -692,7 +692,7 @@ def test_psum_writes_need_a_four_byte_dtype():
 @pytest.mark.parametrize("out_dtype", [np.int32, np.int8, np.uint8, np.uint16],
                          ids=lambda d: np.dtype(d).name)
 def test_tensor_scalar_to_integers_rounds_to_nearest_even_and_saturates(out_dtype):
-    """README assumption 16: FP32 -> integer outputs round to nearest even and saturate."""
+    """assumptions.md item 16: FP32 -> integer outputs round to nearest even and saturate."""
     core = nki.Core()
     data = np.array([[0.5, 1.5, 2.5, -0.5, -1.5, 1e10, -1e10, 126.5, 255.5, -128.5, 3.49, 65535.5]], F32)
     src = core.from_numpy(data)
@@ -702,7 +702,7 @@ def test_tensor_scalar_to_integers_rounds_to_nearest_even_and_saturates(out_dtyp
 
 
 def test_tensor_scalar_to_fp8_overflows_without_saturation():
-    """README assumption 15: FP32 -> fp8 rounds to nearest even; overflow gives inf."""
+    """assumptions.md item 15: FP32 -> fp8 rounds to nearest even; overflow gives inf."""
     core = nki.Core()
     data = np.array([[0.3, 1.0625, 239.0, 250.0, 1e6, -1e6, 0.001, 17.0]], F32)
     src = core.from_numpy(data)
@@ -725,7 +725,7 @@ def test_tensor_scalar_to_fp8_overflows_without_saturation():
     ids=lambda x: getattr(x, "__name__", str(x)),
 )
 def test_tensor_scalar_bitvec(dtype, op0, s0, op1, s1, rng):
-    """Bitvec ops work on the element's bits (README assumption 19): logical shifts, masks."""
+    """Bitvec ops work on the element's bits (assumptions.md item 19): logical shifts, masks."""
     core = nki.Core()
     data = random_values(rng, (8, 16), dtype, limit=2**31)
     src = core.from_numpy(data)
@@ -811,7 +811,7 @@ def test_numpy_mod_ufuncs_resolve(op):
         nki.isa.tensor_scalar(dst, src, op, 2.0)
 
 
-# ---- range_select (isa-facts §10.2, README assumption 31) ---------------------------
+# ---- range_select (isa-facts §10.2, assumptions.md item 31) ---------------------------
 
 
 @pytest.mark.parametrize("gen", ["cayman", "mariana", "maverick"])
@@ -861,7 +861,7 @@ def test_range_select_other_fill_is_invalid():
 
 @pytest.mark.parametrize("reduce_cmd", ["max", "accumulate", "reset", "bogus"])
 def test_range_select_reduce_is_not_supported(reduce_cmd):
-    """README assumption 38: only reduce_cmd="idle" runs."""
+    """assumptions.md item 38: only reduce_cmd="idle" runs."""
     core = nki.Core()
     src = core.from_numpy(np.ones((4, 8), F32))
     dst = core.ndarray((4, 8), F32)
@@ -871,7 +871,7 @@ def test_range_select_reduce_is_not_supported(reduce_cmd):
 
 
 def test_range_select_is_refused_on_sunda():
-    """README: RangeSelect 0xBC exists from cayman on."""
+    """RangeSelect 0xBC exists from cayman on (the opcode table in README.md)."""
     core = nki.Core(gen="sunda")
     src = core.from_numpy(np.ones((4, 8), F32))
     b = core.from_numpy(np.ones((4, 1), F32))
@@ -893,7 +893,7 @@ def test_range_select_bound_errors():
         nki.isa.range_select(dst, src, np.greater, np.less, src, 1.0)
 
 
-# ---- select (TensorScalarSelect, README assumption 30) -------------------------------
+# ---- select (TensorScalarSelect, assumptions.md item 30) -------------------------------
 
 
 def test_select_with_predicate_tile_and_immediate_fill(rng):
@@ -949,7 +949,7 @@ def test_select_refuses_a_dst_dtype_other_than_the_source():
 
 
 def test_nan_and_signed_zero_rules(rng):
-    """README assumptions 14 and 17: MAX/MIN are maxNum/minNum (a NaN loses) with -0 < +0;
+    """assumptions.md items 14 and 17: MAX/MIN are maxNum/minNum (a NaN loses) with -0 < +0;
     compares give 1.0/0.0 (false with NaN, except not_equal); every NaN an ALU op produces is
     0x7FC00000."""
     snan = np.uint32(0x7FA00001).view(F32)
@@ -984,7 +984,7 @@ def test_nan_and_signed_zero_rules(rng):
     ],
 )
 def test_fp8_variants_and_saturation(config, dtype, want):
-    """README assumption 15: E4M3 finite-only (max 448, overflow -> NaN) with fp8_e4m3="fn";
+    """assumptions.md item 15: E4M3 finite-only (max 448, overflow -> NaN) with fp8_e4m3="fn";
     fp8_ocp_sat saturates to +-max; by default overflow gives inf."""
     core = nki.Core(**config)
     x = np.array([[0.3, 448.0, 460.0, 1e6, -1e6, np.nan, np.inf]], F32)
@@ -992,9 +992,8 @@ def test_fp8_variants_and_saturation(config, dtype, want):
     dst = core.ndarray((1, 7), dtype)
     nki.isa.tensor_scalar(dst, src, np.multiply, 1.0)
     got = dst.numpy().astype(F32)[0]
-    assert [str(v) if not np.isfinite(v) else float(v) for v in got] == [
-        w if isinstance(w, str) else float(w) for w in want
-    ]
+    # Compared as values (NaN by isnan), never through how numpy prints them.
+    assert np.array_equal(got, np.array([float(w) for w in want], F32), equal_nan=True)
     if not config.get("fp8_ocp_sat"):
         assert_bits_equal(dst.numpy()[:, :5], x[:, :5].astype(dtype))
 
@@ -1128,7 +1127,7 @@ def test_call_report():
 
 
 def test_uninitialised_tile_warns_and_strict_core_faults():
-    """README assumption 37; strict mode turns the warning into tpb.Fault (nothing emitted)."""
+    """assumptions.md item 37; strict mode turns the warning into tpb.Fault (nothing emitted)."""
     core = nki.Core()
     src = core.ndarray((4, 8), F32)  # never written
     dst = core.ndarray((4, 8), F32)
@@ -1246,7 +1245,7 @@ COMPARES = {"greater": np.greater, "greater_equal": np.greater_equal, "equal": n
 
 def test_range_select_sweep_against_numpy():
     """150 random float dtype pairs, compares, NaN/inf bounds (immediate and (P, 1) tile) and
-    range starts: x = fp32(range_start + k) (README assumption 31)."""
+    range starts: x = fp32(range_start + k) (assumptions.md item 31)."""
     rng = np.random.default_rng(7)
     core = nki.Core()
     for case in range(150):
@@ -1273,7 +1272,8 @@ def test_range_select_sweep_against_numpy():
 
 def test_select_sweep_against_numpy():
     """150 random dtypes, predicates (any nonzero is true) and fills encoded in the data's
-    dtype (RNE, saturating for integers; README assumption 30)."""
+    dtype (RNE for floats); an integer dtype takes only a fill it holds exactly, anything
+    else is refused rather than saturated (issue 20 item 14)."""
     rng = np.random.default_rng(8)
     core = nki.Core()
     for case in range(150):
@@ -1284,6 +1284,14 @@ def test_select_sweep_against_numpy():
         fill = float(rng.choice([0.0, -0.0, 1.5, 300.7, -129.5, np.inf, np.nan, 1e30, -FLT_MAX]))
         reverse = bool(rng.random() < 0.5)
         src, dst, p = core.from_numpy(data), core.ndarray((4, 16), dtype), core.from_numpy(pred)
+        if np.issubdtype(dtype, np.integer):
+            info = np.iinfo(dtype)
+            if not (fill == int(fill) if np.isfinite(fill) else False) or not (
+                info.min <= fill <= info.max
+            ):
+                with pytest.raises(tpb.UsageError, match="on_false_value"):
+                    nki.isa.select(dst, p, src, fill, reverse_pred=reverse)
+                continue
         nki.isa.select(dst, p, src, fill, reverse_pred=reverse)
         with np.errstate(all="ignore"):
             fill_value = from_fp32(np.full((4, 16), fill, F32), dtype)
@@ -1298,7 +1306,7 @@ def test_select_sweep_against_numpy():
 
 def test_iota_sweep_against_numpy():
     """150 random patterns (1-4 dims, negative steps), offsets and channel multipliers near
-    the int32 limits, into every dtype (README assumptions 26, 27)."""
+    the int32 limits, into every dtype (assumptions.md items 26, 27)."""
     rng = np.random.default_rng(10)
     core = nki.Core()
     for case in range(150):

@@ -1,23 +1,55 @@
-"""The README's Python section runs as written (from the repository root)."""
+"""The README's Python quick start and docs/python.md's example run as written (from the
+repository root): the NKI-style call, the kernel test a kernel author would copy, and the
+package tour."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_readme_python_example_runs(capsys):
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Python: `import tpb`", 1)[1]
-    block = section.split("```python", 1)[1].split("```", 1)[0]
+def python_blocks(path: Path, after: str) -> list[str]:
+    """The ```python blocks of `path` in the section that starts with heading `after`."""
+    text = path.read_text(encoding="utf-8")
+    section = text.split(after, 1)[1]
+    section = re.split(r"\n## ", section, maxsplit=1)[0]
+    return re.findall(r"```python\n(.*?)```", section, flags=re.S)
+
+
+def run_block(block: str, name: str) -> dict:
+    namespace: dict = {"__name__": "readme_example"}
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        exec(compile(block, "README.md", "exec"), {})
+        exec(compile(block, name, "exec"), namespace)
     finally:
         os.chdir(cwd)
+    return namespace
+
+
+def test_readme_quick_start_call_runs(capsys):
+    call, _ = python_blocks(ROOT / "README.md", "## Python quick start")
+    run_block(call, "README.md")
+    out = capsys.readouterr().out
+    assert out.startswith(".gen cayman\n")
+    assert "affine_select" in out and "fill_mode=ge" in out
+
+
+@pytest.mark.parametrize("gen", ["cayman", "mariana", "maverick"])
+def test_readme_kernel_test_passes(gen):
+    _, kernel_test = python_blocks(ROOT / "README.md", "## Python quick start")
+    namespace = run_block(kernel_test, "README.md")
+    namespace["test_causal_mask_is_bit_exact"](gen)
+
+
+def test_docs_python_example_runs(capsys):
+    (block,) = python_blocks(ROOT / "docs" / "python.md", "# Python: `import tpb`")
+    run_block(block, "docs/python.md")
     out = capsys.readouterr().out
     assert "affine_select" in out
     assert "sbuf[p0]+0x400:[[1,64],[64,2],[1,1],[1,1]]" in out

@@ -1,7 +1,7 @@
 """Untrusted input never crashes the binding: random region strings, assembly text, bundles
 and NKI arguments raise Python exceptions (tpb.Error or the builtin the argument type
 implies), never a Rust panic (pyo3's PanicException, a BaseException) or a hang. Seeded, so
-a failure reproduces; README "Library guarantees": library code never panics."""
+a failure reproduces; docs/library.md "Library guarantees": library code never panics."""
 
 from __future__ import annotations
 

@@ -14,8 +14,9 @@ Simulator::
 
     >>> m = tpb.Machine(gen="cayman")
     >>> report = m.run(code)
-    >>> m.read("sbuf[p0..4]+0x0:fp32:4x8")[1, :3]
-    array([ 8.,  9., 10.], dtype=float32)
+    >>> row = m.read("sbuf[p0..4]+0x0:fp32:4x8")[1, :3]
+    >>> row.tolist(), row.dtype == "float32"
+    ([8.0, 9.0, 10.0], True)
 
 NKI-shaped calls live in :mod:`tpb.nki`. ``tpb.Warning`` (a run's warning record) is not in
 ``__all__`` so that ``from tpb import *`` keeps Python's builtin ``Warning``.

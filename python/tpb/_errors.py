@@ -67,3 +67,28 @@ class Fault(Error, RuntimeError):
 
 class NotSupported(Error, NotImplementedError):
     """A form whose semantics are not public, or that the ISA cannot encode."""
+
+
+class _PickledFinding:
+    """A :class:`tpb.Finding` after a pickle round trip: the same attributes and text."""
+
+    __slots__ = ("rule", "clause", "field", "byte_range", "value", "allowed", "source",
+                 "confidence", "lint", "text")
+
+    def __init__(self, **attrs: Any) -> None:
+        for name, value in attrs.items():
+            setattr(self, name, value)
+
+    def __str__(self) -> str:
+        return str(self.text)
+
+    def __repr__(self) -> str:
+        return f"<tpb.Finding {self.rule}: {self.text}>"
+
+    def __reduce__(self) -> Tuple[Any, Tuple[dict]]:
+        return (_finding, ({name: getattr(self, name) for name in self.__slots__},))
+
+
+def _finding(attrs: dict) -> _PickledFinding:
+    """Rebuilds a pickled finding (see ``tpb.Finding.__reduce__``)."""
+    return _PickledFinding(**attrs)

@@ -56,6 +56,7 @@ class Packed:
 
 Program = Union[str, bytes, Instruction, Sequence[Union[Instruction, bytes]]]
 
+def cli(args: Sequence[str]) -> int: ...
 def decode(data: bytes, gen: Gen = "cayman") -> List[Instruction]: ...
 def validate(
     inst: Union[Instruction, bytes], gen: Gen = "cayman", lints: bool = False

@@ -10,6 +10,7 @@
 
 pub mod gen;
 pub mod opcode;
+pub mod opcode_doc;
 pub mod tables;
 
 pub use gen::{Gen, GenSet};

@@ -433,7 +433,7 @@ code_enum! {
 
 code_enum! {
     /// `NEURON_ISA_TPB_UPDATE_MODE` (isa-facts §1.3). Only the values a source names are
-    /// listed; others are treated as not in the enum (ASSUMED, see README).
+    /// listed; others are treated as not in the enum (ASSUMED, see docs/reference/assumptions.md).
     pub struct UpdateMode, kind "UPDATE_MODE" {
         NONE = 0, "none", ALL;
         EVT_SET_READ = 1, "evt_set_read", ALL;

@@ -866,7 +866,7 @@ fn seed001_mem4d_indirect_second_address_is_checked_and_counts_skipped() {
 }
 
 // Issue 8 item 15 — seed 001 "tensor4d_valid — the source check" (v4 bound) and
-// "mem4d_valid" (marker 0x20): tpb's documented choices (README assumptions
+// "mem4d_valid" (marker 0x20): tpb's documented choices (docs/reference/assumptions.md
 // `v4-tensor4d-bound`, `indirect-marker`). A mariana 4D source from partition 32 or in PSUM
 // stays valid (the compiler model's ≤ 0x3FFFFF bound is not applied), and marker 0x20 is the
 // indirect form, never read as PSUM.

@@ -217,12 +217,30 @@ impl Core {
         dtype: Dtype,
         space: Space,
     ) -> Result<Tile, NkiError> {
+        let (tile, next) = self.place(shape, dtype, space)?;
+        self.next_free[space_index(space)] = next;
+        Ok(tile)
+    }
+
+    /// Whether [`Core::ndarray`] would allocate such a tile now (nothing is allocated): a
+    /// caller can check a shape before gathering the data for it.
+    pub fn check_ndarray(
+        &self,
+        shape: &[usize],
+        dtype: Dtype,
+        space: Space,
+    ) -> Result<(), NkiError> {
+        self.place(shape, dtype, space).map(|_| ())
+    }
+
+    /// The tile [`Core::ndarray`] allocates, and the next free offset after it.
+    fn place(&self, shape: &[usize], dtype: Dtype, space: Space) -> Result<(Tile, u64), NkiError> {
         let bad = |detail: String| NkiError::Shape {
             operand: "shape",
             detail,
         };
         if space == Space::Hbm {
-            return self.hbm_ndarray(shape, dtype);
+            return self.hbm_place(shape, dtype);
         }
         let (&p, free) = shape
             .split_first()
@@ -251,19 +269,20 @@ impl Core {
                 total,
             });
         }
-        self.next_free[space_index(space)] = (at + row).div_ceil(TILE_ALIGN) * TILE_ALIGN;
-        Ok(Tile {
+        let tile = Tile {
             space,
             start_partition: 0,
             offset: at,
             dtype,
             shape: shape.to_vec(),
-        })
+        };
+        Ok((tile, (at + row).div_ceil(TILE_ALIGN) * TILE_ALIGN))
     }
 
-    /// Allocates an HBM tensor of `shape` (any rank, C order, contiguous): addresses are
-    /// bump-allocated at 64-byte alignment within the machine's HBM (`Config::hbm_bytes`).
-    fn hbm_ndarray(&mut self, shape: &[usize], dtype: Dtype) -> Result<Tile, NkiError> {
+    /// The HBM tensor of `shape` (any rank, C order, contiguous) [`Core::place`] allocates
+    /// and the next free address: addresses are bump-allocated at 64-byte alignment within
+    /// the machine's HBM (`Config::hbm_bytes`).
+    fn hbm_place(&self, shape: &[usize], dtype: Dtype) -> Result<(Tile, u64), NkiError> {
         let bad = |detail: String| NkiError::Shape {
             operand: "shape",
             detail,
@@ -287,14 +306,14 @@ impl Core {
                 total,
             });
         }
-        self.next_free[space_index(Space::Hbm)] = (at + bytes).div_ceil(TILE_ALIGN) * TILE_ALIGN;
-        Ok(Tile {
+        let tile = Tile {
             space: Space::Hbm,
             start_partition: 0,
             offset: at,
             dtype,
             shape: shape.to_vec(),
-        })
+        };
+        Ok((tile, (at + bytes).div_ceil(TILE_ALIGN) * TILE_ALIGN))
     }
 
     /// `nki.isa.dma_copy(dst, src, engine=…)`: copies `src` to `dst` (HBM ↔ SBUF, HBM ↔ HBM,
@@ -508,12 +527,18 @@ impl Core {
                 detail: "given without op1 (NKI: both must be None when unused)".into(),
             });
         }
+        if op1.is_some() && operand1.is_none() {
+            return Err(NkiError::Operator {
+                argument: "op1",
+                detail: "given without operand1 (NKI: op1 needs its operand)".into(),
+            });
+        }
         let op1v = op1.unwrap_or(AluOp::BYPASS);
         let bitvec = op0.is_bitvec_op() && op0 != AluOp::BYPASS
             || op1.is_some_and(|o| o.is_bitvec_op() && o != AluOp::BYPASS);
         let gen = self.gen();
-        let s0 = scalar(gen, operand0, bitvec, "operand0")?;
-        let s1 = scalar(gen, operand1, bitvec, "operand1")?;
+        let s0 = scalar(gen, operand0, bitvec, "operand0", dst)?;
+        let s1 = scalar(gen, operand1, bitvec, "operand1", dst)?;
         let i = build::tensor_scalar(
             gen,
             dst,
@@ -553,8 +578,8 @@ impl Core {
         }
         same_partitions(dst, on_true_tile, "on_true_tile")?;
         let gen = self.gen();
-        let b0 = scalar(gen, Some(bound0), false, "bound0")?;
-        let b1 = scalar(gen, Some(bound1), false, "bound1")?;
+        let b0 = scalar(gen, Some(bound0), false, "bound0", dst)?;
+        let b1 = scalar(gen, Some(bound1), false, "bound1", dst)?;
         let base = fp32("range_start", range_start)?;
         let fill = fp32("on_false_value", on_false_value)?;
         let comps = [comp_op0.alu_op(), comp_op1.alu_op()];
@@ -588,7 +613,10 @@ impl Core {
         let gen = self.gen();
         let dtype = on_true_tile.dtype;
         let (pred, pred_dtype) = match predicate {
-            Operand::Tile(t) => (scalar(gen, Some(predicate), true, "predicate")?, t.dtype),
+            Operand::Tile(t) => (
+                scalar(gen, Some(predicate), true, "predicate", dst)?,
+                t.dtype,
+            ),
             Operand::Imm(v) if *v == 0.0 || *v == 1.0 => (
                 Scalar {
                     src: ImmSrc::INSTRUCTION,
@@ -615,7 +643,7 @@ impl Core {
                 src: ImmSrc::INSTRUCTION,
                 imm: ImmVal(element_bits(self, dtype, *v)?),
             },
-            other => scalar(gen, Some(other), true, "on_false_value")?,
+            other => scalar(gen, Some(other), true, "on_false_value", dst)?,
         };
         let i = build::select(gen, dst, on_true_tile, src1, pred, pred_dtype, reverse_pred)?;
         self.emit(i, &[])
@@ -754,19 +782,81 @@ fn same_width_int(dtype: Dtype) -> Dtype {
     }
 }
 
-/// `v` encoded as one element of `dtype` (RNE for floats, as the datapath converts).
+/// `v` encoded as one element of `dtype` (RNE for floats, as the datapath converts). An
+/// integer dtype takes only a whole number it holds: no silent saturation (issue 20 item 14).
 fn element_bits(core: &Core, dtype: Dtype, v: f64) -> Result<u32, NkiError> {
+    if let Some(range) = integer_range(dtype) {
+        if v.fract() != 0.0 || !(range.0 as f64..=range.1 as f64).contains(&v) {
+            return Err(NkiError::Value {
+                argument: "on_false_value",
+                detail: format!(
+                    "{v} is not a {dtype} value (whole numbers {}..={}); the tile's dtype \
+                     holds the fill as it is",
+                    range.0, range.1
+                ),
+            });
+        }
+        // Two's complement bits of the element's width.
+        let bits = (v as i64) as u32;
+        let width = dtype.size().unwrap_or(4) * 8;
+        return Ok(if width >= 32 {
+            bits
+        } else {
+            bits & ((1u32 << width) - 1)
+        });
+    }
     let f = fp32("on_false_value", v)?;
     Ok(from_f32(dtype, f, &core.machine.config().fp8))
 }
 
+/// The values an integer dtype holds, or `None` for a float dtype.
+fn integer_range(dtype: Dtype) -> Option<(i64, i64)> {
+    Some(match dtype {
+        Dtype::INT8 => (i8::MIN.into(), i8::MAX.into()),
+        Dtype::UINT8 => (0, u8::MAX.into()),
+        Dtype::INT16 => (i16::MIN.into(), i16::MAX.into()),
+        Dtype::UINT16 => (0, u16::MAX.into()),
+        Dtype::INT32 => (i32::MIN.into(), i32::MAX.into()),
+        Dtype::UINT32 => (0, u32::MAX.into()),
+        _ => return None,
+    })
+}
+
 /// A scalar operand: an FP32 immediate (arith), integer bits (bitvec), or a pointer.
+///
+/// A `(P, 1)` tile gives one value per partition of `data`: it needs at least as many
+/// partitions, and on the arithmetic path the engine reads its 32 bits as FP32, so it must
+/// be float32 (another dtype would be read as FP32 bits; issue 20 item 14).
 fn scalar(
     gen: Gen,
     operand: Option<&Operand>,
     bitvec: bool,
     argument: &'static str,
+    data: &Tile,
 ) -> Result<Scalar, NkiError> {
+    if let Some(Operand::Tile(t)) = operand {
+        if t.partitions() < data.partitions() {
+            return Err(NkiError::Shape {
+                operand: argument,
+                detail: format!(
+                    "{} partitions, but the data has {}: a (P, 1) operand gives one value per \
+                     partition",
+                    t.partitions(),
+                    data.partitions()
+                ),
+            });
+        }
+        if !bitvec && t.dtype != Dtype::FP32 {
+            return Err(NkiError::Value {
+                argument,
+                detail: format!(
+                    "a (P, 1) tile on the arithmetic path must be float32 (the engine reads its \
+                     32 bits as FP32), not {}; copy it to a float32 tile first",
+                    t.dtype
+                ),
+            });
+        }
+    }
     Ok(match operand {
         None => Scalar::ZERO,
         Some(Operand::Imm(v)) if bitvec => {

@@ -103,29 +103,68 @@ impl HostArray<'_> {
     }
 }
 
-/// Reads any array-like as a host array (`numpy.asarray`, made C-contiguous and
-/// little-endian, viewed as bytes).
-pub fn host_array<'py>(array: &Bound<'py, PyAny>, fp8: &Fp8Config) -> PyResult<HostArray<'py>> {
-    let py = array.py();
-    let np = py.import("numpy")?;
-    let mut arr = np.call_method1("asarray", (array,))?;
-    let dt = arr.getattr("dtype")?;
-    if dt.getattr("byteorder")?.extract::<String>()? == ">" {
-        arr = arr.call_method1("astype", (dt.call_method1("newbyteorder", ("<",))?,))?;
+/// An array-like seen through `numpy.asarray` (no copy for an array): its TPB dtype and
+/// shape, known before any byte is gathered, so a region can be checked first.
+pub struct HostView<'py> {
+    pub dtype: Dtype,
+    pub shape: Vec<usize>,
+    array: Bound<'py, PyAny>,
+}
+
+impl<'py> HostView<'py> {
+    /// The elements as little-endian C-order bytes (this copies a broadcast or strided
+    /// view, and byte-swaps a big-endian array).
+    pub fn bytes(self) -> PyResult<HostArray<'py>> {
+        let py = self.array.py();
+        let np = py.import("numpy")?;
+        let mut arr = self.array;
+        let dt = arr.getattr("dtype")?;
+        if dt.getattr("byteorder")?.extract::<String>()? == ">" {
+            arr = arr.call_method1("astype", (dt.call_method1("newbyteorder", ("<",))?,))?;
+        }
+        let arr = np.call_method1("ascontiguousarray", (arr,))?;
+        let flat = arr
+            .call_method1("reshape", (-1,))?
+            .call_method1("view", (np.getattr("uint8")?,))?;
+        let bytes: PyReadonlyArray1<'py, u8> = flat.extract()?;
+        Ok(HostArray {
+            dtype: self.dtype,
+            shape: self.shape,
+            bytes,
+        })
     }
-    let arr = np.call_method1("ascontiguousarray", (arr,))?;
+}
+
+/// Views any array-like (`numpy.asarray`) and names its TPB dtype and shape.
+pub fn host_view<'py>(array: &Bound<'py, PyAny>, fp8: &Fp8Config) -> PyResult<HostView<'py>> {
+    let np = array.py().import("numpy")?;
+    let arr = np.call_method1("asarray", (array,))?;
     let name: String = arr.getattr("dtype")?.getattr("name")?.extract()?;
     let dtype = tpb_dtype(&name, fp8)?;
     let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
-    let flat = arr
-        .call_method1("reshape", (-1,))?
-        .call_method1("view", (np.getattr("uint8")?,))?;
-    let bytes: PyReadonlyArray1<'py, u8> = flat.extract()?;
-    Ok(HostArray {
+    Ok(HostView {
         dtype,
         shape,
-        bytes,
+        array: arr,
     })
+}
+
+/// NumPy's limit on an array's dimensions.
+pub const MAX_DIMS: usize = 64;
+
+/// A shape NumPy can hold: at most [`MAX_DIMS`] dimensions, as `tpb.UsageError` (not
+/// NumPy's `ValueError`; issue 20 item 16).
+pub fn check_dims(shape: &[usize], what: &str) -> PyResult<()> {
+    if shape.len() > MAX_DIMS {
+        return Err(raise(
+            ErrorKind::Usage,
+            format!(
+                "{what} has {} dimensions; NumPy arrays have at most {MAX_DIMS}",
+                shape.len()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Wraps simulator bytes as an array of `dtype` and `shape` (the bytes are moved, not
@@ -137,6 +176,7 @@ pub fn to_numpy<'py>(
     shape: &[usize],
     fp8: &Fp8Config,
 ) -> PyResult<Bound<'py, PyAny>> {
+    check_dims(shape, "the array")?;
     let raw = PyArray1::from_vec(py, bytes);
     raw.call_method1("view", (numpy_dtype(py, dtype, fp8)?,))?
         .call_method1("reshape", (shape.to_vec(),))

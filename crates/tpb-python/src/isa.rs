@@ -1,8 +1,9 @@
 //! The ISA surface: `Instruction`, `decode`, `validate`, `asm`, `disasm`, `pack`.
 
+use crate::args;
 use crate::errors::{raise, raise_with, ErrorKind};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tpb_isa::geometry::Space;
 use tpb_isa::pack::{pack as pack_compact, pack_explicit, AccessPattern, Dim, DimOrder, Packed};
 use tpb_isa::text::{self, AsmOptions};
@@ -142,6 +143,26 @@ impl Finding {
     fn __str__(&self) -> String {
         self.text.clone()
     }
+
+    /// Pickles as a plain record with the same attributes (`tpb._errors`), so that an error
+    /// carrying findings crosses `multiprocessing` (issue 20 item 16).
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyDict>,))> {
+        let d = PyDict::new(py);
+        d.set_item("rule", self.rule)?;
+        d.set_item("clause", self.clause)?;
+        d.set_item("field", &self.field)?;
+        d.set_item("byte_range", self.byte_range)?;
+        d.set_item("value", &self.value)?;
+        d.set_item("allowed", &self.allowed)?;
+        d.set_item("source", self.source)?;
+        d.set_item("confidence", self.confidence)?;
+        d.set_item("lint", self.lint)?;
+        d.set_item("text", &self.text)?;
+        Ok((py.import("tpb._errors")?.getattr("_finding")?, (d,)))
+    }
     fn __repr__(&self) -> String {
         format!("<tpb.Finding {}: {}>", self.rule, self.text)
     }
@@ -175,9 +196,47 @@ pub fn findings(report: &isa_validate::Report, lints: bool) -> Vec<Finding> {
 }
 
 /// An `Instruction`, 64 bytes, or anything `bytes()` accepts, as an instruction for `gen`.
+/// An instruction or program for another generation than `want` is refused, as `tpb run`
+/// refuses a `.gen` that disagrees with `--gen` (issue 20 item 13): encodings, opcode
+/// tables and address maps differ between generations.
+pub fn check_gen(got: Gen, want: Gen, what: &str) -> PyResult<()> {
+    if got != want {
+        return Err(raise(
+            ErrorKind::Usage,
+            format!(
+                "{what} is for {got}, not {want}: encodings and address maps differ between \
+                 generations (decode or assemble it for {want})"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A `tpb.Instruction`'s instruction, which must be for `gen`.
+fn instruction_for(i: &Instruction, gen: Gen) -> PyResult<IsaInstruction> {
+    check_gen(
+        i.gen,
+        gen,
+        &format!("instruction `{}`", text::disasm(&i.inst, i.gen)),
+    )?;
+    Ok(i.inst)
+}
+
+/// Every instruction of an assembly is for `gen` (a `.gen` line may say otherwise).
+fn check_assembly_gen(a: &text::Assembly, gen: Gen) -> PyResult<()> {
+    match a.instructions().find(|s| s.gen != gen) {
+        Some(s) => check_gen(
+            s.gen,
+            gen,
+            &format!("the program (`.gen {}`, line {})", s.gen, s.line),
+        ),
+        None => Ok(()),
+    }
+}
+
 pub fn instruction_arg(obj: &Bound<'_, PyAny>, gen: Gen) -> PyResult<IsaInstruction> {
     if let Ok(i) = obj.cast::<Instruction>() {
-        return Ok(i.get().inst);
+        return instruction_for(i.get(), gen);
     }
     let data: Vec<u8> = obj
         .extract::<Vec<u8>>()
@@ -292,6 +351,7 @@ pub fn run_program_arg(obj: &Bound<'_, PyAny>, gen: Gen) -> PyResult<Program> {
         });
     };
     let a = text::asm(&src, &AsmOptions::new(gen).allow_directive("reg")).map_err(asm_error)?;
+    check_assembly_gen(&a, gen)?;
     let mut registers = Vec::new();
     let mut errors = Vec::new();
     for d in a.directives() {
@@ -334,14 +394,16 @@ pub fn disasm(data: &Bound<'_, PyAny>, gen: &str) -> PyResult<String> {
 /// A program argument: assembly text, bundle bytes, or a list of instructions / bundles.
 pub fn program_arg(obj: &Bound<'_, PyAny>, gen: Gen) -> PyResult<Vec<IsaInstruction>> {
     if let Ok(s) = obj.extract::<String>() {
-        return assemble(&s, gen, false);
+        let a = text::asm(&s, &AsmOptions::new(gen)).map_err(asm_error)?;
+        check_assembly_gen(&a, gen)?;
+        return Ok(a.insts());
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
         return decode_program(b.as_bytes(), gen)
             .map_err(|e| raise(ErrorKind::Usage, e.to_string()));
     }
     if let Ok(i) = obj.cast::<Instruction>() {
-        return Ok(vec![i.get().inst]);
+        return Ok(vec![instruction_for(i.get(), gen)?]);
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         return obj
@@ -420,31 +482,59 @@ fn packed_py<const N: usize>(
 /// from `start_partition`, a `(start, end)` pair or a `range`; `dims` are `[step, num]`
 /// pairs, outermost first as NKI writes them.
 #[pyfunction]
-#[pyo3(signature = (partitions, offset, dims, nd = 4, space = "sbuf", gen = "cayman", explicit = false, start_partition = 0, partition_step = 1))]
+#[pyo3(
+    signature = (partitions, offset, dims, nd = None, space = "sbuf", gen = "cayman", explicit = false, start_partition = None, partition_step = None),
+    text_signature = "(partitions, offset, dims, nd=4, space='sbuf', gen='cayman', explicit=False, start_partition=0, partition_step=1)"
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn pack(
     py: Python<'_>,
     partitions: &Bound<'_, PyAny>,
-    offset: i64,
-    dims: Vec<[i64; 2]>,
-    nd: usize,
+    offset: &Bound<'_, PyAny>,
+    dims: &Bound<'_, PyAny>,
+    nd: Option<&Bound<'_, PyAny>>,
     space: &str,
     gen: &str,
     explicit: bool,
-    start_partition: u32,
-    partition_step: i64,
+    start_partition: Option<&Bound<'_, PyAny>>,
+    partition_step: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PackedPy> {
     let gen = parse_gen(gen)?;
     let space = parse_space(space)?;
-    let offset = u64::try_from(offset)
-        .map_err(|_| raise(ErrorKind::Usage, format!("offset {offset} is negative")))?;
-    let (start, count) = if let Ok(n) = partitions.extract::<i64>() {
-        (start_partition, n)
-    } else if let Ok((a, b)) = partitions.extract::<(u32, i64)>() {
+    let offset: u64 = args::int(offset, "offset")?;
+    let dims = args::pattern(dims, "dims")?;
+    let nd: usize = args::int_or(nd, "nd", 4)?;
+    let start_partition: u32 = args::int_or(start_partition, "start_partition", 0)?;
+    let partition_step: i64 = args::int_or(partition_step, "partition_step", 1)?;
+    let (start, count) = if let Ok(r) = partitions.cast::<pyo3::types::PyRange>() {
+        let a: u32 = args::int(&r.getattr("start")?, "partitions.start")?;
+        let b: i64 = args::int(&r.getattr("stop")?, "partitions.stop")?;
+        let step: i64 = args::int(&r.getattr("step")?, "partitions.step")?;
+        // A TENSOR's channels are consecutive partitions (num_active_channels from the
+        // start partition); a step is not encodable (issue 20 item 17).
+        if step != 1 {
+            return Err(raise(
+                ErrorKind::Usage,
+                format!(
+                    "partitions={}: a packed access covers consecutive partitions \
+                     (num_active_channels from its start), so a range step of {step} cannot be \
+                     encoded; pass range({a}, {b})",
+                    partitions.repr()?
+                ),
+            ));
+        }
         (a, b - i64::from(a))
-    } else if let Ok(r) = partitions.cast::<pyo3::types::PyRange>() {
-        let a: u32 = r.getattr("start")?.extract()?;
-        let b: i64 = r.getattr("stop")?.extract()?;
+    } else if args::is_int(partitions) {
+        (start_partition, args::int(partitions, "partitions")?)
+    } else if let Ok(t) = partitions.cast::<PyTuple>() {
+        if t.len() != 2 {
+            return Err(raise(
+                ErrorKind::Usage,
+                format!("partitions={}: expected a (start, end) pair", t.repr()?),
+            ));
+        }
+        let a: u32 = args::int(&t.get_item(0)?, "partitions start")?;
+        let b: i64 = args::int(&t.get_item(1)?, "partitions end")?;
         (a, b - i64::from(a))
     } else {
         return Err(raise(

@@ -1,10 +1,13 @@
 //! `tpb._tpb`: the native module behind the `tpb` Python package.
 //!
 //! Thin by design: every semantic lives in the Rust crates (`tpb-isa`, `tpb-sim`,
-//! `tpb-nki`); this crate converts arguments, arrays and errors. The Python package
+//! `tpb-nki`, and the
+//! `tpb` command line); this crate converts arguments, arrays and errors. The Python package
 //! (`python/tpb`) re-exports it and defines the exception classes.
 
+mod args;
 mod arrays;
+mod cli;
 mod errors;
 mod isa;
 mod machine;
@@ -34,5 +37,6 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nki::nki_range_select, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_select, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_dma_copy, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::cli, m)?)?;
     Ok(())
 }

@@ -1,9 +1,11 @@
 //! The simulator surface: `Machine`, `RunReport`, `Warning`, and faults as `tpb.Fault`.
 
-use crate::arrays::{host_array, to_numpy};
+use crate::args;
+use crate::arrays::{host_view, to_numpy};
 use crate::errors::{raise, raise_with, ErrorKind};
 use crate::isa::{findings, parse_gen, program_arg, run_program_arg};
 use pyo3::prelude::*;
+use std::sync::{Mutex, MutexGuard, TryLockError};
 use tpb_sim::numerics::{E4m3Variant, Fp8Config};
 use tpb_sim::region::{RegionError, RegionSpec};
 use tpb_sim::{Config, Fault, FaultCause, Machine as SimMachine, StepReport};
@@ -146,9 +148,16 @@ pub fn config(gen: &str, strict: bool, fp8_e4m3: &str, fp8_ocp_sat: bool) -> PyR
 }
 
 /// A register value: an integer (bits; negative ints are two's complement) or a float
-/// (stored as its FP32 bits).
+/// (stored as its FP32 bits). An int that 32 bits cannot hold is an error, however large
+/// (`2**63` is not converted to a float; issue 20 item 14).
 pub fn register_bits(value: &Bound<'_, PyAny>) -> PyResult<u32> {
-    if let Ok(i) = value.extract::<i64>() {
+    if args::is_int(value) {
+        let i: i64 = args::int(value, "register value").map_err(|_| {
+            raise(
+                ErrorKind::Usage,
+                format!("register value {value} is not 32 bits"),
+            )
+        })?;
         return u32::try_from(i)
             .or_else(|_| i32::try_from(i).map(|v| v as u32))
             .map_err(|_| {
@@ -174,10 +183,26 @@ pub fn register_bits(value: &Bound<'_, PyAny>) -> PyResult<u32> {
     ))
 }
 
-/// A simulated NeuronCore: SBUF/PSUM, registers, flops, semaphores and events.
-#[pyclass(module = "tpb._tpb", name = "Machine")]
+/// Locks `m`. Another thread's call may hold it with the GIL released (a long run): wait
+/// for it with the GIL released too, so that neither blocks the other (issue 20 item 12).
+/// No Python code runs while a lock is held, so a thread never waits for itself.
+pub fn lock<'a, T: Send>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'a, T> {
+    loop {
+        match m.try_lock() {
+            Ok(g) => return g,
+            // A panic cannot happen in our code; if one did, the state is still consistent
+            // (every step is plan → check → commit).
+            Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+            Err(TryLockError::WouldBlock) => py.detach(|| drop(m.lock())),
+        }
+    }
+}
+
+/// A simulated NeuronCore: SBUF/PSUM, registers, flops, semaphores and events. Safe to
+/// share between threads: calls take turns.
+#[pyclass(module = "tpb._tpb", name = "Machine", frozen)]
 pub struct Machine {
-    pub machine: SimMachine,
+    machine: Mutex<SimMachine>,
 }
 
 #[pymethods]
@@ -205,45 +230,52 @@ impl Machine {
         }
         c.hbm_bytes = hbm_bytes;
         Ok(Machine {
-            machine: SimMachine::new(c),
+            machine: Mutex::new(SimMachine::new(c)),
         })
     }
 
     /// The size of device memory (HBM) in bytes.
     #[getter]
-    fn hbm_bytes(&self) -> u64 {
-        self.machine.hbm_size()
+    fn hbm_bytes(&self, py: Python<'_>) -> u64 {
+        lock(py, &self.machine).hbm_size()
     }
 
     /// The generation.
     #[getter]
-    fn gen(&self) -> &'static str {
-        self.machine.gen().name()
+    fn gen(&self, py: Python<'_>) -> &'static str {
+        lock(py, &self.machine).gen().name()
     }
 
     /// Instructions retired so far.
     #[getter]
-    fn retired(&self) -> u64 {
-        self.machine.retired()
+    fn retired(&self, py: Python<'_>) -> u64 {
+        lock(py, &self.machine).retired()
     }
 
     /// The 64 registers (bits).
     #[getter]
-    fn registers(&self) -> Vec<u32> {
-        self.machine.registers().to_vec()
+    fn registers(&self, py: Python<'_>) -> Vec<u32> {
+        lock(py, &self.machine).registers().to_vec()
     }
 
     /// Writes an array at `region` (`"sbuf[p0..128]+0x400"`); dtype and shape come from the
     /// array (a `:dtype:shape` suffix, if given, must agree). Row `i` is partition START+i.
-    fn write(&mut self, region_text: &str, array: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// The region is checked before the array's bytes are gathered (a broadcast view is
+    /// not expanded for a region that cannot hold it).
+    fn write(&self, py: Python<'_>, region_text: &str, array: &Bound<'_, PyAny>) -> PyResult<()> {
         let spec = RegionSpec::parse(region_text).map_err(region_error)?;
-        let host = host_array(array, &self.machine.config().fp8)?;
+        let (fp8, gen) = {
+            let m = lock(py, &self.machine);
+            (m.config().fp8, m.gen())
+        };
+        let view = host_view(array, &fp8)?;
         let tensor = spec
-            .bind_to(host.dtype, &host.shape)
-            .and_then(|b| b.resolve(self.machine.gen()))
+            .bind_to(view.dtype, &view.shape)
+            .and_then(|b| b.resolve(gen))
             .map_err(region_error)?;
+        let host = view.bytes()?;
         // The array's bytes go straight in (no intermediate copy of a large array).
-        self.machine
+        lock(py, &self.machine)
             .write_tensor(&tensor, host.as_slice()?)
             .map_err(|e| raise(ErrorKind::Region, format!("region `{spec}`: {e}")))
     }
@@ -252,36 +284,48 @@ impl Machine {
     /// an array (ml_dtypes dtypes for bfloat16 and fp8).
     fn read<'py>(&self, py: Python<'py>, region_text: &str) -> PyResult<Bound<'py, PyAny>> {
         let spec = RegionSpec::parse(region_text).map_err(region_error)?;
-        let data = self.machine.read_region(&spec).map_err(region_error)?;
-        to_numpy(
-            py,
-            data.bytes,
-            data.dtype,
-            &data.shape,
-            &self.machine.config().fp8,
-        )
+        let (data, fp8) = {
+            let m = lock(py, &self.machine);
+            (m.read_region(&spec).map_err(region_error)?, m.config().fp8)
+        };
+        to_numpy(py, data.bytes, data.dtype, &data.shape, &fp8)
     }
 
     /// Sets register `n` (0..64) to an int's bits or a float's FP32 bits.
-    fn set_register(&mut self, n: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_register(
+        &self,
+        py: Python<'_>,
+        n: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let n: usize = args::int(n, "register")?;
         let bits = register_bits(value)?;
-        self.machine
+        lock(py, &self.machine)
             .set_register(n, bits)
             .map_err(|e| raise(ErrorKind::Usage, e.to_string()))
     }
 
     /// Semaphore `i` (0..256).
-    fn semaphore(&self, i: usize) -> PyResult<i32> {
-        self.machine
+    fn semaphore(&self, py: Python<'_>, i: &Bound<'_, PyAny>) -> PyResult<i32> {
+        let i: usize = args::int(i, "semaphore")?;
+        lock(py, &self.machine)
             .semaphores()
             .get(i)
             .copied()
             .ok_or_else(|| raise(ErrorKind::Usage, format!("semaphore {i} is outside 0..256")))
     }
 
-    /// Sets semaphore `i` (0..256).
-    fn set_semaphore(&mut self, i: u8, value: i32) {
-        self.machine.set_semaphore(i, value);
+    /// Sets semaphore `i` (0..256) to an int32 value.
+    fn set_semaphore(
+        &self,
+        py: Python<'_>,
+        i: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let i: u8 = args::int(i, "semaphore")?;
+        let value: i32 = args::int(value, "semaphore value")?;
+        lock(py, &self.machine).set_semaphore(i, value);
+        Ok(())
     }
 
     /// Runs a program (assembly text, bundle bytes or a list of instructions) in order;
@@ -289,9 +333,11 @@ impl Machine {
     /// `tpb.nki.Core.disasm()` write them). A fault raises `tpb.Fault`; the faulting
     /// instruction changes nothing (the ones before it ran). The GIL is released while it
     /// runs.
-    fn run(&mut self, py: Python<'_>, program: &Bound<'_, PyAny>) -> PyResult<RunReport> {
-        let p = run_program_arg(program, self.machine.gen())?;
-        let machine = &mut self.machine;
+    fn run(&self, py: Python<'_>, program: &Bound<'_, PyAny>) -> PyResult<RunReport> {
+        let gen = lock(py, &self.machine).gen();
+        let p = run_program_arg(program, gen)?;
+        let mut guard = lock(py, &self.machine);
+        let machine = &mut *guard;
         let steps = py
             .detach(|| -> Result<Vec<StepReport>, Fault> {
                 if p.registers.is_empty() {
@@ -313,28 +359,29 @@ impl Machine {
                 Ok(steps)
             })
             .map_err(fault_error)?;
+        drop(guard);
         Ok(RunReport::from_steps(&steps))
     }
 
     /// Runs one instruction (a `tpb.Instruction`, 64 bytes, or one line of assembly).
-    fn step(&mut self, py: Python<'_>, inst: &Bound<'_, PyAny>) -> PyResult<RunReport> {
-        let insts = program_arg(inst, self.machine.gen())?;
+    fn step(&self, py: Python<'_>, inst: &Bound<'_, PyAny>) -> PyResult<RunReport> {
+        let gen = lock(py, &self.machine).gen();
+        let insts = program_arg(inst, gen)?;
         let [one] = insts.as_slice() else {
             return Err(raise(
                 ErrorKind::Usage,
                 format!("step takes one instruction, not {}", insts.len()),
             ));
         };
-        let machine = &mut self.machine;
+        let mut guard = lock(py, &self.machine);
+        let machine = &mut *guard;
         let r = py.detach(|| machine.step(one)).map_err(fault_error)?;
+        drop(guard);
         Ok(RunReport::from_steps(std::slice::from_ref(&r)))
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "<tpb.Machine gen={} retired={}>",
-            self.machine.gen(),
-            self.machine.retired()
-        )
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let m = lock(py, &self.machine);
+        format!("<tpb.Machine gen={} retired={}>", m.gen(), m.retired())
     }
 }

@@ -1,11 +1,13 @@
 //! `tpb.nki`: `Core`, `Tile` and the NKI-shaped calls (thin over `tpb_nki`).
 
-use crate::arrays::{host_array, numpy_dtype, to_numpy, tpb_dtype};
+use crate::args;
+use crate::arrays::{check_dims, host_view, numpy_dtype, to_numpy, tpb_dtype};
 use crate::errors::{raise, raise_with, ErrorKind};
 use crate::isa::{findings, parse_space, Instruction};
-use crate::machine::{config, fault_error, register_bits, RunReport};
+use crate::machine::{config, fault_error, lock, register_bits, RunReport};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use std::sync::{Mutex, MutexGuard};
 use tpb_isa::{CodeEnum, Dtype};
 use tpb_nki::{alu_op, Cmp, NkiError, Operand};
 
@@ -32,10 +34,16 @@ fn nki_error(e: NkiError) -> PyErr {
 }
 
 /// A simulated NeuronCore for `tpb.nki` calls: a machine, a tile allocator and the program
-/// the calls emitted.
-#[pyclass(module = "tpb._tpb", name = "Core")]
+/// the calls emitted. Safe to share between threads: calls take turns (issue 20 item 12).
+#[pyclass(module = "tpb._tpb", name = "Core", frozen)]
 pub struct Core {
-    inner: tpb_nki::Core,
+    inner: Mutex<tpb_nki::Core>,
+}
+
+impl Core {
+    fn lock(&self, py: Python<'_>) -> MutexGuard<'_, tpb_nki::Core> {
+        lock(py, &self.inner)
+    }
 }
 
 /// A tile: partition dimension first, in SBUF or PSUM of one `Core`.
@@ -47,9 +55,8 @@ pub struct Tile {
 
 /// A dtype argument: anything `numpy.dtype` takes (`numpy.float32`, `ml_dtypes.bfloat16`,
 /// `"float32"`), or a TPB dtype name (`"bf16"`, `"fp8_exp4"`).
-fn dtype_arg(core: &tpb_nki::Core, obj: &Bound<'_, PyAny>) -> PyResult<Dtype> {
+fn dtype_arg(fp8: &tpb_sim::numerics::Fp8Config, obj: &Bound<'_, PyAny>) -> PyResult<Dtype> {
     let py = obj.py();
-    let fp8 = &core.machine().config().fp8;
     if let Ok(dt) = py.import("numpy")?.call_method1("dtype", (obj,)) {
         let name: String = dt.getattr("name")?.extract()?;
         return tpb_dtype(&name, fp8);
@@ -69,38 +76,41 @@ impl Core {
     #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false))]
     fn new(gen: &str, strict: bool, fp8_e4m3: &str, fp8_ocp_sat: bool) -> PyResult<Core> {
         Ok(Core {
-            inner: tpb_nki::Core::with_config(config(gen, strict, fp8_e4m3, fp8_ocp_sat)?),
+            inner: Mutex::new(tpb_nki::Core::with_config(config(
+                gen,
+                strict,
+                fp8_e4m3,
+                fp8_ocp_sat,
+            )?)),
         })
     }
 
     /// The generation.
     #[getter]
-    fn gen(&self) -> &'static str {
-        self.inner.gen().name()
+    fn gen(&self, py: Python<'_>) -> &'static str {
+        self.lock(py).gen().name()
     }
 
     /// Allocates a tile of `shape` (partition dimension first, at most 128).
     #[pyo3(signature = (shape, dtype, buffer = "sbuf"))]
     fn ndarray(
         slf: &Bound<'_, Core>,
-        shape: Vec<i64>,
+        shape: &Bound<'_, PyAny>,
         dtype: &Bound<'_, PyAny>,
         buffer: &str,
     ) -> PyResult<Tile> {
+        let py = slf.py();
         let space = parse_space(buffer)?;
-        let shape = shape
-            .iter()
-            .map(|&d| usize::try_from(d))
-            .collect::<Result<Vec<usize>, _>>()
-            .map_err(|_| {
-                raise(
-                    ErrorKind::Usage,
-                    format!("shape {shape:?}: negative dimension"),
-                )
-            })?;
-        let mut core = slf.borrow_mut();
-        let d = dtype_arg(&core.inner, dtype)?;
-        let tile = core.inner.ndarray(&shape, d, space).map_err(nki_error)?;
+        let shape: Vec<usize> = args::ints(shape, "shape")?;
+        check_dims(&shape, "shape")?;
+        let fp8 = slf.get().lock(py).machine().config().fp8;
+        // Python code (a dtype's constructor) runs before the lock is taken.
+        let d = dtype_arg(&fp8, dtype)?;
+        let tile = slf
+            .get()
+            .lock(py)
+            .ndarray(&shape, d, space)
+            .map_err(nki_error)?;
         Ok(Tile {
             core: slf.clone().unbind(),
             tile,
@@ -110,16 +120,25 @@ impl Core {
     /// Allocates a tile shaped like `array` and writes the array into it.
     #[pyo3(signature = (array, buffer = "sbuf"))]
     fn from_numpy(slf: &Bound<'_, Core>, array: &Bound<'_, PyAny>, buffer: &str) -> PyResult<Tile> {
+        let py = slf.py();
         let space = parse_space(buffer)?;
-        let mut core = slf.borrow_mut();
-        let host = host_array(array, &core.inner.machine().config().fp8)?;
+        let fp8 = slf.get().lock(py).machine().config().fp8;
+        // The array is converted before the lock is taken: its `__array__` may read a tile
+        // of this very core (issue 20 item 12). Its shape is checked against the free space
+        // before a broadcast or strided view is gathered (item 16).
+        let view = host_view(array, &fp8)?;
+        check_dims(&view.shape, "the array")?;
+        slf.get()
+            .lock(py)
+            .check_ndarray(&view.shape, view.dtype, space)
+            .map_err(nki_error)?;
+        let host = view.bytes()?;
+        let mut core = slf.get().lock(py);
         let tile = core
-            .inner
             .ndarray(&host.shape, host.dtype, space)
             .map_err(nki_error)?;
-        core.inner
-            .write(&tile, host.as_slice()?)
-            .map_err(nki_error)?;
+        core.write(&tile, host.as_slice()?).map_err(nki_error)?;
+        drop(core);
         Ok(Tile {
             core: slf.clone().unbind(),
             tile,
@@ -128,37 +147,45 @@ impl Core {
 
     /// Sets register `n` (0..32; 32..64 hold the calls' constants) to an int's bits or a
     /// float's FP32 bits.
-    fn set_register(&mut self, n: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_register(
+        &self,
+        py: Python<'_>,
+        n: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let n: usize = args::int(n, "register")?;
         let bits = register_bits(value)?;
-        self.inner.set_register(n, bits).map_err(nki_error)
+        self.lock(py).set_register(n, bits).map_err(nki_error)
     }
 
     /// The emitted program as bundle bytes (64 per instruction).
     fn bundles<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.inner.bundles())
+        let bytes = self.lock(py).bundles();
+        PyBytes::new(py, &bytes)
     }
 
     /// The emitted program as `tpb asm` text (`.gen`, `.reg` lines for the constants the
     /// calls placed in registers, one line per instruction).
-    fn disasm(&self) -> String {
-        self.inner.disasm()
+    fn disasm(&self, py: Python<'_>) -> String {
+        self.lock(py).disasm()
     }
 
     /// The emitted instructions.
-    fn instructions(&self) -> Vec<Instruction> {
-        let gen = self.inner.gen();
-        self.inner
-            .program()
+    fn instructions(&self, py: Python<'_>) -> Vec<Instruction> {
+        let core = self.lock(py);
+        let gen = core.gen();
+        core.program()
             .iter()
             .map(|&inst| Instruction { inst, gen })
             .collect()
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let core = self.lock(py);
         format!(
             "<tpb.nki.Core gen={} instructions={}>",
-            self.inner.gen(),
-            self.inner.program().len()
+            core.gen(),
+            core.program().len()
         )
     }
 }
@@ -174,8 +201,8 @@ impl Tile {
     /// The NumPy dtype (ml_dtypes for bfloat16 / fp8).
     #[getter]
     fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let core = self.core.bind(py).borrow();
-        let t = numpy_dtype(py, self.tile.dtype, &core.inner.machine().config().fp8)?;
+        let fp8 = self.core.get().lock(py).machine().config().fp8;
+        let t = numpy_dtype(py, self.tile.dtype, &fp8)?;
         py.import("numpy")?.call_method1("dtype", (t,))
     }
 
@@ -199,9 +226,11 @@ impl Tile {
 
     /// Reads the tile back as a NumPy array.
     fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let core = self.core.bind(py).borrow();
-        let bytes = core.inner.read(&self.tile).map_err(nki_error)?;
-        let fp8 = core.inner.machine().config().fp8;
+        let (bytes, fp8) = {
+            let core = self.core.get().lock(py);
+            let bytes = core.read(&self.tile).map_err(nki_error)?;
+            (bytes, core.machine().config().fp8)
+        };
         to_numpy(py, bytes, self.tile.dtype, &self.tile.shape, &fp8)
     }
 
@@ -277,6 +306,9 @@ fn operand(
             same_core(py, dst, t.get(), argument)?.clone(),
         )));
     }
+    if obj.is_instance_of::<pyo3::types::PyInt>() || obj.is_instance_of::<pyo3::types::PyFloat>() {
+        return Ok(Some(Operand::Imm(args::float(obj, argument)?)));
+    }
     if let Ok(v) = obj.extract::<f64>() {
         return Ok(Some(Operand::Imm(v)));
     }
@@ -295,23 +327,30 @@ fn on_core(
     dst: &Tile,
     call: impl FnOnce(&mut tpb_nki::Core) -> Result<tpb_sim::StepReport, NkiError> + Send,
 ) -> PyResult<RunReport> {
-    let mut core = dst.core.bind(py).borrow_mut();
-    let inner = &mut core.inner;
+    let mut core = dst.core.get().lock(py);
+    let inner = &mut *core;
     let r = py.detach(|| call(inner)).map_err(nki_error)?;
+    drop(core);
     Ok(RunReport::from_steps(std::slice::from_ref(&r)))
 }
 
 /// `nki.isa.iota(dst, pattern, offset=0, channel_multiplier=0)`.
 #[pyfunction]
-#[pyo3(name = "iota", signature = (dst, pattern, offset = 0, channel_multiplier = 0))]
+#[pyo3(
+    name = "iota",
+    signature = (dst, pattern, offset = None, channel_multiplier = None),
+    text_signature = "(dst, pattern, offset=0, channel_multiplier=0)"
+)]
 pub fn nki_iota(
     py: Python<'_>,
     dst: &Tile,
-    pattern: Vec<[i64; 2]>,
-    offset: i64,
-    channel_multiplier: i64,
+    pattern: &Bound<'_, PyAny>,
+    offset: Option<&Bound<'_, PyAny>>,
+    channel_multiplier: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RunReport> {
-    let p = pattern;
+    let p = args::pattern(pattern, "pattern")?;
+    let offset: i64 = args::int_or(offset, "offset", 0)?;
+    let channel_multiplier: i64 = args::int_or(channel_multiplier, "channel_multiplier", 0)?;
     let d = dst.tile.clone();
     on_core(py, dst, move |c| c.iota(&d, &p, offset, channel_multiplier))
 }
@@ -319,18 +358,26 @@ pub fn nki_iota(
 /// `nki.isa.affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value,
 /// cmp_op=numpy.equal, offset=0)`.
 #[pyfunction]
-#[pyo3(name = "affine_select", signature = (dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op = None, offset = 0))]
+#[pyo3(
+    name = "affine_select",
+    signature = (dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op = None, offset = None),
+    text_signature = "(dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op=None, offset=0)"
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn nki_affine_select(
     py: Python<'_>,
     dst: &Tile,
-    pattern: Vec<[i64; 2]>,
-    channel_multiplier: i64,
+    pattern: &Bound<'_, PyAny>,
+    channel_multiplier: &Bound<'_, PyAny>,
     on_true_tile: &Tile,
-    on_false_value: f64,
+    on_false_value: &Bound<'_, PyAny>,
     cmp_op: Option<&Bound<'_, PyAny>>,
-    offset: i64,
+    offset: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RunReport> {
+    let pattern = args::pattern(pattern, "pattern")?;
+    let channel_multiplier: i64 = args::int(channel_multiplier, "channel_multiplier")?;
+    let on_false_value = args::float(on_false_value, "on_false_value")?;
+    let offset: i64 = args::int_or(offset, "offset", 0)?;
     let c = match cmp_op {
         Some(o) if !o.is_none() => cmp(o, "cmp_op")?,
         _ => Cmp::Equal,
@@ -344,7 +391,8 @@ pub fn nki_affine_select(
 }
 
 /// `nki.isa.tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None,
-/// operand1=None, reverse1=False)`.
+/// operand1=None, reverse1=False)`. `op1` and `operand1` are given together; a `(P, 1)` tile
+/// operand has at least the data's partitions and, on the arithmetic path, is float32.
 #[pyfunction]
 #[pyo3(name = "tensor_scalar", signature = (dst, data, op0, operand0 = None, reverse0 = false, op1 = None, operand1 = None, reverse1 = false))]
 #[allow(clippy::too_many_arguments)]
@@ -385,7 +433,11 @@ pub fn nki_tensor_scalar(
 /// `nki.isa.range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1,
 /// range_start=0, on_false_value=-3.4028235e38, reduce_cmd="idle")`.
 #[pyfunction]
-#[pyo3(name = "range_select", signature = (dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, range_start = 0.0, on_false_value = -3.4028234663852886e38, reduce_cmd = "idle"))]
+#[pyo3(
+    name = "range_select",
+    signature = (dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, range_start = None, on_false_value = None, reduce_cmd = "idle"),
+    text_signature = "(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, range_start=0.0, on_false_value=-3.4028234663852886e+38, reduce_cmd='idle')"
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn nki_range_select(
     py: Python<'_>,
@@ -395,10 +447,12 @@ pub fn nki_range_select(
     comp_op1: &Bound<'_, PyAny>,
     bound0: &Bound<'_, PyAny>,
     bound1: &Bound<'_, PyAny>,
-    range_start: f64,
-    on_false_value: f64,
+    range_start: Option<&Bound<'_, PyAny>>,
+    on_false_value: Option<&Bound<'_, PyAny>>,
     reduce_cmd: &str,
 ) -> PyResult<RunReport> {
+    let range_start = args::float_or(range_start, "range_start", 0.0)?;
+    let on_false_value = args::float_or(on_false_value, "on_false_value", -3.4028234663852886e38)?;
     let src = same_core(py, dst, on_true_tile, "on_true_tile")?.clone();
     let (c0, c1) = (cmp(comp_op0, "comp_op0")?, cmp(comp_op1, "comp_op1")?);
     let required = |o: Option<Operand>, name: &str| {
@@ -423,7 +477,9 @@ pub fn nki_range_select(
     })
 }
 
-/// TensorScalarSelect: `dst = predicate ? on_true_tile : on_false_value` per partition.
+/// TensorScalarSelect: `dst = predicate ? on_true_tile : on_false_value` per partition. On
+/// an integer tile the fill must be a whole number the dtype holds (`300` on uint8 raises
+/// `tpb.UsageError` rather than saturating to 255).
 #[pyfunction]
 #[pyo3(name = "select", signature = (dst, predicate, on_true_tile, on_false_value, reverse_pred = false))]
 pub fn nki_select(
@@ -556,7 +612,7 @@ pub fn nki_dma_copy(
     }
     let src_tile = same_core(py, dst, src, "src")?.clone();
     let d = dst.tile.clone();
-    let gen = dst.core.bind(py).borrow().inner.gen();
+    let gen = dst.core.bind(py).borrow().lock(py).gen();
     if let Some(p) = priority {
         if !matches!(gen, tpb_isa::Gen::Mariana | tpb_isa::Gen::Maverick) || p > 3 {
             return Err(raise(

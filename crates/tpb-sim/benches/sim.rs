@@ -220,8 +220,12 @@ fn bench_ptr_multi_n(din: Dtype, dout: Dtype, op: AluOp, per_part: usize, thread
 
 /// TensorScalar MULT then ADD by immediates over 128 × 8192, one thread.
 fn bench_tensor_scalar(din: Dtype, dout: Dtype) -> Row {
+    bench_tensor_scalar_n(din, dout, 8192)
+}
+
+/// TensorScalar MULT then ADD by immediates over 128 × `f`, one thread.
+fn bench_tensor_scalar_n(din: Dtype, dout: Dtype, f: u16) -> Row {
     let (size_in, size_out) = (din.size().unwrap(), dout.size().unwrap());
-    let f = 8192u16;
     let mut m = machine();
     fill(&mut m, 0, din, u64::from(f));
     let mut i = Instruction::new(Opcode(0x43), GEN);
@@ -255,7 +259,11 @@ fn bench_tensor_scalar(din: Dtype, dout: Dtype) -> Row {
 }
 
 fn bench_affine_select() -> Row {
-    let f = 4096u16;
+    bench_affine_select_n(4096)
+}
+
+/// AffineSelect fp32 (causal mask) over 128 × `f`, one thread.
+fn bench_affine_select_n(f: u16) -> Row {
     let mut m = machine();
     fill(&mut m, 0, Dtype::FP32, u64::from(f));
     m.set_register(0, 0xFF7F_FFFF).unwrap();
@@ -283,7 +291,7 @@ fn bench_affine_select() -> Row {
         m.step(black_box(&i)).unwrap();
     });
     Row {
-        name: "AffineSelect fp32 128x4096".into(),
+        name: format!("AffineSelect fp32 128x{f}"),
         touched: 8,
         elements: u64::from(f) * u64::from(P),
         secs,
@@ -292,7 +300,11 @@ fn bench_affine_select() -> Row {
 }
 
 fn bench_iota() -> Row {
-    let f = 4096u16;
+    bench_iota_n(4096)
+}
+
+/// Iota fp32 over 128 × `f`, one thread.
+fn bench_iota_n(f: u16) -> Row {
     let mut m = machine();
     let mut i = Instruction::new(Opcode(0x7E), GEN);
     if let Body::D4Iota(s) = &mut i.body {
@@ -309,7 +321,7 @@ fn bench_iota() -> Row {
         m.step(black_box(&i)).unwrap();
     });
     Row {
-        name: "Iota fp32 128x4096".into(),
+        name: format!("Iota fp32 128x{f}"),
         touched: 4,
         elements: u64::from(f) * u64::from(P),
         secs,
@@ -471,6 +483,10 @@ fn main() {
             );
         }
     }
+    if filter.iter().any(|f| f == "levels") {
+        simd_levels();
+        return;
+    }
     if filter.iter().any(|f| f == "fixed") {
         // A fixed amount of work for `perf stat` (cycles per instruction independent of load).
         let (mut m, i, _) = tiny_setup();
@@ -489,5 +505,58 @@ fn main() {
             "tiny PtrMulti (1 element):       {:>8.1} ns / instruction",
             pm.cpu * 1e9
         );
+    }
+}
+
+/// `-- levels`: each case at every SIMD level this CPU has (`tpb_sim::numerics::simd`), in
+/// one run, as on-CPU G elements/s and the speed-up over the baseline level. To add a case,
+/// add a line to `cases`.
+fn simd_levels() {
+    use tpb_sim::numerics::simd;
+    let (bf, f32_, f16, e4) = (Dtype::BFLOAT16, Dtype::FP32, Dtype::FP16, Dtype::FP8_EXP4);
+    type Case = (String, Box<dyn Fn() -> Row>);
+    let mut cases: Vec<Case> = Vec::new();
+    for f in [512u16, 16384] {
+        for (din, dout) in [(f32_, f32_), (bf, bf), (f16, f16), (e4, e4), (f32_, bf)] {
+            cases.push((
+                format!("TensorScalar {din}->{dout} 128x{f}"),
+                Box::new(move || bench_tensor_scalar_n(din, dout, f)),
+            ));
+        }
+        for (din, dout) in [(f32_, f32_), (bf, bf), (f16, f16), (e4, e4), (f32_, e4)] {
+            cases.push((
+                format!("PtrMulti {din}->{dout} 128x{f}"),
+                Box::new(move || bench_ptr_multi_n(din, dout, AluOp::MULT, usize::from(f), 1)),
+            ));
+        }
+        cases.push((
+            format!("AffineSelect fp32 128x{f}"),
+            Box::new(move || bench_affine_select_n(f)),
+        ));
+        cases.push((
+            format!("Iota fp32 128x{f}"),
+            Box::new(move || bench_iota_n(f)),
+        ));
+    }
+    let levels = simd::available();
+    print!("{:<40}", "case (on-CPU G elem/s, one thread)");
+    for l in &levels {
+        print!(" {:>9}", l.name());
+    }
+    println!("   speed-up over baseline");
+    for (name, case) in &cases {
+        print!("{name:<40}");
+        let mut rates = Vec::new();
+        for &l in &levels {
+            let r = simd::with_level(l, case).expect("an available level");
+            let rate = r.elements as f64 / r.secs.cpu / 1e9;
+            rates.push(rate);
+            print!(" {rate:>9.3}");
+        }
+        let ups: Vec<String> = rates[1..]
+            .iter()
+            .map(|r| format!("{:.2}x", r / rates[0]))
+            .collect();
+        println!("   {}", ups.join(" "));
     }
 }

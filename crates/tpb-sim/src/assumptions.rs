@@ -3,7 +3,7 @@
 //! No public source settles these points (decisions.md tags them ASSUMED, or leaves them
 //! open and the simulator had to pick). Each one is a constant or a small function here;
 //! the executors in [`crate::exec`](self) call these and never re-decide the question, so a
-//! later fact changes the simulator in one edit. [`ASSUMPTIONS`] lists them for the README
+//! later fact changes the simulator in one edit. [`ASSUMPTIONS`] lists them for docs/reference/assumptions.md
 //! and for `tpb` to print.
 //!
 //! Numeric assumptions (FP8 variants, NaN patterns, DIVIDE/POW/RSQRT accuracy, shift
@@ -26,7 +26,7 @@ pub struct Assumption {
     pub text: &'static str,
 }
 
-/// The simulator's ASSUMED behaviours, in the order a README lists them.
+/// The simulator's ASSUMED behaviours, in the order docs/reference/assumptions.md lists them.
 pub const ASSUMPTIONS: &[Assumption] = &[
     Assumption {
         id: "initial-state",
@@ -263,6 +263,20 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                landed, `semaphore` += `sem_increment` (0: none). A step-mode run \
                (Machine::step, one in-order stream) moves the data at once and adds the \
                increment right after it.",
+    },
+    Assumption {
+        id: "multi-signal-wait",
+        source: "decisions §3.8a, isa-facts §1.3",
+        text: "A semaphore wait acquires, from the signals of other engines, only what it cannot \
+               have passed without whatever order the timing lands them in: when every other \
+               engine updating the semaphore in the program only increments it (or only \
+               decrements it), a wait needing that movement acquires, from each such engine, its \
+               first m signals, m the fewest that reach the threshold given the waiter's own \
+               updates and every update of every other engine in the whole program. Two engines \
+               incrementing once and a wait for 1 order nothing (a race in every timing); a wait \
+               for 2 orders both. Writes, register amounts or both directions keep the \
+               earliest-unbroken-entry rule for one other signaller and order nothing for \
+               several.",
     },
 ];
 

@@ -221,7 +221,7 @@ fn a_read_update_orders_the_reads_but_not_the_writes() {
 }
 
 #[test]
-fn each_race_kind_is_named_from_the_schedule_order() {
+fn each_race_kind_is_named_in_program_order() {
     one_race(
         &run(&(pool_write("") + &dve_read(""))),
         RaceKind::ReadAfterWrite,

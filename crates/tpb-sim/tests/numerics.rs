@@ -7,8 +7,25 @@ use std::path::PathBuf;
 use tpb_isa::Dtype;
 use tpb_sim::numerics::{
     canonical_nan, canonical_nan_bits, datapath_size, decode_slice_to_f32, encode_slice_from_f32,
-    from_f32, is_datapath_dtype, max_finite_bits, to_f32, E4m3Variant, Fp8Config,
+    from_f32, is_datapath_dtype, max_finite_bits, simd, to_f32, E4m3Variant, Fp8Config,
 };
+
+/// `decode_slice_to_f32` at every SIMD level this CPU has (`numerics::simd`): the slices of
+/// each level must be equal, and the first is returned (checked against the fixtures).
+fn decode_at_every_level(dt: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp8Config) -> usize {
+    let mut first: Option<(usize, Vec<u32>)> = None;
+    for level in simd::available() {
+        let n = simd::with_level(level, || decode_slice_to_f32(dt, bytes, out, cfg)).unwrap();
+        let got: Vec<u32> = out.iter().map(|x| x.to_bits()).collect();
+        match &first {
+            None => first = Some((n, got)),
+            Some((n0, want)) => {
+                assert_eq!((n, &got), (*n0, want), "{dt:?} decoded at {level} differs");
+            }
+        }
+    }
+    first.map_or(0, |(n, _)| n)
+}
 
 const IEEE: Fp8Config = Fp8Config {
     ocp_sat: false,
@@ -116,7 +133,7 @@ fn decode_fp8_exhaustive_bit_exact() {
         assert_eq!(want.len(), 256);
         let bytes: Vec<u8> = (0..=255).collect();
         let mut out = vec![0f32; 256];
-        assert_eq!(decode_slice_to_f32(dt, &bytes, &mut out, &cfg), 256);
+        assert_eq!(decode_at_every_level(dt, &bytes, &mut out, &cfg), 256);
         let bad = (0..256u32)
             .filter(|&b| {
                 let got = to_f32(dt, b, &cfg).to_bits();
@@ -143,7 +160,7 @@ fn decode_bf16_fp16_exhaustive_bit_exact() {
         assert_eq!(want.len(), 65536);
         let bytes: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
         let mut out = vec![0f32; 65536];
-        assert_eq!(decode_slice_to_f32(dt, &bytes, &mut out, &IEEE), 65536);
+        assert_eq!(decode_at_every_level(dt, &bytes, &mut out, &IEEE), 65536);
         let bad = (0..65536u32)
             .filter(|&b| {
                 let got = to_f32(dt, b, &IEEE).to_bits();
@@ -200,24 +217,35 @@ fn decode_ints_bit_exact() {
 
 // ---- encode: probe sets ----
 
-/// Encodes `input` with both the scalar and the slice API and checks they agree.
+/// Encodes `input` with both the scalar and the slice API (at every SIMD level this CPU has)
+/// and checks they agree.
 fn encode_both(dt: Dtype, input: &[u32], cfg: &Fp8Config) -> Vec<u32> {
+    let scalar: Vec<u32> = input
+        .iter()
+        .map(|&b| from_f32(dt, f32::from_bits(b), cfg))
+        .collect();
+    for level in simd::available() {
+        simd::with_level(level, || encode_slice_matches(dt, input, cfg, &scalar)).unwrap();
+    }
+    scalar
+}
+
+fn encode_slice_matches(dt: Dtype, input: &[u32], cfg: &Fp8Config, scalar: &[u32]) {
     let xs: Vec<f32> = input.iter().map(|&b| f32::from_bits(b)).collect();
     let size = datapath_size(dt).unwrap();
     let mut bytes = vec![0u8; xs.len() * size];
     assert_eq!(encode_slice_from_f32(dt, &xs, &mut bytes, cfg), xs.len());
-    let scalar: Vec<u32> = xs.iter().map(|&x| from_f32(dt, x, cfg)).collect();
+    let level = simd::level();
     for (i, c) in bytes.chunks_exact(size).enumerate() {
         let mut w = [0u8; 4];
         w[..size].copy_from_slice(c);
         assert_eq!(
             u32::from_le_bytes(w),
             scalar[i],
-            "{dt:?} slice vs scalar at {:#010x}",
+            "{dt:?} slice ({level}) vs scalar at {:#010x}",
             input[i]
         );
     }
-    scalar
 }
 
 #[test]

@@ -13,6 +13,7 @@ use reference::{RefFault, RefWarn, WINDOW};
 use tpb_isa::geometry::Space;
 use tpb_isa::validate::{is_valid, validate};
 use tpb_isa::{Dtype, Gen, Instruction};
+use tpb_sim::numerics::simd;
 use tpb_sim::{FaultCause, HostTensor, WarningKind};
 
 // ---- comparison ----------------------------------------------------------------------------
@@ -83,13 +84,17 @@ fn same_state(w: &World) -> Result<(), TestCaseError> {
 
 /// Runs `make`'s program on the simulator and the reference. `threads > 1` sends every
 /// instruction with two or more channels through the threaded engine (threshold 0), so the
-/// properties cover the single-threaded and the threaded paths alike.
+/// properties cover the single-threaded and the threaded paths alike; `level` picks the SIMD
+/// level the simulator's kernels run at (one of those this CPU has), so every level is
+/// checked against the plain reference in one process.
 fn check(
     seed: u64,
     gen: Gen,
-    threads: usize,
+    (threads, level): (usize, usize),
     make: fn(&mut World) -> Vec<Instruction>,
 ) -> Result<(), TestCaseError> {
+    let levels = simd::available();
+    let level = levels[level % levels.len()];
     let mut w = World::new(seed, gen);
     w.m.set_threading(threads, if threads > 1 { 0 } else { u64::MAX });
     let prog = make(&mut w);
@@ -103,7 +108,7 @@ fn check(
                 .collect::<Vec<_>>()
         );
         let before = w.m.clone();
-        let sim = w.m.step(inst);
+        let sim = simd::with_level(level, || w.m.step(inst)).expect("an available level");
         let strict = w.strict;
         let rf = reference::step(&mut w.r, inst, strict);
         match (sim, rf) {
@@ -153,42 +158,42 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
-    fn imm_ld_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
-        check(seed, gen, threads, |w| vec![gen_imm_ld(w)])?;
+    fn imm_ld_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3, level in 0usize..3) {
+        check(seed, gen, (threads, level), |w| vec![gen_imm_ld(w)])?;
     }
 
     #[test]
-    fn ptr_multi_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
-        check(seed, gen, threads, gen_ptr_multi)?;
+    fn ptr_multi_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3, level in 0usize..3) {
+        check(seed, gen, (threads, level), gen_ptr_multi)?;
     }
 
     #[test]
-    fn sunda_dual_matches_reference(seed: u64, threads in 1usize..=3) {
-        check(seed, Gen::Sunda, threads, gen_ptr_multi)?;
+    fn sunda_dual_matches_reference(seed: u64, threads in 1usize..=3, level in 0usize..3) {
+        check(seed, Gen::Sunda, (threads, level), gen_ptr_multi)?;
     }
 
     #[test]
-    fn affine_select_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
-        check(seed, gen, threads, gen_affine_select)?;
+    fn affine_select_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3, level in 0usize..3) {
+        check(seed, gen, (threads, level), gen_affine_select)?;
     }
 
     #[test]
-    fn iota_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
-        check(seed, gen, threads, gen_iota)?;
+    fn iota_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3, level in 0usize..3) {
+        check(seed, gen, (threads, level), gen_iota)?;
     }
 
     #[test]
-    fn tensor_scalar_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
-        check(seed, gen, threads, gen_tensor_scalar)?;
+    fn tensor_scalar_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3, level in 0usize..3) {
+        check(seed, gen, (threads, level), gen_tensor_scalar)?;
     }
 
     #[test]
-    fn ts_select_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3) {
-        check(seed, gen, threads, gen_ts_select)?;
+    fn ts_select_matches_reference(seed: u64, gen in any_gen(), threads in 1usize..=3, level in 0usize..3) {
+        check(seed, gen, (threads, level), gen_ts_select)?;
     }
 
     #[test]
-    fn range_select_matches_reference(seed: u64, gen in cayman_up(), threads in 1usize..=3) {
-        check(seed, gen, threads, gen_range_select)?;
+    fn range_select_matches_reference(seed: u64, gen in cayman_up(), threads in 1usize..=3, level in 0usize..3) {
+        check(seed, gen, (threads, level), gen_range_select)?;
     }
 }

@@ -16,10 +16,21 @@ use std::path::Path;
 /// not a regular file (a device such as `/dev/stdout`, a pipe) is written in place: renaming
 /// over a device would replace the device.
 pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_with(path, |out| out.write_all(bytes))
+}
+
+/// As [`write_file`], with the contents produced by `fill` straight into the temporary file
+/// (through a buffer), so a large output (a timeline) is never held in memory whole.
+pub fn write_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     if let Ok(meta) = fs::symlink_metadata(path) {
         let target = fs::metadata(path).ok();
         if target.as_ref().is_some_and(|t| !t.is_file() && !t.is_dir()) {
-            return fs::write(path, bytes);
+            let mut out = io::BufWriter::new(fs::OpenOptions::new().write(true).open(path)?);
+            fill(&mut out)?;
+            return out.flush();
         }
         if meta.file_type().is_symlink() {
             return Err(symlink_error());
@@ -40,7 +51,11 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     prefix.push(".tpb-tmp-");
     // Removed on drop unless persisted, so every failure below leaves no temporary behind.
     let mut tmp = tempfile::Builder::new().prefix(&prefix).tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
+    {
+        let mut out = io::BufWriter::new(tmp.as_file_mut());
+        fill(&mut out)?;
+        out.flush()?;
+    }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())

@@ -1,6 +1,8 @@
-//! Library half of the `tpb` command-line tool: `.npy` I/O and command implementations.
+//! Library half of the `tpb` command-line tool: the command line ([`cli::run`]),
+//! `.npy` I/O and command implementations.
 #![warn(missing_docs)]
 
 pub mod atomic;
+pub mod cli;
 pub mod cmd;
 pub mod npy;

@@ -1,5 +1,5 @@
 //! `tpb run` on the multi-engine model (issue 10): the examples in `examples/engines/` check
-//! themselves (the pipeline passes, the race and the deadlock are reported as the README
+//! themselves (the pipeline passes, the race and the deadlock are reported as docs/engines.md
 //! says), `.engine` and `--queue` placement, `--serial`, timing overrides, and the timeline
 //! files (the Chrome trace parsed and checked for its structure; the SVG well-formed with
 //! one bar per instruction).
@@ -465,4 +465,143 @@ fn directives_between_instructions_fall_back_to_one_stream() {
     );
     let (_, err) = status(&tpb(&dir, &["run", &prog, "--timeline", "t.json"]), 2);
     assert!(err.contains("--timeline needs the engine model"), "{err}");
+}
+
+/// A timeline file as text.
+fn svg_of(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+// Issue 20 item 19: a deadlock shows in the timeline — each blocked engine's wait up to the
+// deadlock, and a marker — in the JSON and the SVG.
+#[test]
+fn a_deadlock_shows_in_both_timelines() {
+    let dir = scratch("deadlock-timeline");
+    let dead = example("deadlock.tpb");
+    let args = ["run", &dead, "--timeline", "d.json", "--timeline", "d.svg"];
+    status(&tpb(&dir, &args), 1);
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("d.json")).unwrap()).unwrap();
+    let events = doc["traceEvents"].as_array().unwrap();
+    let blocked: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["args"]["blocked"] == true)
+        .collect();
+    assert_eq!(blocked.len(), 2, "one blocked wait per stuck engine");
+    let marker = events
+        .iter()
+        .find(|e| e["name"] == "deadlock" && e["ph"] == "i")
+        .expect("a deadlock marker");
+    for b in &blocked {
+        assert_eq!(b["cat"], "wait");
+        let end = b["ts"].as_f64().unwrap() + b["dur"].as_f64().unwrap();
+        assert!((end - marker["ts"].as_f64().unwrap()).abs() < 1e-9);
+        assert!(b["args"]["waits_for"]
+            .as_str()
+            .unwrap()
+            .contains("semaphore"));
+    }
+    assert_eq!(marker["args"]["blocked"].as_array().unwrap().len(), 2);
+    assert!(doc["otherData"]["deadlock_us"].as_f64().is_some());
+    let svg = svg_of(&dir.join("d.svg"));
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let count = |class: &str| {
+        doc.descendants()
+            .filter(|n| n.attribute("class") == Some(class))
+            .count()
+    };
+    assert_eq!(count("blocked"), 2);
+    assert_eq!(count("deadlock"), 1);
+    // A run that completes has neither.
+    status(
+        &tpb(
+            &dir,
+            &[
+                "run",
+                &example("mask_pipeline.tpb"),
+                "--timeline",
+                "ok.json",
+            ],
+        ),
+        0,
+    );
+    let ok = std::fs::read_to_string(dir.join("ok.json")).unwrap();
+    assert!(!ok.contains("\"deadlock\"") && !ok.contains("\"blocked\""));
+}
+
+/// A program of `n` POOL instructions each bumping semaphore 0, so that the semaphore
+/// changes `n` times close together.
+fn semaphore_steps(n: usize) -> String {
+    let mut s = String::from(".gen cayman\n");
+    for k in 0..n {
+        s += &format!(
+            "iota src={k}:[[1,4]] out=fp32 dst=sbuf[p0..1]+0x0:[[1,4]] \
+             update_mode=sem_inc_complete update_idx=0\n"
+        );
+    }
+    s
+}
+
+// Issue 20 item 19: semaphore labels in the SVG never overlap (close changes used to print
+// on top of each other); a change whose label has no room keeps its dashed line.
+#[test]
+fn svg_semaphore_labels_do_not_overlap() {
+    let dir = scratch("svg-labels");
+    let prog = write(&dir, "s.tpb", &semaphore_steps(12));
+    status(&tpb(&dir, &["run", &prog, "--timeline", "s.svg"]), 0);
+    let svg = svg_of(&dir.join("s.svg"));
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let lines = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("sync"))
+        .count();
+    assert_eq!(lines, 12);
+    let mut labels: Vec<(f64, f64, f64)> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("sync-label"))
+        .map(|n| {
+            let x: f64 = n.attribute("x").unwrap().parse().unwrap();
+            let y: f64 = n.attribute("y").unwrap().parse().unwrap();
+            // 10-pixel sans-serif: no character is wider than 6 px on average.
+            (y, x, x + 6.0 * n.text().unwrap().chars().count() as f64)
+        })
+        .collect();
+    assert!(!labels.is_empty());
+    labels.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    for w in labels.windows(2) {
+        if w[0].0 == w[1].0 {
+            assert!(w[0].2 <= w[1].1, "labels overlap: {w:?}");
+        }
+    }
+}
+
+// Issue 20 item 6: the SVG's size is bounded: past 20,000 instructions, a row draws one bar
+// per pixel column.
+#[test]
+fn a_long_run_draws_a_bounded_svg() {
+    let dir = scratch("svg-bounded");
+    let prog = write(&dir, "l.tpb", &semaphore_steps(25_000));
+    status(&tpb(&dir, &["run", &prog, "--timeline", "l.svg"]), 0);
+    let svg = svg_of(&dir.join("l.svg"));
+    assert!(svg.len() < 2_000_000, "{} bytes", svg.len());
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let count = |class: &str| {
+        doc.descendants()
+            .filter(|n| n.attribute("class") == Some(class))
+            .count()
+    };
+    assert!(count("inst") <= 900, "{}", count("inst"));
+    assert!(count("sync") <= 900, "{}", count("sync"));
+    // Every instruction is still accounted for in the bars' tooltips.
+    let total: usize = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("inst"))
+        .map(|n| {
+            let t = n.first_element_child().unwrap().text().unwrap();
+            t.split_once(" instructions")
+                .and_then(|(a, _)| a.rsplit(' ').next()?.parse().ok())
+                .unwrap_or(1)
+        })
+        .sum();
+    assert_eq!(total, 25_000);
 }

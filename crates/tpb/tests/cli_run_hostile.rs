@@ -175,6 +175,28 @@ fn the_timeline_is_checked_before_the_run() {
     }
 }
 
+/// Item 3, the other side: the out-dir is created by the run, so a timeline straight into it
+/// (the natural `--out-dir out --timeline out/t.json`) is accepted, and no other directory is.
+#[test]
+fn a_timeline_may_go_into_the_out_dir_the_run_creates() {
+    let dir = scratch("timeline_out_dir");
+    program(&dir, &format!(".out {OUT} @ o.npy\n"));
+    let o = run(
+        &dir,
+        &[
+            "p.tpb",
+            "--timeline",
+            "out/t.json",
+            "--timeline",
+            "./out/t.svg",
+        ],
+    );
+    status(&o, 0);
+    assert!(dir.join("out/t.json").is_file() && dir.join("out/t.svg").is_file());
+    let o = run(&dir, &["p.tpb", "--timeline", "out/sub/t.json"]);
+    assert!(status(&o, 2).contains("does not exist"));
+}
+
 /// Item 4: program-controlled names in report lines (stdout) have control characters and
 /// bidirectional overrides escaped; so do errors on stderr.
 #[test]

@@ -12,8 +12,9 @@ anything runs), runs it bit-exactly and appends it to :meth:`Core.bundles` /
     >>> masked = core.ndarray((4, 4), ml_dtypes.bfloat16)
     >>> _ = nki.isa.affine_select(masked, [[-1, 4]], 1, scores, -3.4028235e38,
     ...                           cmp_op=np.greater_equal)
-    >>> masked.numpy()[1]
-    array([4, 5, -inf, -inf], dtype=bfloat16)
+    >>> row = masked.numpy()[1]
+    >>> row.astype(np.float32).tolist(), row.dtype == ml_dtypes.bfloat16
+    ([4.0, 5.0, -inf, -inf], True)
     >>> print(core.disasm().splitlines()[2].split()[0])
     affine_select
 """

@@ -40,7 +40,7 @@ pub enum Confidence {
     Observed,
     /// Stated by a fact sheet with medium confidence or inferred from neighbours.
     Inferred,
-    /// No public source: tpb's documented choice (decisions.md, README assumptions).
+    /// No public source: tpb's documented choice (decisions.md, docs/reference/assumptions.md).
     Assumed,
 }
 

@@ -9,6 +9,8 @@
 //!   the cost of an instruction.
 //! - [`sync`]: waits and updates as conditions and deferred operations.
 //! - [`race`]: vector clocks and the race detector.
+//! - `signals`: what a semaphore wait acquires from other engines' signals, whatever
+//!   order the timing lands them in.
 //! - [`sched`]: the scheduler, deadlock report, per-engine summary and critical path.
 //!
 //! ```
@@ -33,6 +35,7 @@
 pub mod queue;
 pub mod race;
 pub mod sched;
+mod signals;
 pub mod sync;
 pub mod timing;
 

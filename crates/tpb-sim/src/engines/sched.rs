@@ -8,7 +8,8 @@
 
 use super::queue::{is_dma_request, split, EngineId, NUM_ENGINES};
 use super::race::{join, Clock, Detector, History, Race, RaceSide};
-use super::sync::{decode, Object, Op, Sync, Update, Wait, NUM_OBJECTS};
+use super::signals::Signals;
+use super::sync::{amount_from_register, decode, Object, Op, Sync, Update, Wait, NUM_OBJECTS};
 use super::timing::{Costs, Timing};
 use crate::machine::{Fault, FaultCause, InstId, Machine, Region, StepReport, Warning};
 use crate::machine::{NUM_EVENTS, NUM_SEMAPHORES};
@@ -284,6 +285,7 @@ pub fn run_engines_with(
             })
         })
         .collect();
+    let mut signals = plan_signals(insts, engines, m);
     let mut obj_writer: Vec<Option<usize>> = vec![None; NUM_OBJECTS];
     // Only the updates still to apply: popped ones are gone, so this stays as small as the
     // number of updates in flight, not the program.
@@ -344,7 +346,10 @@ pub fn run_engines_with(
                 };
             }
             sync_machine(m, o, &sems, &events);
-            history[o.slot()].update(value(o, &sems, &events), &p.clock);
+            if !matches!(o, Object::Semaphore(s) if signals.uniform(s)) {
+                history[o.slot()].update(value(o, &sems, &events), &p.clock);
+            }
+            signals.landed(steps[p.step].engine, p.op, &p.clock);
             obj_writer[o.slot()] = Some(p.step);
             sample(o, t, before, value(o, &sems, &events), &mut counters);
         }
@@ -397,10 +402,10 @@ pub fn run_engines_with(
             let mut waited_on = None;
             for w in sync.waits.iter().flatten() {
                 let o = w.object();
-                join(
-                    &mut en.clock,
-                    &history[o.slot()].acquire(|v| w.holds_at(v), w.closed()),
-                );
+                let acquired = signals
+                    .acquire(w, e, value(o, &sems, &events))
+                    .unwrap_or_else(|| history[o.slot()].acquire(|v| w.holds_at(v), w.closed()));
+                join(&mut en.clock, &acquired);
                 if now > ready && waited_on.is_none() && obj_writer[o.slot()].is_some() {
                     waited_on = Some(o);
                 }
@@ -589,6 +594,25 @@ pub fn run_engines_with(
         counters,
         costs,
     }
+}
+
+/// Every semaphore update the program holds, by engine, before the run (for
+/// [`Signals::acquire`]). An instruction whose sync does not decode faults when it runs.
+fn plan_signals(insts: &[Instruction], engines: &[EngineId], m: &Machine) -> Signals {
+    let mut signals = Signals::new();
+    for (inst, &e) in insts.iter().zip(engines) {
+        let Ok(sync) = sync_of(inst, m.registers()) else {
+            continue;
+        };
+        let mut from_register = amount_from_register(inst.events.update_mode);
+        if let Body::EventSemaphore(s) = &inst.body {
+            from_register |= amount_from_register(s.update1_mode);
+        }
+        for u in sync.updates.into_iter().flatten() {
+            signals.plan(e, u.op, from_register);
+        }
+    }
+    signals
 }
 
 /// An instruction's waits and updates: its EVENTS header, and for an EventSemaphore record

@@ -239,6 +239,17 @@ fn register(regs: &[u32], value: u32, what: &str) -> Result<u32, FaultCause> {
         })
 }
 
+/// Whether an update mode's amount is read from a register when the instruction runs (so
+/// it is not known before the run).
+pub(crate) fn amount_from_register(mode: UpdateMode) -> bool {
+    matches!(
+        mode,
+        UpdateMode::SEM_SUB_REG_READ
+            | UpdateMode::SEM_SUB_REG_COMPLETE
+            | UpdateMode::SEM_WR_REG_COMPLETE
+    )
+}
+
 /// Decodes a header's EVENTS; `_REG` forms read `regs` now.
 pub fn decode(ev: &Events, regs: &[u32]) -> Result<Sync, FaultCause> {
     let mut sync = Sync::default();

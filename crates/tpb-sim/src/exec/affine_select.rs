@@ -18,8 +18,9 @@ use super::access::{bytes_to_raw, fill_ramp, raw_to_bytes, Cursor, Dims};
 use super::engine::{Bufs, Kernel};
 use super::kernels;
 use super::{Cx, Parts, Role};
+use crate::assumptions::ramp_value;
 use crate::machine::FaultCause;
-use crate::numerics::{from_f32, Fp8Config};
+use crate::numerics::{encode_bytes_with, from_f32, fusable_input, simd, Fp8Config};
 use tpb_isa::wire::S2d2TsAs;
 use tpb_isa::{AffineSelectCmp, Dtype, Gen};
 
@@ -130,7 +131,113 @@ fn select<T: Copy>(cmp: AffineSelectCmp, xs: &mut [T], mask: &[i32], fill: T) {
     }
 }
 
+/// `out[j] = (first + j·step <fill_mode> 0) ? xs[j] : fill` over one run of the ramp (the
+/// mask of [`select`] computed in the same loop, wrapping as `fill_ramp` does).
+#[inline(always)]
+fn select_run<T: Copy>(
+    cmp: AffineSelectCmp,
+    xs: &[T],
+    out: &mut [T],
+    (first, step): (i32, i32),
+    fill: T,
+) {
+    #[inline(always)]
+    fn each<T: Copy>(
+        xs: &[T],
+        out: &mut [T],
+        (first, step): (i32, i32),
+        fill: T,
+        pass: impl Fn(i32) -> bool,
+    ) {
+        for (j, (o, &x)) in out.iter_mut().zip(xs).enumerate() {
+            let m = first.wrapping_add(step.wrapping_mul(j as i32));
+            *o = if pass(m) { x } else { fill };
+        }
+    }
+    match cmp {
+        AffineSelectCmp::GREATER_THAN => each(xs, out, (first, step), fill, |m| m > 0),
+        AffineSelectCmp::GREATER_THAN_EQ => each(xs, out, (first, step), fill, |m| m >= 0),
+        AffineSelectCmp::EQ => each(xs, out, (first, step), fill, |m| m == 0),
+        _ => each(xs, out, (first, step), fill, |m| m != 0),
+    }
+}
+
+/// [`select_run`] over little-endian `N`-byte elements, `out` either a separate slice or
+/// (`xs == None`) selecting in place.
+#[inline(always)]
+fn select_bytes<const N: usize>(
+    cmp: AffineSelectCmp,
+    xs: Option<&[u8]>,
+    out: &mut [u8],
+    ramp: (i32, i32),
+    fill: u32,
+) {
+    let fill: [u8; N] = fill.to_le_bytes()[..N].try_into().unwrap_or([0; N]);
+    let out = out.as_chunks_mut::<N>().0;
+    match xs {
+        Some(xs) => select_run(cmp, xs.as_chunks::<N>().0, out, ramp, fill),
+        None => {
+            for (j, o) in out.iter_mut().enumerate() {
+                let m = ramp.0.wrapping_add(ramp.1.wrapping_mul(j as i32));
+                let pass = match cmp {
+                    AffineSelectCmp::GREATER_THAN => m > 0,
+                    AffineSelectCmp::GREATER_THAN_EQ => m >= 0,
+                    AffineSelectCmp::EQ => m == 0,
+                    _ => m != 0,
+                };
+                *o = if pass { *o } else { fill };
+            }
+        }
+    }
+}
+
+impl SelectKernel {
+    /// [`Kernel::map`] in one pass when the chunk lies in one run of the mask: the copy
+    /// selects input or fill bytes; a conversion encodes every input (fused decode → encode)
+    /// and then puts the fill bytes where the mask fails. `false`: nothing done.
+    #[inline(always)]
+    fn map_run(&mut self, c: u32, input: &[u8], out: &mut [u8]) -> bool {
+        let len = input.len() / self.size_in;
+        let (off, step, rem) = self.cur.run();
+        if rem < len as u64 || !(self.copy || fusable_input(self.in_dtype)) {
+            return false;
+        }
+        let ramp = (ramp_value(self.base, off, c, self.cm), step as i32);
+        self.cur.advance(len as u64);
+        let (cmp, fill) = (self.cmp, self.fill_bits);
+        let copy = self.copy;
+        let (din, dout, size, fp8) = (self.in_dtype, self.out_dtype, self.size_out, self.fp8);
+        simd::vectorize(
+            #[inline(always)]
+            || {
+                let xs = if copy {
+                    Some(input)
+                } else {
+                    encode_bytes_with::<false>(din, input, dout, out, &fp8, |x| x);
+                    None
+                };
+                match size {
+                    1 => select_bytes::<1>(cmp, xs, out, ramp, fill),
+                    2 => select_bytes::<2>(cmp, xs, out, ramp, fill),
+                    _ => select_bytes::<4>(cmp, xs, out, ramp, fill),
+                }
+            },
+        );
+        true
+    }
+}
+
 impl Kernel for SelectKernel {
+    fn map(&mut self, b: &mut Bufs, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
+        if k0 == 0 {
+            self.cur = Cursor::new(&self.mask);
+        }
+        if !self.map_run(c, input, out) {
+            self.load(b, c, k0, input);
+            self.store(b, c, k0, out);
+        }
+    }
+
     fn load(&mut self, b: &mut Bufs, _c: u32, _k0: u64, input: &[u8]) {
         let len = input.len() / self.size_in;
         if self.copy {

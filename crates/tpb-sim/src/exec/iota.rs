@@ -10,9 +10,9 @@
 //! ```
 
 use super::access::{fill_ramp, raw_to_bytes, Cursor, Dims};
-use super::engine::{Bufs, Kernel};
+use super::engine::{Bufs, Kernel, CHUNK};
 use super::{Cx, Parts, Role};
-use crate::assumptions::{iota_fp32, iota_keeps_bits, iota_output};
+use crate::assumptions::{iota_fp32, iota_keeps_bits, iota_output, ramp_value};
 use crate::machine::FaultCause;
 use crate::numerics::{encode_with, Fp8Config};
 use tpb_isa::wire::D4Iota;
@@ -70,6 +70,17 @@ impl Kernel for IotaKernel {
         if k0 == 0 {
             self.cur = Cursor::new(&self.ramp);
         }
+        let (off, step, rem) = self.cur.run();
+        if rem >= len as u64 && len <= CHUNK && !iota_keeps_bits(self.out_dtype) {
+            // The chunk lies in one run of the ramp: values computed in the encoder's loop
+            // (`first + j·step`, wrapping as `fill_ramp` does), no ramp buffer.
+            let first = ramp_value(self.base, off, c, self.cm);
+            let step = step as i32;
+            self.cur.advance(len as u64);
+            let ramp = move |j: u32| iota_fp32(first.wrapping_add(step.wrapping_mul(j as i32)));
+            encode_with::<_, false>(self.out_dtype, &INDEX[..len], out, &self.fp8, ramp);
+            return;
+        }
         let v = &mut b.i[..len];
         fill_ramp(&mut self.cur, self.base, c, self.cm, v);
         if iota_keeps_bits(self.out_dtype) {
@@ -85,3 +96,14 @@ impl Kernel for IotaKernel {
         }
     }
 }
+
+/// `0, 1, …, CHUNK − 1`: the positions in a chunk, for the ramp computed in the encoder.
+static INDEX: [u32; CHUNK] = {
+    let mut a = [0u32; CHUNK];
+    let mut i = 0;
+    while i < CHUNK {
+        a[i] = i as u32;
+        i += 1;
+    }
+    a
+};

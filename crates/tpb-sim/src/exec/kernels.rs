@@ -12,7 +12,7 @@ use crate::assumptions::{stage_arith, stage_bitvec, stage_int};
 use crate::numerics::alu::{max_num, min_num};
 use crate::numerics::{
     canonical_nan, decode_slice_to_f32, decode_with, encode_bytes_with, encode_slice_from_f32,
-    encode_with, Fp8Config, NumError,
+    encode_with, simd, Fp8Config, NumError,
 };
 use tpb_isa::{AluOp, Dtype};
 
@@ -20,9 +20,14 @@ use tpb_isa::{AluOp, Dtype};
 #[inline(always)]
 pub(crate) fn decode(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp8Config) {
     if dtype == Dtype::FP32 {
-        for (o, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-            *o = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        }
+        simd::vectorize(
+            #[inline(always)]
+            || {
+                for (o, &b) in out.iter_mut().zip(bytes.as_chunks::<4>().0) {
+                    *o = f32::from_le_bytes(b);
+                }
+            },
+        );
     } else {
         decode_slice_to_f32(dtype, bytes, out, cfg);
     }
@@ -32,9 +37,14 @@ pub(crate) fn decode(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp8Confi
 #[inline(always)]
 pub(crate) fn encode(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8Config) {
     if dtype == Dtype::FP32 || dtype == Dtype::FP32R {
-        for (o, x) in out.chunks_exact_mut(4).zip(xs) {
-            o.copy_from_slice(&x.to_le_bytes());
-        }
+        simd::vectorize(
+            #[inline(always)]
+            || {
+                for (o, x) in out.as_chunks_mut::<4>().0.iter_mut().zip(xs) {
+                    *o = x.to_le_bytes();
+                }
+            },
+        );
     } else {
         encode_slice_from_f32(dtype, xs, out, cfg);
     }
@@ -93,17 +103,25 @@ pub(crate) fn check_int(op: AluOp) -> Result<(), NumError> {
 
 /// `x = stage_arith(op, x, s, rev)` for every element.
 pub(crate) fn arith(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
+    simd::vectorize(
+        #[inline(always)]
+        || arith_loops(op, rev, xs, s),
+    );
+}
+
+#[inline(always)]
+fn arith_loops(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
     match (op, rev) {
         (AluOp::BYPASS, _) => {}
-        (AluOp::ADD, _) => map(xs, |x| canon(x + s)),
-        (AluOp::SUBTRACT, false) => map(xs, |x| canon(x - s)),
-        (AluOp::SUBTRACT, true) => map(xs, |x| canon(s - x)),
-        (AluOp::MULT, _) => map(xs, |x| canon(x * s)),
-        (AluOp::MAX, false) => map(xs, |x| canon(max_num(x, s))),
-        (AluOp::MAX, true) => map(xs, |x| canon(max_num(s, x))),
-        (AluOp::MIN, false) => map(xs, |x| canon(min_num(x, s))),
-        (AluOp::MIN, true) => map(xs, |x| canon(min_num(s, x))),
-        _ => map(xs, |x| {
+        (AluOp::ADD, _) => map(xs, move |x| canon(x + s)),
+        (AluOp::SUBTRACT, false) => map(xs, move |x| canon(x - s)),
+        (AluOp::SUBTRACT, true) => map(xs, move |x| canon(s - x)),
+        (AluOp::MULT, _) => map(xs, move |x| canon(x * s)),
+        (AluOp::MAX, false) => map(xs, move |x| canon(max_num(x, s))),
+        (AluOp::MAX, true) => map(xs, move |x| canon(max_num(s, x))),
+        (AluOp::MIN, false) => map(xs, move |x| canon(min_num(x, s))),
+        (AluOp::MIN, true) => map(xs, move |x| canon(min_num(s, x))),
+        _ => map(xs, move |x| {
             stage_arith(op, x, s, rev).unwrap_or(f32::from_bits(canonical_nan::FP32))
         }),
     }
@@ -130,8 +148,8 @@ pub(crate) fn bytes_fused(
 ) {
     let enc = |x| x;
     match op {
-        AluOp::ADD => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x + s),
-        AluOp::MULT => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x * s),
+        AluOp::ADD => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x + s),
+        AluOp::MULT => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x * s),
         _ => encode_bytes_with::<false>(in_dtype, input, dtype, out, cfg, enc),
     };
 }
@@ -157,16 +175,16 @@ pub(crate) fn bytes_fused2(
     }
     match (op0, op1) {
         (AluOp::MULT, AluOp::ADD) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x * s0 + s1)
+            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x * s0 + s1)
         }
         (AluOp::ADD, AluOp::MULT) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| (x + s0) * s1)
+            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| (x + s0) * s1)
         }
         (AluOp::MULT, AluOp::MULT) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x * s0 * s1)
+            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x * s0 * s1)
         }
         (AluOp::ADD, AluOp::ADD) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, |x| x + s0 + s1)
+            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x + s0 + s1)
         }
         (AluOp::BYPASS, op) => {
             bytes_fused(op, s1, in_dtype, input, dtype, out, cfg);
@@ -192,9 +210,9 @@ pub(crate) fn f32_fused(
     cfg: &Fp8Config,
 ) {
     match op {
-        AluOp::ADD => encode_with::<_, true>(dtype, xs, out, cfg, |x| x + s),
-        AluOp::MULT => encode_with::<_, true>(dtype, xs, out, cfg, |x| x * s),
-        _ => encode_with::<_, false>(dtype, xs, out, cfg, |x| x),
+        AluOp::ADD => encode_with::<_, true>(dtype, xs, out, cfg, move |x| x + s),
+        AluOp::MULT => encode_with::<_, true>(dtype, xs, out, cfg, move |x| x * s),
+        _ => encode_with::<_, false>(dtype, xs, out, cfg, move |x| x),
     };
 }
 
@@ -207,14 +225,15 @@ pub(crate) fn decode_fused(
     in_dtype: Dtype,
     input: &[u8],
     xs: &mut [f32],
+    cfg: &Fp8Config,
 ) -> bool {
     if !crate::numerics::fusable_input(in_dtype) {
         return false;
     }
     match op {
-        AluOp::ADD => decode_with(in_dtype, input, xs, |x| canon(x + s)),
-        AluOp::MULT => decode_with(in_dtype, input, xs, |x| canon(x * s)),
-        _ => decode_with(in_dtype, input, xs, |x| x),
+        AluOp::ADD => decode_with(in_dtype, input, xs, cfg, move |x| canon(x + s)),
+        AluOp::MULT => decode_with(in_dtype, input, xs, cfg, move |x| canon(x * s)),
+        _ => decode_with(in_dtype, input, xs, cfg, move |x| x),
     };
     true
 }
@@ -227,15 +246,18 @@ pub(crate) fn bitvec(op: AluOp, rev: bool, xs: &mut [u32], s: u32, bits: u32) {
         (1u32 << bits) - 1
     };
     let s = s & mask;
-    match op {
-        AluOp::BYPASS => xs.iter_mut().for_each(|x| *x &= mask),
-        AluOp::BITWISE_AND => xs.iter_mut().for_each(|x| *x &= s),
-        AluOp::BITWISE_OR => xs.iter_mut().for_each(|x| *x = (*x | s) & mask),
-        AluOp::BITWISE_XOR => xs.iter_mut().for_each(|x| *x = (*x ^ s) & mask),
-        _ => xs
-            .iter_mut()
-            .for_each(|x| *x = stage_bitvec(op, *x, s, rev, bits).unwrap_or(0)),
-    }
+    simd::vectorize(
+        #[inline(always)]
+        || match op {
+            AluOp::BYPASS => xs.iter_mut().for_each(|x| *x &= mask),
+            AluOp::BITWISE_AND => xs.iter_mut().for_each(|x| *x &= s),
+            AluOp::BITWISE_OR => xs.iter_mut().for_each(|x| *x = (*x | s) & mask),
+            AluOp::BITWISE_XOR => xs.iter_mut().for_each(|x| *x = (*x ^ s) & mask),
+            _ => xs
+                .iter_mut()
+                .for_each(|x| *x = stage_bitvec(op, *x, s, rev, bits).unwrap_or(0)),
+        },
+    );
 }
 
 /// `x = stage_int(op, x, s, rev, signed)` for every element.
@@ -335,7 +357,7 @@ mod tests {
     /// configuration (NaNs of both signs included).
     /// Inputs of the fused-path tests: values (specials, FP8 range edges, a ramp) and their
     /// FP32 and BF16 bytes (BF16 with the low mantissa bit flipped).
-    fn fused_inputs(ramp: bool) -> (Vec<f32>, Vec<u8>, Vec<u8>) {
+    fn fused_inputs(ramp: bool) -> (Vec<f32>, Vec<(Dtype, Vec<u8>)>) {
         let mut v = specials();
         v.extend([
             f32::from_bits(0xFFC0_0000),
@@ -353,13 +375,43 @@ mod tests {
             .iter()
             .flat_map(|x| ((x.to_bits() >> 16) as u16 ^ 1).to_le_bytes())
             .collect();
-        (v, fp32, bf16)
+        // FP16: the values' f16 images with the low bit flipped, and signalling NaNs.
+        let fp16: Vec<u8> = v
+            .iter()
+            .enumerate()
+            .flat_map(|(i, x)| {
+                let h = match i % 17 {
+                    3 => 0x7C01,
+                    4 => 0xFD55,
+                    _ => half::f16::from_f32(*x).to_bits() ^ 1,
+                };
+                h.to_le_bytes()
+            })
+            .collect();
+        // FP8: every byte value along the list.
+        let fp8: Vec<u8> = (0..v.len()).map(|i| (i * 37 + 11) as u8).collect();
+        let inputs = vec![
+            (Dtype::FP32, fp32),
+            (Dtype::BFLOAT16, bf16),
+            (Dtype::FP16, fp16),
+            (Dtype::FP8_EXP3, fp8.clone()),
+            (Dtype::FP8_EXP4, fp8.clone()),
+            (Dtype::FP8_EXP5, fp8),
+        ];
+        (v, inputs)
     }
 
+    /// At every SIMD level this CPU has (`numerics::simd`).
     #[test]
     fn fused_paths_match_the_staged_path() {
+        for level in simd::available() {
+            simd::with_level(level, fused_paths_match_the_staged_path_at_this_level).unwrap();
+        }
+    }
+
+    fn fused_paths_match_the_staged_path_at_this_level() {
         use crate::numerics::E4m3Variant;
-        let (v, fp32, bf16) = fused_inputs(true);
+        let (v, inputs) = fused_inputs(true);
         let dtypes = [
             Dtype::FP32,
             Dtype::FP32R,
@@ -382,7 +434,7 @@ mod tests {
                     let size = dtype.size().unwrap();
                     for op in [AluOp::BYPASS, AluOp::ADD, AluOp::MULT] {
                         assert!(fusable(op));
-                        for (din, bytes) in [(Dtype::FP32, &fp32), (Dtype::BFLOAT16, &bf16)] {
+                        for (din, bytes) in inputs.iter().map(|(d, b)| (*d, b)) {
                             assert!(crate::numerics::fusable_input(din));
                             for &s in &v[..40] {
                                 let mut xs = vec![0f32; v.len()];
@@ -390,7 +442,7 @@ mod tests {
                                 let decoded = xs.clone();
                                 arith(op, false, &mut xs, s);
                                 let mut staged = vec![0f32; v.len()];
-                                assert!(decode_fused(op, s, din, bytes, &mut staged));
+                                assert!(decode_fused(op, s, din, bytes, &mut staged, &cfg));
                                 let bits =
                                     |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                                 assert_eq!(bits(&staged), bits(&xs), "{din} {op} s {s}");
@@ -421,10 +473,21 @@ mod tests {
     /// The two-stage fused path against decode → arith(op0) → arith(op1) → encode, bit for
     /// bit, for every pair of fusable ops, FP32 and BF16 inputs, every datapath output dtype
     /// and FP8 configuration.
+    /// At every SIMD level this CPU has (`numerics::simd`).
     #[test]
     fn two_stage_fused_path_matches_the_staged_path() {
+        for level in simd::available() {
+            simd::with_level(
+                level,
+                two_stage_fused_path_matches_the_staged_path_at_this_level,
+            )
+            .unwrap();
+        }
+    }
+
+    fn two_stage_fused_path_matches_the_staged_path_at_this_level() {
         use crate::numerics::E4m3Variant;
-        let (v, fp32, bf16) = fused_inputs(false);
+        let (v, inputs) = fused_inputs(false);
         let ops = [AluOp::BYPASS, AluOp::ADD, AluOp::MULT];
         let dtypes = [
             Dtype::FP32,
@@ -443,7 +506,7 @@ mod tests {
                 let cfg = Fp8Config { ocp_sat, e4m3 };
                 for dtype in dtypes {
                     let size = dtype.size().unwrap();
-                    for (din, bytes) in [(Dtype::FP32, &fp32), (Dtype::BFLOAT16, &bf16)] {
+                    for (din, bytes) in inputs.iter().map(|(d, b)| (*d, b)) {
                         for (op0, op1) in ops.iter().flat_map(|&a| ops.map(|b| (a, b))) {
                             for (s0, s1) in scalars.iter().zip(scalars.iter().rev()) {
                                 let mut xs = vec![0f32; v.len()];
@@ -465,14 +528,14 @@ mod tests {
             }
         }
         let mut out = [0u8; 4];
-        let fp16 = [0u8; 4];
+        let int32 = [0u8; 4];
         let stages = ((AluOp::MULT, 1.0), (AluOp::ADD, 1.0));
         let (a, b) = stages;
         assert!(!bytes_fused2(
             a,
             b,
-            Dtype::FP16,
-            &fp16,
+            Dtype::INT32,
+            &int32,
             Dtype::FP32,
             &mut out,
             &Fp8Config::default()

@@ -94,7 +94,16 @@ pub(super) fn execute(
             && kernels::fusable(s.op),
         flops,
     };
-    driver.run(Some(&src), &dst, n, count, slice, &mut k);
+    // The fused path changes scalar inside `map` itself, so its chunks may span W slices
+    // (fewer, longer chunks for small slices). Only `map` does: strided operands (which go
+    // through `load`/`store`) and 1-byte inputs (whose byte table is per scalar, see
+    // `pure_key`) keep chunks within a slice.
+    let split = if k.fused && src.size > 1 && src.dims.is_dense() && dst.dims.is_dense() {
+        u64::MAX
+    } else {
+        slice
+    };
+    driver.run(Some(&src), &dst, n, count, split, &mut k);
     Ok(())
 }
 
@@ -206,16 +215,26 @@ struct PtrMultiKernel<'a> {
 impl Kernel for PtrMultiKernel<'_> {
     fn map(&mut self, b: &mut Bufs, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
         if self.fused {
-            let s = self.flops[c as usize].slots[(k0 / self.slice) as usize];
-            kernels::bytes_fused(
-                self.op,
-                f32::from_bits(s),
-                self.in_dtype,
-                input,
-                self.out_dtype,
-                out,
-                &self.fp8,
-            );
+            // One call per W slice the chunk touches: scalar[i] for elements of slice i.
+            let (din, dout) = (self.size_in, self.size_out);
+            let len = input.len() / din;
+            let slots = &self.flops[c as usize].slots;
+            let mut j = 0usize;
+            while j < len {
+                let k = k0 + j as u64;
+                let i = (k / self.slice) as usize;
+                let end = ((i as u64 + 1) * self.slice - k0).min(len as u64) as usize;
+                kernels::bytes_fused(
+                    self.op,
+                    f32::from_bits(slots.get(i).copied().unwrap_or(0)),
+                    self.in_dtype,
+                    &input[j * din..end * din],
+                    self.out_dtype,
+                    &mut out[j * dout..end * dout],
+                    &self.fp8,
+                );
+                j = end;
+            }
         } else {
             self.load(b, c, k0, input);
             self.store(b, c, k0, out);

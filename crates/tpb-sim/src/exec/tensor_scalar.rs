@@ -148,7 +148,7 @@ impl Kernel for TsKernel<'_> {
         if self.path == ScalarPath::Arith && kernels::fusable(self.op0) {
             let s0 = f32::from_bits(self.s0[c as usize]);
             let xs = &mut b.f[..len];
-            if kernels::decode_fused(self.op0, s0, self.in_dtype, input, xs) {
+            if kernels::decode_fused(self.op0, s0, self.in_dtype, input, xs, &self.fp8) {
                 self.finish_arith(xs, c, out);
                 return;
             }

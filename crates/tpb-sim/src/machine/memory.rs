@@ -2,7 +2,8 @@
 //!
 //! Only active bytes are stored: partition `p` of a space starts at `p * stride` in its
 //! vector, the stride being the active bytes rounded up to a multiple of 64 (they are
-//! multiples already on every generation), whatever the address-map stride. The shadow is
+//! multiples already on every generation), plus 17 cache lines of padding when that is a
+//! multiple of 4 KiB (see `stride_of`), whatever the address-map stride. The shadow is
 //! a bitset, one bit per byte, so each partition owns whole shadow words and the engine can
 //! hand partitions to different threads.
 
@@ -125,10 +126,19 @@ impl Shadow {
     }
 }
 
-/// Partition stride for `active` bytes: rounded up to whole shadow words.
+/// Partition stride for `active` bytes: rounded up to whole shadow words, plus 17 cache lines
+/// (1088 bytes, never addressed) when that is a multiple of 4 KiB. With a stride of
+/// 224 KiB the same offset in all 128 partitions maps onto 4 groups of sets of a 2 MiB
+/// 16-way L2 (and one set group of L1), so a 128 × 512 FP32 tile (256 KiB) could not stay
+/// in cache; an odd number of lines spreads the partitions' rows over the sets.
 #[inline(always)]
 fn stride_of(active: u64) -> usize {
-    (active as usize).next_multiple_of(64)
+    let s = (active as usize).next_multiple_of(64);
+    if s.is_multiple_of(4096) {
+        s + 17 * 64
+    } else {
+        s
+    }
 }
 
 /// The on-chip memories of one generation.

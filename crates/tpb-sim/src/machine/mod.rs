@@ -44,9 +44,11 @@ pub const DEFAULT_MAX_ELEMENTS: u64 = 1 << 28;
 /// maximum-size instructions (tens of seconds of simulation; real kernels use far fewer).
 pub const DEFAULT_MAX_RUN_ELEMENTS: u64 = 1 << 32;
 
-/// The default for [`Config::min_parallel_elements`]: below 64 Ki elements an instruction
-/// takes well under 100 µs on one core, the order of handing work to other threads.
-pub const DEFAULT_MIN_PARALLEL_ELEMENTS: u64 = 1 << 16;
+/// The default for [`Config::min_parallel_elements`]: with the vectorised kernels an
+/// instruction below 256 Ki elements takes well under 100 µs on one core (a 128 × 512 tile,
+/// 64 Ki elements, about 5–30 µs), the order of waking other threads on a busy machine, so
+/// splitting it could only make it slower.
+pub const DEFAULT_MIN_PARALLEL_ELEMENTS: u64 = 1 << 18;
 
 /// How a machine behaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

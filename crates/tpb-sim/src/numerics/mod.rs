@@ -3,7 +3,9 @@
 //! This module knows nothing about instructions. It offers:
 //! - [`to_f32`] / [`from_f32`]: one element's raw bits ⇄ FP32 (decisions §4.1, §4.4–4.7),
 //!   and the slice forms [`decode_slice_to_f32`] / [`encode_slice_from_f32`] for hot loops;
-//! - [`alu_arith`] (FP32 path), [`alu_bitvec`] (raw bits), [`alu_int`] (integer band).
+//! - [`alu_arith`] (FP32 path), [`alu_bitvec`] (raw bits), [`alu_int`] (integer band);
+//! - [`simd`]: the runtime CPU-feature dispatch the slice loops run under (AVX-512, AVX2,
+//!   baseline; bit-identical at every level), and how a new kernel plugs into it.
 //!
 //! Guarantees:
 //! - No function here panics, whatever the input. A dtype without a datapath meaning
@@ -18,6 +20,7 @@
 pub(crate) mod alu;
 mod fp8_table;
 mod minifloat;
+pub mod simd;
 
 pub use alu::{alu_arith, alu_bitvec, alu_int, alu_int_as};
 pub(crate) use alu::{max_num, min_num};
@@ -290,6 +293,16 @@ pub fn decode_slice_to_f32(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp
     };
     let n = (bytes.len() / size).min(out.len());
     let (bytes, out) = (&bytes[..n * size], &mut out[..n]);
+    simd::vectorize(
+        #[inline(always)]
+        || decode_values(dtype, bytes, out, cfg),
+    );
+    n
+}
+
+/// The loops of [`decode_slice_to_f32`]: `out` holds one element per `size` bytes.
+#[inline(always)]
+fn decode_values(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp8Config) {
     // One monomorphic loop per dtype: `to_f32` inlines with a constant dtype and folds.
     match dtype {
         Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5 => {
@@ -309,9 +322,13 @@ pub fn decode_slice_to_f32(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp
         Dtype::BFLOAT16 => decode_loop(bytes, out, |b| {
             f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b)))
         }),
-        Dtype::FP16 => decode_loop(bytes, out, |b| {
-            f32::from_bits(fp16_to_f32_bits(u16::from_le_bytes(b)))
-        }),
+        Dtype::FP16 => {
+            let t = simd::token();
+            let blocks = bytes.as_chunks::<2>().0.chunks(simd::FP16_BLOCK);
+            for (o, b) in out.chunks_mut(simd::FP16_BLOCK).zip(blocks) {
+                simd::fp16_decode_block(t, b, o);
+            }
+        }
         Dtype::UINT32 => decode_loop(bytes, out, |b| {
             to_f32(Dtype::UINT32, u32::from_le_bytes(b), cfg)
         }),
@@ -321,7 +338,6 @@ pub fn decode_slice_to_f32(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp
         // FP32 and FP32R (datapath_size excluded everything else).
         _ => decode_loop(bytes, out, f32::from_le_bytes),
     }
-    n
 }
 
 #[inline(always)]
@@ -372,7 +388,11 @@ pub fn encode_slice_from_f32(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8
         return 0;
     };
     let n = xs.len().min(out.len() / size);
-    encode_values::<_, false>(dtype, &xs[..n], |x| x, &mut out[..n * size], cfg);
+    let (xs, out) = (&xs[..n], &mut out[..n * size]);
+    simd::vectorize(
+        #[inline(always)]
+        || encode_values::<_, false>(dtype, xs, |x| x, out, cfg),
+    );
     n
 }
 
@@ -391,7 +411,11 @@ pub(crate) fn encode_with<T: Copy, const CANON_NAN: bool>(
         return 0;
     };
     let n = xs.len().min(out.len() / size);
-    encode_values::<_, CANON_NAN>(dtype, &xs[..n], f, &mut out[..n * size], cfg);
+    let (xs, out) = (&xs[..n], &mut out[..n * size]);
+    simd::vectorize(
+        #[inline(always)]
+        || encode_values::<_, CANON_NAN>(dtype, xs, f, out, cfg),
+    );
     n
 }
 
@@ -402,25 +426,41 @@ pub(crate) fn decode_with(
     in_dtype: Dtype,
     bytes: &[u8],
     out: &mut [f32],
+    cfg: &Fp8Config,
     f: impl Fn(f32) -> f32,
 ) -> usize {
-    match in_dtype {
-        Dtype::FP32 | Dtype::FP32R => {
-            let n = (bytes.len() / 4).min(out.len());
-            for (o, &b) in out[..n].iter_mut().zip(bytes[..n * 4].as_chunks::<4>().0) {
-                *o = f(f32::from_le_bytes(b));
+    let Some(size) = datapath_size(in_dtype).filter(|_| fusable_input(in_dtype)) else {
+        return 0;
+    };
+    let n = (bytes.len() / size).min(out.len());
+    let (bytes, out) = (&bytes[..n * size], &mut out[..n]);
+    simd::vectorize(
+        #[inline(always)]
+        || match in_dtype {
+            Dtype::BFLOAT16 => {
+                for (o, &b) in out.iter_mut().zip(bytes.as_chunks::<2>().0) {
+                    *o = f(f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b))));
+                }
             }
-            n
-        }
-        Dtype::BFLOAT16 => {
-            let n = (bytes.len() / 2).min(out.len());
-            for (o, &b) in out[..n].iter_mut().zip(bytes[..n * 2].as_chunks::<2>().0) {
-                *o = f(f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b))));
+            Dtype::FP16 => {
+                decode_values(in_dtype, bytes, out, cfg);
+                out.iter_mut().for_each(|x| *x = f(*x));
             }
-            n
-        }
-        _ => 0,
-    }
+            Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5 => {
+                let t = fp8_table(in_dtype, cfg).unwrap_or(&E3M4_TABLE);
+                for (o, &b) in out.iter_mut().zip(bytes) {
+                    *o = f(f32::from_bits(t[usize::from(b)]));
+                }
+            }
+            // FP32 and FP32R.
+            _ => {
+                for (o, &b) in out.iter_mut().zip(bytes.as_chunks::<4>().0) {
+                    *o = f(f32::from_le_bytes(b));
+                }
+            }
+        },
+    );
+    n
 }
 
 /// [`encode_slice_from_f32`] of `f(x)` for each little-endian `in_dtype` element `x` of
@@ -441,29 +481,61 @@ pub(crate) fn encode_bytes_with<const CANON_NAN: bool>(
     let Some(size) = datapath_size(dtype) else {
         return 0;
     };
+    let Some(size_in) = datapath_size(in_dtype).filter(|_| fusable_input(in_dtype)) else {
+        return 0;
+    };
+    let n = (bytes.len() / size_in).min(out.len() / size);
+    let (bytes, out) = (&bytes[..n * size_in], &mut out[..n * size]);
     // `as_chunks`: a slice of arrays, so the loads are plain vector loads.
-    match in_dtype {
-        Dtype::FP32 | Dtype::FP32R => {
-            let n = (bytes.len() / 4).min(out.len() / size);
-            let xs = bytes[..n * 4].as_chunks::<4>().0;
-            let get = |b| f(f32::from_le_bytes(b));
-            encode_values::<_, CANON_NAN>(dtype, xs, get, &mut out[..n * size], cfg);
-            n
-        }
-        Dtype::BFLOAT16 => {
-            let n = (bytes.len() / 2).min(out.len() / size);
-            let xs = bytes[..n * 2].as_chunks::<2>().0;
-            let get = |b| f(f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b))));
-            encode_values::<_, CANON_NAN>(dtype, xs, get, &mut out[..n * size], cfg);
-            n
-        }
-        _ => 0,
-    }
+    simd::vectorize(
+        #[inline(always)]
+        || match in_dtype {
+            Dtype::BFLOAT16 => {
+                let xs = bytes.as_chunks::<2>().0;
+                let get = |b| f(f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b))));
+                encode_values::<_, CANON_NAN>(dtype, xs, get, out, cfg);
+            }
+            Dtype::FP16 => {
+                // Blocks decoded into registers / L1 (F16C where the level has it), then the op
+                // and the encoder over the block.
+                let t = simd::token();
+                let mut vals = [0f32; simd::FP16_BLOCK];
+                let xs = bytes.as_chunks::<2>().0.chunks(simd::FP16_BLOCK);
+                for (x, o) in xs.zip(out.chunks_mut(simd::FP16_BLOCK * size)) {
+                    let v = &mut vals[..x.len()];
+                    simd::fp16_decode_block(t, x, v);
+                    encode_values::<_, CANON_NAN>(dtype, v, &f, o, cfg);
+                }
+            }
+            Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5 => {
+                let t = fp8_table(in_dtype, cfg).unwrap_or(&E3M4_TABLE);
+                let get = |b: u8| f(f32::from_bits(t[usize::from(b)]));
+                encode_values::<_, CANON_NAN>(dtype, bytes, get, out, cfg);
+            }
+            // FP32 and FP32R.
+            _ => {
+                let xs = bytes.as_chunks::<4>().0;
+                let get = |b| f(f32::from_le_bytes(b));
+                encode_values::<_, CANON_NAN>(dtype, xs, get, out, cfg);
+            }
+        },
+    );
+    n
 }
 
-/// Whether [`encode_bytes_with`] reads `in_dtype` (the inputs users run most: FP32, BF16).
+/// Whether [`encode_bytes_with`] and [`decode_with`] read `in_dtype`: the float inputs
+/// (FP32, BF16, FP16, FP8).
 pub(crate) const fn fusable_input(in_dtype: Dtype) -> bool {
-    matches!(in_dtype, Dtype::FP32 | Dtype::FP32R | Dtype::BFLOAT16)
+    matches!(
+        in_dtype,
+        Dtype::FP32
+            | Dtype::FP32R
+            | Dtype::BFLOAT16
+            | Dtype::FP16
+            | Dtype::FP8_EXP3
+            | Dtype::FP8_EXP4
+            | Dtype::FP8_EXP5
+    )
 }
 
 /// The encoder behind both slice forms: encodes `get(x)` for each `x` of `xs`; `out` holds
@@ -500,9 +572,19 @@ fn encode_values<T: Copy, const CANON_NAN: bool>(
         (Dtype::BFLOAT16, ..) => encode_loop(xs, &get, out, |x| {
             (bf16_encode::<CANON_NAN>(x.to_bits()) as u16).to_le_bytes()
         }),
-        (Dtype::FP16, ..) => encode_loop(xs, &get, out, |x| {
-            (FP16.encode_nan(x.to_bits(), false, CANON_NAN) as u16).to_le_bytes()
-        }),
+        (Dtype::FP16, ..) => {
+            // Blocks of values in registers / L1, then F16C where the level has it.
+            let t = simd::token();
+            let mut vals = [0f32; simd::FP16_BLOCK];
+            let outs = out.as_chunks_mut::<2>().0.chunks_mut(simd::FP16_BLOCK);
+            for (o, x) in outs.zip(xs.chunks(simd::FP16_BLOCK)) {
+                let v = &mut vals[..x.len()];
+                for (v, &x) in v.iter_mut().zip(x) {
+                    *v = get(x);
+                }
+                simd::fp16_encode_block::<CANON_NAN>(t, v, o);
+            }
+        }
         (Dtype::UINT32, ..) => encode_loop(xs, &get, out, |x| {
             from_f32(Dtype::UINT32, x, cfg).to_le_bytes()
         }),

@@ -128,7 +128,7 @@ pub struct Args {
     /// (a Gantt chart); repeatable.
     #[arg(long, value_name = "FILE.json|FILE.svg")]
     pub timeline: Vec<PathBuf>,
-    /// Override a timing-model constant (repeatable; see the README's assumptions).
+    /// Override a timing-model constant (repeatable; see docs/reference/assumptions.md).
     #[arg(long = "timing", value_name = "NAME=VALUE")]
     pub timing: Vec<String>,
     /// Read timing-model overrides from a file of `NAME = VALUE` lines.

@@ -1,11 +1,12 @@
 //! `tpb run` on the multi-engine model (the default; `--serial` keeps one in-order stream):
 //! one queue per engine, the timing model, races, deadlocks, the per-engine summary and the
-//! timeline (see the README section "Engines, races and the timeline").
+//! timeline (see docs/engines.md).
 
 use super::program::Program;
 use super::{perform, plural, summary, timeline, Args, Planned, Tally, Totals};
 use crate::cmd::CliError;
 use crate::npy::NpyStyle;
+use std::path::Path;
 use std::process::ExitCode;
 use tpb_sim::engines::{run_engines_with, EngineId, EngineOptions, EngineRun, Race, Stop, Timing};
 use tpb_sim::numerics::Fp8Config;
@@ -195,6 +196,10 @@ pub(super) fn run(
     print_races(program, &run);
     print_engines(program, &run);
     for path in &args.timeline {
+        let parent = path.parent().unwrap_or(Path::new(""));
+        if super::outputs::normalize(parent) == super::outputs::normalize(args.out_dir()) {
+            std::fs::create_dir_all(args.out_dir()).map_err(|e| CliError::io(args.out_dir(), e))?;
+        }
         timeline::write(path, program, &run)?;
         println!("timeline {}", crate::cmd::shown(path));
     }
@@ -260,7 +265,11 @@ pub fn race_text(program: &Program, run: &EngineRun, r: &Race) -> String {
 
 /// What the model's schedule did with the two racing instructions.
 fn schedule(run: &EngineRun, r: &Race) -> String {
-    let (a, b) = (&run.steps[r.first.step], &run.steps[r.second.step]);
+    // The sides are in program order; the schedule may have run them the other way.
+    let (a, b) = (
+        &run.steps[r.first.step.min(r.second.step)],
+        &run.steps[r.first.step.max(r.second.step)],
+    );
     if a.end_ps <= b.start_ps {
         format!(
             "the model's timing alone ran them in order ({} ends at {}, {} starts at {})",

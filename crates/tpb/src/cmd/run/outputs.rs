@@ -94,7 +94,8 @@ pub struct Output<'a> {
     pub origin: String,
     /// The file.
     pub file: &'a Path,
-    /// A `--timeline` file: its directory must exist (it is not created).
+    /// A `--timeline` file: its directory must exist or be the out-dir (no other directory
+    /// is created for it).
     pub timeline: bool,
 }
 
@@ -146,7 +147,9 @@ pub fn check(outputs: &[Output<'_>], out_dir: &Path, out_dir_named: bool) -> Res
         } else {
             a
         };
-        if o.timeline && a != parent {
+        // The out-dir itself is created by the run, so a timeline may go straight into it.
+        let into_out_dir = normalize(parent) == normalize(out_dir);
+        if o.timeline && a != parent && !into_out_dir {
             return Err(err(format!(
                 "directory `{}` does not exist",
                 crate::cmd::shown(parent)

@@ -1,0 +1,78 @@
+//! The opcode table as Markdown, generated from [`OPCODES`] (the one opcode list) for the
+//! README's "What is modelled" section; `tests/readme_opcodes.rs` keeps the README's copy
+//! equal to it (`TPB_BLESS=1` rewrites it).
+
+use crate::opcode::{Engine, Exec, Maintenance, KNOWN_UNMODELLED, OPCODES};
+use std::fmt::Write;
+
+/// The Markdown table of every modelled opcode (value, mnemonic, name, struct, engine,
+/// generations, the header's maintenance flag, what `tpb run` does with it), followed by a
+/// line naming the known opcodes that decode as opaque bundles.
+pub fn opcode_table_markdown() -> String {
+    let mut s = String::from(
+        "| opcode | mnemonic | instruction | struct | engine | generations | header says | `tpb run` |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for r in OPCODES {
+        let engine = match r.engine {
+            Engine::Dve => "DVE",
+            Engine::Pool => "POOL",
+            Engine::Any => "any",
+            Engine::Dma => "SP/ACT/POOL → DMA queue",
+            Engine::Host => "host (lowered)",
+        };
+        let header = match r.maintenance {
+            Maintenance::Maintained => "maintained",
+            Maintenance::DeprecatedWorking => "deprecated, working",
+            Maintenance::NotMaintained => "log-only firmware stub",
+        };
+        let run = match r.exec {
+            Exec::Run => "runs",
+            Exec::Disabled(_) => "refused: disabled on hardware (`validate` lint)",
+            Exec::NotSupported(_) => "refused: state not modelled",
+        };
+        // Infallible: writing to a String.
+        let _ = writeln!(
+            s,
+            "| 0x{:02X} | `{}` | {} | {} | {} | {} | {} | {} |",
+            r.value,
+            r.mnemonic,
+            r.display,
+            r.kind.header_name(),
+            engine,
+            r.gens,
+            header,
+            run
+        );
+    }
+    let others: Vec<String> = KNOWN_UNMODELLED
+        .iter()
+        .map(|(v, name)| format!("0x{v:02X} {name}"))
+        .collect();
+    let _ = write!(
+        s,
+        "\nAny other opcode (such as {}) decodes as an opaque bundle (header, events, raw body) \
+         that round-trips bit for bit; `validate` reports it as not modelled.\n",
+        others.join(", ")
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_row_per_opcode_and_every_unmodelled_name() {
+        let t = opcode_table_markdown();
+        let rows = t.lines().filter(|l| l.starts_with("| 0x")).count();
+        assert_eq!(rows, OPCODES.len());
+        assert!(t.contains("| 0x92 | `affine_select` | TensorScalarAffineSelect | S2D2_TS_AS | POOL | all generations |"));
+        assert!(t.contains(
+            "| 0xBC | `range_select` | RangeSelect | S2D2_RS | DVE | cayman, mariana, maverick |"
+        ));
+        for (_, name) in KNOWN_UNMODELLED {
+            assert!(t.contains(name), "{name}");
+        }
+    }
+}

@@ -1,0 +1,45 @@
+"""The ``tpb`` command installed by ``pip install .`` (and ``python -m tpb``): the same Rust
+command line as the cargo-built binary, run in-process through the extension module, so the
+output, exit statuses and files are the binary's.
+
+    $ tpb run examples/causal_mask.tpb --timeline out/timeline.svg
+    $ python -m tpb validate prog.bin --gen cayman
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from typing import Optional, Sequence
+
+from . import _tpb
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs ``tpb`` with ``argv`` (default ``sys.argv[1:]``) and returns its exit status:
+    0 success, 1 a finding (an invalid bundle, a failed expectation), 2 an input error.
+
+    Parameters:
+        argv: the arguments after the program name.
+
+    As a command, Ctrl-C ends the process at once as it ends the binary (the Rust code does
+    not poll Python's signal handlers). Python's own buffered output is flushed first, since
+    the command writes to file descriptors 1 and 2 directly.
+
+    Example::
+
+        >>> import tpb._cli
+        >>> tpb._cli.main(["validate", "--gen", "nosuchgen", "x.bin"])
+        2
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return _tpb.cli(args)
+
+
+def console() -> None:
+    """Entry point of the ``tpb`` console script and ``python -m tpb``."""
+    # Default SIGINT: Ctrl-C kills the process (status 130 from the shell), as with the binary.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    sys.exit(main())
