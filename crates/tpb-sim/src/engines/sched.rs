@@ -611,6 +611,12 @@ fn plan_signals(insts: &[Instruction], engines: &[EngineId], m: &Machine) -> Sig
         for u in sync.updates.into_iter().flatten() {
             signals.plan(e, u.op, from_register);
         }
+        // A DMA request's completion semaphore is updated by its issuer's DMA queue.
+        if let Some(q) = e.dma_queue().filter(|_| is_dma_request(inst, m.gen())) {
+            for u in dma_completion(inst).updates.into_iter().flatten() {
+                signals.plan(q, u.op, false);
+            }
+        }
     }
     signals
 }
