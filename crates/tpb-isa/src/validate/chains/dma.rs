@@ -605,8 +605,8 @@ pub(super) fn check_indirect<const M: u8>(cx: &mut Ctx<M>, s: &DmaIndirect1d) ->
     })?;
     cx.check(&DMA_INDIRECT_FLAGS, s.flags & 0x3 <= 2, || {
         detail(
-            at!(DmaIndirect1d.flags).part(".indirect_mode"),
-            s.flags & 3,
+            at!(DmaIndirect1d.flags),
+            format!("indirect_mode {}", s.flags & 3),
             "0 (src), 1 (dst), 2 (src_dst)",
         )
     })?;
