@@ -169,6 +169,46 @@ def iota(_din, dout):
     return [], "", inst, numpy_path, (sb, off_d, tout, nout)
 
 
+# Issue 17a kernels.
+OFF_B = 0x20000  # a second input's byte offset
+
+
+def tensor_tensor(din, dout):
+    tin, nin, sb, x_in = operand(din)
+    tout, nout = DT[dout]
+    y = data(tin, seed=2)
+    sb.view(OFF_B, tin, F)[...] = y
+    inputs = [x_in, ("y.npy", y, f"sbuf[p0..128]+{OFF_B:#x}:{nin}:128x{F}")]
+    inst = (f"tt_arith in0_in1_dtype={nin}->{nin} out_dtype={nout} op=mult "
+            f"src0_mem_pattern=sbuf[p0..128]+0x0:[[1,{F}]] "
+            f"src1_mem_pattern=sbuf[p0..128]+{OFF_B:#x}:[[1,{F}]] "
+            f"dst=sbuf[p0..128]+{OFF_D:#x}:[[1,{F}]]\n")
+    tmp = np.empty((P, F), np.float32)
+    tmp2 = np.empty((P, F), np.float32)
+
+    def numpy_path():
+        tmp[...] = sb.view(0, tin, F)
+        tmp2[...] = sb.view(OFF_B, tin, F)
+        np.multiply(tmp, tmp2, out=tmp)
+        sb.view(OFF_D, tout, F)[...] = tmp
+
+    return inputs, "", inst, numpy_path, (sb, OFF_D, tout, nout)
+
+
+def cast(din, dout):
+    tin, nin, sb, x_in = operand(din)
+    tout, nout = DT[dout]
+    mnemonic = "copy" if din == dout else "cast"
+    inst = (f"{mnemonic} src=sbuf[p0..128]+0x0:[[1,{F}]] in={nin} out={nout} op=bypass "
+            f"dst=sbuf[p0..128]+{OFF_D:#x}:[[1,{F}]]\n")
+
+    def numpy_path():
+        # numpy casts through float32 for ml_dtypes pairs (RNE), as Cast does.
+        sb.view(OFF_D, tout, F)[...] = sb.view(0, tin, F).astype(np.float32, copy=False)
+
+    return [x_in], "", inst, numpy_path, (sb, OFF_D, tout, nout)
+
+
 CASES = [
     ("PtrMulti", ptr_multi, "bf16", "bf16"),
     ("PtrMulti", ptr_multi, "fp32", "fp32"),
@@ -188,6 +228,14 @@ CASES = [
     ("Iota", iota, "-", "fp32"),
     ("Iota", iota, "-", "bf16"),
     ("Iota", iota, "-", "fp8"),
+    # Issue 17a.
+    ("TensorTensor", tensor_tensor, "bf16", "bf16"),
+    ("TensorTensor", tensor_tensor, "fp32", "fp32"),
+    ("TensorTensor", tensor_tensor, "fp32", "bf16"),
+    ("Cast", cast, "fp32", "bf16"),
+    ("Cast", cast, "bf16", "fp32"),
+    ("Cast", cast, "fp32", "fp8"),
+    ("Copy", cast, "bf16", "bf16"),
 ]
 
 

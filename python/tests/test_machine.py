@@ -255,6 +255,19 @@ def test_run_text_and_report():
     assert_bits_equal(m.read("sbuf[p0..4]+0x100:fp32:4x8"), IOTA_VALUES * np.float32(0.5))
 
 
+def test_reg_directive_spellings_agree_with_tpb_run():
+    # Issue 16 item 5: Machine.run reads `.reg` with the parser `tpb run` uses, so every
+    # spelling `tpb run` accepts sets the same register here.
+    one = 0x3F800000
+    for line in [".reg 7 = 1.0", ".reg 7=1.0", ".reg 7 1.0", ".reg r7 = 1.0", ".reg reg[7] 1.0"]:
+        m = tpb.Machine()
+        m.run(line + "\n" + IOTA)
+        assert m.registers[7] == one, line
+    for bad in [".reg 64 = 1", ".reg 7", ".reg 7 = 1e39"]:
+        with pytest.raises(tpb.AsmError):
+            tpb.Machine().run(bad + "\n" + IOTA)
+
+
 def test_run_bytes_instructions_and_step_agree():
     code = tpb.asm(IOTA + "\n" + HALVE)
     insts = tpb.decode(code)

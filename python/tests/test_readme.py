@@ -53,3 +53,16 @@ def test_docs_python_example_runs(capsys):
     out = capsys.readouterr().out
     assert "affine_select" in out
     assert "sbuf[p0]+0x400:[[1,64],[64,2],[1,1],[1,1]]" in out
+
+
+def test_docs_kernel_guide_runs(tmp_path, capsys, monkeypatch):
+    """docs/python.md's kernel author's guide: the worked kernel and its pytest file."""
+    kernel, tests = python_blocks(ROOT / "docs" / "python.md", "## Writing and testing NKI kernels")
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "guide_example"}
+    exec(compile(kernel, "docs/python.md", "exec"), namespace)
+    assert (tmp_path / "k.json").is_file() and (tmp_path / "k.svg").is_file()
+    assert "origin" not in capsys.readouterr().out  # prints values, not dicts of the path
+    exec(compile(tests, "docs/python.md", "exec"), namespace)
+    namespace["test_scaled_ramp"]()
+    namespace["test_missing_instruction_is_named"]()

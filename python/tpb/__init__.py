@@ -27,11 +27,15 @@ from __future__ import annotations
 from . import _tpb
 from ._errors import (
     AsmError,
+    CapacityError,
+    DeadlockError,
     DtypeError,
     Error,
     Fault,
     InvalidInstruction,
     NotSupported,
+    OutOfBoundsError,
+    RaceError,
     RegionError,
     UsageError,
 )
@@ -55,6 +59,8 @@ __version__: str = _tpb.__version__
 
 __all__ = [
     "AsmError",
+    "CapacityError",
+    "DeadlockError",
     "DtypeError",
     "Error",
     "Fault",
@@ -63,7 +69,9 @@ __all__ = [
     "InvalidInstruction",
     "Machine",
     "NotSupported",
+    "OutOfBoundsError",
     "Packed",
+    "RaceError",
     "RegionError",
     "RunReport",
     "UsageError",

@@ -92,3 +92,32 @@ class _PickledFinding:
 def _finding(attrs: dict) -> _PickledFinding:
     """Rebuilds a pickled finding (see ``tpb.Finding.__reduce__``)."""
     return _PickledFinding(**attrs)
+
+
+class OutOfBoundsError(UsageError, IndexError):
+    """A subscript outside its tile (``t[0:200]`` on 128 partitions): the out-of-bounds
+    sanitizer of kernel runs."""
+
+
+class CapacityError(UsageError, MemoryError):
+    """A tile that does not fit in SBUF or PSUM; the message names the tile, its size and
+    what is left."""
+
+
+class RaceError(Error, RuntimeError):
+    """Two accesses from different engines that overlap, one writing, unordered by
+    happens-before.
+
+    ``first`` and ``second`` describe the two instructions (``index``, ``mnemonic``,
+    ``engine``, ``operand``, ``origin`` — the kernel source ``file:line`` — and ``name``).
+    """
+
+    first: dict
+    second: dict
+
+
+class DeadlockError(Error, RuntimeError):
+    """Every unfinished engine queue waits and no update can come; ``blocked`` lists each
+    stuck instruction with its wait and kernel source line."""
+
+    blocked: list

@@ -1,6 +1,7 @@
 """Type stubs for the native module ``tpb._tpb`` (re-exported by ``tpb`` and ``tpb.nki``)."""
 
-from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+import os
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -129,7 +130,23 @@ class Tile:
     def offset(self) -> int: ...
     @property
     def region(self) -> str: ...
+    @property
+    def start_partition(self) -> int: ...
+    @property
+    def strides(self) -> List[int]: ...
+    @property
+    def ndim(self) -> int: ...
+    @property
+    def core(self) -> Core: ...
+    @property
+    def base(self) -> Optional[Tile]: ...
     def numpy(self) -> np.ndarray: ...
+    def __getitem__(self, key: Any) -> Tile: ...
+    def __setitem__(self, key: Any, value: Any) -> None: ...
+    def reshape(self, shape: Sequence[int]) -> Tile: ...
+    def view(self, dtype: Any) -> Tile: ...
+    def broadcast(self, dim: int, size: int) -> Tile: ...
+    def is_contiguous(self) -> bool: ...
 
 class Core:
     """A simulated NeuronCore for tpb.nki calls: machine, allocator, emitted program."""
@@ -143,7 +160,9 @@ class Core:
     ) -> None: ...
     @property
     def gen(self) -> str: ...
-    def ndarray(self, shape: Sequence[int], dtype: Any, buffer: str = "sbuf") -> Tile: ...
+    def ndarray(
+        self, shape: Sequence[int], dtype: Any, buffer: str = "sbuf", name: str = ""
+    ) -> Tile: ...
     def from_numpy(self, array: npt.ArrayLike, buffer: str = "sbuf") -> Tile: ...
     def set_register(self, n: int, value: Union[int, float]) -> None: ...
     def bundles(self) -> bytes: ...
@@ -201,3 +220,82 @@ def select(
     on_false_value: Scalar,
     reverse_pred: bool = False,
 ) -> RunReport: ...
+
+class Profile:
+    """A kernel's emitted program re-run on the engine scheduler."""
+
+    @property
+    def engines(self) -> List[Dict[str, Any]]: ...
+    @property
+    def estimated_time_us(self) -> float: ...
+    @property
+    def critical_path(self) -> List[Dict[str, Any]]: ...
+    @property
+    def instruction_counts(self) -> Dict[str, int]: ...
+    @property
+    def races(self) -> List[Dict[str, Any]]: ...
+    def write_timeline(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
+
+# Issue 17a: the DVE/POOL calls.
+Engine = Union[str, int, Any, None]
+
+def tensor_tensor(
+    dst: Tile,
+    data1: Tile,
+    data2: Tile,
+    op: Op,
+    engine: Engine = None,
+    name: Optional[str] = None,
+) -> RunReport:
+    """``dst = data1 op data2`` (TensorTensor 0x41/0x51); float32 math, int band on GpSimd."""
+    ...
+
+def tensor_copy(
+    dst: Tile, src: Tile, engine: Engine = None, name: Optional[str] = None
+) -> RunReport:
+    """Copy (bit-exact, equal dtypes) or Cast through float32 (Copy 0x46 / Cast 0x47)."""
+    ...
+
+def memset(
+    dst: Tile, value: float, engine: Engine = None, name: Optional[str] = None
+) -> RunReport:
+    """Fill ``dst`` with ``value`` converted to its dtype (Memset 0x49)."""
+    ...
+
+def reciprocal(dst: Tile, data: Tile, name: Optional[str] = None) -> RunReport:
+    """``dst = 1 / data`` in float32 (Reciprocal 0x48)."""
+    ...
+
+def tensor_reduce(
+    dst: Tile,
+    op: Op,
+    data: Tile,
+    axis: Union[int, Sequence[int]],
+    negate: bool = False,
+    keepdims: bool = False,
+    name: Optional[str] = None,
+) -> RunReport:
+    """Reduce trailing free axes with ``op`` (TensorReduce 0x42/0x52)."""
+    ...
+
+def tensor_copy_predicated(
+    dst: Tile,
+    src: Union[Tile, float],
+    predicate: Tile,
+    reverse_pred: bool = False,
+    name: Optional[str] = None,
+) -> RunReport:
+    """Where ``predicate != 0`` write ``src``, else keep ``dst`` (0x72/0x99/0xe8)."""
+    ...
+
+def nc_transpose(
+    dst: Tile, data: Tile, engine: Engine = None, name: Optional[str] = None
+) -> RunReport:
+    """32 × 32 Vector-engine transpose (StreamTranspose 0x6b)."""
+    ...
+
+def nc_stream_shuffle(
+    dst: Tile, src: Tile, shuffle_mask: Sequence[int], name: Optional[str] = None
+) -> RunReport:
+    """Refused: needs the LoadMaskSelect (0x69) table, not modelled yet."""
+    ...

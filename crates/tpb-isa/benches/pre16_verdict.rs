@@ -57,6 +57,18 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         | Family::DmaMemcpy2
         | Family::DmaImmediate
         | Family::Mem2d => tpb_isa::validate::is_valid_view(v),
+        // Issue 17a's families never had a hand-written copy: the single-source verdict.
+        Family::TensorTensor
+        | Family::TensorTensorBf16
+        | Family::CopyCastPredicated
+        | Family::CopyPredicatedScalar
+        | Family::CopyCast
+        | Family::Reciprocal
+        | Family::Memset
+        | Family::DveReadIndices
+        | Family::TensorReduce
+        | Family::StreamShuffle
+        | Family::StreamTranspose => tpb_isa::validate::is_valid(&v.owned(), gen),
     }
 }
 

@@ -27,6 +27,11 @@ macro_rules! for_each_struct {
             DmaCopy2d, "DMA_COPY2D", "DMA_MEMCPY2 (isa-facts-pe-act-dma §3.10)";
             DmaImmediate, "DMA_IMMEDIATE", "DMA_IMMEDIATE (isa-facts-pe-act-dma §3.11)";
             Mem2d, "MEM_2D", "TensorLoad / TensorStore (isa-facts-pe-act-dma §3.14)";
+            // Issue 17a: the DVE/POOL compute structs (isa-facts-dve-pool).
+            D4Mr, "D4_MR", "Memset / DveReadIndices (isa-facts-dve-pool §6.2, §13.2)";
+            S3s3d3Tt, "S3S3D3_TT", "TensorTensor / CopyPredicated / CastPredicated (isa-facts-dve-pool §1.2, §2.2)";
+            S3d3CpPredScalar, "S3D3_CP_PRED_SCALAR", "CopyPredicatedScalar (isa-facts-dve-pool §3.2)";
+            S4d4Tr, "S4D4_TR", "Copy / Cast / Reciprocal / TensorReduce / StreamShuffle / StreamTranspose (isa-facts-dve-pool §4.2)";
         }
     };
 }
@@ -87,6 +92,9 @@ pub enum Engine {
     /// A host-only pseudo instruction, lowered by the runtime before the device sees it
     /// (isa-facts-pe-act-dma §3.6).
     Host,
+    /// DVE or POOL: the compiler picks per instruction (isa-facts-dve-pool §0.1 "the same
+    /// opcode can run on POOL or DVE"); placed on DVE unless the program says POOL.
+    DveOrPool,
 }
 
 impl Engine {
@@ -98,6 +106,7 @@ impl Engine {
             Engine::Any => "any engine's queue",
             Engine::Dma => "a DMA-issuing queue (SP, ACT or POOL; POOL on sunda) and its DMA ring",
             Engine::Host => "the host (lowered before the device sees it)",
+            Engine::DveOrPool => "vector engine (DVE) or GpSimd engine (POOL)",
         }
     }
 }
@@ -114,13 +123,26 @@ pub enum Maintenance {
     NotMaintained,
 }
 
+/// Whether the shipped firmware of `gen` is known to register the "not maintained" workers
+/// as log-only stubs: isa-facts §6 and §13 found them on cayman, mariana and maverick; sunda
+/// ships only a stripped RELEASE DVE image, so nothing is known of its workers.
+pub const fn stub_firmware_known(gen: Gen) -> bool {
+    !matches!(gen, Gen::Sunda)
+}
+
 impl Maintenance {
-    /// A readable phrase: `deprecated, still working`.
-    pub const fn describe(self) -> &'static str {
+    /// A readable phrase for `gen`: `deprecated, still working`. The header flag is the same
+    /// on every generation; the firmware evidence is not ([`stub_firmware_known`]).
+    pub const fn describe_on(self, gen: Gen) -> &'static str {
         match self {
             Maintenance::Maintained => "maintained",
             Maintenance::DeprecatedWorking => "deprecated, still working",
-            Maintenance::NotMaintained => "not maintained (log-only firmware stub)",
+            Maintenance::NotMaintained if stub_firmware_known(gen) => {
+                "not maintained (log-only firmware stub)"
+            }
+            Maintenance::NotMaintained => {
+                "not maintained per the header (this generation's firmware worker is not public)"
+            }
         }
     }
 }
@@ -154,6 +176,18 @@ macro_rules! for_each_family {
             DmaMemcpy2, dma_memcpy2, DmaCopy2d, "DMA_MEMCPY2 (0xB9, maverick, isa-facts-pe-act-dma §3.10)";
             DmaImmediate, dma_immediate, DmaImmediate, "DMA_IMMEDIATE (0xBA, maverick, isa-facts-pe-act-dma §3.11)";
             Mem2d, mem2d, Mem2d, "TensorLoad / TensorStore (0xAA/0xAB, isa-facts-pe-act-dma §3.14)";
+            // Issue 17a (isa-facts-dve-pool).
+            TensorTensor, tensor_tensor, S3s3d3Tt, "TensorTensor Arith/Bitvec (0x41/0x51, isa-facts-dve-pool §1)";
+            TensorTensorBf16, tensor_tensor_bf16, S3s3d3Tt, "The sunda bf16 TensorTensor trio (0x8a/0x8b/0x8f, isa-facts-dve-pool §1.7)";
+            CopyCastPredicated, copy_cast_predicated, S3s3d3Tt, "CopyPredicated / CastPredicated (0x72/0x99, isa-facts-dve-pool §2)";
+            CopyPredicatedScalar, copy_predicated_scalar, S3d3CpPredScalar, "CopyPredicatedScalar (0xe8, isa-facts-dve-pool §3)";
+            CopyCast, copy_cast, S4d4Tr, "Copy / Cast (0x46/0x47, isa-facts-dve-pool §4)";
+            Reciprocal, reciprocal, S4d4Tr, "Reciprocal (0x48, isa-facts-dve-pool §5)";
+            Memset, memset, D4Mr, "Memset (0x49, isa-facts-dve-pool §6)";
+            DveReadIndices, dve_read_indices, D4Mr, "DveReadIndices (0xe9, isa-facts-dve-pool §13.2)";
+            TensorReduce, tensor_reduce, S4d4Tr, "TensorReduce, TransposeTensorReduce and sunda's bf16 pair (0x42/0x52/0x83/0x84/0x8c/0x8d, isa-facts-dve-pool §7)";
+            StreamShuffle, stream_shuffle, S4d4Tr, "StreamShuffle (0x6a, isa-facts-dve-pool §14.1)";
+            StreamTranspose, stream_transpose, S4d4Tr, "StreamTranspose (0x6b, isa-facts-dve-pool §15)";
         }
     };
 }
@@ -362,6 +396,82 @@ semantics! {
         /// Memory ← registers or immediates.
         Store = NotApplicable, Immediate;
     }
+    // Issue 17a (isa-facts-dve-pool).
+    /// TensorTensor (isa-facts-dve-pool §1.5): `dst = src0 op src1`.
+    TensorTensor {
+        /// Arithmetic ops on the FP32 hub, int-aluops on the integer band.
+        Arith = Arith, Immediate;
+        /// Bit-vector ops on raw bits.
+        Bitvec = Bitvec, Immediate;
+    }
+    /// Sunda's bf16 TensorTensor trio (isa-facts-dve-pool §1.7): the op is the opcode's.
+    TensorTensorBf16 {
+        /// 0x8a: Add.
+        Add = Arith, Immediate;
+        /// 0x8b: Mult.
+        Mult = Arith, Immediate;
+        /// 0x8f: Subtract.
+        Sub = Arith, Immediate;
+    }
+    /// CopyPredicated / CastPredicated (isa-facts-dve-pool §2.4).
+    CopyCastPredicated {
+        /// 0x72: raw bits where the predicate holds.
+        Copy = NotApplicable, Immediate;
+        /// 0x99: converted through FP32 where the predicate holds.
+        Cast = NotApplicable, Immediate;
+    }
+    /// CopyPredicatedScalar (isa-facts-dve-pool §3.4).
+    CopyPredicatedScalar {
+        /// Writes the scalar where `(pred != 0) == reversed_pred`.
+        CopyPredicatedScalar = NotApplicable, Immediate;
+    }
+    /// Copy / Cast (isa-facts-dve-pool §4.4).
+    CopyCast {
+        /// 0x46: raw bits.
+        Copy = NotApplicable, Immediate;
+        /// 0x47: through FP32.
+        Cast = NotApplicable, Immediate;
+    }
+    /// Reciprocal (isa-facts-dve-pool §5).
+    Reciprocal {
+        /// `1 / x` in FP32.
+        Reciprocal = NotApplicable, Immediate;
+    }
+    /// Memset (isa-facts-dve-pool §6.4).
+    Memset {
+        /// Raw fill.
+        Memset = NotApplicable, Immediate;
+    }
+    /// DveReadIndices (isa-facts-dve-pool §13.2).
+    DveReadIndices {
+        /// Drains the MatchReplace8 index flops.
+        DveReadIndices = NotApplicable, Immediate;
+    }
+    /// TensorReduce family (isa-facts-dve-pool §7).
+    TensorReduce {
+        /// 0x42: arithmetic reduce.
+        Arith = Arith, Immediate;
+        /// 0x52: bit-vector reduce.
+        Bitvec = Bitvec, Immediate;
+        /// 0x83: StreamTranspose's move, then the arithmetic reduce.
+        TransposeArith = Arith, Immediate;
+        /// 0x84: StreamTranspose's move, then the bit-vector reduce.
+        TransposeBitvec = Bitvec, Immediate;
+        /// 0x8c (sunda): bf16 Add.
+        AddBf16 = Arith, Immediate;
+        /// 0x8d (sunda): bf16 Max.
+        MaxBf16 = Arith, Immediate;
+    }
+    /// StreamShuffle (isa-facts-dve-pool §14.1).
+    StreamShuffle {
+        /// Partition permutation by the LoadMaskSelect table.
+        StreamShuffle = NotApplicable, Immediate;
+    }
+    /// StreamTranspose (isa-facts-dve-pool §15).
+    StreamTranspose {
+        /// 32 × 32 transpose.
+        StreamTranspose = NotApplicable, Immediate;
+    }
 }
 
 /// Whether the opcode's ALU ops are arithmetic or bit-vector (the Arith/Bitvec twins).
@@ -464,6 +574,10 @@ const BN_STATE: &str = "it loads DVE batch-norm / match-value state that tpb doe
 const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda \
                              header: no sensible fixed second op and the DVE uop table is full \
                              (isa-facts §8)";
+const NEEDS_INDEX_FLOPS: &str = "it drains the per-lane index flops MatchReplace8 (0x6f) \
+                                 leaves, which tpb does not model yet (isa-facts-dve-pool §13.2)";
+const NEEDS_MASK_SELECT: &str = "its permutation is the LoadMaskSelect (0x69) table, which tpb \
+                                 does not model yet (isa-facts-dve-pool §14.1, Q20)";
 /// The opcode table, one row per opcode, written once. It expands through a callback macro
 /// (the wasmtime Pulley `for_each_op!` pattern), so other modules can generate code from the
 /// same rows; here it generates the `Opcode` constants and [`OPCODES`].
@@ -475,21 +589,40 @@ const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled i
 macro_rules! for_each_opcode {
     ($cb:ident) => {
         $cb! {
+            TENSOR_TENSOR_ARITH = 0x41, "TENSOR_TENSOR_ARITH_OP", "TensorTensorArith", "tt_arith", DveOrPool, Maintained, ALL, TensorTensor(Arith), Run, "isa-facts-dve-pool §1";
+            TENSOR_REDUCE_ARITH = 0x42, "TENSOR_REDUCE_ARITH_OP", "TensorReduceArith", "tensor_reduce_arith", DveOrPool, Maintained, ALL, TensorReduce(Arith), Run, "isa-facts-dve-pool §7";
             TENSOR_SCALAR_ARITH = 0x43, "TENSOR_SCALAR_ARITH_OP", "TensorScalarArith", "ts_arith", Dve, Maintained, ALL, TensorScalar(ImmArith), Run, "isa-facts §7";
             TENSOR_SCALAR_PTR_ARITH = 0x44, "TENSOR_SCALAR_PTR_ARITH_OP", "TensorScalarPtrArith", "ts_ptr_arith", Dve, DeprecatedWorking, ALL, TensorScalar(PtrArith), Run, "isa-facts §7";
+            COPY = 0x46, "COPY", "Copy", "copy", DveOrPool, Maintained, ALL, CopyCast(Copy), Run, "isa-facts-dve-pool §4";
+            CAST = 0x47, "CAST", "Cast", "cast", DveOrPool, Maintained, ALL, CopyCast(Cast), Run, "isa-facts-dve-pool §4";
+            RECIPROCAL = 0x48, "RECIPROCAL", "Reciprocal", "reciprocal", Dve, Maintained, ALL, Reciprocal(Reciprocal), Run, "isa-facts-dve-pool §5";
+            MEMSET = 0x49, "MEMSET", "Memset", "memset", DveOrPool, Maintained, ALL, Memset(Memset), Run, "isa-facts-dve-pool §6";
             TENSOR_SCALAR_PTR_MULTI_ARITH = 0x4F, "TENSOR_SCALAR_PTR_MULTI_ARITH", "TensorScalarPtrMultiArith", "ptr_multi_arith", Dve, NotMaintained, ALL, PtrMulti(MultiArith), Run, "seed 000 §3";
+            TENSOR_TENSOR_BITVEC = 0x51, "TENSOR_TENSOR_BITVEC_OP", "TensorTensorBitvec", "tt_bitvec", DveOrPool, Maintained, ALL, TensorTensor(Bitvec), Run, "isa-facts-dve-pool §1";
+            TENSOR_REDUCE_BITVEC = 0x52, "TENSOR_REDUCE_BITVEC_OP", "TensorReduceBitvec", "tensor_reduce_bitvec", DveOrPool, Maintained, ALL, TensorReduce(Bitvec), Run, "isa-facts-dve-pool §7";
             TENSOR_SCALAR_BITVEC = 0x53, "TENSOR_SCALAR_BITVEC_OP", "TensorScalarBitvec", "ts_bitvec", Dve, Maintained, ALL, TensorScalar(ImmBitvec), Run, "isa-facts §7";
             TENSOR_SCALAR_PTR_BITVEC = 0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "TensorScalarPtrBitvec", "ts_ptr_bitvec", Dve, DeprecatedWorking, ALL, TensorScalar(PtrBitvec), Run, "isa-facts §7";
             TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", Dve, NotMaintained, ALL, PtrMulti(MultiBitvec), Run, "seed 000 §3";
             BATCH_NORM_PARAM_LOAD = 0x64, "BATCH_NORM_PARAM_LOAD", "BatchNormParamLoad", "bn_param_load", Dve, Maintained, ALL, BatchNormParamLoad(BatchNormParamLoad), NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
+            STREAM_SHUFFLE = 0x6A, "STREAM_SHUFFLE", "StreamShuffle", "stream_shuffle", Dve, Maintained, ALL, StreamShuffle(StreamShuffle), NotSupported(NEEDS_MASK_SELECT), "isa-facts-dve-pool §14.1";
+            STREAM_TRANSPOSE = 0x6B, "STREAM_TRANSPOSE", "StreamTranspose", "stream_transpose", Dve, Maintained, ALL, StreamTranspose(StreamTranspose), Run, "isa-facts-dve-pool §15";
             MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", Dve, Maintained, ALL, MatchValueLoad(MatchValueLoad), NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
             TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", Dve, NotMaintained, ALL, ImmLd(Arith), Run, "isa-facts §6";
             TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", Dve, NotMaintained, ALL, ImmLd(Bitvec), Run, "isa-facts §6";
+            COPY_PREDICATED = 0x72, "COPY_PREDICATED", "CopyPredicated", "copy_predicated", Dve, Maintained, ALL, CopyCastPredicated(Copy), Run, "isa-facts-dve-pool §2";
             IOTA = 0x7E, "IOTA", "Iota", "iota", Pool, Maintained, ALL, Iota(Iota), Run, "isa-facts §9";
+            TRANSPOSE_TENSOR_REDUCE_ARITH = 0x83, "TRANSPOSE_TENSOR_REDUCE_ARITH_OP", "TransposeTensorReduceArith", "transpose_reduce_arith", DveOrPool, Maintained, ALL, TensorReduce(TransposeArith), Run, "isa-facts-dve-pool §7";
+            TRANSPOSE_TENSOR_REDUCE_BITVEC = 0x84, "TRANSPOSE_TENSOR_REDUCE_BITVEC_OP", "TransposeTensorReduceBitvec", "transpose_reduce_bitvec", DveOrPool, Maintained, ALL, TensorReduce(TransposeBitvec), Run, "isa-facts-dve-pool §7";
             TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH = 0x87, "TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH", "TensorScalarPtrMultiDualArith", "ptr_multi_dual_arith", Dve, NotMaintained, SUNDA, PtrMulti(DualArith), Run, "seed 000 §3, isa-facts §8";
             TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC = 0x88, "TENSOR_SCALAR_PTR_MULTI_DUAL_BITVEC", "TensorScalarPtrMultiDualBitvec", "ptr_multi_dual_bitvec", Dve, NotMaintained, SUNDA, PtrMulti(DualBitvec), Disabled(DISABLED_0X88), "seed 000 §3, isa-facts §8";
+            TENSOR_TENSOR_ADD_BF16 = 0x8A, "TENSOR_TENSOR_ADD_BF16", "TensorTensorAddBf16", "tt_add_bf16", Pool, Maintained, SUNDA, TensorTensorBf16(Add), Run, "isa-facts-dve-pool §1.7";
+            TENSOR_TENSOR_MULT_BF16 = 0x8B, "TENSOR_TENSOR_MULT_BF16", "TensorTensorMultBf16", "tt_mult_bf16", Pool, Maintained, SUNDA, TensorTensorBf16(Mult), Run, "isa-facts-dve-pool §1.7";
+            TENSOR_REDUCE_ADD_BF16 = 0x8C, "TENSOR_REDUCE_ADD_BF16", "TensorReduceAddBf16", "tensor_reduce_add_bf16", Pool, Maintained, SUNDA, TensorReduce(AddBf16), Run, "isa-facts-dve-pool §7.5";
+            TENSOR_REDUCE_MAX_BF16 = 0x8D, "TENSOR_REDUCE_MAX_BF16", "TensorReduceMaxBf16", "tensor_reduce_max_bf16", Pool, Maintained, SUNDA, TensorReduce(MaxBf16), Run, "isa-facts-dve-pool §7.5";
+            TENSOR_TENSOR_SUB_BF16 = 0x8F, "TENSOR_TENSOR_SUB_BF16", "TensorTensorSubBf16", "tt_sub_bf16", Pool, Maintained, SUNDA, TensorTensorBf16(Sub), Run, "isa-facts-dve-pool §1.7";
             TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", Pool, Maintained, ALL, AffineSelect(AffineSelect), Run, "seed 002 §3";
             TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", Dve, Maintained, ALL, TsSelect(TsSelect), Run, "isa-facts §10.1";
+            CAST_PREDICATED = 0x99, "CAST_PREDICATED", "CastPredicated", "cast_predicated", Dve, Maintained, ALL, CopyCastPredicated(Cast), Run, "isa-facts-dve-pool §2";
             EVENT_SEMAPHORE = 0xA0, "EVENT_SEMAPHORE", "EventSemaphore", "event_semaphore", Any, Maintained, ALL, EventSemaphore(EventSemaphore), Run, "isa-facts §1.3";
             TENSOR_LOAD = 0xAA, "TENSOR_LOAD", "TensorLoad", "tensor_load", Any, Maintained, ALL, Mem2d(Load), Run, "isa-facts-pe-act-dma §3.14";
             TENSOR_STORE = 0xAB, "TENSOR_STORE", "TensorStore", "tensor_store", Any, Maintained, ALL, Mem2d(Store), Run, "isa-facts-pe-act-dma §3.14";
@@ -501,6 +634,8 @@ macro_rules! for_each_opcode {
             DMA_TRANSPOSE = 0xBD, "DMA_TRANSPOSE", "DmaTranspose", "dma_transpose", Dma, Maintained, CAYMAN_UP, DmaTranspose(Transpose), NotSupported(XPOSE_ORDER), "isa-facts-pe-act-dma §3.8";
             PSEUDO_DMA_DIRECT2D = 0xD4, "PSEUDO_DMA_DIRECT2D", "PseudoDmaDirect2d", "pseudo_dma_direct2d", Host, Maintained, ALL, PseudoDma(Lowered), NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
             PSEUDO_EXTENSION = 0xDA, "PSEUDO_EXTENSION", "PseudoExtension", "pseudo_extension", Host, Maintained, ALL, PseudoExt(Extension), NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
+            COPY_PREDICATED_SCALAR = 0xE8, "COPY_PREDICATED_SCALAR", "CopyPredicatedScalar", "copy_predicated_scalar", Dve, Maintained, ALL, CopyPredicatedScalar(CopyPredicatedScalar), Run, "isa-facts-dve-pool §3";
+            DVE_READ_INDICES = 0xE9, "DVE_READ_INDICES", "DveReadIndices", "dve_read_indices", Dve, Maintained, CAYMAN_UP, DveReadIndices(DveReadIndices), NotSupported(NEEDS_INDEX_FLOPS), "isa-facts-dve-pool §13.2";
             DMA_GATHER_TRANSPOSE = 0xF1, "DMA_GATHER_TRANSPOSE", "DmaGatherTranspose", "dma_gather_transpose", Dma, Maintained, CAYMAN_UP, DmaGatherTranspose(GatherTranspose), NotSupported(XPOSE_ORDER), "isa-facts-pe-act-dma §3.9";
         }
     };
@@ -533,8 +668,6 @@ for_each_opcode!(opcode_table);
 /// Opcodes a source names that tpb does not model (they decode as opaque bundles).
 pub const KNOWN_UNMODELLED: &[(u8, &str)] = &[
     (0x30, "Exponential"),
-    (0x41, "TensorTensorArith"),
-    (0x51, "TensorTensorBitvec"),
     (0x68, "Gather"),
     (0x93, "TransposeTensorScalarArith"),
     (0x9A, "TensorScalarCacheReduce"),

@@ -2,7 +2,7 @@
 //! README's "What is modelled" section; `tests/readme_opcodes.rs` keeps the README's copy
 //! equal to it (`TPB_BLESS=1` rewrites it).
 
-use crate::opcode::{Engine, Exec, Maintenance, KNOWN_UNMODELLED, OPCODES};
+use crate::opcode::{stub_firmware_known, Engine, Exec, Maintenance, KNOWN_UNMODELLED, OPCODES};
 use std::fmt::Write;
 
 /// The Markdown table of every modelled opcode (value, mnemonic, name, struct, engine,
@@ -20,11 +20,27 @@ pub fn opcode_table_markdown() -> String {
             Engine::Any => "any",
             Engine::Dma => "SP/ACT/POOL → DMA queue",
             Engine::Host => "host (lowered)",
+            Engine::DveOrPool => "DVE or POOL",
         };
+        // The stub evidence is per generation (`stub_firmware_known`, issue 16 item 6).
+        let stubbed: Vec<&str> = r
+            .gens
+            .iter()
+            .filter(|&g| stub_firmware_known(g))
+            .map(|g| g.name())
+            .collect();
         let header = match r.maintenance {
-            Maintenance::Maintained => "maintained",
-            Maintenance::DeprecatedWorking => "deprecated, working",
-            Maintenance::NotMaintained => "log-only firmware stub",
+            Maintenance::Maintained => "maintained".to_string(),
+            Maintenance::DeprecatedWorking => "deprecated, working".to_string(),
+            Maintenance::NotMaintained if stubbed.is_empty() => {
+                "not maintained (firmware worker not public)".to_string()
+            }
+            Maintenance::NotMaintained => {
+                format!(
+                    "not maintained; log-only firmware stub on {}",
+                    stubbed.join(", ")
+                )
+            }
         };
         let run = match r.exec {
             Exec::Run => "runs",
@@ -71,6 +87,10 @@ mod tests {
         assert!(t.contains(
             "| 0xBC | `range_select` | RangeSelect | S2D2_RS | DVE | cayman, mariana, maverick |"
         ));
+        // Issue 16 item 6: the stub column is per generation (none known on sunda).
+        let row = |v: &str| t.lines().find(|l| l.starts_with(v)).unwrap_or_default();
+        assert!(row("| 0x4F ").contains("log-only firmware stub on cayman, mariana, maverick"));
+        assert!(row("| 0x87 ").contains("not maintained (firmware worker not public)"));
         for (_, name) in KNOWN_UNMODELLED {
             assert!(t.contains(name), "{name}");
         }

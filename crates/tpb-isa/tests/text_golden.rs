@@ -92,7 +92,8 @@ fn tensor_scalar_prints_fp32_immediates_and_events() {
 
 #[test]
 fn raw_register_and_out_of_spec_operands_stay_expressible() {
-    // An indirect-marker address, a register address, and a range past partition 128.
+    // An indirect-marker address (its second address, the word at +4, printed after `|`:
+    // seed 001), a register address, and a range past partition 128.
     let line = "iota src=-5:[[2,8]] dst=0x20000400:[[1,8]] channels=200 inst_word_len=0 \
                 debug_cmd=notify debug_hint=9 reserved1=ff";
     let inst = asm_line(line, Gen::Cayman).unwrap();
@@ -100,7 +101,7 @@ fn raw_register_and_out_of_spec_operands_stay_expressible() {
     assert_eq!(
         text,
         "iota src_data_pattern=-5:[[2,8],[1,1],[1,1],[1,1]] out_dtype=invalid \
-         num_active_channels=200 reserved1=ff dst_mem_pattern=0x20000400:[[1,8],[1,1],[1,1],[1,1]] \
+         num_active_channels=200 reserved1=ff dst_mem_pattern=0x20000400|sbuf[p0]+0x10001:[[_,8],[_,1],[1,1],[1,1]] \
          inst_word_len=0 debug_cmd=notify debug_hint=9"
     );
     let e = asm_line(&text, Gen::Cayman).unwrap();
@@ -303,7 +304,8 @@ iota dst=psum[p0..2]+0x8000:[] ; psum partitions are 32 KiB apart
     );
     let all = e.join("\n");
     for needle in [
-        "unknown mnemonic `foo`; expected one of ts_arith, ts_ptr_arith",
+        "unknown mnemonic `foo`; expected one of ",
+        "ts_arith, ts_ptr_arith",
         "unknown field `outt` for iota; expected one of src_data_pattern",
         "short names: src (src_data_pattern)",
         "field `out_dtype` is given twice (first as `out` at col 16)",

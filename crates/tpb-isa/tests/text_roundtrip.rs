@@ -366,3 +366,58 @@ fn committed_program_binaries_round_trip() {
     }
     assert!(files > 0, "no .bin files in {}", dir.display());
 }
+
+// Issue 16 item 6 (seed 001 "QUIRK — an indirect 4D descriptor reinterprets +4 as a second
+// address"): marker 0x20 / 0xA0 puts a second address where the plain form keeps
+// step_elem[0..2]. The text shows it as an address, not as two steps, both disassemblers
+// agree, and the line assembles back to the same bytes.
+#[test]
+fn indirect_tensor4d_prints_its_second_address_and_round_trips() {
+    use tpb_isa::text::disasm_plain;
+    use tpb_isa::wire::{Addr4, Body, S4d4Tsm};
+    for marker in [0x20u32, 0xA0] {
+        for gen in Gen::ALL {
+            let mut inst = Instruction::new(Opcode(0x4F), gen);
+            let dst = Tensor::<4> {
+                start_addr: Addr4(marker << 24 | 0x1000),
+                step_elem: [0x0100, 0, 1, 1],
+                num_elem: [16, 1, 1, 8],
+            };
+            inst.body = Body::S4d4Tsm(S4d4Tsm {
+                num_active_channels: 128,
+                dst_mem_pattern: dst,
+                ..Default::default()
+            });
+            let text = disasm(&inst, gen);
+            let want = format!(
+                "dst_mem_pattern={:#010x}|{}:[[_,16],[_,1],[1,1],[1,8]]",
+                marker << 24 | 0x1000,
+                tpb_isa::wire::Field::to_text(&Addr4(0x0100), gen)
+            );
+            assert!(text.contains(&want), "{gen}: {text} lacks {want}");
+            assert_eq!(disasm_plain(&inst, gen), text, "{gen}");
+            assert_round_trip(&inst.encode(), gen);
+        }
+    }
+    // The raw form of the same bytes (steps written out) still assembles, and a second
+    // address on a descriptor without the indirect marker is refused by name.
+    let gen = Gen::Cayman;
+    let plain = asm_line(
+        "ptr_multi_arith dst=0x20001000:[[256,16],[0,1],[1,1],[1,8]]",
+        gen,
+    )
+    .unwrap();
+    let marked = asm_line(
+        "ptr_multi_arith dst=0x20001000|0x100:[[_,16],[_,1],[1,1],[1,8]]",
+        gen,
+    )
+    .unwrap();
+    assert_eq!(plain.encode(), marked.encode());
+    let e = asm_line(
+        "ptr_multi_arith dst=sbuf[p0]+0x0|0x100:[[_,16],[_,1],[1,1],[1,8]]",
+        gen,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("indirect marker"), "{e}");
+}

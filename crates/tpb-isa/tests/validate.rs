@@ -239,7 +239,7 @@ fn header_word_len_and_opcode() {
         "has_valid_neuron_header",
         "header.inst_word_len",
     );
-    let opaque = Instruction::decode(&[0x41; 64], Gen::Cayman);
+    let opaque = Instruction::decode(&[0x93; 64], Gen::Cayman);
     assert_fails(
         &opaque,
         Gen::Cayman,
@@ -886,4 +886,27 @@ fn seed001_v4_source_bound_not_applied_and_marker_0x20_is_indirect() {
     let marked = u32::from(Addr4::MARKER_INDIRECT) << 24;
     assert_eq!(Addr4(marked).form(), AddrForm::Indirect);
     assert_eq!(Addr4(marked).locate(g), None, "0x20 is not a PSUM flag");
+}
+
+// Issue 16 item 6 (seed audit): a PtrMulti operand may be in SBUF or PSUM (isa-facts §8,
+// seed 000 §5b), so both placement clauses name that set, whether they pass or fail; the
+// allowed set comes from the operand's flags, not from the failure text.
+#[test]
+fn placement_clauses_name_the_operands_allowed_set() {
+    for gen in Gen::ALL {
+        let walk = rule_walk(&ptr_multi(gen, 0x4F), gen);
+        let placement: Vec<_> = walk
+            .findings
+            .iter()
+            .filter(|f| {
+                f.rule.clause.starts_with("allowed_in_psum")
+                    || f.rule.clause.starts_with("allowed_in_sbuf")
+            })
+            .collect();
+        assert_eq!(placement.len(), 4, "{gen}: two operands × two clauses");
+        for f in placement {
+            assert!(f.passed, "{gen}: {f}");
+            assert_eq!(f.allowed, format!("SBUF or PSUM for this operand on {gen}"));
+        }
+    }
 }

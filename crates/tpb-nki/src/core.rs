@@ -1,22 +1,23 @@
 //! The core: a simulated machine, a tile allocator and the program the calls emitted.
 
+use crate::alloc::Arena;
 use crate::build::{self, Scalar};
 use crate::names::Cmp;
-use crate::tile::Tile;
+use crate::sync::{sync_semaphore, NeededWait, Tracker};
+use crate::tile::{Tile, ViewError};
 use crate::Operand;
+use std::sync::Arc;
 use tpb_isa::geometry::Space;
 use tpb_isa::text::disasm;
 use tpb_isa::validate::Report;
-use tpb_isa::wire::{encode_program, ImmVal};
-use tpb_isa::{AluOp, Dtype, Gen, ImmSrc, Instruction};
+use tpb_isa::wire::{encode_program, op, EventSemaphore, ImmVal};
+use tpb_isa::{AluOp, Dtype, Gen, ImmSrc, Instruction, UpdateMode, WaitMode};
 use tpb_sim::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
 use tpb_sim::engines::queue::default_dma_issuer;
-use tpb_sim::engines::EngineId;
+use tpb_sim::engines::{home, run_engines_with, EngineId, EngineOptions, EngineRun, Home};
 use tpb_sim::numerics::from_f32;
 use tpb_sim::{Config, Fault, FaultCause, HostError, Machine, StepReport};
 
-/// Tiles are placed at offsets aligned to this many bytes (our choice; see the crate docs).
-const TILE_ALIGN: u64 = 64;
 /// Registers for constants are allocated from here downwards (our choice), at most
 /// [`MAX_CONSTANT_REGISTERS`] of them; registers below stay the user's.
 const FIRST_CONSTANT_REGISTER: u8 = 63;
@@ -65,12 +66,19 @@ pub enum NkiError {
         /// What is wrong.
         detail: String,
     },
-    /// No room for a tile.
+    /// No room for a tile: names the tile, its size and what is left.
     #[error(
-        "cannot allocate {want} bytes per partition in {space}: {free} of {total} bytes are free",
-        space = space.name()
+        "cannot allocate {want} bytes per partition in {space} for tile {tile}: {free} of \
+         {total} bytes per partition are free{largest}",
+        tile = if name.is_empty() { "(unnamed)".to_string() } else { format!("{name:?}") },
+        space = space.name(),
+        largest = if *largest < *free { format!(" (the largest free block is {largest} bytes)") } else { String::new() }
     )]
     OutOfMemory {
+        /// The tile's name (`name=`), or empty.
+        name: String,
+        /// The largest block that would fit now.
+        largest: u64,
         /// The space.
         space: Space,
         /// Bytes per partition asked for.
@@ -87,6 +95,15 @@ pub enum NkiError {
         bits: u32,
         /// The lowest register tpb may use.
         lowest: u8,
+    },
+    /// A subscript outside its tile (the out-of-bounds sanitizer).
+    #[error("{0}")]
+    OutOfBounds(String),
+    /// A call or view that needs an instruction or mapping tpb does not have yet.
+    #[error("not supported yet: {what}")]
+    NotYet {
+        /// What is missing (names the instruction).
+        what: String,
     },
     /// A form tpb refuses because its semantics are not public, or the ISA has no encoding.
     #[error("not supported: {what}")]
@@ -112,6 +129,19 @@ pub enum NkiError {
     Host(#[from] HostError),
 }
 
+impl From<ViewError> for NkiError {
+    fn from(e: ViewError) -> NkiError {
+        match e {
+            ViewError::OutOfBounds(_) => NkiError::OutOfBounds(e.to_string()),
+            ViewError::NotSupported(what) => NkiError::NotSupported { what },
+            ViewError::Invalid(detail) => NkiError::Shape {
+                operand: "index",
+                detail,
+            },
+        }
+    }
+}
+
 fn first_failure(report: &Report) -> String {
     let mut fails = report.failures();
     match (fails.next(), fails.count()) {
@@ -134,17 +164,59 @@ pub struct Core {
     program: Vec<Instruction>,
     /// Constants placed in registers, in the order they were set: (register, bits).
     constants: Vec<(u8, u32)>,
-    /// Next free byte per partition: [sbuf, psum]; for HBM, the next free address.
-    next_free: [u64; 3],
-    /// `.engine` placements of DMA requests (program index, engine).
-    placements: Vec<(usize, Option<EngineId>)>,
+    /// Next free HBM address (HBM tensors are bump-allocated; see [`Core::free`]).
+    hbm_next: u64,
+    /// Free space per partition: [sbuf, psum].
+    arenas: [Arena; 2],
+    /// The engine queue of each emitted instruction.
+    engines: Vec<EngineId>,
+    /// Where each emitted instruction came from.
+    labels: Vec<Label>,
+    /// The call being emitted: its origin, name and engine request.
+    call: Label,
+    /// Footprints and what each engine is ordered after.
+    tracker: Tracker,
+    /// The machine as it was before the first instruction (for the scheduled re-run).
+    start: Option<Box<Machine>>,
+    /// Host writes made after the first instruction (the re-run cannot replay them).
+    late_host_writes: usize,
+    /// Whether emission adds the waits footprints need (off: the kernel synchronises by
+    /// hand, and the scheduled re-run checks it).
+    auto_sync: bool,
+    /// Whether out-of-bounds views are clipped with a warning (else refused).
+    clip_views: bool,
 }
 
-fn space_index(space: Space) -> usize {
+/// Where an emitted instruction came from: the kernel source line and `name=` of the call,
+/// and the engine the call asked for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Label {
+    /// `file:line` of the kernel source that made the call.
+    pub origin: Option<Arc<str>>,
+    /// The call's `name=`.
+    pub name: Option<Arc<str>>,
+    /// The call's `engine=`.
+    pub engine: Option<EngineId>,
+}
+
+impl Label {
+    /// `name at file:line`, or what of it is known.
+    pub fn describe(&self) -> String {
+        match (&self.name, &self.origin) {
+            (Some(n), Some(o)) => format!("{n:?} at {o}"),
+            (None, Some(o)) => format!("at {o}"),
+            (Some(n), None) => format!("{n:?}"),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// The arena of an on-chip space (HBM is bump-allocated apart: [`Core::hbm_place`]).
+fn space_index(space: Space) -> Option<usize> {
     match space {
-        Space::Sbuf => 0,
-        Space::Psum => 1,
-        Space::Hbm => 2,
+        Space::Sbuf => Some(0),
+        Space::Psum => Some(1),
+        Space::Hbm => None,
     }
 }
 
@@ -156,12 +228,26 @@ impl Core {
 
     /// A core with an explicit machine configuration (strict mode, FP8 variants, limits).
     pub fn with_config(config: Config) -> Core {
+        let gen = config.gen;
+        let mut machine = Machine::new(config);
+        machine.set_access_recording(true);
         Core {
-            machine: Machine::new(config),
+            machine,
             program: Vec::new(),
             constants: Vec::new(),
-            next_free: [0; 3],
-            placements: Vec::new(),
+            hbm_next: 0,
+            arenas: [
+                Arena::new(build::space_bytes(gen, Space::Sbuf), false),
+                Arena::new(build::space_bytes(gen, Space::Psum), true),
+            ],
+            engines: Vec::new(),
+            labels: Vec::new(),
+            call: Label::default(),
+            tracker: Tracker::default(),
+            start: None,
+            late_host_writes: 0,
+            auto_sync: true,
+            clip_views: false,
         }
     }
 
@@ -193,21 +279,78 @@ impl Core {
 
     /// The emitted program as `tpb run` program text: the generation, `.reg` lines for the
     /// registers the calls placed constants in (each is set once and never changes, so they
-    /// all come first), then one canonical line per instruction.
+    /// all come first), then one canonical line per instruction, with `.engine NAME` before
+    /// the instructions the opcode table lets run on more than one queue (and `.engine
+    /// auto` after them).
     pub fn disasm(&self) -> String {
         let mut s = format!(".gen {}\n", self.gen());
         for &(r, bits) in &self.constants {
             s.push_str(&format!(".reg {r} = {bits:#010x}\n"));
         }
-        let mut placed = self.placements.iter().peekable();
+        let mut directives = self.placements().into_iter().peekable();
         for (k, i) in self.program.iter().enumerate() {
-            while let Some((_, e)) = placed.next_if(|p| p.0 == k) {
+            while let Some((_, e)) = directives.next_if(|p| p.0 == k) {
                 s.push_str(&format!(".engine {}\n", e.map_or("auto", |e| e.name())));
             }
             s.push_str(&disasm(i, self.gen()));
             s.push('\n');
         }
         s
+    }
+
+    /// The engine queue of every emitted instruction, in program order.
+    pub fn engines(&self) -> &[EngineId] {
+        &self.engines
+    }
+
+    /// Where every emitted instruction came from, in program order.
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+
+    /// The `.engine` directives that place the program as emitted (program index, engine;
+    /// `None` = `.engine auto`), for [`tpb_sim::engines::place`] and `tpb run`.
+    pub fn placements(&self) -> Vec<(usize, Option<EngineId>)> {
+        let gen = self.gen();
+        let mut out = Vec::new();
+        let mut current: Option<EngineId> = None;
+        for (k, (inst, &e)) in self.program.iter().zip(&self.engines).enumerate() {
+            let want = match home(inst, gen) {
+                Home::Only(_) => None,
+                Home::Either(first, _) => (e != first).then_some(e),
+                Home::Dma => (e != default_dma_issuer(gen)).then_some(e),
+                Home::Any => Some(e),
+            };
+            if want != current && (want.is_some() || current.is_some()) {
+                out.push((k, want));
+                current = want;
+            }
+        }
+        out
+    }
+
+    /// Turns the emitted synchronisation on (the default) or off. Off, every instruction
+    /// still counts on its engine's semaphore but no wait is added: a kernel that
+    /// synchronises by hand is checked by [`Core::schedule`], not fixed.
+    pub fn set_auto_sync(&mut self, on: bool) {
+        self.auto_sync = on;
+    }
+
+    /// Whether views that run past their tile are clipped with a warning
+    /// ([`Tile::index_clipped`]) rather than refused (the default).
+    pub fn set_clip_views(&mut self, on: bool) {
+        self.clip_views = on;
+    }
+
+    /// See [`Core::set_clip_views`].
+    pub fn clip_views(&self) -> bool {
+        self.clip_views
+    }
+
+    /// Sets what the next emitted instructions are labelled with (the kernel source line,
+    /// `name=`) and the engine the call asks for (`engine=`), until the next call.
+    pub fn set_call(&mut self, call: Label) {
+        self.call = call;
     }
 
     /// Allocates a tile of `shape` (partition dimension first, at most 128) in `space`.
@@ -217,9 +360,23 @@ impl Core {
         dtype: Dtype,
         space: Space,
     ) -> Result<Tile, NkiError> {
-        let (tile, next) = self.place(shape, dtype, space)?;
-        self.next_free[space_index(space)] = next;
-        Ok(tile)
+        self.ndarray_named(shape, dtype, space, "")
+    }
+
+    /// [`Core::ndarray`] naming the tile (NKI `name=`) in a capacity error.
+    pub fn ndarray_named(
+        &mut self,
+        shape: &[usize],
+        dtype: Dtype,
+        space: Space,
+        name: &str,
+    ) -> Result<Tile, NkiError> {
+        let Some(k) = space_index(space) else {
+            let (tile, next) = self.hbm_place(shape, dtype)?;
+            self.hbm_next = next;
+            return Ok(tile);
+        };
+        allocate(&mut self.arenas[k], shape, dtype, space, name)
     }
 
     /// Whether [`Core::ndarray`] would allocate such a tile now (nothing is allocated): a
@@ -230,56 +387,31 @@ impl Core {
         dtype: Dtype,
         space: Space,
     ) -> Result<(), NkiError> {
-        self.place(shape, dtype, space).map(|_| ())
+        let Some(k) = space_index(space) else {
+            return self.hbm_place(shape, dtype).map(|_| ());
+        };
+        let mut probe = self.arenas[k].clone();
+        allocate(&mut probe, shape, dtype, space, "").map(|_| ())
     }
 
-    /// The tile [`Core::ndarray`] allocates, and the next free offset after it.
-    fn place(&self, shape: &[usize], dtype: Dtype, space: Space) -> Result<(Tile, u64), NkiError> {
-        let bad = |detail: String| NkiError::Shape {
-            operand: "shape",
-            detail,
-        };
-        if space == Space::Hbm {
-            return self.hbm_place(shape, dtype);
+    /// Returns an allocated tile's space (when the kernel no longer references it; its
+    /// bytes keep their values, and the dependency tracker still orders a later reuse).
+    /// HBM tensors are bump-allocated and keep their space.
+    pub fn free(&mut self, tile: &Tile) {
+        if let Some(k) = space_index(tile.space) {
+            self.arenas[k].release(tile.offset, tile.row_bytes());
         }
-        let (&p, free) = shape
-            .split_first()
-            .ok_or_else(|| bad("a tile needs at least the partition dimension".into()))?;
-        if !(1..=128).contains(&p) {
-            return Err(bad(format!("partition dimension {p} is not in 1..=128")));
-        }
-        let size = dtype
-            .size()
-            .ok_or_else(|| bad(format!("dtype {dtype} has no byte size")))?;
-        let row = free
-            .iter()
-            .try_fold(size as u64, |acc, &d| acc.checked_mul(d as u64))
-            .ok_or_else(|| bad(format!("shape {shape:?} overflows")))?;
-        if row == 0 {
-            return Err(bad(format!("shape {shape:?} has no elements")));
-        }
-        let total = build::space_bytes(self.gen(), space);
-        let at = self.next_free[space_index(space)];
-        let free_bytes = total.saturating_sub(at);
-        if total == 0 || row > free_bytes {
-            return Err(NkiError::OutOfMemory {
-                space,
-                want: row,
-                free: free_bytes,
-                total,
-            });
-        }
-        let tile = Tile {
-            space,
-            start_partition: 0,
-            offset: at,
-            dtype,
-            shape: shape.to_vec(),
-        };
-        Ok((tile, (at + row).div_ceil(TILE_ALIGN) * TILE_ALIGN))
     }
 
-    /// The HBM tensor of `shape` (any rank, C order, contiguous) [`Core::place`] allocates
+    /// Bytes per partition still free in `space` (for HBM, bytes still free).
+    pub fn free_bytes(&self, space: Space) -> u64 {
+        match space_index(space) {
+            Some(k) => self.arenas[k].free_bytes(),
+            None => self.machine.hbm_size().saturating_sub(self.hbm_next),
+        }
+    }
+
+    /// The HBM tensor of `shape` (any rank, C order, contiguous) [`Core::ndarray`] allocates
     /// and the next free address: addresses are bump-allocated at 64-byte alignment within
     /// the machine's HBM (`Config::hbm_bytes`).
     fn hbm_place(&self, shape: &[usize], dtype: Dtype) -> Result<(Tile, u64), NkiError> {
@@ -296,24 +428,23 @@ impl Core {
             .filter(|&b| b > 0)
             .ok_or_else(|| bad(format!("shape {shape:?} has no elements or overflows")))?;
         let total = self.machine.hbm_size();
-        let at = self.next_free[space_index(Space::Hbm)];
+        let at = self.hbm_next;
         let free_bytes = total.saturating_sub(at);
         if bytes > free_bytes {
             return Err(NkiError::OutOfMemory {
+                name: String::new(),
+                largest: free_bytes,
                 space: Space::Hbm,
                 want: bytes,
                 free: free_bytes,
                 total,
             });
         }
-        let tile = Tile {
-            space: Space::Hbm,
-            start_partition: 0,
-            offset: at,
-            dtype,
-            shape: shape.to_vec(),
-        };
-        Ok((tile, (at + bytes).div_ceil(TILE_ALIGN) * TILE_ALIGN))
+        let tile = Tile::contiguous(Space::Hbm, 0, at, dtype, shape.to_vec());
+        Ok((
+            tile,
+            (at + bytes).next_multiple_of(crate::alloc::TILE_ALIGN),
+        ))
     }
 
     /// `nki.isa.dma_copy(dst, src, engine=…)`: copies `src` to `dst` (HBM ↔ SBUF, HBM ↔ HBM,
@@ -396,12 +527,9 @@ impl Core {
             operand: "dma_copy",
             detail: e.to_string(),
         })?;
-        let at = self.program.len();
-        let r = self.emit(inst, &[])?;
-        // `.engine NAME` before the request, `.engine auto` after it.
-        self.placements.push((at, Some(engine)));
-        self.placements.push((at + 1, None));
-        Ok(r)
+        // The request goes on its issuing queue; [`Core::placements`] names it when it is
+        // not the default issuer.
+        self.emit_on(inst, &[], engine)
     }
 
     /// `nl.load(src)`: a new SBUF tile of `src`'s shape (its first dim the partitions) and
@@ -416,12 +544,6 @@ impl Core {
     /// NKI does: copy it to SBUF first).
     pub fn store(&mut self, dst: &Tile, value: &Tile) -> Result<StepReport, NkiError> {
         self.dma_copy(dst, value, None, None)
-    }
-
-    /// The `.engine` placements of the emitted program (program index, engine), for
-    /// [`tpb_sim::engines::place`]: every DMA request's issuing queue.
-    pub fn placements(&self) -> &[(usize, Option<EngineId>)] {
-        &self.placements
     }
 
     /// Sets register `n` for instructions the caller builds. Registers
@@ -440,14 +562,67 @@ impl Core {
         Ok(self.machine.set_register(n, bits)?)
     }
 
-    /// Writes a tile's elements (raw little-endian element bytes, C order).
+    /// Writes a tile's (or a view's) elements (raw little-endian element bytes, C order of
+    /// the view).
     pub fn write(&mut self, tile: &Tile, bytes: &[u8]) -> Result<(), NkiError> {
-        Ok(self.machine.write_tensor(&tile.host(), bytes)?)
+        if !self.program.is_empty() {
+            self.late_host_writes += 1;
+        }
+        if tile.is_contiguous() {
+            return Ok(self.machine.write_tensor(&tile.host(), bytes)?);
+        }
+        let (hull, mut rows) = self.read_hull(tile)?;
+        let size = tile.dtype.size().unwrap_or(1);
+        let offs = tile.element_offsets();
+        let row_len = hull.elems_per_partition as usize;
+        let want = offs.len() * size * tile.partitions() as usize;
+        if bytes.len() != want {
+            return Err(NkiError::Host(HostError::Length {
+                want: want as u64,
+                got: bytes.len() as u64,
+            }));
+        }
+        let base = (tile.offset - hull.byte_offset) as i64;
+        for (p, chunk) in bytes.chunks(offs.len() * size).enumerate() {
+            for (k, &o) in offs.iter().enumerate() {
+                let at = p * row_len + (base + o * size as i64) as usize;
+                rows[at..at + size].copy_from_slice(&chunk[k * size..(k + 1) * size]);
+            }
+        }
+        Ok(self.machine.write_tensor(&hull, &rows)?)
     }
 
-    /// Reads a tile's elements (raw little-endian element bytes, C order).
+    /// Reads a tile's (or a view's) elements (raw little-endian element bytes, C order of
+    /// the view).
     pub fn read(&self, tile: &Tile) -> Result<Vec<u8>, NkiError> {
-        Ok(self.machine.read_tensor(&tile.host())?)
+        if tile.is_contiguous() {
+            return Ok(self.machine.read_tensor(&tile.host())?);
+        }
+        let (hull, rows) = self.read_hull(tile)?;
+        let size = tile.dtype.size().unwrap_or(1);
+        let row_len = hull.elems_per_partition as usize;
+        let base = (tile.offset - hull.byte_offset) as i64;
+        let offs = tile.element_offsets();
+        let mut out = Vec::with_capacity(offs.len() * size * tile.partitions() as usize);
+        for p in 0..tile.partitions() as usize {
+            for &o in &offs {
+                let at = p * row_len + (base + o * size as i64) as usize;
+                out.extend_from_slice(&rows[at..at + size]);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The bytes each partition of `tile` spans, as one host tensor of bytes, and its
+    /// contents.
+    fn read_hull(&self, tile: &Tile) -> Result<(tpb_sim::HostTensor, Vec<u8>), NkiError> {
+        let (start, len) = tile.hull();
+        let p = tile.start_partition;
+        let hull = tpb_sim::HostTensor::at(tile.space, p..p + tile.partitions())
+            .offset(start)
+            .elements(Dtype::UINT8, len);
+        let rows = self.machine.read_tensor(&hull)?;
+        Ok((hull, rows))
     }
 
     /// `nki.isa.iota(dst, pattern, offset=0, channel_multiplier=0)`:
@@ -649,29 +824,169 @@ impl Core {
         self.emit(i, &[])
     }
 
-    /// Validates `inst` for the core's generation, runs it, and appends it to the program.
+    /// Validates `inst` for the core's generation, runs it, and appends it to the program
+    /// on its engine's queue with the synchronisation it needs ([`crate::sync`]).
     /// On any error nothing is appended and no state changes: the constant registers this
     /// call placed (`placed`) get their previous values back.
     /// The machine validates before anything runs, so an invalid instruction comes back as
     /// a fault carrying the validator's report.
+    /// Validates, runs and records an instruction that uses no placed constants (the
+    /// issue-17a calls in `dve_pool`).
+    pub(crate) fn emit_instruction(&mut self, inst: Instruction) -> Result<StepReport, NkiError> {
+        self.emit(inst, &[])
+    }
+
     fn emit(&mut self, inst: Instruction, placed: &[Placed]) -> Result<StepReport, NkiError> {
-        match self.machine.step_at(self.program.len(), &inst) {
-            Ok(r) => {
-                self.program.push(inst);
-                Ok(r)
+        self.emit_on(inst, placed, EngineId::Dve)
+    }
+
+    /// [`Core::emit`] with the engine an instruction the opcode table lets run anywhere goes
+    /// to when the call does not ask (`engine=`).
+    ///
+    /// A DMA request's `default_engine` is its issuing queue (chosen by `dma_copy`).
+    fn emit_on(
+        &mut self,
+        mut inst: Instruction,
+        placed: &[Placed],
+        default_engine: EngineId,
+    ) -> Result<StepReport, NkiError> {
+        let gen = self.gen();
+        let engine = match (home(&inst, gen), self.call.engine) {
+            (Home::Only(h), Some(a)) if a != h => {
+                self.emit_failed(placed);
+                return Err(NkiError::Value {
+                    argument: "engine",
+                    detail: format!(
+                        "{} runs on {h} only (opcode table), not on {a}",
+                        inst.info(gen).map_or("this instruction", |r| r.mnemonic)
+                    ),
+                });
             }
+            (Home::Only(h), _) => h,
+            (Home::Either(x, y), Some(a)) if a != x && a != y => {
+                self.emit_failed(placed);
+                return Err(NkiError::Value {
+                    argument: "engine",
+                    detail: format!(
+                        "{} runs on {x} or {y} (opcode table), not on {a}",
+                        inst.info(gen).map_or("this instruction", |r| r.mnemonic)
+                    ),
+                });
+            }
+            (Home::Either(_, _), Some(a)) => a,
+            (Home::Either(x, _), None) => x,
+            // A DMA request goes where its call placed it (`dma_copy` checks the issuer).
+            (Home::Dma, _) => default_engine,
+            (Home::Any, a) => a.unwrap_or(default_engine),
+        };
+        if self.start.is_none() {
+            self.start = Some(Box::new(self.machine.clone()));
+        }
+        inst.events.update_mode = UpdateMode::SEM_INC_COMPLETE;
+        inst.events.update_idx = sync_semaphore(engine);
+        let mut report = match self.machine.step_at(self.program.len(), &inst) {
+            Ok(r) => r,
             Err(fault) => {
                 self.emit_failed(placed);
-                Err(match fault.cause {
+                return Err(match fault.cause {
                     FaultCause::Invalid { report } => NkiError::Invalid {
                         mnemonic: fault.inst.mnemonic.to_string(),
                         inst: Box::new(inst),
                         report,
                     },
                     _ => NkiError::Fault(fault),
-                })
+                });
+            }
+        };
+        let accesses = std::mem::take(&mut report.accesses);
+        let waits = if self.auto_sync {
+            self.tracker.needed(engine, &accesses)
+        } else {
+            Vec::new()
+        };
+        // The first wait rides in the preamble; the others go two by two into
+        // EventSemaphore records just before it on the same queue.
+        let (first, rest) = match waits.split_first() {
+            Some((f, r)) => (Some(*f), r),
+            None => (None, &[][..]),
+        };
+        for pair in rest.chunks(2) {
+            let sem = event_semaphore_waits(pair);
+            self.push(sem, engine);
+        }
+        if let Some(w) = first {
+            set_wait(&mut inst, w);
+        }
+        let index = self.program.len();
+        self.tracker.commit(engine, index, &waits, &accesses);
+        self.push(inst, engine);
+        self.machine.recycle_accesses(accesses);
+        Ok(report)
+    }
+
+    fn push(&mut self, inst: Instruction, engine: EngineId) {
+        self.program.push(inst);
+        self.engines.push(engine);
+        self.labels.push(self.call.clone());
+    }
+
+    /// Runs the emitted program again, from the machine as it was before the first
+    /// instruction, on the multi-engine scheduler (one queue per engine, the timing model,
+    /// race and deadlock detection). `on_step` sees each step as it starts. Returns the
+    /// machine after the run and the run.
+    pub fn schedule(
+        &self,
+        opts: &EngineOptions,
+        on_step: impl FnMut(&tpb_sim::engines::ScheduledStep, &StepReport),
+    ) -> Result<(Machine, EngineRun), NkiError> {
+        if self.late_host_writes > 0 {
+            return Err(NkiError::NotSupported {
+                what: format!(
+                    "re-running the program on the engines: {} host write(s) were made between \
+                     instructions, which a program cannot replay",
+                    self.late_host_writes
+                ),
+            });
+        }
+        let mut m = match &self.start {
+            Some(m) => (**m).clone(),
+            None => self.machine.clone(),
+        };
+        for &(r, bits) in &self.constants {
+            m.set_register(usize::from(r), bits)?;
+        }
+        let run = run_engines_with(&mut m, &self.program, &self.engines, opts, on_step);
+        Ok((m, run))
+    }
+
+    /// The first difference between this core's memory (SBUF, PSUM) and semaphores and
+    /// `other`'s, or `None` when they are equal.
+    pub fn first_difference(&self, other: &Machine) -> Option<String> {
+        let gen = self.gen();
+        for space in [Space::Sbuf, Space::Psum] {
+            let bytes = build::space_bytes(gen, space);
+            if bytes == 0 {
+                continue;
+            }
+            for p in 0..128u32 {
+                let t = tpb_sim::HostTensor::at(space, p..p + 1).elements(Dtype::UINT8, bytes);
+                let (Ok(a), Ok(b)) = (self.machine.read_tensor(&t), other.read_tensor(&t)) else {
+                    return Some(format!("{} partition {p} cannot be read", space.name()));
+                };
+                if let Some(k) = a.iter().zip(&b).position(|(x, y)| x != y) {
+                    return Some(format!(
+                        "{} partition {p} byte {k:#x}: {:#04x} here, {:#04x} there",
+                        space.name(),
+                        a[k],
+                        b[k]
+                    ));
+                }
             }
         }
+        let (a, b) = (self.machine.semaphores(), other.semaphores());
+        (0..a.len())
+            .find(|&k| a[k] != b[k])
+            .map(|k| format!("semaphore {k}: {} here, {} there", a[k], b[k]))
     }
 
     /// Undoes the constant registers a failed call placed.
@@ -710,6 +1025,71 @@ impl Core {
             previous,
         })
     }
+}
+
+/// Allocates a tile of `shape` in `arena` (of `space`).
+fn allocate(
+    arena: &mut Arena,
+    shape: &[usize],
+    dtype: Dtype,
+    space: Space,
+    name: &str,
+) -> Result<Tile, NkiError> {
+    let bad = |detail: String| NkiError::Shape {
+        operand: "shape",
+        detail,
+    };
+    let (&p, free) = shape
+        .split_first()
+        .ok_or_else(|| bad("a tile needs at least the partition dimension".into()))?;
+    if !(1..=128).contains(&p) {
+        return Err(bad(format!("partition dimension {p} is not in 1..=128")));
+    }
+    let size = dtype
+        .size()
+        .ok_or_else(|| bad(format!("dtype {dtype} has no byte size")))?;
+    let row = free
+        .iter()
+        .try_fold(size as u64, |acc, &d| acc.checked_mul(d as u64))
+        .ok_or_else(|| bad(format!("shape {shape:?} overflows")))?;
+    if row == 0 {
+        return Err(bad(format!("shape {shape:?} has no elements")));
+    }
+    let Some(at) = arena.alloc(row) else {
+        return Err(NkiError::OutOfMemory {
+            name: name.to_string(),
+            largest: arena.largest_free(),
+            space,
+            want: row,
+            free: arena.free_bytes(),
+            total: arena.total(),
+        });
+    };
+    let mut shape = shape.to_vec();
+    if shape.len() == 1 {
+        shape.push(1);
+    }
+    Ok(Tile::contiguous(space, 0, at, dtype, shape))
+}
+
+/// The preamble wait `semaphore(w.engine) >= w.count`.
+fn set_wait(inst: &mut Instruction, w: NeededWait) {
+    inst.events.wait_mode = WaitMode::SEM_GE_IMM;
+    inst.events.wait_idx = sync_semaphore(w.engine);
+    inst.events.semaphore_value = w.count as u32;
+}
+
+/// An EventSemaphore record carrying one or two waits and no update.
+fn event_semaphore_waits(waits: &[NeededWait]) -> Instruction {
+    let mut body = EventSemaphore::default();
+    if let Some(w) = waits.get(1) {
+        body.wait1_mode = WaitMode::SEM_GE_IMM;
+        body.wait1_idx = sync_semaphore(w.engine);
+        body.wait1_value = w.count as u32;
+    }
+    let mut inst = Instruction::build(op::EVENT_SEMAPHORE, body);
+    set_wait(&mut inst, waits[0]);
+    inst
 }
 
 /// A constant register used by one call.

@@ -25,21 +25,37 @@
 //! # let _ = Operand::Imm(1.0);
 //! ```
 //!
-//! Emission choices that are ours, not the compiler's (the compiler's register allocation
-//! and tile placement are not public): tiles start at partition 0 and are bump-allocated at
-//! 64-byte aligned offsets within the partition; fill values and other FP32 constants an
-//! instruction reads from a register are placed in registers allocated from 63 downwards and
-//! set through the host API, and [`Core::disasm`] writes them as `.reg` lines.
+//! Tiles may be views ([`Tile::index`], [`Tile::reshape`], [`Tile::view`]): a slice, an
+//! integer, an `nl.ds` range or an affine `nl.arange` expression only changes the access
+//! pattern the packer receives. Each emitted instruction goes to its engine's queue
+//! ([`Core::engines`]) with the semaphore waits its footprint needs ([`sync`]), so
+//! [`Core::disasm`] / [`Core::bundles`] is a race-free multi-engine program;
+//! [`Core::schedule`] re-runs it on the engine scheduler, and [`Core::first_difference`]
+//! compares the result with the eager run.
+//!
+//! Emission choices that are ours, not the compiler's (the compiler's register allocation,
+//! tile placement and semaphore allocation are not public): tiles start at partition 0 and
+//! are first-fit allocated at 64-byte aligned offsets within the partition, a PSUM tile that
+//! fits a 2 KiB bank inside one bank, and freed by [`Core::free`]; each engine counts its
+//! instructions on semaphore `255 - engine index` ([`sync::sync_semaphore`]); fill values and
+//! other FP32 constants an instruction reads from a register are placed in registers
+//! allocated from 63 downwards and set through the host API, and [`Core::disasm`] writes them
+//! as `.reg` lines. [`support::NKI_API`] lists which NKI names run.
 #![warn(missing_docs)]
 
+mod alloc;
 mod build;
 mod core;
+mod dve_pool;
 mod names;
+pub mod support;
+pub mod sync;
 mod tile;
 
-pub use crate::core::{Core, NkiError};
+pub use crate::core::{Core, Label, NkiError};
+pub use dve_pool::NkiEngine;
 pub use names::{alu_op, Cmp};
-pub use tile::Tile;
+pub use tile::{Index, Tile, ViewError};
 
 /// A `tensor_scalar` / `select` scalar operand: a compile-time immediate or a per-partition
 /// `(P, 1)` tile read through a pointer.

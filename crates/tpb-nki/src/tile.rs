@@ -1,24 +1,73 @@
-//! A tile: a contiguous, partition-major array in SBUF or PSUM, as NKI allocates them.
+//! A tile: an array in SBUF or PSUM, as NKI allocates them, or a view of one (a slice,
+//! an index, a reshape, a reinterpretation) — NKI's `NkiTensor` views (nki-api §2.2): no
+//! data moves, the view only changes the access pattern the compiler's packer receives.
 
 use std::fmt;
 use tpb_isa::geometry::Space;
 use tpb_isa::pack::{AccessPattern, Dim, DimOrder};
 use tpb_isa::Dtype;
 
-/// `shape[0]` partitions from `start_partition`, each holding the free dims `shape[1..]`
-/// (C order) contiguously from byte `offset`.
+/// `shape[0]` partitions from `start_partition`; element `[p, i1, i2, …]` is at byte
+/// `offset + (i1·s1 + i2·s2 + …)·size` of partition `start_partition + p`, where `s1, s2, …`
+/// are the element strides of the free dims ([`Tile::strides`]; C order for an allocation).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Tile {
     /// SBUF or PSUM.
     pub space: Space,
     /// First partition.
     pub start_partition: u32,
-    /// Byte offset inside each partition.
+    /// Byte offset inside each partition of the first element.
     pub offset: u64,
     /// Element type.
     pub dtype: Dtype,
     /// The array shape, partition dimension first.
     pub shape: Vec<usize>,
+    /// Element strides of the free dims `shape[1..]`, outermost first; empty for a
+    /// contiguous C-order tile (what [`crate::Core::ndarray`] allocates).
+    pub free_strides: Vec<i64>,
+}
+
+/// One subscript of `tile[...]` (NKI `NkiTensor.__getitem__`, nki-api §2.2 and §4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Index {
+    /// An integer (negative counts from the end). On the partition dim it keeps a size-1
+    /// dim; on a free dim it drops the dim (a tile keeps at least one free dim).
+    At(i64),
+    /// `start:stop:step` with Python's defaults for `None`; bounds are checked, not clamped
+    /// (an out-of-bounds slice is an error: NKI clamps nothing either).
+    Slice {
+        /// First index (`None`: 0, or the end for a negative step).
+        start: Option<i64>,
+        /// One past the last (`None`: the end).
+        stop: Option<i64>,
+        /// Step (`None`: 1).
+        step: Option<i64>,
+    },
+    /// `nl.ds(start, size)` or an affine `nl.arange` expression `start + step·arange(size)`.
+    Range {
+        /// First index.
+        start: i64,
+        /// Elements.
+        size: i64,
+        /// Step between them.
+        step: i64,
+    },
+    /// `...`: as many full slices as the other subscripts leave.
+    Ellipsis,
+}
+
+/// Why a view cannot be taken.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ViewError {
+    /// A subscript outside the dimension (the out-of-bounds sanitizer).
+    #[error("out of bounds: {0}")]
+    OutOfBounds(String),
+    /// A view NKI allows that no access pattern expresses (partition striding, …).
+    #[error("not supported: {0}")]
+    NotSupported(String),
+    /// A malformed subscript, reshape or reinterpretation.
+    #[error("{0}")]
+    Invalid(String),
 }
 
 /// The largest count a descriptor's `num` word holds.
@@ -27,6 +76,24 @@ const MAX_NUM: u64 = u16::MAX as u64;
 const MAX_STEP: u64 = i16::MAX as u64;
 
 impl Tile {
+    /// A contiguous C-order tile (what an allocation is).
+    pub fn contiguous(
+        space: Space,
+        start_partition: u32,
+        offset: u64,
+        dtype: Dtype,
+        shape: Vec<usize>,
+    ) -> Tile {
+        Tile {
+            space,
+            start_partition,
+            offset,
+            dtype,
+            shape,
+            free_strides: Vec::new(),
+        }
+    }
+
     /// Partitions (`shape[0]`).
     pub fn partitions(&self) -> u32 {
         self.shape.first().copied().unwrap_or(0) as u32
@@ -37,13 +104,43 @@ impl Tile {
         self.shape.iter().skip(1).map(|&d| d as u64).product()
     }
 
-    /// Bytes per partition.
+    /// Bytes per partition the view's elements occupy (elements × size).
     pub fn row_bytes(&self) -> u64 {
         self.free_elements() * self.dtype.size().unwrap_or(0) as u64
     }
 
-    /// The tile as a host tensor (partitions × elements per partition; an HBM tensor is one
-    /// flat row of all its elements from its address, `offset`).
+    /// The element strides of the free dims, outermost first (C order when not a view).
+    pub fn strides(&self) -> Vec<i64> {
+        if !self.free_strides.is_empty() {
+            return self.free_strides.clone();
+        }
+        let free = self.shape.get(1..).unwrap_or(&[]);
+        let mut out = vec![0i64; free.len()];
+        let mut s = 1i64;
+        for (k, &d) in free.iter().enumerate().rev() {
+            out[k] = s;
+            s *= d as i64;
+        }
+        out
+    }
+
+    /// Whether the free dims are contiguous in C order (a plain allocation, or a view that
+    /// walks its bytes in order without gaps).
+    pub fn is_contiguous(&self) -> bool {
+        let free = self.shape.get(1..).unwrap_or(&[]);
+        let mut want = 1i64;
+        for (&d, &s) in free.iter().zip(self.strides().iter()).rev() {
+            if d != 1 && s != want {
+                return false;
+            }
+            want *= d as i64;
+        }
+        true
+    }
+
+    /// The tile as a host tensor (partitions × elements per partition) when it is
+    /// contiguous; a strided view is read and written through [`Tile::hull`]. An HBM tensor
+    /// is one flat row of all its elements from its address, `offset`.
     pub fn host(&self) -> tpb_sim::HostTensor {
         if self.space == Space::Hbm {
             let n = self.shape.iter().map(|&d| d as u64).product();
@@ -55,20 +152,70 @@ impl Tile {
             .elements(self.dtype, self.free_elements())
     }
 
-    /// The access pattern that walks the whole tile in order. The free dims are contiguous,
-    /// so they merge into one `[1, N]` dim; an `N` too large for one count word is split
-    /// into `[[k, N/k], [1, k]]` with the largest `k` that divides `N` and fits the signed
-    /// step word (`k <= 32767`, `N/k <= 65535`). `None` when no such split exists.
+    /// The element offsets (relative to [`Tile::offset`], in elements) of every element
+    /// of one partition, in C order of the view.
+    pub fn element_offsets(&self) -> Vec<i64> {
+        let free = self.shape.get(1..).unwrap_or(&[]);
+        let strides = self.strides();
+        let mut out = vec![0i64];
+        for (&d, &s) in free.iter().zip(&strides) {
+            out = out
+                .iter()
+                .flat_map(|&o| (0..d as i64).map(move |k| o + k * s))
+                .collect();
+        }
+        out
+    }
+
+    /// The contiguous byte range of each partition the view's elements lie in: the first
+    /// byte and the length, from the smallest to one past the largest element.
+    pub fn hull(&self) -> (u64, u64) {
+        let size = self.dtype.size().unwrap_or(1) as i64;
+        let offs = self.element_offsets();
+        let lo = offs.iter().copied().min().unwrap_or(0);
+        let hi = offs.iter().copied().max().unwrap_or(0);
+        (
+            (self.offset as i64 + lo * size) as u64,
+            ((hi - lo + 1) * size) as u64,
+        )
+    }
+
+    /// The access pattern that walks the view in order. Adjacent free dims that walk
+    /// contiguously merge (`[[n·s, m], [s, n]]` → `[[s, m·n]]`) and size-1 dims drop, as
+    /// the compiler's packer would; a count too large for one count word is split into
+    /// `[[k·s, N/k], [s, k]]` with the largest `k` that divides `N` and keeps the step in
+    /// the signed step word (`k·s <= 32767`, `N/k <= 65535`). `None` when no split exists.
     pub fn access_pattern(&self) -> Option<AccessPattern> {
-        let n = self.free_elements();
-        let dims = if n <= MAX_NUM {
-            vec![Dim::new(1, n as i64)]
-        } else {
-            let k = (1..=MAX_STEP)
+        let free = self.shape.get(1..).unwrap_or(&[]);
+        let mut dims: Vec<Dim> = Vec::new();
+        for (&d, s) in free.iter().zip(self.strides()) {
+            if d == 1 {
+                continue;
+            }
+            match dims.last_mut() {
+                Some(last) if last.step == s * d as i64 => {
+                    *last = Dim::new(s, last.num * d as i64);
+                }
+                _ => dims.push(Dim::new(s, d as i64)),
+            }
+        }
+        if dims.is_empty() {
+            dims.push(Dim::new(1, 1));
+        }
+        let mut split = Vec::with_capacity(dims.len() + 1);
+        for d in dims {
+            let n = d.num as u64;
+            if n <= MAX_NUM {
+                split.push(d);
+                continue;
+            }
+            let s = d.step.unsigned_abs().max(1);
+            let k = (1..=MAX_STEP / s)
                 .rev()
                 .find(|&k| n.is_multiple_of(k) && n / k <= MAX_NUM)?;
-            vec![Dim::new(k as i64, (n / k) as i64), Dim::new(1, k as i64)]
-        };
+            split.push(Dim::new(d.step * k as i64, (n / k) as i64));
+            split.push(Dim::new(d.step, k as i64));
+        }
         Some(
             AccessPattern::new(
                 self.space,
@@ -76,37 +223,339 @@ impl Tile {
                 i64::from(self.partitions()),
                 self.offset,
             )
-            .with_free(dims, DimOrder::OutermostFirst),
+            .with_free(split, DimOrder::OutermostFirst),
         )
     }
 
-    /// The whole tile as a DMA view (`[[step, count], …]` outermost first, C order; on chip
-    /// the first pair is the partition dimension).
+    /// The whole tile as a DMA view (`[[step, count], …]` outermost first; on chip the first
+    /// pair is the partition dimension and the others follow the view's strides).
     pub fn dma_view(&self) -> tpb_sim::dma::DmaView {
         use tpb_sim::dma::{DmaPlace, DmaView};
-        let mut pattern = Vec::with_capacity(self.shape.len());
-        let mut stride = 1i64;
-        let on_chip = self.space != Space::Hbm;
-        for (k, &d) in self.shape.iter().enumerate().rev() {
-            if k == 0 && on_chip {
-                pattern.push([1, d as i64]);
-            } else {
+        if self.space == Space::Hbm {
+            let mut pattern = Vec::with_capacity(self.shape.len());
+            let mut stride = 1i64;
+            for &d in self.shape.iter().rev() {
                 pattern.push([stride, d as i64]);
                 stride *= d as i64;
             }
+            pattern.reverse();
+            return DmaView::new(DmaPlace::Hbm(self.offset), self.dtype, pattern);
         }
-        pattern.reverse();
-        let place = if on_chip {
-            DmaPlace::on_chip(self.space, self.start_partition, self.offset)
-        } else {
-            DmaPlace::Hbm(self.offset)
-        };
+        let mut pattern = vec![[1, self.partitions() as i64]];
+        let free = self.shape.get(1..).unwrap_or(&[]);
+        pattern.extend(free.iter().zip(self.strides()).map(|(&d, s)| [s, d as i64]));
+        let place = DmaPlace::on_chip(self.space, self.start_partition, self.offset);
         DmaView::new(place, self.dtype, pattern)
     }
 
-    /// The region in `tpb run`'s syntax, `sbuf[p0..128]+0x400:bf16:128x512`.
+    /// The region in `tpb run`'s syntax, `sbuf[p0..128]+0x400:bf16:128x512` (a strided
+    /// view is shown by its hull).
     pub fn region(&self) -> String {
         self.to_string()
+    }
+
+    /// `tile[index]` (NKI semantics, nki-api §2.2): integers, slices, `nl.ds` ranges and
+    /// `...`; missing trailing subscripts are full slices. On the partition dim an integer
+    /// keeps a size-1 dim and the step must be 1 (an operand's partitions are contiguous,
+    /// nki-semantics §1.7); integers drop free dims, keeping at least one.
+    pub fn index(&self, keys: &[Index]) -> Result<Tile, ViewError> {
+        let full = self.expand(keys)?;
+        self.index_full(&full)
+    }
+
+    /// [`Tile::index`], but a slice or range that runs past its dim is clipped to it (as
+    /// NumPy clips slices) instead of failing; the out-of-bounds message comes back with the
+    /// view when something was clipped (the sanitizer's warning mode). An integer out of
+    /// bounds, or a range starting outside its dim, still fails.
+    pub fn index_clipped(&self, keys: &[Index]) -> Result<(Tile, Option<String>), ViewError> {
+        let full = self.expand(keys)?;
+        match self.index_full(&full) {
+            Err(ViewError::OutOfBounds(msg)) => {
+                let clipped: Vec<Index> = full
+                    .iter()
+                    .zip(&self.shape)
+                    .map(|(&k, &n)| clip(k, n as i64))
+                    .collect();
+                let t = self.index_full(&clipped)?;
+                Ok((t, Some(format!("out of bounds: {msg} (clipped)"))))
+            }
+            other => other.map(|t| (t, None)),
+        }
+    }
+
+    /// The subscripts with `...` and missing trailing dims expanded to full slices.
+    fn expand(&self, keys: &[Index]) -> Result<Vec<Index>, ViewError> {
+        let rank = self.shape.len();
+        let ellipses = keys.iter().filter(|k| **k == Index::Ellipsis).count();
+        if ellipses > 1 {
+            return Err(ViewError::Invalid(
+                "an index can only have a single ellipsis ('...')".into(),
+            ));
+        }
+        let given = keys.len() - ellipses;
+        if given > rank {
+            return Err(ViewError::Invalid(format!(
+                "too many indices: {given} for a {rank}-dimensional tile {self}"
+            )));
+        }
+        let mut full: Vec<Index> = Vec::with_capacity(rank);
+        for k in keys {
+            if *k == Index::Ellipsis {
+                full.extend(std::iter::repeat_n(
+                    Index::Slice {
+                        start: None,
+                        stop: None,
+                        step: None,
+                    },
+                    rank - given,
+                ));
+            } else {
+                full.push(*k);
+            }
+        }
+        while full.len() < rank {
+            full.push(Index::Slice {
+                start: None,
+                stop: None,
+                step: None,
+            });
+        }
+        Ok(full)
+    }
+
+    /// [`Tile::index`] on one subscript per dim.
+    fn index_full(&self, full: &[Index]) -> Result<Tile, ViewError> {
+        let rank = self.shape.len();
+        let size = self.dtype.size().unwrap_or(1) as i64;
+        let strides = self.strides();
+        let mut start_partition = self.start_partition;
+        let mut offset = self.offset as i64;
+        let mut shape = Vec::with_capacity(rank);
+        let mut free_strides = Vec::with_capacity(rank);
+        for (dim, key) in full.iter().enumerate() {
+            let n = self.shape[dim] as i64;
+            let (first, count, step) = resolve(*key, n, dim)?;
+            if dim == 0 {
+                if count > 1 && step != 1 {
+                    return Err(ViewError::NotSupported(format!(
+                        "partition step {step}: an operand's partitions are contiguous \
+                         (nki-semantics §1.7: no partition striding inside one operand)"
+                    )));
+                }
+                start_partition += first as u32;
+                shape.push(count as usize);
+                continue;
+            }
+            let s = strides[dim - 1];
+            offset += first * s * size;
+            if !matches!(key, Index::At(_)) {
+                shape.push(count as usize);
+                free_strides.push(s * step);
+            }
+        }
+        if shape.len() < 2 {
+            shape.push(1);
+            free_strides.push(1);
+        }
+        if offset < 0 {
+            return Err(ViewError::OutOfBounds(format!(
+                "the view starts before its tile ({offset} bytes)"
+            )));
+        }
+        Ok(Tile {
+            space: self.space,
+            start_partition,
+            offset: offset as u64,
+            dtype: self.dtype,
+            shape,
+            free_strides,
+        })
+    }
+
+    /// `tile.reshape(shape)` (nki-api §2.2): same element count, partition dim kept, one
+    /// `-1` allowed; the view's free dims must be contiguous.
+    pub fn reshape(&self, shape: &[i64]) -> Result<Tile, ViewError> {
+        let total = i64::from(self.partitions()) * self.free_elements() as i64;
+        let known: i64 = shape.iter().filter(|&&d| d != -1).product();
+        let holes = shape.iter().filter(|&&d| d == -1).count();
+        if holes > 1 || shape.iter().any(|&d| d < -1 || d == 0) || known == 0 {
+            return Err(ViewError::Invalid(format!(
+                "reshape to {shape:?}: dims must be positive, with at most one -1"
+            )));
+        }
+        let resolved: Vec<usize> = shape
+            .iter()
+            .map(|&d| if d == -1 { total / known } else { d } as usize)
+            .collect();
+        let count: i64 = resolved.iter().map(|&d| d as i64).product();
+        if count != total {
+            return Err(ViewError::Invalid(format!(
+                "cannot reshape {:?} ({total} elements) to {shape:?}",
+                self.shape
+            )));
+        }
+        if resolved.first().copied() != Some(self.partitions() as usize) {
+            return Err(ViewError::Invalid(format!(
+                "reshape of an on-chip tile keeps the partition dim {} (got {shape:?})",
+                self.partitions()
+            )));
+        }
+        if !self.is_contiguous() {
+            return Err(ViewError::NotSupported(format!(
+                "reshape of the strided view {self}: its free dims are not contiguous"
+            )));
+        }
+        Ok(Tile::contiguous(
+            self.space,
+            self.start_partition,
+            self.offset,
+            self.dtype,
+            if resolved.len() < 2 {
+                vec![resolved[0], 1]
+            } else {
+                resolved
+            },
+        ))
+    }
+
+    /// `tile.broadcast(dim, size)` (nki-api §2.2): a size-1 free dim read `size` times (step
+    /// 0); the partition dim cannot be broadcast on chip.
+    pub fn broadcast(&self, dim: usize, size: usize) -> Result<Tile, ViewError> {
+        if dim == 0 || dim >= self.shape.len() {
+            return Err(ViewError::Invalid(format!(
+                "broadcast dim {dim}: a free dim of {self} (the partition dim cannot be broadcast)"
+            )));
+        }
+        if self.shape[dim] != 1 || size == 0 {
+            return Err(ViewError::Invalid(format!(
+                "broadcast dim {dim} of size {} to {size}: only a size-1 dim broadcasts",
+                self.shape[dim]
+            )));
+        }
+        let mut strides = self.strides();
+        strides[dim - 1] = 0;
+        let mut shape = self.shape.clone();
+        shape[dim] = size;
+        Ok(Tile {
+            shape,
+            free_strides: strides,
+            ..self.clone()
+        })
+    }
+
+    /// `tile.view(dtype)` (`reinterpret_cast`, nki-api §2.2): the same bytes as another
+    /// dtype; the last dim is scaled by the byte-size ratio and must be contiguous.
+    pub fn view(&self, dtype: Dtype) -> Result<Tile, ViewError> {
+        let (from, to) = match (self.dtype.size(), dtype.size()) {
+            (Some(a), Some(b)) => (a, b),
+            _ => return Err(ViewError::Invalid(format!("{dtype} has no byte size"))),
+        };
+        if !self.is_contiguous() {
+            return Err(ViewError::NotSupported(format!(
+                "view({dtype}) of the strided view {self}"
+            )));
+        }
+        let mut shape = self.shape.clone();
+        let last = shape.len() - 1;
+        let bytes = shape[last] * from;
+        if last == 0 || !bytes.is_multiple_of(to) {
+            return Err(ViewError::Invalid(format!(
+                "view({dtype}): the last dim's {bytes} bytes are not a whole number of {to}-byte elements"
+            )));
+        }
+        shape[last] = bytes / to;
+        Ok(Tile::contiguous(
+            self.space,
+            self.start_partition,
+            self.offset,
+            dtype,
+            shape,
+        ))
+    }
+}
+
+/// A slice or range clipped to a dim of size `n` (NumPy's slice clipping; a range keeps the
+/// elements that fall inside).
+fn clip(key: Index, n: i64) -> Index {
+    match key {
+        Index::Slice { start, stop, step } => {
+            let c = |v: Option<i64>| v.map(|v| v.clamp(-n, n));
+            Index::Slice {
+                start: c(start),
+                stop: c(stop),
+                step,
+            }
+        }
+        Index::Range { start, size, step } if step > 0 && (0..n).contains(&start) => Index::Range {
+            start,
+            size: size.min((n - 1 - start) / step + 1),
+            step,
+        },
+        other => other,
+    }
+}
+
+/// A subscript on a dim of size `n` as (first, count, step), bounds checked.
+fn resolve(key: Index, n: i64, dim: usize) -> Result<(i64, i64, i64), ViewError> {
+    let oob = |what: String| ViewError::OutOfBounds(format!("{what} on dim {dim} of size {n}"));
+    match key {
+        Index::At(i) => {
+            let j = if i < 0 { i + n } else { i };
+            if !(0..n).contains(&j) {
+                return Err(oob(format!("index {i}")));
+            }
+            Ok((j, 1, 1))
+        }
+        Index::Range { start, size, step } => {
+            if size < 1 || step == 0 {
+                return Err(ViewError::Invalid(format!(
+                    "range start {start} size {size} step {step}: size must be >= 1, step non-zero"
+                )));
+            }
+            let last = start + (size - 1) * step;
+            if !(0..n).contains(&start) || !(0..n).contains(&last) {
+                return Err(oob(format!(
+                    "range {start}..={last} (start {start}, size {size}, step {step})"
+                )));
+            }
+            Ok((start, size, step))
+        }
+        Index::Slice { start, stop, step } => {
+            let step = step.unwrap_or(1);
+            if step == 0 {
+                return Err(ViewError::Invalid("slice step cannot be zero".into()));
+            }
+            let norm = |v: i64| if v < 0 { v + n } else { v };
+            let (a, b) = if step > 0 {
+                (start.map_or(0, norm), stop.map_or(n, norm))
+            } else {
+                (start.map_or(n - 1, norm), stop.map_or(-1, norm))
+            };
+            let in_range = if step > 0 {
+                (0..=n).contains(&a) && (0..=n).contains(&b)
+            } else {
+                (-1..n).contains(&a) && (-1..n).contains(&b)
+            };
+            if !in_range {
+                return Err(oob(format!(
+                    "slice {}:{}:{step}",
+                    start.map_or(String::new(), |v| v.to_string()),
+                    stop.map_or(String::new(), |v| v.to_string())
+                )));
+            }
+            let count = if step > 0 {
+                (b - a + step - 1).div_euclid(step).max(0)
+            } else {
+                (a - b - step - 1).div_euclid(-step).max(0)
+            };
+            if count == 0 {
+                return Err(ViewError::Invalid(format!(
+                    "the slice selects no element on dim {dim} (NKI tiles are never empty)"
+                )));
+            }
+            Ok((a, count, step))
+        }
+        Index::Ellipsis => Ok((0, n, 1)),
     }
 }
 
@@ -131,7 +580,12 @@ impl fmt::Display for Tile {
             self.offset,
             self.dtype,
             shape.join("x")
-        )
+        )?;
+        if !self.is_contiguous() {
+            let s: Vec<String> = self.strides().iter().map(|d| d.to_string()).collect();
+            write!(f, " (strides {})", s.join(","))?;
+        }
+        Ok(())
     }
 }
 
@@ -140,13 +594,126 @@ mod tests {
     use super::*;
 
     fn tile(shape: &[usize]) -> Tile {
-        Tile {
-            space: Space::Sbuf,
-            start_partition: 0,
-            offset: 0x40,
-            dtype: Dtype::FP32,
-            shape: shape.to_vec(),
+        Tile::contiguous(Space::Sbuf, 0, 0x40, Dtype::FP32, shape.to_vec())
+    }
+
+    fn full() -> Index {
+        Index::Slice {
+            start: None,
+            stop: None,
+            step: None,
         }
+    }
+
+    fn sl(a: i64, b: i64) -> Index {
+        Index::Slice {
+            start: Some(a),
+            stop: Some(b),
+            step: None,
+        }
+    }
+
+    // nki-api §2.2: `t[a:b, c:d]` is a view at partition a, byte offset c·size.
+    #[test]
+    fn a_slice_moves_the_start_and_keeps_the_row_stride() {
+        let t = tile(&[128, 4, 64]);
+        let v = t.index(&[sl(32, 64), Index::At(1), sl(8, 24)]).unwrap();
+        assert_eq!((v.start_partition, v.shape.clone()), (32, vec![32, 16]));
+        assert_eq!(v.offset, 0x40 + (64 + 8) * 4);
+        let ap = v.access_pattern().unwrap();
+        assert_eq!(ap.free, vec![Dim::new(1, 16)]);
+        let w = t.index(&[full(), full(), sl(0, 8)]).unwrap();
+        assert_eq!(
+            w.access_pattern().unwrap().free,
+            vec![Dim::new(64, 4), Dim::new(1, 8)]
+        );
+        assert!(!w.is_contiguous());
+    }
+
+    // nki-api §2.2: an integer on the partition dim keeps a size-1 dim; on the last free
+    // dim the tile keeps one free dim.
+    #[test]
+    fn integers_keep_the_partition_dim_and_one_free_dim() {
+        let t = tile(&[8, 16]);
+        let v = t.index(&[Index::At(3), Index::At(-1)]).unwrap();
+        assert_eq!((v.start_partition, v.shape.clone()), (3, vec![1, 1]));
+        assert_eq!(v.offset, 0x40 + 15 * 4);
+        let d = t
+            .index(&[
+                full(),
+                Index::Range {
+                    start: 4,
+                    size: 4,
+                    step: 2,
+                },
+            ])
+            .unwrap();
+        assert_eq!(d.element_offsets(), vec![0, 2, 4, 6]);
+        assert_eq!(d.offset, 0x40 + 16);
+    }
+
+    #[test]
+    fn out_of_bounds_and_partition_steps_are_refused() {
+        let t = tile(&[8, 16]);
+        assert!(matches!(
+            t.index(&[sl(0, 9)]),
+            Err(ViewError::OutOfBounds(_))
+        ));
+        assert!(matches!(
+            t.index(&[full(), Index::At(16)]),
+            Err(ViewError::OutOfBounds(_))
+        ));
+        let step2 = Index::Slice {
+            start: None,
+            stop: None,
+            step: Some(2),
+        };
+        assert!(matches!(t.index(&[step2]), Err(ViewError::NotSupported(_))));
+        assert!(matches!(
+            t.index(&[full(), full(), full()]),
+            Err(ViewError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn the_warning_mode_clips_slices_and_ranges() {
+        let t = tile(&[8, 16]);
+        let (v, w) = t.index_clipped(&[sl(0, 9), sl(10, 20)]).unwrap();
+        assert_eq!(v.shape, vec![8, 6]);
+        assert!(w.unwrap().contains("slice 0:9"));
+        let r = Index::Range {
+            start: 12,
+            size: 8,
+            step: 1,
+        };
+        assert_eq!(t.index_clipped(&[full(), r]).unwrap().0.shape, vec![8, 4]);
+        assert_eq!(t.index_clipped(&[sl(0, 4)]).unwrap().1, None);
+        assert!(t.index_clipped(&[Index::At(8)]).is_err());
+    }
+
+    #[test]
+    fn broadcast_is_a_zero_step() {
+        let t = tile(&[4, 1]);
+        let b = t.broadcast(1, 8).unwrap();
+        assert_eq!(b.element_offsets(), vec![0; 8]);
+        assert_eq!(b.access_pattern().unwrap().free, vec![Dim::new(0, 8)]);
+        assert!(t.broadcast(0, 8).is_err());
+        assert!(tile(&[4, 2]).broadcast(1, 8).is_err());
+    }
+
+    #[test]
+    fn reshape_and_view_keep_bytes() {
+        let t = tile(&[4, 8, 2]);
+        let r = t.reshape(&[4, -1]).unwrap();
+        assert_eq!(r.shape, vec![4, 16]);
+        assert!(t.reshape(&[2, 32]).is_err());
+        let b = t.view(Dtype::BFLOAT16).unwrap();
+        assert_eq!(b.shape, vec![4, 8, 4]);
+        let strided = t.index(&[full(), full(), Index::At(0)]).unwrap();
+        assert!(matches!(
+            strided.reshape(&[4, 8]),
+            Err(ViewError::NotSupported(_))
+        ));
     }
 
     #[test]

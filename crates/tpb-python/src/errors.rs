@@ -22,6 +22,14 @@ pub enum ErrorKind {
     NotSupported,
     /// `tpb.UsageError` (ValueError): a bad argument.
     Usage,
+    /// `tpb.OutOfBoundsError` (IndexError): a subscript outside its tile.
+    OutOfBounds,
+    /// `tpb.CapacityError` (MemoryError): a tile that does not fit.
+    Capacity,
+    /// `tpb.RaceError` (RuntimeError): two unordered conflicting accesses.
+    Race,
+    /// `tpb.DeadlockError` (RuntimeError): every unfinished queue waits.
+    Deadlock,
 }
 
 impl ErrorKind {
@@ -34,6 +42,10 @@ impl ErrorKind {
             ErrorKind::Dtype => "DtypeError",
             ErrorKind::NotSupported => "NotSupported",
             ErrorKind::Usage => "UsageError",
+            ErrorKind::OutOfBounds => "OutOfBoundsError",
+            ErrorKind::Capacity => "CapacityError",
+            ErrorKind::Race => "RaceError",
+            ErrorKind::Deadlock => "DeadlockError",
         }
     }
 }

@@ -8,7 +8,7 @@ use tpb_isa::geometry::Space;
 use tpb_isa::pack::{pack as pack_compact, pack_explicit, AccessPattern, Dim, DimOrder, Packed};
 use tpb_isa::text::{self, AsmOptions};
 use tpb_isa::validate::{self as isa_validate, Finding as IsaFinding};
-use tpb_isa::wire::{decode_program, Field, ImmVal};
+use tpb_isa::wire::{decode_program, Field};
 use tpb_isa::{Gen, Instruction as IsaInstruction};
 
 /// Parses a generation name (`sunda`, `cayman`, `mariana`, `maverick`, or `trn2`, `v3`, …).
@@ -325,21 +325,10 @@ pub struct Program {
     pub registers: Vec<(usize, usize, u32)>,
 }
 
-/// Parses `N = VALUE` of a `.reg` line: register 0..64, an integer, `0x` bits or an fp32
-/// literal (stored as its bits).
+/// A `.reg` line's arguments, read by the parser `tpb run` uses (`N = VALUE`, `N VALUE`,
+/// `rN`, `reg[N]`; the value an integer, `0x` bits or an fp32 literal).
 fn reg_directive(args: &str) -> Result<(usize, u32), String> {
-    let (n, v) = args
-        .split_once('=')
-        .ok_or_else(|| format!("`.reg {args}`: expected `.reg N = VALUE`"))?;
-    let n: usize = n
-        .trim()
-        .parse()
-        .ok()
-        .filter(|&n| n < 64)
-        .ok_or_else(|| format!("`.reg {args}`: register `{}` is not in 0..64", n.trim()))?;
-    let bits =
-        ImmVal::parse_text(v.trim(), Gen::default()).map_err(|e| format!("`.reg {args}`: {e}"))?;
-    Ok((n, bits.0))
+    text::directive::parse_reg(args).map_err(|e| format!("`.reg {args}`: {e}"))
 }
 
 /// [`program_arg`] for `Machine.run`: assembly text may also carry `.reg` lines.

@@ -10,6 +10,7 @@ mod arrays;
 mod cli;
 mod errors;
 mod isa;
+mod kernel;
 mod machine;
 mod nki;
 
@@ -37,6 +38,22 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nki::nki_range_select, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_select, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_dma_copy, m)?)?;
+    // Issue 17a.
+    m.add_function(wrap_pyfunction!(nki::nki_tensor_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_tensor_copy, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_memset, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_reciprocal, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_tensor_reduce, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_tensor_copy_predicated, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_nc_transpose, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_nc_stream_shuffle, m)?)?;
     m.add_function(wrap_pyfunction!(cli::cli, m)?)?;
+    m.add_class::<kernel::Profile>()?;
+    m.add_function(wrap_pyfunction!(kernel::_kernel_set_call, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_kernel_profile, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_kernel_set_auto_sync, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_kernel_set_clip_views, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_nki_support, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_nki_refuse, m)?)?;
     Ok(())
 }

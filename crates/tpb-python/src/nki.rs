@@ -12,7 +12,7 @@ use tpb_isa::{CodeEnum, Dtype};
 use tpb_nki::{alu_op, Cmp, NkiError, Operand};
 
 /// An NKI error as the matching `tpb` exception.
-fn nki_error(e: NkiError) -> PyErr {
+pub(crate) fn nki_error(e: NkiError) -> PyErr {
     match e {
         NkiError::Fault(f) => fault_error(f),
         NkiError::Invalid {
@@ -27,7 +27,11 @@ fn nki_error(e: NkiError) -> PyErr {
                 kw.set_item("bundle", PyBytes::new(kw.py(), &bytes))
             })
         }
-        NkiError::NotSupported { .. } => raise(ErrorKind::NotSupported, e.to_string()),
+        NkiError::NotSupported { .. } | NkiError::NotYet { .. } => {
+            raise(ErrorKind::NotSupported, e.to_string())
+        }
+        NkiError::OutOfBounds(_) => raise(ErrorKind::OutOfBounds, e.to_string()),
+        NkiError::OutOfMemory { .. } => raise(ErrorKind::Capacity, e.to_string()),
         // Shapes, patterns, operators, values, memory and registers: the caller's arguments.
         _ => raise(ErrorKind::Usage, e.to_string()),
     }
@@ -41,7 +45,7 @@ pub struct Core {
 }
 
 impl Core {
-    fn lock(&self, py: Python<'_>) -> MutexGuard<'_, tpb_nki::Core> {
+    pub(crate) fn lock(&self, py: Python<'_>) -> MutexGuard<'_, tpb_nki::Core> {
         lock(py, &self.inner)
     }
 }
@@ -49,13 +53,45 @@ impl Core {
 /// A tile: partition dimension first, in SBUF or PSUM of one `Core`.
 #[pyclass(module = "tpb._tpb", name = "Tile", frozen)]
 pub struct Tile {
-    core: Py<Core>,
-    tile: tpb_nki::Tile,
+    pub(crate) core: Py<Core>,
+    pub(crate) tile: tpb_nki::Tile,
+    /// Whether this object owns the tile's space (an allocation, not a view): dropping it
+    /// frees the space.
+    pub(crate) owner: bool,
+    /// The tile a view was taken of (kept alive while the view is).
+    pub(crate) parent: Option<Py<Tile>>,
+}
+
+impl Tile {
+    /// A tile object that owns a new allocation.
+    pub(crate) fn owning(core: Py<Core>, tile: tpb_nki::Tile) -> Tile {
+        Tile {
+            core,
+            tile,
+            owner: true,
+            parent: None,
+        }
+    }
+}
+
+impl Drop for Tile {
+    fn drop(&mut self) {
+        if !self.owner {
+            return;
+        }
+        // A core busy with a call keeps the space (it is freed with the core).
+        if let Ok(mut c) = self.core.get().inner.try_lock() {
+            c.free(&self.tile);
+        }
+    }
 }
 
 /// A dtype argument: anything `numpy.dtype` takes (`numpy.float32`, `ml_dtypes.bfloat16`,
 /// `"float32"`), or a TPB dtype name (`"bf16"`, `"fp8_exp4"`).
-fn dtype_arg(fp8: &tpb_sim::numerics::Fp8Config, obj: &Bound<'_, PyAny>) -> PyResult<Dtype> {
+pub(crate) fn dtype_arg(
+    fp8: &tpb_sim::numerics::Fp8Config,
+    obj: &Bound<'_, PyAny>,
+) -> PyResult<Dtype> {
     let py = obj.py();
     if let Ok(dt) = py.import("numpy")?.call_method1("dtype", (obj,)) {
         let name: String = dt.getattr("name")?.extract()?;
@@ -92,12 +128,13 @@ impl Core {
     }
 
     /// Allocates a tile of `shape` (partition dimension first, at most 128).
-    #[pyo3(signature = (shape, dtype, buffer = "sbuf"))]
+    #[pyo3(signature = (shape, dtype, buffer = "sbuf", name = ""))]
     fn ndarray(
         slf: &Bound<'_, Core>,
         shape: &Bound<'_, PyAny>,
         dtype: &Bound<'_, PyAny>,
         buffer: &str,
+        name: &str,
     ) -> PyResult<Tile> {
         let py = slf.py();
         let space = parse_space(buffer)?;
@@ -109,12 +146,9 @@ impl Core {
         let tile = slf
             .get()
             .lock(py)
-            .ndarray(&shape, d, space)
+            .ndarray_named(&shape, d, space, name)
             .map_err(nki_error)?;
-        Ok(Tile {
-            core: slf.clone().unbind(),
-            tile,
-        })
+        Ok(Tile::owning(slf.clone().unbind(), tile))
     }
 
     /// Allocates a tile shaped like `array` and writes the array into it.
@@ -139,10 +173,7 @@ impl Core {
             .map_err(nki_error)?;
         core.write(&tile, host.as_slice()?).map_err(nki_error)?;
         drop(core);
-        Ok(Tile {
-            core: slf.clone().unbind(),
-            tile,
-        })
+        Ok(Tile::owning(slf.clone().unbind(), tile))
     }
 
     /// Sets register `n` (0..32; 32..64 hold the calls' constants) to an int's bits or a
@@ -236,6 +267,114 @@ impl Tile {
 
     fn __repr__(&self) -> String {
         format!("<tpb.nki.Tile {}>", self.tile)
+    }
+
+    /// `tile[key]`: a view (no data moves) — integers, slices, `nl.ds(start, size)`,
+    /// `nl.arange` index expressions and `...` (NKI indexing; an integer keeps the partition
+    /// dim). Out-of-bounds subscripts raise `tpb.OutOfBoundsError`.
+    fn __getitem__(slf: &Bound<'_, Tile>, key: &Bound<'_, PyAny>) -> PyResult<Tile> {
+        let keys = crate::kernel::index_keys(key)?;
+        let t = slf.get();
+        let clip = t.core.get().lock(slf.py()).clip_views();
+        if clip {
+            let (view, warning) = t
+                .tile
+                .index_clipped(&keys)
+                .map_err(|e| nki_error(e.into()))?;
+            if let Some(w) = warning {
+                let py = slf.py();
+                let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+                let msg = std::ffi::CString::new(w).unwrap_or_default();
+                PyErr::warn(py, &category, &msg, 1)?;
+            }
+            return Ok(t.view_of(slf, view));
+        }
+        let view = t.tile.index(&keys).map_err(|e| nki_error(e.into()))?;
+        Ok(t.view_of(slf, view))
+    }
+
+    /// `tile[key] = value`: writes a NumPy array (or a number) into the view from the host.
+    fn __setitem__(
+        slf: &Bound<'_, Tile>,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        crate::kernel::assign(slf, key, value)
+    }
+
+    /// `tile.reshape(shape)`: a view with the same elements (partition dim kept, one -1
+    /// allowed; the tile must be contiguous).
+    fn reshape(slf: &Bound<'_, Tile>, shape: Vec<i64>) -> PyResult<Tile> {
+        let t = slf.get();
+        let view = t.tile.reshape(&shape).map_err(|e| nki_error(e.into()))?;
+        Ok(t.view_of(slf, view))
+    }
+
+    /// `tile.view(dtype)`: the same bytes as another dtype (the last dim scales by the
+    /// byte-size ratio).
+    fn view(slf: &Bound<'_, Tile>, dtype: &Bound<'_, PyAny>) -> PyResult<Tile> {
+        let t = slf.get();
+        let fp8 = t.core.get().lock(slf.py()).machine().config().fp8;
+        let d = dtype_arg(&fp8, dtype)?;
+        let view = t.tile.view(d).map_err(|e| nki_error(e.into()))?;
+        Ok(t.view_of(slf, view))
+    }
+
+    /// `tile.broadcast(dim, size)`: a size-1 free dim read `size` times (a zero step).
+    fn broadcast(slf: &Bound<'_, Tile>, dim: usize, size: usize) -> PyResult<Tile> {
+        let t = slf.get();
+        let view = t
+            .tile
+            .broadcast(dim, size)
+            .map_err(|e| nki_error(e.into()))?;
+        Ok(t.view_of(slf, view))
+    }
+
+    /// The first partition.
+    #[getter]
+    fn start_partition(&self) -> u32 {
+        self.tile.start_partition
+    }
+
+    /// Element strides of the free dims (outermost first).
+    #[getter]
+    fn strides(&self) -> Vec<i64> {
+        self.tile.strides()
+    }
+
+    /// Number of dims.
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.tile.shape.len()
+    }
+
+    /// The core the tile lives on.
+    #[getter]
+    fn core(&self, py: Python<'_>) -> Py<Core> {
+        self.core.clone_ref(py)
+    }
+
+    /// The tile this view was taken of (`None` for an allocation).
+    #[getter]
+    fn base(&self, py: Python<'_>) -> Option<Py<Tile>> {
+        self.parent.as_ref().map(|p| p.clone_ref(py))
+    }
+
+    /// Whether the free dims are contiguous.
+    fn is_contiguous(&self) -> bool {
+        self.tile.is_contiguous()
+    }
+}
+
+impl Tile {
+    /// A view of `slf` (which it keeps alive).
+    fn view_of(&self, slf: &Bound<'_, Tile>, tile: tpb_nki::Tile) -> Tile {
+        Tile {
+            core: self.core.clone_ref(slf.py()),
+            tile,
+            owner: false,
+            parent: Some(slf.clone().unbind()),
+        }
     }
 }
 
@@ -624,4 +763,260 @@ pub fn nki_dma_copy(
     on_core(py, dst, move |core| {
         core.dma_copy_with(&d, &src_tile, engine, None, priority.unwrap_or(0))
     })
+}
+// Issue 17a: the DVE/POOL calls (tpb_nki::dve_pool; docs/reference/dve-pool.md).
+
+/// `engine=`: `None`, a name (`"vector"`, `"gpsimd"`, …), the NKI enum's number, or an object
+/// whose `name` is one (`nki.isa.engine.vector`).
+fn engine_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<tpb_nki::NkiEngine> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(tpb_nki::NkiEngine::Unknown);
+    };
+    let text = if let Ok(s) = obj.extract::<String>() {
+        s
+    } else if let Ok(n) = obj.extract::<i64>() {
+        n.to_string()
+    } else if let Ok(n) = obj.getattr("name").and_then(|n| n.extract::<String>()) {
+        n
+    } else {
+        obj.str()?.to_string()
+    };
+    let key = text.rsplit('.').next().unwrap_or(&text).to_string();
+    tpb_nki::NkiEngine::parse(&key).ok_or_else(|| {
+        raise(
+            ErrorKind::Usage,
+            format!("engine: {text:?} is not one of unknown, vector, gpsimd, scalar, tensor"),
+        )
+    })
+}
+
+/// `nki.isa.tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None)`.
+///
+/// Element-wise `dst = data1 op data2` (TensorTensor 0x41, or 0x51 for bitvec ops).
+///
+/// Parameters: `dst`, `data1`, `data2` — tiles with equal partitions and elements per
+/// partition; `op` — a numpy ufunc or name (`numpy.add`, `"maximum"`, `numpy.bitwise_and`);
+/// `engine` — `"vector"`, `"gpsimd"` or unknown; `name` — accepted, unused.
+///
+/// Semantics: arithmetic ops convert both inputs to float32, compute in float32 and convert
+/// to `dst.dtype` (RNE; integers saturate). With all three tiles int32/uint32, add, subtract
+/// and multiply run on GpSimd's exact wrapping integer ops unless `engine="vector"`.
+/// Bitvec ops need one integer dtype and work on raw bits.
+///
+/// Example: `tensor_tensor(out, a, b, numpy.multiply)`.
+#[pyfunction]
+#[pyo3(name = "tensor_tensor", signature = (dst, data1, data2, op, engine = None, name = None))]
+pub fn nki_tensor_tensor(
+    py: Python<'_>,
+    dst: &Tile,
+    data1: &Tile,
+    data2: &Tile,
+    op: &Bound<'_, PyAny>,
+    engine: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let a = same_core(py, dst, data1, "data1")?.clone();
+    let b = same_core(py, dst, data2, "data2")?.clone();
+    let o = alu(op, "op")?;
+    let e = engine_arg(engine)?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.tensor_tensor(&d, &a, &b, o, e))
+}
+
+/// `nki.isa.tensor_copy(dst, src, engine=engine.unknown, name=None)`.
+///
+/// Parameters: `dst`, `src` — tiles with equal partitions and elements per partition;
+/// `engine` — `"vector"`, `"gpsimd"` or unknown (`"scalar"` is refused: its always-float32
+/// copy is not modelled); `name` — accepted, unused.
+///
+/// Semantics: bit-exact when the dtypes are equal (Copy 0x46), else converted through float32
+/// (Cast 0x47: RNE; integer targets saturate, NaN → 0).
+///
+/// Example: `tensor_copy(out_bf16, in_fp32)`.
+#[pyfunction]
+#[pyo3(name = "tensor_copy", signature = (dst, src, engine = None, name = None))]
+pub fn nki_tensor_copy(
+    py: Python<'_>,
+    dst: &Tile,
+    src: &Tile,
+    engine: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, src, "src")?.clone();
+    let e = engine_arg(engine)?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.tensor_copy(&d, &s, e))
+}
+
+/// `nki.isa.memset(dst, value, engine=engine.unknown, name=None)`.
+///
+/// Parameters: `dst` — the tile to fill; `value` — a number converted to `dst.dtype` (an
+/// integer in range for integer dtypes); `engine` — `"vector"`, `"gpsimd"` or unknown;
+/// `name` — accepted, unused.
+///
+/// Semantics: every element of `dst` gets `value` (Memset 0x49, a raw fill).
+///
+/// Example: `memset(acc, 0.0)`.
+#[pyfunction]
+#[pyo3(name = "memset", signature = (dst, value, engine = None, name = None))]
+pub fn nki_memset(
+    py: Python<'_>,
+    dst: &Tile,
+    value: f64,
+    engine: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let e = engine_arg(engine)?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.memset(&d, value, e))
+}
+
+/// `nki.isa.reciprocal(dst, data, name=None)`.
+///
+/// Parameters: `dst`, `data` — tiles with equal partitions and elements per partition;
+/// `name` — accepted, unused.
+///
+/// Semantics: `dst = 1 / data` in float32 (Reciprocal 0x48; IEEE division, an approximation
+/// of the hardware's datapath).
+///
+/// Example: `reciprocal(inv, x)`.
+#[pyfunction]
+#[pyo3(name = "reciprocal", signature = (dst, data, name = None))]
+pub fn nki_reciprocal(
+    py: Python<'_>,
+    dst: &Tile,
+    data: &Tile,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, data, "data")?.clone();
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.reciprocal(&d, &s))
+}
+
+/// `nki.isa.tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None)`.
+///
+/// Parameters: `dst` — one value per kept index; `op` — a reduction operator (`numpy.add`,
+/// `numpy.maximum`, `numpy.bitwise_or`, …); `data` — the input tile; `axis` — an int or a list
+/// of trailing free axes (never 0); `negate` — negate arithmetic results; `keepdims` —
+/// accepted (the shape is the caller's `dst`); `name` — accepted, unused.
+///
+/// Semantics: per partition, fold the reduced axes with `op` in float32, element order
+/// (TensorReduce 0x42; 0x52 for bitvec ops), then negate and convert to `dst.dtype`.
+///
+/// Example: `tensor_reduce(rowsum, numpy.add, x, axis=1)` on a `(P, F)` tile.
+#[pyfunction]
+#[pyo3(name = "tensor_reduce", signature = (dst, op, data, axis, negate = false, keepdims = false, name = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn nki_tensor_reduce(
+    py: Python<'_>,
+    dst: &Tile,
+    op: &Bound<'_, PyAny>,
+    data: &Tile,
+    axis: &Bound<'_, PyAny>,
+    negate: bool,
+    keepdims: bool,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, data, "data")?.clone();
+    let o = alu(op, "op")?;
+    let axes: Vec<usize> = match axis.extract::<usize>() {
+        Ok(a) => vec![a],
+        Err(_) => axis.extract::<Vec<usize>>().map_err(|_| {
+            raise(
+                ErrorKind::Usage,
+                format!("axis: {axis} is not an int or a list of ints"),
+            )
+        })?,
+    };
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| {
+        c.tensor_reduce(&d, o, &s, &axes, negate, keepdims)
+    })
+}
+
+/// `nki.isa.tensor_copy_predicated(dst, src, predicate, reverse_pred=False, name=None)`.
+///
+/// Parameters: `dst` — the tile written where selected, kept elsewhere; `src` — a tile of
+/// `dst`'s shape or a number; `predicate` — an integer tile of `dst`'s shape;
+/// `reverse_pred` — select where the predicate is zero; `name` — accepted, unused.
+///
+/// Semantics: where `predicate != 0` (`== 0` with `reverse_pred`) `dst = src`, elsewhere
+/// `dst` keeps its value (CopyPredicated 0x72 / CastPredicated 0x99 for a tile,
+/// CopyPredicatedScalar 0xe8 for a number). A tile `src` with `reverse_pred=True` is refused
+/// (0x72 has no polarity flag).
+///
+/// Example: `tensor_copy_predicated(scores, -numpy.inf, mask)`.
+#[pyfunction]
+#[pyo3(name = "tensor_copy_predicated", signature = (dst, src, predicate, reverse_pred = false, name = None))]
+pub fn nki_tensor_copy_predicated(
+    py: Python<'_>,
+    dst: &Tile,
+    src: &Bound<'_, PyAny>,
+    predicate: &Tile,
+    reverse_pred: bool,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let p = same_core(py, dst, predicate, "predicate")?.clone();
+    let s = operand(py, dst, Some(src), "src")?
+        .ok_or_else(|| raise(ErrorKind::Usage, "src is required".to_string()))?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| {
+        c.tensor_copy_predicated(&d, &s, &p, reverse_pred)
+    })
+}
+
+/// `nki.isa.nc_transpose(dst, data, engine=engine.unknown, name=None)` on the Vector engine.
+///
+/// Parameters: `dst`, `data` — `[32, 32]` tiles of one dtype; `engine` — `"vector"` or
+/// unknown (the Tensor-engine transpose is another instruction and is refused here);
+/// `name` — accepted, unused.
+///
+/// Semantics: `dst[i, j] = data[j, i]` (StreamTranspose 0x6b, 32 elements × 32 partitions).
+///
+/// Example: `nc_transpose(t, x, engine="vector")`.
+#[pyfunction]
+#[pyo3(name = "nc_transpose", signature = (dst, data, engine = None, name = None))]
+pub fn nki_nc_transpose(
+    py: Python<'_>,
+    dst: &Tile,
+    data: &Tile,
+    engine: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, data, "data")?.clone();
+    let e = engine_arg(engine)?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.nc_transpose(&d, &s, e))
+}
+
+/// `nki.isa.nc_stream_shuffle(dst, src, shuffle_mask, name=None)`.
+///
+/// Parameters: `dst`, `src` — tiles; `shuffle_mask` — 32 partition indices (255 = keep);
+/// `name` — accepted, unused.
+///
+/// Semantics: per 32-partition quadrant, output partition `i` takes input partition
+/// `shuffle_mask[i]`. Refused (`tpb.NotSupported`): the permutation is a LoadMaskSelect
+/// (0x69) table, which tpb does not model yet.
+///
+/// Example: `nc_stream_shuffle(dst, src, list(range(31, -1, -1)))`.
+#[pyfunction]
+#[pyo3(name = "nc_stream_shuffle", signature = (dst, src, shuffle_mask, name = None))]
+pub fn nki_nc_stream_shuffle(
+    py: Python<'_>,
+    dst: &Tile,
+    src: &Tile,
+    shuffle_mask: Vec<u8>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let s = same_core(py, dst, src, "src")?.clone();
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.nc_stream_shuffle(&d, &s, &shuffle_mask))
 }

@@ -391,6 +391,108 @@ fn bench_tiny() -> (Timing, Timing) {
     (ts, pm)
 }
 
+// Issue 17a kernels (plain reference loops today; the fast paths come later), 128 × 8192.
+
+/// Times `i` (already valid on a machine `fill`ed by the caller) as one bench row.
+fn row_of(m: &mut Machine, i: &Instruction, name: String, touched: usize, epp: u64) -> Row {
+    m.step(i).unwrap();
+    let secs = time(Duration::from_millis(300), || {
+        m.step(black_box(i)).unwrap();
+    });
+    Row {
+        name,
+        touched,
+        elements: epp * u64::from(P),
+        secs,
+        copy_secs: memcpy_time(epp as usize * touched),
+    }
+}
+
+fn t3(off: u32, f: u16) -> Tensor<3> {
+    Tensor::<3> {
+        start_addr: Addr4::at(GEN, Space::Sbuf, 0, off).unwrap(),
+        step_elem: [1; 3],
+        num_elem: [f, 1, 1],
+    }
+}
+
+/// TensorTensor MULT, two tiles in, one out.
+fn bench_tensor_tensor(din: Dtype, dout: Dtype) -> Row {
+    let (si, so) = (din.size().unwrap(), dout.size().unwrap());
+    let f = 8192u16;
+    let mut m = machine();
+    fill(&mut m, 0, din, u64::from(f));
+    fill(&mut m, 0x10000, din, u64::from(f));
+    let mut i = Instruction::new(Opcode::TENSOR_TENSOR_ARITH, GEN);
+    if let Body::S3s3d3Tt(s) = &mut i.body {
+        s.in0_in1_dtype = DtypePair::new(din, din);
+        s.out_dtype = dout;
+        s.op = AluOp::MULT;
+        s.num_active_channels = P as u8;
+        s.src0_mem_pattern = t3(0, f);
+        s.src1_mem_pattern = t3(0x10000, f);
+        s.dst_mem_pattern = t3(0x20000, f);
+    }
+    let name = format!("TensorTensor {din}->{dout} MULT 128x{f}");
+    row_of(&mut m, &i, name, 2 * si + so, u64::from(f))
+}
+
+/// Copy / Cast (0x46/0x47) and Reciprocal (0x48).
+fn bench_s4d4_tr(op: Opcode, din: Dtype, dout: Dtype) -> Row {
+    let (si, so) = (din.size().unwrap(), dout.size().unwrap());
+    let f = 8192u16;
+    let mut m = machine();
+    fill(&mut m, 0, din, u64::from(f));
+    let mut i = Instruction::new(op, GEN);
+    if let Body::S4d4Tr(s) = &mut i.body {
+        s.in_dtype = din;
+        s.out_dtype = dout;
+        s.num_active_channels = P as u8;
+        s.src_mem_pattern = tensor4(0, [f, 1, 1, 1]);
+        s.dst_mem_pattern = tensor4(0x10000, [f, 1, 1, 1]);
+    }
+    let what = op.row().map_or("?", |r| r.display);
+    let name = format!("{what} {din}->{dout} 128x{f}");
+    row_of(&mut m, &i, name, si + so, u64::from(f))
+}
+
+/// TensorReduce ADD over X (rows of 64), fp32 accumulate.
+fn bench_tensor_reduce(din: Dtype) -> Row {
+    let si = din.size().unwrap();
+    let f = 8192u16;
+    let mut m = machine();
+    fill(&mut m, 0, din, u64::from(f));
+    let mut i = Instruction::new(Opcode::TENSOR_REDUCE_ARITH, GEN);
+    if let Body::S4d4Tr(s) = &mut i.body {
+        s.in_dtype = din;
+        s.out_dtype = Dtype::FP32;
+        s.num_active_channels = P as u8;
+        s.op = AluOp::ADD;
+        s.op_dim = TensorSubdim::X;
+        let mut src = tensor4(0, [64, f / 64, 1, 1]);
+        src.step_elem[1] = 64;
+        s.src_mem_pattern = src;
+        s.dst_mem_pattern = tensor4(0x10000, [f / 64, 1, 1, 1]);
+    }
+    let name = format!("TensorReduce {din}->fp32 ADD x 128x{f}");
+    row_of(&mut m, &i, name, si, u64::from(f))
+}
+
+/// Memset bf16.
+fn bench_memset() -> Row {
+    let f = 8192u16;
+    let mut m = machine();
+    let mut i = Instruction::new(Opcode::MEMSET, GEN);
+    if let Body::D4Mr(s) = &mut i.body {
+        s.dst_element_count = u32::from(f);
+        s.dtype = Dtype::BFLOAT16;
+        s.num_active_channels = P as u8;
+        s.set_value = 0x3F80;
+        s.dst_mem_pattern = tensor4(0, [f, 1, 1, 1]);
+    }
+    row_of(&mut m, &i, format!("Memset bf16 128x{f}"), 2, u64::from(f))
+}
+
 fn main() {
     // `cargo bench -p tpb-sim -- WORD` runs the cases whose name contains WORD.
     let filter: Vec<String> = std::env::args()
@@ -435,6 +537,29 @@ fn main() {
         ));
     }
     cases.push(("AffineSelect fp32".into(), Box::new(bench_affine_select)));
+    // Issue 17a.
+    for (din, dout) in [(bf, bf), (f32_, f32_), (f32_, bf)] {
+        cases.push((
+            format!("TensorTensor {din}->{dout}"),
+            Box::new(move || bench_tensor_tensor(din, dout)),
+        ));
+    }
+    for (op, din, dout) in [
+        (Opcode::COPY, bf, bf),
+        (Opcode::CAST, f32_, bf),
+        (Opcode::CAST, bf, f32_),
+        (Opcode::RECIPROCAL, f32_, f32_),
+    ] {
+        cases.push((
+            format!("S4D4_TR {op} {din}->{dout}"),
+            Box::new(move || bench_s4d4_tr(op, din, dout)),
+        ));
+    }
+    cases.push((
+        "TensorReduce bf16".into(),
+        Box::new(|| bench_tensor_reduce(Dtype::BFLOAT16)),
+    ));
+    cases.push(("Memset bf16".into(), Box::new(bench_memset)));
     cases.push(("Iota fp32".into(), Box::new(bench_iota)));
     cases.push((
         "numerics fp32->fp8 slice".into(),

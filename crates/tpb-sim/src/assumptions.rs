@@ -278,6 +278,93 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                earliest-unbroken-entry rule for one other signaller and order nothing for \
                several.",
     },
+    // Issue 17a: the DVE/POOL compute slice (isa-facts-dve-pool §18 questions).
+    Assumption {
+        id: "dve-or-pool-placement",
+        source: "isa-facts-dve-pool §0.1, §1.4; decisions §6.3",
+        text: "An opcode the sources place on DVE or POOL (TensorTensor, Copy/Cast, Memset, \
+               TensorReduce) runs on whichever of the two queues `.engine` names, DVE by \
+               default; the per-engine legality predicates (§1.4, §7.1) are not enforced.",
+    },
+    Assumption {
+        id: "tt-int-operands",
+        source: "isa-facts-dve-pool §1.5, decisions §4.12",
+        text: "A TensorTensor int-aluop sign-extends (signed source dtype) or zero-extends \
+               8/16-bit operands to 32 bits, computes in wrapping 32-bit integers and stores \
+               the low bits of the result in out_dtype.",
+    },
+    Assumption {
+        id: "int64-divide",
+        source: "isa-facts-dve-pool §1.5 (64-bit DIVIDE/MOD algorithm not recovered)",
+        text: "On the 64-bit path (three INT64 or three UINT64 operands) DIVIDE/MOD truncate \
+               like the 32-bit ops (remainder with the dividend's sign; divide by zero \
+               faults); other dtype mixes with 64-bit operands are refused.",
+    },
+    Assumption {
+        id: "copy-when-same-dtype",
+        source: "isa-facts-dve-pool §2.4, §4.4",
+        text: "Copy, CopyPredicated, and a Cast or CastPredicated whose in and out dtypes are \
+               equal move raw bits; a Cast with different dtypes converts through FP32 \
+               (decisions §4.4 for floats, §4.6 RNE + saturate for integers, Q17).",
+    },
+    Assumption {
+        id: "predicate-merge",
+        source: "isa-facts-dve-pool §2.4, §3.4",
+        text: "A predicate element is true when its raw bits are nonzero; an element the \
+               predicate does not select keeps the destination's previous contents (merge).",
+    },
+    Assumption {
+        id: "cp-pred-scalar-bytes",
+        source: "isa-facts-dve-pool Q7",
+        text: "CopyPredicatedScalar's inline scalar is the low in_dtype bytes of src0_imm \
+               (little-endian); the pointer forms read one in_dtype element at the same \
+               offset of each channel's partition.",
+    },
+    Assumption {
+        id: "reciprocal-ieee",
+        source: "isa-facts-dve-pool §5, Q5; decisions §6.2",
+        text: "Reciprocal converts to FP32, computes IEEE 1.0f/x (RNE; ±0 → ±inf, ±inf → ±0, \
+               NaN → NaN) and converts to out_dtype; an approximation of the hardware's \
+               seed-and-refine datapath.",
+    },
+    Assumption {
+        id: "memset-raw-fill",
+        source: "isa-facts-dve-pool §6.3, §6.4, Q6",
+        text: "Memset writes the low dtype-size bytes of set_value to every dst element; \
+               REG_SERIAL_MODE Serial is 0, and dst_element_count must equal the dst \
+               pattern's element count (validator).",
+    },
+    Assumption {
+        id: "reduce-geometry",
+        source: "isa-facts-dve-pool §7.4, Q8, Q9",
+        text: "TensorReduce: op_dim X/XY/XYZ/XYZW reduces descriptor slots 0, 0–1, 0–2, 0–3; \
+               dst element j is the j-th kept index (slot 0 fastest). Float ops fold in FP32 \
+               from the first element in element order, negate, then convert once; \
+               int-aluops fold in wrapping 32-bit integers; AMAX/AMIN write the u32 position \
+               of the first extreme within the reduced group; bitvec ops fold raw bits.",
+    },
+    Assumption {
+        id: "transpose-reduce-order",
+        source: "isa-facts-dve-pool §7.1, Q10",
+        text: "TransposeTensorReduce (0x83/0x84) first moves the source as StreamTranspose \
+               does (`stream-transpose-map`, channels and element count in whole 32s, else a \
+               fault), then reduces the moved elements exactly as TensorReduce, with the \
+               groups the src descriptor's counts give.",
+    },
+    Assumption {
+        id: "stream-transpose-map",
+        source: "isa-facts-dve-pool §15, Q21",
+        text: "StreamTranspose: per 32-channel group g and 32-element block b, \
+               dst[32g+e][32b+c] = src[32g+c][32b+e] (elements in each pattern's order); \
+               a shorter dst drops the elements past its count; mask_enable = 1 changes \
+               nothing else.",
+    },
+    Assumption {
+        id: "bf16-pair-units",
+        source: "isa-facts-dve-pool Q2",
+        text: "Sunda's bf16 TensorTensor trio and reduce pair count num_elem/step_elem in \
+               bf16 elements; the UINT32 in their pattern check only asks 4-byte alignment.",
+    },
 ];
 
 /// One constant of the multi-engine timing model (`engine-timing`, `engine-sync-timing`).
@@ -539,13 +626,74 @@ pub const SEM_STEP: i32 = 1;
 
 /// Whether `Config::firmware_stubs` affects `gen` (`firmware-stub-scope`).
 pub const fn firmware_stubs_apply(gen: Gen) -> bool {
-    !matches!(gen, Gen::Sunda)
+    tpb_isa::opcode::stub_firmware_known(gen)
 }
 
 /// The firmware's self-name log line for a stubbed opcode: the workers the header marks
 /// "not maintained" are the log-only stubs (seed 000 §8).
 pub fn firmware_stub_log(info: &OpcodeInfo) -> Option<&'static str> {
     (info.maintenance == Maintenance::NotMaintained).then_some(info.firmware_log)
+}
+
+// Issue 17a: the DVE/POOL compute slice.
+
+/// A TensorTensor int-aluop operand from raw element bits (`tt-int-operands`).
+pub const fn tt_int_operand(dtype: Dtype, raw: u64) -> u32 {
+    match dtype {
+        Dtype::INT8 => raw as u8 as i8 as i32 as u32,
+        Dtype::INT16 => raw as u16 as i16 as i32 as u32,
+        Dtype::UINT8 => raw as u8 as u32,
+        Dtype::UINT16 => raw as u16 as u32,
+        _ => raw as u32,
+    }
+}
+
+/// A TensorTensor int-aluop result stored in `out` (`tt-int-operands`): the low bits (the
+/// validator's signedness rule makes `out` an integer dtype).
+pub const fn tt_int_result(out: Dtype, r: u32) -> u64 {
+    match out.size() {
+        Some(1) => (r & 0xFF) as u64,
+        Some(2) => (r & 0xFFFF) as u64,
+        _ => r as u64,
+    }
+}
+
+/// The refusal of a 64-bit operand (`tt-int-operands`).
+pub fn unsupported_64bit(what: &str) -> crate::machine::FaultCause {
+    crate::machine::FaultCause::Unsupported {
+        what: format!(
+            "not supported: {what} with these INT64/UINT64 dtypes has no documented datapath \
+             (isa-facts-dve-pool §1.5: the 64-bit path takes an int-aluop on three INT64 or \
+             three UINT64 operands, or a bitvec op on one 64-bit dtype; there is no fp64)"
+        ),
+    }
+}
+
+/// Whether a Cast-like move from `a` to `b` is a raw-bit copy (`copy-when-same-dtype`).
+pub const fn raw_move(a: Dtype, b: Dtype) -> bool {
+    a.0 == b.0
+}
+
+/// CopyPredicatedScalar's inline scalar (`cp-pred-scalar-bytes`).
+pub const fn cp_pred_scalar_inline(imm: u32, size: usize) -> u32 {
+    match size {
+        1 => imm & 0xFF,
+        2 => imm & 0xFFFF,
+        _ => imm,
+    }
+}
+
+/// Reciprocal on the FP32 hub (`reciprocal-ieee`).
+pub fn reciprocal_f32(x: f32) -> f32 {
+    alu_arith(AluOp::DIVIDE, 1.0, x).unwrap_or(f32::NAN)
+}
+
+/// StreamTranspose's source of dst element `k` of channel `ch` (`stream-transpose-map`):
+/// (source channel, source element).
+pub const fn stream_transpose_source(ch: u32, k: u64) -> (u32, u64) {
+    let (g, e) = (ch / 32, ch % 32);
+    let (b, c) = (k / 32, k % 32);
+    (32 * g + c as u32, 32 * b + e as u64)
 }
 
 #[cfg(test)]

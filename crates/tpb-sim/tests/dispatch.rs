@@ -85,35 +85,6 @@ fn every_table_row_is_executed_or_refused_as_the_table_says() {
     }
 }
 
-/// The generator of valid random programs for a family (tests/gen); the last instruction is
-/// the family's. Exhaustive: a new family does not build here until it has one.
-fn generator(f: Family) -> Option<fn(&mut gen::World) -> Vec<Instruction>> {
-    Some(match f {
-        Family::TensorScalar => gen::gen_tensor_scalar,
-        Family::PtrMulti => gen::gen_ptr_multi,
-        Family::ImmLd => |w| vec![gen::gen_imm_ld(w)],
-        Family::Iota => gen::gen_iota,
-        Family::AffineSelect => gen::gen_affine_select,
-        Family::TsSelect => gen::gen_ts_select,
-        Family::RangeSelect => gen::gen_range_select,
-        // Checked against its documented effect below (no data: semaphores only).
-        Family::EventSemaphore => return None,
-        // Refused by the table's exec column (checked above).
-        Family::BatchNormParamLoad | Family::MatchValueLoad => return None,
-        // DMA and MEM_2D move bytes between HBM and on-chip memory: checked against their
-        // plain byte-walk references in tests/dma.rs and tests/dma_engines.rs.
-        Family::DmaMemcpy | Family::Mem2d => return None,
-        // Refused by the table's exec column (checked above).
-        Family::PseudoDma
-        | Family::PseudoExt
-        | Family::DmaIndirect
-        | Family::DmaTranspose
-        | Family::DmaGatherTranspose
-        | Family::DmaMemcpy2
-        | Family::DmaImmediate => return None,
-    })
-}
-
 /// Where the machine and the reference differ (memory windows, flops, semaphores), if they do.
 fn difference(w: &gen::World) -> Option<String> {
     let spaces: &[(Space, usize)] = if w.gen == Gen::Maverick {
@@ -189,7 +160,7 @@ fn executed_like_the_reference(
 #[test]
 fn every_executed_row_computes_its_reference_result() {
     for row in OPCODES.iter().filter(|r| r.exec == Exec::Run) {
-        match generator(row.family) {
+        match gen::generator(row.family) {
             Some(make) => assert_eq!(
                 executed_like_the_reference(row, make),
                 3,

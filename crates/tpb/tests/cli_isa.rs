@@ -158,7 +158,7 @@ fn ts(i: &mut Instruction) -> &mut S3d3Ts {
 fn bad_bundles() -> Vec<Instruction> {
     let mut header = causal_mask(0, 0x0, 0x1000);
     header.header.inst_word_len = 0x11; // header: inst_word_len != 0x10
-    let mut unmodelled = Instruction::new(Opcode(0x41), Gen::Cayman); // TensorTensorArith
+    let mut unmodelled = Instruction::new(Opcode(0x93), Gen::Cayman); // TransposeTensorScalarArith
     unmodelled.body = Body::Opaque(Opaque::default());
     let mut event = scale_scores();
     event.events.wait_mode = WaitMode(0x08); // not a WAIT_MODE
@@ -649,4 +649,48 @@ fn piped(cmd: &str, first: &str, input: &[u8], code: i32) {
             text(&o.stderr)
         );
     }
+}
+
+// Issue 16 item 6 (seed audit): the log-only stub evidence covers cayman, mariana and
+// maverick (isa-facts §6, §13); on sunda the header flag is shown without the stub claim.
+#[test]
+fn explain_maintenance_is_per_generation() {
+    for (op, gen, stub) in [
+        (0x4F, "sunda", false),
+        (0x87, "sunda", false),
+        (0x4F, "cayman", true),
+        (0x4F, "maverick", true),
+    ] {
+        let hex = hex_of(&ptr_multi(Opcode(op), 4));
+        let out = text(&tpb(&["explain", "--gen", gen, "--hex", &hex]).stdout);
+        assert!(out.contains("not maintained"), "{op:#x} {gen}: {out}");
+        assert_eq!(
+            out.contains("log-only firmware stub"),
+            stub,
+            "{op:#x} {gen}: {out}"
+        );
+    }
+}
+
+// Issue 16 item 6 (seed 001 "QUIRK — an indirect 4D descriptor reinterprets +4 as a second
+// address"): decode, decode --json and disasm show the second address, not two steps.
+#[test]
+fn decode_shows_the_indirect_second_address() {
+    let mut i = ptr_multi(Opcode(0x4F), 4);
+    if let Body::S4d4Tsm(s) = &mut i.body {
+        s.dst_mem_pattern.start_addr = Addr4(0x2000_1000);
+        s.dst_mem_pattern.step_elem[..2].copy_from_slice(&[0x0100, 0]);
+    }
+    let hex = hex_of(&i);
+    let want = "0x20001000|sbuf[p0]+0x100:[[_,16],[_,1],[1,1],[1,4]]";
+    let decoded = text(&tpb(&["decode", "--gen", "cayman", "--hex", &hex]).stdout);
+    assert!(decoded.contains(want), "{decoded}");
+    let (code, v) = json(&["decode", "--json", "--gen", "cayman", "--hex", &hex]);
+    assert_eq!(code, 0);
+    assert!(v.to_string().contains(want), "{v}");
+    let bin = std::env::temp_dir().join(format!("tpb-indirect-{}.bin", std::process::id()));
+    std::fs::write(&bin, i.encode()).unwrap();
+    let o = tpb(&["disasm", "--gen", "cayman", bin.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&bin);
+    assert!(text(&o.stdout).contains(want), "{}", text(&o.stdout));
 }

@@ -1,10 +1,13 @@
-"""NKI-shaped calls that emit, validate and run real TPB bundles.
+"""tpb.nki: NKI kernels run as the real instruction stream.
 
-Each call in :mod:`tpb.nki.isa` builds the instruction the compiler would emit (access
-patterns through the compiler's packer, patterns outermost first as NKI writes them),
-validates it for the core's generation (raising :class:`tpb.InvalidInstruction` before
-anything runs), runs it bit-exactly and appends it to :meth:`Core.bundles` /
-:meth:`Core.disasm`::
+:func:`simulate_kernel` runs a kernel written against :mod:`tpb.nki.language` (``nl``) and
+:mod:`tpb.nki.isa` (``nisa``): each call packs its tiles' access patterns (views included)
+with the compiler's packer, builds the instruction the compiler would emit on the engine it
+would choose, validates it for the generation (raising :class:`tpb.InvalidInstruction`
+before anything runs), runs it bit-exactly and appends it, with the semaphore waits its
+footprint needs, to the core's program. :func:`profile_kernel` re-runs that program on the
+engine scheduler (timing, races, deadlocks) and returns the profile. The calls also work on
+a :class:`Core` directly, outside a kernel::
 
     >>> import numpy as np, ml_dtypes, tpb.nki as nki
     >>> core = nki.Core(gen="cayman")
@@ -21,7 +24,34 @@ anything runs), runs it bit-exactly and appends it to :meth:`Core.bundles` /
 
 from __future__ import annotations
 
-from .._tpb import Core, Tile
-from . import isa
+from .._tpb import Core, Profile, Tile
+from . import isa, language
+from ._runner import Kernel, jit, profile_kernel, simulate_kernel
 
-__all__ = ["Core", "Tile", "isa"]
+
+def api_support() -> list:
+    """Every NKI name tpb knows: ``(module, name, status, detail)`` with status
+    ``supported``, ``partial``, ``not yet`` (the detail names the missing instruction) or
+    ``not supported`` (the detail says why).
+
+    Example::
+
+        [r for r in tpb.nki.api_support() if r[2] == "not yet"]
+    """
+    from .. import _tpb
+
+    return list(_tpb._nki_support())
+
+
+__all__ = [
+    "Core",
+    "Kernel",
+    "Profile",
+    "Tile",
+    "api_support",
+    "isa",
+    "jit",
+    "language",
+    "profile_kernel",
+    "simulate_kernel",
+]

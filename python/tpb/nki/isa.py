@@ -1,13 +1,448 @@
-"""``tpb.nki.isa``: the NKI instruction calls (current NKI signatures, ``dst`` first).
+"""``tpb.nki.isa``: the NKI instruction calls (NKI 0.6.0 signatures, ``dst`` first).
 
-Operators and comparisons are NumPy ufuncs (``numpy.multiply``, ``numpy.greater_equal``)
-or their names; scalar operands are Python numbers (immediates) or ``(P, 1)`` tiles
-(one value per partition, read through a pointer). Every call returns a
-:class:`tpb.RunReport` for the one instruction it ran.
+Operators and comparisons are NumPy ufuncs (``numpy.multiply``, ``numpy.greater_equal``),
+``nki.language`` operators (``nl.multiply``) or their names; scalar operands are Python
+numbers (immediates) or ``(P, 1)`` tiles (one value per partition, read through a pointer).
+Every tile argument may be a view (``t[:, nl.ds(i * 64, 64)]``, ``t[32:64]``). Every call
+takes ``name=`` (labels the instruction in profiles, races and capacity errors),
+``engine=`` where NKI has it, and the legacy ``mask=`` (an affine predicate over
+``nl.arange`` indices, which shrinks the operands as the compiler does). Each call returns
+a :class:`tpb.RunReport` for the instruction it ran. Calls whose instruction tpb does not
+have yet raise :class:`tpb.NotSupported` naming it ("not supported yet: ... needs ...").
 """
 
 from __future__ import annotations
 
-from .._tpb import affine_select, dma_copy, iota, range_select, select, tensor_scalar
+import enum
+from typing import Any, Optional
 
-__all__ = ["affine_select", "dma_copy", "iota", "range_select", "select", "tensor_scalar"]
+from .. import _tpb
+from . import _context
+from ._mask import apply_mask
+
+__all__ = [
+    "affine_select",
+    "dma_copy",
+    "engine",
+    "get_nc_version",
+    "iota",
+    "memset",
+    "nc_stream_shuffle",
+    "nc_transpose",
+    "nc_version",
+    "range_select",
+    "reciprocal",
+    "select",
+    "tensor_copy",
+    "tensor_copy_predicated",
+    "tensor_reduce",
+    "tensor_scalar",
+    "tensor_tensor",
+]
+
+
+class engine(enum.Enum):
+    """The engine a call runs on (``engine=``); ``unknown`` lets tpb choose as the compiler
+    does (the opcode table's engine)."""
+
+    unknown = "unknown"
+    tensor = "tensor"
+    vector = "vector"
+    scalar = "scalar"
+    gpsimd = "gpsimd"
+    dma = "dma"
+    sync = "sync"
+
+
+class nc_version(enum.IntEnum):
+    """NeuronCore versions: gen2 (Trn1/Inf2 = tpb ``sunda``), gen3 (Trn2 = ``cayman``),
+    gen4 (Trn3 = ``mariana``)."""
+
+    gen2 = 2
+    gen3 = 3
+    gen4 = 4
+
+
+_GEN_VERSION = {"sunda": nc_version.gen2, "cayman": nc_version.gen3, "mariana": nc_version.gen4}
+
+
+def get_nc_version() -> nc_version:
+    """The NeuronCore version of the kernel run's generation.
+
+    Example::
+
+        if nisa.get_nc_version() >= nisa.nc_version.gen3: ...
+    """
+    ctx = _context.current("nki.isa.get_nc_version")
+    gen = ctx.core.gen
+    if gen not in _GEN_VERSION:
+        raise _tpb._nki_refuse("isa", "get_nc_version", f"generation {gen}")
+    return _GEN_VERSION[gen]
+
+
+def _op_name(op: Any) -> Any:
+    return getattr(op, "__tpb_op__", op)
+
+
+def _prepare(dst: Any, name: Optional[str], eng: Any) -> None:
+    _context.label(dst.core, name, eng)
+
+
+def iota(dst: Any, pattern: Any, offset: int = 0, channel_multiplier: int = 0, *,
+         name: Optional[str] = None, mask: Any = None) -> Any:
+    """GpSimd ``Iota``: ``dst[c, w, z, y, x] = offset + c·channel_multiplier + Σ index·step``
+    in int32, cast to ``dst``'s dtype.
+
+    Parameters:
+        dst: SBUF tile (or view) to write, partition dim first.
+        pattern: ``[[step, num], ...]`` outermost first (at most 4 pairs; the product of the
+            nums is the elements per partition).
+        offset: int32 start value.
+        channel_multiplier: int32 added per partition.
+        name: label for profiles and errors.
+        mask: legacy affine predicate; shrinks ``dst``.
+
+    Example::
+
+        ramp = nl.ndarray((128, 64), nl.float32)
+        nisa.iota(ramp, [[1, 64]], offset=0, channel_multiplier=64)   # ramp[p, x] = 64p + x
+    """
+    (dst,) = apply_mask(mask, dst)
+    _prepare(dst, name, None)
+    return _tpb.iota(dst, pattern, offset, channel_multiplier)
+
+
+def affine_select(dst: Any, pattern: Any, channel_multiplier: int, on_true_tile: Any,
+                  on_false_value: float, cmp_op: Any = None, offset: int = 0, *,
+                  name: Optional[str] = None, mask: Any = None) -> Any:
+    """GpSimd ``AffineSelect``: keeps ``on_true_tile`` where
+    ``cmp_op(offset + c·channel_multiplier + Σ index·step, 0)`` holds, else the FP32
+    ``on_false_value`` (cast to ``dst``'s dtype).
+
+    Parameters:
+        dst: SBUF tile to write.
+        pattern: ``[[step, num], ...]`` outermost first, as for :func:`iota`.
+        channel_multiplier: int32 coefficient of the partition index.
+        on_true_tile: SBUF tile with ``dst``'s partitions and element count.
+        on_false_value: FP32 fill.
+        cmp_op: ``nl.greater``, ``nl.greater_equal``, ``nl.equal`` (default) or
+            ``nl.not_equal`` (``less`` forms raise: negate the coefficients).
+        offset: int32 constant term.
+        name: label for profiles and errors.
+        mask: legacy affine predicate; shrinks the tiles.
+
+    Example (the causal mask of nki-library's attention kernels)::
+
+        nisa.affine_select(masked, [[-1, 512]], 1, scores, -3.4028235e38,
+                           cmp_op=nl.greater_equal)
+    """
+    dst, on_true_tile = apply_mask(mask, dst, on_true_tile)
+    _prepare(dst, name, None)
+    return _tpb.affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value,
+                              cmp_op=_op_name(cmp_op) if cmp_op is not None else None,
+                              offset=offset)
+
+
+def tensor_scalar(dst: Any = None, data: Any = None, op0: Any = None, operand0: Any = None,
+                  reverse0: bool = False, op1: Any = None, operand1: Any = None,
+                  reverse1: bool = False, engine: Any = None, *, name: Optional[str] = None,
+                  mask: Any = None, dtype: Any = None) -> Any:
+    """Vector ``TensorScalar``: ``dst = (data op0 operand0) op1 operand1`` element-wise;
+    arithmetic ops compute in FP32 (operands FP32), bitvec ops on integer bits.
+
+    Parameters:
+        dst: tile to write (the legacy form without ``dst`` returns a new tile instead:
+            ``tensor_scalar(data, op0, operand0, ..., dtype=None)``).
+        data: input tile, same partitions and element count as ``dst``.
+        op0, op1: ALU operators (``nl.multiply``, ``numpy.add``, ``"bitwise_and"``, ...);
+            ``op1=None`` for one op (then ``operand1`` must be ``None``).
+        operand0, operand1: a number or a ``(P, 1)`` tile.
+        reverse0, reverse1: swap the operand order of that stage.
+        engine: ``engine.vector`` / ``unknown`` (TensorScalar runs on the Vector engine).
+        name: label for profiles and errors.
+        mask: legacy affine predicate; shrinks the tiles.
+
+    Example::
+
+        nisa.tensor_scalar(out, x, nl.multiply, 0.5, op1=nl.add, operand1=1.0)
+    """
+    if data is not None and not _is_tile(data):
+        # Legacy positional form tensor_scalar(data, op0, operand0, ...): shift.
+        dst, data, op0, operand0 = None, dst, data, op0
+    if dst is None:
+        # Legacy value-returning form: a new SBUF tile like data (dtype= to cast).
+        from . import language as nl
+
+        out = nl.ndarray(tuple(data.shape), dtype or data.dtype, buffer=nl.sbuf)
+        tensor_scalar(out, data, op0, operand0, reverse0, op1, operand1, reverse1, engine,
+                      name=name, mask=mask)
+        return out
+    dst, data = apply_mask(mask, dst, data)
+    _prepare(dst, name, engine)
+    return _tpb.tensor_scalar(dst, data, _op_name(op0), operand0, reverse0,
+                              _op_name(op1) if op1 is not None else None, operand1, reverse1)
+
+
+def range_select(dst: Any, on_true_tile: Any, comp_op0: Any, comp_op1: Any, bound0: Any,
+                 bound1: Any, reduce_cmd: Any = "idle", reduce_res: Any = None,
+                 reduce_op: Any = None, range_start: float = 0.0,
+                 on_false_value: float = -3.4028234663852886e38, *,
+                 name: Optional[str] = None) -> Any:
+    """Vector ``RangeSelect`` (cayman and later): keeps element ``k`` where
+    ``comp_op0(range_start + k, bound0)`` and ``comp_op1(range_start + k, bound1)`` hold
+    (FP32), else ``on_false_value``.
+
+    Parameters:
+        dst: tile to write.
+        on_true_tile: input tile.
+        comp_op0, comp_op1: ``nl.equal``, ``nl.less``, ``nl.less_equal``, ``nl.greater``,
+            ``nl.greater_equal``.
+        bound0, bound1: numbers or ``(P, 1)`` FP32 tiles.
+        reduce_cmd: only ``"idle"`` (the running max's read-out is not public).
+        reduce_res, reduce_op: must be ``None`` (see ``reduce_cmd``).
+        range_start: FP32 index of the first element.
+        on_false_value: FP32 fill (NKI requires FP32_MIN).
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.range_select(out, scores, nl.greater_equal, nl.less, lo, hi)
+    """
+    if reduce_res is not None:
+        raise _tpb._nki_refuse("isa", "range_select", "reduce_res")
+    _prepare(dst, name, None)
+    cmd = getattr(reduce_cmd, "name", reduce_cmd)
+    return _tpb.range_select(dst, on_true_tile, _op_name(comp_op0), _op_name(comp_op1), bound0,
+                             bound1, range_start, on_false_value, cmd)
+
+
+def select(dst: Any, predicate: Any, on_true_tile: Any, on_false_value: Any,
+           reverse_pred: bool = False, *, name: Optional[str] = None) -> Any:
+    """Vector ``TensorScalarSelect`` (tpb's name; no NKI call emits it directly):
+    ``dst = predicate ? on_true_tile : on_false_value`` with one predicate per partition.
+
+    Parameters:
+        dst: tile to write (same dtype as ``on_true_tile``: a copy, no cast).
+        predicate: a ``(P, 1)`` integer tile of the data's width, or 0/1.
+        on_true_tile: input tile.
+        on_false_value: a number (in the data's dtype) or a ``(P, 1)`` tile.
+        reverse_pred: select where the predicate is 0.
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.select(out, keep, scores, 0.0)
+    """
+    _prepare(dst, name, None)
+    return _tpb.select(dst, predicate, on_true_tile, on_false_value, reverse_pred)
+
+
+def _eng(e: Any) -> Any:
+    return None if e is None else getattr(e, "value", e)
+
+
+def tensor_tensor(dst: Any, data1: Any, data2: Any, op: Any, engine: Any = None, *,
+                  name: Optional[str] = None, mask: Any = None) -> Any:
+    """``TensorTensor``: ``dst = data1 op data2`` element-wise (FP32 arithmetic; bitvec ops
+    on integer bits; int32/uint32 operands on the GpSimd integer band unless
+    ``engine=engine.vector``).
+
+    Parameters:
+        dst: tile to write; data1, data2: tiles with dst's partitions and element count
+            (not both in PSUM).
+        op: an ALU operator (``nl.add``, ``nl.maximum``, ``np.bitwise_and``, ...).
+        engine: ``engine.vector``, ``engine.gpsimd`` or ``unknown`` (the queue it runs on).
+        name: label for profiles and errors.
+        mask: legacy affine predicate; shrinks the tiles.
+
+    Example::
+
+        nisa.tensor_tensor(c, a, b, nl.add)
+    """
+    dst, data1, data2 = apply_mask(mask, dst, data1, data2)
+    _prepare(dst, name, engine)
+    return _tpb.tensor_tensor(dst, data1, data2, _op_name(op), _eng(engine), name)
+
+
+def tensor_copy(dst: Any, src: Any = None, engine: Any = None, *, name: Optional[str] = None,
+                mask: Any = None, dtype: Any = None) -> Any:
+    """``Copy`` (bit-exact when the dtypes are equal) or ``Cast`` through FP32.
+
+    Parameters:
+        dst: tile to write (legacy ``tensor_copy(src, dtype=None)`` returns a new tile).
+        src: tile with dst's partitions and element count.
+        engine: ``engine.vector``, ``engine.gpsimd`` (SBUF only) or ``unknown``.
+        name: label for profiles and errors.
+        mask: legacy affine predicate.
+
+    Example::
+
+        nisa.tensor_copy(sb_tile, psum_tile)
+    """
+    if src is None:
+        from . import language as nl
+
+        out = nl.ndarray(tuple(dst.shape), dtype or dst.dtype, buffer=nl.sbuf)
+        tensor_copy(out, dst, engine, name=name, mask=mask)
+        return out
+    dst, src = apply_mask(mask, dst, src)
+    _prepare(dst, name, engine)
+    return _tpb.tensor_copy(dst, src, _eng(engine), name)
+
+
+def memset(dst: Any, value: Any, engine: Any = None, *, name: Optional[str] = None,
+           mask: Any = None) -> Any:
+    """``Memset``: fills ``dst`` with the compile-time ``value`` converted to its dtype.
+
+    Parameters:
+        dst: tile to fill.
+        value: a number (an int for integer dtypes).
+        engine: ``engine.vector``, ``engine.gpsimd`` or ``unknown``.
+        name: label for profiles and errors.
+        mask: legacy affine predicate.
+
+    Example::
+
+        nisa.memset(acc, 0.0)
+    """
+    (dst,) = apply_mask(mask, dst)
+    _prepare(dst, name, engine)
+    return _tpb.memset(dst, value, _eng(engine), name)
+
+
+def reciprocal(dst: Any, data: Any, *, name: Optional[str] = None, mask: Any = None) -> Any:
+    """Vector ``Reciprocal``: ``dst = 1 / data`` in FP32.
+
+    Parameters:
+        dst: tile to write; data: tile with dst's partitions and element count.
+        name: label for profiles and errors.
+        mask: legacy affine predicate.
+
+    Example::
+
+        nisa.reciprocal(inv, sums)
+    """
+    dst, data = apply_mask(mask, dst, data)
+    _prepare(dst, name, None)
+    return _tpb.reciprocal(dst, data, name)
+
+
+def tensor_reduce(dst: Any, op: Any, data: Any, axis: Any, negate: bool = False,
+                  keepdims: bool = False, *, name: Optional[str] = None) -> Any:
+    """``TensorReduce``: reduces the trailing free axes ``axis`` of ``data`` with ``op``.
+
+    Parameters:
+        dst: tile with the reduced shape (keepdims or not).
+        op: ``nl.add``, ``nl.maximum``, ``nl.minimum``, ``nl.multiply``, bitwise ops...
+        data: input tile.
+        axis: an int or a list of trailing free axes (never 0).
+        negate: multiply arithmetic results by -1.
+        keepdims: dst keeps the reduced axes with size 1.
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.tensor_reduce(row_max, nl.maximum, scores, axis=1, keepdims=True)
+    """
+    _prepare(dst, name, None)
+    return _tpb.tensor_reduce(dst, _op_name(op), data, axis, negate, keepdims, name)
+
+
+def tensor_copy_predicated(dst: Any, src: Any, predicate: Any, reverse_pred: bool = False, *,
+                           name: Optional[str] = None) -> Any:
+    """Vector ``CopyPredicated``: ``dst = src`` where ``predicate`` is nonzero (or zero with
+    ``reverse_pred``); other elements of ``dst`` keep their values.
+
+    Parameters:
+        dst: tile to merge into; src: tile or number of dst's dtype; predicate: a uint8 /
+            uint16 / uint32 tile.
+        reverse_pred: select where the predicate is zero.
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.tensor_copy_predicated(out, fill, keep)
+    """
+    _prepare(dst, name, None)
+    return _tpb.tensor_copy_predicated(dst, src, predicate, reverse_pred, name)
+
+
+def nc_transpose(dst: Any, data: Any, engine: Any = None, *, name: Optional[str] = None) -> Any:
+    """Partition ↔ free transpose on the Vector engine (whole 32×32 tiles; the Tensor-engine
+    transpose needs MatMult, issue 18a).
+
+    Parameters:
+        dst: tile of the transposed shape; data: tile.
+        engine: ``engine.vector`` or ``unknown``.
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.nc_transpose(t_T, t)
+    """
+    _prepare(dst, name, engine)
+    return _tpb.nc_transpose(dst, data, _eng(engine), name)
+
+
+def nc_stream_shuffle(dst: Any, src: Any, shuffle_mask: Any, *,
+                      name: Optional[str] = None) -> Any:
+    """Vector ``StreamShuffle``: output partition ``i`` of each 32-partition quadrant takes
+    input partition ``shuffle_mask[i]`` (255 leaves it).
+
+    Parameters:
+        dst, src: tiles; shuffle_mask: 32 ints.
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.nc_stream_shuffle(out, src, list(range(31, -1, -1)))
+    """
+    _prepare(dst, name, None)
+    return _tpb.nc_stream_shuffle(dst, src, shuffle_mask, name)
+
+
+def dma_copy(dst: Any, src: Any, priority: Optional[int] = None, oob_mode: Any = None,
+             dge_mode: Any = None, engine: Any = None, *, name: Optional[str] = None) -> Any:
+    """``DMAMEMCPY`` (0xB8): ``dst = src`` element by element in C order between HBM and SBUF
+    (a dtype change converts through fp32, round to nearest even).
+
+    Parameters:
+        dst, src: tiles of one core with equal element counts, in HBM
+            (``Core.ndarray(shape, dtype, buffer="hbm")``) or SBUF (a PSUM source is refused).
+        priority: 0..3, NeuronCore-v4+ only. oob_mode: ``error`` / ``skip``.
+        dge_mode: ``unknown`` / ``swdge`` (issued on GpSimd) / ``hwdge`` (equal dtypes) / ``none``.
+        engine: ``sync`` (SP), ``scalar`` (ACT), ``gpsimd`` (POOL) or ``unknown``.
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.dma_copy(h, x, engine=nisa.engine.scalar)
+    """
+    return _tpb.dma_copy(dst, src, priority, _eng(oob_mode), _eng(dge_mode), _eng(engine), name)
+
+
+def _is_tile(x: Any) -> bool:
+    return isinstance(x, _tpb.Tile)
+
+
+def _refused(fname: str) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        raise _tpb._nki_refuse("isa", fname)
+
+    row = [r for r in _tpb._nki_support() if r[0] == "isa" and r[1] == fname][0]
+    call.__name__ = fname
+    call.__qualname__ = fname
+    call.__doc__ = (
+        f"``nki.isa.{fname}`` ({row[2]}: {row[3]}).\n\n"
+        "Parameters: as NKI 0.6.0 documents them (docs/nki-support.md).\n\n"
+        "Semantics: raises :class:`tpb.NotSupported` naming what is missing.\n\n"
+        f"Example::\n\n    nisa.{fname}(...)  # raises tpb.NotSupported\n"
+    )
+    return call
+
+
+_SUPPORTED_HERE = set(__all__)
+for _m, _n, _tag, _detail in _tpb._nki_support():
+    if _m == "isa" and _n not in _SUPPORTED_HERE:
+        globals()[_n] = _refused(_n)
+        __all__.append(_n)

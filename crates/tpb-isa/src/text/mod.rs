@@ -26,6 +26,7 @@
 //!   instruction is legal on the generation. Run `tpb_isa::validate::validate(&inst, gen)`
 //!   on the result for that.
 
+pub mod directive;
 mod disasm;
 mod fast;
 mod lex;

@@ -304,6 +304,17 @@ pub(crate) fn parse_pairs(
     slots: usize,
     field: &str,
 ) -> Result<(Vec<i16>, Vec<u16>), Problem> {
+    parse_pairs_holes(p, slots, 0, field)
+}
+
+/// [`parse_pairs`], with the first `holes` steps allowed to be `_` (read as 0): an indirect
+/// `TENSOR4D` keeps its second address there.
+pub(crate) fn parse_pairs_holes(
+    p: Piece<'_>,
+    slots: usize,
+    holes: usize,
+    field: &str,
+) -> Result<(Vec<i16>, Vec<u16>), Problem> {
     let mut c = Cursor { piece: p, pos: 0 };
     let (mut steps, mut nums) = (Vec::with_capacity(slots + 1), Vec::with_capacity(slots + 1));
     c.expect('[', "`[` opening the `[[step,num],…]` list")?;
@@ -315,7 +326,9 @@ pub(crate) fn parse_pairs(
             };
             c.expect('[', "`[` opening a `[step,num]` pair")?;
             let s = c.token();
+            let hole = s.text == "_" && steps.len() < holes;
             let step = parse_int(s.text)
+                .or(hole.then_some(0))
                 .and_then(|v| i16::try_from(v).ok())
                 .ok_or_else(|| {
                     Problem::at(

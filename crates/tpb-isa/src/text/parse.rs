@@ -1,6 +1,8 @@
 //! The assembler: lines → [`Item`]s, collecting every error of the file.
 
-use super::operand::{parse_address, parse_base, parse_pairs, split_descriptor, Piece, Problem};
+use super::operand::{
+    parse_address, parse_base, parse_pairs, parse_pairs_holes, split_descriptor, Piece, Problem,
+};
 use super::schema::{
     aliases_for, field_names, form_of, part_of, resolve_key, with_field, with_field_mut, Form,
     Part, CHANNELS_FIELD, OPCODE_FIELD,
@@ -11,6 +13,7 @@ use super::{
 };
 use crate::gen::Gen;
 use crate::opcode::{Opcode, OPCODES};
+use crate::wire::descriptor::{INDIRECT_HOLES, INDIRECT_SEPARATOR};
 use crate::wire::field::{parse_int, unhex};
 use crate::wire::{Data4d, FieldDyn, Instruction, Tensor, BUNDLE_BYTES};
 
@@ -856,8 +859,34 @@ fn assign<'a>(
         Form::Tensor(slots) => {
             let (head, pairs) =
                 split_descriptor(value, "`ADDRESS:[[step,num],…]` (innermost first)")?;
+            let (head, second) = match head.split_once(INDIRECT_SEPARATOR) {
+                Some((first, second)) => (first, Some(second)),
+                None => (head, None),
+            };
             let address = parse_address(head, gen)?;
-            let (steps, nums) = parse_pairs(pairs.trim(), slots, name)?;
+            let holes = if second.is_some() { INDIRECT_HOLES } else { 0 };
+            let (mut steps, nums) = parse_pairs_holes(pairs.trim(), slots, holes, name)?;
+            if let Some(second) = second {
+                // The indirect form's second address (seed 001): bytes +4..+8.
+                let mut t = crate::wire::Tensor4 {
+                    start_addr: address.addr,
+                    ..Default::default()
+                };
+                let word = parse_address(second, gen)?.addr;
+                t.set_indirect_addr(word)
+                    .map_err(|e| Problem::at(value, format!("{name}: {e}")))?;
+                match steps.get_mut(..INDIRECT_HOLES) {
+                    Some(held) if slots == 4 => {
+                        held.copy_from_slice(&t.step_elem[..INDIRECT_HOLES])
+                    }
+                    _ => {
+                        return Err(Problem::at(
+                            value,
+                            format!("{name}: a second address needs a 4D descriptor"),
+                        ))
+                    }
+                }
+            }
             if let Some(count) = address.range_channels {
                 let at = head.trim();
                 claims.push(ChannelClaim {

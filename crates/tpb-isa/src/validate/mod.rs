@@ -8,8 +8,8 @@
 //!
 //! One definition, two interpretations (issue 16): the chains read the bundle through a
 //! zero-copy [`View`](crate::wire::View) and report every clause to a context whose mode is a
-//! const parameter, so each is monomorphised three times. The report modes ([`validate`],
-//! [`validate_view`], [`rule_walk`]) record findings and never stop; the verdict mode
+//! const parameter, so each is monomorphised twice. The report mode ([`validate`],
+//! [`validate_view`], [`failing_rules`], and [`rule_walk`] with passes too) records findings and never stops; the verdict mode
 //! ([`is_valid_view`], [`is_valid`]) returns `Err(Stop)` from the first failing clause (each
 //! call is followed by `?`), builds no detail and allocates nothing. The owned entry points
 //! validate a view of the encoded bytes, after the one rule a view cannot break (the body
@@ -27,6 +27,9 @@ pub mod chains_dma {
         uses_cce,
     };
 }
+
+// Issue 17a: shared definitions the simulator and the NKI layer use.
+pub use chains::{is_tensor_reduce_int_op, memset_value_fits, reduced_slots, SERIAL_MODE_SERIAL};
 
 use crate::gen::Gen;
 use crate::wire::{InstView, Instruction};
@@ -144,14 +147,15 @@ pub(crate) struct Detail {
 
 /// What a validation run keeps, as a const parameter: the chains are written once and
 /// monomorphised per mode, so the verdict-only path compiles to bare predicate tests that
-/// stop at the first failing clause, with no allocation and no detail ever built.
+/// stop at the first failing clause, with no allocation and no detail ever built. Two modes
+/// only: each further monomorphisation of the chains was measured to change how the compiler
+/// inlines the verdict's (a third detail-free mode cost it 25–40% on the valid corpus), so
+/// the full walk is the report mode with a flag.
 mod mode {
     /// Only the verdict matters: the first failing rule stops the chain.
     pub const VERDICT: u8 = 0;
-    /// Record failures and lints.
+    /// Record failures and lints (and, with `Ctx::walk`, passes too).
     pub const FAILURES: u8 = 1;
-    /// Record every check.
-    pub const WALK: u8 = 2;
 }
 
 /// A chain stopped at a failing rule (the verdict path only: the report paths never stop).
@@ -165,6 +169,8 @@ pub(crate) type Flow = Result<(), Stop>;
 pub(crate) struct Ctx<const M: u8> {
     pub gen: Gen,
     findings: Vec<Finding>,
+    /// Record passing checks too (`rule_walk`).
+    walk: bool,
 }
 
 impl<const M: u8> Ctx<M> {
@@ -172,6 +178,7 @@ impl<const M: u8> Ctx<M> {
         Ctx {
             gen,
             findings: Vec::new(),
+            walk: false,
         }
     }
 
@@ -189,7 +196,7 @@ impl<const M: u8> Ctx<M> {
             // the cold branch of the report paths.
             return if ok || rule.lint { Ok(ok) } else { Err(Stop) };
         }
-        if M == mode::WALK || !ok {
+        if self.walk || !ok {
             self.record(rule, ok, detail);
         }
         Ok(ok)
@@ -213,10 +220,11 @@ impl<const M: u8> Ctx<M> {
 /// Runs the chains over an owned instruction: through a view of its bytes (so there is one
 /// definition of every rule, over [`View`](crate::wire::View)s), after the one rule a view
 /// cannot break, that the body holds the opcode's struct.
-fn run_owned<const M: u8>(inst: &Instruction, gen: Gen) -> (Ctx<M>, bool) {
+fn run_owned<const M: u8>(inst: &Instruction, gen: Gen, walk: bool) -> (Ctx<M>, bool) {
     let bytes = inst.encode();
     let view = InstView::new(&bytes, gen);
     let mut cx = Ctx::<M>::new(gen);
+    cx.walk = walk;
     let ok = chains::check(&mut cx, &view, inst.body.kind()).is_ok();
     (cx, ok)
 }
@@ -225,7 +233,7 @@ fn run_owned<const M: u8>(inst: &Instruction, gen: Gen) -> (Ctx<M>, bool) {
 pub fn validate(inst: &Instruction, gen: Gen) -> Report {
     Report {
         gen,
-        findings: run_owned::<{ mode::FAILURES }>(inst, gen).0.findings,
+        findings: run_owned::<{ mode::FAILURES }>(inst, gen, false).0.findings,
     }
 }
 
@@ -233,14 +241,14 @@ pub fn validate(inst: &Instruction, gen: Gen) -> Report {
 pub fn rule_walk(inst: &Instruction, gen: Gen) -> Report {
     Report {
         gen,
-        findings: run_owned::<{ mode::WALK }>(inst, gen).0.findings,
+        findings: run_owned::<{ mode::FAILURES }>(inst, gen, true).0.findings,
     }
 }
 
 /// The verdict alone: the same chains as [`validate`], stopping at the first failing rule,
 /// building no report and allocating nothing. Equal to `validate(inst, gen).is_valid()`.
 pub fn is_valid(inst: &Instruction, gen: Gen) -> bool {
-    run_owned::<{ mode::VERDICT }>(inst, gen).1
+    run_owned::<{ mode::VERDICT }>(inst, gen, false).1
 }
 
 /// The verdict on a bundle read in place (what `tpb validate`, `tpb run` and the fuzzers
@@ -250,6 +258,16 @@ pub fn is_valid(inst: &Instruction, gen: Gen) -> bool {
 pub fn is_valid_view(v: &InstView<'_>) -> bool {
     let mut cx = Ctx::<{ mode::VERDICT }>::new(v.gen());
     chains::check(&mut cx, v, v.kind()).is_ok()
+}
+
+/// The rules a bundle read in place fails (lints included), in chain order: the rules of
+/// [`validate_view`]'s findings. (A fourth, detail-free mode of the chains was tried for
+/// this and measured: it made the verdict 25–40% slower on the valid corpus, through the
+/// compiler's inlining of the chains, so the report mode serves it.)
+pub fn failing_rules(v: &InstView<'_>) -> Vec<&'static Rule> {
+    let mut cx = Ctx::<{ mode::FAILURES }>::new(v.gen());
+    let _ = chains::check(&mut cx, v, v.kind());
+    cx.findings.into_iter().map(|f| f.rule).collect()
 }
 
 /// The findings of a bundle read in place: [`validate`] without building the instruction.

@@ -227,9 +227,9 @@ wire_struct! {
         /// Byte 39: where imm1 comes from.
         imm1_src: ImmSrc = 39,
         /// Bytes 40..44.
-        imm0: ImmVal = 40,
+        imm0: ImmVal = 40 [fp32 when imm0_src],
         /// Bytes 44..48.
-        imm1: ImmVal = 44,
+        imm1: ImmVal = 44 [fp32 when imm1_src],
         /// Bytes 48..64: `TENSOR3D` / `MEM_PATTERN3D` destination.
         dst_mem_pattern: Tensor3 = 48,
     }
@@ -291,9 +291,9 @@ wire_struct! {
         /// Byte 39.
         bound1_src: ImmSrc = 39,
         /// Bytes 40..44: FP32 bound (or pointer/register).
-        bound0: ImmVal = 40,
+        bound0: ImmVal = 40 [fp32 when bound0_src],
         /// Bytes 44..48.
-        bound1: ImmVal = 44,
+        bound1: ImmVal = 44 [fp32 when bound1_src],
         /// Bytes 48..60: `TENSOR2D` destination.
         dst_mem_pattern: Tensor2 = 48,
         /// Bytes 60..64: must be 0.

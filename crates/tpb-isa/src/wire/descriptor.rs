@@ -229,6 +229,21 @@ impl<const N: usize> Tensor<N> {
         Some(Addr4(lo | hi << 16))
     }
 
+    /// Writes the second address of the indirect form into bytes +4..+8; an error unless
+    /// this is a 4D descriptor whose start address has the indirect marker.
+    pub fn set_indirect_addr(&mut self, second: Addr4) -> Result<(), String> {
+        if N != 4 || self.start_addr.form() != AddrForm::Indirect {
+            return Err(format!(
+                "a second address (`{INDIRECT_SEPARATOR}`) needs a 4D descriptor whose start address has the indirect marker 0x20 or 0xa0"
+            ));
+        }
+        if let [lo, hi, ..] = &mut self.step_elem[..] {
+            *lo = second.0 as u16 as i16;
+            *hi = (second.0 >> 16) as u16 as i16;
+        }
+        Ok(())
+    }
+
     /// The element count: the product of the counts (`tNd_element_count`).
     pub fn element_count(&self) -> u64 {
         self.num_elem.iter().map(|&n| n as u64).product()
@@ -236,16 +251,41 @@ impl<const N: usize> Tensor<N> {
 }
 
 fn pairs_text(steps: &[i16], nums: &[u16]) -> String {
+    pairs_text_holes(steps, nums, 0)
+}
+
+/// `[[step,num],…]` with the first `holes` steps written `_` (the indirect form keeps its
+/// second address there).
+fn pairs_text_holes(steps: &[i16], nums: &[u16], holes: usize) -> String {
     let v: Vec<String> = steps
         .iter()
         .zip(nums)
-        .map(|(s, n)| format!("[{s},{n}]"))
+        .enumerate()
+        .map(|(i, (s, n))| {
+            if i < holes {
+                format!("[_,{n}]")
+            } else {
+                format!("[{s},{n}]")
+            }
+        })
         .collect();
     format!("[{}]", v.join(","))
 }
 
+/// Steps that hold the second address of an indirect `TENSOR4D` (bytes +4..+8): written `_`.
+pub const INDIRECT_HOLES: usize = 2;
+
+/// The separator between an indirect `TENSOR4D`'s two addresses in text:
+/// `0x20001000|sbuf[p0]+0x100:[[_,64],[_,1],[1,1],[1,1]]`.
+pub const INDIRECT_SEPARATOR: char = '|';
+
 /// Parses `[[step,num],...]` with at most `n` pairs; missing outer slots get `{1,1}`.
 pub fn parse_pairs(s: &str, n: usize) -> Result<(Vec<i16>, Vec<u16>), String> {
+    parse_pairs_holes(s, n, 0)
+}
+
+/// [`parse_pairs`], with the first `holes` steps allowed to be `_` (read as 0).
+pub fn parse_pairs_holes(s: &str, n: usize, holes: usize) -> Result<(Vec<i16>, Vec<u16>), String> {
     let t: String = s.chars().filter(|c| !c.is_whitespace()).collect();
     let inner = t
         .strip_prefix('[')
@@ -258,9 +298,13 @@ pub fn parse_pairs(s: &str, n: usize) -> Result<(Vec<i16>, Vec<u16>), String> {
             let (a, b) = p
                 .split_once(',')
                 .ok_or_else(|| format!("expected `[step,num]`, got `[{p}]`"))?;
-            let st = parse_int(a)
-                .and_then(|v| i16::try_from(v).ok())
-                .ok_or_else(|| format!("step `{a}` is not in -32768..=32767"))?;
+            let st = if a == "_" && steps.len() < holes {
+                0
+            } else {
+                parse_int(a)
+                    .and_then(|v| i16::try_from(v).ok())
+                    .ok_or_else(|| format!("step `{a}` is not in -32768..=32767"))?
+            };
             let nm = parse_int(b)
                 .and_then(|v| u16::try_from(v).ok())
                 .ok_or_else(|| format!("num `{b}` is not in 0..=65535"))?;
@@ -315,17 +359,30 @@ impl<const N: usize> Field for Tensor<N> {
         }
     }
     fn to_text(&self, gen: Gen) -> String {
-        format!(
-            "{}:{}",
-            self.start_addr.to_text(gen),
-            pairs_text(&self.step_elem, &self.num_elem)
-        )
+        match self.indirect_addr() {
+            Some(second) => format!(
+                "{}{INDIRECT_SEPARATOR}{}:{}",
+                self.start_addr.to_text(gen),
+                second.to_text(gen),
+                pairs_text_holes(&self.step_elem, &self.num_elem, INDIRECT_HOLES)
+            ),
+            None => format!(
+                "{}:{}",
+                self.start_addr.to_text(gen),
+                pairs_text(&self.step_elem, &self.num_elem)
+            ),
+        }
     }
     fn parse_text(s: &str, gen: Gen) -> Result<Self, String> {
         let (a, p) = s
             .split_once(':')
             .ok_or_else(|| format!("expected {}, got `{s}`", Self::expected()))?;
-        let (st, nm) = parse_pairs(p, N)?;
+        let (a, second) = match a.split_once(INDIRECT_SEPARATOR) {
+            Some((a, b)) => (a, Some(Addr4::parse_text(b, gen)?)),
+            None => (a, None),
+        };
+        let holes = if second.is_some() { INDIRECT_HOLES } else { 0 };
+        let (st, nm) = parse_pairs_holes(p, N, holes)?;
         let mut t = Tensor {
             start_addr: Addr4::parse_text(a, gen)?,
             step_elem: [0; N],
@@ -333,6 +390,9 @@ impl<const N: usize> Field for Tensor<N> {
         };
         t.step_elem.copy_from_slice(&st);
         t.num_elem.copy_from_slice(&nm);
+        if let Some(second) = second {
+            t.set_indirect_addr(second)?;
+        }
         Ok(t)
     }
     fn parts(&self, gen: Gen) -> Vec<(String, usize, usize, String)> {

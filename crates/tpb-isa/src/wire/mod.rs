@@ -6,21 +6,30 @@
 pub mod addr8;
 mod bodies;
 mod build;
+// Issue 17a: the DVE/POOL compute structs, one module per struct.
+mod d4_mr;
 pub mod descriptor;
 mod dma;
 pub mod field;
 pub mod memref;
+mod s3d3_cp_pred_scalar;
+mod s3s3d3_tt;
+mod s4d4_tr;
 mod view;
 mod visit;
 
 pub use addr8::{Addr8, Addr8Form, DmaLoc, DmaPattern, DMA_ONCHIP_WINDOW};
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
+pub use d4_mr::D4Mr;
 pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
 pub use dma::*;
 pub use field::{Bytes, Field, FieldDyn};
+pub use s3d3_cp_pred_scalar::S3d3CpPredScalar;
+pub use s3s3d3_tt::S3s3d3Tt;
+pub use s4d4_tr::S4d4Tr;
 pub use view::{BodyView, InstView, View};
 pub use visit::{family_body, visit_owned, visit_view, Bodies, FamilyVisitor, Owned, Viewed};
 
@@ -91,7 +100,7 @@ macro_rules! wire_struct {
     (
         $(#[$m:meta])*
         pub struct $S:ident, bytes $start:literal .. $end:literal {
-            $( $(#[$fm:meta])* $f:ident : $T:ty = $off:literal, )*
+            $( $(#[$fm:meta])* $f:ident : $T:ty = $off:literal $([fp32 when $src:ident])?, )*
         }
     ) => {
         $(#[$m])*
@@ -131,6 +140,17 @@ macro_rules! wire_struct {
             /// The fields, mutably, for the assembler.
             pub fn fields_mut(&mut self) -> Vec<(&'static $crate::wire::FieldMeta, &mut dyn $crate::wire::FieldDyn)> {
                 Self::LAYOUT.iter().zip([ $( &mut self.$f as &mut dyn $crate::wire::FieldDyn ),* ]).collect()
+            }
+
+            /// Whether the field `name` holds an FP32 value here: it is declared
+            /// `[fp32 when SRC]` and its source field `SRC` says the instruction carries it.
+            /// (Whether the opcode computes in fp32 at all is the row's: `Instruction::imm_is_fp32`.)
+            pub fn fp32_field(&self, name: &str) -> bool {
+                $( $( if name == stringify!($f) {
+                    return self.$src == $crate::tables::ImmSrc::INSTRUCTION;
+                } )? )*
+                let _ = name;
+                false
             }
         }
 
@@ -236,6 +256,15 @@ macro_rules! bodies {
                 match self {
                     $( Body::$S(s) => s.fields(), )*
                     Body::Opaque(s) => s.fields(),
+                }
+            }
+
+            /// Whether the body field `name` holds an FP32 value (its `[fp32 when SRC]`
+            /// declaration).
+            pub fn fp32_field(&self, name: &str) -> bool {
+                match self {
+                    $( Body::$S(s) => s.fp32_field(name), )*
+                    Body::Opaque(s) => s.fp32_field(name),
                 }
             }
 

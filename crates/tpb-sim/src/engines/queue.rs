@@ -141,6 +141,22 @@ pub enum Home {
     /// A DMA request: on an engine that issues DMA ([`EngineId::issues_dma`]); placed on SP
     /// (POOL on sunda) unless `.engine` names another issuer.
     Dma,
+    /// On either of two engines (assumption `dve-or-pool-placement`): the first unless
+    /// `.engine` names the second.
+    Either(EngineId, EngineId),
+}
+
+impl Home {
+    /// Whether the opcode may run on `e`.
+    pub fn allows(self, e: EngineId) -> bool {
+        match self {
+            Home::Only(h) => h == e,
+            Home::Either(a, b) => a == e || b == e,
+            // Where DMA may be issued on some generation; `place` checks the generation.
+            Home::Dma => matches!(e, EngineId::Sp | EngineId::Act | EngineId::Pool),
+            Home::Any => true,
+        }
+    }
 }
 
 /// The default issuer of a DMA request on `gen`.
@@ -162,6 +178,7 @@ pub fn home(inst: &Instruction, gen: Gen) -> Home {
         Some(Engine::Dve) => Home::Only(EngineId::Dve),
         Some(Engine::Pool) => Home::Only(EngineId::Pool),
         Some(Engine::Dma) => Home::Dma,
+        Some(Engine::DveOrPool) => Home::Either(EngineId::Dve, EngineId::Pool),
         // EventSemaphore (any engine), a table engine this model does not know yet, or no
         // row: any queue.
         _ => Home::Any,
@@ -234,6 +251,17 @@ pub fn place<'a>(
                 });
                 EngineId::Sp
             }
+            (Home::Either(h, _), Some(a)) if !home(inst, gen).allows(a) => {
+                errors.push(PlaceError {
+                    index: i,
+                    mnemonic: inst.info(gen).map_or("unknown", |r| r.mnemonic),
+                    home: h,
+                    asked: a,
+                });
+                h
+            }
+            (Home::Either(_, _), Some(a)) => a,
+            (Home::Either(h, _), None) => h,
             (Home::Any, a) => a.unwrap_or(EngineId::Sp),
         };
         out.push(engine);

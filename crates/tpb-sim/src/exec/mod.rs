@@ -26,6 +26,14 @@ mod ptr_multi;
 mod range_select;
 mod tensor_scalar;
 mod ts_select;
+// Issue 17a (isa-facts-dve-pool).
+mod copy_cast;
+mod elements;
+mod memset;
+mod predicated;
+mod reduce;
+mod stream_transpose;
+mod tensor_tensor;
 
 use crate::assumptions::register_address;
 use crate::machine::{
@@ -41,6 +49,7 @@ use tpb_isa::wire::{
     visit_owned, Addr4, AddrForm, D4Iota, EventSemaphore, FamilyVisitor, Owned, S2Bn, S2d2Rs,
     S2d2TsAs, S3d3Ts, S3d3TsSelect, S4d4Tsm, Tensor,
 };
+use tpb_isa::wire::{D4Mr, S3d3CpPredScalar, S3s3d3Tt, S4d4Tr};
 use tpb_isa::wire::{
     DmaCopy2d, DmaDirect2d, DmaDirect2dXpose, DmaGatherXpose, DmaImmediate, DmaIndirect1d, Mem2d,
     PseudoDmaDirect2d, PseudoDmaExt,
@@ -330,9 +339,13 @@ impl Cx<'_> {
         role: Role,
         n: u32,
     ) -> Result<Access, FaultCause> {
-        let size = datapath_size(dtype).ok_or_else(|| FaultCause::Unsupported {
-            what: format!("{name}: dtype {dtype}"),
-        })?;
+        // INT64/UINT64 elements exist only for the issue-17a 64-bit path (their validators
+        // are the only ones that admit them).
+        let size = datapath_size(dtype)
+            .or_else(|| elements::wide_int_size(dtype))
+            .ok_or_else(|| FaultCause::Unsupported {
+                what: format!("{name}: dtype {dtype}"),
+            })?;
         let (space, p, off) = self.locate(t.start_addr, name, size, role)?;
         let dims = Dims::new(&t.step_elem, &t.num_elem).ok_or_else(|| FaultCause::Unsupported {
             what: format!("{name}: a zero element count"),
@@ -770,5 +783,88 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     }
     fn dma_immediate(&mut self, row: Row, _: sem::DmaImmediate, _: &'a DmaImmediate) -> Executed {
         Err(not_executed(row))
+    }
+    // Issue 17a (isa-facts-dve-pool).
+    fn tensor_tensor(&mut self, row: Row, sem: sem::TensorTensor, s: &'a S3s3d3Tt) -> Executed {
+        let bitvec = match sem {
+            sem::TensorTensor::Arith => false,
+            sem::TensorTensor::Bitvec => true,
+        };
+        tensor_tensor::execute(self, s, row, bitvec, false)
+    }
+    fn tensor_tensor_bf16(
+        &mut self,
+        row: Row,
+        sem: sem::TensorTensorBf16,
+        s: &'a S3s3d3Tt,
+    ) -> Executed {
+        // The op is pinned by the opcode; the validator checks `op` equals it.
+        match sem {
+            sem::TensorTensorBf16::Add
+            | sem::TensorTensorBf16::Mult
+            | sem::TensorTensorBf16::Sub => tensor_tensor::execute(self, s, row, false, true),
+        }
+    }
+    fn copy_cast_predicated(
+        &mut self,
+        _: Row,
+        sem: sem::CopyCastPredicated,
+        s: &'a S3s3d3Tt,
+    ) -> Executed {
+        // Copy moves raw bits (equal dtypes); Cast converts unless the dtypes are equal
+        // (`copy-when-same-dtype`): one element function serves both.
+        match sem {
+            sem::CopyCastPredicated::Copy | sem::CopyCastPredicated::Cast => {
+                predicated::execute_tensor(self, s)
+            }
+        }
+    }
+    fn copy_predicated_scalar(
+        &mut self,
+        _: Row,
+        sem::CopyPredicatedScalar::CopyPredicatedScalar: sem::CopyPredicatedScalar,
+        s: &'a S3d3CpPredScalar,
+    ) -> Executed {
+        predicated::execute_scalar(self, s)
+    }
+    fn copy_cast(&mut self, _: Row, sem: sem::CopyCast, s: &'a S4d4Tr) -> Executed {
+        match sem {
+            sem::CopyCast::Copy | sem::CopyCast::Cast => copy_cast::execute(self, s, false),
+        }
+    }
+    fn reciprocal(
+        &mut self,
+        _: Row,
+        sem::Reciprocal::Reciprocal: sem::Reciprocal,
+        s: &'a S4d4Tr,
+    ) -> Executed {
+        copy_cast::execute(self, s, true)
+    }
+    fn memset(&mut self, _: Row, sem::Memset::Memset: sem::Memset, s: &'a D4Mr) -> Executed {
+        memset::execute(self, s)
+    }
+    fn dve_read_indices(&mut self, row: Row, _: sem::DveReadIndices, _: &'a D4Mr) -> Executed {
+        Err(not_executed(row)) // the MatchReplace8 index flops are not modelled yet (17b)
+    }
+    fn tensor_reduce(&mut self, row: Row, sem: sem::TensorReduce, s: &'a S4d4Tr) -> Executed {
+        use sem::TensorReduce as V;
+        let (bitvec, transpose) = match sem {
+            V::Arith | V::AddBf16 | V::MaxBf16 => (false, false),
+            V::Bitvec => (true, false),
+            V::TransposeArith => (false, true),
+            V::TransposeBitvec => (true, true),
+        };
+        reduce::execute(self, s, row, bitvec, transpose)
+    }
+    fn stream_shuffle(&mut self, row: Row, _: sem::StreamShuffle, _: &'a S4d4Tr) -> Executed {
+        Err(not_executed(row)) // the LoadMaskSelect table is not modelled yet (Q20)
+    }
+    fn stream_transpose(
+        &mut self,
+        _: Row,
+        sem::StreamTranspose::StreamTranspose: sem::StreamTranspose,
+        s: &'a S4d4Tr,
+    ) -> Executed {
+        stream_transpose::execute(self, s)
     }
 }

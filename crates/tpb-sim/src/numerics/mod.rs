@@ -18,12 +18,15 @@
 //!   (see [`canonical_nan`]), checked by `tests/numerics.rs` on committed fixtures.
 
 pub(crate) mod alu;
+// Issue 17a: TensorTensor / TensorReduce on INT64/UINT64.
 mod fp8_table;
+mod int64;
 mod minifloat;
 pub mod simd;
 
 pub use alu::{alu_arith, alu_bitvec, alu_int, alu_int_as};
 pub(crate) use alu::{max_num, min_num};
+pub use int64::{alu_bitvec64, alu_int64};
 
 use fp8_table::Fp8EncodeTable;
 use minifloat::Minifloat;

@@ -910,3 +910,415 @@ pub fn gen_range_select(w: &mut World) -> Vec<Instruction> {
     w.maybe_events(&mut i);
     vec![i]
 }
+
+// ---- the generator of each family -------------------------------------------------------
+
+/// A generator of valid random programs; the last instruction is the family's.
+pub type Make = fn(&mut World) -> Vec<Instruction>;
+
+/// The generator of a family. Exhaustive over `Family`: a new family does not build here
+/// until it has one, or says why it has none. Every test that runs generated programs
+/// (`dispatch`, `reference_equiv`, `no_panic`, `fault_atomicity`) takes its list from here.
+pub fn generator(f: opcode::Family) -> Option<Make> {
+    use opcode::Family;
+    Some(match f {
+        Family::TensorScalar => gen_tensor_scalar,
+        Family::PtrMulti => gen_ptr_multi,
+        Family::ImmLd => |w| vec![gen_imm_ld(w)],
+        Family::Iota => gen_iota,
+        Family::AffineSelect => gen_affine_select,
+        Family::TsSelect => gen_ts_select,
+        Family::RangeSelect => gen_range_select,
+        // No data, semaphores only: dispatch.rs checks its documented effect.
+        Family::EventSemaphore => return None,
+        // Refused by the table's exec column (dispatch.rs checks the refusal).
+        Family::BatchNormParamLoad | Family::MatchValueLoad => return None,
+        // Issue 17a.
+        Family::TensorTensor => gen_tensor_tensor,
+        Family::TensorTensorBf16 => gen_tensor_tensor_bf16,
+        Family::CopyCastPredicated => gen_copy_cast_predicated,
+        Family::CopyPredicatedScalar => gen_copy_predicated_scalar,
+        Family::CopyCast => gen_copy_cast,
+        Family::Reciprocal => gen_reciprocal,
+        Family::Memset => gen_memset,
+        Family::TensorReduce => gen_tensor_reduce,
+        Family::StreamTranspose => gen_stream_transpose,
+        // Refused by the table's exec column (the state they read is issue 17b's).
+        Family::DveReadIndices | Family::StreamShuffle => return None,
+        // Issue 18b. DMA and MEM_2D move bytes between HBM and on-chip memory: checked
+        // against their plain byte-walk references in tests/dma.rs and tests/dma_engines.rs.
+        Family::DmaMemcpy | Family::Mem2d => return None,
+        // Refused by the table's exec column (dispatch.rs checks the refusal).
+        Family::PseudoDma
+        | Family::PseudoExt
+        | Family::DmaIndirect
+        | Family::DmaTranspose
+        | Family::DmaGatherTranspose
+        | Family::DmaMemcpy2
+        | Family::DmaImmediate => return None,
+    })
+}
+
+/// Every family with a generator, and the generations its opcodes are defined on.
+pub fn generators() -> Vec<(opcode::Family, Make, Vec<Gen>)> {
+    opcode::Family::ALL
+        .iter()
+        .filter_map(|&f| {
+            let gens: Vec<Gen> = Gen::ALL
+                .into_iter()
+                .filter(|&g| {
+                    opcode::OPCODES
+                        .iter()
+                        .any(|r| r.family == f && r.gens.contains(g))
+                })
+                .collect();
+            generator(f).map(|m| (f, m, gens))
+        })
+        .collect()
+}
+
+// ---- issue 17a: the DVE/POOL compute families (isa-facts-dve-pool) --------------------------
+
+/// A contiguous, 4-byte aligned placement in SBUF from partition 0 (the bf16 pair's layout).
+fn contiguous<const N: usize>(nums: [u16; N], size: u32, off: u32) -> Place<N> {
+    let mut steps = [1i16; N];
+    let mut acc = 1i32;
+    for i in 0..N {
+        steps[i] = acc as i16;
+        acc *= i32::from(nums[i]);
+    }
+    Place {
+        space: Space::Sbuf,
+        p0: 0,
+        off,
+        steps,
+        nums,
+        size,
+    }
+}
+
+/// Three 3-D operands of one element count for S3S3D3_TT; the two sources share a start
+/// partition (so two SBUF sources share a quadrant, `tt_valid_partitions`).
+fn tt_operands(
+    w: &mut World,
+    n: u8,
+    (lo, hi, out): (Dtype, Dtype, Dtype),
+) -> (Tensor<3>, Tensor<3>, Tensor<3>) {
+    let count = w.rng.range(1, 24) as u64;
+    let size = |d: Dtype| d.size().unwrap() as u32;
+    let a = w.factor(count, 3);
+    let s0 = w.place([a[0], a[1], a[2]], size(lo), n, true);
+    let b = w.factor(count, 3);
+    let mut s1 = w.place([b[0], b[1], b[2]], size(hi), n, false);
+    s1.p0 = s0.p0;
+    let c = w.factor(count, 3);
+    let d = w.place([c[0], c[1], c[2]], size(out), n, size(out) == 4);
+    (w.tensor(&s0), w.tensor(&s1), w.tensor(&d))
+}
+
+pub fn gen_tensor_tensor(w: &mut World) -> Vec<Instruction> {
+    let n = w.channels();
+    let (opcode, op, dts) = match w.rng.below(3) {
+        0 => {
+            let d = w.dtype(&INTS);
+            let ops = [
+                AluOp::BITWISE_AND,
+                AluOp::BITWISE_OR,
+                AluOp::BITWISE_XOR,
+                AluOp::LOGICAL_SHIFT_LEFT,
+                AluOp::LOGICAL_SHIFT_RIGHT,
+            ];
+            (0x51, w.rng.pick(&ops), (d, d, d))
+        }
+        1 if w.gen != Gen::Sunda => {
+            let d = w.rng.pick(&[Dtype::INT32, Dtype::UINT32]);
+            let ops = if d == Dtype::INT32 {
+                [
+                    AluOp::ADD_INT,
+                    AluOp::SUBTRACT_INT,
+                    AluOp::MAX_INT,
+                    AluOp::IS_GT_INT,
+                ]
+            } else {
+                [
+                    AluOp::ADD_INT,
+                    AluOp::MULT_UINT,
+                    AluOp::MAX_UINT,
+                    AluOp::IS_LT_UINT,
+                ]
+            };
+            (0x41, w.rng.pick(&ops), (d, d, d))
+        }
+        _ => {
+            let ops = [
+                AluOp::ADD,
+                AluOp::SUBTRACT,
+                AluOp::MULT,
+                AluOp::MAX,
+                AluOp::MIN,
+                AluOp::IS_GE,
+                AluOp::ABSOLUTE_DIFF,
+                AluOp::LOGICAL_XOR,
+            ];
+            let d = (w.dtype(&PLAIN), w.dtype(&PLAIN), w.dtype(&PLAIN));
+            (0x41, w.rng.pick(&ops), d)
+        }
+    };
+    let (s0, s1, d) = tt_operands(w, n, dts);
+    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    if let Body::S3s3d3Tt(s) = &mut i.body {
+        s.in0_in1_dtype = DtypePair::new(dts.0, dts.1);
+        s.out_dtype = dts.2;
+        s.op = op;
+        s.num_active_channels = n;
+        s.src0_mem_pattern = s0;
+        s.src1_mem_pattern = s1;
+        s.dst_mem_pattern = d;
+    }
+    w.maybe_events(&mut i);
+    vec![i]
+}
+
+/// Sunda's bf16 trio: contiguous bf16 sources of an even count.
+pub fn gen_tensor_tensor_bf16(w: &mut World) -> Vec<Instruction> {
+    let n = w.channels();
+    let (opcode, op) = w.rng.pick(&[
+        (0x8A, AluOp::ADD),
+        (0x8B, AluOp::MULT),
+        (0x8F, AluOp::SUBTRACT),
+    ]);
+    let count = 2 * w.rng.range(1, 12) as u16;
+    let out = w.dtype(&FPS);
+    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    let (a, b) = (
+        contiguous([count, 1, 1], 2, 0),
+        contiguous([count, 1, 1], 2, 64),
+    );
+    let d = contiguous([count, 1, 1], out.size().unwrap() as u32, 128);
+    let (a, b, d) = (w.tensor(&a), w.tensor(&b), w.tensor(&d));
+    if let Body::S3s3d3Tt(s) = &mut i.body {
+        s.in0_in1_dtype = DtypePair::new(Dtype::BFLOAT16, Dtype::BFLOAT16);
+        s.out_dtype = out;
+        s.op = op;
+        s.num_active_channels = n;
+        s.src0_mem_pattern = a;
+        s.src1_mem_pattern = b;
+        s.dst_mem_pattern = d;
+    }
+    vec![i]
+}
+
+/// CopyPredicated (0x72) / CastPredicated (0x99).
+pub fn gen_copy_cast_predicated(w: &mut World) -> Vec<Instruction> {
+    let n = w.channels();
+    let pred = w.dtype(&INTS);
+    let data = w.dtype(&PLAIN);
+    let cast = w.rng.chance(0.5);
+    let out = if cast { w.dtype(&PLAIN) } else { data };
+    let (s0, s1, d) = tt_operands(w, n, (pred, data, out));
+    let mut i = Instruction::new(Opcode(if cast { 0x99 } else { 0x72 }), w.gen);
+    if let Body::S3s3d3Tt(s) = &mut i.body {
+        s.in0_in1_dtype = DtypePair::new(pred, data);
+        s.out_dtype = out;
+        s.op = AluOp::BYPASS;
+        s.num_active_channels = n;
+        s.src0_mem_pattern = s0;
+        s.src1_mem_pattern = s1;
+        s.dst_mem_pattern = d;
+    }
+    w.maybe_events(&mut i);
+    vec![i]
+}
+
+/// CopyPredicatedScalar (0xe8), inline scalars.
+pub fn gen_copy_predicated_scalar(w: &mut World) -> Vec<Instruction> {
+    let n = w.channels();
+    let pred = w.dtype(&INTS);
+    let dt = w.dtype(&PLAIN);
+    let size = dt.size().unwrap() as u32;
+    let count = w.rng.range(1, 24) as u64;
+    let a = w.factor(count, 3);
+    let p = w.place([a[0], a[1], a[2]], pred.size().unwrap() as u32, n, true);
+    let b = w.factor(count, 3);
+    let d = w.place([b[0], b[1], b[2]], size, n, size == 4);
+    let mask = if size == 4 {
+        u32::MAX
+    } else {
+        (1 << (8 * size)) - 1
+    };
+    let imm = w.rng.next() as u32 & mask;
+    let (p, d) = (w.tensor(&p), w.tensor(&d));
+    let mut i = Instruction::new(Opcode(0xE8), w.gen);
+    if let Body::S3d3CpPredScalar(s) = &mut i.body {
+        s.pred_mem_pattern = p;
+        s.pred_dtype = pred;
+        s.reversed_pred = w.rng.below(2) as u8;
+        s.num_active_channels = n;
+        s.in_dtype = dt;
+        s.out_dtype = dt;
+        s.src0_imm = ImmVal(imm);
+        s.dst_mem_pattern = d;
+    }
+    w.maybe_events(&mut i);
+    vec![i]
+}
+
+/// Copy (0x46) / Cast (0x47) / Reciprocal (0x48): `opcodes` are the family's.
+fn gen_s4d4_tr_elementwise(w: &mut World, opcodes: &[u8]) -> Vec<Instruction> {
+    let n = w.channels();
+    let opcode = w.rng.pick(opcodes);
+    let din = w.dtype(&PLAIN);
+    let dout = if opcode == 0x46 { din } else { w.dtype(&PLAIN) };
+    let count = w.rng.range(1, 24) as u64;
+    let a = w.factor(count, 4);
+    let s = w.place(
+        [a[0], a[1], a[2], a[3]],
+        din.size().unwrap() as u32,
+        n,
+        true,
+    );
+    let b = w.factor(count, 4);
+    let so = dout.size().unwrap() as u32;
+    let d = w.place([b[0], b[1], b[2], b[3]], so, n, so == 4);
+    let (s, d) = (w.tensor(&s), w.tensor(&d));
+    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    if let Body::S4d4Tr(t) = &mut i.body {
+        t.src_mem_pattern = s;
+        t.in_dtype = din;
+        t.out_dtype = dout;
+        t.num_active_channels = n;
+        t.op = AluOp::BYPASS;
+        t.dst_mem_pattern = d;
+    }
+    w.maybe_events(&mut i);
+    vec![i]
+}
+
+pub fn gen_copy_cast(w: &mut World) -> Vec<Instruction> {
+    gen_s4d4_tr_elementwise(w, &[0x46, 0x47])
+}
+
+pub fn gen_reciprocal(w: &mut World) -> Vec<Instruction> {
+    gen_s4d4_tr_elementwise(w, &[0x48])
+}
+
+pub fn gen_memset(w: &mut World) -> Vec<Instruction> {
+    let n = w.channels();
+    let dt = w.dtype(&PLAIN);
+    let size = dt.size().unwrap() as u32;
+    let count = w.rng.range(1, 24) as u64;
+    let a = w.factor(count, 4);
+    let d = w.place([a[0], a[1], a[2], a[3]], size, n, size == 4);
+    let mask = if size == 4 {
+        u32::MAX
+    } else {
+        (1 << (8 * size)) - 1
+    };
+    let v = w.rng.next() as u32 & mask;
+    let d = w.tensor(&d);
+    let mut i = Instruction::new(Opcode(0x49), w.gen);
+    if let Body::D4Mr(s) = &mut i.body {
+        s.dst_element_count = count as u32;
+        s.dtype = dt;
+        s.num_active_channels = n;
+        s.set_value = v;
+        s.dst_mem_pattern = d;
+    }
+    w.maybe_events(&mut i);
+    vec![i]
+}
+
+/// The TensorReduce family: 0x42/0x52/0x83/0x84, and sunda's 0x8c/0x8d.
+pub fn gen_tensor_reduce(w: &mut World) -> Vec<Instruction> {
+    let mut opcodes = vec![0x42u8, 0x52, 0x83, 0x84];
+    if w.gen == Gen::Sunda {
+        opcodes.extend([0x8C, 0x8D]);
+    }
+    let opcode = w.rng.pick(&opcodes);
+    let transpose = matches!(opcode, 0x83 | 0x84);
+    let bitvec = matches!(opcode, 0x52 | 0x84);
+    let n = if transpose { 32 } else { w.channels() };
+    let (din, dout, op) = match opcode {
+        0x8C => (Dtype::BFLOAT16, Dtype::FP32, AluOp::ADD),
+        0x8D => (Dtype::BFLOAT16, w.dtype(&FPS), AluOp::MAX),
+        _ if bitvec => {
+            let d = w
+                .rng
+                .pick(&[Dtype::UINT8, Dtype::UINT16, Dtype::UINT32, Dtype::INT32]);
+            let op = w
+                .rng
+                .pick(&[AluOp::BITWISE_OR, AluOp::BITWISE_AND, AluOp::BITWISE_XOR]);
+            (d, d, op)
+        }
+        _ => (
+            w.dtype(&PLAIN),
+            w.dtype(&FPS),
+            w.rng
+                .pick(&[AluOp::ADD, AluOp::MAX, AluOp::MIN, AluOp::MULT]),
+        ),
+    };
+    let (nums, op_dim, kept): ([u16; 4], TensorSubdim, u16) = if transpose {
+        let k = w.rng.range(1, 3) as u16;
+        ([32, k, 1, 1], TensorSubdim::X, k)
+    } else if matches!(opcode, 0x8C | 0x8D) {
+        let k = w.rng.range(1, 4) as u16;
+        ([2 * w.rng.range(1, 6) as u16, k, 1, 1], TensorSubdim::X, k)
+    } else {
+        let (a, b, c) = (
+            w.rng.range(1, 5) as u16,
+            w.rng.range(1, 4) as u16,
+            w.rng.range(1, 4) as u16,
+        );
+        if w.rng.chance(0.5) {
+            ([a, b, c, 1], TensorSubdim::X, b * c)
+        } else {
+            ([a, b, c, 1], TensorSubdim::XY, c)
+        }
+    };
+    let si = din.size().unwrap() as u32;
+    let src = if matches!(opcode, 0x8C | 0x8D) {
+        contiguous(nums, si, 4 * w.rng.below(8) as u32)
+    } else {
+        w.place(nums, si, n, true)
+    };
+    let so = dout.size().unwrap() as u32;
+    let dst = w.place([kept, 1, 1, 1], so, n, so == 4);
+    let (src, dst) = (w.tensor(&src), w.tensor(&dst));
+    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    if let Body::S4d4Tr(t) = &mut i.body {
+        t.src_mem_pattern = src;
+        t.in_dtype = din;
+        t.out_dtype = dout;
+        t.num_active_channels = n;
+        t.negated = u8::from(!bitvec && w.rng.chance(0.5));
+        t.op = op;
+        t.op_dim = op_dim;
+        t.dst_mem_pattern = dst;
+    }
+    w.maybe_events(&mut i);
+    vec![i]
+}
+
+/// StreamTranspose (0x6b): 32 or 64 channels, whole 32-element blocks.
+pub fn gen_stream_transpose(w: &mut World) -> Vec<Instruction> {
+    let n = w.rng.pick(&[32u8, 64]);
+    let dt = w.dtype(&PLAIN);
+    let size = dt.size().unwrap() as u32;
+    let blocks = w.rng.range(1, 2) as u16;
+    let src = w.place([32, blocks, 1, 1], size, n, true);
+    let dcount = 32 * blocks - w.rng.below(8) as u16;
+    let dst = w.place([dcount, 1, 1, 1], size, n, size == 4);
+    let (src, dst) = (w.tensor(&src), w.tensor(&dst));
+    let mut i = Instruction::new(Opcode(0x6B), w.gen);
+    if let Body::S4d4Tr(t) = &mut i.body {
+        t.src_mem_pattern = src;
+        t.in_dtype = dt;
+        t.out_dtype = dt;
+        t.num_active_channels = n;
+        t.op = AluOp::BYPASS;
+        t.mask_enable = w.rng.below(2) as u8;
+        t.dst_mem_pattern = dst;
+    }
+    w.maybe_events(&mut i);
+    vec![i]
+}

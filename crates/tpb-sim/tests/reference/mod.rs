@@ -371,6 +371,24 @@ pub fn step(st: &mut RefState, inst: &Instruction, strict: bool) -> Result<Vec<R
         Body::S3d3Ts(s) => tensor_scalar(st, &mut after_wait, s, op, &mut warns, strict)?,
         Body::S3d3TsSelect(s) => ts_select(st, &mut after_wait, s, &mut warns, strict)?,
         Body::S2d2Rs(s) => range_select(st, &mut after_wait, s, &mut warns, strict)?,
+        // Issue 17a.
+        Body::S3s3d3Tt(s) if matches!(op, 0x72 | 0x99) => {
+            copy_cast_predicated_ref(st, &mut after_wait, s, &mut warns, strict)?
+        }
+        Body::S3s3d3Tt(s) => tensor_tensor_ref(st, &mut after_wait, s, op, &mut warns, strict)?,
+        Body::S3d3CpPredScalar(s) => {
+            copy_predicated_scalar_ref(st, &mut after_wait, s, &mut warns, strict)?
+        }
+        Body::S4d4Tr(s) if matches!(op, 0x46..=0x48) => {
+            copy_cast_ref(st, &mut after_wait, s, op, &mut warns, strict)?
+        }
+        Body::S4d4Tr(s) if op == 0x6B => {
+            stream_transpose_ref(st, &mut after_wait, s, &mut warns, strict)?
+        }
+        Body::S4d4Tr(s) if matches!(op, 0x42 | 0x52 | 0x83 | 0x84 | 0x8C | 0x8D) => {
+            tensor_reduce_ref(st, &mut after_wait, s, op, &mut warns, strict)?
+        }
+        Body::D4Mr(s) if op == 0x49 => memset_ref(st, &mut after_wait, s)?,
         _ => return Err(RefFault::Unsupported),
     }
     events_after(&mut after_wait, &inst.events)?;
@@ -856,6 +874,310 @@ fn range_select(
                 from_f32(dout, fill, &pre.fp8)
             };
             wr(st, &dst, c, k, out);
+        }
+    }
+    Ok(())
+}
+
+// ---- issue 17a: the DVE/POOL compute families, written from the fact sheet's pseudo-code
+// (isa-facts-dve-pool §1.5, §2.4, §3.4, §4.4, §5, §6.4, §7.4, §15) ---------------------------
+
+/// The low `size` bytes of `v`.
+fn low(v: u32, size: usize) -> u32 {
+    if size >= 4 {
+        v
+    } else {
+        v & ((1 << (8 * size)) - 1)
+    }
+}
+
+/// Reads every element of `o` over `n` channels, noting uninitialised reads.
+fn rd_all(pre: &RefState, o: &Opnd, n: u64, warns: &mut Vec<RefWarn>) -> Vec<Vec<u32>> {
+    let mut uninit = false;
+    let v = (0..n)
+        .map(|c| {
+            (0..o.count())
+                .map(|k| rd(pre, o, c, k, &mut uninit))
+                .collect()
+        })
+        .collect();
+    if uninit {
+        warns.push(RefWarn::Uninit);
+    }
+    v
+}
+
+/// Cast (§4.4): raw when the dtypes are equal, else through FP32.
+fn cast(pre: &RefState, a: Dtype, b: Dtype, x: u32) -> u32 {
+    if a == b {
+        x
+    } else {
+        from_f32(b, to_f32(a, x, &pre.fp8), &pre.fp8)
+    }
+}
+
+/// TensorTensor (0x41/0x51) and sunda's trio (0x8a/0x8b/0x8f).
+pub(crate) fn tensor_tensor_ref(
+    pre: &RefState,
+    st: &mut RefState,
+    s: &wire::S3s3d3Tt,
+    op: u8,
+    warns: &mut Vec<RefWarn>,
+    strict: bool,
+) -> Result<(), RefFault> {
+    let n = u64::from(s.num_active_channels);
+    let (lo, hi, out) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi(), s.out_dtype);
+    let bf16 = matches!(op, 0x8A | 0x8B | 0x8F);
+    let (in0, in1) = if bf16 {
+        (Dtype::BFLOAT16, Dtype::BFLOAT16)
+    } else {
+        (lo, hi)
+    };
+    let a = operand(pre, &s.src0_mem_pattern, in0, false, true, n)?;
+    let b = operand(pre, &s.src1_mem_pattern, in1, false, true, n)?;
+    let d = operand(pre, &s.dst_mem_pattern, out, true, true, n)?;
+    if a.count() != b.count() || a.count() != d.count() {
+        return Err(RefFault::Address);
+    }
+    let (xa, xb) = (rd_all(pre, &a, n, warns), rd_all(pre, &b, n, warns));
+    let mut vals = vec![vec![0u32; a.count() as usize]; n as usize];
+    for c in 0..n as usize {
+        for k in 0..a.count() as usize {
+            let (x, y) = (xa[c][k], xb[c][k]);
+            vals[c][k] = if op == 0x51 {
+                num(alu_bitvec(s.op, x, y, 8 * size_of(out) as u32))?
+            } else if s.op.is_valid_int_aluop() {
+                let signed = matches!(lo, Dtype::INT8 | Dtype::INT16 | Dtype::INT32);
+                let (xi, yi) = (
+                    if signed { sext(lo, x) } else { x },
+                    if signed { sext(hi, y) } else { y },
+                );
+                low(num(alu_int_as(s.op, xi, yi, signed))?, size_of(out))
+            } else {
+                let r = alu_arith(s.op, to_f32(in0, x, &pre.fp8), to_f32(in1, y, &pre.fp8))
+                    .map_err(|_| RefFault::Unsupported)?;
+                from_f32(out, r, &pre.fp8)
+            };
+        }
+    }
+    gate(warns, strict)?;
+    for c in 0..n {
+        for k in 0..d.count() {
+            wr(st, &d, c, k, vals[c as usize][k as usize]);
+        }
+    }
+    Ok(())
+}
+
+/// CopyPredicated / CastPredicated (§2.4): merge where the predicate is zero.
+pub(crate) fn copy_cast_predicated_ref(
+    pre: &RefState,
+    st: &mut RefState,
+    s: &wire::S3s3d3Tt,
+    warns: &mut Vec<RefWarn>,
+    strict: bool,
+) -> Result<(), RefFault> {
+    let n = u64::from(s.num_active_channels);
+    let (lo, hi, out) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi(), s.out_dtype);
+    let p = operand(pre, &s.src0_mem_pattern, lo, false, true, n)?;
+    let x = operand(pre, &s.src1_mem_pattern, hi, false, true, n)?;
+    let d = operand(pre, &s.dst_mem_pattern, out, true, true, n)?;
+    if p.count() != x.count() || p.count() != d.count() {
+        return Err(RefFault::Address);
+    }
+    let (pv, xv) = (rd_all(pre, &p, n, warns), rd_all(pre, &x, n, warns));
+    gate(warns, strict)?;
+    for c in 0..n {
+        for k in 0..d.count() {
+            let (c_, k_) = (c as usize, k as usize);
+            if pv[c_][k_] != 0 {
+                wr(st, &d, c, k, cast(pre, hi, out, xv[c_][k_]));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// CopyPredicatedScalar (§3.4), inline scalar: written where `(pred != 0) == reversed`.
+pub(crate) fn copy_predicated_scalar_ref(
+    pre: &RefState,
+    st: &mut RefState,
+    s: &wire::S3d3CpPredScalar,
+    warns: &mut Vec<RefWarn>,
+    strict: bool,
+) -> Result<(), RefFault> {
+    if s.src0_imm_src != ImmSrc::INSTRUCTION {
+        return Err(RefFault::Unsupported);
+    }
+    let n = u64::from(s.num_active_channels);
+    let p = operand(pre, &s.pred_mem_pattern, s.pred_dtype, false, true, n)?;
+    let d = operand(pre, &s.dst_mem_pattern, s.out_dtype, true, true, n)?;
+    if p.count() != d.count() {
+        return Err(RefFault::Address);
+    }
+    let pv = rd_all(pre, &p, n, warns);
+    gate(warns, strict)?;
+    let v = low(s.src0_imm.0, size_of(s.out_dtype));
+    for c in 0..n {
+        for k in 0..d.count() {
+            if (pv[c as usize][k as usize] != 0) == (s.reversed_pred != 0) {
+                wr(st, &d, c, k, v);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Copy / Cast / Reciprocal (§4.4, §5).
+pub(crate) fn copy_cast_ref(
+    pre: &RefState,
+    st: &mut RefState,
+    s: &wire::S4d4Tr,
+    op: u8,
+    warns: &mut Vec<RefWarn>,
+    strict: bool,
+) -> Result<(), RefFault> {
+    let n = u64::from(s.num_active_channels);
+    let x = operand(pre, &s.src_mem_pattern, s.in_dtype, false, true, n)?;
+    let d = operand(pre, &s.dst_mem_pattern, s.out_dtype, true, true, n)?;
+    if x.count() != d.count() {
+        return Err(RefFault::Address);
+    }
+    let xv = rd_all(pre, &x, n, warns);
+    gate(warns, strict)?;
+    for c in 0..n {
+        for k in 0..d.count() {
+            let v = xv[c as usize][k as usize];
+            let out = if op == 0x48 {
+                let r = alu_arith(AluOp::DIVIDE, 1.0, to_f32(s.in_dtype, v, &pre.fp8))
+                    .map_err(|_| RefFault::Unsupported)?;
+                from_f32(s.out_dtype, r, &pre.fp8)
+            } else {
+                cast(pre, s.in_dtype, s.out_dtype, v)
+            };
+            wr(st, &d, c, k, out);
+        }
+    }
+    Ok(())
+}
+
+/// Memset (§6.4).
+pub(crate) fn memset_ref(
+    pre: &RefState,
+    st: &mut RefState,
+    s: &wire::D4Mr,
+) -> Result<(), RefFault> {
+    let n = u64::from(s.num_active_channels);
+    let d = operand(pre, &s.dst_mem_pattern, s.dtype, true, true, n)?;
+    let v = low(s.set_value, size_of(s.dtype));
+    for c in 0..n {
+        for k in 0..d.count() {
+            wr(st, &d, c, k, v);
+        }
+    }
+    Ok(())
+}
+
+/// The TensorReduce family (§7.4, Q9, Q10): groups of the reduced slots, folded in element
+/// order; 0x83/0x84 move the source as StreamTranspose first.
+pub(crate) fn tensor_reduce_ref(
+    pre: &RefState,
+    st: &mut RefState,
+    s: &wire::S4d4Tr,
+    op: u8,
+    warns: &mut Vec<RefWarn>,
+    strict: bool,
+) -> Result<(), RefFault> {
+    let n = u64::from(s.num_active_channels);
+    let x = operand(pre, &s.src_mem_pattern, s.in_dtype, false, true, n)?;
+    let d = operand(pre, &s.dst_mem_pattern, s.out_dtype, true, true, n)?;
+    let slots = match s.op_dim {
+        TensorSubdim::X => 1,
+        TensorSubdim::XY => 2,
+        TensorSubdim::XYZ => 3,
+        TensorSubdim::XYZW => 4,
+        _ => return Err(RefFault::Unsupported),
+    };
+    let group: u64 = s.src_mem_pattern.num_elem[..slots]
+        .iter()
+        .map(|&m| u64::from(m))
+        .product();
+    let count = x.count();
+    if d.count() * group != count {
+        return Err(RefFault::Address);
+    }
+    let mut xv = rd_all(pre, &x, n, warns);
+    if matches!(op, 0x83 | 0x84) {
+        if n % 32 != 0 || count % 32 != 0 {
+            return Err(RefFault::Address);
+        }
+        let src = xv.clone();
+        for ch in 0..n as usize {
+            for k in 0..count as usize {
+                xv[ch][k] = src[32 * (ch / 32) + k % 32][32 * (k / 32) + ch % 32];
+            }
+        }
+    }
+    let bitvec = matches!(op, 0x52 | 0x84);
+    let mut vals = vec![vec![0u32; d.count() as usize]; n as usize];
+    for c in 0..n as usize {
+        for j in 0..d.count() as usize {
+            let g = &xv[c][j * group as usize..(j + 1) * group as usize];
+            vals[c][j] = if bitvec {
+                let bits = 8 * size_of(s.in_dtype) as u32;
+                let mut acc = g[0];
+                for &e in &g[1..] {
+                    acc = num(alu_bitvec(s.op, acc, e, bits))?;
+                }
+                acc
+            } else {
+                let mut acc = to_f32(s.in_dtype, g[0], &pre.fp8);
+                for &e in &g[1..] {
+                    acc = alu_arith(s.op, acc, to_f32(s.in_dtype, e, &pre.fp8))
+                        .map_err(|_| RefFault::Unsupported)?;
+                }
+                if s.negated != 0 {
+                    acc = -acc;
+                }
+                from_f32(s.out_dtype, acc, &pre.fp8)
+            };
+        }
+    }
+    gate(warns, strict)?;
+    for c in 0..n {
+        for k in 0..d.count() {
+            wr(st, &d, c, k, vals[c as usize][k as usize]);
+        }
+    }
+    Ok(())
+}
+
+/// StreamTranspose (§15, Q21): `dst[32g+e][32b+c] = src[32g+c][32b+e]`.
+pub(crate) fn stream_transpose_ref(
+    pre: &RefState,
+    st: &mut RefState,
+    s: &wire::S4d4Tr,
+    warns: &mut Vec<RefWarn>,
+    strict: bool,
+) -> Result<(), RefFault> {
+    let n = u64::from(s.num_active_channels);
+    let x = operand(pre, &s.src_mem_pattern, s.in_dtype, false, true, n)?;
+    let d = operand(pre, &s.dst_mem_pattern, s.out_dtype, true, true, n)?;
+    if n % 32 != 0 || x.count() % 32 != 0 || d.count() > x.count() {
+        return Err(RefFault::Address);
+    }
+    let xv = rd_all(pre, &x, n, warns);
+    gate(warns, strict)?;
+    for ch in 0..n {
+        for k in 0..d.count() {
+            let (g, e, b, c) = (ch / 32, ch % 32, k / 32, k % 32);
+            wr(
+                st,
+                &d,
+                ch,
+                k,
+                xv[(32 * g + c) as usize][(32 * b + e) as usize],
+            );
         }
     }
     Ok(())

@@ -326,7 +326,7 @@ pub fn opcode_summary(op: Opcode, gen: Gen) -> String {
         );
     };
     let engine = r.engine.describe();
-    let maintenance = r.maintenance.describe();
+    let maintenance = r.maintenance.describe_on(gen);
     format!(
         "{} = {} {:#04x}, struct {}, {engine}, {maintenance}",
         r.mnemonic,

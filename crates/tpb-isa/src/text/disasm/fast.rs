@@ -21,6 +21,7 @@ use crate::tables::{
 use crate::text::schema::{always_printed_any, for_each_enum_field, CHANNELS_FIELD, OPCODE_FIELD};
 use crate::wire::addr8::addr8_text;
 use crate::wire::descriptor::f32_text;
+use crate::wire::descriptor::{INDIRECT_HOLES, INDIRECT_SEPARATOR};
 use crate::wire::{
     Addr4, AddrForm, Body, Bytes, Data4d, DtypePair, F32Bits, Field, FieldVisitor, ImmVal,
     Instruction, Tensor,
@@ -258,7 +259,7 @@ fn raw_bytes<T: 'static, S: Sink>(v: &T, out: &mut Line<'_, S>) -> bool {
             } )*
         };
     }
-    sizes!(1, 2, 3, 4, 5, 9, 15, 20, 30, 32, 48, 52);
+    sizes!(1, 2, 3, 4, 5, 6, 9, 15, 16, 20, 30, 32, 48, 52);
     false
 }
 
@@ -284,8 +285,16 @@ fn tensor<const N: usize, S: Sink>(
         }
         _ => address(addr, gen, out),
     }
+    let holes = match t.indirect_addr() {
+        Some(second) => {
+            out.byte(INDIRECT_SEPARATOR as u8);
+            address(second, gen, out);
+            INDIRECT_HOLES
+        }
+        None => 0,
+    };
     out.byte(b':');
-    pairs(&t.step_elem, &t.num_elem, out);
+    pairs_holes(&t.step_elem, &t.num_elem, holes, out);
 }
 
 /// `Addr4::to_text`.
@@ -313,10 +322,20 @@ fn address<S: Sink>(addr: Addr4, gen: Gen, out: &mut Line<'_, S>) {
 /// `[[step,num],…]`.
 #[inline(always)]
 fn pairs<S: Sink>(steps: &[i16], nums: &[u16], out: &mut Line<'_, S>) {
+    pairs_holes(steps, nums, 0, out)
+}
+
+/// `[[step,num],…]` with the first `holes` steps written `_` (`pairs_text_holes`).
+#[inline(always)]
+fn pairs_holes<S: Sink>(steps: &[i16], nums: &[u16], holes: usize, out: &mut Line<'_, S>) {
     out.byte(b'[');
     for (i, (s, n)) in steps.iter().zip(nums).enumerate() {
         out.put(if i == 0 { "[" } else { ",[" });
-        out.signed(i32::from(*s));
+        if i < holes {
+            out.byte(b'_');
+        } else {
+            out.signed(i32::from(*s));
+        }
         out.byte(b',');
         out.dec(u32::from(*n));
         out.byte(b']');

@@ -11,8 +11,7 @@ mod plain;
 
 use crate::gen::Gen;
 use crate::opcode::{AluClass, Form as ScalarForm};
-use crate::tables::ImmSrc;
-use crate::wire::{Body, Instruction};
+use crate::wire::Instruction;
 
 /// Prints `inst` as one canonical line for `gen`; [`asm`](super::asm) reads it back to the
 /// same 64 bytes.
@@ -65,27 +64,12 @@ pub fn disasm_plain(inst: &Instruction, gen: Gen) -> String {
 }
 
 /// Whether an immediate is an FP32 value in this instruction (so it reads better as a float):
-/// TensorScalarArith immediates and RangeSelect bounds taken from the instruction itself.
-/// (TensorScalarPtr's immediates are always pointers, isa-facts §7.)
+/// the field is declared `[fp32 when SRC]` in its `wire_struct!` (TensorScalar's immediates,
+/// RangeSelect's bounds) and says it is carried by the instruction, and the opcode does not
+/// make it an integer (a bit-vector op) or a pointer (TensorScalarPtr, isa-facts §7).
 fn imm_is_fp32(inst: &Instruction, field: &str) -> bool {
-    match &inst.body {
-        Body::S3d3Ts(s)
-            if inst
-                .opcode()
-                .row()
-                .is_some_and(|r| r.alu == AluClass::Arith && r.form == ScalarForm::Immediate) =>
-        {
-            match field {
-                "imm0" => s.imm0_src == ImmSrc::INSTRUCTION,
-                "imm1" => s.imm1_src == ImmSrc::INSTRUCTION,
-                _ => false,
-            }
-        }
-        Body::S2d2Rs(s) => match field {
-            "bound0" => s.bound0_src == ImmSrc::INSTRUCTION,
-            "bound1" => s.bound1_src == ImmSrc::INSTRUCTION,
-            _ => false,
-        },
-        _ => false,
-    }
+    inst.opcode()
+        .row()
+        .is_some_and(|r| r.alu != AluClass::Bitvec && r.form != ScalarForm::Pointer)
+        && inst.body.fp32_field(field)
 }

@@ -99,6 +99,11 @@ fn write_tensor(f: &dyn FieldDyn, gen: Gen, channels: Option<u8>, out: &mut Stri
         let Some(t) = f.as_any().downcast_ref::<Tensor<N>>() else {
             return false;
         };
+        if t.indirect_addr().is_some() {
+            // Two addresses, no channel fold: the field's own text form.
+            out.push_str(&t.to_text(gen));
+            return true;
+        }
         let addr = t.start_addr;
         match (channels, addr.locate(gen)) {
             (Some(n), Some((space, p, off))) => {

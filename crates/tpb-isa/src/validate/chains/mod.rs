@@ -5,6 +5,13 @@
 
 mod affine_select;
 pub(crate) mod dma;
+// Issue 17a (isa-facts-dve-pool).
+mod cp_pred_scalar;
+mod d4_mr;
+mod s3s3d3_tt;
+mod s4d4_tr;
+pub use d4_mr::{memset_value_fits, SERIAL_MODE_SERIAL};
+pub use s4d4_tr::{is_tensor_reduce_int_op, reduced_slots};
 mod event_semaphore;
 mod imm_ld;
 mod immediates;
@@ -24,6 +31,7 @@ use crate::wire::{
     PseudoDmaDirect2d, PseudoDmaExt, S2Bn, S2d2Rs, S2d2TsAs, S3d3Ts, S3d3TsSelect, S4d4Tsm, View,
     Viewed,
 };
+use crate::wire::{D4Mr, S3d3CpPredScalar, S3s3d3Tt, S4d4Tr};
 use Confidence::{Assumed, Observed};
 
 rule!(
@@ -191,6 +199,55 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
     }
     fn mem2d(&mut self, row: Row, _: sem::Mem2d, s: View<'a, Mem2d>) -> Flow {
         dma::check_mem2d(self.cx, row, &s.owned())
+    }
+    // Issue 17a: the chains read the owned struct (one load of the 52 body bytes).
+    fn tensor_tensor(&mut self, row: Row, _: sem::TensorTensor, s: View<'a, S3s3d3Tt>) -> Flow {
+        s3s3d3_tt::check(self.cx, row, &s.owned())
+    }
+    fn tensor_tensor_bf16(
+        &mut self,
+        row: Row,
+        _: sem::TensorTensorBf16,
+        s: View<'a, S3s3d3Tt>,
+    ) -> Flow {
+        s3s3d3_tt::check(self.cx, row, &s.owned())
+    }
+    fn copy_cast_predicated(
+        &mut self,
+        row: Row,
+        _: sem::CopyCastPredicated,
+        s: View<'a, S3s3d3Tt>,
+    ) -> Flow {
+        s3s3d3_tt::check(self.cx, row, &s.owned())
+    }
+    fn copy_predicated_scalar(
+        &mut self,
+        _: Row,
+        _: sem::CopyPredicatedScalar,
+        s: View<'a, S3d3CpPredScalar>,
+    ) -> Flow {
+        cp_pred_scalar::check(self.cx, &s.owned())
+    }
+    fn copy_cast(&mut self, row: Row, _: sem::CopyCast, s: View<'a, S4d4Tr>) -> Flow {
+        s4d4_tr::check(self.cx, row, &s.owned())
+    }
+    fn reciprocal(&mut self, row: Row, _: sem::Reciprocal, s: View<'a, S4d4Tr>) -> Flow {
+        s4d4_tr::check(self.cx, row, &s.owned())
+    }
+    fn memset(&mut self, row: Row, _: sem::Memset, s: View<'a, D4Mr>) -> Flow {
+        d4_mr::check(self.cx, row, &s.owned())
+    }
+    fn dve_read_indices(&mut self, row: Row, _: sem::DveReadIndices, s: View<'a, D4Mr>) -> Flow {
+        d4_mr::check(self.cx, row, &s.owned())
+    }
+    fn tensor_reduce(&mut self, row: Row, _: sem::TensorReduce, s: View<'a, S4d4Tr>) -> Flow {
+        s4d4_tr::check(self.cx, row, &s.owned())
+    }
+    fn stream_shuffle(&mut self, row: Row, _: sem::StreamShuffle, s: View<'a, S4d4Tr>) -> Flow {
+        s4d4_tr::check(self.cx, row, &s.owned())
+    }
+    fn stream_transpose(&mut self, row: Row, _: sem::StreamTranspose, s: View<'a, S4d4Tr>) -> Flow {
+        s4d4_tr::check(self.cx, row, &s.owned())
     }
 }
 

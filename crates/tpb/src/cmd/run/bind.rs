@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `.in` | `--in` | `FILE.npy@REGION` |
 //! | `.out` | `--out` | `REGION@FILE.npy` |
-//! | `.reg` | `--reg` | `N=VALUE` (`.reg N VALUE` also works) |
+//! | `.reg` | `--reg` | `N=VALUE` (`N VALUE`, `rN`, `reg[N]` too: `tpb_isa::text::directive`) |
 //! | `.expect` | `--expect` | `REGION == FILE.npy` or `REGION == [v0, v1, …]` |
 //! | `.show` | `--show` | `REGION [ROWSxCOLS] [mark=VALUE]` |
 //! | `.dtype` | `--dtype` | `DTYPE` |
@@ -12,10 +12,8 @@
 //! Whitespace around `@`, `==` and `=` is allowed. Paths are kept as written here; the
 //! caller resolves them (see [`Paths`]).
 
-use super::value::parse_register_value;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use tpb_isa::geometry::NUM_REGISTERS;
 use tpb_isa::Dtype;
 use tpb_sim::region::{parse_dtype, parse_number as number, RegionSpec};
 
@@ -133,24 +131,9 @@ pub fn parse(kind: &str, text: &str, paths: Paths<'_>) -> Result<Binding, String
             })
         }
         "reg" => {
-            let (n, v) = text
-                .split_once('=')
-                .or_else(|| text.split_once(char::is_whitespace))
-                .ok_or("expected N=VALUE, e.g. 7=-3.4028235e38")?;
-            let n = n.trim();
-            let digits = n
-                .strip_prefix(['r', 'R'])
-                .unwrap_or(n)
-                .trim_start_matches('[')
-                .trim_end_matches(']');
-            let index = number(digits)
-                .filter(|&i| i < u64::from(NUM_REGISTERS))
-                .ok_or_else(|| format!("`{n}` is not a register number 0..{NUM_REGISTERS}"))?
-                as usize;
-            Ok(Binding::Reg {
-                index,
-                value: parse_register_value(v)?,
-            })
+            // The one `.reg` parser, shared with the Python binding's `Machine.run`.
+            let (index, value) = tpb_isa::text::directive::parse_reg(text)?;
+            Ok(Binding::Reg { index, value })
         }
         "expect" => {
             let (region, rhs) = text
@@ -272,7 +255,12 @@ mod tests {
             parse("out", "sbuf[p0..2]:fp32:2@x.npy", paths()).unwrap(),
             Binding::Out { file, .. } if file == Path::new("out/x.npy")
         ));
-        for t in ["7=-3.4028235e38", "r7 = -3.4028235e38", "7 -3.4028235e38"] {
+        for t in [
+            "7=-3.4028235e38",
+            "r7 = -3.4028235e38",
+            "7 -3.4028235e38",
+            "reg[7] = -3.4028235e38",
+        ] {
             assert_eq!(
                 parse("reg", t, paths()).unwrap(),
                 Binding::Reg {

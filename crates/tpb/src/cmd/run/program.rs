@@ -309,6 +309,36 @@ impl Program {
         })
     }
 
+    /// A program built elsewhere (the kernel layer's emitted program): each instruction's
+    /// text is its disassembly followed by `  # note` when `notes[i]` is not empty (the
+    /// kernel source line that emitted it), so reports and timelines name it.
+    pub fn from_parts(
+        name: &str,
+        gen: Gen,
+        insts: Vec<Instruction>,
+        engines: Vec<EngineId>,
+        notes: &[String],
+    ) -> Program {
+        let mut sources = Sources::default();
+        for (i, inst) in insts.iter().enumerate() {
+            let text = disasm(inst, gen);
+            match notes.get(i).filter(|n| !n.is_empty()) {
+                Some(n) => sources.push(&format!("{text}  # {n}")),
+                None => sources.push(&text),
+            }
+        }
+        Program {
+            name: name.into(),
+            gen,
+            insts,
+            lines: Vec::new(),
+            sources,
+            engines,
+            directives: Vec::new(),
+            dir: PathBuf::new(),
+        }
+    }
+
     /// A program with no instructions (only `--queue` files), for `gen_flag`.
     pub fn empty(gen_flag: Option<Gen>) -> Program {
         Program {
@@ -331,8 +361,9 @@ impl Program {
         }
         .open()?;
         for inst in loaded.decode_all(self.gen)? {
-            if let Home::Only(h) = home(&inst, self.gen) {
-                if h != engine {
+            let at_home = home(&inst, self.gen);
+            if let Home::Only(h) | Home::Either(h, _) = at_home {
+                if !at_home.allows(engine) {
                     return Err(CliError::Msg(format!(
                         "--queue {}={}: bundle #{} ({}) runs on {h} (opcode table), not on {engine}",
                         engine.name(),

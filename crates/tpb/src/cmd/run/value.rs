@@ -8,33 +8,12 @@
 //! float dtype, except that an integer literal must be an fp32 exactly and a nonzero literal
 //! may not underflow to zero; NaN has many encodings, so it is written by its bits.
 
-use tpb_isa::wire::descriptor::{f32_text, ImmVal};
-use tpb_isa::wire::Field;
-use tpb_isa::{Dtype, Gen};
+use tpb_isa::wire::descriptor::f32_text;
+use tpb_isa::Dtype;
 use tpb_sim::numerics::{from_f32, to_f32, Fp8Config};
 
-/// Parses a register value as the instruction immediates are written: `0x` bits, an
-/// integer (a negative one gives its 32-bit two's complement) or an fp32 literal (with a
-/// `.`, an `e`, `inf` or `nan`), stored as its FP32 bits (decisions §3.4). A finite literal
-/// too large for fp32 is an error rather than a silent infinity.
-pub fn parse_register_value(s: &str) -> Result<u32, String> {
-    let t = s.trim();
-    let bits = ImmVal::parse_text(t, Gen::default())
-        .map_err(|e| format!("{e}; expected an integer, 0x bits or an fp32 literal"))?
-        .0;
-    check_no_overflow(t, bits)?;
-    Ok(bits)
-}
-
-/// An fp32 literal that overflowed to infinity without saying `inf`.
-fn check_no_overflow(text: &str, bits: u32) -> Result<(), String> {
-    let l = text.to_ascii_lowercase();
-    let looks_float = !l.starts_with("0x") && !l.starts_with("-0x");
-    if looks_float && f32::from_bits(bits).is_infinite() && !l.contains("inf") {
-        return Err(format!("`{text}` is beyond the fp32 range"));
-    }
-    Ok(())
-}
+use tpb_isa::text::directive::check_no_overflow;
+pub use tpb_isa::text::directive::parse_register_value;
 
 /// Element width in bits of a datapath dtype.
 fn width(dtype: Dtype) -> u32 {

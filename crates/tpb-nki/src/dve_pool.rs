@@ -1,0 +1,452 @@
+//! The issue-17a calls: `tensor_tensor`, `tensor_copy`, `memset`, `reciprocal`,
+//! `tensor_reduce`, `tensor_copy_predicated`, `nc_transpose` (Vector engine) and
+//! `nc_stream_shuffle` (NKI 0.6.0 signatures, docs/reference/nki-calls.md; instructions in
+//! docs/reference/dve-pool.md).
+
+use crate::build::packed;
+use crate::core::{Core, NkiError};
+use crate::tile::Tile;
+use crate::Operand;
+use tpb_isa::wire::{op, D4Mr, DtypePair, ImmVal, S3d3CpPredScalar, S3s3d3Tt, S4d4Tr, Tensor4};
+use tpb_isa::{AluOp, Dtype, ImmSrc, Instruction, TensorSubdim};
+use tpb_sim::numerics::from_f32;
+use tpb_sim::StepReport;
+
+/// The `engine=` argument of the calls that can run on more than one engine (NKI
+/// `nki.isa.engine`). tpb runs every call on one machine; the engine only decides what the
+/// compiler would emit (the int band on GpSimd, the transpose's instruction).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NkiEngine {
+    /// `engine.unknown`: the compiler's choice (decisions §6.3).
+    #[default]
+    Unknown,
+    /// `engine.vector` (DVE).
+    Vector,
+    /// `engine.gpsimd` (POOL).
+    Gpsimd,
+    /// `engine.scalar` (ACT).
+    Scalar,
+    /// `engine.tensor` (PE).
+    Tensor,
+}
+
+impl NkiEngine {
+    /// Parses `unknown`/`vector`/`gpsimd`/`scalar`/`tensor` or the enum's numbers
+    /// (`tensor=1`, `scalar=2`, `gpsimd=3`, `vector=5`, `unknown=0`).
+    pub fn parse(s: &str) -> Option<NkiEngine> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "unknown" | "0" | "unknown_engine" => NkiEngine::Unknown,
+            "vector" | "5" | "vector_engine" => NkiEngine::Vector,
+            "gpsimd" | "3" | "gpsimd_engine" => NkiEngine::Gpsimd,
+            "scalar" | "2" | "scalar_engine" => NkiEngine::Scalar,
+            "tensor" | "1" | "tensor_engine" => NkiEngine::Tensor,
+            _ => return None,
+        })
+    }
+}
+
+fn not_supported(what: String) -> NkiError {
+    NkiError::NotSupported { what }
+}
+
+fn same_shape(dst: &Tile, src: &Tile, operand: &'static str) -> Result<(), NkiError> {
+    if dst.partitions() != src.partitions() || dst.free_elements() != src.free_elements() {
+        return Err(NkiError::Shape {
+            operand,
+            detail: format!(
+                "shape {:?}, but dst is {:?} (NKI: same partitions and elements per partition)",
+                src.shape, dst.shape
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The GpSimd int-band op the compiler writes for an all-int32/uint32 `op`
+/// (isa-facts-dve-pool §1.6), if there is one.
+fn int_band(op: AluOp) -> Option<AluOp> {
+    match op {
+        AluOp::ADD => Some(AluOp::ADD_INT),
+        AluOp::SUBTRACT => Some(AluOp::SUBTRACT_INT),
+        AluOp::MULT => Some(AluOp::MULT_INT),
+        _ => None,
+    }
+}
+
+fn is_32b_int(d: Dtype) -> bool {
+    d == Dtype::INT32 || d == Dtype::UINT32
+}
+
+/// A `TENSOR4D` of `tile` with the given `[step, num]` slots (innermost first).
+fn tensor4(
+    gen: tpb_isa::Gen,
+    tile: &Tile,
+    operand: &'static str,
+    slots: &[(i64, u64)],
+) -> Result<(Tensor4, u8), NkiError> {
+    let p = packed::<4>(gen, tile, operand)?;
+    let mut t = Tensor4 {
+        start_addr: p.tensor.start_addr,
+        step_elem: [1; 4],
+        num_elem: [1; 4],
+    };
+    for (i, &(step, num)) in slots.iter().enumerate() {
+        let bad = || NkiError::Shape {
+            operand,
+            detail: format!("[{step}, {num}] does not fit a descriptor slot"),
+        };
+        t.step_elem[i] = i16::try_from(step).map_err(|_| bad())?;
+        t.num_elem[i] = u16::try_from(num).map_err(|_| bad())?;
+    }
+    Ok((t, p.num_active_channels))
+}
+
+impl Core {
+    fn run(&mut self, i: Instruction) -> Result<StepReport, NkiError> {
+        self.emit_instruction(i)
+    }
+
+    /// `nki.isa.tensor_tensor(dst, data1, data2, op, engine=engine.unknown)`:
+    /// `dst = data1 op data2` element by element (TensorTensor 0x41 / 0x51). Arithmetic ops
+    /// compute in FP32; with all three tiles int32/uint32, add/subtract/multiply run on the
+    /// GpSimd integer band (exact, wrapping) unless `engine` is Vector; bitvec ops need one
+    /// integer dtype.
+    pub fn tensor_tensor(
+        &mut self,
+        dst: &Tile,
+        data1: &Tile,
+        data2: &Tile,
+        op: AluOp,
+        engine: NkiEngine,
+    ) -> Result<StepReport, NkiError> {
+        same_shape(dst, data1, "data1")?;
+        same_shape(dst, data2, "data2")?;
+        if matches!(engine, NkiEngine::Scalar | NkiEngine::Tensor) {
+            return Err(not_supported(format!(
+                "tensor_tensor on engine {engine:?}: NKI allows vector, gpsimd or unknown"
+            )));
+        }
+        let gen = self.gen();
+        let bitvec = op.is_bitvec_op() && op != AluOp::BYPASS;
+        let ints = is_32b_int(data1.dtype) && is_32b_int(data2.dtype) && is_32b_int(dst.dtype);
+        let alu = match int_band(op) {
+            Some(i) if ints && engine != NkiEngine::Vector => i,
+            _ => op,
+        };
+        let s0 = packed::<3>(gen, data1, "data1")?;
+        let s1 = packed::<3>(gen, data2, "data2")?;
+        let d = packed::<3>(gen, dst, "dst")?;
+        let body = S3s3d3Tt {
+            in0_in1_dtype: DtypePair::new(data1.dtype, data2.dtype),
+            out_dtype: dst.dtype,
+            op: alu,
+            num_active_channels: d.num_active_channels,
+            src0_mem_pattern: s0.tensor,
+            src1_mem_pattern: s1.tensor,
+            dst_mem_pattern: d.tensor,
+        };
+        let opcode = if bitvec {
+            op::TENSOR_TENSOR_BITVEC
+        } else {
+            op::TENSOR_TENSOR_ARITH
+        };
+        self.run(Instruction::build(opcode, body))
+    }
+
+    fn s4d4_tr(
+        &mut self,
+        opcode: tpb_isa::wire::TypedOpcode<S4d4Tr>,
+        dst: &Tile,
+        src: &Tile,
+    ) -> Result<StepReport, NkiError> {
+        same_shape(dst, src, "src")?;
+        let gen = self.gen();
+        let s = packed::<4>(gen, src, "src")?;
+        let d = packed::<4>(gen, dst, "dst")?;
+        let body = S4d4Tr {
+            src_mem_pattern: s.tensor,
+            in_dtype: src.dtype,
+            out_dtype: dst.dtype,
+            num_active_channels: d.num_active_channels,
+            op: AluOp::BYPASS,
+            op_dim: TensorSubdim::UNUSED,
+            dst_mem_pattern: d.tensor,
+            ..S4d4Tr::default()
+        };
+        self.run(Instruction::build(opcode, body))
+    }
+
+    /// `nki.isa.tensor_copy(dst, src, engine=engine.unknown)`: an on-chip copy, bit-exact when
+    /// the dtypes are equal (Copy 0x46), else converted through FP32 (Cast 0x47: RNE, integer
+    /// targets saturate). The engine does not change the result here (Vector/GpSimd
+    /// semantics); ScalarE's always-FP32 path is not modelled.
+    pub fn tensor_copy(
+        &mut self,
+        dst: &Tile,
+        src: &Tile,
+        engine: NkiEngine,
+    ) -> Result<StepReport, NkiError> {
+        if matches!(engine, NkiEngine::Scalar | NkiEngine::Tensor) {
+            return Err(not_supported(format!(
+                "tensor_copy on engine {engine:?}: the ScalarE copy (always through FP32) is not \
+                 modelled; use vector or gpsimd"
+            )));
+        }
+        let opcode = if dst.dtype == src.dtype {
+            op::COPY
+        } else {
+            op::CAST
+        };
+        self.s4d4_tr(opcode, dst, src)
+    }
+
+    /// `nki.isa.reciprocal(dst, data)`: `dst = 1 / data` in FP32 (Reciprocal 0x48;
+    /// IEEE division, an approximation of the hardware's seed-and-refine datapath).
+    pub fn reciprocal(&mut self, dst: &Tile, data: &Tile) -> Result<StepReport, NkiError> {
+        self.s4d4_tr(op::RECIPROCAL, dst, data)
+    }
+
+    /// `nki.isa.memset(dst, value, engine=engine.unknown)`: fill `dst` with `value`
+    /// (Memset 0x49). `value` is converted to dst's dtype (RNE for floats); for an integer
+    /// dtype it must be an integer in the dtype's range (NKI ≥ 0.3.0 checks the type).
+    pub fn memset(
+        &mut self,
+        dst: &Tile,
+        value: f64,
+        engine: NkiEngine,
+    ) -> Result<StepReport, NkiError> {
+        if matches!(engine, NkiEngine::Scalar | NkiEngine::Tensor) {
+            return Err(not_supported(format!(
+                "memset on engine {engine:?}: NKI allows vector, gpsimd or unknown"
+            )));
+        }
+        let d = dst.dtype;
+        let bits = if d.is_int_datapath() {
+            let (lo, hi, width) = match d {
+                Dtype::INT8 => (i8::MIN as f64, i8::MAX as f64, 8),
+                Dtype::UINT8 => (0.0, u8::MAX as f64, 8),
+                Dtype::INT16 => (i16::MIN as f64, i16::MAX as f64, 16),
+                Dtype::UINT16 => (0.0, u16::MAX as f64, 16),
+                Dtype::INT32 => (i32::MIN as f64, i32::MAX as f64, 32),
+                _ => (0.0, u32::MAX as f64, 32),
+            };
+            if value.fract() != 0.0 || !(lo..=hi).contains(&value) {
+                return Err(NkiError::Value {
+                    argument: "value",
+                    detail: format!("{value} is not a {d} value"),
+                });
+            }
+            let v = value as i64 as u64;
+            (v & ((1u64 << width) - 1)) as u32
+        } else {
+            let fp8 = self.machine().config().fp8;
+            from_f32(d, value as f32, &fp8)
+        };
+        let gen = self.gen();
+        let p = packed::<4>(gen, dst, "dst")?;
+        let body = D4Mr {
+            dst_element_count: u32::try_from(dst.free_elements()).unwrap_or(u32::MAX),
+            dtype: d,
+            num_active_channels: p.num_active_channels,
+            set_value: bits,
+            dst_mem_pattern: p.tensor,
+            ..D4Mr::default()
+        };
+        self.run(Instruction::build(op::MEMSET, body))
+    }
+
+    /// `nki.isa.tensor_reduce(dst, op, data, axis, negate=False, keepdims=False)`: reduce the
+    /// trailing free axes `axis` of `data` with `op` (TensorReduce 0x42 / 0x52); arithmetic
+    /// ops fold in FP32 in element order, `negate` negates the result. `dst` holds the kept
+    /// elements per partition (`keepdims` only changes the shape NKI reports).
+    pub fn tensor_reduce(
+        &mut self,
+        dst: &Tile,
+        op: AluOp,
+        data: &Tile,
+        axis: &[usize],
+        negate: bool,
+        _keepdims: bool,
+    ) -> Result<StepReport, NkiError> {
+        let rank = data.shape.len();
+        let mut axes: Vec<usize> = axis.to_vec();
+        axes.sort_unstable();
+        axes.dedup();
+        let trailing = !axes.is_empty()
+            && axes[0] >= 1
+            && axes.last() == Some(&(rank - 1))
+            && axes.windows(2).all(|w| w[1] == w[0] + 1);
+        if !trailing {
+            return Err(NkiError::Value {
+                argument: "axis",
+                detail: format!(
+                    "{axis:?} on a rank-{rank} tile: NKI reduces trailing contiguous free axes \
+                     (never axis 0)"
+                ),
+            });
+        }
+        let reduced: u64 = axes.iter().map(|&a| data.shape[a] as u64).product();
+        let kept = data.free_elements() / reduced.max(1);
+        if dst.partitions() != data.partitions() || dst.free_elements() != kept {
+            return Err(NkiError::Shape {
+                operand: "dst",
+                detail: format!(
+                    "shape {:?}: the reduction of {:?} over {axis:?} has {kept} elements per \
+                     partition",
+                    dst.shape, data.shape
+                ),
+            });
+        }
+        let gen = self.gen();
+        let bitvec = op.is_bitvec_op() && op != AluOp::BYPASS;
+        if bitvec && negate {
+            return Err(NkiError::Value {
+                argument: "negate",
+                detail: "negate applies to arithmetic reductions only".into(),
+            });
+        }
+        let reduced_i = i64::try_from(reduced).unwrap_or(i64::MAX);
+        let (src, n) = tensor4(gen, data, "data", &[(1, reduced), (reduced_i, kept)])?;
+        let (d, _) = tensor4(gen, dst, "dst", &[(1, kept)])?;
+        let body = S4d4Tr {
+            src_mem_pattern: src,
+            in_dtype: data.dtype,
+            out_dtype: dst.dtype,
+            num_active_channels: n,
+            negated: u8::from(negate),
+            op,
+            op_dim: TensorSubdim::X,
+            dst_mem_pattern: d,
+            ..S4d4Tr::default()
+        };
+        let opcode = if bitvec {
+            op::TENSOR_REDUCE_BITVEC
+        } else {
+            op::TENSOR_REDUCE_ARITH
+        };
+        self.run(Instruction::build(opcode, body))
+    }
+
+    /// `nki.isa.tensor_copy_predicated(dst, src, predicate, reverse_pred=False)`: where the
+    /// predicate is nonzero (zero with `reverse_pred`) write `src`, elsewhere keep `dst`.
+    /// A tile `src` is CopyPredicated (0x72, no polarity flag, so `reverse_pred` with a tile
+    /// is refused); a scalar `src` is CopyPredicatedScalar (0xe8, whose default polarity
+    /// writes where the predicate is zero).
+    pub fn tensor_copy_predicated(
+        &mut self,
+        dst: &Tile,
+        src: &Operand,
+        predicate: &Tile,
+        reverse_pred: bool,
+    ) -> Result<StepReport, NkiError> {
+        same_shape(dst, predicate, "predicate")?;
+        let gen = self.gen();
+        let p = packed::<3>(gen, predicate, "predicate")?;
+        let d = packed::<3>(gen, dst, "dst")?;
+        match src {
+            Operand::Tile(t) => {
+                same_shape(dst, t, "src")?;
+                if reverse_pred {
+                    return Err(not_supported(
+                        "tensor_copy_predicated with a tile src and reverse_pred=True: \
+                         CopyPredicated (0x72) has no polarity flag and the compiler's lowering \
+                         is not public"
+                            .into(),
+                    ));
+                }
+                let s = packed::<3>(gen, t, "src")?;
+                let body = S3s3d3Tt {
+                    in0_in1_dtype: DtypePair::new(predicate.dtype, t.dtype),
+                    out_dtype: dst.dtype,
+                    op: AluOp::BYPASS,
+                    num_active_channels: d.num_active_channels,
+                    src0_mem_pattern: p.tensor,
+                    src1_mem_pattern: s.tensor,
+                    dst_mem_pattern: d.tensor,
+                };
+                let opcode = if t.dtype == dst.dtype {
+                    op::COPY_PREDICATED
+                } else {
+                    op::CAST_PREDICATED
+                };
+                self.run(Instruction::build(opcode, body))
+            }
+            scalar => {
+                let bits = match scalar {
+                    Operand::Bits(b) => *b,
+                    Operand::Imm(v) if dst.dtype.is_int_datapath() => *v as i64 as u32,
+                    Operand::Imm(v) => {
+                        let fp8 = self.machine().config().fp8;
+                        from_f32(dst.dtype, *v as f32, &fp8)
+                    }
+                    Operand::Tile(_) => 0,
+                };
+                let body = S3d3CpPredScalar {
+                    pred_mem_pattern: p.tensor,
+                    pred_dtype: predicate.dtype,
+                    // 0xe8 writes the scalar where `(pred != 0) == reversed_pred`.
+                    reversed_pred: u8::from(!reverse_pred),
+                    num_active_channels: d.num_active_channels,
+                    in_dtype: dst.dtype,
+                    out_dtype: dst.dtype,
+                    src0_imm_src: ImmSrc::INSTRUCTION,
+                    src0_imm: ImmVal(bits),
+                    dst_mem_pattern: d.tensor,
+                    ..S3d3CpPredScalar::default()
+                };
+                self.run(Instruction::build(op::COPY_PREDICATED_SCALAR, body))
+            }
+        }
+    }
+
+    /// `nki.isa.nc_transpose(dst, data, engine=engine.unknown)` on the Vector engine: a
+    /// 32 × 32 partition↔free transpose (StreamTranspose 0x6b). tpb runs whole 32 × 32 tiles
+    /// (data `[32, 32]`); the PE transpose (`engine.tensor`) is not this call's instruction.
+    pub fn nc_transpose(
+        &mut self,
+        dst: &Tile,
+        data: &Tile,
+        engine: NkiEngine,
+    ) -> Result<StepReport, NkiError> {
+        if !matches!(engine, NkiEngine::Vector | NkiEngine::Unknown) {
+            return Err(not_supported(format!(
+                "nc_transpose on engine {engine:?}: only the Vector-engine transpose \
+                 (StreamTranspose) is modelled"
+            )));
+        }
+        if data.partitions() != 32
+            || data.free_elements() != 32
+            || dst.partitions() != 32
+            || dst.free_elements() != 32
+        {
+            return Err(not_supported(format!(
+                "nc_transpose of {:?} into {:?}: tpb runs the Vector transpose on whole \
+                 [32, 32] tiles (partial tiles' mask_enable is not public, Q21)",
+                data.shape, dst.shape
+            )));
+        }
+        if dst.dtype != data.dtype {
+            return Err(NkiError::Shape {
+                operand: "dst",
+                detail: format!("dtype {} must equal data's {}", dst.dtype, data.dtype),
+            });
+        }
+        self.s4d4_tr(op::STREAM_TRANSPOSE, dst, data)
+    }
+
+    /// `nki.isa.nc_stream_shuffle(dst, src, shuffle_mask)`: refused — its permutation is a
+    /// LoadMaskSelect (0x69) table, which tpb does not model yet.
+    pub fn nc_stream_shuffle(
+        &mut self,
+        _dst: &Tile,
+        _src: &Tile,
+        _shuffle_mask: &[u8],
+    ) -> Result<StepReport, NkiError> {
+        Err(not_supported(
+            "nc_stream_shuffle: StreamShuffle (0x6a) permutes by the LoadMaskSelect (0x69) \
+             table, which tpb does not model yet (isa-facts-dve-pool §14, Q20)"
+                .into(),
+        ))
+    }
+}

@@ -1,0 +1,206 @@
+//! Which NKI API tpb runs: one row per public name of `nki.language` and `nki.isa` (NKI
+//! 0.6.0 and the legacy names public kernels still use, nki-api §2–§4), with what is
+//! missing where a name does not run. `docs/nki-support.md` is generated from this table
+//! and a Python test keeps the two and the `tpb.nki` modules in step.
+
+/// How far tpb runs an NKI name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Runs as NKI specifies.
+    Supported,
+    /// Runs in part; the text says which forms.
+    Partial(&'static str),
+    /// Waits for an instruction tpb does not have yet (the text names it).
+    NotYet(&'static str),
+    /// Refused: the semantics are not public, or tpb does not model the feature.
+    NotSupported(&'static str),
+}
+
+impl Status {
+    /// `supported`, `partial`, `not yet` or `not supported`.
+    pub const fn tag(self) -> &'static str {
+        match self {
+            Status::Supported => "supported",
+            Status::Partial(_) => "partial",
+            Status::NotYet(_) => "not yet",
+            Status::NotSupported(_) => "not supported",
+        }
+    }
+
+    /// The detail (empty for [`Status::Supported`]).
+    pub const fn detail(self) -> &'static str {
+        match self {
+            Status::Supported => "",
+            Status::Partial(s) | Status::NotYet(s) | Status::NotSupported(s) => s,
+        }
+    }
+}
+
+/// `(module, name, status)`: module is `language` or `isa`.
+pub const NKI_API: &[(&str, &str, Status)] = &[
+    ("language", "ndarray", Status::Partial("SBUF, PSUM and HBM tiles (the Rust Core; buffer=\"hbm\")")),
+    ("language", "zeros", Status::Partial("on-chip tiles (an allocation and a Memset); HBM tensors need issue 18b")),
+    ("language", "ones", Status::Partial("as zeros")),
+    ("language", "full", Status::Partial("as zeros")),
+    ("language", "zeros_like", Status::Partial("as zeros")),
+    ("language", "empty_like", Status::Supported),
+    ("language", "par_dim", Status::Supported),
+    ("language", "sbuf", Status::Supported),
+    ("language", "psum", Status::Supported),
+    ("language", "hbm", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
+    ("language", "private_hbm", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
+    ("language", "shared_hbm", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
+    ("language", "shared_constant", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
+    ("language", "shared_identity_matrix", Status::Supported),
+    ("language", "rand", Status::NotSupported("the random number generators' state is not public")),
+    ("language", "random_seed", Status::NotSupported("the random number generators' state is not public")),
+    ("language", "arange", Status::Supported),
+    ("language", "mgrid", Status::Supported),
+    ("language", "ds", Status::Supported),
+    ("language", "affine_range", Status::Supported),
+    ("language", "sequential_range", Status::Supported),
+    ("language", "static_range", Status::Supported),
+    ("language", "dynamic_range", Status::NotSupported("on-device loops over registers are not modelled")),
+    ("language", "fori_loop", Status::NotSupported("on-device loops over registers are not modelled")),
+    ("language", "while_loop", Status::NotSupported("on-device loops over registers are not modelled")),
+    ("language", "no_reorder", Status::Supported),
+    ("language", "tile_size", Status::Supported),
+    ("language", "program_id", Status::Supported),
+    ("language", "num_programs", Status::Supported),
+    ("language", "program_ndim", Status::Supported),
+    ("language", "device_print", Status::Supported),
+    ("language", "load", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
+    ("language", "store", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
+    ("language", "load_transpose2d", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
+    ("language", "copy", Status::Supported),
+    ("language", "broadcast_to", Status::Partial("free dims (a zero-step view and a TensorCopy); the partition dim cannot broadcast on chip")),
+    ("language", "expand_dims", Status::NotSupported("views that add a dim to an on-chip tile")),
+    ("language", "gather_flattened", Status::NotSupported("no gather instruction in tpb")),
+    ("language", "add", Status::Supported),
+    ("language", "subtract", Status::Supported),
+    ("language", "multiply", Status::Supported),
+    ("language", "maximum", Status::Supported),
+    ("language", "minimum", Status::Supported),
+    ("language", "divide", Status::NotSupported("DIVIDE is not a hardware TensorScalar op (nki-api §2.8): multiply by reciprocal")),
+    ("language", "equal", Status::Supported),
+    ("language", "not_equal", Status::Supported),
+    ("language", "greater", Status::Supported),
+    ("language", "greater_equal", Status::Supported),
+    ("language", "less", Status::Supported),
+    ("language", "less_equal", Status::Supported),
+    ("language", "bitwise_and", Status::Partial("integer tiles")),
+    ("language", "bitwise_or", Status::Partial("integer tiles")),
+    ("language", "bitwise_xor", Status::Partial("integer tiles")),
+    ("language", "left_shift", Status::Partial("integer tiles")),
+    ("language", "right_shift", Status::Partial("integer tiles")),
+    ("language", "abs", Status::Supported),
+    ("language", "negative", Status::Supported),
+    ("language", "square", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "exp", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "log", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "sqrt", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "rsqrt", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "reciprocal", Status::Supported),
+    ("language", "tanh", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "sigmoid", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "relu", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "gelu", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "silu", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "erf", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "sin", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "cos", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "sum", Status::Supported),
+    ("language", "max", Status::Supported),
+    ("language", "min", Status::Supported),
+    ("language", "mean", Status::Supported),
+    ("language", "prod", Status::Supported),
+    ("language", "var", Status::NotSupported("bn_stats / bn_aggr state semantics are not public")),
+    ("language", "all", Status::NotYet("a logical-and TensorReduce form in tpb.nki (issue 19 follow-up)")),
+    ("language", "matmul", Status::NotYet("MatMult on PE with PSUM accumulation (issue 18a)")),
+    ("language", "transpose", Status::Partial("whole 32×32 tiles on the Vector engine (StreamTranspose); larger tiles need the PE transpose (MatMult, issue 18a)")),
+    ("language", "where", Status::NotYet("a float-condition select: CopyPredicated takes integer predicates (issue 17a); tpb.nki lowering not written yet")),
+    ("language", "softmax", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "rms_norm", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("language", "dropout", Status::NotSupported("the random number generators' state is not public")),
+    ("isa", "iota", Status::Supported),
+    ("isa", "affine_select", Status::Partial("cmp_op greater, greater_equal, equal, not_equal (AFFINE_SELECT_CMP)")),
+    ("isa", "tensor_scalar", Status::Supported),
+    ("isa", "range_select", Status::Partial("reduce_cmd=idle")),
+    ("isa", "select", Status::Supported),
+    ("isa", "get_nc_version", Status::Supported),
+    ("isa", "tensor_tensor", Status::Supported),
+    ("isa", "tensor_copy", Status::Supported),
+    ("isa", "tensor_copy_predicated", Status::Supported),
+    ("isa", "memset", Status::Supported),
+    ("isa", "reciprocal", Status::Supported),
+    ("isa", "tensor_reduce", Status::Supported),
+    ("isa", "nc_stream_shuffle", Status::Supported),
+    ("isa", "nc_transpose", Status::Partial("engine.vector on whole 32×32 tiles (StreamTranspose); engine.tensor needs MatMult (issue 18a)")),
+    ("isa", "scalar_tensor_tensor", Status::NotYet("the issue 17b DVE instructions (STT family, scan, cache reduce)")),
+    ("isa", "tensor_tensor_scan", Status::NotYet("the issue 17b DVE instructions (STT family, scan, cache reduce)")),
+    ("isa", "tensor_scalar_reduce", Status::NotYet("the issue 17b DVE instructions (STT family, scan, cache reduce)")),
+    ("isa", "tensor_scalar_cumulative", Status::NotYet("the issue 17b DVE instructions (STT family, scan, cache reduce)")),
+    ("isa", "select_reduce", Status::NotYet("the issue 17b DVE instructions (STT family, scan, cache reduce)")),
+    ("isa", "max8", Status::NotYet("the search cluster (issue 17b)")),
+    ("isa", "nc_find_index8", Status::NotYet("the search cluster (issue 17b)")),
+    ("isa", "nc_match_replace8", Status::NotYet("the search cluster (issue 17b)")),
+    ("isa", "nc_matmul", Status::NotYet("MatMult on PE with PSUM accumulation (issue 18a)")),
+    ("isa", "activation", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("isa", "activation_reduce", Status::NotYet("Activation on ACT (issue 18a)")),
+    ("isa", "exponential", Status::NotYet("Exponential (issue 18a)")),
+    ("isa", "dma_copy", Status::Partial("direct copies between HBM and SBUF tiles (DMAMEMCPY 0xB8); indirect copies are refused")),
+    ("isa", "dma_transpose", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
+    ("isa", "dma_compute", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
+    ("isa", "tensor_partition_reduce", Status::NotSupported("no cross-partition reduce instruction in tpb")),
+    ("isa", "activate2", Status::NotSupported("NC-v4 only; no maverick Activate2 facts")),
+    ("isa", "nc_matmul_mx", Status::NotSupported("NC-v4 MX formats are not modelled")),
+    ("isa", "quantize_mx", Status::NotSupported("NC-v4 MX formats are not modelled")),
+    ("isa", "bn_stats", Status::NotSupported("the BatchNorm state's semantics are not public")),
+    ("isa", "bn_aggr", Status::NotSupported("the BatchNorm state's semantics are not public")),
+    ("isa", "rng", Status::NotSupported("the random number generators' state is not public")),
+    ("isa", "rand2", Status::NotSupported("the random number generators' state is not public")),
+    ("isa", "set_rng_seed", Status::NotSupported("the random number generators' state is not public")),
+    ("isa", "rand_set_state", Status::NotSupported("the random number generators' state is not public")),
+    ("isa", "rand_get_state", Status::NotSupported("the random number generators' state is not public")),
+    ("isa", "dropout", Status::NotSupported("the random number generators' state is not public")),
+    ("isa", "local_gather", Status::NotSupported("no gather instruction in tpb")),
+    ("isa", "nc_n_gather", Status::NotSupported("no gather instruction in tpb")),
+    ("isa", "sequence_bounds", Status::NotSupported("no instruction for it in tpb")),
+    ("isa", "nonzero_with_count", Status::NotSupported("no instruction for it in tpb")),
+    ("isa", "topk", Status::NotSupported("no instruction for it in tpb")),
+    ("isa", "core_barrier", Status::NotSupported("one NeuronCore is modelled (no LNC2)")),
+    ("isa", "sendrecv", Status::NotSupported("one NeuronCore is modelled (no LNC2)")),
+    ("isa", "register_alloc", Status::NotSupported("virtual registers and on-device control flow are not modelled")),
+    ("isa", "register_move", Status::NotSupported("virtual registers and on-device control flow are not modelled")),
+    ("isa", "register_load", Status::NotSupported("virtual registers and on-device control flow are not modelled")),
+    ("isa", "register_store", Status::NotSupported("virtual registers and on-device control flow are not modelled")),
+];
+
+/// The status of `module.name`, if the table has it.
+pub fn status(module: &str, name: &str) -> Option<Status> {
+    NKI_API
+        .iter()
+        .find(|(m, n, _)| *m == module && *n == name)
+        .map(|&(_, _, s)| s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_not_yet_names_an_instruction() {
+        for (k, (m, n, s)) in NKI_API.iter().enumerate() {
+            assert!(
+                !NKI_API[..k].iter().any(|(m2, n2, _)| m2 == m && n2 == n),
+                "{m}.{n} twice"
+            );
+            assert!(matches!(*m, "language" | "isa"));
+            if let Status::NotYet(what) = s {
+                assert!(what.contains("issue"), "{m}.{n}: {what}");
+            }
+        }
+        assert_eq!(status("isa", "iota"), Some(Status::Supported));
+        assert_eq!(status("isa", "frobnicate"), None);
+    }
+}

@@ -1,0 +1,446 @@
+//! The kernel runner's native half: subscripts to views, call labels (kernel source line,
+//! `name=`, `engine=`), and the scheduled re-run of the emitted program with its profile,
+//! races and deadlocks as typed exceptions (architecture guide, "The walk of an NKI
+//! kernel", step 4).
+
+use crate::arrays::host_view;
+use crate::errors::{raise, raise_with, ErrorKind};
+use crate::nki::{nki_error, Core, Tile};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tpb::cmd::run::program::Program;
+use tpb::cmd::run::timeline;
+use tpb_nki::{Index, Label};
+use tpb_sim::engines::{EngineId, EngineOptions, EngineRun, Stop};
+
+/// One subscript: an int, a slice, `...`, or an object with `__tpb_index__()` returning
+/// `(start, size, step)` (`nl.ds`, `nl.arange` expressions).
+fn one_key(k: &Bound<'_, PyAny>) -> PyResult<Index> {
+    if k.is(k.py().Ellipsis()) {
+        return Ok(Index::Ellipsis);
+    }
+    if let Ok(s) = k.cast::<PySlice>() {
+        let get = |name: &str| -> PyResult<Option<i64>> {
+            let v = s.getattr(name)?;
+            if v.is_none() {
+                Ok(None)
+            } else {
+                v.extract::<i64>().map(Some).map_err(|_| {
+                    raise(
+                        ErrorKind::Usage,
+                        format!("slice {name} must be an integer, not {v}"),
+                    )
+                })
+            }
+        };
+        return Ok(Index::Slice {
+            start: get("start")?,
+            stop: get("stop")?,
+            step: get("step")?,
+        });
+    }
+    if let Ok(f) = k.getattr("__tpb_index__") {
+        let (start, size, step): (i64, i64, i64) = f.call0()?.extract()?;
+        return Ok(Index::Range { start, size, step });
+    }
+    if let Ok(i) = k.extract::<i64>() {
+        return Ok(Index::At(i));
+    }
+    Err(raise(
+        ErrorKind::Usage,
+        format!(
+            "a tile subscript must be an int, a slice, nl.ds(...), an nl.arange expression \
+             or ..., not {}",
+            k.get_type()
+        ),
+    ))
+}
+
+/// The subscripts of `tile[key]`.
+pub fn index_keys(key: &Bound<'_, PyAny>) -> PyResult<Vec<Index>> {
+    match key.cast::<PyTuple>() {
+        Ok(t) => t.iter().map(|k| one_key(&k)).collect(),
+        Err(_) => Ok(vec![one_key(key)?]),
+    }
+}
+
+/// `tile[key] = value` from the host: the array is broadcast to the view's shape by NumPy
+/// and written in the view's dtype.
+pub fn assign(
+    slf: &Bound<'_, Tile>,
+    key: &Bound<'_, PyAny>,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let py = slf.py();
+    let t = slf.get();
+    let keys = index_keys(key)?;
+    let view = t.tile.index(&keys).map_err(|e| nki_error(e.into()))?;
+    let np = py.import("numpy")?;
+    let target = slf.getattr("dtype")?;
+    let arr = np
+        .call_method1(
+            "broadcast_to",
+            (np.call_method1("asarray", (value,))?, view.shape.clone()),
+        )?
+        .call_method1("astype", (target,))?;
+    let fp8 = t.core.get().lock(py).machine().config().fp8;
+    let host = host_view(&arr, &fp8)?.bytes()?;
+    let mut core = t.core.get().lock(py);
+    core.write(&view, host.as_slice()?).map_err(nki_error)
+}
+
+/// Labels the next instructions of `core` with the kernel source line, `name=` and
+/// `engine=` of the call making them.
+#[pyfunction]
+#[pyo3(signature = (core, origin = None, name = None, engine = None))]
+pub fn _kernel_set_call(
+    core: &Bound<'_, Core>,
+    origin: Option<String>,
+    name: Option<String>,
+    engine: Option<&str>,
+) -> PyResult<()> {
+    let engine = match engine {
+        None | Some("unknown") => None,
+        Some(e) => Some(engine_arg(e)?),
+    };
+    core.get().lock(core.py()).set_call(Label {
+        origin: origin.map(Arc::from),
+        name: name.map(Arc::from),
+        engine,
+    });
+    Ok(())
+}
+
+/// Turns `core`'s emitted synchronisation on or off (`simulate_kernel(synchronize=...)`).
+#[pyfunction]
+pub fn _kernel_set_auto_sync(core: &Bound<'_, Core>, on: bool) {
+    core.get().lock(core.py()).set_auto_sync(on);
+}
+
+/// Clips out-of-bounds views with a warning instead of refusing them
+/// (`simulate_kernel(out_of_bounds="warn")`).
+#[pyfunction]
+pub fn _kernel_set_clip_views(core: &Bound<'_, Core>, on: bool) {
+    core.get().lock(core.py()).set_clip_views(on);
+}
+
+/// An `engine=` value: NKI's names (`vector`, `gpsimd`, `scalar`, `tensor`, `sync`) or the
+/// queue names (`dve`, `pool`, `act`, `pe`, `sp`).
+fn engine_arg(e: &str) -> PyResult<EngineId> {
+    let q = match e {
+        "vector" => "dve",
+        "gpsimd" => "pool",
+        "scalar" => "act",
+        "tensor" => "pe",
+        "sync" => "sp",
+        other => other,
+    };
+    EngineId::from_name(q).ok_or_else(|| {
+        raise(
+            ErrorKind::Usage,
+            format!("engine={e:?}: expected vector, gpsimd, scalar, tensor, sync or unknown"),
+        )
+    })
+}
+
+/// A kernel's profile: the emitted program re-run on the engine scheduler.
+#[pyclass(module = "tpb._tpb", name = "Profile", frozen)]
+pub struct Profile {
+    program: Program,
+    labels: Vec<Label>,
+    run: EngineRun,
+}
+
+fn side_dict<'py>(
+    py: Python<'py>,
+    program: &Program,
+    labels: &[Label],
+    index: usize,
+    engine: EngineId,
+    operand: Option<&str>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let inst = program.insts.get(index);
+    d.set_item("index", index)?;
+    d.set_item(
+        "mnemonic",
+        inst.and_then(|i| i.info(program.gen))
+            .map_or("?", |r| r.mnemonic),
+    )?;
+    d.set_item("engine", engine.name())?;
+    if let Some(o) = operand {
+        d.set_item("operand", o)?;
+    }
+    let label = labels.get(index).cloned().unwrap_or_default();
+    d.set_item("origin", label.origin.as_deref())?;
+    d.set_item("name", label.name.as_deref())?;
+    Ok(d)
+}
+
+fn describe(program: &Program, labels: &[Label], index: usize) -> String {
+    let m = program
+        .insts
+        .get(index)
+        .and_then(|i| i.info(program.gen))
+        .map_or("?", |r| r.mnemonic);
+    let l = labels.get(index).map(Label::describe).unwrap_or_default();
+    if l.is_empty() {
+        format!("#{index} {m}")
+    } else {
+        format!("#{index} {m} ({l})")
+    }
+}
+
+impl Profile {
+    /// Raises the first race or the deadlock as a typed exception.
+    fn check(&self, py: Python<'_>) -> PyResult<()> {
+        if let Some(r) = self.run.races.first() {
+            let (p, l) = (&self.program, &self.labels);
+            let msg = format!(
+                "{} race between {} on {} ({}) and {} on {} ({}) over {} ({} more)",
+                r.kind.long(),
+                describe(p, l, r.first.index),
+                r.first.engine,
+                r.first.operand,
+                describe(p, l, r.second.index),
+                r.second.engine,
+                r.second.operand,
+                r.region,
+                self.run.race_count - 1
+            );
+            let first = side_dict(
+                py,
+                p,
+                l,
+                r.first.index,
+                r.first.engine,
+                Some(r.first.operand),
+            )?
+            .unbind();
+            let second = side_dict(
+                py,
+                p,
+                l,
+                r.second.index,
+                r.second.engine,
+                Some(r.second.operand),
+            )?
+            .unbind();
+            let kind = r.kind.short();
+            return Err(raise_with(ErrorKind::Race, msg, move |kw| {
+                kw.set_item("first", first)?;
+                kw.set_item("second", second)?;
+                kw.set_item("kind", kind)
+            }));
+        }
+        match &self.run.stop {
+            Stop::Completed => Ok(()),
+            Stop::Deadlock(d) => {
+                let mut lines = Vec::new();
+                let blocked = PyList::empty(py);
+                for b in &d.blocked {
+                    lines.push(format!(
+                        "{} on {} waits for {}",
+                        describe(&self.program, &self.labels, b.index),
+                        b.engine,
+                        b.detail
+                    ));
+                    let s = side_dict(py, &self.program, &self.labels, b.index, b.engine, None)?;
+                    s.set_item("wait", &b.detail)?;
+                    blocked.append(s)?;
+                }
+                let blocked = blocked.unbind();
+                Err(raise_with(
+                    ErrorKind::Deadlock,
+                    format!("deadlock: {}", lines.join("; ")),
+                    move |kw| kw.set_item("blocked", blocked),
+                ))
+            }
+            Stop::Fault { fault, .. } => Err(crate::machine::fault_error(fault.clone())),
+        }
+    }
+}
+
+#[pymethods]
+impl Profile {
+    /// Per engine with instructions: `engine`, `instructions`, `busy_cycles`,
+    /// `waiting_cycles`, `idle_cycles`, `utilisation` (busy / whole run).
+    #[getter]
+    fn engines<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.run
+            .summary
+            .iter()
+            .map(|s| {
+                let d = PyDict::new(py);
+                d.set_item("engine", s.engine.name())?;
+                d.set_item("instructions", s.instructions)?;
+                d.set_item("busy_cycles", s.busy_cycles)?;
+                d.set_item("waiting_cycles", s.wait_cycles)?;
+                d.set_item("idle_cycles", s.idle_cycles)?;
+                d.set_item("utilisation", s.utilisation)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// The estimated time of the whole kernel (the timing model's makespan), in µs.
+    #[getter]
+    fn estimated_time_us(&self) -> f64 {
+        self.run.makespan_ps as f64 / 1e6
+    }
+
+    /// The chain of instructions and waits that decides when the kernel ends, first to
+    /// last: `index`, `mnemonic`, `engine`, `origin`, `name`, `start_us`, `end_us`.
+    #[getter]
+    fn critical_path<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.run
+            .critical_path
+            .iter()
+            .filter_map(|&k| self.run.steps.get(k))
+            .map(|s| {
+                let d = side_dict(
+                    py,
+                    &self.program,
+                    &self.labels,
+                    s.inst.index,
+                    s.engine,
+                    None,
+                )?;
+                d.set_item("start_us", s.start_ps as f64 / 1e6)?;
+                d.set_item("end_us", s.end_ps as f64 / 1e6)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// Instructions per mnemonic (the emitted program, sync records included).
+    #[getter]
+    fn instruction_counts(&self) -> BTreeMap<&'static str, usize> {
+        let mut m = BTreeMap::new();
+        for i in &self.program.insts {
+            let name = i.info(self.program.gen).map_or("unknown", |r| r.mnemonic);
+            *m.entry(name).or_insert(0) += 1;
+        }
+        m
+    }
+
+    /// Races found (each a dict with `kind`, `first`, `second`); empty for an emitted
+    /// kernel.
+    #[getter]
+    fn races<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.run
+            .races
+            .iter()
+            .map(|r| {
+                let d = PyDict::new(py);
+                d.set_item("kind", r.kind.short())?;
+                let (p, l) = (&self.program, &self.labels);
+                d.set_item(
+                    "first",
+                    side_dict(
+                        py,
+                        p,
+                        l,
+                        r.first.index,
+                        r.first.engine,
+                        Some(r.first.operand),
+                    )?,
+                )?;
+                d.set_item(
+                    "second",
+                    side_dict(
+                        py,
+                        p,
+                        l,
+                        r.second.index,
+                        r.second.engine,
+                        Some(r.second.operand),
+                    )?,
+                )?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// Writes the timeline: Chrome trace-event JSON (`.json`, opens in Perfetto) or an SVG
+    /// Gantt chart (`.svg`), by the extension — the same writers as `tpb run --timeline`.
+    fn write_timeline(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let (program, run) = (&self.program, &self.run);
+        py.detach(|| timeline::write(&path, program, run))
+            .map_err(|e| raise(ErrorKind::Usage, e.to_string()))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<tpb.nki.Profile {} instructions, {:.3} us>",
+            self.program.insts.len(),
+            self.estimated_time_us()
+        )
+    }
+}
+
+/// Re-runs `core`'s emitted program on the engine scheduler from the machine as it was
+/// before the first instruction; checks that it completes with no race and the same
+/// memory as the eager run (raising `tpb.RaceError`, `tpb.DeadlockError` or `tpb.Error`),
+/// and returns its profile.
+#[pyfunction]
+#[pyo3(signature = (core, name = "kernel"))]
+pub fn _kernel_profile(py: Python<'_>, core: &Bound<'_, Core>, name: &str) -> PyResult<Profile> {
+    let c = core.get().lock(py);
+    let inner = &*c;
+    let (m, run) = py
+        .detach(|| inner.schedule(&EngineOptions::default(), |_, _| {}))
+        .map_err(nki_error)?;
+    let sources: Vec<String> = inner.labels().iter().map(|l| l.describe()).collect();
+    let program = Program::from_parts(
+        name,
+        inner.gen(),
+        inner.program().to_vec(),
+        inner.engines().to_vec(),
+        &sources,
+    );
+    let profile = Profile {
+        program,
+        labels: inner.labels().to_vec(),
+        run,
+    };
+    profile.check(py)?;
+    if let Some(d) = inner.first_difference(&m) {
+        return Err(raise(
+            ErrorKind::Fault,
+            format!("the scheduled run differs from the eager run: {d}"),
+        ));
+    }
+    Ok(profile)
+}
+
+/// The NKI API table (`tpb_nki::support`): `(module, name, status, detail)` rows.
+#[pyfunction]
+pub fn _nki_support() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
+    tpb_nki::support::NKI_API
+        .iter()
+        .map(|&(m, n, s)| (m, n, s.tag(), s.detail()))
+        .collect()
+}
+
+/// Raises `tpb.NotSupported` for `module.name` with the table's reason: "not supported
+/// yet: nki.isa.tensor_tensor needs TensorTensor (…)" or "not supported: …".
+#[pyfunction]
+#[pyo3(signature = (module, name, form = None))]
+pub fn _nki_refuse(module: &str, name: &str, form: Option<&str>) -> PyErr {
+    use tpb_nki::support::{status, Status};
+    let what = match form {
+        Some(f) => format!("nki.{module}.{name} ({f})"),
+        None => format!("nki.{module}.{name}"),
+    };
+    let msg = match status(module, name) {
+        Some(Status::NotYet(need)) => format!("not supported yet: {what} needs {need}"),
+        Some(Status::Partial(d)) => format!("not supported yet: {what}; tpb runs {d}"),
+        Some(Status::NotSupported(why)) => format!("not supported: {what}: {why}"),
+        Some(Status::Supported) | None => format!("not supported: {what}"),
+    };
+    raise(ErrorKind::NotSupported, msg)
+}

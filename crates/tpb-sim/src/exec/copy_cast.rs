@@ -1,0 +1,191 @@
+//! Copy (0x46), Cast (0x47) and Reciprocal (0x48) (isa-facts-dve-pool §4.4, §5;
+//! docs/reference/isa.md "S4D4_TR").
+//!
+//! ```text
+//! for c in 0..num_active_channels:
+//!   for k in 0..count:          # src and dst walk their own patterns (reshape allowed)
+//!     Copy:       dst[c][k] = src[c][k]                         # raw bits
+//!     Cast:       dst[c][k] = convert(src[c][k], in → fp32 → out)
+//!     Reciprocal: dst[c][k] = convert(1 / fp32(src[c][k]), out)
+//! ```
+
+use super::engine::{Bufs, Kernel};
+use super::{Cx, Parts};
+use crate::assumptions::{raw_move, reciprocal_f32};
+use crate::machine::FaultCause;
+use crate::numerics::{decode_slice_to_f32, encode_slice_from_f32, from_f32, to_f32, Fp8Config};
+use tpb_isa::wire::S4d4Tr;
+use tpb_isa::Dtype;
+
+/// One Cast element: raw bits when the dtypes are equal, else through FP32
+/// (`copy-when-same-dtype`).
+pub(crate) fn cast_element(a: Dtype, b: Dtype, raw: u64, fp8: &Fp8Config) -> u64 {
+    if raw_move(a, b) {
+        raw
+    } else {
+        u64::from(from_f32(b, to_f32(a, raw as u32, fp8), fp8))
+    }
+}
+
+/// One Reciprocal element (`reciprocal-ieee`): the plain definition the kernel is checked
+/// against.
+#[cfg(test)]
+pub(crate) fn reciprocal_element(a: Dtype, b: Dtype, raw: u64, fp8: &Fp8Config) -> u64 {
+    u64::from(from_f32(b, reciprocal_f32(to_f32(a, raw as u32, fp8)), fp8))
+}
+
+/// Executes Copy/Cast, or Reciprocal with `reciprocal`.
+pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr, reciprocal: bool) -> Result<(), FaultCause> {
+    let n = u32::from(s.num_active_channels);
+    let (src, dst, count) = cx.elementwise(
+        (&s.src_mem_pattern, "src_mem_pattern", s.in_dtype),
+        (&s.dst_mem_pattern, "dst_mem_pattern", s.out_dtype),
+        n,
+    )?;
+    cx.check_reads(&src, n, |_| true);
+    cx.gate()?;
+    let mut k = CastKernel {
+        from: s.in_dtype,
+        to: s.out_dtype,
+        raw: !reciprocal && raw_move(s.in_dtype, s.out_dtype),
+        reciprocal,
+        fp8: cx.cfg.fp8,
+        size_out: dst.size,
+    };
+    let Parts { driver, .. } = cx.parts();
+    driver.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
+    Ok(())
+}
+
+/// Copy / Cast / Reciprocal over the chunked engine: the slice codecs around the FP32 hub,
+/// the same values as [`cast_element`] / [`reciprocal_element`] (checked by
+/// `kernel_matches_the_element_functions` below).
+#[derive(Clone)]
+struct CastKernel {
+    from: Dtype,
+    to: Dtype,
+    raw: bool,
+    reciprocal: bool,
+    fp8: Fp8Config,
+    size_out: usize,
+}
+
+impl Kernel for CastKernel {
+    fn load(&mut self, b: &mut Bufs, _c: u32, _k0: u64, input: &[u8]) {
+        if self.raw {
+            b.bytes[..input.len()].copy_from_slice(input);
+            return;
+        }
+        let n = decode_slice_to_f32(self.from, input, &mut b.f, &self.fp8);
+        if self.reciprocal {
+            for x in &mut b.f[..n] {
+                *x = reciprocal_f32(*x);
+            }
+        }
+    }
+
+    fn store(&mut self, b: &mut Bufs, _c: u32, _k0: u64, out: &mut [u8]) {
+        if self.raw {
+            out.copy_from_slice(&b.bytes[..out.len()]);
+            return;
+        }
+        let n = out.len() / self.size_out;
+        encode_slice_from_f32(self.to, &b.f[..n], out, &self.fp8);
+    }
+
+    fn pure_key(&self, _c: u32, _k0: u64) -> Option<u64> {
+        // Each output is a function of its input element alone, the same everywhere.
+        Some(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::{Config, Machine};
+    use tpb_isa::geometry::Space;
+    use tpb_isa::wire::{Addr4, Tensor4};
+    use tpb_isa::{Body, Gen, Instruction, Opcode};
+
+    const DTYPES: [Dtype; 12] = [
+        Dtype::INT8,
+        Dtype::UINT8,
+        Dtype::INT16,
+        Dtype::UINT16,
+        Dtype::BFLOAT16,
+        Dtype::FP16,
+        Dtype::INT32,
+        Dtype::UINT32,
+        Dtype::FP32,
+        Dtype::FP8_EXP3,
+        Dtype::FP8_EXP4,
+        Dtype::FP8_EXP5,
+    ];
+
+    /// The engine kernel against the element functions (the plain definition), every dtype
+    /// pair, Cast and Reciprocal, a strided source and 600 random elements per channel (more
+    /// than 512, so 1-byte inputs take the engine's byte table).
+    #[test]
+    fn kernel_matches_the_element_functions() {
+        let gen = Gen::Mariana;
+        let fp8 = Fp8Config::default();
+        let count = 600u16;
+        for from in DTYPES {
+            let mut m = Machine::new(Config::new(gen));
+            let size = from.size().unwrap();
+            let mut state = 0x9E37_79B9u32;
+            let raw: Vec<u8> = (0..2 * u64::from(count) * 2 * size as u64)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    state as u8
+                })
+                .collect();
+            let t = crate::HostTensor::at(Space::Sbuf, 0..2).elements(from, 2 * u64::from(count));
+            m.write_tensor(&t, &raw).unwrap();
+            for to in DTYPES {
+                for op in [Opcode::CAST, Opcode::RECIPROCAL] {
+                    let mut i = Instruction::new(op, gen);
+                    if let Body::S4d4Tr(s) = &mut i.body {
+                        let t4 = |off: u32, step: i16| Tensor4 {
+                            start_addr: Addr4::at(gen, Space::Sbuf, 0, off).unwrap(),
+                            step_elem: [step, 1, 1, 1],
+                            num_elem: [count, 1, 1, 1],
+                        };
+                        s.in_dtype = from;
+                        s.out_dtype = to;
+                        s.num_active_channels = 2;
+                        s.src_mem_pattern = t4(0, 2);
+                        s.dst_mem_pattern = t4(0x4000, 1);
+                    }
+                    m.step(&i).unwrap();
+                    let out_t = crate::HostTensor::at(Space::Sbuf, 0..2)
+                        .offset(0x4000)
+                        .elements(to, u64::from(count));
+                    let got = m.read_tensor(&out_t).unwrap();
+                    let so = to.size().unwrap();
+                    for c in 0..2usize {
+                        for k in 0..count as usize {
+                            let at = (c * 2 * count as usize + 2 * k) * size;
+                            let mut w = [0u8; 8];
+                            w[..size].copy_from_slice(&raw[at..at + size]);
+                            let x = u64::from_le_bytes(w);
+                            let want = if op == Opcode::CAST {
+                                cast_element(from, to, x, &fp8)
+                            } else {
+                                reciprocal_element(from, to, x, &fp8)
+                            };
+                            let g = &got[(c * count as usize + k) * so..][..so];
+                            assert_eq!(
+                                g,
+                                &want.to_le_bytes()[..so],
+                                "{op} {from}->{to} channel {c} element {k} input {x:#x}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,353 @@
+//! TensorReduce (0x42 Arith / 0x52 Bitvec), TransposeTensorReduce (0x83/0x84: the
+//! StreamTranspose move first, assumption `transpose-reduce-order`) and sunda's bf16 pair
+//! (0x8c/0x8d) (isa-facts-dve-pool §7.4, §7.5; assumption `reduce-geometry`).
+//!
+//! ```text
+//! R = product of src.num_elem[slots op_dim reduces]      # X = slot 0, XY = 0..1, …
+//! for c in 0..num_active_channels:
+//!   for j in 0..count / R:                              # the kept index, slot 0 fastest
+//!     v = fold(op, src[c][j*R .. (j+1)*R])              # element order
+//!     dst[c][j] = convert(negated ? -v : v)
+//! ```
+
+use super::access::Access;
+use super::elements::{commit, read_all};
+use super::{num_fault, Cx, Role};
+use crate::assumptions::{
+    stream_transpose_source, tt_int_operand, tt_int_result, unsupported_64bit,
+};
+use crate::machine::FaultCause;
+use crate::numerics::alu::{max_num, min_num};
+use crate::numerics::{
+    alu_arith, alu_bitvec, alu_int64, alu_int_as, canonical_nan, decode_slice_to_f32, from_f32,
+    to_f32, Fp8Config, NumError,
+};
+use tpb_isa::opcode::OpcodeInfo;
+use tpb_isa::validate::reduced_slots;
+use tpb_isa::wire::S4d4Tr;
+use tpb_isa::{AluOp, Dtype};
+
+/// A 64-bit fold's result in `out`: its low bits (an integer dtype, by the validator).
+fn tt_int_result64(out: Dtype, r: u64) -> u64 {
+    match out.size() {
+        Some(8) => r,
+        _ => tt_int_result(out, r as u32),
+    }
+}
+
+/// Folds one reduced group of raw elements into one raw output (`reduce-geometry`).
+pub(crate) fn reduce_group(
+    op: AluOp,
+    bitvec: bool,
+    negated: bool,
+    (a, b): (Dtype, Dtype),
+    xs: &[u64],
+    fp8: &Fp8Config,
+) -> Result<u64, NumError> {
+    let signed = matches!(a, Dtype::INT8 | Dtype::INT16 | Dtype::INT32);
+    if bitvec {
+        let bits = 8 * a.size().unwrap_or(4) as u32;
+        let mut acc = xs[0] as u32;
+        for &x in &xs[1..] {
+            acc = alu_bitvec(op, acc, x as u32, bits)?;
+        }
+        return Ok(u64::from(acc));
+    }
+    if matches!(
+        op,
+        AluOp::AMAX_INT | AluOp::AMIN_INT | AluOp::AMAX_UINT | AluOp::AMIN_UINT
+    ) {
+        let signed_op = matches!(op, AluOp::AMAX_INT | AluOp::AMIN_INT);
+        let key = |x: u64| -> i128 {
+            match a {
+                Dtype::INT64 | Dtype::UINT64 if signed_op => i128::from(x as i64),
+                Dtype::INT64 | Dtype::UINT64 => i128::from(x),
+                _ => {
+                    let v = tt_int_operand(a, x);
+                    if signed_op {
+                        i128::from(v as i32)
+                    } else {
+                        i128::from(v)
+                    }
+                }
+            }
+        };
+        let max = matches!(op, AluOp::AMAX_INT | AluOp::AMAX_UINT);
+        let mut best = 0usize;
+        for (i, &x) in xs.iter().enumerate() {
+            let (k, kb) = (key(x), key(xs[best]));
+            if (max && k > kb) || (!max && k < kb) {
+                best = i;
+            }
+        }
+        return Ok(tt_int_result(b, best as u32));
+    }
+    if a == Dtype::INT64 || a == Dtype::UINT64 {
+        let signed = a == Dtype::INT64;
+        let mut acc = xs[0];
+        for &x in &xs[1..] {
+            acc = alu_int64(op, acc, x, signed)?;
+        }
+        if negated {
+            acc = acc.wrapping_neg();
+        }
+        return Ok(tt_int_result64(b, acc));
+    }
+    if op.is_valid_int_aluop() {
+        let mut acc = tt_int_operand(a, xs[0]);
+        for &x in &xs[1..] {
+            acc = alu_int_as(op, acc, tt_int_operand(a, x), signed)?;
+        }
+        if negated {
+            acc = acc.wrapping_neg();
+        }
+        return Ok(tt_int_result(b, acc));
+    }
+    let mut acc = to_f32(a, xs[0] as u32, fp8);
+    for &x in &xs[1..] {
+        acc = alu_arith(op, acc, to_f32(a, x as u32, fp8))?;
+    }
+    if negated {
+        acc = -acc;
+    }
+    Ok(u64::from(from_f32(b, acc, fp8)))
+}
+
+/// StreamTranspose's move over `n` channels of `count` elements (channel-major).
+fn transposed(xs: &[u64], n: u32, count: u64) -> Vec<u64> {
+    let mut out = Vec::with_capacity(xs.len());
+    for ch in 0..n {
+        for k in 0..count {
+            let (c, e) = stream_transpose_source(ch, k);
+            out.push(xs[(u64::from(c) * count + e) as usize]);
+        }
+    }
+    out
+}
+
+/// Executes the reduce (`bitvec`: 0x52/0x84; `transpose`: 0x83/0x84 move the source as
+/// StreamTranspose first); `row` names the opcode in messages.
+pub(super) fn execute(
+    cx: &mut Cx<'_>,
+    s: &S4d4Tr,
+    row: &'static OpcodeInfo,
+    bitvec: bool,
+    transpose: bool,
+) -> Result<(), FaultCause> {
+    let n = u32::from(s.num_active_channels);
+    let display = row.display;
+    let wide = [s.in_dtype, s.out_dtype]
+        .iter()
+        .any(|&d| d == Dtype::INT64 || d == Dtype::UINT64);
+    // The 64-bit arm (§7.1 engine predicate): an integer op on 64-bit integers.
+    let int_op = s.op.is_valid_int_aluop() || matches!(s.op.0, 0xDE..=0xE1);
+    if wide && (bitvec || !int_op) {
+        return Err(unsupported_64bit(display));
+    }
+    let slots = reduced_slots(s.op_dim).ok_or_else(|| FaultCause::Unsupported {
+        what: format!("{display}: op_dim {} is not a reduce axis", s.op_dim),
+    })?;
+    let src = cx.tensor(
+        &s.src_mem_pattern,
+        "src_mem_pattern",
+        s.in_dtype,
+        Role::READ,
+        n,
+    )?;
+    let dst = cx.tensor(
+        &s.dst_mem_pattern,
+        "dst_mem_pattern",
+        s.out_dtype,
+        Role::WRITE,
+        n,
+    )?;
+    let group: u64 = s.src_mem_pattern.num_elem[..slots]
+        .iter()
+        .map(|&m| u64::from(m))
+        .product();
+    let count = src.count();
+    if group == 0 || dst.count() * group != count {
+        return Err(FaultCause::OutOfRange {
+            operand: "dst_mem_pattern",
+            detail: format!(
+                "{} outputs for {count} inputs reduced in groups of {group}",
+                dst.count()
+            ),
+        });
+    }
+    cx.limit(count, n)?;
+    let fp8 = cx.cfg.fp8;
+    let float_fold = !bitvec && !int_op && !wide;
+    if float_fold && !transpose && src.dims.is_dense() {
+        // Validate the op once (the FP32 fold fails only on the op, never on a value).
+        alu_arith(s.op, 0.0, 0.0).map_err(num_fault)?;
+        let vals = dense_float_reduce(cx, &src, n, group as usize, s, &fp8);
+        cx.check_reads(&src, n, |_| true);
+        cx.gate()?;
+        commit(cx, &dst, n, &vals, |_, _| false);
+        return Ok(());
+    }
+    let mut xs = read_all(&cx.st.mem, &src, n);
+    if transpose {
+        // TransposeTensorReduce: StreamTranspose's 32 × 32 move first (Q10,
+        // `transpose-reduce-order`), then the same reduce over the moved elements.
+        if !n.is_multiple_of(32) || !count.is_multiple_of(32) {
+            return Err(FaultCause::OutOfRange {
+                operand: "src_mem_pattern",
+                detail: format!(
+                    "{n} channels × {count} elements: the transpose needs both in whole 32s"
+                ),
+            });
+        }
+        xs = transposed(&xs, n, count);
+    }
+    let vals = xs
+        .chunks(group as usize)
+        .map(|g| {
+            reduce_group(
+                s.op,
+                bitvec,
+                s.negated != 0,
+                (s.in_dtype, s.out_dtype),
+                g,
+                &fp8,
+            )
+        })
+        .collect::<Result<Vec<u64>, _>>()
+        .map_err(num_fault)?;
+    cx.check_reads(&src, n, |_| true);
+    cx.gate()?;
+    commit(cx, &dst, n, &vals, |_, _| false);
+    Ok(())
+}
+
+/// The FP32 fold over a contiguous source: each channel decoded with the slice codec, each
+/// group folded in element order. The same values as [`reduce_group`] (checked by
+/// `dense_fold_matches_the_plain_fold` below).
+fn dense_float_reduce(
+    cx: &Cx<'_>,
+    src: &Access,
+    n: u32,
+    group: usize,
+    s: &S4d4Tr,
+    fp8: &Fp8Config,
+) -> Vec<u64> {
+    let mem = &cx.st.mem;
+    let count = src.count() as usize;
+    let mut xs = vec![0f32; count];
+    let mut vals = Vec::with_capacity(count / group * n as usize);
+    for c in 0..n {
+        let at = mem.part_base(src.space, src.part0 + c) + src.byte(0) as usize;
+        decode_slice_to_f32(
+            s.in_dtype,
+            &mem.data(src.space)[at..at + count * src.size],
+            &mut xs,
+            fp8,
+        );
+        for g in xs.chunks(group) {
+            let mut acc = match s.op {
+                AluOp::ADD => g.iter().skip(1).fold(g[0], |a, &x| a + x),
+                AluOp::MAX => g.iter().skip(1).fold(g[0], |a, &x| max_num(a, x)),
+                AluOp::MIN => g.iter().skip(1).fold(g[0], |a, &x| min_num(a, x)),
+                op => g
+                    .iter()
+                    .skip(1)
+                    .fold(g[0], |a, &x| alu_arith(op, a, x).unwrap_or(f32::NAN)),
+            };
+            if acc.is_nan() && s.op != AluOp::BYPASS {
+                // alu_arith pins every NaN it creates or propagates.
+                acc = f32::from_bits(canonical_nan::FP32);
+            }
+            if s.negated != 0 {
+                acc = -acc;
+            }
+            vals.push(u64::from(from_f32(s.out_dtype, acc, fp8)));
+        }
+    }
+    vals
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::machine::{Config, Machine};
+    use tpb_isa::geometry::Space;
+    use tpb_isa::wire::{Addr4, S4d4Tr, Tensor4};
+    use tpb_isa::{AluOp, Body, Dtype, Gen, Instruction, Opcode, TensorSubdim};
+
+    /// Dense source (fast fold) against the same values read through a strided source
+    /// (plain fold): every FP32-path op, negated or not, NaN/inf inputs included.
+    #[test]
+    fn dense_fold_matches_the_plain_fold() {
+        let gen = Gen::Cayman;
+        let (g, groups) = (37u16, 5u16);
+        for din in [Dtype::BFLOAT16, Dtype::FP32, Dtype::FP8_EXP4, Dtype::INT16] {
+            let mut m = Machine::new(Config::new(gen));
+            let size = din.size().unwrap();
+            let total = u64::from(g) * u64::from(groups);
+            let mut state = 0xDEAD_BEEFu32;
+            let raw: Vec<u8> = (0..total * size as u64 * 3)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    state as u8
+                })
+                .collect();
+            // Dense copy at 0, the same elements every other slot at 0x2000.
+            let dense = &raw[..total as usize * size];
+            let mut spread = vec![0u8; 2 * dense.len()];
+            for (k, e) in dense.chunks(size).enumerate() {
+                spread[2 * k * size..][..size].copy_from_slice(e);
+            }
+            for (off, bytes, per) in [(0u64, dense, total), (0x2000, &spread[..], 2 * total)] {
+                let all: Vec<u8> = (0..3).flat_map(|_| bytes.to_vec()).collect();
+                let t = crate::HostTensor::at(Space::Sbuf, 0..3)
+                    .offset(off)
+                    .elements(din, per);
+                m.write_tensor(&t, &all).unwrap();
+            }
+            for op in [
+                AluOp::ADD,
+                AluOp::MAX,
+                AluOp::MIN,
+                AluOp::MULT,
+                AluOp::ABSOLUTE_DIFF,
+            ] {
+                for negated in [0u8, 1] {
+                    let run = |m: &mut Machine, off: u32, step: i16, out: u32| {
+                        let mut i = Instruction::new(Opcode::TENSOR_REDUCE_ARITH, gen);
+                        if let Body::S4d4Tr(s) = &mut i.body {
+                            *s = S4d4Tr {
+                                src_mem_pattern: Tensor4 {
+                                    start_addr: Addr4::at(gen, Space::Sbuf, 0, off).unwrap(),
+                                    step_elem: [step, step * g as i16, 1, 1],
+                                    num_elem: [g, groups, 1, 1],
+                                },
+                                in_dtype: din,
+                                out_dtype: Dtype::FP32,
+                                num_active_channels: 3,
+                                negated,
+                                op,
+                                op_dim: TensorSubdim::X,
+                                dst_mem_pattern: Tensor4 {
+                                    start_addr: Addr4::at(gen, Space::Sbuf, 0, out).unwrap(),
+                                    step_elem: [1; 4],
+                                    num_elem: [groups, 1, 1, 1],
+                                },
+                                ..S4d4Tr::default()
+                            };
+                        }
+                        m.step(&i).unwrap();
+                        let t = crate::HostTensor::at(Space::Sbuf, 0..3)
+                            .offset(u64::from(out))
+                            .elements(Dtype::FP32, u64::from(groups));
+                        m.read_tensor(&t).unwrap()
+                    };
+                    let fast = run(&mut m, 0, 1, 0x8000);
+                    let plain = run(&mut m, 0x2000, 2, 0x9000);
+                    assert_eq!(fast, plain, "{op} {din} negated {negated}");
+                }
+            }
+        }
+    }
+}

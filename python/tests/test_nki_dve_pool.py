@@ -1,0 +1,121 @@
+"""tpb.nki.isa issue-17a calls (tensor_tensor, tensor_copy, memset, reciprocal,
+tensor_reduce, tensor_copy_predicated, nc_transpose, nc_stream_shuffle), each checked bit for
+bit against an independent NumPy / ml_dtypes computation of the documented semantics
+(docs/reference/dve-pool.md; isa-facts-dve-pool §1.5, §2.4, §3.4, §4.4, §5, §6.4, §7.4, §15).
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tpb
+import tpb.nki as nki
+from conftest import assert_bits_equal, random_values
+
+BF16 = ml_dtypes.bfloat16
+F32 = np.float32
+
+
+def from_fp32(x, dtype):
+    """FP32 -> dtype: RNE; integers saturate, NaN -> 0 (decisions §4.4, §4.6)."""
+    dt = np.dtype(dtype)
+    x = np.asarray(x, dtype=F32)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        r = np.rint(np.nan_to_num(x, nan=0.0, posinf=np.inf, neginf=-np.inf).astype(np.float64))
+        return np.clip(r, info.min, info.max).astype(dt)
+    with np.errstate(over="ignore"):
+        return x.astype(dt)
+
+
+@pytest.mark.parametrize("op", [np.add, np.subtract, np.multiply, np.maximum, np.greater])
+def test_tensor_tensor_fp32_to_bf16(op, rng):
+    core = nki.Core(gen="cayman")
+    a = random_values(rng, (32, 40), F32)
+    b = random_values(rng, (32, 40), F32)
+    a, b = np.nan_to_num(a), np.nan_to_num(b)  # numpy's maximum propagates NaN; maxNum does not
+    ta, tb = core.from_numpy(a), core.from_numpy(b)
+    out = core.ndarray((32, 40), BF16)
+    nki.isa.tensor_tensor(out, ta, tb, op)
+    with np.errstate(all="ignore"):
+        want = from_fp32(op(a, b).astype(F32), BF16)
+    assert_bits_equal(out.numpy(), want)
+
+
+def test_tensor_tensor_int32_wraps_on_gpsimd(rng):
+    core = nki.Core()
+    a = rng.integers(-(2**31), 2**31, (8, 16), dtype=np.int64).astype(np.int32)
+    b = rng.integers(-(2**31), 2**31, (8, 16), dtype=np.int64).astype(np.int32)
+    out = core.ndarray((8, 16), np.int32)
+    nki.isa.tensor_tensor(out, core.from_numpy(a), core.from_numpy(b), np.add, engine="gpsimd")
+    assert_bits_equal(out.numpy(), (a.astype(np.int64) + b).astype(np.int32))
+
+
+def test_tensor_copy_casts_and_copies(rng):
+    core = nki.Core()
+    a = random_values(rng, (16, 33), F32)
+    src = core.from_numpy(a)
+    for dtype in (BF16, np.float16, np.int8, np.uint16, ml_dtypes.float8_e4m3, F32):
+        dst = core.ndarray((16, 33), dtype)
+        nki.isa.tensor_copy(dst, src)
+        assert_bits_equal(dst.numpy(), from_fp32(a, dtype) if dtype is not F32 else a)
+
+
+def test_memset_and_reciprocal(rng):
+    core = nki.Core()
+    t = core.ndarray((128, 64), BF16)
+    nki.isa.memset(t, 1.5, engine="vector")
+    assert_bits_equal(t.numpy(), np.full((128, 64), 1.5, dtype=BF16))
+    with pytest.raises(tpb.UsageError, match="value"):
+        nki.isa.memset(core.ndarray((2, 2), np.int8), 1.5)
+    a = random_values(rng, (16, 20), F32)
+    inv = core.ndarray((16, 20), F32)
+    nki.isa.reciprocal(inv, core.from_numpy(a))
+    with np.errstate(all="ignore"):
+        want = (F32(1.0) / a).astype(F32)
+    want = np.where(np.isnan(want), np.float32(np.nan), want)
+    assert_bits_equal(inv.numpy(), want)
+
+
+def test_tensor_reduce_rows(rng):
+    core = nki.Core()
+    a = rng.standard_normal((16, 4, 24)).astype(F32)
+    out = core.ndarray((16, 4), F32)
+    nki.isa.tensor_reduce(out, np.add, core.from_numpy(a), axis=2, negate=True)
+    # Sequential float32 fold in element order (reduce-geometry), then negate.
+    want = np.empty((16, 4), F32)
+    for p in range(16):
+        for j in range(4):
+            acc = a[p, j, 0]
+            for x in a[p, j, 1:]:
+                acc = F32(acc + x)
+            want[p, j] = -acc
+    assert_bits_equal(out.numpy(), want)
+    m = core.ndarray((16, 1), F32)
+    nki.isa.tensor_reduce(m, np.maximum, core.from_numpy(a), axis=[1, 2])
+    assert_bits_equal(m.numpy(), a.reshape(16, -1).max(axis=1, keepdims=True))
+
+
+def test_tensor_copy_predicated(rng):
+    core = nki.Core()
+    pred = (rng.integers(0, 3, (8, 10)) == 0).astype(np.uint8)
+    old = rng.standard_normal((8, 10)).astype(F32)
+    data = rng.standard_normal((8, 10)).astype(F32)
+    dst = core.from_numpy(old)
+    nki.isa.tensor_copy_predicated(dst, core.from_numpy(data), core.from_numpy(pred))
+    assert_bits_equal(dst.numpy(), np.where(pred != 0, data, old))
+    dst2 = core.from_numpy(old)
+    nki.isa.tensor_copy_predicated(dst2, -np.inf, core.from_numpy(pred), reverse_pred=True)
+    assert_bits_equal(dst2.numpy(), np.where(pred == 0, F32(-np.inf), old))
+
+
+def test_nc_transpose_and_stream_shuffle(rng):
+    core = nki.Core()
+    a = random_values(rng, (32, 32), BF16)
+    t = core.ndarray((32, 32), BF16)
+    nki.isa.nc_transpose(t, core.from_numpy(a), engine="vector")
+    assert_bits_equal(t.numpy(), a.T)
+    with pytest.raises(tpb.NotSupported, match="LoadMaskSelect"):
+        nki.isa.nc_stream_shuffle(t, t, list(range(32)))

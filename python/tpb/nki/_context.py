@@ -1,0 +1,67 @@
+"""The kernel being run: its core, its SPMD position, and the call-site labels.
+
+A kernel run (``simulate_kernel``, a ``@jit`` kernel called with NumPy arrays) sets the
+current context for the thread; ``nl`` and ``nisa`` calls find the core here and label the
+instructions they emit with the kernel source line that made them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Any, Optional, Tuple
+
+from .. import _tpb
+from .._errors import UsageError
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_local = threading.local()
+
+
+class KernelContext:
+    """One SPMD instance of a kernel run."""
+
+    def __init__(self, core: Any, grid: Tuple[int, ...], position: Tuple[int, ...]) -> None:
+        self.core = core
+        self.grid = grid
+        self.position = position
+
+
+def current(what: str) -> KernelContext:
+    ctx: Optional[KernelContext] = getattr(_local, "ctx", None)
+    if ctx is None:
+        raise UsageError(
+            f"{what} can only be called inside a kernel run "
+            "(tpb.nki.simulate_kernel, tpb.nki.profile_kernel or a @tpb.nki.jit kernel "
+            "called with NumPy arrays)"
+        )
+    return ctx
+
+
+def maybe_current() -> Optional[KernelContext]:
+    return getattr(_local, "ctx", None)
+
+
+def enter(ctx: Optional[KernelContext]) -> Optional[KernelContext]:
+    old = getattr(_local, "ctx", None)
+    _local.ctx = ctx
+    return old
+
+
+def origin() -> Optional[str]:
+    """``file:line`` of the first caller outside the tpb package (the kernel source)."""
+    f = sys._getframe(1)
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR):
+        f = f.f_back
+    if f is None:
+        return None
+    return f"{f.f_code.co_filename}:{f.f_lineno}"
+
+
+def label(core: Any, name: Optional[str] = None, engine: Any = None) -> None:
+    """Labels the next instructions of ``core`` with the caller's source line."""
+    eng = None if engine is None else getattr(engine, "value", engine)
+    if eng is not None and not isinstance(eng, str):
+        raise UsageError(f"engine={engine!r}: expected an nki.isa.engine member or a name")
+    _tpb._kernel_set_call(core, origin(), name, eng)

@@ -1,0 +1,635 @@
+"""``tpb.nki.language`` (``nl``): tiles, dtypes, index expressions, loops and the
+value-returning tile operations of NKI, inside a kernel run.
+
+Each operation emits the instruction the compiler would emit for it on the run's core (see
+:mod:`tpb.nki.isa`): ``nl.add(x, 2.0)`` is one TensorScalar, ``nl.zeros`` an allocation and
+a fill. Names whose instruction tpb does not have yet raise :class:`tpb.NotSupported`
+("not supported yet: nki.language.load needs DMAMEMCPY ..."); ``docs/nki-support.md`` lists
+every name with its status.
+
+Example::
+
+    @tpb.nki.jit
+    def ramp_plus_one():
+        t = nl.ndarray((128, 64), nl.float32)
+        nisa.iota(t, [[1, 64]], channel_multiplier=64)
+        return nl.add(t, 1.0)
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator, Optional, Sequence, Tuple
+
+import ml_dtypes
+import numpy as np
+
+from .. import _tpb
+from .._errors import UsageError
+from . import _context
+from . import isa as _isa
+from ._mask import IndexExpr, Predicate
+
+# --- dtypes (nki-api §2.3) ---------------------------------------------------------------
+bool_ = np.dtype(np.uint8)
+int8 = np.dtype(np.int8)
+int16 = np.dtype(np.int16)
+int32 = np.dtype(np.int32)
+uint8 = np.dtype(np.uint8)
+uint16 = np.dtype(np.uint16)
+uint32 = np.dtype(np.uint32)
+float16 = np.dtype(np.float16)
+float32 = np.dtype(np.float32)
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+float8_e4m3 = np.dtype(ml_dtypes.float8_e4m3)
+float8_e5m2 = np.dtype(ml_dtypes.float8_e5m2)
+float8_e4m3fn = np.dtype(ml_dtypes.float8_e4m3fn)
+
+
+# --- memory regions (nki-api §2.1) -------------------------------------------------------
+class _Buffer:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"nl.{self.name}"
+
+
+sbuf = _Buffer("sbuf")
+psum = _Buffer("psum")
+private_hbm = _Buffer("private_hbm")
+hbm = private_hbm
+shared_hbm = _Buffer("shared_hbm")
+
+
+class tile_size:
+    """Tile size limits (nki-api §2.4): ``pmax`` partitions, ``psum_fmax`` /
+    ``psum_bank_fmax`` fp32 elements per PSUM bank, ``gemm_stationary_fmax``,
+    ``gemm_moving_fmax``, ``bn_stats_fmax``, ``psum_num_banks``."""
+
+    pmax = 128
+    psum_fmax = 512
+    psum_bank_fmax = 512
+    psum_bank_fmax_bytes = 2048
+    psum_num_banks = 8
+    gemm_stationary_fmax = 128
+    gemm_moving_fmax = 512
+    bn_stats_fmax = 512
+
+
+class par_dim(int):
+    """``nl.par_dim(n)``: marks the partition dim in a shape (legacy); only as the first dim."""
+
+
+def _refuse(name: str, form: Optional[str] = None) -> Exception:
+    return _tpb._nki_refuse("language", name, form)
+
+
+def _core() -> Any:
+    return _context.current("nki.language").core
+
+
+def _is_hbm(buffer: Any) -> bool:
+    return buffer is private_hbm or buffer is shared_hbm or getattr(buffer, "name", buffer) in (
+        "hbm", "private_hbm", "shared_hbm")
+
+
+def _shape(shape: Any) -> Tuple[int, ...]:
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    for k, d in enumerate(shape):
+        if isinstance(d, par_dim) and k != 0:
+            raise _refuse("par_dim", "a partition dim after a block dim")
+    return tuple(int(d) for d in shape)
+
+
+# --- creation ----------------------------------------------------------------------------
+def ndarray(shape: Any, dtype: Any, buffer: Any = sbuf, name: str = "", **kwargs: Any) -> Any:
+    """An uninitialised tensor (nki-api §2.1).
+
+    Parameters:
+        shape: dims, partition dim first for on-chip buffers (at most 128 partitions).
+        dtype: an ``nl`` dtype.
+        buffer: ``nl.sbuf`` (default), ``nl.psum``, or an HBM buffer.
+        name: names the tile in capacity errors and profiles.
+
+    Semantics: allocates space in the buffer (a capacity error names the tile, its size and
+    what is left); reading it before a write raises under the uninitialised-read sanitizer.
+
+    Example::
+
+        t = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf, name="scores")
+    """
+    if _is_hbm(buffer):
+        raise _refuse(getattr(buffer, "name", "hbm"), "HBM tensors")
+    core = _core()
+    return core.ndarray(list(_shape(shape)), dtype, buffer=getattr(buffer, "name", buffer), name=name)
+
+
+def _fill(t: Any, value: Any, what: str) -> Any:
+    v = value
+    if np.dtype(t.dtype).kind in "iub":
+        if float(value) != int(value):
+            raise UsageError(f"nl.{what}: fill value {value!r} is not an integer for {t.dtype}")
+        v = int(value)
+    else:
+        v = float(value)
+    _isa.memset(t, v)
+    return t
+
+
+def zeros(shape: Any, dtype: Any, buffer: Any = sbuf, name: str = "", **kwargs: Any) -> Any:
+    """A zero-filled tensor.
+
+    Parameters: as :func:`ndarray`.
+
+    Semantics: an allocation and a Memset.
+
+    Example::
+
+        acc = nl.zeros((128, 1), nl.float32)
+    """
+    return _fill(ndarray(shape, dtype, buffer, name), 0, "zeros")
+
+
+def ones(shape: Any, dtype: Any, buffer: Any = sbuf, name: str = "", **kwargs: Any) -> Any:
+    """A one-filled tensor (as :func:`zeros`).
+
+    Example::
+
+        w = nl.ones((128, 64), nl.float32)
+    """
+    return _fill(ndarray(shape, dtype, buffer, name), 1, "ones")
+
+
+def full(shape: Any, fill_value: Any, dtype: Any, buffer: Any = sbuf, name: str = "",
+         **kwargs: Any) -> Any:
+    """A tensor filled with ``fill_value`` (an allocation and a Memset).
+
+    Example::
+
+        t = nl.full((128, 64), 7, nl.int32)
+    """
+    return _fill(ndarray(shape, dtype, buffer, name), fill_value, "full")
+
+
+def zeros_like(x: Any, dtype: Any = None, buffer: Any = None, name: str = "") -> Any:
+    """Zeros with ``x``'s shape (and dtype unless given).
+
+    Example::
+
+        z = nl.zeros_like(t)
+    """
+    return zeros(tuple(x.shape), dtype or x.dtype, buffer or sbuf, name)
+
+
+def empty_like(x: Any, dtype: Any = None, buffer: Any = None, name: str = "") -> Any:
+    """An uninitialised tensor with ``x``'s shape, dtype and buffer unless given.
+
+    Example::
+
+        y = nl.empty_like(x)
+    """
+    return ndarray(tuple(x.shape), dtype or x.dtype, buffer or getattr(x, "buffer", "sbuf"), name)
+
+
+# --- indexing and loops ------------------------------------------------------------------
+def arange(*args: int) -> IndexExpr:
+    """``nl.arange(stop)`` / ``nl.arange(start, stop)``: an index vector; ``[:, None]`` puts
+    it on the partition axis, ``[None, :]`` on the free axis; affine in ints
+    (``i * 128 + nl.arange(128)[:, None]``).
+
+    Example::
+
+        i_p, i_f = nl.arange(128)[:, None], nl.arange(512)[None, :]
+        t[i_p, i_f]
+    """
+    if len(args) == 1:
+        start, stop = 0, args[0]
+    elif len(args) == 2:
+        start, stop = args
+    else:
+        raise UsageError("nl.arange(stop) or nl.arange(start, stop)")
+    return IndexExpr(int(start), int(stop) - int(start), 1)
+
+
+class _Grid(tuple):
+    @property
+    def p(self) -> IndexExpr:
+        return self[0]
+
+    @property
+    def x(self) -> IndexExpr:
+        return self[-1]
+
+    @property
+    def y(self) -> IndexExpr:
+        return self[1]
+
+
+class _MGrid:
+    """``nl.mgrid[0:128, 0:512]``: one index expression per axis (``i_p, i_f = ...`` or
+    ``.p`` / ``.x``)."""
+
+    def __getitem__(self, key: Any) -> _Grid:
+        key = key if isinstance(key, tuple) else (key,)
+        out = []
+        for axis, k in enumerate(key):
+            start = k.start or 0
+            out.append(IndexExpr(start, k.stop - start, k.step or 1, axis))
+        return _Grid(out)
+
+
+mgrid = _MGrid()
+
+
+def ds(start: int, size: int) -> IndexExpr:
+    """``nl.ds(start, size)``: the subscript ``start:start+size``.
+
+    Example::
+
+        t[:, nl.ds(i * 64, 64)]
+    """
+    return IndexExpr(int(start), int(size), 1)
+
+
+def affine_range(*args: int, **kwargs: Any) -> range:
+    """A loop with no carried dependency (NKI 0.6.0: an alias of ``range``, unrolled).
+
+    Example::
+
+        for i in nl.affine_range(4): ...
+    """
+    return range(*args)
+
+
+def sequential_range(*args: int, **kwargs: Any) -> range:
+    """A loop with carried dependencies (an alias of ``range``, unrolled).
+
+    Example::
+
+        for i in nl.sequential_range(4): ...
+    """
+    return range(*args)
+
+
+def static_range(*args: int, **kwargs: Any) -> range:
+    """A fully unrolled loop (an alias of ``range``).
+
+    Example::
+
+        for i in nl.static_range(4): ...
+    """
+    return range(*args)
+
+
+@contextlib.contextmanager
+def no_reorder() -> Iterator[None]:
+    """Keeps program order inside the block (tpb emits in program order anyway).
+
+    Example::
+
+        with nl.no_reorder(): ...
+    """
+    yield
+
+
+def program_id(axis: int = 0) -> int:
+    """This instance's index along SPMD grid axis ``axis`` (``kernel[g0, g1](...)``).
+
+    Example::
+
+        i = nl.program_id(0)
+    """
+    ctx = _context.current("nki.language.program_id")
+    if not ctx.grid:
+        return 0
+    if not 0 <= axis < len(ctx.grid):
+        raise UsageError(f"program_id({axis}): the grid has {len(ctx.grid)} axes")
+    return ctx.position[axis]
+
+
+def num_programs(axes: Any = 0) -> int:
+    """Instances along grid axis ``axes`` (or the product over a tuple of axes); 1 without a
+    grid.
+
+    Example::
+
+        n = nl.num_programs(0)
+    """
+    ctx = _context.current("nki.language.num_programs")
+    if not ctx.grid:
+        return 1
+    axes_t = axes if isinstance(axes, (tuple, list)) else (axes,)
+    n = 1
+    for a in axes_t:
+        n *= ctx.grid[a]
+    return n
+
+
+def program_ndim() -> int:
+    """The number of grid axes (0 without a grid).
+
+    Example::
+
+        nd = nl.program_ndim()
+    """
+    return len(_context.current("nki.language.program_ndim").grid)
+
+
+def device_print(prefix: str, x: Any) -> None:
+    """Prints a tile's current values (simulation only).
+
+    Example::
+
+        nl.device_print("t=", t)
+    """
+    print(prefix, x.numpy())
+
+
+# --- element-wise --------------------------------------------------------------------------
+def _new_like(x: Any, dtype: Any) -> Any:
+    return ndarray(tuple(x.shape), dtype or x.dtype, buffer=sbuf)
+
+
+def _is_tile(x: Any) -> bool:
+    return isinstance(x, _tpb.Tile)
+
+
+def _scalar_operand(y: Any) -> bool:
+    return not _is_tile(y) or (len(y.shape) == 2 and y.shape[1] == 1)
+
+
+_COMMUTATIVE = {"add", "multiply", "maximum", "minimum", "equal", "not_equal",
+                "bitwise_and", "bitwise_or", "bitwise_xor"}
+
+
+def _binary(name: str, x: Any, y: Any, dtype: Any, mask: Any) -> Any:
+    if _is_tile(x) and _is_tile(y) and tuple(x.shape) == tuple(y.shape):
+        out = _new_like(x, dtype)
+        _isa.tensor_tensor(out, x, y, name, mask=mask)
+        return out
+    if _is_tile(x) and _scalar_operand(y):
+        out = _new_like(x, dtype)
+        _isa.tensor_scalar(out, x, name, y, mask=mask)
+        return out
+    if _is_tile(y) and _scalar_operand(x):
+        out = _new_like(y, dtype)
+        _isa.tensor_scalar(out, y, name, x, reverse0=name not in _COMMUTATIVE, mask=mask)
+        return out
+    raise _refuse(name, f"shapes {getattr(x, 'shape', x)} and {getattr(y, 'shape', y)}: NKI 0.6.0 binary ops do not broadcast")
+
+
+def _binary_fn(name: str) -> Any:
+    def f(x: Any, y: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
+        return _binary(name, x, y, dtype, mask)
+
+    f.__name__ = f.__qualname__ = name
+    f.__tpb_op__ = name  # type: ignore[attr-defined]
+    f.__doc__ = (
+        f"``nl.{name}(x, y, dtype=None)``: element-wise ``{name}`` of two tiles, or of a tile\n"
+        "and a scalar (a number or a ``(P, 1)`` tile), returned as a new SBUF tile.\n\n"
+        "Parameters:\n"
+        "    x, y: tiles or numbers (at least one a tile).\n"
+        "    dtype: the result's dtype (default: the tile's).\n"
+        "    mask: legacy affine predicate.\n\n"
+        "Semantics: two tiles of one shape: one TensorTensor; a tile and a number or a (P, 1)\n"
+        "tile: one TensorScalar (FP32 arithmetic for float ops, integer bits for bitwise ops).\n\n"
+        f"Example::\n\n    y = nl.{name}(x, 2.0)\n"
+    )
+    return f
+
+
+add = _binary_fn("add")
+subtract = _binary_fn("subtract")
+multiply = _binary_fn("multiply")
+maximum = _binary_fn("maximum")
+minimum = _binary_fn("minimum")
+equal = _binary_fn("equal")
+not_equal = _binary_fn("not_equal")
+greater = _binary_fn("greater")
+greater_equal = _binary_fn("greater_equal")
+less = _binary_fn("less")
+less_equal = _binary_fn("less_equal")
+bitwise_and = _binary_fn("bitwise_and")
+bitwise_or = _binary_fn("bitwise_or")
+bitwise_xor = _binary_fn("bitwise_xor")
+left_shift = _binary_fn("left_shift")
+right_shift = _binary_fn("right_shift")
+
+
+def abs(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:  # noqa: A001
+    """``|x|`` element-wise, as a new SBUF tile (one TensorScalar, op ``abs``).
+
+    Parameters:
+        x: a tile.
+        dtype: the result's dtype (default: x's).
+
+    Example::
+
+        y = nl.abs(x)
+    """
+    out = _new_like(x, dtype)
+    _isa.tensor_scalar(out, x, "abs", 0.0, mask=mask)
+    return out
+
+
+abs.__tpb_op__ = "abs"  # type: ignore[attr-defined]
+
+
+def negative(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
+    """``-x`` element-wise, as a new SBUF tile (one TensorScalar multiplying by -1.0).
+
+    Parameters:
+        x: a tile.
+        dtype: the result's dtype (default: x's).
+
+    Example::
+
+        y = nl.negative(x)
+    """
+    out = _new_like(x, dtype)
+    _isa.tensor_scalar(out, x, "multiply", -1.0, mask=mask)
+    return out
+
+
+def copy(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
+    """A copy of an SBUF/PSUM tile as a new SBUF tile (Vector ``tensor_copy``: bit-exact when
+    the dtypes are equal, else through FP32).
+
+    Parameters:
+        x: a tile; dtype: the result's dtype (default: x's).
+
+    Example::
+
+        sb = nl.copy(psum_tile, dtype=nl.bfloat16)
+    """
+    out = _new_like(x, dtype)
+    _isa.tensor_copy(out, x, mask=mask)
+    return out
+
+
+def broadcast_to(x: Any, shape: Any, dtype: Any = None) -> Any:
+    """``x`` broadcast to ``shape`` (same rank; size-1 free dims repeat) as a new SBUF tile:
+    one ``tensor_copy`` from a zero-step view (the partition dim cannot broadcast).
+
+    Parameters:
+        x: a tile; shape: the target shape; dtype: the result's dtype (default: x's).
+
+    Example::
+
+        g = nl.broadcast_to(gamma_row, (1, 512))
+    """
+    shape = tuple(int(d) for d in shape)
+    if len(shape) != len(x.shape):
+        raise UsageError(f"nl.broadcast_to: shape {shape} must have x's rank {len(x.shape)}")
+    if tuple(x.shape) == shape:
+        return x
+    if shape[0] != x.shape[0]:
+        raise _refuse("broadcast_to", "the partition dim (on-chip tiles cannot broadcast it)")
+    v = x
+    for d in range(1, len(shape)):
+        if x.shape[d] != shape[d]:
+            v = v.broadcast(d, shape[d])
+    out = ndarray(shape, dtype or x.dtype)
+    _isa.tensor_copy(out, v)
+    return out
+
+
+def reciprocal(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
+    """``1 / x`` element-wise in FP32 (Vector ``Reciprocal``), as a new SBUF tile.
+
+    Parameters:
+        x: a tile; dtype: the result's dtype (default: x's).
+
+    Example::
+
+        inv = nl.reciprocal(sums)
+    """
+    out = _new_like(x, dtype)
+    _isa.reciprocal(out, x, mask=mask)
+    return out
+
+
+def _axes(x: Any, axis: Any) -> list:
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    nd = len(x.shape)
+    return sorted(a + nd if a < 0 else a for a in axes)
+
+
+def _reduce(op: str, x: Any, axis: Any, dtype: Any, keepdims: bool, negate: bool = False) -> Any:
+    axes = _axes(x, axis)
+    shape = [d if k not in axes else 1 for k, d in enumerate(x.shape)]
+    if not keepdims:
+        shape = [d for k, d in enumerate(shape) if k not in axes]
+        if len(shape) < 2:
+            shape.append(1)
+    out = ndarray(tuple(shape), dtype or x.dtype)
+    _isa.tensor_reduce(out, op, x, axes if len(axes) > 1 else axes[0], negate, keepdims)
+    return out
+
+
+def _reduction(op: str, name: str) -> Any:
+    def f(x: Any, axis: Any, dtype: Any = None, keepdims: bool = False, *, mask: Any = None,
+          **kwargs: Any) -> Any:
+        return _reduce(op, x, axis, dtype, keepdims)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (
+        f"``nl.{name}(x, axis, dtype=None, keepdims=False)``: reduces the trailing free axes\n"
+        f"``axis`` of ``x`` with ``{op}`` (one TensorReduce), as a new SBUF tile.\n\n"
+        "Parameters:\n"
+        "    x: a tile; axis: an int or a list of trailing free axes (never 0).\n"
+        "    dtype: the result's dtype (default: x's); keepdims: keep reduced axes as size 1.\n\n"
+        f"Example::\n\n    m = nl.{name}(t, axis=1, keepdims=True)\n"
+    )
+    return f
+
+
+sum = _reduction("add", "sum")  # noqa: A001
+max = _reduction("maximum", "max")  # noqa: A001
+min = _reduction("minimum", "min")  # noqa: A001
+prod = _reduction("multiply", "prod")
+
+
+def mean(x: Any, axis: Any, dtype: Any = None, keepdims: bool = False, *, mask: Any = None,
+         **kwargs: Any) -> Any:
+    """``nl.mean(x, axis, dtype=None, keepdims=False)``: the FP32 sum over ``axis`` (one
+    TensorReduce into an FP32 tile) times ``1/n`` (one TensorScalar into ``dtype``).
+
+    Parameters:
+        x: a tile; axis: trailing free axes; dtype: result dtype (default: x's);
+        keepdims: keep reduced axes as size 1.
+
+    Example::
+
+        mu = nl.mean(t, axis=1, keepdims=True)
+    """
+    n = 1
+    for a in _axes(x, axis):
+        n *= x.shape[a]
+    s = _reduce("add", x, axis, float32, keepdims)
+    out = _new_like(s, dtype or x.dtype)
+    _isa.tensor_scalar(out, s, "multiply", 1.0 / n)
+    return out
+
+
+def transpose(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
+    """Partition ↔ free transpose of a 2-D tile (Vector engine, whole 32×32 tiles; others need
+    the Tensor-engine transpose, issue 18a).
+
+    Parameters:
+        x: a 2-D tile; dtype: must equal x's dtype.
+
+    Example::
+
+        tT = nl.transpose(t)
+    """
+    out = ndarray((x.shape[1], x.shape[0]), dtype or x.dtype)
+    _isa.nc_transpose(out, x)
+    return out
+
+
+def shared_identity_matrix(n: int, dtype: Any = uint8, dst: Any = None) -> Any:
+    """An ``n × n`` identity matrix in SBUF: a Memset of 1 and an ``affine_select`` keeping
+    the diagonal (the nki-library ``cascaded_max`` recipe).
+
+    Parameters:
+        n: size (at most 128); dtype: element dtype; dst: an existing tile to fill.
+
+    Example::
+
+        ident = nl.shared_identity_matrix(128, dtype=nl.float32)
+    """
+    ones_t = full((n, n), 1, dtype)
+    out = dst if dst is not None else ndarray((n, n), dtype)
+    _isa.affine_select(out, [[1, n]], -1, ones_t, 0.0, cmp_op="equal")
+    return out
+
+
+def _refused(fname: str) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        raise _refuse(fname)
+
+    row = [r for r in _tpb._nki_support() if r[0] == "language" and r[1] == fname][0]
+    call.__name__ = call.__qualname__ = fname
+    call.__tpb_op__ = fname  # type: ignore[attr-defined]
+    call.__doc__ = (
+        f"``nki.language.{fname}`` ({row[2]}: {row[3]}).\n\n"
+        "Parameters: as NKI 0.6.0 documents them (docs/nki-support.md).\n\n"
+        "Semantics: raises :class:`tpb.NotSupported` naming what is missing.\n\n"
+        f"Example::\n\n    nl.{fname}(...)  # raises tpb.NotSupported\n"
+    )
+    return call
+
+
+_DEFINED = {k for k in list(globals()) if not k.startswith("_")}
+for _m, _n, _tag, _detail in _tpb._nki_support():
+    if _m == "language" and _n not in _DEFINED:
+        globals()[_n] = _refused(_n)
+
+__all__ = sorted(
+    k for k, v in list(globals().items())
+    if not k.startswith("_") and k not in ("annotations", "contextlib", "np", "ml_dtypes",
+                                           "Any", "Iterator", "Optional", "Sequence", "Tuple",
+                                           "UsageError", "IndexExpr", "Predicate")
+)

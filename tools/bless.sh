@@ -1,0 +1,14 @@
+#!/bin/sh
+# Regenerates every generated or golden file from the one opcode/field/rule lists, in one
+# command (issue 16 item 4). Each file below is also checked by the same test without
+# TPB_BLESS, so CI fails with the test's name when one is stale:
+#   README.md opcode table            tpb-isa tests/readme_opcodes.rs
+#   docs/syntax.md field reference     tpb-isa tests/text_docs.rs
+#   validate_outcomes.txt (rules)      tpb-isa tests/validate_fast.rs
+#   CLI goldens, examples/*.bin        tpb tests/cli_isa.rs, tests/cli_run.rs
+# Review `git diff` afterwards: a changed golden says which rule or output moved.
+set -eu
+cd "$(dirname "$0")/.."
+TPB_BLESS=1 cargo test -p tpb-isa --test readme_opcodes --test text_docs --test validate_fast
+TPB_BLESS=1 cargo test -p tpb --test cli_isa --test cli_run
+git status --short
