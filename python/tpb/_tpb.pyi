@@ -90,7 +90,8 @@ class RunReport:
     trace: List[str]
 
 class Machine:
-    """A simulated NeuronCore: SBUF/PSUM, registers, flops, semaphores, events."""
+    """A simulated NeuronCore: SBUF/PSUM, device memory (HBM), registers, flops, semaphores,
+    events. Regions: ``"sbuf[p0..128]+0x400:fp32:128x512"`` or ``"hbm+0x1000:fp32:4x8"``."""
 
     def __init__(
         self,
@@ -98,9 +99,12 @@ class Machine:
         strict: bool = False,
         fp8_e4m3: str = "ieee",
         fp8_ocp_sat: bool = False,
+        hbm_bytes: int = 1073741824,
     ) -> None: ...
     @property
     def gen(self) -> str: ...
+    @property
+    def hbm_bytes(self) -> int: ...
     @property
     def retired(self) -> int: ...
     @property
@@ -199,6 +203,15 @@ def range_select(
     range_start: float = 0.0,
     on_false_value: float = -3.4028234663852886e38,
     reduce_cmd: str = "idle",
+) -> RunReport: ...
+def dma_copy(
+    dst: Tile,
+    src: Tile,
+    priority: Optional[int] = None,
+    oob_mode: Any = None,
+    dge_mode: Any = None,
+    engine: Any = None,
+    name: Optional[str] = None,
 ) -> RunReport: ...
 def select(
     dst: Tile,

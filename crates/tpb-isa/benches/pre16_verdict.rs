@@ -48,6 +48,17 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
             matches!(body, BodyView::EventSemaphore(s) if event_semaphore(gen, v, s))
         }
         // Issue 17a's and 17b's families never had a hand-written copy: the single-source verdict.
+        // Families added after issue 16 have no pre-16 form: the single-source verdict.
+        Family::DmaMemcpy
+        | Family::PseudoDma
+        | Family::PseudoExt
+        | Family::DmaIndirect
+        | Family::DmaTranspose
+        | Family::DmaGatherTranspose
+        | Family::DmaMemcpy2
+        | Family::DmaImmediate
+        | Family::Mem2d => tpb_isa::validate::is_valid_view(v),
+        // Issue 17a's families never had a hand-written copy: the single-source verdict.
         Family::TensorTensor
         | Family::TensorTensorBf16
         | Family::CopyCastPredicated

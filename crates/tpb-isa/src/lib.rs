@@ -16,11 +16,12 @@ pub mod tables;
 pub use gen::{Gen, GenSet};
 pub use opcode::{Opcode, OpcodeInfo, StructKind};
 pub use tables::{
-    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, Dtype, ImmSrc, ReduceAxis, ReduceOp, RevOps,
-    TensorSubdim, UpdateMode, WaitMode,
+    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, DataSrc, DgeComputeOp, DgeOpcode, Dtype, ImmSrc,
+    ReduceAxis, ReduceOp, RevOps, TensorSubdim, UpdateMode, WaitMode,
 };
 pub mod geometry;
 pub mod hex;
+pub mod lower;
 pub mod pack;
 pub mod text;
 pub mod validate;

@@ -25,6 +25,15 @@ macro_rules! for_each_struct {
             S4d2Bn, "S4D2_BN", "Max8 / FindIndex8 (isa-facts-dve-pool §16.1)";
             S4d4Mr, "S4D4_MR", "MatchReplace8 (isa-facts-dve-pool §16.2)";
             CtrlIm, "CTRL_IM", "LoadMaskSelect (isa-facts-dve-pool §14.2)";
+            DmaDirect2d, "DMA_DIRECT2D", "DMAMEMCPY (isa-facts-pe-act-dma §3.4)";
+            PseudoDmaDirect2d, "PSEUDO_DMA_DIRECT2D", "the host-lowered DMA pseudo (isa-facts-pe-act-dma §3.6)";
+            PseudoDmaExt, "PSEUDO_DMA_EXT_STRUCT", "the pseudo DMA extension record (isa-facts-pe-act-dma §3.6)";
+            DmaIndirect1d, "DMA_INDIRECT1D", "DMA_INDIRECT (isa-facts-pe-act-dma §3.7)";
+            DmaDirect2dXpose, "DMA_DIRECT2D_XPOSE", "DMA_TRANSPOSE (isa-facts-pe-act-dma §3.8)";
+            DmaGatherXpose, "DMA_GATHER_XPOSE", "DMA_GATHER_TRANSPOSE (isa-facts-pe-act-dma §3.9)";
+            DmaCopy2d, "DMA_COPY2D", "DMA_MEMCPY2 (isa-facts-pe-act-dma §3.10)";
+            DmaImmediate, "DMA_IMMEDIATE", "DMA_IMMEDIATE (isa-facts-pe-act-dma §3.11)";
+            Mem2d, "MEM_2D", "TensorLoad / TensorStore (isa-facts-pe-act-dma §3.14)";
             // Issue 17a: the DVE/POOL compute structs (isa-facts-dve-pool).
             D4Mr, "D4_MR", "Memset / DveReadIndices (isa-facts-dve-pool §6.2, §13.2)";
             S3s3d3Tt, "S3S3D3_TT", "TensorTensor / CopyPredicated / CastPredicated (isa-facts-dve-pool §1.2, §2.2)";
@@ -49,6 +58,17 @@ macro_rules! struct_kinds {
             /// Every struct, in declaration order.
             pub const ALL: &'static [StructKind] = &[$( StructKind::$S ),*];
 
+            /// Whether bytes 4..12 are the common EVENTS preamble (and bytes 1..4 the
+            /// header's): false for DMA_COPY2D / DMA_IMMEDIATE, which carry their own wait
+            /// band there, and for the 0xDA extension record, whose bytes 1..12 are its own
+            /// fields (isa-facts-pe-act-dma §3.6, §3.10, §3.11).
+            pub const fn has_preamble(self) -> bool {
+                !matches!(
+                    self,
+                    StructKind::DmaCopy2d | StructKind::DmaImmediate | StructKind::PseudoDmaExt
+                )
+            }
+
             /// The header struct name.
             pub const fn header_name(self) -> &'static str {
                 match self {
@@ -72,6 +92,13 @@ pub enum Engine {
     /// Any engine's queue: the standalone sync instruction runs on whichever engine the
     /// program places it (isa-facts §1.3).
     Any,
+    /// A DMA request: issued from a DMA-capable engine queue (SP or ACT with the hardware
+    /// DGE, POOL with the software DGE; only POOL on sunda), the data then moving on that
+    /// queue's DMA ring (isa-facts-pe-act-dma §3.1, §3.13).
+    Dma,
+    /// A host-only pseudo instruction, lowered by the runtime before the device sees it
+    /// (isa-facts-pe-act-dma §3.6).
+    Host,
     /// DVE or POOL: the compiler picks per instruction (isa-facts-dve-pool §0.1 "the same
     /// opcode can run on POOL or DVE"); placed on DVE unless the program says POOL.
     DveOrPool,
@@ -84,6 +111,8 @@ impl Engine {
             Engine::Dve => "vector engine (DVE)",
             Engine::Pool => "GpSimd engine (POOL)",
             Engine::Any => "any engine's queue",
+            Engine::Dma => "a DMA-issuing queue (SP, ACT or POOL; POOL on sunda) and its DMA ring",
+            Engine::Host => "the host (lowered before the device sees it)",
             Engine::DveOrPool => "vector engine (DVE) or GpSimd engine (POOL)",
         }
     }
@@ -145,6 +174,15 @@ macro_rules! for_each_family {
             TsSelect, ts_select, S3d3TsSelect, "TensorScalarSelect (0x98, isa-facts §10.1)";
             RangeSelect, range_select, S2d2Rs, "RangeSelect (0xBC, isa-facts §10.2)";
             EventSemaphore, event_semaphore, EventSemaphore, "EventSemaphore, the standalone sync record (0xA0, isa-facts §1.3)";
+            DmaMemcpy, dma_memcpy, DmaDirect2d, "DMAMEMCPY (0xB8, isa-facts-pe-act-dma §3.4)";
+            PseudoDma, pseudo_dma, PseudoDmaDirect2d, "PSEUDO_DMA_DIRECT2D (0xD4, host only, isa-facts-pe-act-dma §3.6)";
+            PseudoExt, pseudo_ext, PseudoDmaExt, "PSEUDO_EXTENSION (0xDA, host only, isa-facts-pe-act-dma §3.6)";
+            DmaIndirect, dma_indirect, DmaIndirect1d, "DMA_INDIRECT (0xBB, isa-facts-pe-act-dma §3.7)";
+            DmaTranspose, dma_transpose, DmaDirect2dXpose, "DMA_TRANSPOSE (0xBD, isa-facts-pe-act-dma §3.8)";
+            DmaGatherTranspose, dma_gather_transpose, DmaGatherXpose, "DMA_GATHER_TRANSPOSE (0xF1, isa-facts-pe-act-dma §3.9)";
+            DmaMemcpy2, dma_memcpy2, DmaCopy2d, "DMA_MEMCPY2 (0xB9, maverick, isa-facts-pe-act-dma §3.10)";
+            DmaImmediate, dma_immediate, DmaImmediate, "DMA_IMMEDIATE (0xBA, maverick, isa-facts-pe-act-dma §3.11)";
+            Mem2d, mem2d, Mem2d, "TensorLoad / TensorStore (0xAA/0xAB, isa-facts-pe-act-dma §3.14)";
             // Issue 17a (isa-facts-dve-pool).
             TensorTensor, tensor_tensor, S3s3d3Tt, "TensorTensor Arith/Bitvec (0x41/0x51, isa-facts-dve-pool §1)";
             TensorTensorBf16, tensor_tensor_bf16, S3s3d3Tt, "The sunda bf16 TensorTensor trio (0x8a/0x8b/0x8f, isa-facts-dve-pool §1.7)";
@@ -327,6 +365,53 @@ semantics! {
     EventSemaphore {
         /// A second wait and a second update on semaphores/events; no data.
         EventSemaphore = NotApplicable, Immediate;
+    }
+    /// DMAMEMCPY (isa-facts-pe-act-dma §3.4).
+    DmaMemcpy {
+        /// A 2-D byte walk to a 2-D byte walk, optionally cast / combined through fp32.
+        Direct2d = NotApplicable, Immediate;
+    }
+    /// PSEUDO_DMA_DIRECT2D (isa-facts-pe-act-dma §3.6).
+    PseudoDma {
+        /// Lowered by the runtime to the instruction its `dge_op` names.
+        Lowered = NotApplicable, Immediate;
+    }
+    /// PSEUDO_EXTENSION (isa-facts-pe-act-dma §3.6).
+    PseudoExt {
+        /// Read by the runtime's lowering of the 0xD4 before it.
+        Extension = NotApplicable, Immediate;
+    }
+    /// DMA_INDIRECT (isa-facts-pe-act-dma §3.7).
+    DmaIndirect {
+        /// A 1-D gather/scatter through an index array.
+        Indirect1d = NotApplicable, Immediate;
+    }
+    /// DMA_TRANSPOSE (isa-facts-pe-act-dma §3.8).
+    DmaTranspose {
+        /// 16-row tiles transposed into SBUF.
+        Transpose = NotApplicable, Immediate;
+    }
+    /// DMA_GATHER_TRANSPOSE (isa-facts-pe-act-dma §3.9).
+    DmaGatherTranspose {
+        /// Rows gathered by index and transposed.
+        GatherTranspose = NotApplicable, Immediate;
+    }
+    /// DMA_MEMCPY2 (isa-facts-pe-act-dma §3.10).
+    DmaMemcpy2 {
+        /// A 2-D copy with its own wait band and rd/wr-done semaphores.
+        Copy2d = NotApplicable, Immediate;
+    }
+    /// DMA_IMMEDIATE (isa-facts-pe-act-dma §3.11).
+    DmaImmediate {
+        /// Raw UDMA descriptors.
+        Descriptors = NotApplicable, Immediate;
+    }
+    /// TensorLoad / TensorStore (isa-facts-pe-act-dma §3.14).
+    Mem2d {
+        /// Sequencer registers ← memory.
+        Load = NotApplicable, Immediate;
+        /// Memory ← registers or immediates.
+        Store = NotApplicable, Immediate;
     }
     // Issue 17a (isa-facts-dve-pool).
     /// TensorTensor (isa-facts-dve-pool §1.5): `dst = src0 op src1`.
@@ -541,7 +626,22 @@ impl OpcodeInfo {
     }
 }
 
-const BN_STATE: &str = "it loads DVE batch-norm state that tpb does not model (isa-facts §6)";
+const PSEUDO_HOST: &str = "a host-only pseudo instruction: the runtime lowers it before the \
+                           device sees it (isa-facts-pe-act-dma §3.6); lower the program \
+                           first (`tpb_isa::lower::lower_pseudo`)";
+const INDIRECT_SEMANTICS: &str = "the index walk of DMA_INDIRECT is only INFERRED and the \
+                                  rule for repeated scatter indices is not public \
+                                  (isa-facts-pe-act-dma §3.7)";
+const XPOSE_ORDER: &str = "the tile order of the DMA transposes is not public \
+                           (isa-facts-pe-act-dma §3.8, §8 Q22)";
+const COPY2D_SEMANTICS: &str = "DMA_MEMCPY2's DMA_ADDR_UNION register forms, engine fan-out and \
+                                rd/wr-done semaphore effects are public only as enum names \
+                                (isa-facts-pe-act-dma §3.10)";
+const DMA_IMMEDIATE_SEMANTICS: &str = "DMA_IMMEDIATE's raw UDMA descriptors have further \
+                                       constraints given only in prose \
+                                       (isa-facts-pe-act-dma §3.11, §3.12)";
+const BN_STATE: &str = "it loads DVE batch-norm / match-value state that tpb does not model \
+                        (isa-facts §6)";
 const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda \
                              header: no sensible fixed second op and the DVE uop table is full \
                              (isa-facts §8)";
@@ -603,12 +703,22 @@ macro_rules! for_each_opcode {
             SCALAR_TENSOR_TENSOR_ARITH = 0x9D, "SCALAR_TENSOR_TENSOR_ARITH", "ScalarTensorTensorArith", "stt_arith", Dve, Maintained, ALL, ScalarTensorTensor(Arith), Run, "isa-facts-dve-pool §9";
             SCALAR_TENSOR_TENSOR_BITVEC = 0x9E, "SCALAR_TENSOR_TENSOR_BITVEC", "ScalarTensorTensorBitvec", "stt_bitvec", Dve, Maintained, ALL, ScalarTensorTensor(Bitvec), Run, "isa-facts-dve-pool §9";
             EVENT_SEMAPHORE = 0xA0, "EVENT_SEMAPHORE", "EventSemaphore", "event_semaphore", Any, Maintained, ALL, EventSemaphore(EventSemaphore), Run, "isa-facts §1.3";
+            TENSOR_LOAD = 0xAA, "TENSOR_LOAD", "TensorLoad", "tensor_load", Any, Maintained, ALL, Mem2d(Load), Run, "isa-facts-pe-act-dma §3.14";
+            TENSOR_STORE = 0xAB, "TENSOR_STORE", "TensorStore", "tensor_store", Any, Maintained, ALL, Mem2d(Store), Run, "isa-facts-pe-act-dma §3.14";
+            DMA_MEMCPY = 0xB8, "DMAMEMCPY", "DmaMemcpy", "dma_memcpy", Dma, Maintained, ALL, DmaMemcpy(Direct2d), Run, "isa-facts-pe-act-dma §3.4";
+            DMA_MEMCPY2 = 0xB9, "DMA_MEMCPY2", "DmaMemcpy2", "dma_memcpy2", Dma, Maintained, MAVERICK, DmaMemcpy2(Copy2d), NotSupported(COPY2D_SEMANTICS), "isa-facts-pe-act-dma §3.10";
+            DMA_IMMEDIATE = 0xBA, "DMA_IMMEDIATE", "DmaImmediate", "dma_immediate", Dma, Maintained, MAVERICK, DmaImmediate(Descriptors), NotSupported(DMA_IMMEDIATE_SEMANTICS), "isa-facts-pe-act-dma §3.11";
+            DMA_INDIRECT = 0xBB, "DMA_INDIRECT", "DmaIndirect", "dma_indirect", Dma, Maintained, ALL, DmaIndirect(Indirect1d), NotSupported(INDIRECT_SEMANTICS), "isa-facts-pe-act-dma §3.7";
             RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", Dve, Maintained, CAYMAN_UP, RangeSelect(RangeSelect), Run, "isa-facts §10.2";
+            DMA_TRANSPOSE = 0xBD, "DMA_TRANSPOSE", "DmaTranspose", "dma_transpose", Dma, Maintained, CAYMAN_UP, DmaTranspose(Transpose), NotSupported(XPOSE_ORDER), "isa-facts-pe-act-dma §3.8";
+            PSEUDO_DMA_DIRECT2D = 0xD4, "PSEUDO_DMA_DIRECT2D", "PseudoDmaDirect2d", "pseudo_dma_direct2d", Host, Maintained, ALL, PseudoDma(Lowered), NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
+            PSEUDO_EXTENSION = 0xDA, "PSEUDO_EXTENSION", "PseudoExtension", "pseudo_extension", Host, Maintained, ALL, PseudoExt(Extension), NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
             TENSOR_TENSOR_SCAN_ARITH = 0xE5, "TENSOR_TENSOR_SCAN_ARITH", "TensorTensorScan", "tt_scan", Dve, Maintained, ALL, TensorTensorScan(Arith), Run, "isa-facts-dve-pool §10";
             TENSOR_SCALAR_CACHE_CUMULATIVE = 0xE6, "TENSOR_SCALAR_CACHE_CUMULATIVE", "TensorScalarCacheCumulative", "ts_cache_cumulative", Dve, Maintained, ALL, CacheReduce(Cumulative), Run, "isa-facts-dve-pool §12";
             COPY_PREDICATED_SCALAR = 0xE8, "COPY_PREDICATED_SCALAR", "CopyPredicatedScalar", "copy_predicated_scalar", Dve, Maintained, ALL, CopyPredicatedScalar(CopyPredicatedScalar), Run, "isa-facts-dve-pool §3";
             DVE_READ_INDICES = 0xE9, "DVE_READ_INDICES", "DveReadIndices", "dve_read_indices", Dve, Maintained, CAYMAN_UP, DveReadIndices(DveReadIndices), Run, "isa-facts-dve-pool §13.2";
             SELECT_REDUCE = 0xEA, "SELECT_REDUCE", "CopyPredicatedReduce", "select_reduce", Dve, Maintained, ALL, SelectReduce(SelectReduce), Run, "isa-facts-dve-pool §11";
+            DMA_GATHER_TRANSPOSE = 0xF1, "DMA_GATHER_TRANSPOSE", "DmaGatherTranspose", "dma_gather_transpose", Dma, Maintained, CAYMAN_UP, DmaGatherTranspose(GatherTranspose), NotSupported(XPOSE_ORDER), "isa-facts-pe-act-dma §3.9";
         }
     };
 }

@@ -18,6 +18,8 @@ pub fn opcode_table_markdown() -> String {
             Engine::Dve => "DVE",
             Engine::Pool => "POOL",
             Engine::Any => "any",
+            Engine::Dma => "SP/ACT/POOL → DMA queue",
+            Engine::Host => "host (lowered)",
             Engine::DveOrPool => "DVE or POOL",
         };
         // The stub evidence is per generation (`stub_firmware_known`, issue 16 item 6).

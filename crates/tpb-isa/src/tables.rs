@@ -488,6 +488,40 @@ code_enum! {
     }
 }
 
+// ---- DMA (isa-facts-pe-act-dma §3) ---------------------------------------------------------
+
+code_enum! {
+    /// `DGE_COMPUTE_OP` (isa-facts-pe-act-dma §3.3): how the incoming data A combines with the
+    /// destination B.
+    pub struct DgeComputeOp, kind "DGE_COMPUTE_OP" {
+        NONE = 0, "none", ALL, ["copy"];
+        ADD = 1, "add", ALL;
+        MULTIPLY = 2, "multiply", ALL, ["mult"];
+        MAX = 3, "max", ALL;
+        MIN = 4, "min", ALL;
+    }
+}
+
+code_enum! {
+    /// `DGE_OPCODE` (isa-facts-pe-act-dma §3.1): the kind byte (@15) of the 0xD4 pseudo.
+    /// Sunda has only DIRECT2D and INDIRECT1D.
+    pub struct DgeOpcode, kind "DGE_OPCODE" {
+        DIRECT2D = 0, "direct2d", ALL;
+        INDIRECT1D = 1, "indirect1d", ALL;
+        TRANSPOSE = 2, "transpose", CAY;
+        GATHER_TRANSPOSE = 3, "gather_transpose", CAY;
+    }
+}
+
+code_enum! {
+    /// `src_datasrc` of `MEM_2D` (isa-facts-pe-act-dma §3.14): where TensorStore's data
+    /// comes from (TensorLoad forces REGISTER).
+    pub struct DataSrc, kind "DATASRC" {
+        REGISTER = 0, "register", ALL, ["reg"];
+        IMMEDIATE = 1, "immediate", ALL, ["imm"];
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,7 +38,7 @@ impl Status {
 
 /// `(module, name, status)`: module is `language` or `isa`.
 pub const NKI_API: &[(&str, &str, Status)] = &[
-    ("language", "ndarray", Status::Partial("SBUF and PSUM tiles; HBM tensors need DMAMEMCPY (0xB8) and HBM (issue 18b)")),
+    ("language", "ndarray", Status::Partial("SBUF, PSUM and HBM tiles (the Rust Core; buffer=\"hbm\")")),
     ("language", "zeros", Status::Partial("on-chip tiles (an allocation and a Memset); HBM tensors need issue 18b")),
     ("language", "ones", Status::Partial("as zeros")),
     ("language", "full", Status::Partial("as zeros")),
@@ -148,7 +148,7 @@ pub const NKI_API: &[(&str, &str, Status)] = &[
     ("isa", "activation", Status::NotYet("Activation on ACT (issue 18a)")),
     ("isa", "activation_reduce", Status::NotYet("Activation on ACT (issue 18a)")),
     ("isa", "exponential", Status::NotYet("Exponential (issue 18a)")),
-    ("isa", "dma_copy", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
+    ("isa", "dma_copy", Status::Partial("direct copies between HBM and SBUF tiles (DMAMEMCPY 0xB8); indirect copies are refused")),
     ("isa", "dma_transpose", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
     ("isa", "dma_compute", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
     ("isa", "tensor_partition_reduce", Status::NotSupported("no cross-partition reduce instruction in tpb")),

@@ -47,6 +47,7 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nki_dve::nki_max8, m)?)?;
     m.add_function(wrap_pyfunction!(nki_dve::nki_nc_find_index8, m)?)?;
     m.add_function(wrap_pyfunction!(nki_dve::nki_nc_match_replace8, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_dma_copy, m)?)?;
     // Issue 17a.
     m.add_function(wrap_pyfunction!(nki::nki_tensor_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_tensor_copy, m)?)?;

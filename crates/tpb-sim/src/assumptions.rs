@@ -12,7 +12,7 @@
 
 use crate::numerics::{alu_arith, alu_bitvec, alu_int_as, from_f32, Fp8Config, NumError};
 use tpb_isa::opcode::{Maintenance, OpcodeInfo};
-use tpb_isa::wire::Addr4;
+use tpb_isa::wire::{Addr4, Addr8, Mem2d};
 use tpb_isa::{AccumCmd, AluOp, Dtype, Gen, RevOps};
 
 /// One documented assumption.
@@ -208,6 +208,61 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                only repeat it. EventSemaphore (any engine in the table) and unmodelled bundles \
                go to `.engine`'s queue, else SP. An EventSemaphore takes SYNC_CYCLES; its two \
                waits must both hold, then its update applies like any other.",
+    },
+    Assumption {
+        id: "dma-address-map",
+        source: "isa-facts-pe-act-dma §3.2, §8 Q20",
+        text: "Where SBUF and PSUM sit in the 64-bit DMA address space is not public. tpb's \
+               map: an immediate ADDR8 below bit 55 is an HBM byte address; with bit 55 set, \
+               its low 29 bits are the on-chip ADDR4 address (partition × stride + offset) of \
+               the generation. HBM is one flat byte space per core (Config::hbm_bytes, \
+               default 1 GiB, at most 64 GiB, pages allocated when written).",
+    },
+    Assumption {
+        id: "dma-byte-steps",
+        source: "isa-facts-pe-act-dma §0.2 #13, §3.4, §8 Q19",
+        text: "DMA step_elem values are byte offsets between consecutive elements' starts, \
+               slot 0 innermost; an element is elem_size contiguous bytes (0 = 64 KiB) and must \
+               stay inside HBM or inside one partition's active bytes. The source's bytes form \
+               one stream that the destination pattern consumes in order.",
+    },
+    Assumption {
+        id: "dma-cce",
+        source: "isa-facts-pe-act-dma §3.4, §3.5",
+        text: "A DMA with a cast or a compute_op converts each value in → fp32 → out with \
+               round-to-nearest-even (no stochastic rounding), combining with the \
+               destination's value in fp32 (add, multiply, maxNum, minNum); dtypes wider than \
+               4 bytes are refused on this path. Without it, bytes are copied as they are.",
+    },
+    Assumption {
+        id: "dma-register-address",
+        source: "isa-facts-pe-act-dma §3.2",
+        text: "An ADDR8 in register form addresses reg_hi << 32 | reg_lo in tpb's DMA map. \
+               Shape-register and address-table forms are refused (not public).",
+    },
+    Assumption {
+        id: "mem2d-registers",
+        source: "isa-facts-pe-act-dma §3.14",
+        text: "TensorLoad fills (and a register TensorStore reads) the sequencer registers \
+               from data[0] on, one per element and two (low, high) for uint64; the sheet does \
+               not say which bytes name them.",
+    },
+    Assumption {
+        id: "dma-timing",
+        source: "isa-facts-pe-act-dma §3.13, §4.2, §8 Q24, Q27",
+        text: "Issuing a DMA request keeps the issuing engine busy DMA_ISSUE_NS; its data then \
+               moves on that engine's DMA queue (DMA.SP, DMA.ACT, DMA.POOL), one transfer \
+               at a time in issue order, taking DMA_LATENCY_NS plus the bytes at \
+               DMA_ENGINE_MB_PER_S × DMA_ENGINES_PER_QUEUE.",
+    },
+    Assumption {
+        id: "dma-completion",
+        source: "isa-facts-pe-act-dma §4.1, §8 Q23–Q25",
+        text: "A DMA request's EVENTS update fires when the issuing engine retires it; its \
+               data moves on the issuing engine's DMA queue (in issue order); when the data has \
+               landed, `semaphore` += `sem_increment` (0: none). A step-mode run \
+               (Machine::step, one in-order stream) moves the data at once and adds the \
+               increment right after it.",
     },
     Assumption {
         id: "multi-signal-wait",
@@ -448,6 +503,10 @@ pub const TIMING_CONSTANTS: &[TimingConstant] = &[
     TimingConstant { name: "POOL_START", default: 150, unit: "POOL cycles", source: "nki-semantics §1.1, §1.2 (GPSIMD_START ≈ 150)" },
     TimingConstant { name: "SYNC_CYCLES", default: 64, unit: "engine cycles", source: "ASSUMED (an instruction without memory operands)" },
     TimingConstant { name: "READ_DRAIN", default: 16, unit: "engine cycles", source: "ASSUMED (`_READ` fires this long before the end)" },
+    TimingConstant { name: "DMA_ISSUE_NS", default: 600, unit: "ns", source: "isa-facts-pe-act-dma §3.13, §4.2 (NKI trainium2_arch: a DGE DMA instruction ≈ 600 ns on NC-v3; ASSUMED the same on other generations)" },
+    TimingConstant { name: "DMA_LATENCY_NS", default: 0, unit: "ns", source: "ASSUMED (DMA latency to HBM is not published, isa-facts-pe-act-dma §4.2; §8 Q27: the issue time is the only fixed term)" },
+    TimingConstant { name: "DMA_ENGINE_MB_PER_S", default: 28991, unit: "MB/s", source: "isa-facts-pe-act-dma §3.13 (NKI: 27 GiB/s per DMA engine on v2; ASSUMED on later generations)" },
+    TimingConstant { name: "DMA_ENGINES_PER_QUEUE", default: 16, unit: "DMA engines", source: "ASSUMED (a queue's descriptors spread over the core's 16 DMA engines, isa-facts-pe-act-dma §3.13)" },
     TimingConstant { name: "CLOCK_MHZ_PE_SUNDA", default: 2800, unit: "MHz", source: "nki-semantics §6" },
     TimingConstant { name: "CLOCK_MHZ_ACT_SUNDA", default: 1400, unit: "MHz", source: "nki-semantics §6" },
     TimingConstant { name: "CLOCK_MHZ_POOL_SUNDA", default: 1400, unit: "MHz", source: "nki-semantics §6" },
@@ -469,6 +528,22 @@ pub const TIMING_CONSTANTS: &[TimingConstant] = &[
     TimingConstant { name: "CLOCK_MHZ_DVE_MAVERICK", default: 1200, unit: "MHz", source: "ASSUMED (= mariana)" },
     TimingConstant { name: "CLOCK_MHZ_SP_MAVERICK", default: 1200, unit: "MHz", source: "ASSUMED (= mariana)" },
 ];
+
+// ---- DMA, HBM and MEM_2D (isa-facts-pe-act-dma §3) ------------------------------------------
+
+/// `dma-register-address`: an ADDR8 in register form (`reg_lo`, `reg_hi`) addresses the
+/// 64-bit value `reg_hi << 32 | reg_lo` (§3.2 names the pair, not the combination), read in
+/// tpb's DMA map like an immediate.
+pub const fn dma_register_address(lo: u32, hi: u32) -> Addr8 {
+    Addr8(((hi as u64) << 32) | lo as u64)
+}
+
+/// `mem2d-registers`: the first sequencer register a TensorLoad fills (or a register
+/// TensorStore reads) is `data[0]`; the next elements use the following registers (§3.14
+/// does not say which bytes name them).
+pub fn mem2d_first_register(s: &Mem2d) -> usize {
+    usize::from(s.data.0[0])
+}
 
 // ---- machine state ------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from ._mask import apply_mask
 
 
 __all__ = [
+    "dma_copy",
     "affine_select",
     "engine",
     "get_nc_version",
@@ -607,3 +608,23 @@ for _m, _n, _tag, _detail in _tpb._nki_support():
     if _m == "isa" and _n not in _SUPPORTED_HERE:
         globals()[_n] = _refused(_n)
         __all__.append(_n)
+
+
+def dma_copy(dst: Any, src: Any, priority: Optional[int] = None, oob_mode: Any = None,
+             dge_mode: Any = None, engine: Any = None, *, name: Optional[str] = None) -> Any:
+    """``DMAMEMCPY`` (0xB8): ``dst = src`` element by element in C order between HBM and SBUF
+    (a dtype change converts through fp32, round to nearest even).
+
+    Parameters:
+        dst, src: tiles of one core with equal element counts, in HBM
+            (``Core.ndarray(shape, dtype, buffer="hbm")``) or SBUF (a PSUM source is refused).
+        priority: 0..3, NeuronCore-v4+ only. oob_mode: ``error`` / ``skip``.
+        dge_mode: ``unknown`` / ``swdge`` (issued on GpSimd) / ``hwdge`` (equal dtypes) / ``none``.
+        engine: ``sync`` (SP), ``scalar`` (ACT), ``gpsimd`` (POOL) or ``unknown``.
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.dma_copy(h, x, engine=nisa.engine.scalar)
+    """
+    return _tpb.dma_copy(dst, src, priority, _eng(oob_mode), _eng(dge_mode), _eng(engine), name)

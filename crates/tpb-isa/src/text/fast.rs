@@ -17,8 +17,8 @@ use super::schema::{part_of, resolve_key, Part, CHANNELS_FIELD, FIELD_ALIASES, O
 use crate::gen::Gen;
 use crate::opcode::{Opcode, StructKind, OPCODES};
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, DebugCmd, Dtype, ImmSrc, ReduceAxis, ReduceOp,
-    RevOps, TensorSubdim, UpdateMode, WaitMode,
+    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype,
+    ImmSrc, ReduceAxis, ReduceOp, RevOps, TensorSubdim, UpdateMode, WaitMode,
 };
 use crate::wire::{
     Body, Bytes, Data4d, DtypePair, Events, F32Bits, Field, FieldDyn, Header, ImmVal, Instruction,
@@ -129,6 +129,9 @@ fast_enums!(
     DebugCmd = 9,
     ReduceOp = 10,
     ReduceAxis = 11,
+    DgeComputeOp = 10,
+    DgeOpcode = 11,
+    DataSrc = 12,
 );
 
 fn struct_table(kind: StructKind) -> StructTable {
@@ -231,6 +234,18 @@ fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
         Bytes<32> => Setter::Token(set_text::<Bytes<32>>),
         Bytes<20> => Setter::Token(set_text::<Bytes<20>>),
         Bytes<52> => Setter::Token(set_text::<Bytes<52>>),
+        Bytes<30> => Setter::Token(set_text::<Bytes<30>>),
+        Bytes<32> => Setter::Token(set_text::<Bytes<32>>),
+        Bytes<48> => Setter::Token(set_text::<Bytes<48>>),
+        u16 => Setter::Token(set_text::<u16>),
+        u64 => Setter::Token(set_text::<u64>),
+        DgeComputeOp => Setter::Token(set_enum::<DgeComputeOp>),
+        DgeOpcode => Setter::Token(set_enum::<DgeOpcode>),
+        DataSrc => Setter::Token(set_enum::<DataSrc>),
+        crate::wire::Addr8 => Setter::Token(set_text::<crate::wire::Addr8>),
+        crate::wire::DmaPattern<1> => Setter::Token(set_text::<crate::wire::DmaPattern<1>>),
+        crate::wire::DmaPattern<2> => Setter::Token(set_text::<crate::wire::DmaPattern<2>>),
+        crate::wire::Addr4 => Setter::Token(set_text::<crate::wire::Addr4>),
     );
     None
 }

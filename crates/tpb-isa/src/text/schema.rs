@@ -2,8 +2,8 @@
 //! reach a field of an [`Instruction`] by name.
 
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, ReduceAxis, ReduceOp, RevOps,
-    TensorSubdim, UpdateMode, WaitMode,
+    AccumCmd, AffineSelectCmp, AluOp, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype, ImmSrc,
+    ReduceAxis, ReduceOp, RevOps, TensorSubdim, UpdateMode, WaitMode,
 };
 use crate::wire::{
     Body, Data4d, DtypePair, Events, FieldDyn, FieldMeta, Header, ImmVal, Instruction, Opaque,

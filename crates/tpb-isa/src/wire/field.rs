@@ -171,6 +171,48 @@ impl Field for i32 {
     }
 }
 
+impl Field for u16 {
+    const SIZE: usize = 2;
+    #[inline]
+    fn read(b: &[u8]) -> Self {
+        u16::from_le_bytes(le_bytes(b))
+    }
+    #[inline]
+    fn write(&self, b: &mut [u8]) {
+        put_bytes(b, &self.to_le_bytes());
+    }
+    fn to_text(&self, _: Gen) -> String {
+        self.to_string()
+    }
+    fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
+        int_in(s, "u16 (0..=65535)")
+    }
+    fn expected() -> String {
+        "an integer 0..=65535".into()
+    }
+}
+
+impl Field for u64 {
+    const SIZE: usize = 8;
+    #[inline]
+    fn read(b: &[u8]) -> Self {
+        u64::from_le_bytes(le_bytes(b))
+    }
+    #[inline]
+    fn write(&self, b: &mut [u8]) {
+        put_bytes(b, &self.to_le_bytes());
+    }
+    fn to_text(&self, _: Gen) -> String {
+        format!("{self:#x}")
+    }
+    fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
+        int_in(s, "64-bit value")
+    }
+    fn expected() -> String {
+        "a 64-bit value".into()
+    }
+}
+
 impl Field for u32 {
     const SIZE: usize = 4;
     #[inline]
@@ -285,13 +327,16 @@ macro_rules! for_each_enum_field {
             UpdateMode,
             DebugCmd,
             ReduceOp,
-            ReduceAxis
+            ReduceAxis,
+            DgeComputeOp,
+            DgeOpcode,
+            DataSrc
         }
     };
 }
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, ReduceAxis, ReduceOp, RevOps,
-    TensorSubdim, UpdateMode, WaitMode,
+    AccumCmd, AffineSelectCmp, AluOp, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype, ImmSrc,
+    ReduceAxis, ReduceOp, RevOps, TensorSubdim, UpdateMode, WaitMode,
 };
 pub(crate) use for_each_enum_field;
 for_each_enum_field!(enum_field);

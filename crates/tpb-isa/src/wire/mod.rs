@@ -3,12 +3,14 @@
 //! Decoding is total and lossless: any 64 bytes decode to an [`Instruction`] that
 //! re-encodes to the same bytes (decisions §1.1). Legality is [`crate::validate`]'s job.
 
+pub mod addr8;
 mod bodies;
 mod build;
 // Issue 17b structs (one module each).
 mod ctrl_im;
 mod d1_rd;
 pub mod descriptor;
+mod dma;
 pub mod field;
 pub mod memref;
 mod s2s2d2_stt;
@@ -23,6 +25,7 @@ mod s4d4_tr;
 mod view;
 mod visit;
 
+pub use addr8::{Addr8, Addr8Form, DmaLoc, DmaPattern, DMA_ONCHIP_WINDOW};
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
 pub use ctrl_im::*;
@@ -31,6 +34,7 @@ pub use d4_mr::D4Mr;
 pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
+pub use dma::*;
 pub use field::{Bytes, Field, FieldDyn};
 pub use s2s2d2_stt::*;
 pub use s3d3_cp_pred_scalar::S3d3CpPredScalar;

@@ -16,6 +16,7 @@
 
 mod access;
 mod affine_select;
+mod dma;
 mod engine;
 mod event_semaphore;
 mod imm_ld;
@@ -56,6 +57,10 @@ use tpb_isa::wire::{
 };
 use tpb_isa::wire::{
     CtrlIm, D1Rd, D4Mr, S2s2d2Stt, S3d3CpPredScalar, S3s3d3Tt, S4d2Bn, S4d4Cr, S4d4Mr, S4d4Tr,
+};
+use tpb_isa::wire::{
+    DmaCopy2d, DmaDirect2d, DmaDirect2dXpose, DmaGatherXpose, DmaImmediate, DmaIndirect1d, Mem2d,
+    PseudoDmaDirect2d, PseudoDmaExt,
 };
 use tpb_isa::{Dtype, Gen, Instruction};
 
@@ -743,6 +748,49 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
         s: &'a EventSemaphore,
     ) -> Executed {
         event_semaphore::execute(self, s)
+    }
+    fn dma_memcpy(
+        &mut self,
+        _: Row,
+        sem::DmaMemcpy::Direct2d: sem::DmaMemcpy,
+        s: &'a DmaDirect2d,
+    ) -> Executed {
+        dma::execute_memcpy(self, s)
+    }
+    fn mem2d(&mut self, _: Row, sem: sem::Mem2d, s: &'a Mem2d) -> Executed {
+        dma::execute_mem2d(self, s, matches!(sem, sem::Mem2d::Load))
+    }
+    // Refused by the opcode table's `exec` column (each names the missing fact).
+    fn pseudo_dma(&mut self, row: Row, _: sem::PseudoDma, _: &'a PseudoDmaDirect2d) -> Executed {
+        Err(not_executed(row))
+    }
+    fn pseudo_ext(&mut self, row: Row, _: sem::PseudoExt, _: &'a PseudoDmaExt) -> Executed {
+        Err(not_executed(row))
+    }
+    fn dma_indirect(&mut self, row: Row, _: sem::DmaIndirect, _: &'a DmaIndirect1d) -> Executed {
+        Err(not_executed(row))
+    }
+    fn dma_transpose(
+        &mut self,
+        row: Row,
+        _: sem::DmaTranspose,
+        _: &'a DmaDirect2dXpose,
+    ) -> Executed {
+        Err(not_executed(row))
+    }
+    fn dma_gather_transpose(
+        &mut self,
+        row: Row,
+        _: sem::DmaGatherTranspose,
+        _: &'a DmaGatherXpose,
+    ) -> Executed {
+        Err(not_executed(row))
+    }
+    fn dma_memcpy2(&mut self, row: Row, _: sem::DmaMemcpy2, _: &'a DmaCopy2d) -> Executed {
+        Err(not_executed(row))
+    }
+    fn dma_immediate(&mut self, row: Row, _: sem::DmaImmediate, _: &'a DmaImmediate) -> Executed {
+        Err(not_executed(row))
     }
     // Issue 17a (isa-facts-dve-pool).
     fn tensor_tensor(&mut self, row: Row, sem: sem::TensorTensor, s: &'a S3s3d3Tt) -> Executed {

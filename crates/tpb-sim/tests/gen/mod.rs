@@ -958,6 +958,17 @@ pub fn generator(f: opcode::Family) -> Option<Make> {
         | Family::MatchReplace8
         | Family::CrossLaneReduce
         | Family::LoadMaskSelect => return None,
+        // Issue 18b. DMA and MEM_2D move bytes between HBM and on-chip memory: checked
+        // against their plain byte-walk references in tests/dma.rs and tests/dma_engines.rs.
+        Family::DmaMemcpy | Family::Mem2d => return None,
+        // Refused by the table's exec column (dispatch.rs checks the refusal).
+        Family::PseudoDma
+        | Family::PseudoExt
+        | Family::DmaIndirect
+        | Family::DmaTranspose
+        | Family::DmaGatherTranspose
+        | Family::DmaMemcpy2
+        | Family::DmaImmediate => return None,
     })
 }
 
