@@ -129,9 +129,9 @@ fast_enums!(
     DebugCmd = 9,
     ReduceOp = 10,
     ReduceAxis = 11,
-    DgeComputeOp = 10,
-    DgeOpcode = 11,
-    DataSrc = 12,
+    DgeComputeOp = 12,
+    DgeOpcode = 13,
+    DataSrc = 14,
 );
 
 fn struct_table(kind: StructKind) -> StructTable {
