@@ -239,6 +239,111 @@ CASES = [
 ]
 
 
+# ---- issue 17b: the STT family and the cache op (the DVE per-lane state) -------------------
+
+def _second(din, seed=2, off=0x20000):
+    """A second input (src1) of the same dtype, at `off` in each partition."""
+    tin, nin = DT[din]
+    y = data(tin, seed)
+    return y, ("y.npy", y, f"sbuf[p0..128]+{off:#x}:{nin}:128x{F}")
+
+
+def scalar_tensor_tensor(din, dout):
+    tin, nin, sb, x_in = operand(din)
+    tout, nout = DT[dout]
+    y, y_in = _second(din)
+    sb.view(0x20000, tin, F)[...] = y
+    inst = (f"stt_arith src0_mem_pattern=sbuf[p0..128]+0x0:[[1,{F}]] "
+            f"src1_mem_pattern=sbuf[p0..128]+0x20000:[[1,{F}]] op0=mult op1=add "
+            f"dtypes={nin}->{nin} out={nout} imm0_dtype=fp32 imm0=1.5 "
+            f"dst=sbuf[p0..128]+{OFF_D:#x}:[[1,{F}]]\n")
+    tmp = np.empty((P, F), np.float32)
+
+    def numpy_path():
+        xf = sb.view(0, tin, F).astype(np.float32, copy=False)
+        yf = sb.view(0x20000, tin, F).astype(np.float32, copy=False)
+        np.multiply(xf, np.float32(1.5), out=tmp)
+        np.add(tmp, yf, out=tmp)
+        sb.view(OFF_D, tout, F)[...] = tmp
+
+    return [x_in, y_in], "", inst, numpy_path, (sb, OFF_D, tout, nout)
+
+
+def tensor_tensor_scan(din, dout):
+    tin, nin, sb, x_in = operand(din)
+    tout, nout = DT[dout]
+    y, y_in = _second(din)
+    sb.view(0x20000, tin, F)[...] = y
+    inst = (f"tt_scan src0_mem_pattern=sbuf[p0..128]+0x0:[[1,{F}]] "
+            f"src1_mem_pattern=sbuf[p0..128]+0x20000:[[1,{F}]] op0=max op1=add "
+            f"dtypes={nin}->{nin} out={nout} imm0_dtype=fp32 imm0=0.0 "
+            f"dst=sbuf[p0..128]+{OFF_D:#x}:[[1,{F}]]\n")
+    tmp = np.empty((P, F), np.float32)
+
+    def numpy_path():
+        xf = sb.view(0, tin, F).astype(np.float32)
+        yf = sb.view(0x20000, tin, F).astype(np.float32)
+        r = np.zeros(P, np.float32)
+        for i in range(F):  # r = max(x[i], r) + y[i]: a loop-carried recurrence
+            np.maximum(xf[:, i], r, out=r)
+            np.add(r, yf[:, i], out=r)
+            tmp[:, i] = r
+        sb.view(OFF_D, tout, F)[...] = tmp
+
+    return [x_in, y_in], "", inst, numpy_path, (sb, OFF_D, tout, nout)
+
+
+def cache_reduce(din, dout):
+    tin, nin, sb, x_in = operand(din)
+    tout, nout = DT[dout]
+    inst = (f"ts_cache_reduce accumulator_cmd=zero_accumulate src=sbuf[p0..128]+0x0:[[1,{F}]] "
+            f"in={nin} out={nout} op0=mult op1=add imm0=2.0 "
+            f"dst=sbuf[p0..128]+{OFF_D:#x}:[[1,{F}]]\n")
+    tmp = np.empty((P, F), np.float32)
+    acc = np.empty(P, np.float32)
+
+    def numpy_path():
+        xf = sb.view(0, tin, F).astype(np.float32, copy=False)
+        np.multiply(xf, np.float32(2.0), out=tmp)
+        sb.view(OFF_D, tout, F)[...] = tmp
+        # The sequential fp32 fold (pairwise np.add.reduce would differ in the last bits).
+        acc[...] = np.add.accumulate(tmp, axis=1, dtype=np.float32)[:, -1]
+
+    return [x_in], "", inst, numpy_path, (sb, OFF_D, tout, nout)
+
+
+def select_reduce(din, dout):
+    tin, nin, sb, x_in = operand(din)
+    tout, nout = DT[dout]
+    pred = (np.arange(P * F).reshape(P, F) % 3 == 0).astype(np.uint8)
+    sb.view(0x30000, np.uint8, F)[...] = pred
+    p_in = ("p.npy", pred, f"sbuf[p0..128]+0x30000:uint8:128x{F}")
+    inst = (f"select_reduce src0_mem_pattern=sbuf[p0..128]+0x30000:[[1,{F}]] "
+            f"src1_mem_pattern=sbuf[p0..128]+0x0:[[1,{F}]] op0=bypass op1=max reverse=first "
+            f"dtypes=uint8->{nin} out={nout} imm0_dtype=fp32 imm0=-3.0e38 "
+            f"accumulator_cmd=zero_accumulate dst=sbuf[p0..128]+{OFF_D:#x}:[[1,{F}]]\n")
+    fill = np.float32(-3.0e38)
+
+    def numpy_path():
+        xf = sb.view(0, tin, F).astype(np.float32, copy=False)
+        pr = sb.view(0x30000, np.uint8, F) != 0
+        sel = np.where(pr, xf, fill)
+        sb.view(OFF_D, tout, F)[...] = sel
+        np.where(pr, xf, -np.inf).max(axis=1)
+
+    return [x_in, p_in], "", inst, numpy_path, (sb, OFF_D, tout, nout)
+
+
+CASES += [
+    ("ScalarTensorTensor", scalar_tensor_tensor, "fp32", "fp32"),
+    ("ScalarTensorTensor", scalar_tensor_tensor, "bf16", "bf16"),
+    ("TensorTensorScan", tensor_tensor_scan, "fp32", "fp32"),
+    ("TensorScalarCacheReduce", cache_reduce, "fp32", "fp32"),
+    ("TensorScalarCacheReduce", cache_reduce, "bf16", "bf16"),
+    ("SelectReduce", select_reduce, "fp32", "fp32"),
+]
+
+
 def run_tpb(tpb, prog, threads, reps, out_region, workdir):
     """Best (wall, cpu) seconds of `tpb run prog`; the output region saved on the last run."""
     best_wall = best_cpu = float("inf")

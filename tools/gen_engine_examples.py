@@ -51,6 +51,9 @@ def main() -> None:
     assert out.view(np.uint16)[0, 1] == 0xFF80  # the fill became -inf
     save("masked.expected.npy", out.view(np.uint16))
 
+    # dma_pipeline.tpb: HBM -> SBUF -> x 1/8 -> HBM (exact: a power-of-two scale).
+    save("dma_scaled.expected.npy", (scores * F32(0.125)).astype(F32))
+
 
 if __name__ == "__main__":
     main()

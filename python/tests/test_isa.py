@@ -440,7 +440,8 @@ PACK_ERRORS = [
     (dict(dims=[[1, 2]], partition_step=-1), "Negative step in Pattern[0] not supported"),
     (dict(dims=[[1, 2]], partitions=0), "partition count"),
     (dict(dims=[[1, 2]], nd=5), "nd=5"),
-    (dict(dims=[[1, 2]], space="hbm"), "unknown buffer"),
+    (dict(dims=[[1, 2]], space="dram"), "unknown buffer"),
+    (dict(dims=[[1, 2]], space="hbm"), "hbm has no ADDR4 address"),
     (dict(dims=[[1, 2]], partitions="x"), "partitions"),
 ]
 

@@ -166,7 +166,7 @@ def test_core_dtype_and_buffer_errors():
     with pytest.raises(tpb.DtypeError):
         core.from_numpy(np.zeros((4, 4)))
     with pytest.raises(tpb.UsageError, match="unknown buffer"):
-        core.ndarray((4, 4), np.float32, buffer="hbm")
+        core.ndarray((4, 4), np.float32, buffer="dram")
 
 
 @pytest.mark.parametrize(

@@ -234,7 +234,7 @@ def test_engine_and_name_keywords():
     [
         (lambda a: nl.load(a), "DMAMEMCPY"),
         (lambda a: nl.exp(a), "Activation"),
-        (lambda a: nisa.tensor_tensor_scan(a, a, a, 0.0, nl.multiply, nl.add), "17b"),
+        (lambda a: nisa.tensor_scalar_cumulative(a, a, nl.multiply, 1.0, nl.add), "17b"),
         (lambda a: nl.matmul(a, a, transpose_x=True), "MatMult"),
     ],
 )

@@ -90,7 +90,8 @@ class RunReport:
     trace: List[str]
 
 class Machine:
-    """A simulated NeuronCore: SBUF/PSUM, registers, flops, semaphores, events."""
+    """A simulated NeuronCore: SBUF/PSUM, device memory (HBM), registers, flops, semaphores,
+    events. Regions: ``"sbuf[p0..128]+0x400:fp32:128x512"`` or ``"hbm+0x1000:fp32:4x8"``."""
 
     def __init__(
         self,
@@ -99,13 +100,17 @@ class Machine:
         fp8_e4m3: str = "ieee",
         fp8_ocp_sat: bool = False,
         strict_exact: bool = False,
+        hbm_bytes: int = 1073741824,
     ) -> None:
         """``strict_exact=True`` makes every result that is not exact a fault: a Matmul
         (exact only per tpb's documented summation order) or an ACT/DVE function the hardware
-        computes from unpublished tables (``tpb run --strict-exact``)."""
+        computes from unpublished tables (``tpb run --strict-exact``). ``hbm_bytes`` sizes
+        device memory (default 1 GiB)."""
         ...
     @property
     def gen(self) -> str: ...
+    @property
+    def hbm_bytes(self) -> int: ...
     @property
     def retired(self) -> int: ...
     @property
@@ -205,6 +210,15 @@ def range_select(
     on_false_value: float = -3.4028234663852886e38,
     reduce_cmd: str = "idle",
 ) -> RunReport: ...
+def dma_copy(
+    dst: Tile,
+    src: Tile,
+    priority: Optional[int] = None,
+    oob_mode: Any = None,
+    dge_mode: Any = None,
+    engine: Any = None,
+    name: Optional[str] = None,
+) -> RunReport: ...
 def select(
     dst: Tile,
     predicate: Scalar,
@@ -228,6 +242,55 @@ class Profile:
     def races(self) -> List[Dict[str, Any]]: ...
     def write_timeline(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
 
+# Issue 17b calls (NKI 0.6.0 signatures; `name` is accepted and ignored).
+ReduceCmd = Union[str, int, Any]  # "idle" | "reset" | "reduce" | "reset_reduce" | "load_reduce"
+
+def scalar_tensor_tensor(
+    dst: Tile,
+    data: Tile,
+    op0: Op,
+    operand0: Scalar,
+    op1: Op,
+    operand1: Tile,
+    reverse0: bool = False,
+    reverse1: bool = False,
+    name: Optional[str] = None,
+) -> RunReport: ...
+def tensor_tensor_scan(
+    dst: Tile,
+    data0: Tile,
+    data1: Tile,
+    initial: Scalar,
+    op0: Op,
+    op1: Op,
+    reverse0: bool = False,
+    reverse1: bool = False,
+    name: Optional[str] = None,
+) -> RunReport: ...
+def select_reduce(
+    dst: Tile,
+    predicate: Tile,
+    on_true: Tile,
+    on_false: Scalar,
+    reduce_res: Optional[Tile] = None,
+    reduce_cmd: Optional[ReduceCmd] = None,
+    reduce_op: Optional[Op] = None,
+    reverse_pred: bool = False,
+    name: Optional[str] = None,
+) -> RunReport: ...
+def tensor_scalar_reduce(
+    dst: Tile,
+    data: Tile,
+    op0: Op,
+    operand0: Scalar,
+    reduce_op: Op,
+    reduce_res: Optional[Tile] = None,
+    reverse0: bool = False,
+    reduce_cmd: Optional[ReduceCmd] = None,
+    reduce_init: Optional[Scalar] = None,
+    reduce_res_negate: bool = False,
+    name: Optional[str] = None,
+) -> RunReport: ...
 # Issue 17a: the DVE/POOL calls.
 Engine = Union[str, int, Any, None]
 
@@ -324,3 +387,15 @@ def nc_stream_shuffle(
 ) -> RunReport:
     """Refused: needs the LoadMaskSelect (0x69) table, not modelled yet."""
     ...
+def max8(dst: Tile, src: Tile, name: Optional[str] = None) -> RunReport: ...
+def nc_find_index8(
+    dst: Tile, data: Tile, vals: Tile, name: Optional[str] = None
+) -> RunReport: ...
+def nc_match_replace8(
+    dst: Tile,
+    data: Tile,
+    vals: Tile,
+    imm: float,
+    dst_idx: Optional[Tile] = None,
+    name: Optional[str] = None,
+) -> RunReport: ...

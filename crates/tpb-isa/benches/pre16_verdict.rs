@@ -47,8 +47,17 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         Family::EventSemaphore => {
             matches!(body, BodyView::EventSemaphore(s) if event_semaphore(gen, v, s))
         }
-        // Issue 18a families postdate the frozen copy: the single-source verdict.
-        Family::LoadWeights
+        // Families added after issue 16 have no pre-16 form: the single-source verdict.
+        Family::DmaMemcpy
+        | Family::PseudoDma
+        | Family::PseudoExt
+        | Family::DmaIndirect
+        | Family::DmaTranspose
+        | Family::DmaGatherTranspose
+        | Family::DmaMemcpy2
+        | Family::DmaImmediate
+        | Family::Mem2d
+        | Family::LoadWeights
         | Family::Matmul
         | Family::Activate
         | Family::ActivateQuantize
@@ -66,7 +75,17 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         | Family::DveReadIndices
         | Family::TensorReduce
         | Family::StreamShuffle
-        | Family::StreamTranspose => tpb_isa::validate::is_valid(&v.owned(), gen),
+        | Family::StreamTranspose
+        // Issue 17b's families, likewise.
+        | Family::ScalarTensorTensor
+        | Family::TensorTensorScan
+        | Family::SelectReduce
+        | Family::CacheReduce
+        | Family::DveReadAccumulator
+        | Family::Search
+        | Family::MatchReplace8
+        | Family::CrossLaneReduce
+        | Family::LoadMaskSelect => tpb_isa::validate::is_valid(&v.owned(), gen),
     }
 }
 

@@ -9,6 +9,10 @@ pub enum Space {
     Sbuf,
     /// The partial-sum buffer (PSUM).
     Psum,
+    /// Device memory (HBM): one flat byte space per core, reached only by DMA and the host
+    /// (decisions §6.4; isa-facts-pe-act-dma §3.2). It has no partitions: its regions use
+    /// partition 0 and byte addresses.
+    Hbm,
 }
 
 impl Space {
@@ -17,6 +21,7 @@ impl Space {
         match self {
             Space::Sbuf => "sbuf",
             Space::Psum => "psum",
+            Space::Hbm => "hbm",
         }
     }
 }
@@ -146,6 +151,8 @@ impl Geometry {
                 }
                 Some(self.psum_base + partition * self.psum_partition_stride + offset)
             }
+            // HBM is not in the ADDR4 window (ADDR8 reaches it, `crate::wire::Addr8`).
+            Space::Hbm => None,
         }
     }
 
@@ -154,6 +161,7 @@ impl Geometry {
         match space {
             Space::Sbuf => self.sbuf_partition_stride,
             Space::Psum => self.psum_partition_stride,
+            Space::Hbm => 0,
         }
     }
 
@@ -162,6 +170,7 @@ impl Geometry {
         match space {
             Space::Sbuf => self.sbuf_active_bytes,
             Space::Psum => self.psum_active_bytes,
+            Space::Hbm => 0,
         }
     }
 }

@@ -16,11 +16,13 @@ pub mod tables;
 pub use gen::{Gen, GenSet};
 pub use opcode::{Opcode, OpcodeInfo, StructKind};
 pub use tables::{
-    AccumCmd, ActFunc, AffineSelectCmp, AluOp, CodeEnum, Dtype, ImmSrc, ImmSrcN, PeFp32Mode,
-    ReduceCmd, RevOps, TensorSubdim, UpdateMode, WaitMode,
+    AccumCmd, ActFunc, AffineSelectCmp, AluOp, CodeEnum, DataSrc, DgeComputeOp, DgeOpcode, Dtype,
+    ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim, UpdateMode,
+    WaitMode,
 };
 pub mod geometry;
 pub mod hex;
+pub mod lower;
 pub mod pack;
 pub mod text;
 pub mod validate;

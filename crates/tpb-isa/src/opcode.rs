@@ -26,6 +26,20 @@ macro_rules! for_each_struct {
             S3d3Ac, "S3D3_AC", "Activate (isa-facts-pe-act-dma §2.2)";
             S3d3Aq, "S3D3_AQ", "ActivateQuantize (isa-facts-pe-act-dma §2.4)";
             S2d2Ac, "S2D2_AC", "Activate2 (isa-facts-pe-act-dma §2.6)";
+            S2s2d2Stt, "S2S2D2_STT", "ScalarTensorTensor / TensorTensorScan / SelectReduce (isa-facts-dve-pool §9.2)";
+            S4d4Cr, "S4D4_CR", "CrossLaneReduce (isa-facts-dve-pool §8.2)";
+            S4d2Bn, "S4D2_BN", "Max8 / FindIndex8 (isa-facts-dve-pool §16.1)";
+            S4d4Mr, "S4D4_MR", "MatchReplace8 (isa-facts-dve-pool §16.2)";
+            CtrlIm, "CTRL_IM", "LoadMaskSelect (isa-facts-dve-pool §14.2)";
+            DmaDirect2d, "DMA_DIRECT2D", "DMAMEMCPY (isa-facts-pe-act-dma §3.4)";
+            PseudoDmaDirect2d, "PSEUDO_DMA_DIRECT2D", "the host-lowered DMA pseudo (isa-facts-pe-act-dma §3.6)";
+            PseudoDmaExt, "PSEUDO_DMA_EXT_STRUCT", "the pseudo DMA extension record (isa-facts-pe-act-dma §3.6)";
+            DmaIndirect1d, "DMA_INDIRECT1D", "DMA_INDIRECT (isa-facts-pe-act-dma §3.7)";
+            DmaDirect2dXpose, "DMA_DIRECT2D_XPOSE", "DMA_TRANSPOSE (isa-facts-pe-act-dma §3.8)";
+            DmaGatherXpose, "DMA_GATHER_XPOSE", "DMA_GATHER_TRANSPOSE (isa-facts-pe-act-dma §3.9)";
+            DmaCopy2d, "DMA_COPY2D", "DMA_MEMCPY2 (isa-facts-pe-act-dma §3.10)";
+            DmaImmediate, "DMA_IMMEDIATE", "DMA_IMMEDIATE (isa-facts-pe-act-dma §3.11)";
+            Mem2d, "MEM_2D", "TensorLoad / TensorStore (isa-facts-pe-act-dma §3.14)";
             // Issue 17a: the DVE/POOL compute structs (isa-facts-dve-pool).
             D4Mr, "D4_MR", "Memset / DveReadIndices (isa-facts-dve-pool §6.2, §13.2)";
             S3s3d3Tt, "S3S3D3_TT", "TensorTensor / CopyPredicated / CastPredicated (isa-facts-dve-pool §1.2, §2.2)";
@@ -49,6 +63,17 @@ macro_rules! struct_kinds {
         impl StructKind {
             /// Every struct, in declaration order.
             pub const ALL: &'static [StructKind] = &[$( StructKind::$S ),*];
+
+            /// Whether bytes 4..12 are the common EVENTS preamble (and bytes 1..4 the
+            /// header's): false for DMA_COPY2D / DMA_IMMEDIATE, which carry their own wait
+            /// band there, and for the 0xDA extension record, whose bytes 1..12 are its own
+            /// fields (isa-facts-pe-act-dma §3.6, §3.10, §3.11).
+            pub const fn has_preamble(self) -> bool {
+                !matches!(
+                    self,
+                    StructKind::DmaCopy2d | StructKind::DmaImmediate | StructKind::PseudoDmaExt
+                )
+            }
 
             /// The header struct name.
             pub const fn header_name(self) -> &'static str {
@@ -77,6 +102,13 @@ pub enum Engine {
     Pe,
     /// Scalar / activation engine (ACT; isa-facts-pe-act-dma §2.1).
     Act,
+    /// A DMA request: issued from a DMA-capable engine queue (SP or ACT with the hardware
+    /// DGE, POOL with the software DGE; only POOL on sunda), the data then moving on that
+    /// queue's DMA ring (isa-facts-pe-act-dma §3.1, §3.13).
+    Dma,
+    /// A host-only pseudo instruction, lowered by the runtime before the device sees it
+    /// (isa-facts-pe-act-dma §3.6).
+    Host,
     /// DVE or POOL: the compiler picks per instruction (isa-facts-dve-pool §0.1 "the same
     /// opcode can run on POOL or DVE"); placed on DVE unless the program says POOL.
     DveOrPool,
@@ -91,6 +123,8 @@ impl Engine {
             Engine::Any => "any engine's queue",
             Engine::Pe => "tensor engine (PE)",
             Engine::Act => "activation engine (ACT)",
+            Engine::Dma => "a DMA-issuing queue (SP, ACT or POOL; POOL on sunda) and its DMA ring",
+            Engine::Host => "the host (lowered before the device sees it)",
             Engine::DveOrPool => "vector engine (DVE) or GpSimd engine (POOL)",
         }
     }
@@ -160,6 +194,15 @@ macro_rules! for_each_family {
             ActReadAccumulator, act_read_accumulator, D1Rd, "ActivationReadAccumulator (0x24, isa-facts-pe-act-dma §2.5)";
             Activate2, activate2, S2d2Ac, "Activate2 (0x25, isa-facts-pe-act-dma §2.6)";
             Exponential, exponential, S3d3Ts, "Exponential on DVE (0x30, isa-facts-pe-act-dma §2.12)";
+            DmaMemcpy, dma_memcpy, DmaDirect2d, "DMAMEMCPY (0xB8, isa-facts-pe-act-dma §3.4)";
+            PseudoDma, pseudo_dma, PseudoDmaDirect2d, "PSEUDO_DMA_DIRECT2D (0xD4, host only, isa-facts-pe-act-dma §3.6)";
+            PseudoExt, pseudo_ext, PseudoDmaExt, "PSEUDO_EXTENSION (0xDA, host only, isa-facts-pe-act-dma §3.6)";
+            DmaIndirect, dma_indirect, DmaIndirect1d, "DMA_INDIRECT (0xBB, isa-facts-pe-act-dma §3.7)";
+            DmaTranspose, dma_transpose, DmaDirect2dXpose, "DMA_TRANSPOSE (0xBD, isa-facts-pe-act-dma §3.8)";
+            DmaGatherTranspose, dma_gather_transpose, DmaGatherXpose, "DMA_GATHER_TRANSPOSE (0xF1, isa-facts-pe-act-dma §3.9)";
+            DmaMemcpy2, dma_memcpy2, DmaCopy2d, "DMA_MEMCPY2 (0xB9, maverick, isa-facts-pe-act-dma §3.10)";
+            DmaImmediate, dma_immediate, DmaImmediate, "DMA_IMMEDIATE (0xBA, maverick, isa-facts-pe-act-dma §3.11)";
+            Mem2d, mem2d, Mem2d, "TensorLoad / TensorStore (0xAA/0xAB, isa-facts-pe-act-dma §3.14)";
             // Issue 17a (isa-facts-dve-pool).
             TensorTensor, tensor_tensor, S3s3d3Tt, "TensorTensor Arith/Bitvec (0x41/0x51, isa-facts-dve-pool §1)";
             TensorTensorBf16, tensor_tensor_bf16, S3s3d3Tt, "The sunda bf16 TensorTensor trio (0x8a/0x8b/0x8f, isa-facts-dve-pool §1.7)";
@@ -172,6 +215,16 @@ macro_rules! for_each_family {
             TensorReduce, tensor_reduce, S4d4Tr, "TensorReduce, TransposeTensorReduce and sunda's bf16 pair (0x42/0x52/0x83/0x84/0x8c/0x8d, isa-facts-dve-pool §7)";
             StreamShuffle, stream_shuffle, S4d4Tr, "StreamShuffle (0x6a, isa-facts-dve-pool §14.1)";
             StreamTranspose, stream_transpose, S4d4Tr, "StreamTranspose (0x6b, isa-facts-dve-pool §15)";
+            // Issue 17b: the hidden DVE per-lane state and the instructions around it.
+            ScalarTensorTensor, scalar_tensor_tensor, S2s2d2Stt, "ScalarTensorTensor (0x9d/0x9e), isa-facts-dve-pool §9";
+            TensorTensorScan, tensor_tensor_scan, S2s2d2Stt, "TensorTensorScan (0xe5), isa-facts-dve-pool §10";
+            SelectReduce, select_reduce, S2s2d2Stt, "SelectReduce (0xea), isa-facts-dve-pool §11";
+            CacheReduce, cache_reduce, S3d3Ts, "TensorScalarCacheReduce / CacheCumulative (0x9a/0xe6), isa-facts-dve-pool §12";
+            DveReadAccumulator, dve_read_accumulator, D1Rd, "DveReadAccumulator (0x9b), isa-facts-dve-pool §13.1";
+            Search, search, S4d2Bn, "Max8 / FindIndex8 (0x6c/0x6e), isa-facts-dve-pool §16";
+            MatchReplace8, match_replace8, S4d4Mr, "MatchReplace8 (0x6f), isa-facts-dve-pool §16";
+            CrossLaneReduce, cross_lane_reduce, S4d4Cr, "CrossLaneReduce (0x7c/0x7d), isa-facts-dve-pool §8";
+            LoadMaskSelect, load_mask_select, CtrlIm, "LoadMaskSelect (0x69), isa-facts-dve-pool §14.2";
         }
     };
 }
@@ -368,6 +421,53 @@ semantics! {
         /// `exp(in - max_value)` with the accumulator command.
         Exponential = NotApplicable, Immediate;
     }
+    /// DMAMEMCPY (isa-facts-pe-act-dma §3.4).
+    DmaMemcpy {
+        /// A 2-D byte walk to a 2-D byte walk, optionally cast / combined through fp32.
+        Direct2d = NotApplicable, Immediate;
+    }
+    /// PSEUDO_DMA_DIRECT2D (isa-facts-pe-act-dma §3.6).
+    PseudoDma {
+        /// Lowered by the runtime to the instruction its `dge_op` names.
+        Lowered = NotApplicable, Immediate;
+    }
+    /// PSEUDO_EXTENSION (isa-facts-pe-act-dma §3.6).
+    PseudoExt {
+        /// Read by the runtime's lowering of the 0xD4 before it.
+        Extension = NotApplicable, Immediate;
+    }
+    /// DMA_INDIRECT (isa-facts-pe-act-dma §3.7).
+    DmaIndirect {
+        /// A 1-D gather/scatter through an index array.
+        Indirect1d = NotApplicable, Immediate;
+    }
+    /// DMA_TRANSPOSE (isa-facts-pe-act-dma §3.8).
+    DmaTranspose {
+        /// 16-row tiles transposed into SBUF.
+        Transpose = NotApplicable, Immediate;
+    }
+    /// DMA_GATHER_TRANSPOSE (isa-facts-pe-act-dma §3.9).
+    DmaGatherTranspose {
+        /// Rows gathered by index and transposed.
+        GatherTranspose = NotApplicable, Immediate;
+    }
+    /// DMA_MEMCPY2 (isa-facts-pe-act-dma §3.10).
+    DmaMemcpy2 {
+        /// A 2-D copy with its own wait band and rd/wr-done semaphores.
+        Copy2d = NotApplicable, Immediate;
+    }
+    /// DMA_IMMEDIATE (isa-facts-pe-act-dma §3.11).
+    DmaImmediate {
+        /// Raw UDMA descriptors.
+        Descriptors = NotApplicable, Immediate;
+    }
+    /// TensorLoad / TensorStore (isa-facts-pe-act-dma §3.14).
+    Mem2d {
+        /// Sequencer registers ← memory.
+        Load = NotApplicable, Immediate;
+        /// Memory ← registers or immediates.
+        Store = NotApplicable, Immediate;
+    }
     // Issue 17a (isa-facts-dve-pool).
     /// TensorTensor (isa-facts-dve-pool §1.5): `dst = src0 op src1`.
     TensorTensor {
@@ -443,6 +543,60 @@ semantics! {
     StreamTranspose {
         /// 32 × 32 transpose.
         StreamTranspose = NotApplicable, Immediate;
+    }
+    // Issue 17b.
+    /// ScalarTensorTensor (isa-facts-dve-pool §9): `(src0 op0 s) op1 src1`.
+    ScalarTensorTensor {
+        /// Arithmetic ops on the fp32 datapath, optional accumulation.
+        Arith = Arith, Immediate;
+        /// Bit-vector ops on raw bits.
+        Bitvec = Bitvec, Immediate;
+    }
+    /// TensorTensorScan (§10).
+    TensorTensorScan {
+        /// The fp32 recurrence.
+        Arith = Arith, Immediate;
+    }
+    /// SelectReduce (§11).
+    SelectReduce {
+        /// Predicated copy with a running max.
+        SelectReduce = NotApplicable, Immediate;
+    }
+    /// The cache ops (§12).
+    CacheReduce {
+        /// 0x9a: dst gets the per-element fold; the reduction stays in the accumulator.
+        Reduce = Arith, Immediate;
+        /// 0xe6: dst gets the running value.
+        Cumulative = Arith, Immediate;
+    }
+    /// DveReadAccumulator (§13.1).
+    DveReadAccumulator {
+        /// Drain the lane accumulator.
+        DveReadAccumulator = NotApplicable, Immediate;
+    }
+    /// Max8 / FindIndex8 (§16).
+    Search {
+        /// The 8 largest values.
+        Max8 = NotApplicable, Immediate;
+        /// The first match of each key.
+        FindIndex8 = NotApplicable, Immediate;
+    }
+    /// MatchReplace8 (§16).
+    MatchReplace8 {
+        /// Replace first matches, record their positions.
+        MatchReplace8 = NotApplicable, Immediate;
+    }
+    /// CrossLaneReduce (§8).
+    CrossLaneReduce {
+        /// ADD / AVERAGE / MAX.
+        Arith = Arith, Immediate;
+        /// Bitwise OR / AND / XOR.
+        Bitvec = Bitvec, Immediate;
+    }
+    /// LoadMaskSelect (§14.2).
+    LoadMaskSelect {
+        /// Load the mask-select table.
+        LoadMaskSelect = NotApplicable, Immediate;
     }
 }
 
@@ -527,6 +681,20 @@ impl OpcodeInfo {
     }
 }
 
+const PSEUDO_HOST: &str = "a host-only pseudo instruction: the runtime lowers it before the \
+                           device sees it (isa-facts-pe-act-dma §3.6); lower the program \
+                           first (`tpb_isa::lower::lower_pseudo`)";
+const INDIRECT_SEMANTICS: &str = "the index walk of DMA_INDIRECT is only INFERRED and the \
+                                  rule for repeated scatter indices is not public \
+                                  (isa-facts-pe-act-dma §3.7)";
+const XPOSE_ORDER: &str = "the tile order of the DMA transposes is not public \
+                           (isa-facts-pe-act-dma §3.8, §8 Q22)";
+const COPY2D_SEMANTICS: &str = "DMA_MEMCPY2's DMA_ADDR_UNION register forms, engine fan-out and \
+                                rd/wr-done semaphore effects are public only as enum names \
+                                (isa-facts-pe-act-dma §3.10)";
+const DMA_IMMEDIATE_SEMANTICS: &str = "DMA_IMMEDIATE's raw UDMA descriptors have further \
+                                       constraints given only in prose \
+                                       (isa-facts-pe-act-dma §3.11, §3.12)";
 const BN_STATE: &str = "it loads DVE batch-norm / match-value state that tpb does not model \
                         (isa-facts §6)";
 const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda \
@@ -535,8 +703,6 @@ const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled i
 const ACT2_ORDER: &str = "the order of Activate2's two ALU ops around the function, its reverse \
                           bits and the relu_param use are not public (isa-facts-pe-act-dma \
                           §2.6, §8 item 17)";
-const NEEDS_INDEX_FLOPS: &str = "it drains the per-lane index flops MatchReplace8 (0x6f) \
-                                 leaves, which tpb does not model yet (isa-facts-dve-pool §13.2)";
 const NEEDS_MASK_SELECT: &str = "its permutation is the LoadMaskSelect (0x69) table, which tpb \
                                  does not model yet (isa-facts-dve-pool §14.1, Q20)";
 /// The opcode table, one row per opcode, written once. It expands through a callback macro
@@ -572,12 +738,18 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_PTR_BITVEC = 0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "TensorScalarPtrBitvec", "ts_ptr_bitvec", Dve, DeprecatedWorking, ALL, TensorScalar(PtrBitvec), Run, "isa-facts §7";
             TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", Dve, NotMaintained, ALL, PtrMulti(MultiBitvec), Run, "seed 000 §3";
             BATCH_NORM_PARAM_LOAD = 0x64, "BATCH_NORM_PARAM_LOAD", "BatchNormParamLoad", "bn_param_load", Dve, Maintained, ALL, BatchNormParamLoad(BatchNormParamLoad), NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
+            LOAD_MASK_SELECT = 0x69, "LOAD_MASK_SELECT", "LoadMaskSelect", "load_mask_select", Dve, Maintained, ALL, LoadMaskSelect(LoadMaskSelect), Run, "isa-facts-dve-pool §14.2";
             STREAM_SHUFFLE = 0x6A, "STREAM_SHUFFLE", "StreamShuffle", "stream_shuffle", Dve, Maintained, ALL, StreamShuffle(StreamShuffle), NotSupported(NEEDS_MASK_SELECT), "isa-facts-dve-pool §14.1";
             STREAM_TRANSPOSE = 0x6B, "STREAM_TRANSPOSE", "StreamTranspose", "stream_transpose", Dve, Maintained, ALL, StreamTranspose(StreamTranspose), Run, "isa-facts-dve-pool §15";
-            MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", Dve, Maintained, ALL, MatchValueLoad(MatchValueLoad), NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
+            MAX8 = 0x6C, "MAX8", "Max8", "max8", Dve, Maintained, ALL, Search(Max8), Run, "isa-facts-dve-pool §16";
+            MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", Dve, Maintained, ALL, MatchValueLoad(MatchValueLoad), Run, "isa-facts §6 (S2_BN siblings), isa-facts-dve-pool §16";
+            FIND_INDEX8 = 0x6E, "FIND_INDEX8", "FindIndex8", "find_index8", Dve, Maintained, ALL, Search(FindIndex8), Run, "isa-facts-dve-pool §16";
+            MATCH_REPLACE8 = 0x6F, "MATCH_REPLACE8", "MatchReplace", "match_replace8", Dve, Maintained, ALL, MatchReplace8(MatchReplace8), Run, "isa-facts-dve-pool §16";
             TENSOR_SCALAR_IMM_LD_ARITH = 0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "TensorScalarImmLdArith", "imm_ld_arith", Dve, NotMaintained, ALL, ImmLd(Arith), Run, "isa-facts §6";
             TENSOR_SCALAR_IMM_LD_BITVEC = 0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "TensorScalarImmLdBitvec", "imm_ld_bitvec", Dve, NotMaintained, ALL, ImmLd(Bitvec), Run, "isa-facts §6";
             COPY_PREDICATED = 0x72, "COPY_PREDICATED", "CopyPredicated", "copy_predicated", Dve, Maintained, ALL, CopyCastPredicated(Copy), Run, "isa-facts-dve-pool §2";
+            CROSS_LANE_REDUCE_ARITH = 0x7C, "CROSS_LANE_REDUCE_ARITH", "CrossLaneReduceArith", "cross_lane_reduce_arith", Pool, Maintained, ALL, CrossLaneReduce(Arith), Run, "isa-facts-dve-pool §8";
+            CROSS_LANE_REDUCE_BITVEC = 0x7D, "CROSS_LANE_REDUCE_BITVEC", "CrossLaneReduceBitvec", "cross_lane_reduce_bitvec", Pool, Maintained, ALL, CrossLaneReduce(Bitvec), Run, "isa-facts-dve-pool §8";
             IOTA = 0x7E, "IOTA", "Iota", "iota", Pool, Maintained, ALL, Iota(Iota), Run, "isa-facts §9";
             TRANSPOSE_TENSOR_REDUCE_ARITH = 0x83, "TRANSPOSE_TENSOR_REDUCE_ARITH_OP", "TransposeTensorReduceArith", "transpose_reduce_arith", DveOrPool, Maintained, ALL, TensorReduce(TransposeArith), Run, "isa-facts-dve-pool §7";
             TRANSPOSE_TENSOR_REDUCE_BITVEC = 0x84, "TRANSPOSE_TENSOR_REDUCE_BITVEC_OP", "TransposeTensorReduceBitvec", "transpose_reduce_bitvec", DveOrPool, Maintained, ALL, TensorReduce(TransposeBitvec), Run, "isa-facts-dve-pool §7";
@@ -591,10 +763,27 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_AFFINE_SELECT = 0x92, "TENSOR_SCALAR_AFFINE_SELECT", "TensorScalarAffineSelect", "affine_select", Pool, Maintained, ALL, AffineSelect(AffineSelect), Run, "seed 002 §3";
             TENSOR_SCALAR_SELECT = 0x98, "TENSOR_SCALAR_SELECT", "TensorScalarSelect", "ts_select", Dve, Maintained, ALL, TsSelect(TsSelect), Run, "isa-facts §10.1";
             CAST_PREDICATED = 0x99, "CAST_PREDICATED", "CastPredicated", "cast_predicated", Dve, Maintained, ALL, CopyCastPredicated(Cast), Run, "isa-facts-dve-pool §2";
+            TENSOR_SCALAR_CACHE_REDUCE = 0x9A, "TENSOR_SCALAR_CACHE_REDUCE", "TensorScalarCacheReduce", "ts_cache_reduce", Dve, Maintained, ALL, CacheReduce(Reduce), Run, "isa-facts-dve-pool §12";
+            DVE_READ_ACCUMULATOR = 0x9B, "DVE_READ_ACCUMULATOR", "DveReadAccumulator", "dve_read_acc", Dve, Maintained, ALL, DveReadAccumulator(DveReadAccumulator), Run, "isa-facts-dve-pool §13.1";
+            SCALAR_TENSOR_TENSOR_ARITH = 0x9D, "SCALAR_TENSOR_TENSOR_ARITH", "ScalarTensorTensorArith", "stt_arith", Dve, Maintained, ALL, ScalarTensorTensor(Arith), Run, "isa-facts-dve-pool §9";
+            SCALAR_TENSOR_TENSOR_BITVEC = 0x9E, "SCALAR_TENSOR_TENSOR_BITVEC", "ScalarTensorTensorBitvec", "stt_bitvec", Dve, Maintained, ALL, ScalarTensorTensor(Bitvec), Run, "isa-facts-dve-pool §9";
             EVENT_SEMAPHORE = 0xA0, "EVENT_SEMAPHORE", "EventSemaphore", "event_semaphore", Any, Maintained, ALL, EventSemaphore(EventSemaphore), Run, "isa-facts §1.3";
+            TENSOR_LOAD = 0xAA, "TENSOR_LOAD", "TensorLoad", "tensor_load", Any, Maintained, ALL, Mem2d(Load), Run, "isa-facts-pe-act-dma §3.14";
+            TENSOR_STORE = 0xAB, "TENSOR_STORE", "TensorStore", "tensor_store", Any, Maintained, ALL, Mem2d(Store), Run, "isa-facts-pe-act-dma §3.14";
+            DMA_MEMCPY = 0xB8, "DMAMEMCPY", "DmaMemcpy", "dma_memcpy", Dma, Maintained, ALL, DmaMemcpy(Direct2d), Run, "isa-facts-pe-act-dma §3.4";
+            DMA_MEMCPY2 = 0xB9, "DMA_MEMCPY2", "DmaMemcpy2", "dma_memcpy2", Dma, Maintained, MAVERICK, DmaMemcpy2(Copy2d), NotSupported(COPY2D_SEMANTICS), "isa-facts-pe-act-dma §3.10";
+            DMA_IMMEDIATE = 0xBA, "DMA_IMMEDIATE", "DmaImmediate", "dma_immediate", Dma, Maintained, MAVERICK, DmaImmediate(Descriptors), NotSupported(DMA_IMMEDIATE_SEMANTICS), "isa-facts-pe-act-dma §3.11";
+            DMA_INDIRECT = 0xBB, "DMA_INDIRECT", "DmaIndirect", "dma_indirect", Dma, Maintained, ALL, DmaIndirect(Indirect1d), NotSupported(INDIRECT_SEMANTICS), "isa-facts-pe-act-dma §3.7";
             RANGE_SELECT = 0xBC, "RANGE_SELECT", "RangeSelect", "range_select", Dve, Maintained, CAYMAN_UP, RangeSelect(RangeSelect), Run, "isa-facts §10.2";
+            DMA_TRANSPOSE = 0xBD, "DMA_TRANSPOSE", "DmaTranspose", "dma_transpose", Dma, Maintained, CAYMAN_UP, DmaTranspose(Transpose), NotSupported(XPOSE_ORDER), "isa-facts-pe-act-dma §3.8";
+            PSEUDO_DMA_DIRECT2D = 0xD4, "PSEUDO_DMA_DIRECT2D", "PseudoDmaDirect2d", "pseudo_dma_direct2d", Host, Maintained, ALL, PseudoDma(Lowered), NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
+            PSEUDO_EXTENSION = 0xDA, "PSEUDO_EXTENSION", "PseudoExtension", "pseudo_extension", Host, Maintained, ALL, PseudoExt(Extension), NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
+            TENSOR_TENSOR_SCAN_ARITH = 0xE5, "TENSOR_TENSOR_SCAN_ARITH", "TensorTensorScan", "tt_scan", Dve, Maintained, ALL, TensorTensorScan(Arith), Run, "isa-facts-dve-pool §10";
+            TENSOR_SCALAR_CACHE_CUMULATIVE = 0xE6, "TENSOR_SCALAR_CACHE_CUMULATIVE", "TensorScalarCacheCumulative", "ts_cache_cumulative", Dve, Maintained, ALL, CacheReduce(Cumulative), Run, "isa-facts-dve-pool §12";
             COPY_PREDICATED_SCALAR = 0xE8, "COPY_PREDICATED_SCALAR", "CopyPredicatedScalar", "copy_predicated_scalar", Dve, Maintained, ALL, CopyPredicatedScalar(CopyPredicatedScalar), Run, "isa-facts-dve-pool §3";
-            DVE_READ_INDICES = 0xE9, "DVE_READ_INDICES", "DveReadIndices", "dve_read_indices", Dve, Maintained, CAYMAN_UP, DveReadIndices(DveReadIndices), NotSupported(NEEDS_INDEX_FLOPS), "isa-facts-dve-pool §13.2";
+            DVE_READ_INDICES = 0xE9, "DVE_READ_INDICES", "DveReadIndices", "dve_read_indices", Dve, Maintained, CAYMAN_UP, DveReadIndices(DveReadIndices), Run, "isa-facts-dve-pool §13.2";
+            SELECT_REDUCE = 0xEA, "SELECT_REDUCE", "CopyPredicatedReduce", "select_reduce", Dve, Maintained, ALL, SelectReduce(SelectReduce), Run, "isa-facts-dve-pool §11";
+            DMA_GATHER_TRANSPOSE = 0xF1, "DMA_GATHER_TRANSPOSE", "DmaGatherTranspose", "dma_gather_transpose", Dma, Maintained, CAYMAN_UP, DmaGatherTranspose(GatherTranspose), NotSupported(XPOSE_ORDER), "isa-facts-pe-act-dma §3.9";
         }
     };
 }
@@ -630,9 +819,7 @@ pub const KNOWN_UNMODELLED: &[(u8, &str)] = &[
     (0x30, "Exponential"),
     (0x68, "Gather"),
     (0x93, "TransposeTensorScalarArith"),
-    (0x9A, "TensorScalarCacheReduce"),
     (0xE3, "QuantizeMx"),
-    (0xE6, "TensorScalarCacheCumulative"),
 ];
 
 const INDEX: [u8; 256] = {

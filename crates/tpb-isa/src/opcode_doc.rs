@@ -20,6 +20,8 @@ pub fn opcode_table_markdown() -> String {
             Engine::Any => "any",
             Engine::Pe => "PE",
             Engine::Act => "ACT",
+            Engine::Dma => "SP/ACT/POOL → DMA queue",
+            Engine::Host => "host (lowered)",
             Engine::DveOrPool => "DVE or POOL",
         };
         // The stub evidence is per generation (`stub_firmware_known`, issue 16 item 6).

@@ -195,6 +195,12 @@ pub enum PackError {
         /// The space asked for.
         space: Space,
     },
+    /// An engine operand in HBM: ADDR4 reaches only SBUF and PSUM (isa-facts §2.1); only
+    /// DMA (ADDR8) reaches HBM.
+    #[error(
+        "hbm has no ADDR4 address: an engine operand is in SBUF or PSUM; use a DMA to reach HBM"
+    )]
+    NotOnChip,
     /// `Pattern[0].num` is not in `1..=128`.
     #[error("Pattern[0] num (partition count) {count} is not in 1..=128")]
     PartitionCount {
@@ -296,6 +302,10 @@ fn fold_partition(gen: Gen, ap: &AccessPattern) -> Result<(Addr4, u8), PackError
             step: ap.partition.step,
         });
     }
+    // HBM has no ADDR4 form (an engine operand is on chip; DMA uses ADDR8).
+    if ap.space == Space::Hbm {
+        return Err(PackError::NotOnChip);
+    }
     if ap.space == Space::Psum && g.psum_buf_sz == 0 {
         return Err(PackError::SpaceUnavailable {
             gen,
@@ -316,7 +326,7 @@ fn fold_partition(gen: Gen, ap: &AccessPattern) -> Result<(Addr4, u8), PackError
     let stride = g.stride(ap.space);
     let base = match ap.space {
         Space::Sbuf => 0,
-        Space::Psum => u64::from(g.psum_base),
+        Space::Psum | Space::Hbm => u64::from(g.psum_base),
     };
     let addr = base
         .saturating_add(u64::from(ap.start_partition) * u64::from(stride))

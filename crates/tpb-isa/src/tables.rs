@@ -409,6 +409,27 @@ code_enum! {
     }
 }
 
+// Issue 17b enumerations (isa-facts-dve-pool §0.3.1).
+code_enum! {
+    /// `NEURON_ISA_TPB_REDUCE_OP` (isa-facts-dve-pool §0.3.1): CrossLaneReduce's fold.
+    pub struct ReduceOp, kind "REDUCE_OP" {
+        ADD = 0, "add", ALL;
+        AVERAGE = 1, "average", ALL, ["avg"];
+        MAX = 2, "max", ALL;
+        BITWISE_OR = 3, "bitwise_or", ALL, ["or"];
+        BITWISE_AND = 4, "bitwise_and", ALL, ["and"];
+        BITWISE_XOR = 5, "bitwise_xor", ALL, ["xor"];
+    }
+}
+
+code_enum! {
+    /// `NEURON_ISA_TPB_REDUCE_AXIS` (isa-facts-dve-pool §0.3.1).
+    pub struct ReduceAxis, kind "REDUCE_AXIS" {
+        ALL = 0, "all", ALL;
+        PARTITIONS = 1, "partitions", ALL;
+    }
+}
+
 code_enum! {
     /// `NEURON_ISA_TPB_WAIT_MODE` (isa-facts §1.3). The `_REG` forms read the threshold
     /// from the register named in the value field.
@@ -540,6 +561,40 @@ code_enum! {
     }
 }
 
+// ---- DMA (isa-facts-pe-act-dma §3) ---------------------------------------------------------
+
+code_enum! {
+    /// `DGE_COMPUTE_OP` (isa-facts-pe-act-dma §3.3): how the incoming data A combines with the
+    /// destination B.
+    pub struct DgeComputeOp, kind "DGE_COMPUTE_OP" {
+        NONE = 0, "none", ALL, ["copy"];
+        ADD = 1, "add", ALL;
+        MULTIPLY = 2, "multiply", ALL, ["mult"];
+        MAX = 3, "max", ALL;
+        MIN = 4, "min", ALL;
+    }
+}
+
+code_enum! {
+    /// `DGE_OPCODE` (isa-facts-pe-act-dma §3.1): the kind byte (@15) of the 0xD4 pseudo.
+    /// Sunda has only DIRECT2D and INDIRECT1D.
+    pub struct DgeOpcode, kind "DGE_OPCODE" {
+        DIRECT2D = 0, "direct2d", ALL;
+        INDIRECT1D = 1, "indirect1d", ALL;
+        TRANSPOSE = 2, "transpose", CAY;
+        GATHER_TRANSPOSE = 3, "gather_transpose", CAY;
+    }
+}
+
+code_enum! {
+    /// `src_datasrc` of `MEM_2D` (isa-facts-pe-act-dma §3.14): where TensorStore's data
+    /// comes from (TensorLoad forces REGISTER).
+    pub struct DataSrc, kind "DATASRC" {
+        REGISTER = 0, "register", ALL, ["reg"];
+        IMMEDIATE = 1, "immediate", ALL, ["imm"];
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -548,7 +603,9 @@ mod tests {
     // same row as lowercasing the input only while every name and alias is lowercase.
     #[test]
     fn table_names_and_aliases_are_lowercase() {
-        let tables: [&[EnumRow]; 14] = [
+        let tables: [&[EnumRow]; 16] = [
+            ReduceOp::table(),
+            ReduceAxis::table(),
             Dtype::table(),
             AluOp::table(),
             AffineSelectCmp::table(),
@@ -587,13 +644,11 @@ mod tests {
         check(RevOps::known_name);
         check(ImmSrc::known_name);
         check(AccumCmd::known_name);
-        check(PeFp32Mode::known_name);
-        check(ImmSrcN::known_name);
-        check(ReduceCmd::known_name);
-        check(ActFunc::known_name);
         check(WaitMode::known_name);
         check(UpdateMode::known_name);
         check(DebugCmd::known_name);
+        check(ReduceOp::known_name);
+        check(ReduceAxis::known_name);
     }
 
     // isa-facts §4.1: enumerator counts sunda 16, cayman 16, mariana 24, maverick 30.

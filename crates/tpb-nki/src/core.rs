@@ -12,6 +12,8 @@ use tpb_isa::text::disasm;
 use tpb_isa::validate::Report;
 use tpb_isa::wire::{encode_program, op, EventSemaphore, ImmVal};
 use tpb_isa::{AluOp, Dtype, Gen, ImmSrc, Instruction, UpdateMode, WaitMode};
+use tpb_sim::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
+use tpb_sim::engines::queue::default_dma_issuer;
 use tpb_sim::engines::{home, run_engines_with, EngineId, EngineOptions, EngineRun, Home};
 use tpb_sim::numerics::from_f32;
 use tpb_sim::{Config, Fault, FaultCause, HostError, Machine, StepReport};
@@ -162,6 +164,8 @@ pub struct Core {
     program: Vec<Instruction>,
     /// Constants placed in registers, in the order they were set: (register, bits).
     constants: Vec<(u8, u32)>,
+    /// Next free HBM address (HBM tensors are bump-allocated; see [`Core::free`]).
+    hbm_next: u64,
     /// Free space per partition: [sbuf, psum].
     arenas: [Arena; 2],
     /// The engine queue of each emitted instruction.
@@ -207,10 +211,12 @@ impl Label {
     }
 }
 
-fn space_index(space: Space) -> usize {
+/// The arena of an on-chip space (HBM is bump-allocated apart: [`Core::hbm_place`]).
+fn space_index(space: Space) -> Option<usize> {
     match space {
-        Space::Sbuf => 0,
-        Space::Psum => 1,
+        Space::Sbuf => Some(0),
+        Space::Psum => Some(1),
+        Space::Hbm => None,
     }
 }
 
@@ -229,6 +235,7 @@ impl Core {
             machine,
             program: Vec::new(),
             constants: Vec::new(),
+            hbm_next: 0,
             arenas: [
                 Arena::new(build::space_bytes(gen, Space::Sbuf), false),
                 Arena::new(build::space_bytes(gen, Space::Psum), true),
@@ -311,6 +318,7 @@ impl Core {
             let want = match home(inst, gen) {
                 Home::Only(_) => None,
                 Home::Either(first, _) => (e != first).then_some(e),
+                Home::Dma => (e != default_dma_issuer(gen)).then_some(e),
                 Home::Any => Some(e),
             };
             if want != current && (want.is_some() || current.is_some()) {
@@ -363,13 +371,12 @@ impl Core {
         space: Space,
         name: &str,
     ) -> Result<Tile, NkiError> {
-        allocate(
-            &mut self.arenas[space_index(space)],
-            shape,
-            dtype,
-            space,
-            name,
-        )
+        let Some(k) = space_index(space) else {
+            let (tile, next) = self.hbm_place(shape, dtype)?;
+            self.hbm_next = next;
+            return Ok(tile);
+        };
+        allocate(&mut self.arenas[k], shape, dtype, space, name)
     }
 
     /// Whether [`Core::ndarray`] would allocate such a tile now (nothing is allocated): a
@@ -380,20 +387,163 @@ impl Core {
         dtype: Dtype,
         space: Space,
     ) -> Result<(), NkiError> {
-        let mut probe = self.arenas[space_index(space)].clone();
+        let Some(k) = space_index(space) else {
+            return self.hbm_place(shape, dtype).map(|_| ());
+        };
+        let mut probe = self.arenas[k].clone();
         allocate(&mut probe, shape, dtype, space, "").map(|_| ())
     }
 
     /// Returns an allocated tile's space (when the kernel no longer references it; its
     /// bytes keep their values, and the dependency tracker still orders a later reuse).
+    /// HBM tensors are bump-allocated and keep their space.
     pub fn free(&mut self, tile: &Tile) {
-        let arena = &mut self.arenas[space_index(tile.space)];
-        arena.release(tile.offset, tile.row_bytes());
+        if let Some(k) = space_index(tile.space) {
+            self.arenas[k].release(tile.offset, tile.row_bytes());
+        }
     }
 
-    /// Bytes per partition still free in `space`.
+    /// Bytes per partition still free in `space` (for HBM, bytes still free).
     pub fn free_bytes(&self, space: Space) -> u64 {
-        self.arenas[space_index(space)].free_bytes()
+        match space_index(space) {
+            Some(k) => self.arenas[k].free_bytes(),
+            None => self.machine.hbm_size().saturating_sub(self.hbm_next),
+        }
+    }
+
+    /// The HBM tensor of `shape` (any rank, C order, contiguous) [`Core::ndarray`] allocates
+    /// and the next free address: addresses are bump-allocated at 64-byte alignment within
+    /// the machine's HBM (`Config::hbm_bytes`).
+    fn hbm_place(&self, shape: &[usize], dtype: Dtype) -> Result<(Tile, u64), NkiError> {
+        let bad = |detail: String| NkiError::Shape {
+            operand: "shape",
+            detail,
+        };
+        let size = dtype
+            .size()
+            .ok_or_else(|| bad(format!("dtype {dtype} has no byte size")))?;
+        let bytes = shape
+            .iter()
+            .try_fold(size as u64, |acc, &d| acc.checked_mul(d as u64))
+            .filter(|&b| b > 0)
+            .ok_or_else(|| bad(format!("shape {shape:?} has no elements or overflows")))?;
+        let total = self.machine.hbm_size();
+        let at = self.hbm_next;
+        let free_bytes = total.saturating_sub(at);
+        if bytes > free_bytes {
+            return Err(NkiError::OutOfMemory {
+                name: String::new(),
+                largest: free_bytes,
+                space: Space::Hbm,
+                want: bytes,
+                free: free_bytes,
+                total,
+            });
+        }
+        let tile = Tile::contiguous(Space::Hbm, 0, at, dtype, shape.to_vec());
+        Ok((
+            tile,
+            (at + bytes).next_multiple_of(crate::alloc::TILE_ALIGN),
+        ))
+    }
+
+    /// `nki.isa.dma_copy(dst, src, engine=…)`: copies `src` to `dst` (HBM ↔ SBUF, HBM ↔ HBM,
+    /// SBUF ↔ SBUF; equal element counts; a dtype change converts through fp32) with one
+    /// DMAMEMCPY issued on `engine` (SP or ACT with the hardware DGE, POOL with the software
+    /// DGE; `None`: the default issuer, SP — POOL on sunda). The request bumps semaphore
+    /// `semaphore` when its data has landed (0 = no semaphore). The data is moved at once
+    /// (the kernel's eager run); [`Core::placements`] records the queue for a scheduled rerun.
+    pub fn dma_copy(
+        &mut self,
+        dst: &Tile,
+        src: &Tile,
+        engine: Option<EngineId>,
+        semaphore: Option<u8>,
+    ) -> Result<StepReport, NkiError> {
+        self.dma_copy_with(dst, src, engine, semaphore, 0)
+    }
+
+    /// [`Core::dma_copy`] with a `priority_class` (NKI `priority`, 0..=3 on NC-v4+; tpb
+    /// writes it to `DMA_CONFIGS.priority_class` as it is).
+    pub fn dma_copy_with(
+        &mut self,
+        dst: &Tile,
+        src: &Tile,
+        engine: Option<EngineId>,
+        semaphore: Option<u8>,
+        priority: u8,
+    ) -> Result<StepReport, NkiError> {
+        let mut opts = semaphore.map_or(DmaOptions::default(), DmaOptions::signal);
+        opts.priority = priority;
+        self.dma_copy_opts(&dst.dma_view(), &src.dma_view(), engine, opts)
+    }
+
+    /// [`Core::dma_copy`] on explicit views (NKI `.ap()` patterns, [`tpb_sim::dma::DmaView`]).
+    pub fn dma_copy_view(
+        &mut self,
+        dst: &DmaView,
+        src: &DmaView,
+        engine: Option<EngineId>,
+        semaphore: Option<u8>,
+    ) -> Result<StepReport, NkiError> {
+        let opts = semaphore.map_or(DmaOptions::default(), DmaOptions::signal);
+        self.dma_copy_opts(dst, src, engine, opts)
+    }
+
+    /// [`Core::dma_copy_view`] with every DMA option ([`DmaOptions`]).
+    pub fn dma_copy_opts(
+        &mut self,
+        dst: &DmaView,
+        src: &DmaView,
+        engine: Option<EngineId>,
+        opts: DmaOptions,
+    ) -> Result<StepReport, NkiError> {
+        if matches!(
+            src.place,
+            DmaPlace::OnChip {
+                space: Space::Psum,
+                ..
+            }
+        ) {
+            return Err(NkiError::Shape {
+                operand: "src",
+                detail: "a PSUM source is not supported by dma_copy (NKI 0.3.0+); copy to \
+                         SBUF first"
+                    .into(),
+            });
+        }
+        let gen = self.gen();
+        let engine = engine.unwrap_or(default_dma_issuer(gen));
+        if !engine.issues_dma(gen) {
+            return Err(NkiError::Value {
+                argument: "engine",
+                detail: format!(
+                    "{engine} does not issue DMA on {gen}: SP or ACT (hardware DGE, cayman+) \
+                     or POOL (software DGE)"
+                ),
+            });
+        }
+        let inst = dma_copy_instruction(gen, dst, src, opts).map_err(|e| NkiError::Shape {
+            operand: "dma_copy",
+            detail: e.to_string(),
+        })?;
+        // The request goes on its issuing queue; [`Core::placements`] names it when it is
+        // not the default issuer.
+        self.emit_on(inst, &[], engine)
+    }
+
+    /// `nl.load(src)`: a new SBUF tile of `src`'s shape (its first dim the partitions) and
+    /// `dtype` (default `src`'s), filled by one DMA from HBM.
+    pub fn load(&mut self, src: &Tile, dtype: Option<Dtype>) -> Result<Tile, NkiError> {
+        let t = self.ndarray(&src.shape, dtype.unwrap_or(src.dtype), Space::Sbuf)?;
+        self.dma_copy(&t, src, None, None)?;
+        Ok(t)
+    }
+
+    /// `nl.store(dst, value)`: one DMA from an SBUF tile to HBM (a PSUM value is refused, as
+    /// NKI does: copy it to SBUF first).
+    pub fn store(&mut self, dst: &Tile, value: &Tile) -> Result<StepReport, NkiError> {
+        self.dma_copy(dst, value, None, None)
     }
 
     /// Sets register `n` for instructions the caller builds. Registers
@@ -693,10 +843,7 @@ impl Core {
     /// [`Core::emit`] with the engine an instruction the opcode table lets run anywhere goes
     /// to when the call does not ask (`engine=`).
     ///
-    /// DMA (issue 18b) will need two things here: the issuing queue as the default engine
-    /// (SP; POOL on sunda), and its data landing later than the request retires, so a
-    /// consumer must wait for the request's data-landed semaphore increment, not for the
-    /// issuing engine's `sem_inc_complete` count.
+    /// A DMA request's `default_engine` is its issuing queue (chosen by `dma_copy`).
     fn emit_on(
         &mut self,
         mut inst: Instruction,
@@ -728,6 +875,8 @@ impl Core {
             }
             (Home::Either(_, _), Some(a)) => a,
             (Home::Either(x, _), None) => x,
+            // A DMA request goes where its call placed it (`dma_copy` checks the issuer).
+            (Home::Dma, _) => default_engine,
             (Home::Any, a) => a.unwrap_or(default_engine),
         };
         if self.start.is_none() {
@@ -969,7 +1118,11 @@ fn gpsimd_sbuf(tile: &Tile, operand: &'static str) -> Result<(), NkiError> {
     Ok(())
 }
 
-fn same_partitions(dst: &Tile, src: &Tile, operand: &'static str) -> Result<(), NkiError> {
+pub(crate) fn same_partitions(
+    dst: &Tile,
+    src: &Tile,
+    operand: &'static str,
+) -> Result<(), NkiError> {
     if dst.partitions() != src.partitions() {
         return Err(NkiError::Shape {
             operand,
@@ -993,7 +1146,7 @@ fn int32(argument: &'static str, v: i64) -> Result<i32, NkiError> {
 }
 
 /// A finite float must stay finite as FP32 (NKI's scalars are float32).
-fn fp32(argument: &'static str, v: f64) -> Result<f32, NkiError> {
+pub(crate) fn fp32(argument: &'static str, v: f64) -> Result<f32, NkiError> {
     let f = v as f32;
     if v.is_finite() && !f.is_finite() {
         return Err(NkiError::Value {
@@ -1058,7 +1211,7 @@ fn integer_range(dtype: Dtype) -> Option<(i64, i64)> {
 /// A `(P, 1)` tile gives one value per partition of `data`: it needs at least as many
 /// partitions, and on the arithmetic path the engine reads its 32 bits as FP32, so it must
 /// be float32 (another dtype would be read as FP32 bits; issue 20 item 14).
-fn scalar(
+pub(crate) fn scalar(
     gen: Gen,
     operand: Option<&Operand>,
     bitvec: bool,

@@ -46,6 +46,8 @@
 mod alloc;
 mod build;
 mod core;
+// Issue 17b calls: the STT family, cache reduce + drain, search cluster.
+mod dve;
 mod dve_pool;
 mod names;
 // Issue 18a: nc_matmul on the PE.
@@ -55,6 +57,7 @@ pub mod sync;
 mod tile;
 
 pub use crate::core::{Core, Label, NkiError};
+pub use dve::ReduceCmd;
 pub use dve_pool::NkiEngine;
 pub use names::{alu_op, Cmp};
 pub use tile::{Index, Tile, ViewError};

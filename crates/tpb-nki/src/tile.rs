@@ -139,8 +139,13 @@ impl Tile {
     }
 
     /// The tile as a host tensor (partitions × elements per partition) when it is
-    /// contiguous; a strided view is read and written through [`Tile::hull`].
+    /// contiguous; a strided view is read and written through [`Tile::hull`]. An HBM tensor
+    /// is one flat row of all its elements from its address, `offset`.
     pub fn host(&self) -> tpb_sim::HostTensor {
+        if self.space == Space::Hbm {
+            let n = self.shape.iter().map(|&d| d as u64).product();
+            return tpb_sim::HostTensor::hbm(self.offset).elements(self.dtype, n);
+        }
         let p = self.start_partition;
         tpb_sim::HostTensor::at(self.space, p..p + self.partitions())
             .offset(self.offset)
@@ -220,6 +225,27 @@ impl Tile {
             )
             .with_free(split, DimOrder::OutermostFirst),
         )
+    }
+
+    /// The whole tile as a DMA view (`[[step, count], …]` outermost first; on chip the first
+    /// pair is the partition dimension and the others follow the view's strides).
+    pub fn dma_view(&self) -> tpb_sim::dma::DmaView {
+        use tpb_sim::dma::{DmaPlace, DmaView};
+        if self.space == Space::Hbm {
+            let mut pattern = Vec::with_capacity(self.shape.len());
+            let mut stride = 1i64;
+            for &d in self.shape.iter().rev() {
+                pattern.push([stride, d as i64]);
+                stride *= d as i64;
+            }
+            pattern.reverse();
+            return DmaView::new(DmaPlace::Hbm(self.offset), self.dtype, pattern);
+        }
+        let mut pattern = vec![[1, self.partitions() as i64]];
+        let free = self.shape.get(1..).unwrap_or(&[]);
+        pattern.extend(free.iter().zip(self.strides()).map(|(&d, s)| [s, d as i64]));
+        let place = DmaPlace::on_chip(self.space, self.start_partition, self.offset);
+        DmaView::new(place, self.dtype, pattern)
     }
 
     /// The region in `tpb run`'s syntax, `sbuf[p0..128]+0x400:bf16:128x512` (a strided
@@ -536,6 +562,15 @@ fn resolve(key: Index, n: i64, dim: usize) -> Result<(i64, i64, i64), ViewError>
 impl fmt::Display for Tile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let shape: Vec<String> = self.shape.iter().map(|d| d.to_string()).collect();
+        if self.space == Space::Hbm {
+            return write!(
+                f,
+                "hbm+{:#x}:{}:{}",
+                self.offset,
+                self.dtype,
+                shape.join("x")
+            );
+        }
         write!(
             f,
             "{}[p{}..{}]+{:#x}:{}:{}",

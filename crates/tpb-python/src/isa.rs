@@ -28,9 +28,10 @@ pub fn parse_space(name: &str) -> PyResult<Space> {
     match name.to_ascii_lowercase().as_str() {
         "sbuf" => Ok(Space::Sbuf),
         "psum" => Ok(Space::Psum),
+        "hbm" | "private_hbm" | "shared_hbm" => Ok(Space::Hbm),
         _ => Err(raise(
             ErrorKind::Usage,
-            format!("unknown buffer {name:?}; expected \"sbuf\" or \"psum\""),
+            format!("unknown buffer {name:?}; expected \"sbuf\", \"psum\" or \"hbm\""),
         )),
     }
 }

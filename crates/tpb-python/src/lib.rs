@@ -13,6 +13,8 @@ mod isa;
 mod kernel;
 mod machine;
 mod nki;
+// Issue 17b calls.
+mod nki_dve;
 
 use pyo3::prelude::*;
 
@@ -37,6 +39,15 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nki::nki_tensor_scalar, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_range_select, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_select, m)?)?;
+    // Issue 17b calls.
+    m.add_function(wrap_pyfunction!(nki_dve::nki_scalar_tensor_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(nki_dve::nki_tensor_tensor_scan, m)?)?;
+    m.add_function(wrap_pyfunction!(nki_dve::nki_select_reduce, m)?)?;
+    m.add_function(wrap_pyfunction!(nki_dve::nki_tensor_scalar_reduce, m)?)?;
+    m.add_function(wrap_pyfunction!(nki_dve::nki_max8, m)?)?;
+    m.add_function(wrap_pyfunction!(nki_dve::nki_nc_find_index8, m)?)?;
+    m.add_function(wrap_pyfunction!(nki_dve::nki_nc_match_replace8, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::nki_dma_copy, m)?)?;
     // Issue 17a.
     m.add_function(wrap_pyfunction!(nki::nki_tensor_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_tensor_copy, m)?)?;

@@ -207,21 +207,40 @@ pub struct Machine {
 
 #[pymethods]
 impl Machine {
+    /// `hbm_bytes`: the size of device memory (HBM, default 1 GiB, at most 64 GiB; pages
+    /// are allocated when written). HBM regions are written `"hbm+0x1000:fp32:4x8"`.
     #[new]
-    #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false, strict_exact = false))]
+    #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false, strict_exact = false, hbm_bytes = tpb_sim::DEFAULT_HBM_BYTES))]
     fn new(
         gen: &str,
         strict: bool,
         fp8_e4m3: &str,
         fp8_ocp_sat: bool,
         strict_exact: bool,
+        hbm_bytes: u64,
     ) -> PyResult<Machine> {
-        let mut cfg = config(gen, strict, fp8_e4m3, fp8_ocp_sat)?;
+        let mut c = config(gen, strict, fp8_e4m3, fp8_ocp_sat)?;
+        if !(1..=tpb_sim::MAX_HBM_BYTES).contains(&hbm_bytes) {
+            return Err(raise(
+                ErrorKind::Usage,
+                format!(
+                    "hbm_bytes={hbm_bytes}: expected 1..={}",
+                    tpb_sim::MAX_HBM_BYTES
+                ),
+            ));
+        }
+        c.hbm_bytes = hbm_bytes;
         // A Matmul (exact per our order) or a table function (approximate) is a fault.
-        cfg.strict_exact = strict_exact;
+        c.strict_exact = strict_exact;
         Ok(Machine {
-            machine: Mutex::new(SimMachine::new(cfg)),
+            machine: Mutex::new(SimMachine::new(c)),
         })
+    }
+
+    /// The size of device memory (HBM) in bytes.
+    #[getter]
+    fn hbm_bytes(&self, py: Python<'_>) -> u64 {
+        lock(py, &self.machine).hbm_size()
     }
 
     /// The generation.

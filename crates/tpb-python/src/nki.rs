@@ -41,7 +41,7 @@ pub(crate) fn nki_error(e: NkiError) -> PyErr {
 /// the calls emitted. Safe to share between threads: calls take turns (issue 20 item 12).
 #[pyclass(module = "tpb._tpb", name = "Core", frozen)]
 pub struct Core {
-    inner: Mutex<tpb_nki::Core>,
+    pub(crate) inner: Mutex<tpb_nki::Core>,
 }
 
 impl Core {
@@ -380,7 +380,7 @@ impl Tile {
 
 /// Resolves an operator argument: a callable (its `__name__`, e.g. `numpy.multiply`) or a
 /// name.
-fn op_name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+pub(crate) fn op_name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(s) = obj.extract::<String>() {
         return Ok(s);
     }
@@ -394,7 +394,7 @@ fn op_name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
         })
 }
 
-fn alu(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<tpb_isa::AluOp> {
+pub(crate) fn alu(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<tpb_isa::AluOp> {
     let name = op_name(obj)?;
     alu_op(&name).ok_or_else(|| {
         raise(
@@ -415,7 +415,7 @@ fn cmp(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Cmp> {
 }
 
 /// Checks that `t` lives on the same core as `dst`.
-fn same_core<'a>(
+pub(crate) fn same_core<'a>(
     py: Python<'_>,
     dst: &Tile,
     t: &'a Tile,
@@ -431,7 +431,7 @@ fn same_core<'a>(
 }
 
 /// A scalar operand: None, a float/int immediate, or a `(P, 1)` tile of the same core.
-fn operand(
+pub(crate) fn operand(
     py: Python<'_>,
     dst: &Tile,
     obj: Option<&Bound<'_, PyAny>>,
@@ -461,7 +461,7 @@ fn operand(
 }
 
 /// Runs one call on `dst`'s core with the GIL released.
-fn on_core(
+pub(crate) fn on_core(
     py: Python<'_>,
     dst: &Tile,
     call: impl FnOnce(&mut tpb_nki::Core) -> Result<tpb_sim::StepReport, NkiError> + Send,
@@ -640,6 +640,130 @@ pub fn nki_select(
     })
 }
 
+/// An NKI enum argument given as its int value or its member name.
+fn enum_arg(
+    v: Option<&Bound<'_, PyAny>>,
+    argument: &str,
+    members: &[(&str, i64)],
+) -> PyResult<i64> {
+    let Some(v) = v.filter(|v| !v.is_none()) else {
+        return Ok(0);
+    };
+    if let Ok(i) = v.extract::<i64>() {
+        if members.iter().any(|m| m.1 == i) {
+            return Ok(i);
+        }
+    }
+    let name = v
+        .getattr("name")
+        .and_then(|n| n.extract::<String>())
+        .or_else(|_| v.extract::<String>())
+        .unwrap_or_default();
+    members
+        .iter()
+        .find(|m| m.0.eq_ignore_ascii_case(&name))
+        .map(|m| m.1)
+        .ok_or_else(|| {
+            let names: Vec<&str> = members.iter().map(|m| m.0).collect();
+            raise(
+                ErrorKind::Usage,
+                format!("{argument}={v}: expected one of {}", names.join(", ")),
+            )
+        })
+}
+
+/// ``nki.isa.dma_copy(dst, src, priority=None, oob_mode=oob_mode.error,
+/// dge_mode=dge_mode.unknown, engine=engine.unknown, name=None)``: copy ``src`` to ``dst``
+/// with one DMAMEMCPY (0xB8).
+///
+/// Parameters: ``dst``, ``src`` -- tiles of the same core with equal element counts, in HBM
+/// (``Core.ndarray(shape, dtype, buffer="hbm")``) or SBUF (a PSUM source is refused, as in
+/// NKI 0.3.0+); ``priority`` -- 0..3, NeuronCore-v4+ only (written to
+/// ``DMA_CONFIGS.priority_class``); ``oob_mode`` -- ``error`` / ``skip`` (a direct copy has no
+/// indirect index to skip); ``dge_mode`` -- ``unknown`` / ``swdge`` (issued on GpSimd) /
+/// ``hwdge`` (equal dtypes required) / ``none``; ``engine`` -- ``sync`` (SP), ``scalar`` (ACT),
+/// ``gpsimd`` (POOL) or ``unknown`` (SP; POOL on trn1), as NKI enum values or names;
+/// ``name`` -- accepted, unused.
+///
+/// Semantics: ``dst = src`` element by element in C order; a dtype change converts through
+/// fp32 (round to nearest even). The data moves at once; the request is recorded on its
+/// issuing engine's queue (``Core.disasm`` writes ``.engine`` lines).
+///
+/// Example::
+///
+///     >>> import numpy as np, tpb.nki as nki
+///     >>> core = nki.Core(gen="cayman")
+///     >>> x = core.from_numpy(np.arange(8, dtype=np.float32).reshape(2, 4))
+///     >>> h = core.ndarray((2, 4), np.float32, buffer="hbm")
+///     >>> _ = nki.isa.dma_copy(h, x, engine="scalar")
+///     >>> y = core.ndarray((2, 4), np.float32)
+///     >>> _ = nki.isa.dma_copy(y, h)
+///     >>> y.numpy()[1]
+///     array([4., 5., 6., 7.], dtype=float32)
+#[pyfunction]
+#[pyo3(name = "dma_copy", signature = (dst, src, priority = None, oob_mode = None, dge_mode = None, engine = None, name = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn nki_dma_copy(
+    py: Python<'_>,
+    dst: &Tile,
+    src: &Tile,
+    priority: Option<u8>,
+    oob_mode: Option<&Bound<'_, PyAny>>,
+    dge_mode: Option<&Bound<'_, PyAny>>,
+    engine: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    use tpb_sim::engines::EngineId;
+    let _ = name;
+    enum_arg(oob_mode, "oob_mode", &[("error", 0), ("skip", 1)])?;
+    let dge = enum_arg(
+        dge_mode,
+        "dge_mode",
+        &[("unknown", 0), ("swdge", 1), ("hwdge", 2), ("none", 3)],
+    )?;
+    let e = enum_arg(
+        engine,
+        "engine",
+        &[
+            ("unknown", 0),
+            ("tensor", 1),
+            ("scalar", 2),
+            ("gpsimd", 3),
+            ("dma", 4),
+            ("vector", 5),
+            ("sync", 6),
+        ],
+    )?;
+    let engine = match (e, dge) {
+        (0 | 4, 1) => Some(EngineId::Pool),
+        (0 | 4, _) => None,
+        (2, _) => Some(EngineId::Act),
+        (3, _) => Some(EngineId::Pool),
+        (6, _) => Some(EngineId::Sp),
+        (1, _) => Some(EngineId::Pe),
+        _ => Some(EngineId::Dve),
+    };
+    if dge == 2 && dst.tile.dtype != src.tile.dtype {
+        return Err(raise(
+            ErrorKind::Usage,
+            "dge_mode=hwdge needs equal dtypes (use .view(); NKI dma_copy)".to_string(),
+        ));
+    }
+    let src_tile = same_core(py, dst, src, "src")?.clone();
+    let d = dst.tile.clone();
+    let gen = dst.core.bind(py).borrow().lock(py).gen();
+    if let Some(p) = priority {
+        if !matches!(gen, tpb_isa::Gen::Mariana | tpb_isa::Gen::Maverick) || p > 3 {
+            return Err(raise(
+                ErrorKind::Usage,
+                format!("priority={p}: 0..=3, and only on NeuronCore-v4+ (mariana)"),
+            ));
+        }
+    }
+    on_core(py, dst, move |core| {
+        core.dma_copy_with(&d, &src_tile, engine, None, priority.unwrap_or(0))
+    })
+}
 // Issue 17a: the DVE/POOL calls (tpb_nki::dve_pool; docs/reference/dve-pool.md).
 
 /// `engine=`: `None`, a name (`"vector"`, `"gpsimd"`, …), the NKI enum's number, or an object

@@ -12,8 +12,8 @@
 
 use crate::numerics::{alu_arith, alu_bitvec, alu_int_as, from_f32, Fp8Config, NumError};
 use tpb_isa::opcode::{Maintenance, OpcodeInfo};
-use tpb_isa::wire::Addr4;
-use tpb_isa::{AluOp, Dtype, Gen};
+use tpb_isa::wire::{Addr4, Addr8, Mem2d};
+use tpb_isa::{AccumCmd, AluOp, Dtype, Gen, RevOps};
 
 /// One documented assumption.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -270,6 +270,61 @@ pub const ASSUMPTIONS: &[Assumption] = &[
         text: "Exponential 0x30 computes exp(in - imm0) with imm0 the max value (instruction fp32 or per-lane pointer), approximate as the ACT table functions; only accumulator_cmd idle runs until the DVE lane accumulator is modelled.",
     },
     Assumption {
+        id: "dma-address-map",
+        source: "isa-facts-pe-act-dma §3.2, §8 Q20",
+        text: "Where SBUF and PSUM sit in the 64-bit DMA address space is not public. tpb's \
+               map: an immediate ADDR8 below bit 55 is an HBM byte address; with bit 55 set, \
+               its low 29 bits are the on-chip ADDR4 address (partition × stride + offset) of \
+               the generation. HBM is one flat byte space per core (Config::hbm_bytes, \
+               default 1 GiB, at most 64 GiB, pages allocated when written).",
+    },
+    Assumption {
+        id: "dma-byte-steps",
+        source: "isa-facts-pe-act-dma §0.2 #13, §3.4, §8 Q19",
+        text: "DMA step_elem values are byte offsets between consecutive elements' starts, \
+               slot 0 innermost; an element is elem_size contiguous bytes (0 = 64 KiB) and must \
+               stay inside HBM or inside one partition's active bytes. The source's bytes form \
+               one stream that the destination pattern consumes in order.",
+    },
+    Assumption {
+        id: "dma-cce",
+        source: "isa-facts-pe-act-dma §3.4, §3.5",
+        text: "A DMA with a cast or a compute_op converts each value in → fp32 → out with \
+               round-to-nearest-even (no stochastic rounding), combining with the \
+               destination's value in fp32 (add, multiply, maxNum, minNum); dtypes wider than \
+               4 bytes are refused on this path. Without it, bytes are copied as they are.",
+    },
+    Assumption {
+        id: "dma-register-address",
+        source: "isa-facts-pe-act-dma §3.2",
+        text: "An ADDR8 in register form addresses reg_hi << 32 | reg_lo in tpb's DMA map. \
+               Shape-register and address-table forms are refused (not public).",
+    },
+    Assumption {
+        id: "mem2d-registers",
+        source: "isa-facts-pe-act-dma §3.14",
+        text: "TensorLoad fills (and a register TensorStore reads) the sequencer registers \
+               from data[0] on, one per element and two (low, high) for uint64; the sheet does \
+               not say which bytes name them.",
+    },
+    Assumption {
+        id: "dma-timing",
+        source: "isa-facts-pe-act-dma §3.13, §4.2, §8 Q24, Q27",
+        text: "Issuing a DMA request keeps the issuing engine busy DMA_ISSUE_NS; its data then \
+               moves on that engine's DMA queue (DMA.SP, DMA.ACT, DMA.POOL), one transfer \
+               at a time in issue order, taking DMA_LATENCY_NS plus the bytes at \
+               DMA_ENGINE_MB_PER_S × DMA_ENGINES_PER_QUEUE.",
+    },
+    Assumption {
+        id: "dma-completion",
+        source: "isa-facts-pe-act-dma §4.1, §8 Q23–Q25",
+        text: "A DMA request's EVENTS update fires when the issuing engine retires it; its \
+               data moves on the issuing engine's DMA queue (in issue order); when the data has \
+               landed, `semaphore` += `sem_increment` (0: none). A step-mode run \
+               (Machine::step, one in-order stream) moves the data at once and adds the \
+               increment right after it.",
+    },
+    Assumption {
         id: "multi-signal-wait",
         source: "decisions §3.8a, isa-facts §1.3",
         text: "A semaphore wait acquires, from the signals of other engines, only what it cannot \
@@ -370,6 +425,116 @@ pub const ASSUMPTIONS: &[Assumption] = &[
         text: "Sunda's bf16 TensorTensor trio and reduce pair count num_elem/step_elem in \
                bf16 elements; the UINT32 in their pattern check only asks 4-byte alignment.",
     },
+    // Issue 17b: the hidden DVE per-lane state and the instructions around it.
+    Assumption {
+        id: "dve-lane-state",
+        source: "isa-facts-dve-pool §0.3.3, Q19, Q24",
+        text: "The hidden DVE state is per relative lane (channel c of an instruction is lane \
+               c, as for the scalar flops): an fp32 reduce accumulator, 8 fp32 match keys with \
+               a matched flag each, 8 index flops, and one 32-byte mask-select table per core. \
+               A new machine has accumulators 0.0, keys 0.0 (none loaded), flags clear, index \
+               flops all ones (the no-match sentinel) and no mask table. A consumer reading a \
+               lane no instruction has written warns (`dve-state-unset`).",
+    },
+    Assumption {
+        id: "accumulator-lifetime",
+        source: "isa-facts-dve-pool Q19",
+        text: "One fp32 accumulator per DVE lane, shared by TensorScalarCacheReduce (0x9a), \
+               TensorScalarCacheCumulative (0xe6), SelectReduce (0xea) and ScalarTensorTensor \
+               (0x9d); Idle leaves it unchanged; DveReadAccumulator (0x9b) reads it without \
+               clearing it.",
+    },
+    Assumption {
+        id: "stt-accumulate",
+        source: "isa-facts-dve-pool Q15",
+        text: "ScalarTensorTensorArith (0x9d) with Accumulate or ZeroAccumulate writes dst as \
+               usual and adds each fp32 result, in walk order, to the lane accumulator; \
+               ZeroAccumulate starts from 0.0. (G's reconstructed pseudo-code skips the dst \
+               store on this path; low confidence either way.)",
+    },
+    Assumption {
+        id: "scan-recurrence",
+        source: "isa-facts-dve-pool Q16, §0.2 decision 12",
+        text: "TensorTensorScan (0xe5) computes NKI's recurrence r[i] = op1(op0(src0[i], \
+               r[i-1]), src1[i]) in fp32 with r[-1] = imm0 (per imm0_src), one output per \
+               input in walk order; reverse_operands bit 0 swaps op0's operands, bit 1 op1's. \
+               G's reading (combine, then scan with an unidentified operator) is the recorded \
+               alternative.",
+    },
+    Assumption {
+        id: "select-reduce-model",
+        source: "isa-facts-dve-pool Q18, §11.4",
+        text: "SelectReduce (0xea): src0 is the predicate (true when its raw bits are \
+               nonzero); where true dst = src1 converted through fp32 to out_dtype and the \
+               value enters the running max (maxNum); where false, reverse_operands = First \
+               writes imm0 (fp32, per imm0_src) converted to out_dtype, None leaves dst \
+               unchanged, and the max is not updated. ZeroAccumulate starts the max at -inf, \
+               Accumulate continues it, Idle leaves the accumulator alone. NKI's reverse_pred \
+               has no known encoding and is refused by tpb.nki.isa.select_reduce.",
+    },
+    Assumption {
+        id: "stt-scalar",
+        source: "isa-facts-dve-pool §9.4",
+        text: "The STT-family scalar imm0 is, per imm0_src, the instruction word (fp32 bits on \
+               the arith path, the low imm0_dtype bits on the bitvec path) or one imm0_dtype \
+               element per channel read through the pointer (converted to fp32 on the arith \
+               path). STT computes (src0 op0 s) op1 src1 with reverse bit 0 swapping op0's \
+               operands and bit 1 op1's (the TensorScalar formula with scalar1 = src1).",
+    },
+    Assumption {
+        id: "cache-reduce-model",
+        source: "isa-facts-dve-pool §12.5, §0.2 decisions 9 and 10, Q25, Q26",
+        text: "TensorScalarCacheReduce (0x9a) and TensorScalarCacheCumulative (0xe6) walk src \
+               per lane in walk order in fp32: tmp = src op0 imm0 (scalar on the right), then \
+               acc = op1(tmp, acc) (NKI's order; G's acc op1 tmp differs only for subtract). \
+               ZeroAccumulate seeds op1's identity (0, 0, 1, -inf, +inf for add, subtract, \
+               mult, max, min), LoadAccumulate seeds imm1 (fp32, per imm1_src), Accumulate \
+               continues the lane accumulator. 0xe6 writes acc after each element; 0x9a \
+               writes tmp to dst and leaves the reduction in the accumulator for 0x9b (G's \
+               'final acc only' reading is the recorded alternative). A pointer imm0/imm1 \
+               reads 4 bytes as fp32 per lane.",
+    },
+    Assumption {
+        id: "read-accumulator",
+        source: "isa-facts-dve-pool §13.1, Q19",
+        text: "DveReadAccumulator (0x9b) writes each active lane's accumulator, negated when \
+               negated = 1, converted to dtype (RNE as every fp32 narrowing), into element 0 \
+               of that lane's dst, and keeps the accumulator.",
+    },
+    Assumption {
+        id: "search-cluster",
+        source: "isa-facts-dve-pool §16.4, Q22, Q23, Q24",
+        text: "MatchValueLoad (0x6d) loads 8 keys per lane converted to fp32, reversed (src[k] \
+               -> mv[7-k]), and clears the matched flags. FindIndex8 (0x6e) and MatchReplace8 \
+               (0x6f) clear the flags first, then try each element in flat order against the \
+               unmatched keys in ascending slot order; exact ordered fp32 equality (NaN never \
+               matches) records the element for that key. FindIndex8 writes slot n = the flat \
+               index matched by mv[n], all ones (0xFFFF / 0xFFFFFFFF) when none. MatchReplace8 \
+               writes each matched element as the fp32 immediate and every other element \
+               through fp32, and leaves slot n's match index (all ones when none) in the index \
+               flops, which DveReadIndices (0xe9) writes as u16 (low bits) or u32. Max8 writes \
+               the 8 largest values as a multiset, ascending, NaN below every number.",
+    },
+    Assumption {
+        id: "search-nki-order",
+        source: "nki-api §3.4 (max8, nc_find_index8, nc_match_replace8), isa-facts-dve-pool §16.4",
+        text: "The NKI search calls reverse the 8-slot destination with a step -1 descriptor: \
+               max8 returns NKI's descending order from the ascending ISA result, and \
+               nc_find_index8 / nc_match_replace8's dst_idx put the index for vals[i] at i \
+               (MatchValueLoad stores vals[i] in slot 7-i).",
+    },
+    Assumption {
+        id: "cross-lane-reduce",
+        source: "isa-facts-dve-pool §8.3, §8.4, Q12, Q13",
+        text: "CrossLaneReduce: 0x7c takes reduce_op add, average or max and 0x7d bitwise \
+               or/and/xor with integer in == out dtypes (validator clause \
+               valid_reduce_op_for_opcode, body not public). ADD, AVERAGE and MAX convert to \
+               fp32 and fold left to right from the first element (AVERAGE multiplies each \
+               element by scale first, MAX is maxNum); bitwise ops fold raw bits. ALL folds \
+               channels ascending, elements slot-0-fastest, into dst's one element; PARTITIONS \
+               folds element k over channels ascending into dst element k (one partition). \
+               The result converts to out_dtype (RNE; integers saturate).",
+    },
 ];
 
 /// One constant of the multi-engine timing model (`engine-timing`, `engine-sync-timing`).
@@ -398,6 +563,10 @@ pub const TIMING_CONSTANTS: &[TimingConstant] = &[
     TimingConstant { name: "POOL_START", default: 150, unit: "POOL cycles", source: "nki-semantics §1.1, §1.2 (GPSIMD_START ≈ 150)" },
     TimingConstant { name: "SYNC_CYCLES", default: 64, unit: "engine cycles", source: "ASSUMED (an instruction without memory operands)" },
     TimingConstant { name: "READ_DRAIN", default: 16, unit: "engine cycles", source: "ASSUMED (`_READ` fires this long before the end)" },
+    TimingConstant { name: "DMA_ISSUE_NS", default: 600, unit: "ns", source: "isa-facts-pe-act-dma §3.13, §4.2 (NKI trainium2_arch: a DGE DMA instruction ≈ 600 ns on NC-v3; ASSUMED the same on other generations)" },
+    TimingConstant { name: "DMA_LATENCY_NS", default: 0, unit: "ns", source: "ASSUMED (DMA latency to HBM is not published, isa-facts-pe-act-dma §4.2; §8 Q27: the issue time is the only fixed term)" },
+    TimingConstant { name: "DMA_ENGINE_MB_PER_S", default: 28991, unit: "MB/s", source: "isa-facts-pe-act-dma §3.13 (NKI: 27 GiB/s per DMA engine on v2; ASSUMED on later generations)" },
+    TimingConstant { name: "DMA_ENGINES_PER_QUEUE", default: 16, unit: "DMA engines", source: "ASSUMED (a queue's descriptors spread over the core's 16 DMA engines, isa-facts-pe-act-dma §3.13)" },
     TimingConstant { name: "CLOCK_MHZ_PE_SUNDA", default: 2800, unit: "MHz", source: "nki-semantics §6" },
     TimingConstant { name: "CLOCK_MHZ_ACT_SUNDA", default: 1400, unit: "MHz", source: "nki-semantics §6" },
     TimingConstant { name: "CLOCK_MHZ_POOL_SUNDA", default: 1400, unit: "MHz", source: "nki-semantics §6" },
@@ -424,6 +593,21 @@ pub const TIMING_CONSTANTS: &[TimingConstant] = &[
 pub const PE_SUMMATION_ORDER: &str = "exact per our order, not the hardware's bits: products \
      rounded once to fp32, summed in fp32 sequentially over the contraction index (assumption \
      pe-summation-order)";
+// ---- DMA, HBM and MEM_2D (isa-facts-pe-act-dma §3) ------------------------------------------
+
+/// `dma-register-address`: an ADDR8 in register form (`reg_lo`, `reg_hi`) addresses the
+/// 64-bit value `reg_hi << 32 | reg_lo` (§3.2 names the pair, not the combination), read in
+/// tpb's DMA map like an immediate.
+pub const fn dma_register_address(lo: u32, hi: u32) -> Addr8 {
+    Addr8(((hi as u64) << 32) | lo as u64)
+}
+
+/// `mem2d-registers`: the first sequencer register a TensorLoad fills (or a register
+/// TensorStore reads) is `data[0]`; the next elements use the following registers (§3.14
+/// does not say which bytes name them).
+pub fn mem2d_first_register(s: &Mem2d) -> usize {
+    usize::from(s.data.0[0])
+}
 
 // ---- machine state ------------------------------------------------------------------------
 
@@ -624,6 +808,180 @@ pub const fn firmware_stubs_apply(gen: Gen) -> bool {
 pub fn firmware_stub_log(info: &OpcodeInfo) -> Option<&'static str> {
     (info.maintenance == Maintenance::NotMaintained).then_some(info.firmware_log)
 }
+
+// ---- DVE per-lane state and the instructions around it (issue 17b) -------------------------
+
+/// Keys, matched flags and index flops per DVE lane (isa-facts-dve-pool §0.3.3, §16).
+pub const SEARCH_SLOTS: usize = 8;
+
+/// The index flops before any MatchReplace8: all ones, the no-match sentinel (assumption
+/// `dve-lane-state`, isa-facts-dve-pool Q24).
+pub const INDEX_FLOP_INITIAL: u32 = u32::MAX;
+
+/// What an `accumulator_cmd` does to a lane's reduce accumulator before an instruction's
+/// elements fold in (assumptions `accumulator-lifetime`, `stt-accumulate`,
+/// `cache-reduce-seed`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AccumStart {
+    /// Idle: the accumulator is neither read nor written.
+    Untouched,
+    /// Start from this value (ZeroAccumulate's seed, LoadAccumulate's imm1).
+    Seed(f32),
+    /// Accumulate: continue from what the previous instruction left.
+    Continue,
+}
+
+/// ScalarTensorTensor (0x9d) with Accumulate / ZeroAccumulate (isa-facts-dve-pool Q15):
+/// dst is written as usual and each fp32 result is added to the lane accumulator;
+/// ZeroAccumulate seeds 0.0.
+pub fn stt_accum_start(cmd: AccumCmd) -> AccumStart {
+    match cmd {
+        AccumCmd::ACCUMULATE => AccumStart::Continue,
+        AccumCmd::ZERO_ACCUMULATE => AccumStart::Seed(0.0),
+        _ => AccumStart::Untouched,
+    }
+}
+
+/// How STT folds one result into the accumulator (Q15: an fp32 add).
+#[inline]
+pub fn stt_accumulate(acc: f32, result: f32) -> f32 {
+    alu_arith(AluOp::ADD, acc, result).unwrap_or(f32::NAN)
+}
+
+/// TensorTensorScan's step (isa-facts-dve-pool Q16, decision 12: the NKI recurrence):
+/// `r[i] = op1(op0(d0[i], r[i-1]), d1[i])` in fp32, `r[-1] = imm0`; `reverse_operands`
+/// bit 0 swaps op0's operands, bit 1 op1's; BYPASS passes its data operand.
+#[inline]
+pub fn scan_step(
+    ops: (AluOp, AluOp),
+    reverse: (bool, bool),
+    d0: f32,
+    prev: f32,
+    d1: f32,
+) -> Result<f32, NumError> {
+    let t = stage_arith(ops.0, d0, prev, reverse.0)?;
+    stage_arith(ops.1, t, d1, reverse.1)
+}
+
+/// SelectReduce's false arm (isa-facts-dve-pool Q18): byte 38 (`reverse_operands`) == First
+/// writes `imm0` (fp32) where the predicate is false (the compiler's "false-fill"); None
+/// keeps dst there.
+pub const fn select_reduce_false_fill(reverse_operands: RevOps) -> bool {
+    reverse_operands.0 == RevOps::FIRST.0
+}
+
+/// SelectReduce's running max: ZeroAccumulate starts from −inf, Accumulate continues, Idle
+/// leaves the accumulator alone (Q18, §11.4; NKI `reset_reduce` seeds −inf).
+pub fn select_reduce_accum_start(cmd: AccumCmd) -> AccumStart {
+    match cmd {
+        AccumCmd::ACCUMULATE => AccumStart::Continue,
+        AccumCmd::ZERO_ACCUMULATE => AccumStart::Seed(f32::NEG_INFINITY),
+        _ => AccumStart::Untouched,
+    }
+}
+
+/// Whether DveReadAccumulator (0x9b) keeps the accumulator it reads (Q19: keeps).
+pub const ACCUMULATOR_READ_KEEPS: bool = true;
+
+/// The FindIndex8 / MatchReplace8 first-match core (isa-facts-dve-pool §16.4, Q23): the
+/// matched flags start clear (every 0x6e / 0x6f clears them first), elements are tried in
+/// flat order, each against the unmatched keys in ascending slot order; exact ordered fp32
+/// equality (NaN never matches) records the element for that key. Returns per key the flat
+/// index of its match, or `None`.
+pub fn search_first_matches(keys: &[f32; SEARCH_SLOTS], xs: &[f32]) -> [Option<u32>; SEARCH_SLOTS] {
+    let mut found = [None; SEARCH_SLOTS];
+    for (i, &x) in xs.iter().enumerate() {
+        if let Some(n) = (0..SEARCH_SLOTS).find(|&n| found[n].is_none() && keys[n] == x) {
+            found[n] = Some(i as u32);
+        }
+    }
+    found
+}
+
+/// Max8's eight values (Q22): the 8 largest of the lane as a multiset under the fp32 order
+/// with NaN below every number (maxNum quiets NaNs), ascending; with fewer than 8 numbers
+/// the NaNs fill the low slots.
+pub fn max8_values(xs: &[f32]) -> [f32; SEARCH_SLOTS] {
+    let key = |x: f32| if x.is_nan() { f32::NEG_INFINITY } else { x };
+    let mut v: Vec<f32> = xs.to_vec();
+    // Stable: equal values keep their source order (Q22).
+    v.sort_by(|a, b| {
+        let (ka, kb) = (key(*a), key(*b));
+        ka.partial_cmp(&kb)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| b.is_nan().cmp(&a.is_nan()))
+    });
+    let mut out = [f32::NAN; SEARCH_SLOTS];
+    let top = &v[v.len().saturating_sub(SEARCH_SLOTS)..];
+    out[SEARCH_SLOTS - top.len()..].copy_from_slice(top);
+    out
+}
+
+/// CrossLaneReduce's fold (isa-facts-dve-pool §8.4, Q13): ADD / AVERAGE / MAX in fp32 from the
+/// first element, left to right (AVERAGE multiplies every element by `scale` first; MAX is
+/// maxNum); the bitwise ops fold raw bits. `xs` are fp32 values or raw bits (as f32 bits) in
+/// the fold order: ALL — channels ascending, elements slot-0-fastest; PARTITIONS — per
+/// element, channels ascending.
+pub fn cross_lane_fold(op: tpb_isa::ReduceOp, scale: f32, xs: &[u32]) -> u32 {
+    use tpb_isa::ReduceOp as R;
+    // ALU ops on fp32 (canonical NaN for a produced NaN, as every arith stage).
+    let alu = |op: AluOp, a: f32, b: f32| alu_arith(op, a, b).unwrap_or(f32::NAN);
+    let f = |b: u32| f32::from_bits(b);
+    let mut it = xs.iter().copied();
+    let Some(first) = it.next() else { return 0 };
+    match op {
+        R::BITWISE_OR => it.fold(first, |a, b| a | b),
+        R::BITWISE_AND => it.fold(first, |a, b| a & b),
+        R::BITWISE_XOR => it.fold(first, |a, b| a ^ b),
+        R::AVERAGE => it
+            .fold(alu(AluOp::MULT, f(first), scale), |a, b| {
+                alu(AluOp::ADD, a, alu(AluOp::MULT, f(b), scale))
+            })
+            .to_bits(),
+        R::MAX => it.fold(f(first), |a, b| alu(AluOp::MAX, a, f(b))).to_bits(),
+        _ => it.fold(f(first), |a, b| alu(AluOp::ADD, a, f(b))).to_bits(),
+    }
+}
+
+/// FindIndex8's value for a key never matched, per output dtype (§16.4: ≥ 32768; all ones).
+pub const fn search_no_match(out_bits: u32) -> u32 {
+    if out_bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << out_bits) - 1
+    }
+}
+
+/// The ZeroAccumulate seed of the cache ops (§0.2 decision 10): op1's identity — add and
+/// subtract 0.0, mult 1.0, max −inf, min +inf (G and NKI; C says "0").
+pub fn cache_reduce_seed(op1: AluOp) -> f32 {
+    match op1 {
+        AluOp::MULT => 1.0,
+        AluOp::MAX => f32::NEG_INFINITY,
+        AluOp::MIN => f32::INFINITY,
+        _ => 0.0,
+    }
+}
+
+/// One cache-op step (isa-facts-dve-pool §12.5, Q25, Q26): `tmp = x op0 scalar0`, then
+/// `acc = op1(tmp, acc)` in fp32 (NKI's operand order; G's `acc op1 tmp` differs only for
+/// subtract). Returns `(tmp, acc)`.
+#[inline]
+pub fn cache_reduce_step(
+    op0: AluOp,
+    op1: AluOp,
+    x: f32,
+    scalar0: f32,
+    acc: f32,
+) -> Result<(f32, f32), NumError> {
+    let tmp = stage_arith(op0, x, scalar0, false)?;
+    Ok((tmp, alu_arith(op1, tmp, acc)?))
+}
+
+/// What TensorScalarCacheReduce (0x9a) writes to dst (§0.2 decision 9): the per-element
+/// fold `tmp`; the reduction stays in the accumulator for DveReadAccumulator (0x9b).
+/// TensorScalarCacheCumulative (0xe6) writes the running accumulator instead.
+pub const CACHE_REDUCE_DST_IS_FOLD: bool = true;
 
 // Issue 17a: the DVE/POOL compute slice.
 

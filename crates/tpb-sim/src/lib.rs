@@ -63,6 +63,7 @@
 #![warn(missing_docs)]
 
 pub mod assumptions;
+pub mod dma;
 pub mod engines;
 mod exec;
 pub mod machine;
@@ -70,7 +71,7 @@ pub mod numerics;
 pub mod region;
 
 pub use machine::{
-    Config, Fault, FaultCause, FlopKind, Flops, HostError, HostTensor, InstId, Machine, MemAccess,
-    Region, RunReport, StepReport, Warning, WarningKind, DEFAULT_MAX_ELEMENTS,
-    DEFAULT_MAX_RUN_ELEMENTS, DEFAULT_MIN_PARALLEL_ELEMENTS,
+    Config, DveLane, DveState, Fault, FaultCause, FlopKind, Flops, HostError, HostTensor, InstId,
+    Machine, MemAccess, Region, RunReport, StepReport, Warning, WarningKind, DEFAULT_HBM_BYTES,
+    DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_RUN_ELEMENTS, DEFAULT_MIN_PARALLEL_ELEMENTS, MAX_HBM_BYTES,
 };

@@ -244,6 +244,9 @@ impl RegionSpec {
             text: s.to_string(),
             why,
         };
+        if let Some(spec) = parse_hbm(s).map_err(bad)? {
+            return spec.with_suffix(s);
+        }
         let (m, suffix) = parse_mem_ref_then(s, ':', parse_number).map_err(|e| match e.kind {
             MemRefErrorKind::NoBracket => bad(RegionSyntax::NoBracket),
             MemRefErrorKind::UnknownSpace => bad(RegionSyntax::UnknownSpace(
@@ -280,14 +283,30 @@ impl RegionSpec {
                 ))
             })?,
         };
-        let mut spec = RegionSpec {
+        RegionSpec {
             space: m.space,
             start: start as u32,
             end: end as u32,
             offset,
             dtype: None,
             shape: None,
+        }
+        .with_parts(s, suffix)
+    }
+
+    /// The `:DTYPE:SHAPE` parts after an HBM place (`hbm+0x100:fp32:4x8`).
+    fn with_suffix(self, s: &str) -> Result<RegionSpec, RegionError> {
+        let suffix = s.split_once(':').map(|(_, rest)| rest);
+        self.with_parts(s, suffix)
+    }
+
+    /// Reads the optional `DTYPE` and `SHAPE` parts (`rest` is what follows the first `:`).
+    fn with_parts(mut self, s: &str, suffix: Option<&str>) -> Result<RegionSpec, RegionError> {
+        let bad = |why: RegionSyntax| RegionError::Syntax {
+            text: s.to_string(),
+            why,
         };
+        let spec = &mut self;
         for part in suffix.into_iter().flat_map(|rest| rest.split(':')) {
             let part = part.trim();
             if part.is_empty() {
@@ -305,7 +324,7 @@ impl RegionSpec {
                 spec.dtype = Some(parse_dtype(part).map_err(|e| bad(e.into()))?);
             }
         }
-        Ok(spec)
+        Ok(self)
     }
 
     /// Number of partitions.
@@ -376,8 +395,12 @@ impl RegionSpec {
         })
     }
 
-    /// The place without dtype and shape: `sbuf[p0..128]+0x400`.
+    /// The place without dtype and shape: `sbuf[p0..128]+0x400`, or `hbm+0x1000` (HBM is
+    /// flat: the address alone).
     pub fn place(&self) -> String {
+        if self.space == Space::Hbm {
+            return format!("hbm+{:#x}", self.offset);
+        }
         format!(
             "{}[p{}..{}]+{:#x}",
             self.space.name(),
@@ -386,6 +409,34 @@ impl RegionSpec {
             self.offset
         )
     }
+}
+
+/// `hbm+ADDRESS` (or `hbm` for address 0) before any `:`: an HBM region, one flat row
+/// (partition 0). `None` when the text does not start with `hbm`.
+fn parse_hbm(s: &str) -> Result<Option<RegionSpec>, RegionSyntax> {
+    let place = s.split(':').next().unwrap_or_default().trim();
+    let Some(rest) = place
+        .get(..3)
+        .filter(|h| h.eq_ignore_ascii_case("hbm"))
+        .map(|_| &place[3..])
+    else {
+        return Ok(None);
+    };
+    let offset = match rest.trim() {
+        "" => 0,
+        r => match r.strip_prefix('+') {
+            Some(o) => parse_number(o.trim()).ok_or_else(|| RegionSyntax::Offset(o.into()))?,
+            None => return Err(RegionSyntax::AfterBracket(r.into())),
+        },
+    };
+    Ok(Some(RegionSpec {
+        space: Space::Hbm,
+        start: 0,
+        end: 1,
+        offset,
+        dtype: None,
+        shape: None,
+    }))
 }
 
 impl fmt::Display for RegionSpec {
@@ -460,6 +511,19 @@ impl HostTensor {
             });
         }
         let size = self.dtype.size().ok_or(HostError::Dtype(self.dtype))?;
+        if self.space == Space::Hbm {
+            // HBM is flat: the rows follow one another; the machine checks its size.
+            let row = self.elems_per_partition.checked_mul(size as u64);
+            let total = row.and_then(|r| r.checked_mul(u64::from(self.partitions)));
+            return match (row, total) {
+                (Some(row), Some(total)) if self.start_partition == 0 => Ok((row, total)),
+                _ => Err(HostError::Hbm {
+                    start: self.byte_offset,
+                    end: u64::MAX,
+                    size: 0,
+                }),
+            };
+        }
         let end_p = u64::from(self.start_partition) + u64::from(self.partitions);
         if end_p > u64::from(NUM_CHANNELS) {
             return Err(HostError::Partitions {

@@ -3,11 +3,21 @@
 //! `tpb_sim::assumptions::ASSUMPTIONS`.
 
 fn assumptions_doc() -> String {
-    std::fs::read_to_string(concat!(
+    let mut list = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../docs/reference/assumptions.md"
     ))
-    .expect("docs/reference/assumptions.md in the workspace")
+    .expect("docs/reference/assumptions.md in the workspace");
+    // Issue 17a lists its choices in docs/reference/dve-pool.md's "Assumptions" section.
+    let dve_pool = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/reference/dve-pool.md"
+    ))
+    .unwrap_or_default();
+    if let Some((_, section)) = dve_pool.split_once("## Assumptions") {
+        list.push_str(section);
+    }
+    list
 }
 
 #[test]

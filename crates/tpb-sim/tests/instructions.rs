@@ -1075,9 +1075,11 @@ fn event_semaphore_preamble_update_and_reserved_bytes_are_invalid() {
 }
 
 /// BatchNormParamLoad (0x64) and MatchValueLoad (0x6D) decode and validate as S2_BN
-/// (isa-facts §6 "S2_BN sibling rules") but are refused as not supported by the simulator.
+/// (isa-facts §6 "S2_BN sibling rules"); the simulator refuses BatchNormParamLoad as not
+/// supported and runs MatchValueLoad over the lane match keys (issue 17b,
+/// isa-facts-dve-pool §16; tests/dve_state.rs checks what it loads).
 #[test]
-fn s2_bn_siblings_validate_and_are_refused_as_not_supported() {
+fn s2_bn_siblings_validate_and_batch_norm_is_refused_as_not_supported() {
     use tpb_isa::wire::{op, S2Bn};
     let gen = Gen::Cayman;
     let body = |w: [u16; 2], dtype| S2Bn {
@@ -1095,9 +1097,10 @@ fn s2_bn_siblings_validate_and_are_refused_as_not_supported() {
             "{:?}",
             tpb_isa::validate::validate(i, gen)
         );
-        let f = Machine::new(Config::new(gen)).step(i).unwrap_err();
-        assert!(f.is_unsupported(), "{f}");
     }
+    let f = Machine::new(Config::new(gen)).step(&bn).unwrap_err();
+    assert!(f.is_unsupported(), "{f}");
+    Machine::new(Config::new(gen)).step(&mv).unwrap();
     let bad_bn = Instruction::build(op::BATCH_NORM_PARAM_LOAD, body([4, 1], Dtype::INT32));
     let r = tpb_isa::validate::validate(&bad_bn, gen);
     assert_eq!(

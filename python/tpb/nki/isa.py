@@ -20,28 +20,33 @@ from .. import _tpb
 from . import _context
 from ._mask import apply_mask
 
-# Issue 18a: the PE call (docs/reference/pe-act.md).
-from .._tpb import nc_matmul
 
 __all__ = [
+    "dma_copy",
     "affine_select",
     "engine",
     "get_nc_version",
     "iota",
+    "max8",
     "memset",
+    "nc_find_index8",
+    "nc_match_replace8",
     "nc_stream_shuffle",
     "nc_transpose",
     "nc_version",
     "range_select",
     "reciprocal",
+    "reduce_cmd",
+    "scalar_tensor_tensor",
     "select",
+    "select_reduce",
     "tensor_copy",
     "tensor_copy_predicated",
     "tensor_reduce",
     "tensor_scalar",
+    "tensor_scalar_reduce",
     "tensor_tensor",
-    # Issue 18a.
-    "nc_matmul",
+    "tensor_tensor_scan",
 ]
 
 
@@ -65,6 +70,16 @@ class nc_version(enum.IntEnum):
     gen2 = 2
     gen3 = 3
     gen4 = 4
+
+
+class reduce_cmd:
+    """``nki.isa.reduce_cmd``: what a call does to the vector engine's accumulator."""
+
+    idle = "idle"
+    reset = "reset"
+    reduce = "reduce"
+    reset_reduce = "reset_reduce"
+    load_reduce = "load_reduce"
 
 
 _GEN_VERSION = {"sunda": nc_version.gen2, "cayman": nc_version.gen3, "mariana": nc_version.gen4}
@@ -405,6 +420,169 @@ def nc_stream_shuffle(dst: Any, src: Any, shuffle_mask: Any, *,
     return _tpb.nc_stream_shuffle(dst, src, shuffle_mask, name)
 
 
+# Issue 17b: the vector engine's per-partition state (accumulator, match keys, index flops).
+def scalar_tensor_tensor(dst: Any, data: Any, op0: Any, operand0: Any, op1: Any, operand1: Any,
+                         reverse0: bool = False, reverse1: bool = False, *,
+                         name: Optional[str] = None) -> Any:
+    """Vector ``ScalarTensorTensor`` (0x9d; 0x9e when both ops are bitvec):
+    ``dst = (data op0 operand0) op1 operand1`` per element in FP32, converted to ``dst``'s
+    dtype.
+
+    Parameters:
+        dst: tile to write; data: tile with dst's partitions and element count.
+        op0, op1: ALU operators (``nl.multiply``, ``np.add``, ...).
+        operand0: an FP32 immediate or a ``(P, 1)`` tile (one scalar per partition).
+        operand1: tile of ``data``'s element count (not both it and ``data`` in PSUM).
+        reverse0, reverse1: swap the operands of stage 0 / stage 1.
+        name: label for profiles and errors.
+
+    Example (``out = 0.5 * a + b``)::
+
+        nisa.scalar_tensor_tensor(out, a, nl.multiply, 0.5, nl.add, b)
+    """
+    _prepare(dst, name, None)
+    return _tpb.scalar_tensor_tensor(dst, data, _op_name(op0), operand0, _op_name(op1),
+                                     operand1, reverse0, reverse1, name)
+
+
+def tensor_tensor_scan(dst: Any, data0: Any, data1: Any, initial: Any, op0: Any, op1: Any,
+                       reverse0: bool = False, reverse1: bool = False, *,
+                       name: Optional[str] = None) -> Any:
+    """Vector ``TensorTensorScan`` (0xe5): per partition
+    ``r[i] = op1(op0(data0[i], r[i-1]), data1[i])`` in FP32 from ``r[-1] = initial``, and
+    ``dst[i] = r[i]``.
+
+    Parameters:
+        dst: tile to write; data0, data1: tiles of dst's element count.
+        initial: an FP32 immediate or a ``(P, 1)`` tile.
+        op0, op1: arithmetic operators.
+        reverse0, reverse1: swap the operands of ``op0`` / ``op1``.
+        name: label for profiles and errors.
+
+    Example (the running ``r = decay * r + x`` along the free axis)::
+
+        nisa.tensor_tensor_scan(out, decay, x, 0.0, nl.multiply, nl.add)
+    """
+    _prepare(dst, name, None)
+    return _tpb.tensor_tensor_scan(dst, data0, data1, initial, _op_name(op0), _op_name(op1),
+                                   reverse0, reverse1, name)
+
+
+def select_reduce(dst: Any, predicate: Any, on_true: Any, on_false: Any, reduce_res: Any = None,
+                  reduce_cmd: Any = None, reduce_op: Any = None, reverse_pred: bool = False, *,
+                  name: Optional[str] = None) -> Any:
+    """Vector ``SelectReduce`` (0xea), then ``DveReadAccumulator`` (0x9b) with ``reduce_res``:
+    ``dst = where(predicate != 0, on_true, on_false)``; the maximum of the selected values
+    goes to the per-partition accumulator (``reset_reduce`` starts it at -inf, ``reduce``
+    continues it, ``idle`` leaves it) and, with ``reduce_res``, into that ``(P, 1)`` tile.
+
+    Parameters:
+        dst: tile to write; predicate: an int8/uint8/int16/uint16 tile.
+        on_true: tile (not int32/uint32); on_false: an FP32 immediate or a ``(P, 1)`` tile.
+        reduce_res: optional ``(P, 1)`` tile for the running maximum.
+        reduce_cmd: a :class:`reduce_cmd` member or its name (default ``idle``).
+        reduce_op: must be ``nl.maximum`` (the default).
+        reverse_pred: ``True`` raises :class:`tpb.NotSupported` (no known encoding).
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.select_reduce(out, keep, scores, -1e30, reduce_res=row_max,
+                           reduce_cmd=nisa.reduce_cmd.reset_reduce)
+    """
+    _prepare(dst, name, None)
+    op = None if reduce_op is None else _op_name(reduce_op)
+    return _tpb.select_reduce(dst, predicate, on_true, on_false, reduce_res, reduce_cmd, op,
+                              reverse_pred, name)
+
+
+def tensor_scalar_reduce(dst: Any, data: Any, op0: Any, operand0: Any, reduce_op: Any,
+                         reduce_res: Any = None, reverse0: bool = False, reduce_cmd: Any = None,
+                         reduce_init: Any = None, reduce_res_negate: bool = False, *,
+                         name: Optional[str] = None) -> Any:
+    """Vector ``TensorScalarCacheReduce`` (0x9a), then ``DveReadAccumulator`` (0x9b) with
+    ``reduce_res``: ``dst = data op0 operand0`` in FP32, and ``reduce_op`` folds those values
+    along the free axes into the per-partition accumulator.
+
+    Parameters:
+        dst: tile to write; data: tile with dst's partitions and element count.
+        op0: ALU operator; operand0: an FP32 immediate or a ``(P, 1)`` tile.
+        reduce_op: ``nl.add``, ``nl.subtract``, ``nl.multiply``, ``nl.maximum`` or
+            ``nl.minimum``.
+        reduce_res: optional ``(P, 1)`` tile for the result.
+        reverse0: ``True`` raises :class:`tpb.NotSupported` (the ISA requires no reversal).
+        reduce_cmd: ``reset_reduce`` (default) seeds the op's identity, ``reduce`` continues,
+            ``load_reduce`` seeds ``reduce_init``.
+        reduce_init: the seed for ``load_reduce``.
+        reduce_res_negate: negate the value written to ``reduce_res``.
+        name: label for profiles and errors.
+
+    Example (``row_sum = sum(2 * x)`` per partition)::
+
+        nisa.tensor_scalar_reduce(out, x, nl.multiply, 2.0, nl.add, reduce_res=row_sum)
+    """
+    _prepare(dst, name, None)
+    return _tpb.tensor_scalar_reduce(dst, data, _op_name(op0), operand0, _op_name(reduce_op),
+                                     reduce_res, reverse0, reduce_cmd, reduce_init,
+                                     reduce_res_negate, name)
+
+
+def max8(dst: Any, src: Any, *, name: Optional[str] = None) -> Any:
+    """Vector ``Max8`` (0x6c): the 8 largest values of each partition of ``src`` (FP32
+    compare, NaN below every number), in descending order, into ``dst`` ``(P, 8)``.
+
+    Parameters:
+        dst: ``(P, 8)`` tile; src: tile with 8..16384 elements per partition.
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.max8(top, scores)   # top[p] == sorted(scores[p])[::-1][:8]
+    """
+    _prepare(dst, name, None)
+    return _tpb.max8(dst, src, name)
+
+
+def nc_find_index8(dst: Any, data: Any, vals: Any, *, name: Optional[str] = None) -> Any:
+    """Vector ``MatchValueLoad`` (0x6d) then ``FindIndex8`` (0x6e): for each of the 8
+    ``vals`` of a partition, the index of its first occurrence in ``data`` (exact FP32
+    equality) into ``dst[p, i]``; a value that does not occur gives all ones.
+
+    Parameters:
+        dst: ``(P, 8)`` uint16 or uint32 tile; data: 8..16384 elements per partition;
+            vals: ``(P, 8)`` tile.
+        name: label for profiles and errors.
+
+    Example (the arg-top-8)::
+
+        nisa.max8(top, x)
+        nisa.nc_find_index8(idx, x, top)
+    """
+    _prepare(dst, name, None)
+    return _tpb.nc_find_index8(dst, data, vals, name)
+
+
+def nc_match_replace8(dst: Any, data: Any, vals: Any, imm: float, dst_idx: Any = None, *,
+                      name: Optional[str] = None) -> Any:
+    """Vector ``MatchValueLoad`` (0x6d), ``MatchReplace8`` (0x6f) and, with ``dst_idx``,
+    ``DveReadIndices`` (0xe9): ``dst`` = ``data`` with the first occurrence of each of the 8
+    ``vals`` replaced by the FP32 ``imm``.
+
+    Parameters:
+        dst: tile to write; data: tile of dst's shape; vals: ``(P, 8)`` tile.
+        imm: FP32 replacement value.
+        dst_idx: optional ``(P, 8)`` uint16/uint32 tile for the matched positions (all ones
+            for a value that does not occur).
+        name: label for profiles and errors.
+
+    Example (remove the current top 8 before the next ``max8``)::
+
+        nisa.nc_match_replace8(x, x, top, -np.inf)
+    """
+    _prepare(dst, name, None)
+    return _tpb.nc_match_replace8(dst, data, vals, imm, dst_idx, name)
+
+
 def _is_tile(x: Any) -> bool:
     return isinstance(x, _tpb.Tile)
 
@@ -430,3 +608,23 @@ for _m, _n, _tag, _detail in _tpb._nki_support():
     if _m == "isa" and _n not in _SUPPORTED_HERE:
         globals()[_n] = _refused(_n)
         __all__.append(_n)
+
+
+def dma_copy(dst: Any, src: Any, priority: Optional[int] = None, oob_mode: Any = None,
+             dge_mode: Any = None, engine: Any = None, *, name: Optional[str] = None) -> Any:
+    """``DMAMEMCPY`` (0xB8): ``dst = src`` element by element in C order between HBM and SBUF
+    (a dtype change converts through fp32, round to nearest even).
+
+    Parameters:
+        dst, src: tiles of one core with equal element counts, in HBM
+            (``Core.ndarray(shape, dtype, buffer="hbm")``) or SBUF (a PSUM source is refused).
+        priority: 0..3, NeuronCore-v4+ only. oob_mode: ``error`` / ``skip``.
+        dge_mode: ``unknown`` / ``swdge`` (issued on GpSimd) / ``hwdge`` (equal dtypes) / ``none``.
+        engine: ``sync`` (SP), ``scalar`` (ACT), ``gpsimd`` (POOL) or ``unknown``.
+        name: label for profiles and errors.
+
+    Example::
+
+        nisa.dma_copy(h, x, engine=nisa.engine.scalar)
+    """
+    return _tpb.dma_copy(dst, src, priority, _eng(oob_mode), _eng(dge_mode), _eng(engine), name)

@@ -17,8 +17,9 @@ use super::schema::{part_of, resolve_key, Part, CHANNELS_FIELD, FIELD_ALIASES, O
 use crate::gen::Gen;
 use crate::opcode::{Opcode, StructKind, OPCODES};
 use crate::tables::{
-    AccumCmd, ActFunc, AffineSelectCmp, AluOp, CodeEnum, DebugCmd, Dtype, ImmSrc, ImmSrcN,
-    PeFp32Mode, ReduceCmd, RevOps, TensorSubdim, UpdateMode, WaitMode,
+    AccumCmd, ActFunc, AffineSelectCmp, AluOp, CodeEnum, DataSrc, DebugCmd, DgeComputeOp,
+    DgeOpcode, Dtype, ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps,
+    TensorSubdim, UpdateMode, WaitMode,
 };
 use crate::wire::{
     Body, Bytes, Data4d, DtypePair, Events, F32Bits, Field, FieldDyn, Header, ImmVal, Instruction,
@@ -127,10 +128,15 @@ fast_enums!(
     WaitMode = 7,
     UpdateMode = 8,
     DebugCmd = 9,
-    PeFp32Mode = 10,
-    ImmSrcN = 11,
-    ReduceCmd = 12,
-    ActFunc = 13,
+    ReduceOp = 10,
+    ReduceAxis = 11,
+    DgeComputeOp = 12,
+    DgeOpcode = 13,
+    DataSrc = 14,
+    PeFp32Mode = 15,
+    ImmSrcN = 16,
+    ReduceCmd = 17,
+    ActFunc = 18,
 );
 
 fn struct_table(kind: StructKind) -> StructTable {
@@ -215,6 +221,8 @@ fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
         WaitMode => Setter::Token(set_enum::<WaitMode>),
         UpdateMode => Setter::Token(set_enum::<UpdateMode>),
         DebugCmd => Setter::Token(set_enum::<DebugCmd>),
+        ReduceOp => Setter::Token(set_enum::<ReduceOp>),
+        ReduceAxis => Setter::Token(set_enum::<ReduceAxis>),
         PeFp32Mode => Setter::Token(set_enum::<PeFp32Mode>),
         ImmSrcN => Setter::Token(set_enum::<ImmSrcN>),
         ReduceCmd => Setter::Token(set_enum::<ReduceCmd>),
@@ -235,8 +243,21 @@ fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
         Bytes<12> => Setter::Token(set_text::<Bytes<12>>),
         Bytes<15> => Setter::Token(set_text::<Bytes<15>>),
         Bytes<16> => Setter::Token(set_text::<Bytes<16>>),
+        Bytes<17> => Setter::Token(set_text::<Bytes<17>>),
         Bytes<20> => Setter::Token(set_text::<Bytes<20>>),
         Bytes<52> => Setter::Token(set_text::<Bytes<52>>),
+        Bytes<30> => Setter::Token(set_text::<Bytes<30>>),
+        Bytes<32> => Setter::Token(set_text::<Bytes<32>>),
+        Bytes<48> => Setter::Token(set_text::<Bytes<48>>),
+        u16 => Setter::Token(set_text::<u16>),
+        u64 => Setter::Token(set_text::<u64>),
+        DgeComputeOp => Setter::Token(set_enum::<DgeComputeOp>),
+        DgeOpcode => Setter::Token(set_enum::<DgeOpcode>),
+        DataSrc => Setter::Token(set_enum::<DataSrc>),
+        crate::wire::Addr8 => Setter::Token(set_text::<crate::wire::Addr8>),
+        crate::wire::DmaPattern<1> => Setter::Token(set_text::<crate::wire::DmaPattern<1>>),
+        crate::wire::DmaPattern<2> => Setter::Token(set_text::<crate::wire::DmaPattern<2>>),
+        crate::wire::Addr4 => Setter::Token(set_text::<crate::wire::Addr4>),
     );
     None
 }

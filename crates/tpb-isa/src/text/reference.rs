@@ -5,8 +5,8 @@ use super::schema::{always_printed, form_of, Form, CHANNELS_FIELD, FIELD_ALIASES
 use crate::gen::Gen;
 use crate::opcode::{Opcode, StructKind, OPCODES};
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, DebugCmd, Dtype, ImmSrc, RevOps, TensorSubdim,
-    UpdateMode, WaitMode,
+    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, DebugCmd, Dtype, ImmSrc, ReduceAxis, ReduceOp,
+    RevOps, TensorSubdim, UpdateMode, WaitMode,
 };
 use crate::wire::{FieldDyn, FieldMeta, Instruction};
 use std::fmt::Write;
@@ -31,6 +31,8 @@ pub fn field_reference_markdown() -> String {
     enum_table::<WaitMode>(&mut out);
     enum_table::<UpdateMode>(&mut out);
     enum_table::<DebugCmd>(&mut out);
+    enum_table::<ReduceOp>(&mut out);
+    enum_table::<ReduceAxis>(&mut out);
     out
 }
 

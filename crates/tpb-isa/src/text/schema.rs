@@ -2,8 +2,9 @@
 //! reach a field of an [`Instruction`] by name.
 
 use crate::tables::{
-    AccumCmd, ActFunc, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, ImmSrcN, PeFp32Mode,
-    ReduceCmd, RevOps, TensorSubdim, UpdateMode, WaitMode,
+    AccumCmd, ActFunc, AffineSelectCmp, AluOp, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype,
+    ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim, UpdateMode,
+    WaitMode,
 };
 use crate::wire::{
     Body, Data4d, DtypePair, Events, FieldDyn, FieldMeta, Header, ImmVal, Instruction, Opaque,
@@ -26,7 +27,7 @@ pub const FIELD_ALIASES: &[(&str, &[&str])] = &[
     ("reverse", &["reverse_operands"]),
     ("in", &["in_dtype"]),
     ("out", &["out_dtype"]),
-    ("dtypes", &["in_out_dtype"]),
+    ("dtypes", &["in_out_dtype", "in0_in1_dtype"]),
     ("cmp", &["fill_mode"]),
     ("multiplier", &["channel_multiplier"]),
 ];

@@ -18,6 +18,15 @@
 
 mod chains;
 mod common;
+/// The DMA and MEM_2D predicates the simulator shares with the validator (one definition of
+/// the byte counts, the CCE test and the MEM_2D walk; isa-facts-pe-act-dma §3.4, §3.14).
+pub mod chains_dma {
+    pub use super::chains::dma::{
+        addr8_valid, bound_reg_valid, dma_configs_valid, elem_bytes, idx_bound_reg_valid,
+        mem2d_counts_valid, mem2d_dtype_valid, mem2d_offsets, mem2d_registers, pattern_bytes,
+        uses_cce,
+    };
+}
 
 // Issue 17a: shared definitions the simulator and the NKI layer use.
 pub use chains::{is_tensor_reduce_int_op, memset_value_fits, reduced_slots, SERIAL_MODE_SERIAL};

@@ -124,25 +124,35 @@ fn int_in<T: TryFrom<i128>>(s: &str, what: &str) -> Result<T, String> {
         .ok_or_else(|| format!("`{s}` is not a {what}"))
 }
 
-impl Field for u8 {
-    const SIZE: usize = 1;
-    #[inline]
-    fn read(b: &[u8]) -> Self {
-        le_bytes::<1>(b)[0]
-    }
-    #[inline]
-    fn write(&self, b: &mut [u8]) {
-        put_bytes(b, &[*self]);
-    }
-    fn to_text(&self, _: Gen) -> String {
-        self.to_string()
-    }
-    fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
-        int_in(s, "u8 (0..=255)")
-    }
-    fn expected() -> String {
-        "an integer 0..=255".into()
-    }
+/// An unsigned little-endian integer field written in decimal (`u8`, `u16`).
+macro_rules! unsigned_decimal_field {
+    ($($T:ty, $what:literal, $expected:literal;)*) => {$(
+        impl Field for $T {
+            const SIZE: usize = std::mem::size_of::<$T>();
+            #[inline]
+            fn read(b: &[u8]) -> Self {
+                <$T>::from_le_bytes(le_bytes(b))
+            }
+            #[inline]
+            fn write(&self, b: &mut [u8]) {
+                put_bytes(b, &self.to_le_bytes());
+            }
+            fn to_text(&self, _: Gen) -> String {
+                self.to_string()
+            }
+            fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
+                int_in(s, $what)
+            }
+            fn expected() -> String {
+                $expected.into()
+            }
+        }
+    )*};
+}
+
+unsigned_decimal_field! {
+    u8, "u8 (0..=255)", "an integer 0..=255";
+    u16, "u16 (0..=65535)", "an integer 0..=65535";
 }
 
 impl Field for i32 {
@@ -168,6 +178,27 @@ impl Field for i32 {
     }
     fn expected() -> String {
         "a 32-bit signed integer, or its bits as `0x…`".into()
+    }
+}
+
+impl Field for u64 {
+    const SIZE: usize = 8;
+    #[inline]
+    fn read(b: &[u8]) -> Self {
+        u64::from_le_bytes(le_bytes(b))
+    }
+    #[inline]
+    fn write(&self, b: &mut [u8]) {
+        put_bytes(b, &self.to_le_bytes());
+    }
+    fn to_text(&self, _: Gen) -> String {
+        format!("{self:#x}")
+    }
+    fn parse_text(s: &str, _: Gen) -> Result<Self, String> {
+        int_in(s, "64-bit value")
+    }
+    fn expected() -> String {
+        "a 64-bit value".into()
     }
 }
 
@@ -287,13 +318,19 @@ macro_rules! for_each_enum_field {
             ActFunc,
             WaitMode,
             UpdateMode,
-            DebugCmd
+            DebugCmd,
+            ReduceOp,
+            ReduceAxis,
+            DgeComputeOp,
+            DgeOpcode,
+            DataSrc
         }
     };
 }
 use crate::tables::{
-    AccumCmd, ActFunc, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, ImmSrcN, PeFp32Mode,
-    ReduceCmd, RevOps, TensorSubdim, UpdateMode, WaitMode,
+    AccumCmd, ActFunc, AffineSelectCmp, AluOp, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype,
+    ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim, UpdateMode,
+    WaitMode,
 };
 pub(crate) use for_each_enum_field;
 for_each_enum_field!(enum_field);

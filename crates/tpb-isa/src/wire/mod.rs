@@ -3,37 +3,51 @@
 //! Decoding is total and lossless: any 64 bytes decode to an [`Instruction`] that
 //! re-encodes to the same bytes (decisions §1.1). Legality is [`crate::validate`]'s job.
 
+pub mod addr8;
+// Issue 18a structs: PE and ACT.
+mod act;
 mod bodies;
 mod build;
 // Issue 17b structs (one module each).
+mod ctrl_im;
 mod d1_rd;
-// Issue 18a structs: PE and ACT.
-mod act;
 // Issue 17a: the DVE/POOL compute structs, one module per struct.
 mod d4_mr;
 pub mod descriptor;
+mod dma;
 pub mod field;
 pub mod gen_block;
 pub mod memref;
 mod pe;
+mod s2s2d2_stt;
 mod s3d3_cp_pred_scalar;
 mod s3s3d3_tt;
+mod s4d2_bn;
+mod s4d4_cr;
+mod s4d4_mr;
 mod s4d4_tr;
 mod view;
 mod visit;
 
 pub use act::*;
+pub use addr8::{Addr8, Addr8Form, DmaLoc, DmaPattern, DMA_ONCHIP_WINDOW};
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
+pub use ctrl_im::*;
 pub use d1_rd::*;
 pub use d4_mr::D4Mr;
 pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
+pub use dma::*;
 pub use field::{Bytes, Field, FieldDyn};
 pub use pe::*;
+pub use s2s2d2_stt::*;
 pub use s3d3_cp_pred_scalar::S3d3CpPredScalar;
 pub use s3s3d3_tt::S3s3d3Tt;
+pub use s4d2_bn::*;
+pub use s4d4_cr::*;
+pub use s4d4_mr::*;
 pub use s4d4_tr::S4d4Tr;
 pub use view::{BodyView, InstView, View};
 pub use visit::{family_body, visit_owned, visit_view, Bodies, FamilyVisitor, Owned, Viewed};

@@ -26,4 +26,16 @@ pub const TEMPLATES: &[&str] = &[
     "reciprocal src=sbuf[p0..128]+0x0:[[1,512]] in=fp32 out=fp32 op=bypass dst=sbuf[p0..128]+0x800:[[1,512]]",
     "dve_read_indices dst_element_count=8 dtype=uint32 dst=sbuf[p0..128]+0x0:[[1,8]]",
     "stream_shuffle src=sbuf[p0..32]+0x0:[[1,64]] in=fp32 out=fp32 op=bypass dst=sbuf[p0..32]+0x400:[[1,64]]",
+    // Issue 17b (docs/syntax.md, isa-facts-dve-pool §8-§16).
+    "stt_arith src0_mem_pattern=sbuf[p0..128]+0x0:[[1,512]] src1_mem_pattern=sbuf[p0..128]+0x800:[[1,512]] op0=mult op1=add dtypes=fp32->fp32 out=fp32 imm0_dtype=fp32 imm0=0.5 dst=sbuf[p0..128]+0x1000:[[1,512]]",
+    "stt_bitvec src0_mem_pattern=sbuf[p0..128]+0x0:[[1,512]] src1_mem_pattern=sbuf[p0..128]+0x800:[[1,512]] op0=bitwise_and op1=bitwise_or dtypes=uint32->uint32 out=uint32 imm0_dtype=uint32 imm0=0xff dst=sbuf[p0..128]+0x1000:[[1,512]]",
+    "tt_scan src0_mem_pattern=sbuf[p0..128]+0x0:[[1,512]] src1_mem_pattern=sbuf[p0..128]+0x800:[[1,512]] op0=mult op1=add dtypes=fp32->fp32 out=fp32 imm0_dtype=fp32 imm0=0.0 dst=sbuf[p0..128]+0x1000:[[1,512]]",
+    "select_reduce src0_mem_pattern=sbuf[p0..128]+0x0:[[1,512]] src1_mem_pattern=sbuf[p0..128]+0x800:[[1,512]] op0=bypass op1=max reverse=first dtypes=uint8->fp32 out=fp32 imm0_dtype=fp32 imm0=-3.0e38 accumulator_cmd=zero_accumulate dst=sbuf[p0..128]+0x1000:[[1,512]]",
+    "ts_cache_reduce accumulator_cmd=zero_accumulate src=sbuf[p0..128]+0x0:[[1,512]] in=fp32 out=fp32 op0=mult op1=add imm0=2.0 dst=sbuf[p0..128]+0x800:[[1,512]]",
+    "dve_read_acc dst_element_count=1 dtype=fp32 dst=sbuf[p0..128]+0x1000:[[1,1]]",
+    "cross_lane_reduce_arith src=sbuf[p0..128]+0x0:[[1,64]] in=fp32 out=fp32 reduce_op=average reduce_axis=partitions scale=0.0078125 dst=sbuf[p0]+0x800:[[1,64]]",
+    "max8 src=sbuf[p0..128]+0x0:[[1,1024]] in=fp32 out=fp32 dst=sbuf[p0..128]+0x8000:[[1,8]]",
+    "match_value_load src=sbuf[p0..128]+0x8000:[[1,8]] dtype=fp32",
+    "match_replace8 src=sbuf[p0..128]+0x0:[[1,1024]] in=fp32 out=fp32 immediate=-inf dst=sbuf[p0..128]+0x0:[[1,1024]]",
+    "load_mask_select immediate=1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100",
 ];

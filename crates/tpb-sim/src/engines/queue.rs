@@ -18,10 +18,17 @@ pub enum EngineId {
     Dve,
     /// Sync engine (the queue of SP sync records).
     Sp,
+    /// The DMA queue fed by SP's DMA requests (the hardware DGE ring, isa-facts-pe-act-dma
+    /// §3.13; assumption `dma-completion`).
+    DmaSp,
+    /// The DMA queue fed by ACT's DMA requests (hardware DGE).
+    DmaAct,
+    /// The DMA queue fed by POOL's DMA requests (software DGE; the only one on sunda).
+    DmaPool,
 }
 
-/// How many engines there are.
-pub const NUM_ENGINES: usize = 5;
+/// How many engines (and DMA queues) there are.
+pub const NUM_ENGINES: usize = 8;
 
 impl EngineId {
     /// Every engine, in the order ties are broken (assumption `engine-sync-timing`).
@@ -31,7 +38,36 @@ impl EngineId {
         EngineId::Pool,
         EngineId::Dve,
         EngineId::Sp,
+        EngineId::DmaSp,
+        EngineId::DmaAct,
+        EngineId::DmaPool,
     ];
+
+    /// Whether this is a DMA queue (fed by DMA requests, never by placement).
+    pub const fn is_dma_queue(self) -> bool {
+        matches!(self, EngineId::DmaSp | EngineId::DmaAct | EngineId::DmaPool)
+    }
+
+    /// The DMA queue an engine's DMA requests go to (SP, ACT and POOL issue DMA,
+    /// isa-facts-pe-act-dma §3.1).
+    pub const fn dma_queue(self) -> Option<EngineId> {
+        match self {
+            EngineId::Sp => Some(EngineId::DmaSp),
+            EngineId::Act => Some(EngineId::DmaAct),
+            EngineId::Pool => Some(EngineId::DmaPool),
+            _ => None,
+        }
+    }
+
+    /// Whether this engine may issue a DMA request on `gen`: SP or ACT (hardware DGE) from
+    /// cayman on, POOL (software DGE) always; sunda has no DGE emit path (§3.1).
+    pub const fn issues_dma(self, gen: Gen) -> bool {
+        match self {
+            EngineId::Pool => true,
+            EngineId::Sp | EngineId::Act => !matches!(gen, Gen::Sunda),
+            _ => false,
+        }
+    }
 
     /// The lowercase name of `.engine` and `--queue`.
     pub const fn name(self) -> &'static str {
@@ -41,6 +77,9 @@ impl EngineId {
             EngineId::Pool => "pool",
             EngineId::Dve => "dve",
             EngineId::Sp => "sp",
+            EngineId::DmaSp => "dma.sp",
+            EngineId::DmaAct => "dma.act",
+            EngineId::DmaPool => "dma.pool",
         }
     }
 
@@ -52,6 +91,9 @@ impl EngineId {
             EngineId::Pool => "POOL",
             EngineId::Dve => "DVE",
             EngineId::Sp => "SP",
+            EngineId::DmaSp => "DMA.SP",
+            EngineId::DmaAct => "DMA.ACT",
+            EngineId::DmaPool => "DMA.POOL",
         }
     }
 
@@ -63,6 +105,9 @@ impl EngineId {
             EngineId::Pool => "POOL (GpSimd)",
             EngineId::Dve => "DVE (VectorE)",
             EngineId::Sp => "SP (sync)",
+            EngineId::DmaSp => "DMA queue of SP (hardware DGE)",
+            EngineId::DmaAct => "DMA queue of ACT (hardware DGE)",
+            EngineId::DmaPool => "DMA queue of POOL (software DGE)",
         }
     }
 
@@ -93,6 +138,9 @@ pub enum Home {
     Only(EngineId),
     /// On any engine (no engine in the table); placed on SP unless `.engine` says otherwise.
     Any,
+    /// A DMA request: on an engine that issues DMA ([`EngineId::issues_dma`]); placed on SP
+    /// (POOL on sunda) unless `.engine` names another issuer.
+    Dma,
     /// On either of two engines (assumption `dve-or-pool-placement`): the first unless
     /// `.engine` names the second.
     Either(EngineId, EngineId),
@@ -104,9 +152,24 @@ impl Home {
         match self {
             Home::Only(h) => h == e,
             Home::Either(a, b) => a == e || b == e,
+            // Where DMA may be issued on some generation; `place` checks the generation.
+            Home::Dma => matches!(e, EngineId::Sp | EngineId::Act | EngineId::Pool),
             Home::Any => true,
         }
     }
+}
+
+/// The default issuer of a DMA request on `gen`.
+pub const fn default_dma_issuer(gen: Gen) -> EngineId {
+    match gen {
+        Gen::Sunda => EngineId::Pool,
+        _ => EngineId::Sp,
+    }
+}
+
+/// Whether `inst` is a DMA request whose data moves on a DMA queue (DMAMEMCPY).
+pub fn is_dma_request(inst: &Instruction, gen: Gen) -> bool {
+    matches!(inst.info(gen).map(|r| r.engine), Some(Engine::Dma))
 }
 
 /// The engine column of the opcode table for `inst` on `gen`.
@@ -116,6 +179,7 @@ pub fn home(inst: &Instruction, gen: Gen) -> Home {
         Some(Engine::Pool) => Home::Only(EngineId::Pool),
         Some(Engine::Pe) => Home::Only(EngineId::Pe),
         Some(Engine::Act) => Home::Only(EngineId::Act),
+        Some(Engine::Dma) => Home::Dma,
         Some(Engine::DveOrPool) => Home::Either(EngineId::Dve, EngineId::Pool),
         // EventSemaphore (any engine), a table engine this model does not know yet, or no
         // row: any queue.
@@ -169,6 +233,26 @@ pub fn place<'a>(
                 h
             }
             (Home::Only(h), _) => h,
+            (Home::Dma, Some(a)) if !a.issues_dma(gen) => {
+                errors.push(PlaceError {
+                    index: i,
+                    mnemonic: inst.info(gen).map_or("unknown", |r| r.mnemonic),
+                    home: default_dma_issuer(gen),
+                    asked: a,
+                });
+                default_dma_issuer(gen)
+            }
+            (Home::Dma, a) => a.unwrap_or(default_dma_issuer(gen)),
+            // A DMA queue runs only what its engine issues.
+            (Home::Any, Some(a)) if a.is_dma_queue() => {
+                errors.push(PlaceError {
+                    index: i,
+                    mnemonic: inst.info(gen).map_or("unknown", |r| r.mnemonic),
+                    home: EngineId::Sp,
+                    asked: a,
+                });
+                EngineId::Sp
+            }
             (Home::Either(h, _), Some(a)) if !home(inst, gen).allows(a) => {
                 errors.push(PlaceError {
                     index: i,

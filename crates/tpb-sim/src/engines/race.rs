@@ -292,8 +292,8 @@ pub(crate) struct Detector {
     recs: Vec<Rec>,
     /// Ids of dead records, for reuse.
     free: Vec<u32>,
-    /// Per space (SBUF, PSUM): per page, the records touching it.
-    pages: [Vec<Bucket>; 2],
+    /// Per space (SBUF, PSUM, HBM): per page, the records touching it.
+    pages: [Vec<Bucket>; 3],
     /// Records already reported against the access being checked (cleared per access).
     reported: HashSet<u32>,
     pub(crate) races: Vec<Race>,
@@ -309,6 +309,20 @@ fn space_slot(s: Space) -> usize {
     match s {
         Space::Sbuf => 0,
         Space::Psum => 1,
+        Space::Hbm => 2,
+    }
+}
+
+/// HBM buckets are coarser than on-chip ones: HBM addresses span the whole configured size
+/// (up to `machine::MAX_HBM_BYTES`), so fine pages would cost a bucket per 128 bytes of it.
+/// A coarse bucket only means more candidates to compare; the byte runs decide.
+pub const HBM_PAGE: u64 = 1 << 20;
+
+/// The bucket size of a space.
+const fn page_of(s: Space) -> u64 {
+    match s {
+        Space::Hbm => HBM_PAGE,
+        _ => PAGE,
     }
 }
 
@@ -394,7 +408,7 @@ impl Detector {
         Detector {
             recs: Vec::new(),
             free: Vec::new(),
-            pages: [Vec::new(), Vec::new()],
+            pages: [Vec::new(), Vec::new(), Vec::new()],
             reported: HashSet::new(),
             races: Vec::new(),
             total: 0,
@@ -442,7 +456,8 @@ impl Detector {
     /// Reports the races of access `a` of engine `e` with recorded accesses of other
     /// engines.
     fn check(&mut self, e: usize, side: RaceSide, clock: &Clock, a: &MemAccess) {
-        let pages = a.region.bytes.start / PAGE..a.region.bytes.end.div_ceil(PAGE);
+        let page = page_of(a.region.space);
+        let pages = a.region.bytes.start / page..a.region.bytes.end.div_ceil(page);
         let slot = space_slot(a.region.space);
         // Cleared per access: a set grown large once is dropped, so clearing stays cheap.
         if self.reported.capacity() > 4096 {
@@ -489,7 +504,8 @@ impl Detector {
 
     /// Records access `a` on every page it touches, dropping the records it covers.
     fn record(&mut self, e: usize, side: RaceSide, epochs: (u64, u64), a: &MemAccess) {
-        let pages = a.region.bytes.start / PAGE..a.region.bytes.end.div_ceil(PAGE);
+        let page = page_of(a.region.space);
+        let pages = a.region.bytes.start / page..a.region.bytes.end.div_ceil(page);
         if pages.is_empty() {
             return;
         }
@@ -539,7 +555,12 @@ impl Detector {
     /// Drops from page `p`'s list of engine `e` and kind `k` the newest records (up to
     /// [`PRUNE_WINDOW`]) that record `id` covers on that page.
     fn prune(&mut self, slot: usize, p: u64, e: usize, k: usize, id: u32) {
-        let window = p * PAGE..(p + 1) * PAGE;
+        let page = if slot == space_slot(Space::Hbm) {
+            HBM_PAGE
+        } else {
+            PAGE
+        };
+        let window = p * page..(p + 1) * page;
         let list = &mut self.pages[slot][p as usize][e][k];
         let mut i = list.len();
         let stop = list.len().saturating_sub(PRUNE_WINDOW);

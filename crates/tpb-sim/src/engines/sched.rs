@@ -6,15 +6,15 @@
 //! is free starts its head instruction if every wait of it holds. When no engine can start
 //! and no update or engine is still pending, the run is over: complete, or a deadlock.
 
-use super::queue::{split, EngineId, NUM_ENGINES};
+use super::queue::{is_dma_request, split, EngineId, NUM_ENGINES};
 use super::race::{join, Clock, Detector, History, Race, RaceSide};
 use super::signals::Signals;
-use super::sync::{amount_from_register, decode, Object, Op, Sync, Wait, NUM_OBJECTS};
+use super::sync::{amount_from_register, decode, Object, Op, Sync, Update, Wait, NUM_OBJECTS};
 use super::timing::{Costs, Timing};
 use crate::machine::{Fault, FaultCause, InstId, Machine, Region, StepReport, Warning};
 use crate::machine::{NUM_EVENTS, NUM_SEMAPHORES};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use tpb_isa::validate::is_valid;
 use tpb_isa::wire::Events;
 use tpb_isa::{Body, Instruction, UpdateMode, WaitMode};
@@ -224,6 +224,9 @@ struct Engine {
     previous: Option<usize>,
     /// The head instruction's decoded waits and update (queue position, sync).
     head: Option<(usize, Sync)>,
+    /// A DMA queue: the issuing engine's clock at each queued request's issue and the issue's
+    /// step, in order (a transfer happens after its issue).
+    issued: VecDeque<(Clock, usize, u64)>,
 }
 
 fn overlaps(a: &Region, b: &Region) -> bool {
@@ -268,6 +271,7 @@ pub fn run_engines_with(
             last_writes: Vec::new(),
             previous: None,
             head: None,
+            issued: VecDeque::new(),
         })
         .collect();
     let mut sems: [i32; NUM_SEMAPHORES] = *m.semaphores();
@@ -356,10 +360,19 @@ pub fn run_engines_with(
             if en.pc >= en.queue.len() || en.free_at > now {
                 continue;
             }
+            // A transfer starts once its request's issue has ended.
+            if en.issued.front().is_some_and(|&(_, _, at)| at > now) {
+                continue;
+            }
             let i = en.queue[en.pc];
             let inst = &insts[i];
+            let dma_queue = e.is_dma_queue();
+            let issue_only = !dma_queue && is_dma_request(inst, gen);
             let sync = match en.head {
                 Some((pc, s)) if pc == en.pc => s,
+                // A transfer has no wait (its request waited at issue) and one update: the
+                // DMA semaphore when the data has landed (assumption `dma-completion`).
+                _ if dma_queue => dma_completion(inst),
                 _ => match sync_of(inst, m.registers()) {
                     Ok(s) => s,
                     Err(cause) => {
@@ -385,7 +398,7 @@ pub fn run_engines_with(
             }
             let index = steps.len();
             let en = &mut eng[e.index()];
-            let ready = en.free_at;
+            let ready = en.free_at.max(en.issued.front().map_or(0, |i| i.2));
             let mut waited_on = None;
             for w in sync.waits.iter().flatten() {
                 let o = w.object();
@@ -411,9 +424,35 @@ pub fn run_engines_with(
                 }
             }
             let enabled_by = waited_on.and_then(|o| obj_writer[o.slot()]);
+            let mut previous = en.previous;
+            if dma_queue {
+                if let Some((c, issue, _)) = en.issued.pop_front() {
+                    join(&mut en.clock, &c);
+                    // The critical path runs through the issue when it ended last.
+                    let prev_end = previous.map_or(0, |p| steps[p].end_ps);
+                    if steps[issue].end_ps >= prev_end {
+                        previous = Some(issue);
+                    }
+                }
+            }
             en.clock[e.index()] += 2;
             let epochs = (en.clock[e.index()] - 1, en.clock[e.index()]);
-            let report = match m.execute_at(i, inst) {
+            let executed = if issue_only && is_valid(inst, gen) {
+                // The request is handed to the DGE; its data moves on the DMA queue.
+                Ok(StepReport {
+                    inst: inst_id(inst, m, i),
+                    elements: 0,
+                    written: None,
+                    bytes_written: 0,
+                    flops_loaded: None,
+                    warnings: Vec::new(),
+                    log: None,
+                    accesses: Vec::new(),
+                })
+            } else {
+                m.execute_at(i, inst)
+            };
+            let report = match executed {
                 Ok(r) => r,
                 Err(fault) => {
                     break 'run Stop::Fault {
@@ -432,7 +471,13 @@ pub fn run_engines_with(
                 .accesses
                 .iter()
                 .any(|a| !a.write && en.last_writes.iter().any(|w| overlaps(&a.region, w)));
-            let cycles = costs.cycles(e, per_partition, !report.accesses.is_empty(), dependent);
+            let cycles = if issue_only {
+                costs.dma_issue_cycles(e)
+            } else if dma_queue {
+                costs.dma_transfer_cycles(report.bytes_written)
+            } else {
+                costs.cycles(e, per_partition, !report.accesses.is_empty(), dependent)
+            };
             let end = now.saturating_add(costs.ps(e, cycles));
             let read = now
                 .saturating_add(costs.ps(e, cycles.saturating_sub(costs.read_drain()).max(1)))
@@ -480,7 +525,7 @@ pub fn run_engines_with(
                 cycles,
                 waited_on,
                 enabled_by,
-                previous: en.previous,
+                previous,
                 inst: report.inst,
                 elements: report.elements,
                 bytes_written: report.bytes_written,
@@ -494,6 +539,14 @@ pub fn run_engines_with(
             en.pc += 1;
             en.free_at = end;
             started = true;
+            if issue_only {
+                if let Some(q) = e.dma_queue() {
+                    let clock = en.clock;
+                    let dq = &mut eng[q.index()];
+                    dq.queue.push(i);
+                    dq.issued.push_back((clock, index, end));
+                }
+            }
         }
         if detector.sweep_due() {
             let clocks: [Clock; NUM_ENGINES] = std::array::from_fn(|g| eng[g].clock);
@@ -508,8 +561,9 @@ pub fn run_engines_with(
         let next_update = heap.peek().map(|p| p.at);
         let next_free = eng
             .iter()
-            .filter(|en| en.pc < en.queue.len() && en.free_at > now)
-            .map(|en| en.free_at)
+            .filter(|en| en.pc < en.queue.len())
+            .map(|en| en.free_at.max(en.issued.front().map_or(0, |i| i.2)))
+            .filter(|&t| t > now)
             .min();
         match next_update.into_iter().chain(next_free).min() {
             Some(t) => now = t,
@@ -557,6 +611,12 @@ fn plan_signals(insts: &[Instruction], engines: &[EngineId], m: &Machine) -> Sig
         for u in sync.updates.into_iter().flatten() {
             signals.plan(e, u.op, from_register);
         }
+        // A DMA request's completion semaphore is updated by its issuer's DMA queue.
+        if let Some(q) = e.dma_queue().filter(|_| is_dma_request(inst, m.gen())) {
+            for u in dma_completion(inst).updates.into_iter().flatten() {
+                signals.plan(q, u.op, false);
+            }
+        }
     }
     signals
 }
@@ -590,6 +650,21 @@ fn sync_of(inst: &Instruction, regs: &[u32]) -> Result<Sync, FaultCause> {
     Ok(sync)
 }
 
+/// A DMA transfer's sync: no wait, and `semaphore += sem_increment` at completion (none for
+/// an increment of 0, isa-facts-pe-act-dma §3.3).
+fn dma_completion(inst: &Instruction) -> Sync {
+    let mut sync = Sync::default();
+    if let Body::DmaDirect2d(s) = &inst.body {
+        if s.sem_increment != 0 {
+            sync.updates[0] = Some(Update {
+                op: Op::Add(s.semaphore, i32::from(s.sem_increment)),
+                at_read: false,
+            });
+        }
+    }
+    sync
+}
+
 fn inst_id(inst: &Instruction, m: &Machine, index: usize) -> InstId {
     InstId {
         index,
@@ -619,7 +694,8 @@ fn deadlock(
     events: &[bool; NUM_EVENTS],
 ) -> Deadlock {
     let mut blocked = Vec::new();
-    for e in EngineId::ALL {
+    // A DMA queue never waits (its requests waited at issue).
+    for e in EngineId::ALL.into_iter().filter(|e| !e.is_dma_queue()) {
         let en = &eng[e.index()];
         let Some(&i) = en.queue.get(en.pc) else {
             continue;

@@ -142,6 +142,10 @@ impl Timing {
 
     /// The clock of `engine` on `gen`, in MHz.
     pub fn clock_mhz(&self, engine: EngineId, gen: Gen) -> u64 {
+        if engine.is_dma_queue() {
+            // A DMA queue's "cycle" is a nanosecond: its costs are times and bandwidths.
+            return 1000;
+        }
         let g = gen.name().to_ascii_uppercase();
         let key = format!("CLOCK_MHZ_{}_{g}", engine.label());
         self.value(&key).max(1)
@@ -156,7 +160,16 @@ impl Timing {
                 0,
                 self.value("DVE_MIN_II"),
                 self.value("SYNC_CYCLES"),
+                0,
+                0,
+                0,
             ],
+            dma_issue_ns: self.value("DMA_ISSUE_NS"),
+            dma_latency_ns: self.value("DMA_LATENCY_NS"),
+            dma_queue_mb_per_s: self
+                .value("DMA_ENGINE_MB_PER_S")
+                .saturating_mul(self.value("DMA_ENGINES_PER_QUEUE"))
+                .max(1),
             pool_start: self.value("POOL_START"),
             dependent: self.value("DEPENDENT_OVERHEAD"),
             sync: self.value("SYNC_CYCLES").max(1),
@@ -175,6 +188,9 @@ pub struct Costs {
     sync: u64,
     read_drain: u64,
     mhz: [u64; NUM_ENGINES],
+    dma_issue_ns: u64,
+    dma_latency_ns: u64,
+    dma_queue_mb_per_s: u64,
 }
 
 impl Costs {
@@ -191,6 +207,21 @@ impl Costs {
         };
         let dep = if dependent { self.dependent } else { 0 };
         base.saturating_add(dep).max(1)
+    }
+
+    /// Cycles of `engine` to issue one DMA request (the DGE instruction time, assumption
+    /// `dma-timing`): DMA_ISSUE_NS in the engine's clock.
+    pub fn dma_issue_cycles(&self, engine: EngineId) -> u64 {
+        (u128::from(self.dma_issue_ns) * u128::from(self.mhz(engine)))
+            .div_ceil(1000)
+            .clamp(1, u128::from(u64::MAX)) as u64
+    }
+
+    /// Nanoseconds (a DMA queue's cycles) to move `bytes`: DMA_LATENCY_NS plus the bytes at
+    /// the queue's bandwidth (DMA_ENGINE_MB_PER_S × DMA_ENGINES_PER_QUEUE).
+    pub fn dma_transfer_cycles(&self, bytes: u64) -> u64 {
+        let move_ns = (u128::from(bytes) * 1000).div_ceil(u128::from(self.dma_queue_mb_per_s));
+        (u128::from(self.dma_latency_ns) + move_ns).clamp(1, u128::from(u64::MAX)) as u64
     }
 
     /// Cycles before the end at which `_READ` updates fire.

@@ -18,6 +18,7 @@ mod access;
 // Issue 18a: PE and ACT (plain executors).
 mod act;
 mod affine_select;
+mod dma;
 mod engine;
 mod event_semaphore;
 mod imm_ld;
@@ -28,6 +29,12 @@ mod ptr_multi;
 mod range_select;
 mod tensor_scalar;
 mod ts_select;
+// Issue 17b executors (DVE per-lane state).
+mod cache_reduce;
+mod cross_lane;
+mod lanes;
+mod search;
+mod stt;
 // Issue 17a (isa-facts-dve-pool).
 mod copy_cast;
 mod elements;
@@ -48,10 +55,16 @@ use engine::{Lane, Threads};
 use tpb_isa::geometry::Space;
 use tpb_isa::opcode::{sem, Exec, OpcodeInfo};
 use tpb_isa::wire::{
-    visit_owned, Addr4, AddrForm, D1Rd, D4Iota, EventSemaphore, FamilyVisitor, Owned, S2Bn, S2d2Ac,
+    visit_owned, Addr4, AddrForm, D4Iota, EventSemaphore, FamilyVisitor, Owned, S2Bn, S2d2Ac,
     S2d2Rs, S2d2TsAs, S3Lw, S3d3Ac, S3d3Aq, S3d3Mm, S3d3Ts, S3d3TsSelect, S4d4Tsm, Tensor,
 };
-use tpb_isa::wire::{D4Mr, S3d3CpPredScalar, S3s3d3Tt, S4d4Tr};
+use tpb_isa::wire::{
+    CtrlIm, D1Rd, D4Mr, S2s2d2Stt, S3d3CpPredScalar, S3s3d3Tt, S4d2Bn, S4d4Cr, S4d4Mr, S4d4Tr,
+};
+use tpb_isa::wire::{
+    DmaCopy2d, DmaDirect2d, DmaDirect2dXpose, DmaGatherXpose, DmaImmediate, DmaIndirect1d, Mem2d,
+    PseudoDmaDirect2d, PseudoDmaExt,
+};
 use tpb_isa::{Dtype, Gen, Instruction};
 
 /// Reusable buffers, so that executing an instruction allocates nothing in the common case.
@@ -708,8 +721,8 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     ) -> Executed {
         Err(not_executed(row)) // DVE batch-norm state is not modelled (isa-facts §6)
     }
-    fn match_value_load(&mut self, row: Row, _: sem::MatchValueLoad, _: &'a S2Bn) -> Executed {
-        Err(not_executed(row)) // DVE match-value state is not modelled (isa-facts §6)
+    fn match_value_load(&mut self, _: Row, _: sem::MatchValueLoad, s: &'a S2Bn) -> Executed {
+        search::match_value_load(self, s) // the lane match keys (isa-facts-dve-pool §16.4)
     }
     fn iota(&mut self, _: Row, sem::Iota::Iota: sem::Iota, s: &'a D4Iota) -> Executed {
         iota::execute(self, s)
@@ -798,6 +811,49 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     ) -> Executed {
         act::exponential(self, s)
     }
+    fn dma_memcpy(
+        &mut self,
+        _: Row,
+        sem::DmaMemcpy::Direct2d: sem::DmaMemcpy,
+        s: &'a DmaDirect2d,
+    ) -> Executed {
+        dma::execute_memcpy(self, s)
+    }
+    fn mem2d(&mut self, _: Row, sem: sem::Mem2d, s: &'a Mem2d) -> Executed {
+        dma::execute_mem2d(self, s, matches!(sem, sem::Mem2d::Load))
+    }
+    // Refused by the opcode table's `exec` column (each names the missing fact).
+    fn pseudo_dma(&mut self, row: Row, _: sem::PseudoDma, _: &'a PseudoDmaDirect2d) -> Executed {
+        Err(not_executed(row))
+    }
+    fn pseudo_ext(&mut self, row: Row, _: sem::PseudoExt, _: &'a PseudoDmaExt) -> Executed {
+        Err(not_executed(row))
+    }
+    fn dma_indirect(&mut self, row: Row, _: sem::DmaIndirect, _: &'a DmaIndirect1d) -> Executed {
+        Err(not_executed(row))
+    }
+    fn dma_transpose(
+        &mut self,
+        row: Row,
+        _: sem::DmaTranspose,
+        _: &'a DmaDirect2dXpose,
+    ) -> Executed {
+        Err(not_executed(row))
+    }
+    fn dma_gather_transpose(
+        &mut self,
+        row: Row,
+        _: sem::DmaGatherTranspose,
+        _: &'a DmaGatherXpose,
+    ) -> Executed {
+        Err(not_executed(row))
+    }
+    fn dma_memcpy2(&mut self, row: Row, _: sem::DmaMemcpy2, _: &'a DmaCopy2d) -> Executed {
+        Err(not_executed(row))
+    }
+    fn dma_immediate(&mut self, row: Row, _: sem::DmaImmediate, _: &'a DmaImmediate) -> Executed {
+        Err(not_executed(row))
+    }
     // Issue 17a (isa-facts-dve-pool).
     fn tensor_tensor(&mut self, row: Row, sem: sem::TensorTensor, s: &'a S3s3d3Tt) -> Executed {
         let bitvec = match sem {
@@ -857,8 +913,13 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     fn memset(&mut self, _: Row, sem::Memset::Memset: sem::Memset, s: &'a D4Mr) -> Executed {
         memset::execute(self, s)
     }
-    fn dve_read_indices(&mut self, row: Row, _: sem::DveReadIndices, _: &'a D4Mr) -> Executed {
-        Err(not_executed(row)) // the MatchReplace8 index flops are not modelled yet (17b)
+    fn dve_read_indices(
+        &mut self,
+        _: Row,
+        sem::DveReadIndices::DveReadIndices: sem::DveReadIndices,
+        s: &'a D4Mr,
+    ) -> Executed {
+        search::read_indices(self, s) // the index flops MatchReplace8 leaves (17b)
     }
     fn tensor_reduce(&mut self, row: Row, sem: sem::TensorReduce, s: &'a S4d4Tr) -> Executed {
         use sem::TensorReduce as V;
@@ -880,5 +941,48 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
         s: &'a S4d4Tr,
     ) -> Executed {
         stream_transpose::execute(self, s)
+    }
+    // Issue 17b families: the hidden DVE per-lane state (isa-facts-dve-pool §8–§16).
+    fn scalar_tensor_tensor(
+        &mut self,
+        row: Row,
+        _: sem::ScalarTensorTensor,
+        s: &'a S2s2d2Stt,
+    ) -> Executed {
+        stt::execute(self, s, row)
+    }
+    fn tensor_tensor_scan(
+        &mut self,
+        row: Row,
+        _: sem::TensorTensorScan,
+        s: &'a S2s2d2Stt,
+    ) -> Executed {
+        stt::execute(self, s, row)
+    }
+    fn select_reduce(&mut self, row: Row, _: sem::SelectReduce, s: &'a S2s2d2Stt) -> Executed {
+        stt::execute(self, s, row)
+    }
+    fn cache_reduce(&mut self, row: Row, _: sem::CacheReduce, s: &'a S3d3Ts) -> Executed {
+        cache_reduce::execute(self, s, row)
+    }
+    fn dve_read_accumulator(
+        &mut self,
+        _: Row,
+        _: sem::DveReadAccumulator,
+        s: &'a D1Rd,
+    ) -> Executed {
+        cache_reduce::read_accumulator(self, s)
+    }
+    fn search(&mut self, row: Row, _: sem::Search, s: &'a S4d2Bn) -> Executed {
+        search::max8_find_index8(self, s, row)
+    }
+    fn match_replace8(&mut self, _: Row, _: sem::MatchReplace8, s: &'a S4d4Mr) -> Executed {
+        search::match_replace8(self, s)
+    }
+    fn cross_lane_reduce(&mut self, row: Row, _: sem::CrossLaneReduce, s: &'a S4d4Cr) -> Executed {
+        cross_lane::execute(self, s, row)
+    }
+    fn load_mask_select(&mut self, _: Row, _: sem::LoadMaskSelect, s: &'a CtrlIm) -> Executed {
+        search::load_mask_select(self, s)
     }
 }

@@ -149,6 +149,10 @@ pub(crate) struct Memory {
     psum: Vec<u8>,
     sbuf_init: Shadow,
     psum_init: Shadow,
+    /// Empty bytes and shadow that [`Space::Hbm`] maps to here: HBM is not on chip (it lives
+    /// in `super::hbm`), so on-chip walks see it as a space of no bytes.
+    none: Vec<u8>,
+    none_init: Shadow,
 }
 
 impl Memory {
@@ -168,6 +172,8 @@ impl Memory {
             psum: vec![0; psum_len],
             sbuf_init: Shadow::new(sbuf_len),
             psum_init: Shadow::new(psum_len),
+            none: Vec::new(),
+            none_init: Shadow::new(0),
         }
     }
 
@@ -181,6 +187,7 @@ impl Memory {
         match space {
             Space::Sbuf => true,
             Space::Psum => !self.psum.is_empty(),
+            Space::Hbm => false,
         }
     }
 
@@ -212,6 +219,7 @@ impl Memory {
         match space {
             Space::Sbuf => (&mut self.sbuf, &mut self.sbuf_init.words, &self.psum),
             Space::Psum => (&mut self.psum, &mut self.psum_init.words, &self.sbuf),
+            Space::Hbm => (&mut self.none, &mut self.none_init.words, &self.sbuf),
         }
     }
 
@@ -221,6 +229,7 @@ impl Memory {
         match space {
             Space::Sbuf => &self.sbuf,
             Space::Psum => &self.psum,
+            Space::Hbm => &self.none,
         }
     }
 
@@ -230,6 +239,7 @@ impl Memory {
         match space {
             Space::Sbuf => &self.sbuf_init,
             Space::Psum => &self.psum_init,
+            Space::Hbm => &self.none_init,
         }
     }
 
@@ -239,6 +249,7 @@ impl Memory {
         match space {
             Space::Sbuf => (&mut self.sbuf, &mut self.sbuf_init),
             Space::Psum => (&mut self.psum, &mut self.psum_init),
+            Space::Hbm => (&mut self.none, &mut self.none_init),
         }
     }
 }

@@ -10,7 +10,9 @@
 //! - Results are bit-exact and do not depend on the host (see [`crate::numerics`]).
 //! - No input (instruction bytes, host requests) makes the library panic.
 
+mod dve_state;
 pub(crate) mod events;
+pub(crate) mod hbm;
 mod memory;
 mod report;
 
@@ -19,6 +21,8 @@ pub use report::{
     Warning, WarningKind, MAX_ACCESS_RUNS,
 };
 
+pub use dve_state::{DveLane, DveState};
+pub use hbm::{DEFAULT_HBM_BYTES, MAX_HBM_BYTES};
 pub(crate) use memory::{Memory, Shadow};
 
 use crate::assumptions::{firmware_stub_log, firmware_stubs_apply, FLOP_SLOTS, INITIAL_WORD};
@@ -76,6 +80,10 @@ pub struct Config {
     /// the machine was created past this (all instructions, all channels), so that a hostile
     /// program's cost is bounded. A simulator limit, not a machine behaviour.
     pub max_run_elements: u64,
+    /// The size of device memory (HBM) in bytes (decisions §6.4: default
+    /// [`DEFAULT_HBM_BYTES`], at most [`MAX_HBM_BYTES`]; pages are allocated when written).
+    /// An access past it is refused.
+    pub hbm_bytes: u64,
 }
 
 impl Default for Config {
@@ -101,6 +109,7 @@ impl Config {
             max_run_elements: DEFAULT_MAX_RUN_ELEMENTS,
             threads: 0,
             min_parallel_elements: DEFAULT_MIN_PARALLEL_ELEMENTS,
+            hbm_bytes: DEFAULT_HBM_BYTES,
         }
     }
 
@@ -139,6 +148,7 @@ pub struct Flops {
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct State {
     pub(crate) mem: Memory,
+    pub(crate) hbm: hbm::Hbm,
     pub(crate) regs: [u32; NUM_REGISTERS as usize],
     pub(crate) flops: Vec<Flops>,
     pub(crate) sems: [i32; NUM_SEMAPHORES],
@@ -150,6 +160,8 @@ pub(crate) struct State {
     pub(crate) pe: Option<PeWeights>,
     /// The ACT accumulator: one fp32 per lane, as bits (isa-facts-pe-act-dma §2.3).
     pub(crate) act_acc: [u32; NUM_CHANNELS as usize],
+    /// The hidden per-lane DVE state (accumulators, search flops, mask table).
+    pub(crate) dve: DveState,
 }
 
 /// The stationary tile held by the PE array after LoadWeights (isa-facts-pe-act-dma §1.2,
@@ -200,6 +212,16 @@ impl fmt::Debug for Machine {
     }
 }
 
+/// One in-order stream (step mode): a DMA request's data has landed when it retires, so its
+/// semaphore update applies then (assumption `dma-completion`; the multi-engine scheduler
+/// applies it when the DMA queue finishes the transfer instead).
+fn dma_completes(inst: &Instruction, st: &mut State) {
+    if let tpb_isa::Body::DmaDirect2d(s) = &inst.body {
+        let sem = &mut st.sems[usize::from(s.semaphore)];
+        *sem = sem.wrapping_add(i32::from(s.sem_increment));
+    }
+}
+
 impl Machine {
     /// A fresh machine (assumption `initial-state`): memory zero and uninitialised,
     /// registers and flops 0, nothing loaded, semaphores 0, events clear.
@@ -207,6 +229,7 @@ impl Machine {
         Machine {
             state: State {
                 mem: Memory::new(config.gen),
+                hbm: hbm::Hbm::new(config.hbm_bytes),
                 regs: [INITIAL_WORD; NUM_REGISTERS as usize],
                 flops: vec![Flops::default(); NUM_CHANNELS as usize],
                 sems: [INITIAL_WORD as i32; NUM_SEMAPHORES],
@@ -215,6 +238,7 @@ impl Machine {
                 elements_run: 0,
                 pe: None,
                 act_acc: [0; NUM_CHANNELS as usize],
+                dve: DveState::default(),
             },
             scratch: Scratch::new(),
             config,
@@ -270,6 +294,11 @@ impl Machine {
         if row == 0 {
             return Ok(());
         }
+        if t.space == Space::Hbm {
+            self.hbm_check(t, total)?;
+            self.state.hbm.write(t.byte_offset, bytes);
+            return Ok(());
+        }
         let mem = &mut self.state.mem;
         let row = row as usize;
         for (i, chunk) in bytes.chunks_exact(row).enumerate() {
@@ -304,6 +333,11 @@ impl Machine {
         if row == 0 {
             return Ok(());
         }
+        if t.space == Space::Hbm {
+            self.hbm_check(t, total)?;
+            self.state.hbm.read(t.byte_offset, out);
+            return Ok(());
+        }
         let mem = &self.state.mem;
         let row = row as usize;
         for (i, chunk) in out.chunks_exact_mut(row).enumerate() {
@@ -316,7 +350,11 @@ impl Machine {
 
     /// How many bytes of the tensor have never been written (decisions §5.2).
     pub fn uninitialised_bytes(&self, t: &HostTensor) -> Result<u64, HostError> {
-        let (row, _) = self.host_check(t)?;
+        let (row, total) = self.host_check(t)?;
+        if t.space == Space::Hbm {
+            self.hbm_check(t, total)?;
+            return Ok(self.state.hbm.count_unset(t.byte_offset, total));
+        }
         let mem = &self.state.mem;
         Ok((0..t.partitions)
             .map(|i| {
@@ -324,6 +362,42 @@ impl Machine {
                 mem.init(t.space).count_unset(start, row as usize)
             })
             .sum())
+    }
+
+    /// An HBM tensor's rows lie one after another from its byte offset (the HBM address):
+    /// the whole span must fit the configured HBM.
+    fn hbm_check(&self, t: &HostTensor, total: u64) -> Result<(), HostError> {
+        self.state
+            .hbm
+            .check(t.byte_offset, total)
+            .map_err(|e| HostError::Hbm {
+                start: e.start,
+                end: e.end,
+                size: e.size,
+            })
+    }
+
+    /// The size of HBM in bytes ([`Config::hbm_bytes`]).
+    pub fn hbm_size(&self) -> u64 {
+        self.state.hbm.size()
+    }
+
+    /// Bytes of HBM pages allocated so far (only written pages are).
+    pub fn hbm_allocated(&self) -> u64 {
+        self.state.hbm.allocated()
+    }
+
+    /// Writes `bytes` to HBM at byte address `addr` (host → device); they become
+    /// initialised. Refused, changing nothing, past the configured size.
+    pub fn write_hbm(&mut self, addr: u64, bytes: &[u8]) -> Result<(), HostError> {
+        let t = HostTensor::hbm(addr).elements(tpb_isa::Dtype::UINT8, bytes.len() as u64);
+        self.write_tensor(&t, bytes)
+    }
+
+    /// Reads `len` bytes of HBM from byte address `addr` (device → host).
+    pub fn read_hbm(&self, addr: u64, len: u64) -> Result<Vec<u8>, HostError> {
+        let t = HostTensor::hbm(addr).elements(tpb_isa::Dtype::UINT8, len);
+        self.read_tensor(&t)
     }
 
     /// The 64 registers.
@@ -375,6 +449,23 @@ impl Machine {
             max: NUM_CHANNELS as usize,
         })?;
         *f = flops;
+        Ok(())
+    }
+
+    /// The hidden per-lane DVE state: reduce accumulators, match keys and flags, index
+    /// flops and the mask-select table (isa-facts-dve-pool §0.3.3).
+    pub fn dve_state(&self) -> &DveState {
+        &self.state.dve
+    }
+
+    /// Replaces one lane's hidden DVE state (to stage an accumulator or search keys).
+    pub fn set_dve_lane(&mut self, lane: usize, value: DveLane) -> Result<(), HostError> {
+        let l = self.state.dve.lanes.get_mut(lane).ok_or(HostError::Index {
+            what: "DVE lane",
+            index: lane,
+            max: NUM_CHANNELS as usize,
+        })?;
+        *l = value;
         Ok(())
     }
 
@@ -470,6 +561,9 @@ impl Machine {
                 &mut out,
             )
             .map_err(fault)?;
+        }
+        if events {
+            dma_completes(inst, &mut self.state);
         }
         events::apply(plan, &mut self.state);
         self.state.retired += 1;

@@ -71,6 +71,9 @@ pub enum WarningKind {
     /// The result comes from a function the hardware evaluates from unpublished tables,
     /// computed here from its definition (decisions §6.2). `strict_exact` makes it a fault.
     Approximate,
+    /// A DVE state consumer (DveReadAccumulator, FindIndex8, DveReadIndices, …) read
+    /// hidden per-lane state no instruction has written (assumption `dve-lane-state`).
+    DveStateUnset,
 }
 
 impl WarningKind {
@@ -91,6 +94,7 @@ impl WarningKind {
             WarningKind::FirmwareStub => "firmware-stub",
             WarningKind::ExactPerOurChoice => "exact-per-our-order",
             WarningKind::Approximate => "approximate",
+            WarningKind::DveStateUnset => "dve-state-unset",
         }
     }
 }
@@ -413,6 +417,20 @@ impl HostTensor {
         }
     }
 
+    /// An empty HBM tensor at byte address `addr`: HBM has no partitions, so the tensor is
+    /// one row (partition 0) of contiguous bytes; name its elements with
+    /// [`HostTensor::elements`]. A tensor of several rows in HBM lays them one after another.
+    ///
+    /// ```
+    /// use tpb_isa::{geometry::Space, Dtype};
+    /// use tpb_sim::HostTensor;
+    /// let t = HostTensor::hbm(0x1000).elements(Dtype::FP32, 64);
+    /// assert_eq!((t.space, t.byte_offset, t.len()), (Space::Hbm, 0x1000, Some(256)));
+    /// ```
+    pub const fn hbm(addr: u64) -> HostTensor {
+        HostTensor::at(Space::Hbm, 0..1).offset(addr)
+    }
+
     /// The same tensor starting at byte `byte_offset` of each partition.
     pub const fn offset(self, byte_offset: u64) -> HostTensor {
         HostTensor {
@@ -488,6 +506,16 @@ pub enum HostError {
         end: u64,
         /// Active bytes per partition.
         active: u64,
+    },
+    /// Bytes outside the configured HBM ([`Config::hbm_bytes`](crate::Config::hbm_bytes)).
+    #[error("hbm bytes {start:#x}..{end:#x} are outside the {size:#x}-byte HBM (Config::hbm_bytes, `tpb run --hbm-bytes`)")]
+    Hbm {
+        /// First byte.
+        start: u64,
+        /// End (exclusive).
+        end: u64,
+        /// The HBM size.
+        size: u64,
     },
     /// The host buffer has the wrong length.
     #[error("host buffer has {got} bytes, the tensor needs {want}")]

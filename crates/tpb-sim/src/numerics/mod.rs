@@ -28,6 +28,7 @@ pub mod pe;
 pub mod simd;
 
 pub use alu::{alu_arith, alu_bitvec, alu_int, alu_int_as};
+pub(crate) use alu::{max_num, min_num};
 pub use int64::{alu_bitvec64, alu_int64};
 
 use fp8_table::Fp8EncodeTable;

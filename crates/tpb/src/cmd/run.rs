@@ -103,6 +103,11 @@ pub struct Args {
     /// instruction that would pass it is a fault.
     #[arg(long, value_name = "N", default_value_t = tpb_sim::DEFAULT_MAX_RUN_ELEMENTS)]
     pub max_run_elements: u64,
+    /// The size of device memory (HBM) in bytes (default 1 GiB, at most 64 GiB; pages are
+    /// allocated when written). A DMA or host access past it is refused.
+    #[arg(long, value_name = "BYTES", default_value_t = tpb_sim::DEFAULT_HBM_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..=tpb_sim::MAX_HBM_BYTES))]
+    pub hbm_bytes: u64,
     /// Let the program's `.out` directives write outside --out-dir (absolute or `..` paths).
     #[arg(long)]
     pub allow_outside_out_dir: bool,
@@ -291,6 +296,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     config.strict_exact = args.strict_exact;
     config.firmware_stubs = args.firmware_stubs;
     config.max_run_elements = args.max_run_elements;
+    config.hbm_bytes = args.hbm_bytes;
     config.threads = args.threads;
     if args.threads > 1 {
         // The pool itself gets that many threads too (by default it has one per core). It

@@ -15,16 +15,19 @@ use crate::geometry::NUM_REGISTERS;
 use crate::opcode::Opcode;
 use crate::opcode::OpcodeInfo;
 use crate::tables::{
-    AccumCmd, ActFunc, AffineSelectCmp, AluOp, DebugCmd, Dtype, ImmSrc, ImmSrcN, PeFp32Mode,
-    ReduceCmd, RevOps, TensorSubdim, UpdateMode, WaitMode,
+    AccumCmd, ActFunc, AffineSelectCmp, AluOp, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype,
+    ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim, UpdateMode,
+    WaitMode,
 };
 use crate::text::schema::{always_printed_any, for_each_enum_field, CHANNELS_FIELD, OPCODE_FIELD};
+use crate::wire::addr8::addr8_text;
 use crate::wire::descriptor::f32_text;
 use crate::wire::descriptor::{INDIRECT_HOLES, INDIRECT_SEPARATOR};
 use crate::wire::{
     Addr4, AddrForm, Body, Bytes, Data4d, DtypePair, F32Bits, Field, FieldVisitor, ImmVal,
     Instruction, LwCtrl, MmCtrl, Tensor,
 };
+use crate::wire::{Addr8, DmaPattern};
 use std::any::Any;
 
 /// Room a caller reserves for one line (the longest structured lines are about 350 bytes).
@@ -212,6 +215,18 @@ impl<S: Sink> Writer<'_, '_, S> {
             out.put(&c.to_text(self.gen));
         } else if let Some(c) = cast::<LwCtrl, T>(v) {
             out.put(&c.to_text(self.gen));
+        } else if let Some(n) = cast::<u16, T>(v) {
+            out.dec(u32::from(*n));
+        } else if let Some(a) = cast::<Addr8, T>(v) {
+            out.put(&addr8_text(*a, self.gen));
+        } else if let Some(p) = cast::<DmaPattern<1>, T>(v) {
+            out.put(&p.to_text(self.gen));
+        } else if let Some(p) = cast::<DmaPattern<2>, T>(v) {
+            out.put(&p.to_text(self.gen));
+        } else if let Some(n) = cast::<u64, T>(v) {
+            out.put(&n.to_text(self.gen));
+        } else if let Some(a) = cast::<Addr4, T>(v) {
+            address(*a, self.gen, out);
         } else if !enumeration(v, out) && !raw_bytes(v, out) {
             self.fallbacks += 1;
             out.put(&v.to_text(self.gen));
@@ -250,7 +265,7 @@ fn raw_bytes<T: 'static, S: Sink>(v: &T, out: &mut Line<'_, S>) -> bool {
             } )*
         };
     }
-    sizes!(1, 2, 3, 4, 5, 6, 9, 12, 15, 16, 20, 52);
+    sizes!(1, 2, 3, 4, 5, 6, 9, 12, 15, 16, 17, 20, 30, 32, 48, 52);
     false
 }
 

@@ -6,6 +6,7 @@
 // Issue 18a: PE, ACT and DVE Exponential.
 mod act;
 mod affine_select;
+pub(crate) mod dma;
 // Issue 17a (isa-facts-dve-pool).
 mod cp_pred_scalar;
 mod d4_mr;
@@ -20,6 +21,12 @@ mod iota;
 mod pe;
 mod ptr_multi;
 mod range_select;
+// Issue 17b chains.
+mod cache_reduce;
+mod cross_lane;
+mod ctrl_im;
+mod search;
+mod stt;
 mod tensor_scalar;
 mod ts_select;
 
@@ -28,11 +35,14 @@ use super::{Confidence, Ctx, Flow};
 use crate::opcode::{sem, Exec, OpcodeInfo, StructKind};
 use crate::tables::{AluOp, Dtype};
 use crate::wire::{
-    visit_view, D1Rd, D4Iota, Data4d, EventSemaphore, FamilyVisitor, Header, InstView, S2Bn,
-    S2d2Ac, S2d2Rs, S2d2TsAs, S3Lw, S3d3Ac, S3d3Aq, S3d3Mm, S3d3Ts, S3d3TsSelect, S4d4Tsm, View,
-    Viewed,
+    visit_view, D4Iota, Data4d, DmaCopy2d, DmaDirect2d, DmaDirect2dXpose, DmaGatherXpose,
+    DmaImmediate, DmaIndirect1d, EventSemaphore, FamilyVisitor, Header, InstView, Mem2d,
+    PseudoDmaDirect2d, PseudoDmaExt, S2Bn, S2d2Ac, S2d2Rs, S2d2TsAs, S3Lw, S3d3Ac, S3d3Aq, S3d3Mm,
+    S3d3Ts, S3d3TsSelect, S4d4Tsm, View, Viewed,
 };
-use crate::wire::{D4Mr, S3d3CpPredScalar, S3s3d3Tt, S4d4Tr};
+use crate::wire::{
+    CtrlIm, D1Rd, D4Mr, S2s2d2Stt, S3d3CpPredScalar, S3s3d3Tt, S4d2Bn, S4d4Cr, S4d4Mr, S4d4Tr,
+};
 use Confidence::{Assumed, Observed};
 
 rule!(
@@ -70,7 +80,15 @@ pub(crate) fn check<const M: u8>(
     body_kind: Option<StructKind>,
 ) -> Flow {
     let info = v.info();
-    header_and_events(cx, v.header(), v.events(), info.is_some())?;
+    // DMA_COPY2D / DMA_IMMEDIATE have their own wait band at bytes 4..12, and the 0xDA
+    // record's bytes 1..12 are its own fields (isa-facts-pe-act-dma §3.6, §3.10): the
+    // preamble's checks read a zero EVENTS there.
+    if info.is_some_and(|r| !r.kind.has_preamble()) {
+        static NO_EVENTS: [u8; 64] = [0; 64];
+        header_and_events(cx, v.header(), crate::wire::Events::view(&NO_EVENTS), true)?;
+    } else {
+        header_and_events(cx, v.header(), v.events(), info.is_some())?;
+    }
     let Some(info) = info else { return Ok(()) };
     if !cx.check(&OPCODE_STRUCT, body_kind == Some(info.kind), || {
         detail(
@@ -182,6 +200,45 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
     fn exponential(&mut self, _: Row, _: sem::Exponential, s: View<'a, S3d3Ts>) -> Flow {
         act::check_exponential(self.cx, &s)
     }
+    // Issues 17a and 17b: the chains read the owned struct (one load of the 52 body bytes).
+    // The DMA / MEM_2D chains read owned structs (a copy of the view's 52 bytes).
+    fn dma_memcpy(&mut self, _: Row, _: sem::DmaMemcpy, s: View<'a, DmaDirect2d>) -> Flow {
+        dma::check_memcpy(self.cx, &s.owned())
+    }
+    fn pseudo_dma(&mut self, _: Row, _: sem::PseudoDma, s: View<'a, PseudoDmaDirect2d>) -> Flow {
+        dma::check_pseudo(self.cx, &s.owned())
+    }
+    fn pseudo_ext(&mut self, _: Row, _: sem::PseudoExt, s: View<'a, PseudoDmaExt>) -> Flow {
+        dma::check_pseudo_ext(self.cx, &s.owned())
+    }
+    fn dma_indirect(&mut self, _: Row, _: sem::DmaIndirect, s: View<'a, DmaIndirect1d>) -> Flow {
+        dma::check_indirect(self.cx, &s.owned())
+    }
+    fn dma_transpose(
+        &mut self,
+        _: Row,
+        _: sem::DmaTranspose,
+        s: View<'a, DmaDirect2dXpose>,
+    ) -> Flow {
+        dma::check_transpose(self.cx, &s.owned())
+    }
+    fn dma_gather_transpose(
+        &mut self,
+        _: Row,
+        _: sem::DmaGatherTranspose,
+        s: View<'a, DmaGatherXpose>,
+    ) -> Flow {
+        dma::check_gather_transpose(self.cx, &s.owned())
+    }
+    fn dma_memcpy2(&mut self, _: Row, _: sem::DmaMemcpy2, s: View<'a, DmaCopy2d>) -> Flow {
+        dma::check_copy2d(self.cx, &s.owned())
+    }
+    fn dma_immediate(&mut self, _: Row, _: sem::DmaImmediate, s: View<'a, DmaImmediate>) -> Flow {
+        dma::check_immediate(self.cx, &s.owned())
+    }
+    fn mem2d(&mut self, row: Row, _: sem::Mem2d, s: View<'a, Mem2d>) -> Flow {
+        dma::check_mem2d(self.cx, row, &s.owned())
+    }
     // Issue 17a: the chains read the owned struct (one load of the 52 body bytes).
     fn tensor_tensor(&mut self, row: Row, _: sem::TensorTensor, s: View<'a, S3s3d3Tt>) -> Flow {
         s3s3d3_tt::check(self.cx, row, &s.owned())
@@ -230,6 +287,53 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
     }
     fn stream_transpose(&mut self, row: Row, _: sem::StreamTranspose, s: View<'a, S4d4Tr>) -> Flow {
         s4d4_tr::check(self.cx, row, &s.owned())
+    }
+    fn scalar_tensor_tensor(
+        &mut self,
+        row: Row,
+        _: sem::ScalarTensorTensor,
+        s: View<'a, S2s2d2Stt>,
+    ) -> Flow {
+        stt::check(self.cx, row, &s.owned())
+    }
+    fn tensor_tensor_scan(
+        &mut self,
+        row: Row,
+        _: sem::TensorTensorScan,
+        s: View<'a, S2s2d2Stt>,
+    ) -> Flow {
+        stt::check(self.cx, row, &s.owned())
+    }
+    fn select_reduce(&mut self, row: Row, _: sem::SelectReduce, s: View<'a, S2s2d2Stt>) -> Flow {
+        stt::check(self.cx, row, &s.owned())
+    }
+    fn cache_reduce(&mut self, _: Row, _: sem::CacheReduce, s: View<'a, S3d3Ts>) -> Flow {
+        cache_reduce::check(self.cx, &s.owned())
+    }
+    fn dve_read_accumulator(
+        &mut self,
+        _: Row,
+        _: sem::DveReadAccumulator,
+        s: View<'a, D1Rd>,
+    ) -> Flow {
+        cache_reduce::check_read_accumulator(self.cx, &s.owned())
+    }
+    fn search(&mut self, row: Row, _: sem::Search, s: View<'a, S4d2Bn>) -> Flow {
+        search::check_bn(self.cx, row, &s.owned())
+    }
+    fn match_replace8(&mut self, _: Row, _: sem::MatchReplace8, s: View<'a, S4d4Mr>) -> Flow {
+        search::check_mr(self.cx, &s.owned())
+    }
+    fn cross_lane_reduce(
+        &mut self,
+        row: Row,
+        _: sem::CrossLaneReduce,
+        s: View<'a, S4d4Cr>,
+    ) -> Flow {
+        cross_lane::check(self.cx, row, &s.owned())
+    }
+    fn load_mask_select(&mut self, _: Row, _: sem::LoadMaskSelect, s: View<'a, CtrlIm>) -> Flow {
+        ctrl_im::check(self.cx, &s.owned())
     }
 }
 

@@ -318,14 +318,16 @@ fn print_engines(program: &Program, run: &EngineRun) {
         time(run.makespan_ps)
     );
     for s in &run.summary {
+        // Label and count share 12 columns, so the longer DMA queue labels stay aligned.
+        let label = s.engine.label();
         println!(
-            "         {:<5} {:>6} {:>12} {:>12} {:>12} {:>5.1}%",
-            s.engine.label(),
+            "         {label}{:>w$} {:>12} {:>12} {:>12} {:>5.1}%",
             s.instructions,
             s.busy_cycles,
             s.wait_cycles,
             s.idle_cycles,
-            s.utilisation * 100.0
+            s.utilisation * 100.0,
+            w = 12usize.saturating_sub(label.len()).max(2)
         );
     }
     if let (Some(&first), Some(&last)) = (run.critical_path.first(), run.critical_path.last()) {

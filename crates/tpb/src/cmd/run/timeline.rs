@@ -211,6 +211,9 @@ fn colour(e: EngineId) -> &'static str {
         EngineId::Pool => "#f28e2b",
         EngineId::Dve => "#4e9fd6",
         EngineId::Sp => "#8c8c8c",
+        EngineId::DmaSp => "#b07aa1",
+        EngineId::DmaAct => "#9c755f",
+        EngineId::DmaPool => "#e15759",
     }
 }
 

@@ -1,0 +1,95 @@
+//! CrossLaneReduce 0x7c / 0x7d (struct S4D4_CR): fold across partitions (isa-facts-dve-pool
+//! §8.4; order and numerics: assumption `cross-lane-reduce`).
+//!
+//! ```text
+//! ALL:        dst[0]    = fold(src[c][k] for c in 0..n for k in 0..count)
+//! PARTITIONS: dst[k]    = fold(src[c][k] for c in 0..n)          (dst in one partition)
+//! ```
+
+use super::lanes::{gather_all, record_write, scatter};
+use super::{Cx, Role};
+use crate::assumptions::cross_lane_fold;
+use crate::machine::FaultCause;
+use crate::numerics::{from_f32, to_f32};
+use tpb_isa::opcode::OpcodeInfo;
+use tpb_isa::wire::S4d4Cr;
+use tpb_isa::ReduceAxis;
+
+const SBUF_ONLY_READ: Role = Role {
+    write: false,
+    psum: false,
+};
+const SBUF_ONLY_WRITE: Role = Role {
+    write: true,
+    psum: false,
+};
+
+pub(super) fn execute(
+    cx: &mut Cx<'_>,
+    s: &S4d4Cr,
+    row: &'static OpcodeInfo,
+) -> Result<(), FaultCause> {
+    let bitvec = row.is_bitvec();
+    let n = u32::from(s.num_active_channels);
+    let src = cx.tensor(
+        &s.src_mem_pattern,
+        "src_mem_pattern",
+        s.in_dtype,
+        SBUF_ONLY_READ,
+        n,
+    )?;
+    let dst = cx.tensor(
+        &s.dst_mem_pattern,
+        "dst_mem_pattern",
+        s.out_dtype,
+        SBUF_ONLY_WRITE,
+        1,
+    )?;
+    let count = src.count();
+    let all = s.reduce_axis == ReduceAxis::ALL;
+    let want = if all { 1 } else { count };
+    if dst.count() != want {
+        return Err(FaultCause::OutOfRange {
+            operand: "dst_mem_pattern",
+            detail: format!("{} elements, the reduction gives {want}", dst.count()),
+        });
+    }
+    cx.limit(count, n)?;
+    cx.check_reads(&src, n, |_| true);
+    cx.gate()?;
+    let fp8 = cx.cfg.fp8;
+    let rows = gather_all(&cx.st.mem, &src, n);
+    // Values in fold order: fp32 bits on the arith path, raw bits on the bitvec path.
+    let value = |raw: u32| {
+        if bitvec {
+            raw
+        } else {
+            to_f32(s.in_dtype, raw, &fp8).to_bits()
+        }
+    };
+    let folds: Vec<u32> = if all {
+        let xs: Vec<u32> = rows.iter().flatten().map(|&r| value(r)).collect();
+        vec![cross_lane_fold(s.reduce_op, s.scale.value(), &xs)]
+    } else {
+        (0..count as usize)
+            .map(|k| {
+                let xs: Vec<u32> = rows.iter().map(|r| value(r[k])).collect();
+                cross_lane_fold(s.reduce_op, s.scale.value(), &xs)
+            })
+            .collect()
+    };
+    let out: Vec<u32> = folds
+        .into_iter()
+        .map(|v| {
+            if bitvec {
+                v
+            } else {
+                from_f32(s.out_dtype, f32::from_bits(v), &fp8)
+            }
+        })
+        .collect();
+    scatter(&mut cx.st.mem, &dst, 0, &out);
+    record_write(cx.out, &dst, 1, want);
+    cx.out.elements = count * u64::from(n);
+    Ok(())
+}

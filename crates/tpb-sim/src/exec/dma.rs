@@ -1,0 +1,458 @@
+//! DMAMEMCPY 0xB8 (isa-facts-pe-act-dma §3.4, §3.5) and TensorLoad/TensorStore 0xAA/0xAB
+//! (§3.14): byte-granular walks over HBM and on-chip memory through ADDR8 addresses.
+//!
+//! The walk (§3.4, steps in bytes ASSUMED §8 Q19): element `k` of a pattern starts at
+//! `addr + (k % num[0])·step[0] + (k / num[0])·step[1]` and is `elem_size` contiguous bytes.
+//! The source yields a byte stream, the destination consumes it (so the two shapes may
+//! differ). With a cast or a `compute_op` (the CCE path) each value goes in → fp32 → out, and
+//! `compute_op` combines it with the destination's value in fp32 (ASSUMED RNE, §3.5).
+//! Plan → check → commit: every address is resolved and checked before the first write.
+
+use super::{Cx, FaultCause};
+use crate::assumptions::{dma_register_address, mem2d_first_register};
+use crate::machine::{MemAccess, Region, WarningKind, MAX_ACCESS_RUNS};
+use crate::numerics::{from_f32, max_num, min_num, to_f32};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use tpb_isa::geometry::Space;
+use tpb_isa::validate::chains_dma::{elem_bytes, mem2d_offsets, mem2d_registers, uses_cce};
+use tpb_isa::wire::{Addr8, Addr8Form, DmaDirect2d, DmaLoc, DmaPattern, Mem2d};
+use tpb_isa::{DataSrc, DgeComputeOp, Dtype};
+
+/// The most elements (contiguous runs) one DMA pattern may walk: a simulator limit (each run
+/// is resolved and checked before the first write, so the plan is held in memory), far above
+/// what a tile copy needs (a 128 × 512 strided copy is 65536).
+pub(crate) const MAX_DMA_ELEMENTS: u64 = 1 << 22;
+
+/// One contiguous run of bytes a DMA touches: HBM address, or (space, partition, offset).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    loc: Loc,
+    len: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Loc {
+    Hbm(u64),
+    OnChip(Space, u32, u64),
+}
+
+impl Cx<'_> {
+    /// The base address of an ADDR8 operand: immediate, or a register pair (assumption
+    /// `dma-register-address`); other forms are refused.
+    fn dma_base(&self, a: Addr8, name: &'static str) -> Result<Addr8, FaultCause> {
+        match a.form() {
+            Addr8Form::Immediate => Ok(a),
+            Addr8Form::Register { lo, hi } => {
+                let r = |i: u8| {
+                    self.st
+                        .regs
+                        .get(i as usize)
+                        .copied()
+                        .ok_or(FaultCause::BadAddress {
+                            operand: name,
+                            detail: format!("register {i} is outside 0..64"),
+                        })
+                };
+                Ok(dma_register_address(r(lo)?, r(hi)?))
+            }
+            f => Err(FaultCause::Unsupported {
+                what: format!(
+                    "{name}: ADDR8 form {f:?} (marker {:#04x}): the DGE shape registers and \
+                     address tables are not public (isa-facts-pe-act-dma §3.2)",
+                    a.marker()
+                ),
+            }),
+        }
+    }
+
+    /// Resolves `len` bytes at `base + delta` to one run, checking it stays inside HBM or
+    /// inside one partition's active bytes.
+    fn dma_run(
+        &self,
+        base: Addr8,
+        delta: i64,
+        len: u64,
+        name: &'static str,
+    ) -> Result<Run, FaultCause> {
+        let oob = |detail: String| FaultCause::OutOfRange {
+            operand: name,
+            detail,
+        };
+        let a = base
+            .offset_by(delta)
+            .ok_or_else(|| oob(format!("{:#x} + {delta} leaves its address window", base.0)))?;
+        match a.locate(self.gen) {
+            Some(DmaLoc::Hbm(x)) => {
+                self.st.hbm.check(x, len).map_err(|e| {
+                    oob(format!(
+                        "hbm bytes {:#x}..{:#x} are outside the {:#x}-byte HBM",
+                        e.start, e.end, e.size
+                    ))
+                })?;
+                Ok(Run {
+                    loc: Loc::Hbm(x),
+                    len,
+                })
+            }
+            Some(DmaLoc::OnChip(space, p, off)) => {
+                let active = self.st.mem.active(space);
+                if !self.st.mem.has(space) {
+                    return Err(oob(format!("{} has no {}", self.gen, space.name())));
+                }
+                if u64::from(off) + len > active {
+                    return Err(oob(format!(
+                        "{} partition {p} bytes {off:#x}..{:#x} pass its {active:#x} active bytes",
+                        space.name(),
+                        u64::from(off) + len
+                    )));
+                }
+                Ok(Run {
+                    loc: Loc::OnChip(space, p, u64::from(off)),
+                    len,
+                })
+            }
+            None => Err(oob(format!(
+                "{:#018x} is in neither HBM nor SBUF/PSUM in tpb's DMA map",
+                a.0
+            ))),
+        }
+    }
+
+    /// Every element run of a DMA pattern, in walk order.
+    fn dma_walk<const N: usize>(
+        &self,
+        p: &DmaPattern<N>,
+        elem_size: u16,
+        name: &'static str,
+    ) -> Result<Vec<Run>, FaultCause> {
+        let base = self.dma_base(p.addr, name)?;
+        let len = elem_bytes(elem_size);
+        let count = p.element_count();
+        if count > MAX_DMA_ELEMENTS {
+            return Err(FaultCause::OutOfRange {
+                operand: name,
+                detail: format!(
+                    "walks {count} elements, past the simulator's limit of {MAX_DMA_ELEMENTS} \
+                     per DMA pattern (fold contiguous elements into elem_size)"
+                ),
+            });
+        }
+        self.limit(count.saturating_mul(len), 1)?;
+        let mut runs = Vec::with_capacity(count as usize);
+        let mut idx = [0u64; N];
+        for _ in 0..count {
+            let delta: i64 = (0..N)
+                .map(|d| idx[d] as i64 * i64::from(p.step_elem[d]))
+                .sum();
+            runs.push(self.dma_run(base, delta, len, name)?);
+            for (i, &num) in idx.iter_mut().zip(&p.num_elem) {
+                *i += 1;
+                if *i < u64::from(num) {
+                    break;
+                }
+                *i = 0;
+            }
+        }
+        Ok(runs)
+    }
+
+    fn read_run(&self, r: &Run, out: &mut Vec<u8>) {
+        let at = out.len();
+        out.resize(at + r.len as usize, 0);
+        match r.loc {
+            Loc::Hbm(x) => self.st.hbm.read(x, &mut out[at..]),
+            Loc::OnChip(space, p, off) => {
+                let s = self.st.mem.part_base(space, p) + off as usize;
+                out[at..].copy_from_slice(&self.st.mem.data(space)[s..s + r.len as usize]);
+            }
+        }
+    }
+
+    fn uninitialised_in(&self, r: &Run) -> u64 {
+        match r.loc {
+            Loc::Hbm(x) => self.st.hbm.count_unset(x, r.len),
+            Loc::OnChip(space, p, off) => {
+                let s = self.st.mem.part_base(space, p) + off as usize;
+                self.st.mem.init(space).count_unset(s, r.len as usize)
+            }
+        }
+    }
+
+    fn write_run(&mut self, r: &Run, bytes: &[u8]) {
+        match r.loc {
+            Loc::Hbm(x) => self.st.hbm.write(x, bytes),
+            Loc::OnChip(space, p, off) => {
+                let s = self.st.mem.part_base(space, p) + off as usize;
+                let (data, init) = self.st.mem.parts_mut(space);
+                data[s..s + bytes.len()].copy_from_slice(bytes);
+                init.set_range(s, bytes.len());
+            }
+        }
+    }
+
+    /// Reads the runs (warning once for uninitialised bytes) into one byte stream.
+    fn gather(&mut self, runs: &[Run], name: &'static str) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut unset = 0;
+        for r in runs {
+            self.read_run(r, &mut out);
+            unset += self.uninitialised_in(r);
+        }
+        if unset > 0 {
+            self.out.warn(
+                WarningKind::Uninitialised,
+                format!(
+                    "{name} reads {unset} uninitialised byte{}",
+                    if unset == 1 { "" } else { "s" }
+                ),
+            );
+        }
+        out
+    }
+
+    /// Scatters `bytes` over the runs in order.
+    fn scatter(&mut self, runs: &[Run], bytes: &[u8]) {
+        let mut at = 0;
+        for r in runs {
+            let n = r.len as usize;
+            self.write_run(r, &bytes[at..at + n]);
+            at += n;
+        }
+    }
+
+    /// Records the runs' footprint for race detection: HBM as one access of partition 0;
+    /// on chip, one access per group of partitions touching the same bytes.
+    fn touch_runs(&mut self, runs: &[Run], name: &'static str, write: bool) {
+        let Some(list) = &mut self.out.accesses else {
+            return;
+        };
+        let mut by_part: BTreeMap<(u8, u32), Vec<Range<u64>>> = BTreeMap::new();
+        for r in runs {
+            let (key, start) = match r.loc {
+                Loc::Hbm(x) => ((2, 0), x),
+                Loc::OnChip(Space::Sbuf, p, o) => ((0, p), o),
+                Loc::OnChip(_, p, o) => ((1, p), o),
+            };
+            by_part.entry(key).or_default().push(start..start + r.len);
+        }
+        let mut groups: Vec<(u8, Range<u32>, Vec<Range<u64>>)> = Vec::new();
+        for ((s, p), mut v) in by_part {
+            v.sort_by_key(|r| r.start);
+            let mut merged: Vec<Range<u64>> = Vec::with_capacity(v.len());
+            for r in v {
+                match merged.last_mut() {
+                    Some(m) if r.start <= m.end => m.end = m.end.max(r.end),
+                    _ => merged.push(r),
+                }
+            }
+            match groups.last_mut() {
+                Some((gs, gp, gr)) if *gs == s && gp.end == p && *gr == merged => gp.end = p + 1,
+                _ => groups.push((s, p..p + 1, merged)),
+            }
+        }
+        for (s, parts, runs) in groups {
+            let space = [Space::Sbuf, Space::Psum, Space::Hbm][s as usize];
+            let hull = runs[0].start..runs[runs.len() - 1].end;
+            let exact = runs.len() <= MAX_ACCESS_RUNS;
+            list.push(MemAccess {
+                operand: name,
+                write,
+                region: Region {
+                    space,
+                    partitions: parts,
+                    bytes: hull,
+                },
+                runs: if exact && runs.len() > 1 {
+                    runs
+                } else {
+                    Vec::new()
+                },
+                exact,
+            });
+        }
+    }
+
+    /// The hull of the written runs, for the step report.
+    fn written_hull(runs: &[Run]) -> Option<Region> {
+        let mut it = runs.iter().map(|r| match r.loc {
+            Loc::Hbm(x) => (Space::Hbm, 0, x, r.len),
+            Loc::OnChip(s, p, o) => (s, p, o, r.len),
+        });
+        let (s0, p0, o0, l0) = it.next()?;
+        let (mut pl, mut ph, mut bl, mut bh) = (p0, p0 + 1, o0, o0 + l0);
+        for (s, p, o, l) in it {
+            if s != s0 {
+                continue;
+            }
+            pl = pl.min(p);
+            ph = ph.max(p + 1);
+            bl = bl.min(o);
+            bh = bh.max(o + l);
+        }
+        Some(Region {
+            space: s0,
+            partitions: pl..ph,
+            bytes: bl..bh,
+        })
+    }
+}
+
+/// Combines an incoming value `a` with the destination's `b` (§3.3: B op= A).
+fn combine(op: DgeComputeOp, a: f32, b: f32) -> f32 {
+    match op {
+        DgeComputeOp::ADD => b + a,
+        DgeComputeOp::MULTIPLY => b * a,
+        DgeComputeOp::MAX => max_num(a, b),
+        DgeComputeOp::MIN => min_num(a, b),
+        _ => a,
+    }
+}
+
+/// DMAMEMCPY.
+pub(super) fn execute_memcpy(cx: &mut Cx<'_>, s: &DmaDirect2d) -> Result<(), FaultCause> {
+    // 1. plan: every run of both sides, resolved and checked.
+    let src = cx.dma_walk(&s.src, s.src_elem_size, "src")?;
+    let dst = cx.dma_walk(&s.dst, s.dst_elem_size, "dst")?;
+    let src_bytes: u64 = src.iter().map(|r| r.len).sum();
+    let dst_bytes: u64 = dst.iter().map(|r| r.len).sum();
+    let cce = uses_cce(s);
+    let sizes = (
+        s.in_dtype.size().filter(|&z| z <= 4),
+        s.out_dtype.size().filter(|&z| z <= 4),
+    );
+    if cce && (sizes.0.is_none() || sizes.1.is_none()) {
+        return Err(FaultCause::Unsupported {
+            what: format!(
+                "a DMA cast or compute_op on {} -> {}: the CCE path is modelled through fp32 \
+                 for dtypes of at most 4 bytes (isa-facts-pe-act-dma §3.5)",
+                s.in_dtype, s.out_dtype
+            ),
+        });
+    }
+    let (values, out_len) = match sizes {
+        (Some(i), Some(o)) if cce => (src_bytes / i as u64, src_bytes / i as u64 * o as u64),
+        _ => (src_bytes, src_bytes),
+    };
+    if out_len != dst_bytes {
+        return Err(FaultCause::OutOfRange {
+            operand: "dst",
+            detail: format!("the destination holds {dst_bytes} bytes; the source gives {out_len}"),
+        });
+    }
+    // 2. diagnose, 3. gate.
+    let data = cx.gather(&src, "src");
+    let old = if s.compute_op != DgeComputeOp::NONE {
+        Some(cx.gather(&dst, "dst (read by compute_op)"))
+    } else {
+        None
+    };
+    cx.touch_runs(&src, "src", false);
+    if old.is_some() {
+        cx.touch_runs(&dst, "dst", false);
+    }
+    cx.touch_runs(&dst, "dst", true);
+    cx.out.gate(cx.cfg)?;
+    // 4. commit.
+    let bytes = match sizes {
+        (Some(i), Some(o)) if cce => {
+            let fp8 = cx.cfg.fp8;
+            let mut out = vec![0u8; out_len as usize];
+            for k in 0..values as usize {
+                let raw = |b: &[u8], size: usize, k: usize| {
+                    let mut w = [0u8; 4];
+                    w[..size].copy_from_slice(&b[k * size..(k + 1) * size]);
+                    u32::from_le_bytes(w)
+                };
+                let a = to_f32(s.in_dtype, raw(&data, i, k), &fp8);
+                let v = match &old {
+                    Some(b) => combine(s.compute_op, a, to_f32(s.out_dtype, raw(b, o, k), &fp8)),
+                    None => a,
+                };
+                let w = from_f32(s.out_dtype, v, &fp8).to_le_bytes();
+                out[k * o..(k + 1) * o].copy_from_slice(&w[..o]);
+            }
+            out
+        }
+        _ => data,
+    };
+    cx.scatter(&dst, &bytes);
+    cx.out.elements = values;
+    cx.out.bytes_written = dst_bytes;
+    cx.out.written = Cx::written_hull(&dst);
+    Ok(())
+}
+
+/// TensorLoad (registers ← memory) and TensorStore (memory ← registers or immediates).
+pub(super) fn execute_mem2d(cx: &mut Cx<'_>, s: &Mem2d, load: bool) -> Result<(), FaultCause> {
+    let size = s.dtype.size().unwrap_or(1) as u64;
+    let base = cx.dma_base(s.start_addr, "start_addr")?;
+    let runs = mem2d_offsets(s)
+        .map(|o| cx.dma_run(base, o, size, "start_addr"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let first = mem2d_first_register(s);
+    let n = runs.len();
+    let regs_needed = mem2d_registers(s) as usize;
+    if (load || s.src_datasrc == DataSrc::REGISTER) && first + regs_needed > cx.st.regs.len() {
+        return Err(FaultCause::OutOfRange {
+            operand: "data",
+            detail: format!(
+                "registers {first}..{} pass the 64 registers",
+                first + regs_needed
+            ),
+        });
+    }
+    if load {
+        let bytes = cx.gather(&runs, "start_addr");
+        cx.touch_runs(&runs, "start_addr", false);
+        cx.out.gate(cx.cfg)?;
+        let mut r = first;
+        for k in 0..n {
+            let e = &bytes[k * size as usize..(k + 1) * size as usize];
+            let mut w = [0u8; 8];
+            w[..e.len()].copy_from_slice(e);
+            let v = u64::from_le_bytes(w);
+            // Narrow integers are zero- or sign-extended into 32 bits; fp32 as bits; u64
+            // into an even/odd pair (§3.14).
+            match s.dtype {
+                Dtype::INT8 => cx.st.regs[r] = v as u8 as i8 as i32 as u32,
+                Dtype::INT16 => cx.st.regs[r] = v as u16 as i16 as i32 as u32,
+                Dtype::UINT64 => {
+                    cx.st.regs[r] = v as u32;
+                    cx.st.regs[r + 1] = (v >> 32) as u32;
+                    r += 1;
+                }
+                _ => cx.st.regs[r] = v as u32,
+            }
+            r += 1;
+        }
+        cx.out.elements = n as u64;
+        return Ok(());
+    }
+    cx.touch_runs(&runs, "start_addr", true);
+    cx.out.gate(cx.cfg)?;
+    let mut bytes = Vec::with_capacity(n * size as usize);
+    if s.src_datasrc == DataSrc::IMMEDIATE {
+        bytes.extend_from_slice(&s.data.0[..n * size as usize]);
+    } else {
+        let mut r = first;
+        for _ in 0..n {
+            // Registers store their low bits (truncating); u64 from a pair.
+            let v = if s.dtype == Dtype::UINT64 {
+                let v = u64::from(cx.st.regs[r]) | u64::from(cx.st.regs[r + 1]) << 32;
+                r += 2;
+                v
+            } else {
+                let v = u64::from(cx.st.regs[r]);
+                r += 1;
+                v
+            };
+            bytes.extend_from_slice(&v.to_le_bytes()[..size as usize]);
+        }
+    }
+    cx.scatter(&runs, &bytes);
+    cx.out.elements = n as u64;
+    cx.out.bytes_written = bytes.len() as u64;
+    cx.out.written = Cx::written_hull(&runs);
+    Ok(())
+}

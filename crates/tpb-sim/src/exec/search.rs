@@ -1,0 +1,220 @@
+//! The search cluster over the hidden match keys and index flops (isa-facts-dve-pool §16,
+//! §13.2; assumption `search-cluster`): MatchValueLoad 0x6d, Max8 0x6c, FindIndex8 0x6e,
+//! MatchReplace8 0x6f and the drain DveReadIndices 0xe9.
+//!
+//! ```text
+//! 0x6d: mv[c][7-k] = f32(src[c][k]) for k < 8; matched[c][..] = false
+//! 0x6c: dst[c][0..8] = the 8 largest f32(src[c][..]), ascending
+//! 0x6e: found = first_matches(mv[c], f32(src[c][..])); dst[c][n] = found[n] or all ones
+//! 0x6f: found = first_matches(..); dst[c][i] = i matched ? imm : src[c][i]; idx[c] = found
+//! 0xe9: dst[c][n] = idx[c][n] as u16 / u32
+//! ```
+//! Every result is computed before the first write (plan → check → commit).
+
+use super::lanes::{gather_all, record_write, scatter};
+use super::{Cx, Role};
+use crate::assumptions::{max8_values, search_first_matches, search_no_match, SEARCH_SLOTS};
+use crate::machine::{FaultCause, WarningKind};
+use crate::numerics::{from_f32, to_f32};
+use tpb_isa::opcode::{Opcode, OpcodeInfo};
+use tpb_isa::wire::{CtrlIm, D4Mr, S2Bn, S4d2Bn, S4d4Mr};
+
+/// Warns about active lanes whose state `written` says no instruction has set.
+fn warn_unset(cx: &mut Cx<'_>, n: u32, what: &str, written: impl Fn(usize) -> bool) {
+    let unset: Vec<usize> = (0..n as usize).filter(|&c| !written(c)).collect();
+    if let Some(&first) = unset.first() {
+        cx.out.warn(
+            WarningKind::DveStateUnset,
+            format!(
+                "reads the {what} of {} lane{} no instruction has written (first lane {first})",
+                unset.len(),
+                if unset.len() == 1 { "" } else { "s" }
+            ),
+        );
+    }
+}
+
+/// MatchValueLoad (0x6d): 8 keys per lane, reversed.
+pub(super) fn match_value_load(cx: &mut Cx<'_>, s: &S2Bn) -> Result<(), FaultCause> {
+    let n = u32::from(s.num_active_channels);
+    let src = cx.tensor(
+        &s.src_mem_pattern,
+        "src_mem_pattern",
+        s.dtype,
+        Role::READ,
+        n,
+    )?;
+    if src.count() != SEARCH_SLOTS as u64 {
+        return Err(FaultCause::OutOfRange {
+            operand: "src_mem_pattern",
+            detail: format!("{} elements, not 8", src.count()),
+        });
+    }
+    cx.check_reads(&src, n, |_| true);
+    cx.gate()?;
+    let fp8 = cx.cfg.fp8;
+    let rows = gather_all(&cx.st.mem, &src, n);
+    for (lane, row) in cx.st.dve.lanes.iter_mut().zip(&rows) {
+        for (k, &x) in row.iter().enumerate() {
+            lane.match_keys[SEARCH_SLOTS - 1 - k] = to_f32(s.dtype, x, &fp8).to_bits();
+        }
+        lane.match_keys_loaded = true;
+        lane.matched = [false; SEARCH_SLOTS];
+    }
+    cx.out.elements = SEARCH_SLOTS as u64 * u64::from(n);
+    Ok(())
+}
+
+/// Max8 (0x6c) and FindIndex8 (0x6e).
+pub(super) fn max8_find_index8(
+    cx: &mut Cx<'_>,
+    s: &S4d2Bn,
+    row: &'static OpcodeInfo,
+) -> Result<(), FaultCause> {
+    let find = row.value == Opcode::FIND_INDEX8.0;
+    let n = u32::from(s.num_active_channels);
+    let src = cx.tensor(
+        &s.src_mem_pattern,
+        "src_mem_pattern",
+        s.in_dtype,
+        Role::READ,
+        n,
+    )?;
+    let dst = cx.tensor(
+        &s.dst_mem_pattern,
+        "dst_mem_pattern",
+        s.out_dtype,
+        Role::WRITE,
+        n,
+    )?;
+    if dst.count() != SEARCH_SLOTS as u64 {
+        return Err(FaultCause::OutOfRange {
+            operand: "dst_mem_pattern",
+            detail: format!("{} elements, not 8", dst.count()),
+        });
+    }
+    cx.limit(src.count(), n)?;
+    cx.check_reads(&src, n, |_| true);
+    if find {
+        let lanes = &cx.st.dve.lanes;
+        let loaded: Vec<bool> = lanes.iter().map(|l| l.match_keys_loaded).collect();
+        warn_unset(cx, n, "match keys", |c| loaded[c]);
+    }
+    cx.gate()?;
+    let fp8 = cx.cfg.fp8;
+    let rows = gather_all(&cx.st.mem, &src, n);
+    let none = search_no_match(8 * dst.size as u32);
+    let mut outs = Vec::with_capacity(n as usize);
+    let mut flags = Vec::with_capacity(n as usize);
+    for (c, row) in rows.iter().enumerate() {
+        let xs: Vec<f32> = row.iter().map(|&x| to_f32(s.in_dtype, x, &fp8)).collect();
+        if find {
+            let keys = cx.st.dve.lanes[c].match_keys.map(f32::from_bits);
+            let found = search_first_matches(&keys, &xs);
+            outs.push(found.map(|f| f.map_or(none, |i| i & none)).to_vec());
+            flags.push(found.map(|f| f.is_some()));
+        } else {
+            let top = max8_values(&xs);
+            outs.push(top.map(|v| from_f32(s.out_dtype, v, &fp8)).to_vec());
+        }
+    }
+    for (c, vals) in outs.iter().enumerate() {
+        scatter(&mut cx.st.mem, &dst, c as u32, vals);
+    }
+    for (lane, f) in cx.st.dve.lanes.iter_mut().zip(&flags) {
+        lane.matched = *f;
+    }
+    record_write(cx.out, &dst, n, SEARCH_SLOTS as u64);
+    Ok(())
+}
+
+/// MatchReplace8 (0x6f).
+pub(super) fn match_replace8(cx: &mut Cx<'_>, s: &S4d4Mr) -> Result<(), FaultCause> {
+    let n = u32::from(s.num_active_channels);
+    let (src, dst, count) = cx.elementwise(
+        (&s.src_mem_pattern, "src_mem_pattern", s.in_dtype),
+        (&s.dst_mem_pattern, "dst_mem_pattern", s.out_dtype),
+        n,
+    )?;
+    cx.check_reads(&src, n, |_| true);
+    let loaded: Vec<bool> = cx
+        .st
+        .dve
+        .lanes
+        .iter()
+        .map(|l| l.match_keys_loaded)
+        .collect();
+    warn_unset(cx, n, "match keys", |c| loaded[c]);
+    cx.gate()?;
+    let fp8 = cx.cfg.fp8;
+    let imm = s.immediate.value();
+    let rows = gather_all(&cx.st.mem, &src, n);
+    let mut outs = Vec::with_capacity(n as usize);
+    let mut founds = Vec::with_capacity(n as usize);
+    for (c, row) in rows.iter().enumerate() {
+        let xs: Vec<f32> = row.iter().map(|&x| to_f32(s.in_dtype, x, &fp8)).collect();
+        let keys = cx.st.dve.lanes[c].match_keys.map(f32::from_bits);
+        let found = search_first_matches(&keys, &xs);
+        let mut vals: Vec<u32> = xs.iter().map(|&x| from_f32(s.out_dtype, x, &fp8)).collect();
+        let imm_bits = from_f32(s.out_dtype, imm, &fp8);
+        for i in found.iter().flatten() {
+            vals[*i as usize] = imm_bits;
+        }
+        outs.push(vals);
+        founds.push(found);
+    }
+    for (c, vals) in outs.iter().enumerate() {
+        scatter(&mut cx.st.mem, &dst, c as u32, vals);
+    }
+    for (lane, found) in cx.st.dve.lanes.iter_mut().zip(&founds) {
+        lane.matched = found.map(|f| f.is_some());
+        lane.index_flops = found.map(|f| f.unwrap_or(u32::MAX));
+        lane.index_flops_written = true;
+    }
+    record_write(cx.out, &dst, n, count);
+    Ok(())
+}
+
+/// DveReadIndices (0xe9): the 8 index flops of each lane, as u16 (low bits) or u32.
+pub(super) fn read_indices(cx: &mut Cx<'_>, s: &D4Mr) -> Result<(), FaultCause> {
+    let n = u32::from(s.num_active_channels);
+    if n == 0 {
+        return Ok(());
+    }
+    let dst = cx.tensor(
+        &s.dst_mem_pattern,
+        "dst_mem_pattern",
+        s.dtype,
+        Role::WRITE,
+        n,
+    )?;
+    if dst.count() != SEARCH_SLOTS as u64 {
+        return Err(FaultCause::OutOfRange {
+            operand: "dst_mem_pattern",
+            detail: format!("{} elements, not 8", dst.count()),
+        });
+    }
+    let written: Vec<bool> = cx
+        .st
+        .dve
+        .lanes
+        .iter()
+        .map(|l| l.index_flops_written)
+        .collect();
+    warn_unset(cx, n, "index flops", |c| written[c]);
+    cx.gate()?;
+    for c in 0..n {
+        let idx = cx.st.dve.lanes[c as usize].index_flops;
+        scatter(&mut cx.st.mem, &dst, c, &idx);
+    }
+    record_write(cx.out, &dst, n, SEARCH_SLOTS as u64);
+    Ok(())
+}
+
+/// LoadMaskSelect (0x69): the 32 lane-select bytes become the core's mask-select table
+/// (isa-facts-dve-pool §14.2; assumption `dve-lane-state`). No memory operand.
+pub(super) fn load_mask_select(cx: &mut Cx<'_>, s: &CtrlIm) -> Result<(), FaultCause> {
+    cx.gate()?;
+    cx.st.dve.mask_select = Some(s.immediate.0);
+    Ok(())
+}

@@ -1,0 +1,184 @@
+//! The `S2S2D2_STT` family: ScalarTensorTensor 0x9d / 0x9e, TensorTensorScan 0xe5 and
+//! SelectReduce 0xea (isa-facts-dve-pool §9–§11; reference `docs/reference/isa-dve-state.md`).
+//!
+//! ```text
+//! for c in 0..num_active_channels:
+//!   s = scalar(imm0_src, imm0, imm0_dtype, c)
+//!   STT:    for k: r = stage(op1, stage(op0, src0[k], s, rev & 1), src1[k], rev & 2)
+//!                  dst[k] = convert(r); if accumulating: acc[c] += r      (stt-accumulate)
+//!   scan:   r = s; for k: r = op1(op0(src0[k], r), src1[k]); dst[k] = convert(r)
+//!                                                                    (scan-recurrence)
+//!   select: for k: if src0[k] != 0: dst[k] = convert(src1[k]); acc[c] = maxNum(acc[c], src1[k])
+//!                  elif rev == First: dst[k] = convert(s)          (select-reduce-model)
+//! ```
+//!
+//! Plan → check → commit: operands, scalars and every result are computed before the first
+//! write, so a fault changes neither memory nor the lane accumulators.
+
+use super::lanes::{gather_all, record_write, scatter_masked};
+use super::{kernels, num_fault, Cx, Role, Which};
+use crate::assumptions::{
+    scan_step, select_reduce_accum_start, select_reduce_false_fill, stage_arith, stage_bitvec,
+    stt_accum_start, stt_accumulate, AccumStart,
+};
+use crate::machine::{FaultCause, WarningKind};
+use crate::numerics::{from_f32, to_f32};
+use tpb_isa::opcode::{Family, OpcodeInfo};
+use tpb_isa::wire::S2s2d2Stt;
+use tpb_isa::{AluOp, ImmSrc};
+
+pub(super) fn execute(
+    cx: &mut Cx<'_>,
+    s: &S2s2d2Stt,
+    row: &'static OpcodeInfo,
+) -> Result<(), FaultCause> {
+    let family = row.family;
+    let bitvec = row.is_bitvec();
+    let n = u32::from(s.num_active_channels);
+    let (lo, hi, out) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi(), s.out_dtype);
+    let src0 = cx.tensor(&s.src0_mem_pattern, "src0_mem_pattern", lo, Role::READ, n)?;
+    let src1 = cx.tensor(&s.src1_mem_pattern, "src1_mem_pattern", hi, Role::READ, n)?;
+    let dst = cx.tensor(&s.dst_mem_pattern, "dst_mem_pattern", out, Role::WRITE, n)?;
+    let count = src0.count();
+    for (a, name) in [(&src1, "src1_mem_pattern"), (&dst, "dst_mem_pattern")] {
+        if a.count() != count {
+            return Err(FaultCause::OutOfRange {
+                operand: name,
+                detail: format!("{} elements for src0's {count}", a.count()),
+            });
+        }
+    }
+    cx.limit(count, n)?;
+    let bits = 8 * dst.size as u32;
+    for op in [s.op0, s.op1] {
+        if bitvec {
+            kernels::check_bitvec(op, bits)
+        } else {
+            kernels::check_arith(op)
+        }
+        .map_err(num_fault)?;
+    }
+    let ptr = match s.imm0_src {
+        ImmSrc::INSTRUCTION => None,
+        ImmSrc::POINTER => Some(cx.pointer(s.imm0.0, false, "imm0", s.imm0_dtype, n)?),
+        ImmSrc::REG_PTR => Some(cx.pointer(s.imm0.0, true, "imm0", s.imm0_dtype, n)?),
+        k => {
+            return Err(FaultCause::Unsupported {
+                what: format!("imm0_src {k}"),
+            })
+        }
+    };
+    cx.scalars(ptr.as_ref(), s.imm0.0, n, Which::S0);
+    cx.check_reads(&src0, n, |_| true);
+    cx.check_reads(&src1, n, |_| true);
+    let start = match family {
+        Family::ScalarTensorTensor if !bitvec => stt_accum_start(s.accumulator_cmd),
+        Family::SelectReduce => select_reduce_accum_start(s.accumulator_cmd),
+        _ => AccumStart::Untouched,
+    };
+    if start == AccumStart::Continue {
+        warn_unset_accumulators(cx, row, n);
+    }
+    cx.gate()?;
+
+    // Compute every lane's results before any write.
+    let fp8 = cx.cfg.fp8;
+    let a_all = gather_all(&cx.st.mem, &src0, n);
+    let b_all = gather_all(&cx.st.mem, &src1, n);
+    let rev = (s.reverse_operands.0 & 1 != 0, s.reverse_operands.0 & 2 != 0);
+    let mut results = Vec::with_capacity(n as usize);
+    let mut accs = Vec::with_capacity(n as usize);
+    for c in 0..n as usize {
+        let (a, b) = (&a_all[c], &b_all[c]);
+        let s_raw = cx.scratch.work.s0[c];
+        let s_f32 = to_f32(s.imm0_dtype, s_raw, &fp8);
+        let mut acc = match start {
+            AccumStart::Seed(v) => Some(v),
+            AccumStart::Continue => Some(cx.st.dve.lanes[c].accumulator_f32()),
+            AccumStart::Untouched => None,
+        };
+        let mut vals = Vec::with_capacity(a.len());
+        let mut keep = Vec::new();
+        match family {
+            Family::ScalarTensorTensor if bitvec => {
+                for (&x, &y) in a.iter().zip(b) {
+                    let t = stage_bitvec(s.op0, x, s_raw, rev.0, bits).map_err(num_fault)?;
+                    vals.push(stage_bitvec(s.op1, t, y, rev.1, bits).map_err(num_fault)?);
+                }
+            }
+            Family::ScalarTensorTensor => {
+                for (&x, &y) in a.iter().zip(b) {
+                    let (x, y) = (to_f32(lo, x, &fp8), to_f32(hi, y, &fp8));
+                    let t = stage_arith(s.op0, x, s_f32, rev.0).map_err(num_fault)?;
+                    let r = stage_arith(s.op1, t, y, rev.1).map_err(num_fault)?;
+                    if let Some(v) = acc.as_mut() {
+                        *v = stt_accumulate(*v, r);
+                    }
+                    vals.push(from_f32(out, r, &fp8));
+                }
+            }
+            Family::TensorTensorScan => {
+                let mut r = s_f32;
+                for (&x, &y) in a.iter().zip(b) {
+                    let (x, y) = (to_f32(lo, x, &fp8), to_f32(hi, y, &fp8));
+                    r = scan_step((s.op0, s.op1), rev, x, r, y).map_err(num_fault)?;
+                    vals.push(from_f32(out, r, &fp8));
+                }
+            }
+            _ => {
+                // SelectReduce: op0 = Bypass, op1 = Max (validated).
+                let fill = select_reduce_false_fill(s.reverse_operands);
+                let fill_bits = from_f32(out, s_f32, &fp8);
+                for (&p, &y) in a.iter().zip(b) {
+                    if p != 0 {
+                        let y = to_f32(hi, y, &fp8);
+                        if let Some(v) = acc.as_mut() {
+                            *v =
+                                crate::numerics::alu_arith(AluOp::MAX, *v, y).map_err(num_fault)?;
+                        }
+                        vals.push(from_f32(out, y, &fp8));
+                        keep.push(true);
+                    } else {
+                        vals.push(fill_bits);
+                        keep.push(fill);
+                    }
+                }
+            }
+        }
+        results.push((vals, keep));
+        accs.push(acc);
+    }
+
+    // Commit.
+    let mem = &mut cx.st.mem;
+    for (c, (vals, keep)) in results.iter().enumerate() {
+        scatter_masked(mem, &dst, c as u32, vals, keep);
+    }
+    for (lane, acc) in cx.st.dve.lanes.iter_mut().zip(&accs) {
+        if let Some(v) = acc {
+            lane.accumulator = v.to_bits();
+            lane.accumulator_written = true;
+        }
+    }
+    record_write(cx.out, &dst, n, count);
+    Ok(())
+}
+
+/// Warns when an Accumulate continues lanes whose accumulator no instruction has written.
+pub(super) fn warn_unset_accumulators(cx: &mut Cx<'_>, row: &'static OpcodeInfo, n: u32) {
+    let unset: Vec<usize> = (0..n as usize)
+        .filter(|&c| !cx.st.dve.lanes[c].accumulator_written)
+        .collect();
+    if let Some(&first) = unset.first() {
+        cx.out.warn(
+            WarningKind::DveStateUnset,
+            format!(
+                "accumulator_cmd {} continues the accumulator of {} lane{} no instruction \
+                 has written (first lane {first}); it reads 0.0",
+                row.display,
+                unset.len(),
+                if unset.len() == 1 { "" } else { "s" }
+            ),
+        );
+    }
+}

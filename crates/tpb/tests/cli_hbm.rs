@@ -1,0 +1,97 @@
+//! `tpb run` with device memory: HBM regions in `.in` / `.out` / `.expect`, `--hbm-bytes`,
+//! and DMA queues in the engine report (docs/cli-run.md "Device memory (HBM)",
+//! docs/reference/dma.md).
+
+#[path = "support/cli.rs"]
+mod cli;
+use cli::{scratch, tpb};
+use tpb::npy::{read_npy_file, write_npy, NpyArray, NpyStyle};
+use tpb_isa::Dtype;
+
+const PROGRAM: &str = ".gen cayman
+.in x.npy@hbm+0x100
+.expect hbm+0x0:uint8:4 == [0, 0, 0, 0]
+dma_memcpy semaphore=1 sem_increment=1 src=hbm+0x100:[[8,4],[0,1]] src_elem_size=8 dst=sbuf[p0]+0x0:[[262144,4],[0,1]] dst_elem_size=8 in_dtype=fp32 out_dtype=fp32
+ts_arith src=sbuf[p0..4]+0x0:[[1,2]] in=fp32 out=fp32 op0=add imm0=1.0 dst=sbuf[p0..4]+0x40:[[1,2]] wait_mode=sem_ge_imm wait_idx=1 semaphore_value=1 update_mode=sem_inc_complete update_idx=2
+dma_memcpy src=sbuf[p0]+0x40:[[262144,4],[0,1]] src_elem_size=8 dst=hbm+0x200:[[8,4],[0,1]] dst_elem_size=8 in_dtype=fp32 out_dtype=fp32 wait_mode=sem_ge_imm wait_idx=2 semaphore_value=1
+.expect hbm+0x200:fp32:4x2 == [1, 2, 3, 4, 5, 6, 7, 8]
+.out hbm+0x200:fp32:4x2@y.npy
+";
+
+fn setup(test: &str) -> std::path::PathBuf {
+    let dir = scratch("cli_hbm", test);
+    let xs: Vec<u8> = (0..8).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let a = NpyArray {
+        dtype: Dtype::FP32,
+        shape: vec![4, 2],
+        data: xs,
+    };
+    std::fs::write(dir.join("x.npy"), write_npy(&a, NpyStyle::BitView).unwrap()).unwrap();
+    std::fs::write(dir.join("p.tpb"), PROGRAM).unwrap();
+    dir
+}
+
+#[test]
+fn hbm_regions_and_dma_queues_in_the_report() {
+    let dir = setup("report");
+    let out = tpb(&dir, &["run", "p.tpb"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("in       x.npy -> hbm+0x100:fp32:4x2"),
+        "{text}"
+    );
+    assert!(text.contains("expect   2 passed"), "{text}");
+    assert!(text.contains("races    none"), "{text}");
+    assert!(text.contains("DMA.SP"), "{text}");
+    let y = read_npy_file(&dir.join("out/y.npy"), None).unwrap();
+    assert_eq!(y.shape, [4, 2]);
+    let ys: Vec<f32> = y
+        .data
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(ys, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+}
+
+#[test]
+fn hbm_bytes_bounds_regions() {
+    let dir = setup("limit");
+    let out = tpb(&dir, &["run", "p.tpb", "--hbm-bytes", "256"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("outside the 0x100-byte HBM"), "{err}");
+    let out = tpb(&dir, &["run", "p.tpb", "--hbm-bytes", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+// The shipped DMA pipeline example: HBM → SBUF (DMA.SP) → DVE → HBM (DMA.ACT), race-free,
+// checking itself against numpy, with DMA queue rows in the SVG timeline.
+#[test]
+fn dma_pipeline_example_runs_race_free_with_its_timeline() {
+    let dir = scratch("cli_hbm", "example");
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/engines/dma_pipeline.tpb")
+        .canonicalize()
+        .unwrap();
+    let out = tpb(
+        &dir,
+        &["run", example.to_str().unwrap(), "--timeline", "dma.svg"],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("expect   1 passed") && text.contains("races    none"),
+        "{text}"
+    );
+    let svg = std::fs::read_to_string(dir.join("dma.svg")).unwrap();
+    assert!(svg.contains("DMA.SP") && svg.contains("DMA.ACT"));
+}

@@ -1,0 +1,74 @@
+"""Device memory and DMA from Python (isa-facts-pe-act-dma §3.4, §3.5; nki-api §3.6):
+HBM regions on tpb.Machine, nki.isa.dma_copy between HBM and SBUF with casts checked against
+ml_dtypes, and its argument checks."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tpb
+import tpb.nki as nki
+
+
+def test_machine_hbm_regions_round_trip_and_bound():
+    m = tpb.Machine(gen="cayman", hbm_bytes=4096)
+    assert m.hbm_bytes == 4096
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    m.write("hbm+0x100", x)
+    np.testing.assert_array_equal(m.read("hbm+0x100:fp32:3x4"), x)
+    with pytest.raises(tpb.Error):
+        m.write("hbm+0xff0", x)
+    with pytest.raises(tpb.Error):
+        tpb.Machine(hbm_bytes=0)
+
+
+def test_machine_runs_a_dma_from_hbm_to_sbuf():
+    m = tpb.Machine(gen="cayman")
+    x = (np.arange(64, dtype=np.float32) * 0.25).reshape(4, 16)
+    m.write("hbm+0x0", x)
+    m.run(
+        tpb.asm(
+            "dma_memcpy semaphore=2 sem_increment=1 src=hbm+0x0:[[64,4],[0,1]] src_elem_size=64 "
+            "dst=sbuf[p0]+0x0:[[262144,4],[0,1]] dst_elem_size=64 in_dtype=fp32 out_dtype=fp32",
+            gen="cayman",
+        )
+    )
+    np.testing.assert_array_equal(m.read("sbuf[p0..4]+0x0:fp32:4x16"), x)
+    assert m.semaphore(2) == 1
+
+
+def test_dma_copy_casts_through_fp32_like_ml_dtypes():
+    core = nki.Core(gen="cayman")
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((8, 32)).astype(np.float32) * 1000
+    src = core.from_numpy(x)
+    h = core.ndarray((8, 32), ml_dtypes.bfloat16, buffer="hbm")
+    nki.isa.dma_copy(h, src, engine="scalar")
+    want = x.astype(ml_dtypes.bfloat16)
+    got = h.numpy()
+    assert got.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+    back = core.ndarray((8, 32), np.float32)
+    nki.isa.dma_copy(back, h, dge_mode="swdge")
+    np.testing.assert_array_equal(back.numpy(), want.astype(np.float32))
+    assert "dma_memcpy" in core.disasm()
+    assert ".engine act" in core.disasm() and ".engine pool" in core.disasm()
+
+
+def test_dma_copy_argument_checks():
+    core = nki.Core(gen="cayman")
+    a = core.ndarray((2, 4), np.float32, buffer="hbm")
+    b = core.ndarray((2, 2), np.float32)
+    with pytest.raises(tpb.Error):
+        nki.isa.dma_copy(b, a)  # element counts differ
+    c = core.ndarray((2, 4), ml_dtypes.bfloat16)
+    with pytest.raises(tpb.Error):
+        nki.isa.dma_copy(c, a, dge_mode="hwdge")  # hwdge needs equal dtypes
+    with pytest.raises(tpb.Error):
+        nki.isa.dma_copy(c, a, engine="tensor")
+    with pytest.raises(tpb.Error):
+        nki.isa.dma_copy(c, a, priority=1)  # NeuronCore-v4+ only
+    d = core.ndarray((2, 4), np.float32)
+    nki.isa.dma_copy(d, a, engine=6, name="load")  # NKI enum value of engine.sync
