@@ -6,7 +6,8 @@ use tpb_isa::{Gen, Instruction};
 use tpb_sim::{Config, Machine};
 
 /// Every instruction line of the syntax reference's examples, as bundles (one or more per
-/// opcode).
+/// opcode), each assembled for the first generation that accepts it (cayman, sunda,
+/// mariana, maverick), so generation-specific opcodes are seeds too.
 pub fn seeds() -> &'static [[u8; 64]] {
     static SEEDS: OnceLock<Vec<[u8; 64]>> = OnceLock::new();
     SEEDS.get_or_init(|| {
@@ -22,7 +23,7 @@ pub fn seeds() -> &'static [[u8; 64]] {
             if !inside || code.is_empty() || code.starts_with(['#', ';', '.']) {
                 continue;
             }
-            for gen in [Gen::Cayman, Gen::Sunda] {
+            for gen in [Gen::Cayman, Gen::Sunda, Gen::Mariana, Gen::Maverick] {
                 if let Ok(a) = asm(code, &AsmOptions::new(gen)) {
                     out.extend(a.insts().iter().map(Instruction::encode));
                     break;
