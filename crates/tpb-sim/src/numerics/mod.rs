@@ -180,6 +180,12 @@ const fn fp8_format(d: Dtype, cfg: &Fp8Config) -> Option<Minifloat> {
     })
 }
 
+/// The f32 bits of each byte of an FP8 `d` (E3M4's for any other dtype: callers pass FP8).
+#[inline(always)]
+pub(crate) fn fp8_decode_table(d: Dtype, cfg: &Fp8Config) -> &'static [u32; 256] {
+    fp8_table(d, cfg).unwrap_or(&E3M4_TABLE)
+}
+
 fn fp8_table(d: Dtype, cfg: &Fp8Config) -> Option<&'static [u32; 256]> {
     Some(match d {
         Dtype::FP8_EXP3 => &E3M4_TABLE,

@@ -1,0 +1,265 @@
+//! Chunk loops of the multi-input and folding executors' dense paths (`dense`): a stage
+//! between decoded values and a second tensor's bytes, decoded in the same loop, and the
+//! sequential folds of the DVE accumulator. Each stage is [`kernels::with_stage`]'s element
+//! function, so the values are `stage_arith`'s bit for bit; the executors' plain element
+//! walks are the reference these are differentially tested against
+//! (`tests/dve_fast_paths.rs`, at every SIMD level).
+
+use super::kernels::{self, with_stage, StageLoop};
+use crate::numerics::{simd, Fp8Config};
+use tpb_isa::{AluOp, Dtype};
+
+/// `xs[i] = stage_arith(op, xs[i], y[i], rev)`, `y` the `in_dtype` elements of `bytes`
+/// (as many as `xs` holds), decoded in the same loop for the float inputs.
+pub(crate) fn combine(
+    op: AluOp,
+    rev: bool,
+    xs: &mut [f32],
+    in_dtype: Dtype,
+    bytes: &[u8],
+    cfg: &Fp8Config,
+) {
+    if !crate::numerics::fusable_input(in_dtype) || in_dtype == Dtype::FP16 {
+        // Decode into a block first (FP16 through F16C, the integers).
+        let mut ys = [0f32; super::dense::CHUNK];
+        for (xs, b) in xs
+            .chunks_mut(ys.len())
+            .zip(bytes.chunks(ys.len() * in_dtype.size().unwrap_or(4)))
+        {
+            let ys = &mut ys[..xs.len()];
+            kernels::decode(in_dtype, b, ys, cfg);
+            simd::vectorize(
+                #[inline(always)]
+                || with_stage(op, rev, Pairs { xs, ys }),
+            );
+        }
+        return;
+    }
+    simd::vectorize(
+        #[inline(always)]
+        || {
+            with_stage(
+                op,
+                rev,
+                PairBytes {
+                    xs,
+                    in_dtype,
+                    bytes,
+                    cfg,
+                },
+            )
+        },
+    );
+}
+
+/// [`StageLoop`] over two decoded chunks.
+struct Pairs<'a> {
+    xs: &'a mut [f32],
+    ys: &'a [f32],
+}
+
+impl StageLoop for Pairs<'_> {
+    #[inline(always)]
+    fn run(self, f: impl Fn(f32, f32) -> f32 + Copy) {
+        for (x, &y) in self.xs.iter_mut().zip(self.ys) {
+            *x = f(*x, y);
+        }
+    }
+}
+
+/// [`StageLoop`] over decoded values and the bytes of a float input.
+struct PairBytes<'a> {
+    xs: &'a mut [f32],
+    in_dtype: Dtype,
+    bytes: &'a [u8],
+    cfg: &'a Fp8Config,
+}
+
+impl StageLoop for PairBytes<'_> {
+    #[inline(always)]
+    fn run(self, f: impl Fn(f32, f32) -> f32 + Copy) {
+        let xs = self.xs;
+        match self.in_dtype {
+            Dtype::BFLOAT16 => {
+                for (x, &b) in xs.iter_mut().zip(self.bytes.as_chunks::<2>().0) {
+                    *x = f(*x, f32::from_bits(u32::from(u16::from_le_bytes(b)) << 16));
+                }
+            }
+            Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5 => {
+                let t = crate::numerics::fp8_decode_table(self.in_dtype, self.cfg);
+                for (x, &b) in xs.iter_mut().zip(self.bytes) {
+                    *x = f(*x, f32::from_bits(t[usize::from(b)]));
+                }
+            }
+            // FP32 and FP32R (the caller sends everything else to `Pairs`).
+            _ => {
+                for (x, &b) in xs.iter_mut().zip(self.bytes.as_chunks::<4>().0) {
+                    *x = f(*x, f32::from_le_bytes(b));
+                }
+            }
+        }
+    }
+}
+
+/// Decodes `in_dtype` bytes into `xs` and applies `stage_arith(op, x, s, rev)`, fused into
+/// one loop for the ops [`kernels::decode_fused`] takes.
+#[inline]
+pub(crate) fn decode_stage(
+    (op, s, rev): (AluOp, f32, bool),
+    in_dtype: Dtype,
+    bytes: &[u8],
+    xs: &mut [f32],
+    cfg: &Fp8Config,
+) {
+    // ADD and MULT commute, so `rev` does not matter to the fused loop.
+    if !(kernels::fusable(op) && kernels::decode_fused(op, s, in_dtype, bytes, xs, cfg)) {
+        kernels::decode(in_dtype, bytes, xs, cfg);
+        kernels::arith(op, rev, xs, s);
+    }
+}
+
+/// The sequential fold `acc = stage_arith(op, x, acc, false)` over `xs` in order (the cache
+/// ops' `op1(tmp, acc)`; STT's accumulate is this with ADD, which commutes); with
+/// `running`, each `x` is replaced by the accumulator after it. Returns the accumulator.
+pub(crate) fn fold(op: AluOp, xs: &mut [f32], acc: f32, running: bool) -> f32 {
+    let mut l = Fold { xs, acc, running };
+    with_stage(op, false, &mut l);
+    l.acc
+}
+
+struct Fold<'a> {
+    xs: &'a mut [f32],
+    acc: f32,
+    running: bool,
+}
+
+impl StageLoop for &mut Fold<'_> {
+    #[inline(always)]
+    fn run(self, f: impl Fn(f32, f32) -> f32 + Copy) {
+        let mut acc = self.acc;
+        if self.running {
+            for x in self.xs.iter_mut() {
+                acc = f(*x, acc);
+                *x = acc;
+            }
+        } else {
+            for &x in self.xs.iter() {
+                acc = f(x, acc);
+            }
+        }
+        self.acc = acc;
+    }
+}
+
+/// TensorTensorScan's recurrence over a chunk (`scan_step`, isa-facts-dve-pool Q16):
+/// `r = stage(op1, stage(op0, x[i], r, rev0), y[i], rev1)`, `x[i] = r`; returns `r`.
+pub(crate) fn scan(
+    (op0, op1): (AluOp, AluOp),
+    (rev0, rev1): (bool, bool),
+    xs: &mut [f32],
+    ys: &[f32],
+    r: f32,
+) -> f32 {
+    let mut l = ScanOuter {
+        op1,
+        rev1,
+        xs,
+        ys,
+        r,
+    };
+    with_stage(op0, rev0, &mut l);
+    l.r
+}
+
+struct ScanOuter<'a> {
+    op1: AluOp,
+    rev1: bool,
+    xs: &'a mut [f32],
+    ys: &'a [f32],
+    r: f32,
+}
+
+impl StageLoop for &mut ScanOuter<'_> {
+    #[inline(always)]
+    fn run(self, f0: impl Fn(f32, f32) -> f32 + Copy) {
+        let mut inner = ScanInner {
+            f0,
+            xs: &mut *self.xs,
+            ys: self.ys,
+            r: self.r,
+        };
+        with_stage(self.op1, self.rev1, &mut inner);
+        self.r = inner.r;
+    }
+}
+
+struct ScanInner<'a, F> {
+    f0: F,
+    xs: &'a mut [f32],
+    ys: &'a [f32],
+    r: f32,
+}
+
+impl<F: Fn(f32, f32) -> f32 + Copy> StageLoop for &mut ScanInner<'_, F> {
+    #[inline(always)]
+    fn run(self, f1: impl Fn(f32, f32) -> f32 + Copy) {
+        let (f0, mut r) = (self.f0, self.r);
+        for (x, &y) in self.xs.iter_mut().zip(self.ys) {
+            r = f1(f0(*x, r), y);
+            *x = r;
+        }
+        self.r = r;
+    }
+}
+
+/// Lanes of [`max_join`]: independent running maxima the compiler keeps in one vector.
+const JOIN_LANES: usize = 16;
+
+/// The maximum under `max_num` of the `ys[i]` whose `keep[i]` is set, or `None` if none is:
+/// `max_num` orders every number with −0 below +0 and ignores NaN (a NaN only when every kept
+/// value is NaN), so it is associative and commutative up to the NaN's bits, and the
+/// maximum is computed in [`JOIN_LANES`] independent lanes. The caller folds the result
+/// into its accumulator with `alu_arith(MAX, acc, m)`, which pins a NaN to the canonical
+/// one: the same bits as the sequential fold (checked against it in `tests/dve_fast_paths.rs`).
+pub(crate) fn max_join(ys: &[f32], keep: impl Fn(usize) -> bool) -> Option<f32> {
+    let nan = f32::from_bits(crate::numerics::canonical_nan::FP32);
+    let mut m = [nan; JOIN_LANES];
+    let mut any = false;
+    let (blocks, rest) = ys.as_chunks::<JOIN_LANES>();
+    for (b, block) in blocks.iter().enumerate() {
+        let mut kept = false;
+        for (j, (m, &y)) in m.iter_mut().zip(block).enumerate() {
+            let k = keep(b * JOIN_LANES + j);
+            kept |= k;
+            *m = crate::numerics::alu::max_num(*m, if k { y } else { nan });
+        }
+        any |= kept;
+    }
+    let base = blocks.len() * JOIN_LANES;
+    for (j, &y) in rest.iter().enumerate() {
+        if keep(base + j) {
+            any = true;
+            m[0] = crate::numerics::alu::max_num(m[0], y);
+        }
+    }
+    any.then(|| m.into_iter().fold(nan, crate::numerics::alu::max_num))
+}
+
+/// `keep[i]` = whether the `size`-byte element `i` of `bytes` is nonzero (a predicate's raw
+/// bits, as the plain walks test them).
+pub(crate) fn nonzero(size: usize, bytes: &[u8], keep: &mut [bool]) {
+    simd::vectorize(
+        #[inline(always)]
+        || match size {
+            1 => keep.iter_mut().zip(bytes).for_each(|(k, &b)| *k = b != 0),
+            2 => keep
+                .iter_mut()
+                .zip(bytes.as_chunks::<2>().0)
+                .for_each(|(k, &b)| *k = u16::from_ne_bytes(b) != 0),
+            _ => keep
+                .iter_mut()
+                .zip(bytes.as_chunks::<4>().0)
+                .for_each(|(k, &b)| *k = u32::from_ne_bytes(b) != 0),
+        },
+    );
+}
