@@ -6,7 +6,8 @@
 //! operand reversal, accumulator commands, scalars, channel counts and element counts
 //! across the chunk size are random; the data mixes NaNs with payloads (signalling ones
 //! too), infinities, signed zeros and subnormals. Reference: isa-facts-dve-pool §1.5 (TT),
-//! §4.4–§5 (Copy/Cast/Reciprocal), §9–§11 (STT, scan, SelectReduce), §12 (cache ops).
+//! §4.4–§5 (Copy/Cast/Reciprocal), §9–§11 (STT, scan, SelectReduce), §12 (cache ops), §16
+//! (Max8, FindIndex8, MatchReplace8).
 
 mod support;
 
@@ -231,6 +232,39 @@ fn instruction(
             s.imm1 = ImmVal(imm1);
             (i, [din, din, out])
         }
+        // Max8, FindIndex8 (keys loaded by `check`), MatchReplace8.
+        8..=10 => {
+            let din = if family == 8 {
+                rng.pick(&FLOATS)
+            } else {
+                rng.pick(&FLOATS[..2])
+            };
+            let out = match family {
+                9 => rng.pick(&[Dtype::UINT16, Dtype::UINT32]),
+                10 => rng.pick(&FLOATS[..3]), // §16.5: no FP8
+                _ => rng.pick(&FLOATS),
+            };
+            let mut i = inst([0x6C, 0x6E, 0x6F][family - 8], GEN);
+            match &mut i.body {
+                Body::S4d2Bn(s) => {
+                    s.src_mem_pattern = pat(a, step, count);
+                    s.dst_mem_pattern = pat(d, step, 8);
+                    s.in_dtype = din;
+                    s.out_dtype = out;
+                    s.num_active_channels = n;
+                }
+                Body::S4d4Mr(s) => {
+                    s.src_mem_pattern = pat(a, step, count);
+                    s.dst_mem_pattern = pat(d, step, count);
+                    s.in_dtype = din;
+                    s.out_dtype = out;
+                    s.num_active_channels = n;
+                    s.immediate = tpb_isa::wire::F32Bits(imm0);
+                }
+                _ => unreachable!(),
+            }
+            (i, [din, din, out])
+        }
         // Copy / Cast, Reciprocal.
         _ => {
             let mut i = inst(if family == 6 { 0x47 } else { 0x48 }, GEN);
@@ -302,7 +336,41 @@ fn check(seed: u64, family: usize, n: u8, count: u16) -> Result<(), TestCaseErro
         write(&mut ms[0], OFFS[k], 1, d, &rows);
         write(&mut ms[1], OFFS[k], 2, d, &rows);
     }
+    if family >= 9 {
+        // Match keys: values of the lane (FP32 or BF16 inputs, widened exactly) and others.
+        let src = read(&ms[0], OFFS[0], 1, dtypes[0], n.into(), count.into());
+        let mut keys = Vec::new();
+        for c in 0..usize::from(n) {
+            for _ in 0..8 {
+                let bits = if rng.next().is_multiple_of(4) {
+                    rng.f32_bits()
+                } else {
+                    let e = &src[c * usize::from(count) + (rng.next() % u64::from(count)) as usize];
+                    match e.len() {
+                        4 => u32::from_le_bytes([e[0], e[1], e[2], e[3]]),
+                        _ => u32::from(u16::from_le_bytes([e[0], e[1]])) << 16,
+                    }
+                };
+                keys.extend(bits.to_le_bytes());
+            }
+        }
+        let mut load = inst(0x6D, GEN);
+        let Body::S2Bn(s) = &mut load.body else {
+            unreachable!()
+        };
+        s.src_mem_pattern = pat(0x18000, 1, 8);
+        s.dtype = Dtype::FP32;
+        s.num_active_channels = n;
+        for m in &mut ms {
+            let t = HostTensor::at(Space::Sbuf, 0..u32::from(n))
+                .offset(0x18000)
+                .elements(Dtype::FP32, 8);
+            m.write_tensor(&t, &keys).unwrap();
+            m.step(&load).unwrap();
+        }
+    }
     let out = dtypes[2];
+    let out_count = if matches!(family, 8 | 9) { 8 } else { count };
     for round in 0..2 {
         let a = ms[0].step(&dense).map(|_| ());
         let b = ms[1].step(&strided).map(|_| ());
@@ -310,7 +378,7 @@ fn check(seed: u64, family: usize, n: u8, count: u16) -> Result<(), TestCaseErro
         if a.is_err() {
             return Ok(());
         }
-        let (n32, c) = (u32::from(n), usize::from(count));
+        let (n32, c) = (u32::from(n), usize::from(out_count));
         let got = read(&ms[0], OFFS[2], 1, out, n32, c);
         let want = read(&ms[1], OFFS[2], 2, out, n32, c);
         if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
@@ -323,6 +391,13 @@ fn check(seed: u64, family: usize, n: u8, count: u16) -> Result<(), TestCaseErro
             )));
         }
         prop_assert_eq!(lanes(&ms[0], n.into()), lanes(&ms[1], n.into()));
+        let search = |m: &Machine| {
+            m.dve_state().lanes[..usize::from(n)]
+                .iter()
+                .map(|l| (l.matched, l.index_flops, l.index_flops_written))
+                .collect::<Vec<_>>()
+        };
+        prop_assert_eq!(search(&ms[0]), search(&ms[1]));
     }
     Ok(())
 }
@@ -333,7 +408,7 @@ proptest! {
     #[test]
     fn dense_paths_match_the_plain_walks(
         seed: u64,
-        family in 0usize..8,
+        family in 0usize..11,
         n in 1u8..=3,
         count in prop_oneof![1u16..=40, 1000u16..=2100],
         level: prop::sample::Index,

@@ -16,12 +16,12 @@ pub(crate) const CHUNK: usize = 1024;
 /// Whether the dense path may run: every operand one contiguous run per channel in SBUF or
 /// PSUM, and the destination overlapping no source over the `n` channels.
 pub(crate) fn applies(srcs: &[&Access], dst: &Access, n: u32) -> bool {
-    let on_chip = |a: &Access| matches!(a.space, Space::Sbuf | Space::Psum);
-    on_chip(dst)
-        && dst.dims.is_dense()
-        && srcs
-            .iter()
-            .all(|s| on_chip(s) && s.dims.is_dense() && !overlaps(s, dst, n))
+    readable(dst) && srcs.iter().all(|s| readable(s) && !overlaps(s, dst, n))
+}
+
+/// Whether `a` is one contiguous run per channel in SBUF or PSUM (see [`channel`]).
+pub(crate) fn readable(a: &Access) -> bool {
+    a.dims.is_dense() && matches!(a.space, Space::Sbuf | Space::Psum)
 }
 
 /// Byte range of channel `c` of a dense `a` in its space's vector.
@@ -82,4 +82,10 @@ pub(crate) fn for_each_channel(
         Shadow::set_words(words, d.start, d.len());
     }
     true
+}
+
+/// Channel `c`'s bytes of a dense `a` (one contiguous run per channel), for a reading walk.
+pub(crate) fn channel<'m>(mem: &'m Memory, a: &Access, c: u32) -> &'m [u8] {
+    let r = range(mem, a, c);
+    mem.data(a.space).get(r).unwrap_or(&[])
 }

@@ -50,8 +50,9 @@ pub(crate) fn encode(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8Config) 
     }
 }
 
+/// `r`, or the canonical FP32 NaN if `r` is a NaN (what `alu_arith` returns).
 #[inline(always)]
-fn canon(r: f32) -> f32 {
+pub(crate) fn canon(r: f32) -> f32 {
     if r.is_nan() {
         f32::from_bits(canonical_nan::FP32)
     } else {

@@ -121,10 +121,46 @@ pub(crate) fn decode_stage(
 /// The sequential fold `acc = stage_arith(op, x, acc, false)` over `xs` in order (the cache
 /// ops' `op1(tmp, acc)`; STT's accumulate is this with ADD, which commutes); with
 /// `running`, each `x` is replaced by the accumulator after it. Returns the accumulator.
+///
+/// For ADD, SUBTRACT, MULT, MAX and MIN the chain skips the canonical-NaN pin of each step
+/// and pins what leaves it instead (the values written with `running`, and the result), so
+/// that a step's latency is the op's alone: the arithmetic ops keep a NaN once it appears,
+/// whatever its payload, and `max_num` / `min_num` look at NaN-ness only, so every step's
+/// value is the pinned chain's up to the bits of a NaN (checked against the plain walks in
+/// `tests/dve_fast_paths.rs`, NaN payloads included).
 pub(crate) fn fold(op: AluOp, xs: &mut [f32], acc: f32, running: bool) -> f32 {
-    let mut l = Fold { xs, acc, running };
-    with_stage(op, false, &mut l);
-    l.acc
+    use crate::numerics::alu::{max_num, min_num};
+    if xs.is_empty() {
+        return acc; // no step: not even a pin
+    }
+    match op {
+        AluOp::ADD => chain(xs, acc, running, |x, a| x + a),
+        AluOp::SUBTRACT => chain(xs, acc, running, |x, a| x - a),
+        AluOp::MULT => chain(xs, acc, running, |x, a| x * a),
+        AluOp::MAX => chain(xs, acc, running, max_num),
+        AluOp::MIN => chain(xs, acc, running, min_num),
+        _ => {
+            let mut l = Fold { xs, acc, running };
+            with_stage(op, false, &mut l);
+            l.acc
+        }
+    }
+}
+
+/// The unpinned chain of [`fold`].
+#[inline(always)]
+fn chain(xs: &mut [f32], mut acc: f32, running: bool, f: impl Fn(f32, f32) -> f32) -> f32 {
+    if running {
+        for x in xs.iter_mut() {
+            acc = f(*x, acc);
+            *x = kernels::canon(acc);
+        }
+    } else {
+        for &x in xs.iter() {
+            acc = f(x, acc);
+        }
+    }
+    kernels::canon(acc)
 }
 
 struct Fold<'a> {
