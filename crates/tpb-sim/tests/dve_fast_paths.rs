@@ -403,7 +403,7 @@ fn check(seed: u64, family: usize, n: u8, count: u16) -> Result<(), TestCaseErro
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 
     #[test]
     fn dense_paths_match_the_plain_walks(
