@@ -7,7 +7,7 @@
 //! across the chunk size are random; the data mixes NaNs with payloads (signalling ones
 //! too), infinities, signed zeros and subnormals. Reference: isa-facts-dve-pool §1.5 (TT),
 //! §4.4–§5 (Copy/Cast/Reciprocal), §9–§11 (STT, scan, SelectReduce), §12 (cache ops), §16
-//! (Max8, FindIndex8, MatchReplace8).
+//! (Max8, FindIndex8, MatchReplace8), §8.4 (CrossLaneReduce over the partitions).
 
 mod support;
 
@@ -15,7 +15,9 @@ use proptest::prelude::*;
 use support::*;
 use tpb_isa::geometry::Space;
 use tpb_isa::wire::{DtypePair, ImmVal, Tensor};
-use tpb_isa::{AccumCmd, AluOp, Body, Dtype, Gen, ImmSrc, Instruction, RevOps};
+use tpb_isa::{
+    AccumCmd, AluOp, Body, Dtype, Gen, ImmSrc, Instruction, ReduceAxis, ReduceOp, RevOps,
+};
 use tpb_sim::numerics::simd;
 use tpb_sim::{Config, HostTensor, Machine};
 
@@ -265,6 +267,23 @@ fn instruction(
             }
             (i, [din, din, out])
         }
+        // CrossLaneReduce over the partitions (dst: one row in partition 0).
+        11 => {
+            let (din, out) = (any(rng), any(rng));
+            let mut i = inst(0x7C, GEN);
+            let Body::S4d4Cr(s) = &mut i.body else {
+                unreachable!()
+            };
+            s.src_mem_pattern = pat(a, step, count);
+            s.dst_mem_pattern = pat(d, step, count);
+            s.in_dtype = din;
+            s.out_dtype = out;
+            s.num_active_channels = n;
+            s.reduce_op = rng.pick(&[ReduceOp::ADD, ReduceOp::AVERAGE, ReduceOp::MAX]);
+            s.reduce_axis = ReduceAxis::PARTITIONS;
+            s.scale = tpb_isa::wire::F32Bits(imm0);
+            (i, [din, din, out])
+        }
         // Copy / Cast, Reciprocal.
         _ => {
             let mut i = inst(if family == 6 { 0x47 } else { 0x48 }, GEN);
@@ -336,7 +355,7 @@ fn check(seed: u64, family: usize, n: u8, count: u16) -> Result<(), TestCaseErro
         write(&mut ms[0], OFFS[k], 1, d, &rows);
         write(&mut ms[1], OFFS[k], 2, d, &rows);
     }
-    if family >= 9 {
+    if matches!(family, 9 | 10) {
         // Match keys: values of the lane (FP32 or BF16 inputs, widened exactly) and others.
         let src = read(&ms[0], OFFS[0], 1, dtypes[0], n.into(), count.into());
         let mut keys = Vec::new();
@@ -371,6 +390,8 @@ fn check(seed: u64, family: usize, n: u8, count: u16) -> Result<(), TestCaseErro
     }
     let out = dtypes[2];
     let out_count = if matches!(family, 8 | 9) { 8 } else { count };
+    // CrossLaneReduce writes one row, in partition 0.
+    let out_n = if family == 11 { 1 } else { n };
     for round in 0..2 {
         let a = ms[0].step(&dense).map(|_| ());
         let b = ms[1].step(&strided).map(|_| ());
@@ -378,7 +399,7 @@ fn check(seed: u64, family: usize, n: u8, count: u16) -> Result<(), TestCaseErro
         if a.is_err() {
             return Ok(());
         }
-        let (n32, c) = (u32::from(n), usize::from(out_count));
+        let (n32, c) = (u32::from(out_n), usize::from(out_count));
         let got = read(&ms[0], OFFS[2], 1, out, n32, c);
         let want = read(&ms[1], OFFS[2], 2, out, n32, c);
         if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
@@ -408,7 +429,7 @@ proptest! {
     #[test]
     fn dense_paths_match_the_plain_walks(
         seed: u64,
-        family in 0usize..11,
+        family in 0usize..12,
         n in 1u8..=3,
         count in prop_oneof![1u16..=40, 1000u16..=2100],
         level: prop::sample::Index,

@@ -52,6 +52,15 @@ pub(crate) fn combine(
     );
 }
 
+/// `acc[i] = stage_arith(op, acc[i], xs[i], false)`: one more row folded into running
+/// folds, element by element.
+pub(crate) fn fold_rows(op: AluOp, acc: &mut [f32], xs: &[f32]) {
+    simd::vectorize(
+        #[inline(always)]
+        || with_stage(op, false, Pairs { xs: acc, ys: xs }),
+    );
+}
+
 /// [`StageLoop`] over two decoded chunks.
 struct Pairs<'a> {
     xs: &'a mut [f32],
@@ -137,6 +146,13 @@ pub(crate) fn fold(op: AluOp, xs: &mut [f32], acc: f32, running: bool) -> f32 {
         AluOp::ADD => chain(xs, acc, running, |x, a| x + a),
         AluOp::SUBTRACT => chain(xs, acc, running, |x, a| x - a),
         AluOp::MULT => chain(xs, acc, running, |x, a| x * a),
+        // Not running: the order does not matter (see `join`).
+        AluOp::MAX if !running => {
+            join(max_num, xs, |_| true).map_or(acc, |m| kernels::canon(max_num(m, acc)))
+        }
+        AluOp::MIN if !running => {
+            join(min_num, xs, |_| true).map_or(acc, |m| kernels::canon(min_num(m, acc)))
+        }
         AluOp::MAX => chain(xs, acc, running, max_num),
         AluOp::MIN => chain(xs, acc, running, min_num),
         _ => {
@@ -248,37 +264,48 @@ impl<F: Fn(f32, f32) -> f32 + Copy> StageLoop for &mut ScanInner<'_, F> {
     }
 }
 
-/// Lanes of [`max_join`]: independent running maxima the compiler keeps in one vector.
+/// Lanes of [`join`]: independent running results the compiler keeps in one vector.
 const JOIN_LANES: usize = 16;
 
-/// The maximum under `max_num` of the `ys[i]` whose `keep[i]` is set, or `None` if none is:
-/// `max_num` orders every number with −0 below +0 and ignores NaN (a NaN only when every kept
-/// value is NaN), so it is associative and commutative up to the NaN's bits, and the
-/// maximum is computed in [`JOIN_LANES`] independent lanes. The caller folds the result
-/// into its accumulator with `alu_arith(MAX, acc, m)`, which pins a NaN to the canonical
-/// one: the same bits as the sequential fold (checked against it in `tests/dve_fast_paths.rs`).
-pub(crate) fn max_join(ys: &[f32], keep: impl Fn(usize) -> bool) -> Option<f32> {
+/// `max_num` or `min_num` over the `ys[i]` whose `keep[i]` holds, or `None` if none does.
+/// Both order every number with −0 below +0 and ignore a NaN (a NaN only when every kept
+/// value is one), so each is associative and commutative up to the NaN's bits, and the
+/// result is computed in [`JOIN_LANES`] independent lanes. A caller folds it into its
+/// accumulator with one more `alu_arith` step, which pins a NaN to the canonical one: the
+/// same bits as the sequential fold (checked against it in `tests/dve_fast_paths.rs` and
+/// `exec::reduce`'s tests).
+#[inline(always)]
+pub(crate) fn join(
+    f: impl Fn(f32, f32) -> f32 + Copy,
+    ys: &[f32],
+    keep: impl Fn(usize) -> bool,
+) -> Option<f32> {
     let nan = f32::from_bits(crate::numerics::canonical_nan::FP32);
     let mut m = [nan; JOIN_LANES];
     let mut any = false;
     let (blocks, rest) = ys.as_chunks::<JOIN_LANES>();
-    for (b, block) in blocks.iter().enumerate() {
-        let mut kept = false;
-        for (j, (m, &y)) in m.iter_mut().zip(block).enumerate() {
-            let k = keep(b * JOIN_LANES + j);
-            kept |= k;
-            *m = crate::numerics::alu::max_num(*m, if k { y } else { nan });
-        }
-        any |= kept;
-    }
+    simd::vectorize(
+        #[inline(always)]
+        || {
+            for (b, block) in blocks.iter().enumerate() {
+                let mut kept = false;
+                for (j, (m, &y)) in m.iter_mut().zip(block).enumerate() {
+                    let k = keep(b * JOIN_LANES + j);
+                    kept |= k;
+                    *m = f(*m, if k { y } else { nan });
+                }
+                any |= kept;
+            }
+        },
+    );
     let base = blocks.len() * JOIN_LANES;
     for (j, &y) in rest.iter().enumerate() {
         if keep(base + j) {
             any = true;
-            m[0] = crate::numerics::alu::max_num(m[0], y);
+            m[0] = f(m[0], y);
         }
     }
-    any.then(|| m.into_iter().fold(nan, crate::numerics::alu::max_num))
+    any.then(|| m.into_iter().fold(nan, f))
 }
 
 /// `keep[i]` = whether the `size`-byte element `i` of `bytes` is nonzero (a predicate's raw

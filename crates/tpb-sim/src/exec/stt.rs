@@ -24,6 +24,7 @@ use crate::assumptions::{
     stt_accum_start, stt_accumulate, AccumStart,
 };
 use crate::machine::{FaultCause, WarningKind};
+use crate::numerics::alu::max_num;
 use crate::numerics::{from_f32, to_f32};
 use tpb_isa::opcode::{Family, OpcodeInfo};
 use tpb_isa::wire::S2s2d2Stt;
@@ -230,7 +231,7 @@ fn dense_path(
                     pair_kernels::nonzero(sa, a, keep);
                     kernels::decode(hi, b, t, &fp8);
                     if let Some(v) = acc.as_mut() {
-                        if let Some(m) = pair_kernels::max_join(t, |i| keep[i]) {
+                        if let Some(m) = pair_kernels::join(max_num, t, |i| keep[i]) {
                             *v = crate::numerics::alu_arith(AluOp::MAX, *v, m).unwrap_or(f32::NAN);
                         }
                     }
