@@ -17,7 +17,7 @@ use super::stt::warn_unset_accumulators;
 use super::{kernels, num_fault, pair_kernels, Cx, Pointer, Role, Which};
 use crate::assumptions::{cache_reduce_seed, cache_reduce_step, CACHE_REDUCE_DST_IS_FOLD};
 use crate::machine::FaultCause;
-use crate::numerics::{from_f32, to_f32};
+use crate::numerics::{from_f32, simd, to_f32};
 use tpb_isa::opcode::{Opcode, OpcodeInfo};
 use tpb_isa::wire::{D1Rd, ImmVal, S3d3Ts};
 use tpb_isa::{AccumCmd, AluOp, Dtype, ImmSrc};
@@ -145,22 +145,43 @@ fn dense_path(
     let running = cumulative || !CACHE_REDUCE_DST_IS_FOLD;
     let work = &cx.scratch.work;
     let lanes = &mut cx.st.dve.lanes;
+    if !dense::datapath(&[s.in_dtype, s.out_dtype]) {
+        return false;
+    }
     let mut accs = [0f32; 128];
-    let done = dense::for_each_channel(&mut cx.st.mem, [src, src], dst, n, |c, [x, _], d| {
-        let c = c as usize;
-        let s0 = f32::from_bits(work.s0[c]);
-        let mut acc = seed(work, &lanes[c], s.accumulator_cmd, s.op1, c);
-        let mut t = [0f32; CHUNK];
-        for k in (0..count).step_by(CHUNK) {
-            let len = CHUNK.min(count - k);
-            let t = &mut t[..len];
-            let x = &x[k * si..(k + len) * si];
-            pair_kernels::decode_stage((s.op0, s0, false), s.in_dtype, x, t, &fp8);
-            acc = pair_kernels::fold(s.op1, t, acc, running);
-            kernels::encode(s.out_dtype, t, &mut d[k * so..(k + len) * so], &fp8);
-        }
-        accs[c] = acc;
-    });
+    let mut t = [0f32; CHUNK];
+    let mem = &mut cx.st.mem;
+    let done = simd::vectorize(
+        #[inline(always)]
+        || {
+            dense::for_each_channel(
+                mem,
+                [src, src],
+                dst,
+                n,
+                #[inline(always)]
+                |c: u32, [x, _]: [&[u8]; 2], d: &mut [u8]| {
+                    let c = c as usize;
+                    let s0 = f32::from_bits(work.s0[c]);
+                    let mut acc = seed(work, &lanes[c], s.accumulator_cmd, s.op1, c);
+                    for k in (0..count).step_by(CHUNK) {
+                        let len = CHUNK.min(count - k);
+                        let t = &mut t[..len];
+                        let x = &x[k * si..(k + len) * si];
+                        pair_kernels::decode_stage_in((s.op0, s0, false), s.in_dtype, x, t, &fp8);
+                        acc = pair_kernels::fold(s.op1, t, acc, running);
+                        pair_kernels::encode_in(
+                            s.out_dtype,
+                            t,
+                            &mut d[k * so..(k + len) * so],
+                            &fp8,
+                        );
+                    }
+                    accs[c] = acc;
+                },
+            )
+        },
+    );
     if !done {
         return false;
     }

@@ -12,7 +12,7 @@ use super::lanes::{gather_all, record_write, scatter};
 use super::{kernels, pair_kernels, Cx, Role};
 use crate::assumptions::cross_lane_fold;
 use crate::machine::FaultCause;
-use crate::numerics::{from_f32, to_f32};
+use crate::numerics::{decode_values, from_f32, simd, to_f32};
 use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::wire::S4d4Cr;
 use tpb_isa::{AluOp, ReduceAxis, ReduceOp};
@@ -64,7 +64,8 @@ pub(super) fn execute(
         s.reduce_op,
         ReduceOp::ADD | ReduceOp::AVERAGE | ReduceOp::MAX
     );
-    if !bitvec && !all && arith && dense::readable(&src) {
+    let datapath = dense::datapath(&[s.in_dtype, s.out_dtype]);
+    if !bitvec && !all && arith && datapath && dense::readable(&src) {
         // PARTITIONS in one pass over the rows (`dense`): the running folds of every element
         // side by side, channel after channel — the assumed order (channels ascending) for
         // each element, computed across elements at once.
@@ -130,19 +131,24 @@ fn partition_folds(cx: &Cx<'_>, s: &S4d4Cr, src: &Access, n: u32) -> Vec<f32> {
     } else {
         AluOp::ADD
     };
-    for c in 0..n {
-        let row = dense::channel(&cx.st.mem, src, c);
-        for (acc, bytes) in acc.chunks_mut(CHUNK).zip(row.chunks(CHUNK * src.size)) {
-            let t = &mut t[..acc.len()];
-            let dst: &mut [f32] = if c == 0 { acc } else { t };
-            kernels::decode(s.in_dtype, bytes, dst, &fp8);
-            if s.reduce_op == ReduceOp::AVERAGE {
-                kernels::arith(AluOp::MULT, false, dst, scale);
+    simd::vectorize(
+        #[inline(always)]
+        || {
+            for c in 0..n {
+                let row = dense::channel(&cx.st.mem, src, c);
+                for (acc, bytes) in acc.chunks_mut(CHUNK).zip(row.chunks(CHUNK * src.size)) {
+                    let t = &mut t[..acc.len()];
+                    let dst: &mut [f32] = if c == 0 { acc } else { t };
+                    decode_values(s.in_dtype, bytes, dst, &fp8);
+                    if s.reduce_op == ReduceOp::AVERAGE {
+                        kernels::arith_in(AluOp::MULT, false, dst, scale);
+                    }
+                    if c > 0 {
+                        pair_kernels::fold_rows_in(op, acc, t);
+                    }
+                }
             }
-            if c > 0 {
-                pair_kernels::fold_rows(op, acc, t);
-            }
-        }
-    }
+        },
+    );
     acc
 }

@@ -24,6 +24,13 @@ pub(crate) fn readable(a: &Access) -> bool {
     a.dims.is_dense() && matches!(a.space, Space::Sbuf | Space::Psum)
 }
 
+/// Whether every dtype is a datapath dtype (the slice codecs' domain).
+pub(crate) fn datapath(dtypes: &[tpb_isa::Dtype]) -> bool {
+    dtypes
+        .iter()
+        .all(|&d| crate::numerics::is_datapath_dtype(d))
+}
+
 /// Byte range of channel `c` of a dense `a` in its space's vector.
 fn range(mem: &Memory, a: &Access, c: u32) -> Range<usize> {
     let b = mem.part_base(a.space, a.part0 + c);
@@ -34,6 +41,7 @@ fn range(mem: &Memory, a: &Access, c: u32) -> Range<usize> {
 /// slices (`srcs[1]` may repeat `srcs[0]` for a one-input kernel), then marks the
 /// destination's bytes initialised. Call only where [`applies`] holds; `false` (nothing
 /// done) if a slice cannot be cut, which [`applies`] rules out.
+#[inline(always)]
 pub(crate) fn for_each_channel(
     mem: &mut Memory,
     srcs: [&Access; 2],

@@ -106,8 +106,14 @@ pub(crate) fn check_int(op: AluOp) -> Result<(), NumError> {
 pub(crate) fn arith(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
     simd::vectorize(
         #[inline(always)]
-        || with_stage(op, rev, MapScalar { xs, s }),
+        || arith_in(op, rev, xs, s),
     );
+}
+
+/// [`arith`] without a dispatch of its own, for loops already inside `simd::vectorize`.
+#[inline(always)]
+pub(crate) fn arith_in(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
+    with_stage(op, rev, MapScalar { xs, s });
 }
 
 /// A loop over a chunk that applies one ALU stage per element, given the stage as a

@@ -4,61 +4,49 @@
 //! function, so the values are `stage_arith`'s bit for bit; the executors' plain element
 //! walks are the reference these are differentially tested against
 //! (`tests/dve_fast_paths.rs`, at every SIMD level).
+//!
+//! The `_in` forms have no dispatch of their own: a dense executor runs its whole
+//! instruction inside one `simd::vectorize` and calls them there, so that the per-level
+//! code is compiled once for the instruction's loops and the level is looked up once.
 
 use super::kernels::{self, with_stage, StageLoop};
 use crate::numerics::{simd, Fp8Config};
 use tpb_isa::{AluOp, Dtype};
 
 /// `xs[i] = stage_arith(op, xs[i], y[i], rev)`, `y` the `in_dtype` elements of `bytes`
-/// (as many as `xs` holds), decoded in the same loop for the float inputs.
-pub(crate) fn combine(
-    op: AluOp,
-    rev: bool,
+/// (as many as `xs` holds), decoded in the same loop for the float inputs; `ys` is scratch
+/// for the inputs decoded into a block first (FP16 through F16C, the integers).
+#[inline(always)]
+pub(crate) fn combine_in(
+    (op, rev): (AluOp, bool),
     xs: &mut [f32],
-    in_dtype: Dtype,
-    bytes: &[u8],
+    (in_dtype, bytes): (Dtype, &[u8]),
+    ys: &mut [f32],
     cfg: &Fp8Config,
 ) {
     if !crate::numerics::fusable_input(in_dtype) || in_dtype == Dtype::FP16 {
-        // Decode into a block first (FP16 through F16C, the integers).
-        let mut ys = [0f32; super::dense::CHUNK];
-        for (xs, b) in xs
-            .chunks_mut(ys.len())
-            .zip(bytes.chunks(ys.len() * in_dtype.size().unwrap_or(4)))
-        {
-            let ys = &mut ys[..xs.len()];
-            kernels::decode(in_dtype, b, ys, cfg);
-            simd::vectorize(
-                #[inline(always)]
-                || with_stage(op, rev, Pairs { xs, ys }),
-            );
-        }
+        let ys = &mut ys[..xs.len()];
+        crate::numerics::decode_values(in_dtype, bytes, ys, cfg);
+        with_stage(op, rev, Pairs { xs, ys });
         return;
     }
-    simd::vectorize(
-        #[inline(always)]
-        || {
-            with_stage(
-                op,
-                rev,
-                PairBytes {
-                    xs,
-                    in_dtype,
-                    bytes,
-                    cfg,
-                },
-            )
+    with_stage(
+        op,
+        rev,
+        PairBytes {
+            xs,
+            in_dtype,
+            bytes,
+            cfg,
         },
     );
 }
 
 /// `acc[i] = stage_arith(op, acc[i], xs[i], false)`: one more row folded into running
 /// folds, element by element.
-pub(crate) fn fold_rows(op: AluOp, acc: &mut [f32], xs: &[f32]) {
-    simd::vectorize(
-        #[inline(always)]
-        || with_stage(op, false, Pairs { xs: acc, ys: xs }),
-    );
+#[inline(always)]
+pub(crate) fn fold_rows_in(op: AluOp, acc: &mut [f32], xs: &[f32]) {
+    with_stage(op, false, Pairs { xs: acc, ys: xs });
 }
 
 /// [`StageLoop`] over two decoded chunks.
@@ -110,21 +98,25 @@ impl StageLoop for PairBytes<'_> {
     }
 }
 
-/// Decodes `in_dtype` bytes into `xs` and applies `stage_arith(op, x, s, rev)`, fused into
-/// one loop for the ops [`kernels::decode_fused`] takes.
-#[inline]
-pub(crate) fn decode_stage(
+/// Decodes the datapath `in_dtype` bytes into `xs` and applies `stage_arith(op, x, s, rev)`.
+#[inline(always)]
+pub(crate) fn decode_stage_in(
     (op, s, rev): (AluOp, f32, bool),
     in_dtype: Dtype,
     bytes: &[u8],
     xs: &mut [f32],
     cfg: &Fp8Config,
 ) {
-    // ADD and MULT commute, so `rev` does not matter to the fused loop.
-    if !(kernels::fusable(op) && kernels::decode_fused(op, s, in_dtype, bytes, xs, cfg)) {
-        kernels::decode(in_dtype, bytes, xs, cfg);
-        kernels::arith(op, rev, xs, s);
+    crate::numerics::decode_values(in_dtype, bytes, xs, cfg);
+    if op != AluOp::BYPASS {
+        kernels::arith_in(op, rev, xs, s);
     }
+}
+
+/// Encodes `xs` into the datapath `dtype` (`from_f32`'s bits).
+#[inline(always)]
+pub(crate) fn encode_in(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8Config) {
+    crate::numerics::encode_values::<f32, false>(dtype, xs, |x| x, out, cfg);
 }
 
 /// The sequential fold `acc = stage_arith(op, x, acc, false)` over `xs` in order (the cache
@@ -310,19 +302,17 @@ pub(crate) fn join(
 
 /// `keep[i]` = whether the `size`-byte element `i` of `bytes` is nonzero (a predicate's raw
 /// bits, as the plain walks test them).
-pub(crate) fn nonzero(size: usize, bytes: &[u8], keep: &mut [bool]) {
-    simd::vectorize(
-        #[inline(always)]
-        || match size {
-            1 => keep.iter_mut().zip(bytes).for_each(|(k, &b)| *k = b != 0),
-            2 => keep
-                .iter_mut()
-                .zip(bytes.as_chunks::<2>().0)
-                .for_each(|(k, &b)| *k = u16::from_ne_bytes(b) != 0),
-            _ => keep
-                .iter_mut()
-                .zip(bytes.as_chunks::<4>().0)
-                .for_each(|(k, &b)| *k = u32::from_ne_bytes(b) != 0),
-        },
-    );
+#[inline(always)]
+pub(crate) fn nonzero_in(size: usize, bytes: &[u8], keep: &mut [bool]) {
+    match size {
+        1 => keep.iter_mut().zip(bytes).for_each(|(k, &b)| *k = b != 0),
+        2 => keep
+            .iter_mut()
+            .zip(bytes.as_chunks::<2>().0)
+            .for_each(|(k, &b)| *k = u16::from_ne_bytes(b) != 0),
+        _ => keep
+            .iter_mut()
+            .zip(bytes.as_chunks::<4>().0)
+            .for_each(|(k, &b)| *k = u32::from_ne_bytes(b) != 0),
+    }
 }

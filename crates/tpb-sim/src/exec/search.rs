@@ -107,7 +107,7 @@ pub(super) fn max8_find_index8(
     cx.gate()?;
     let fp8 = cx.cfg.fp8;
     let none = search_no_match(8 * dst.size as u32);
-    if dense::readable(&src) {
+    if dense::readable(&src) && dense::datapath(&[s.in_dtype]) {
         // One pass over each lane's bytes in decoded chunks (`dense`): Max8 keeps a running
         // top 8 ([`Top8`]), FindIndex8 runs the first-match definition piece by piece,
         // skipping blocks that equal no key.
@@ -275,17 +275,17 @@ pub(super) fn match_replace8(cx: &mut Cx<'_>, s: &S4d4Mr) -> Result<(), FaultCau
     cx.gate()?;
     let fp8 = cx.cfg.fp8;
     let imm = s.immediate.value();
-    if dense::applies(&[&src], &dst, n) {
+    if dense::applies(&[&src], &dst, n) && dense::datapath(&[s.in_dtype, s.out_dtype]) {
         // One sweep per lane (`dense`): decode a chunk, find its matches, put the immediate
         // in their places, encode.
         let lanes = &mut cx.st.dve.lanes;
         let (si, so) = (src.size, dst.size);
         let mut founds = [[None; SEARCH_SLOTS]; 128];
+        let mut t = [0f32; CHUNK];
         let done =
             dense::for_each_channel(&mut cx.st.mem, [&src, &src], &dst, n, |c, [x, _], d| {
                 let keys = lanes[c as usize].match_keys.map(f32::from_bits);
                 let found = &mut founds[c as usize];
-                let mut t = [0f32; CHUNK];
                 for k in (0..count as usize).step_by(CHUNK) {
                     let len = CHUNK.min(count as usize - k);
                     let t = &mut t[..len];

@@ -25,7 +25,7 @@ use crate::assumptions::{
 };
 use crate::machine::{FaultCause, WarningKind};
 use crate::numerics::alu::max_num;
-use crate::numerics::{from_f32, to_f32};
+use crate::numerics::{decode_values, from_f32, simd, to_f32};
 use tpb_isa::opcode::{Family, OpcodeInfo};
 use tpb_isa::wire::S2s2d2Stt;
 use tpb_isa::{AluOp, ImmSrc};
@@ -196,54 +196,76 @@ fn dense_path(
     let (sa, sb, sd) = (src0.size, src1.size, dst.size);
     let scalars = &cx.scratch.work.s0;
     let lanes = &mut cx.st.dve.lanes;
+    if !dense::datapath(&[lo, hi, out]) {
+        return false;
+    }
     let mut accs = [None; 128];
-    let done = dense::for_each_channel(&mut cx.st.mem, [src0, src1], dst, n, |c, [a, b], d| {
-        let c = c as usize;
-        let s_f32 = to_f32(s.imm0_dtype, scalars[c], &fp8);
-        let mut acc = match start {
-            AccumStart::Seed(v) => Some(v),
-            AccumStart::Continue => Some(lanes[c].accumulator_f32()),
-            AccumStart::Untouched => None,
-        };
-        let mut r = s_f32;
-        let (mut t, mut u) = ([0f32; CHUNK], [0f32; CHUNK]);
-        let mut keep = [false; CHUNK];
-        for k in (0..count).step_by(CHUNK) {
-            let len = CHUNK.min(count - k);
-            let a = &a[k * sa..(k + len) * sa];
-            let b = &b[k * sb..(k + len) * sb];
-            let (t, u, keep) = (&mut t[..len], &mut u[..len], &mut keep[..len]);
-            match family {
-                Family::ScalarTensorTensor => {
-                    pair_kernels::decode_stage((s.op0, s_f32, rev.0), lo, a, t, &fp8);
-                    pair_kernels::combine(s.op1, rev.1, t, hi, b, &fp8);
-                    if let Some(v) = acc.as_mut() {
-                        *v = pair_kernels::fold(AluOp::ADD, t, *v, false);
-                    }
-                }
-                Family::TensorTensorScan => {
-                    kernels::decode(lo, a, t, &fp8);
-                    kernels::decode(hi, b, u, &fp8);
-                    r = pair_kernels::scan((s.op0, s.op1), rev, t, u, r);
-                }
-                _ => {
-                    // SelectReduce: op0 = Bypass, op1 = Max (validated).
-                    pair_kernels::nonzero(sa, a, keep);
-                    kernels::decode(hi, b, t, &fp8);
-                    if let Some(v) = acc.as_mut() {
-                        if let Some(m) = pair_kernels::join(max_num, t, |i| keep[i]) {
-                            *v = crate::numerics::alu_arith(AluOp::MAX, *v, m).unwrap_or(f32::NAN);
+    let (mut t, mut u, mut keep) = ([0f32; CHUNK], [0f32; CHUNK], [false; CHUNK]);
+    let mem = &mut cx.st.mem;
+    let done = simd::vectorize(
+        #[inline(always)]
+        || {
+            dense::for_each_channel(
+                mem,
+                [src0, src1],
+                dst,
+                n,
+                #[inline(always)]
+                |c: u32, [a, b]: [&[u8]; 2], d: &mut [u8]| {
+                    let c = c as usize;
+                    let s_f32 = to_f32(s.imm0_dtype, scalars[c], &fp8);
+                    let mut acc = match start {
+                        AccumStart::Seed(v) => Some(v),
+                        AccumStart::Continue => Some(lanes[c].accumulator_f32()),
+                        AccumStart::Untouched => None,
+                    };
+                    let mut r = s_f32;
+                    for k in (0..count).step_by(CHUNK) {
+                        let len = CHUNK.min(count - k);
+                        let a = &a[k * sa..(k + len) * sa];
+                        let b = &b[k * sb..(k + len) * sb];
+                        let (t, u, keep) = (&mut t[..len], &mut u[..len], &mut keep[..len]);
+                        match family {
+                            Family::ScalarTensorTensor => {
+                                pair_kernels::decode_stage_in(
+                                    (s.op0, s_f32, rev.0),
+                                    lo,
+                                    a,
+                                    t,
+                                    &fp8,
+                                );
+                                pair_kernels::combine_in((s.op1, rev.1), t, (hi, b), u, &fp8);
+                                if let Some(v) = acc.as_mut() {
+                                    *v = pair_kernels::fold(AluOp::ADD, t, *v, false);
+                                }
+                            }
+                            Family::TensorTensorScan => {
+                                decode_values(lo, a, t, &fp8);
+                                decode_values(hi, b, u, &fp8);
+                                r = pair_kernels::scan((s.op0, s.op1), rev, t, u, r);
+                            }
+                            _ => {
+                                // SelectReduce: op0 = Bypass, op1 = Max (validated).
+                                pair_kernels::nonzero_in(sa, a, keep);
+                                decode_values(hi, b, t, &fp8);
+                                if let Some(v) = acc.as_mut() {
+                                    if let Some(m) = pair_kernels::join(max_num, t, |i| keep[i]) {
+                                        *v = crate::numerics::alu_arith(AluOp::MAX, *v, m)
+                                            .unwrap_or(f32::NAN);
+                                    }
+                                }
+                                for (x, &k) in t.iter_mut().zip(keep.iter()) {
+                                    *x = if k { *x } else { s_f32 };
+                                }
+                            }
                         }
+                        pair_kernels::encode_in(out, t, &mut d[k * sd..(k + len) * sd], &fp8);
                     }
-                    for (x, &k) in t.iter_mut().zip(keep.iter()) {
-                        *x = if k { *x } else { s_f32 };
-                    }
-                }
-            }
-            kernels::encode(out, t, &mut d[k * sd..(k + len) * sd], &fp8);
-        }
-        accs[c] = acc;
-    });
+                    accs[c] = acc;
+                },
+            )
+        },
+    );
     if !done {
         return false;
     }

@@ -14,11 +14,12 @@ use super::access::Access;
 use super::dense::{self, CHUNK};
 use super::elements::{commit, read_all};
 use super::lanes::record_write;
-use super::{kernels, num_fault, pair_kernels, Cx, Role};
+use super::{num_fault, pair_kernels, Cx, Role};
 use crate::assumptions::{tt_int_operand, tt_int_result, unsupported_64bit};
 use crate::machine::FaultCause;
 use crate::numerics::{
-    alu_arith, alu_bitvec, alu_bitvec64, alu_int64, alu_int_as, from_f32, to_f32,
+    alu_arith, alu_bitvec, alu_bitvec64, alu_int64, alu_int_as, decode_values, from_f32, simd,
+    to_f32,
 };
 use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::wire::S3s3d3Tt;
@@ -172,16 +173,33 @@ fn dense_arith(
     let fp8 = cx.cfg.fp8;
     let count = d.count() as usize;
     let (sa, sb, sd) = (s0.size, s1.size, d.size);
-    let done = dense::for_each_channel(&mut cx.st.mem, [s0, s1], d, n, |_, [a, b], o| {
-        let mut t = [0f32; CHUNK];
-        for k in (0..count).step_by(CHUNK) {
-            let len = CHUNK.min(count - k);
-            let t = &mut t[..len];
-            kernels::decode(lo, &a[k * sa..(k + len) * sa], t, &fp8);
-            pair_kernels::combine(op, false, t, hi, &b[k * sb..(k + len) * sb], &fp8);
-            kernels::encode(out, t, &mut o[k * sd..(k + len) * sd], &fp8);
-        }
-    });
+    if !dense::datapath(&[lo, hi, out]) {
+        return false;
+    }
+    let (mut t, mut u) = ([0f32; CHUNK], [0f32; CHUNK]);
+    let mem = &mut cx.st.mem;
+    let done = simd::vectorize(
+        #[inline(always)]
+        || {
+            dense::for_each_channel(
+                mem,
+                [s0, s1],
+                d,
+                n,
+                #[inline(always)]
+                |_, [a, b]: [&[u8]; 2], o: &mut [u8]| {
+                    for k in (0..count).step_by(CHUNK) {
+                        let len = CHUNK.min(count - k);
+                        let t = &mut t[..len];
+                        decode_values(lo, &a[k * sa..(k + len) * sa], t, &fp8);
+                        let b = (hi, &b[k * sb..(k + len) * sb]);
+                        pair_kernels::combine_in((op, false), t, b, &mut u, &fp8);
+                        pair_kernels::encode_in(out, t, &mut o[k * sd..(k + len) * sd], &fp8);
+                    }
+                },
+            )
+        },
+    );
     if done {
         record_write(cx.out, d, n, count as u64);
     }
