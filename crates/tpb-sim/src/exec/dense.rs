@@ -49,6 +49,43 @@ pub(crate) fn for_each_channel(
     n: u32,
     mut f: impl FnMut(u32, [&[u8]; 2], &mut [u8]),
 ) -> bool {
+    for_each_channel_marking(mem, srcs, dst, n, |c, s, d, mark| {
+        f(c, s, d);
+        mark.all();
+    })
+}
+
+/// Marks elements of one channel's destination initialised.
+pub(crate) struct Marker<'a> {
+    words: &'a mut [u64],
+    start: usize,
+    len: usize,
+    size: usize,
+}
+
+impl Marker<'_> {
+    /// Element `i` of the channel's destination.
+    #[inline(always)]
+    pub(crate) fn element(&mut self, i: usize) {
+        Shadow::set_words(self.words, self.start + i * self.size, self.size);
+    }
+
+    /// Every element of the channel's destination.
+    pub(crate) fn all(&mut self) {
+        Shadow::set_words(self.words, self.start, self.len);
+    }
+}
+
+/// [`for_each_channel`] for a kernel that writes only some elements: `f` marks what it
+/// writes through the [`Marker`].
+#[inline(always)]
+pub(crate) fn for_each_channel_marking(
+    mem: &mut Memory,
+    srcs: [&Access; 2],
+    dst: &Access,
+    n: u32,
+    mut f: impl FnMut(u32, [&[u8]; 2], &mut [u8], &mut Marker<'_>),
+) -> bool {
     let cut = |mem: &Memory, c: u32| {
         let d = range(mem, dst, c);
         let s = srcs.map(|a| (a.space == dst.space, range(mem, a, c)));
@@ -86,8 +123,13 @@ pub(crate) fn for_each_channel(
                 true => &above[r.start - d.end..r.end - d.end],
             }
         };
-        f(c, [pick(&s[0]), pick(&s[1])], out);
-        Shadow::set_words(words, d.start, d.len());
+        let mut mark = Marker {
+            words,
+            start: d.start,
+            len: d.len(),
+            size: dst.size,
+        };
+        f(c, [pick(&s[0]), pick(&s[1])], out, &mut mark);
     }
     true
 }
