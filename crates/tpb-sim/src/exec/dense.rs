@@ -49,10 +49,18 @@ pub(crate) fn for_each_channel(
     n: u32,
     mut f: impl FnMut(u32, [&[u8]; 2], &mut [u8]),
 ) -> bool {
-    for_each_channel_marking(mem, srcs, dst, n, |c, s, d, mark| {
-        f(c, s, d);
-        mark.all();
-    })
+    for_each_channel_marking(
+        mem,
+        srcs,
+        dst,
+        n,
+        // Inlined, so that a caller's loops stay inside its `simd::vectorize`.
+        #[inline(always)]
+        |c, s, d, mark| {
+            f(c, s, d);
+            mark.all();
+        },
+    )
 }
 
 /// Marks elements of one channel's destination initialised.

@@ -140,10 +140,10 @@ pub(crate) fn fold(op: AluOp, xs: &mut [f32], acc: f32, running: bool) -> f32 {
         AluOp::MULT => chain(xs, acc, running, |x, a| x * a),
         // Not running: the order does not matter (see `join`).
         AluOp::MAX if !running => {
-            join(max_num, xs, |_| true).map_or(acc, |m| kernels::canon(max_num(m, acc)))
+            join(true, xs, |_| true).map_or(acc, |m| kernels::canon(max_num(m, acc)))
         }
         AluOp::MIN if !running => {
-            join(min_num, xs, |_| true).map_or(acc, |m| kernels::canon(min_num(m, acc)))
+            join(false, xs, |_| true).map_or(acc, |m| kernels::canon(min_num(m, acc)))
         }
         AluOp::MAX => chain(xs, acc, running, max_num),
         AluOp::MIN => chain(xs, acc, running, min_num),
@@ -259,21 +259,29 @@ impl<F: Fn(f32, f32) -> f32 + Copy> StageLoop for &mut ScanInner<'_, F> {
 /// Lanes of [`join`]: independent running results the compiler keeps in one vector.
 const JOIN_LANES: usize = 16;
 
-/// `max_num` or `min_num` over the `ys[i]` whose `keep[i]` holds, or `None` if none does.
-/// Both order every number with −0 below +0 and ignore a NaN (a NaN only when every kept
-/// value is one), so each is associative and commutative up to the NaN's bits, and the
-/// result is computed in [`JOIN_LANES`] independent lanes. A caller folds it into its
+/// The fold of `max_num` (`max`) or `min_num` over the `ys[i]` whose `keep[i]` holds, or
+/// `None` if none does. Both order the numbers totally with −0 below +0 and ignore a NaN
+/// (a NaN results only when every kept value is one), so the fold is the maximum (minimum)
+/// under that order whatever the order of the steps: it is computed on integer keys that
+/// sort as that order (the sign-magnitude bits turned two's complement; a NaN is the
+/// bottom), in [`JOIN_LANES`] independent lanes. A caller folds the result into its
 /// accumulator with one more `alu_arith` step, which pins a NaN to the canonical one: the
 /// same bits as the sequential fold (checked against it in `tests/dve_fast_paths.rs` and
 /// `exec::reduce`'s tests).
 #[inline(always)]
-pub(crate) fn join(
-    f: impl Fn(f32, f32) -> f32 + Copy,
-    ys: &[f32],
-    keep: impl Fn(usize) -> bool,
-) -> Option<f32> {
-    let nan = f32::from_bits(crate::numerics::canonical_nan::FP32);
-    let mut m = [nan; JOIN_LANES];
+pub(crate) fn join(max: bool, ys: &[f32], keep: impl Fn(usize) -> bool) -> Option<f32> {
+    let bottom = if max { i32::MIN } else { i32::MAX };
+    // A bijection on bits; i32::MIN and i32::MAX are keys of NaN bit patterns only.
+    let key = |x: f32| {
+        let i = x.to_bits() as i32;
+        if x.is_nan() {
+            bottom
+        } else {
+            i ^ (((i >> 31) as u32) >> 1) as i32
+        }
+    };
+    let pick = |a: i32, b: i32| if max { a.max(b) } else { a.min(b) };
+    let mut m = [bottom; JOIN_LANES];
     let mut any = false;
     let (blocks, rest) = ys.as_chunks::<JOIN_LANES>();
     simd::vectorize(
@@ -284,7 +292,7 @@ pub(crate) fn join(
                 for (j, (m, &y)) in m.iter_mut().zip(block).enumerate() {
                     let k = keep(b * JOIN_LANES + j);
                     kept |= k;
-                    *m = f(*m, if k { y } else { nan });
+                    *m = pick(*m, if k { key(y) } else { bottom });
                 }
                 any |= kept;
             }
@@ -294,10 +302,18 @@ pub(crate) fn join(
     for (j, &y) in rest.iter().enumerate() {
         if keep(base + j) {
             any = true;
-            m[0] = f(m[0], y);
+            m[0] = pick(m[0], key(y));
         }
     }
-    any.then(|| m.into_iter().fold(nan, f))
+    let k = m.into_iter().fold(bottom, pick);
+    let nan = f32::from_bits(crate::numerics::canonical_nan::FP32);
+    any.then(|| {
+        if k == bottom {
+            nan
+        } else {
+            f32::from_bits((k ^ (((k >> 31) as u32) >> 1) as i32) as u32)
+        }
+    })
 }
 
 /// `keep[i]` = whether the `size`-byte element `i` of `bytes` is nonzero (a predicate's raw
@@ -314,5 +330,70 @@ pub(crate) fn nonzero_in(size: usize, bytes: &[u8], keep: &mut [bool]) {
             .iter_mut()
             .zip(bytes.as_chunks::<4>().0)
             .for_each(|(k, &b)| *k = u32::from_ne_bytes(b) != 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numerics::alu::{max_num, min_num};
+
+    /// The lane-parallel join against the sequential `alu_arith` fold from each lane's
+    /// first kept value, bit for bit, over ±0, ±inf, NaNs of both signs and payloads,
+    /// subnormals and random masks, at every SIMD level.
+    #[test]
+    fn join_matches_the_sequential_fold() {
+        let pool = [
+            0.0f32,
+            -0.0,
+            1.5,
+            -1.5,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::from_bits(0xFFC1_2345),
+            f32::from_bits(0x7F80_0001),
+            f32::from_bits(1),
+            f32::from_bits(0x8000_0001),
+            f32::MAX,
+            f32::MIN,
+        ];
+        let mut state = 0x9E37_79B9u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        for level in simd::available() {
+            simd::with_level(level, || {
+                for len in [0usize, 1, 5, 16, 17, 40, 100] {
+                    for _ in 0..200 {
+                        let ys: Vec<f32> = (0..len)
+                            .map(|_| pool[next() as usize % pool.len()])
+                            .collect();
+                        let keep: Vec<bool> = (0..len).map(|_| next() % 3 != 0).collect();
+                        for (max, f) in [(true, max_num as fn(f32, f32) -> f32), (false, min_num)] {
+                            let kept: Vec<f32> = ys
+                                .iter()
+                                .zip(&keep)
+                                .filter(|p| *p.1)
+                                .map(|p| *p.0)
+                                .collect();
+                            let want = kept.split_first().map(|(&first, rest)| {
+                                kernels::canon(rest.iter().fold(first, |a, &y| f(a, y)))
+                            });
+                            let got = join(max, &ys, |i| keep[i]).map(kernels::canon);
+                            assert_eq!(
+                                got.map(f32::to_bits),
+                                want.map(f32::to_bits),
+                                "{level} max {max} {ys:?} {keep:?}"
+                            );
+                        }
+                    }
+                }
+            })
+            .unwrap();
+        }
     }
 }

@@ -17,7 +17,7 @@ use crate::assumptions::{
     stream_transpose_source, tt_int_operand, tt_int_result, unsupported_64bit,
 };
 use crate::machine::FaultCause;
-use crate::numerics::alu::{max_num, min_num};
+
 use crate::numerics::{
     alu_arith, alu_bitvec, alu_int64, alu_int_as, canonical_nan, decode_slice_to_f32, from_f32,
     to_f32, Fp8Config, NumError,
@@ -248,8 +248,8 @@ fn dense_float_reduce(
             let mut acc = match s.op {
                 AluOp::ADD => g.iter().skip(1).fold(g[0], |a, &x| a + x),
                 // Order-free (`pair_kernels::join`): in independent lanes.
-                AluOp::MAX => pair_kernels::join(max_num, g, |_| true).unwrap_or(g[0]),
-                AluOp::MIN => pair_kernels::join(min_num, g, |_| true).unwrap_or(g[0]),
+                AluOp::MAX => pair_kernels::join(true, g, |_| true).unwrap_or(g[0]),
+                AluOp::MIN => pair_kernels::join(false, g, |_| true).unwrap_or(g[0]),
                 op => g
                     .iter()
                     .skip(1)

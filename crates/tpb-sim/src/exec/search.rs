@@ -125,7 +125,7 @@ pub(super) fn max8_find_index8(
                 if find {
                     find_in_chunk(&keys, &mut found, t, (k * CHUNK) as u32);
                 } else {
-                    t.iter().for_each(|&x| top.push(x));
+                    top.push_all(t);
                 }
             }
             if find {
@@ -245,6 +245,23 @@ impl Top8 {
         self.vals.copy_within(at..self.len, at + 1);
         self.vals[at] = x;
         self.len += 1;
+    }
+
+    /// [`Top8::push`] of each of `xs` in order, skipping the 16-element blocks in which no
+    /// key reaches the smallest kept one's (none of them can beat it).
+    fn push_all(&mut self, xs: &[f32]) {
+        for block in xs.chunks(16) {
+            if self.len == SEARCH_SLOTS {
+                let kmin = Self::rank(self.vals[0]).0;
+                let reach = block
+                    .iter()
+                    .fold(false, |a, &x| a | (Self::rank(x).0 >= kmin));
+                if !reach {
+                    continue;
+                }
+            }
+            block.iter().for_each(|&x| self.push(x));
+        }
     }
 
     /// The 8 values ascending; NaNs fill the low slots of a lane with fewer than 8.
@@ -418,6 +435,9 @@ mod tests {
                 xs.iter().for_each(|&x| top.push(x));
                 let bits = |v: [f32; SEARCH_SLOTS]| v.map(f32::to_bits);
                 assert_eq!(bits(top.values()), bits(max8_values(&xs)), "{xs:?}");
+                let mut blocks = Top8::default();
+                blocks.push_all(&xs);
+                assert_eq!(bits(blocks.values()), bits(max8_values(&xs)), "{xs:?}");
             }
         }
     }

@@ -24,7 +24,6 @@ use crate::assumptions::{
     stt_accum_start, stt_accumulate, AccumStart,
 };
 use crate::machine::{FaultCause, WarningKind};
-use crate::numerics::alu::max_num;
 use crate::numerics::{decode_values, from_f32, simd, to_f32};
 use tpb_isa::opcode::{Family, OpcodeInfo};
 use tpb_isa::wire::S2s2d2Stt;
@@ -249,7 +248,7 @@ fn dense_path(
                                 pair_kernels::nonzero_in(sa, a, keep);
                                 decode_values(hi, b, t, &fp8);
                                 if let Some(v) = acc.as_mut() {
-                                    if let Some(m) = pair_kernels::join(max_num, t, |i| keep[i]) {
+                                    if let Some(m) = pair_kernels::join(true, t, |i| keep[i]) {
                                         *v = crate::numerics::alu_arith(AluOp::MAX, *v, m)
                                             .unwrap_or(f32::NAN);
                                     }
