@@ -138,8 +138,12 @@ fn instruction(
     step: i16,
 ) -> (Instruction, [Dtype; 3]) {
     let [a, b, d] = OFFS;
+    // All FP32 one case in four (the one-loop FP32 paths).
+    let all32 = rng.next().is_multiple_of(4);
     let any = |rng: &mut Rng| {
-        if rng.next().is_multiple_of(4) {
+        if all32 {
+            Dtype::FP32
+        } else if rng.next().is_multiple_of(4) {
             rng.pick(&INTS)
         } else {
             rng.pick(&FLOATS)

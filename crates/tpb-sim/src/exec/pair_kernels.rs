@@ -42,6 +42,101 @@ pub(crate) fn combine_in(
     );
 }
 
+/// TensorTensor on FP32 bytes in one loop: `out[i] = stage_arith(op, a[i], b[i], false)`,
+/// FP32 in and out (no conversion: the bits are the values).
+#[inline(always)]
+pub(crate) fn fp32_tt_in(op: AluOp, a: &[u8], b: &[u8], out: &mut [u8]) {
+    with_stage(op, false, Fp32Zip { a, b, out });
+}
+
+/// ScalarTensorTensor on FP32 bytes in one loop:
+/// `out[i] = stage(op1, stage(op0, a[i], s, rev0), b[i], rev1)`, FP32 in and out.
+#[inline(always)]
+pub(crate) fn fp32_stt_in(
+    (op0, op1): (AluOp, AluOp),
+    (rev0, rev1): (bool, bool),
+    s: f32,
+    (a, b): (&[u8], &[u8]),
+    out: &mut [u8],
+) {
+    with_stage(
+        op0,
+        rev0,
+        SttOuter {
+            op1,
+            rev1,
+            s,
+            a,
+            b,
+            out,
+        },
+    );
+}
+
+/// `out[i] = f(a[i], b[i])` over FP32 bytes.
+#[inline(always)]
+fn fp32_zip(a: &[u8], b: &[u8], out: &mut [u8], f: impl Fn(f32, f32) -> f32) {
+    let ab = a.as_chunks::<4>().0.iter().zip(b.as_chunks::<4>().0);
+    for (o, (&x, &y)) in out.as_chunks_mut::<4>().0.iter_mut().zip(ab) {
+        *o = f(f32::from_le_bytes(x), f32::from_le_bytes(y)).to_le_bytes();
+    }
+}
+
+/// [`StageLoop`] of [`fp32_tt_in`].
+struct Fp32Zip<'a> {
+    a: &'a [u8],
+    b: &'a [u8],
+    out: &'a mut [u8],
+}
+
+impl StageLoop for Fp32Zip<'_> {
+    #[inline(always)]
+    fn run(self, f: impl Fn(f32, f32) -> f32 + Copy) {
+        fp32_zip(self.a, self.b, self.out, f);
+    }
+}
+
+/// [`StageLoop`] of [`fp32_stt_in`]'s first stage.
+struct SttOuter<'a> {
+    op1: AluOp,
+    rev1: bool,
+    s: f32,
+    a: &'a [u8],
+    b: &'a [u8],
+    out: &'a mut [u8],
+}
+
+impl StageLoop for SttOuter<'_> {
+    #[inline(always)]
+    fn run(self, f0: impl Fn(f32, f32) -> f32 + Copy) {
+        let inner = SttInner {
+            f0,
+            s: self.s,
+            a: self.a,
+            b: self.b,
+            out: self.out,
+        };
+        with_stage(self.op1, self.rev1, inner);
+    }
+}
+
+/// [`StageLoop`] of [`fp32_stt_in`]'s second stage.
+struct SttInner<'a, F> {
+    f0: F,
+    s: f32,
+    a: &'a [u8],
+    b: &'a [u8],
+    out: &'a mut [u8],
+}
+
+impl<F: Fn(f32, f32) -> f32 + Copy> StageLoop for SttInner<'_, F> {
+    #[inline(always)]
+    fn run(self, f1: impl Fn(f32, f32) -> f32 + Copy) {
+        let (f0, s) = (self.f0, self.s);
+        fp32_zip(self.a, self.b, self.out, |x, y| f1(f0(x, s), y));
+    }
+}
+
 /// `acc[i] = stage_arith(op, acc[i], xs[i], false)`: one more row folded into running
 /// folds, element by element.
 #[inline(always)]

@@ -27,7 +27,7 @@ use crate::machine::{FaultCause, WarningKind};
 use crate::numerics::{decode_values, from_f32, simd, to_f32};
 use tpb_isa::opcode::{Family, OpcodeInfo};
 use tpb_isa::wire::S2s2d2Stt;
-use tpb_isa::{AluOp, ImmSrc};
+use tpb_isa::{AluOp, Dtype, ImmSrc};
 
 pub(super) fn execute(
     cx: &mut Cx<'_>,
@@ -200,6 +200,8 @@ fn dense_path(
     }
     let mut accs = [None; 128];
     let (mut t, mut u, mut keep) = ([0f32; CHUNK], [0f32; CHUNK], [false; CHUNK]);
+    // All FP32 (STT without accumulation): one loop from the input bytes to the output.
+    let fp32 = [lo, hi, out].iter().all(|&d| d == Dtype::FP32);
     let mem = &mut cx.st.mem;
     let done = simd::vectorize(
         #[inline(always)]
@@ -219,6 +221,11 @@ fn dense_path(
                         AccumStart::Untouched => None,
                     };
                     let mut r = s_f32;
+                    if fp32 && acc.is_none() && family == Family::ScalarTensorTensor {
+                        let ops = (s.op0, s.op1);
+                        pair_kernels::fp32_stt_in(ops, rev, s_f32, (a, b), d);
+                        return;
+                    }
                     for k in (0..count).step_by(CHUNK) {
                         let len = CHUNK.min(count - k);
                         let a = &a[k * sa..(k + len) * sa];

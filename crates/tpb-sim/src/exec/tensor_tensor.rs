@@ -177,6 +177,8 @@ fn dense_arith(
         return false;
     }
     let (mut t, mut u) = ([0f32; CHUNK], [0f32; CHUNK]);
+    // All FP32: one loop from the input bytes to the output bytes.
+    let fp32 = [lo, hi, out].iter().all(|&d| d == Dtype::FP32);
     let mem = &mut cx.st.mem;
     let done = simd::vectorize(
         #[inline(always)]
@@ -188,6 +190,10 @@ fn dense_arith(
                 n,
                 #[inline(always)]
                 |_, [a, b]: [&[u8]; 2], o: &mut [u8]| {
+                    if fp32 {
+                        pair_kernels::fp32_tt_in(op, a, b, o);
+                        return;
+                    }
                     for k in (0..count).step_by(CHUNK) {
                         let len = CHUNK.min(count - k);
                         let t = &mut t[..len];
