@@ -235,10 +235,10 @@ pub(crate) fn fold(op: AluOp, xs: &mut [f32], acc: f32, running: bool) -> f32 {
         AluOp::MULT => chain(xs, acc, running, |x, a| x * a),
         // Not running: the order does not matter (see `join`).
         AluOp::MAX if !running => {
-            join(true, xs, |_| true).map_or(acc, |m| kernels::canon(max_num(m, acc)))
+            join::<true>(xs, |_| true).map_or(acc, |m| kernels::canon(max_num(m, acc)))
         }
         AluOp::MIN if !running => {
-            join(false, xs, |_| true).map_or(acc, |m| kernels::canon(min_num(m, acc)))
+            join::<false>(xs, |_| true).map_or(acc, |m| kernels::canon(min_num(m, acc)))
         }
         AluOp::MAX => chain(xs, acc, running, max_num),
         AluOp::MIN => chain(xs, acc, running, min_num),
@@ -364,8 +364,8 @@ const JOIN_LANES: usize = 16;
 /// same bits as the sequential fold (checked against it in `tests/dve_fast_paths.rs` and
 /// `exec::reduce`'s tests).
 #[inline(always)]
-pub(crate) fn join(max: bool, ys: &[f32], keep: impl Fn(usize) -> bool) -> Option<f32> {
-    let bottom = if max { i32::MIN } else { i32::MAX };
+pub(crate) fn join<const MAX: bool>(ys: &[f32], keep: impl Fn(usize) -> bool) -> Option<f32> {
+    let bottom = if MAX { i32::MIN } else { i32::MAX };
     // A bijection on bits; i32::MIN and i32::MAX are keys of NaN bit patterns only.
     let key = |x: f32| {
         let i = x.to_bits() as i32;
@@ -375,7 +375,7 @@ pub(crate) fn join(max: bool, ys: &[f32], keep: impl Fn(usize) -> bool) -> Optio
             i ^ (((i >> 31) as u32) >> 1) as i32
         }
     };
-    let pick = |a: i32, b: i32| if max { a.max(b) } else { a.min(b) };
+    let pick = |a: i32, b: i32| if MAX { a.max(b) } else { a.min(b) };
     let mut m = [bottom; JOIN_LANES];
     let mut any = false;
     let (blocks, rest) = ys.as_chunks::<JOIN_LANES>();
@@ -469,6 +469,13 @@ mod tests {
                             .collect();
                         let keep: Vec<bool> = (0..len).map(|_| next() % 3 != 0).collect();
                         for (max, f) in [(true, max_num as fn(f32, f32) -> f32), (false, min_num)] {
+                            let join = |ys: &[f32], keep: &dyn Fn(usize) -> bool| {
+                                if max {
+                                    join::<true>(ys, keep)
+                                } else {
+                                    join::<false>(ys, keep)
+                                }
+                            };
                             let kept: Vec<f32> = ys
                                 .iter()
                                 .zip(&keep)
@@ -478,7 +485,7 @@ mod tests {
                             let want = kept.split_first().map(|(&first, rest)| {
                                 kernels::canon(rest.iter().fold(first, |a, &y| f(a, y)))
                             });
-                            let got = join(max, &ys, |i| keep[i]).map(kernels::canon);
+                            let got = join(&ys, &|i| keep[i]).map(kernels::canon);
                             assert_eq!(
                                 got.map(f32::to_bits),
                                 want.map(f32::to_bits),

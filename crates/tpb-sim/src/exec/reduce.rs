@@ -248,8 +248,8 @@ fn dense_float_reduce(
             let mut acc = match s.op {
                 AluOp::ADD => g.iter().skip(1).fold(g[0], |a, &x| a + x),
                 // Order-free (`pair_kernels::join`): in independent lanes.
-                AluOp::MAX => pair_kernels::join(true, g, |_| true).unwrap_or(g[0]),
-                AluOp::MIN => pair_kernels::join(false, g, |_| true).unwrap_or(g[0]),
+                AluOp::MAX => pair_kernels::join::<true>(g, |_| true).unwrap_or(g[0]),
+                AluOp::MIN => pair_kernels::join::<false>(g, |_| true).unwrap_or(g[0]),
                 op => g
                     .iter()
                     .skip(1)

@@ -255,7 +255,7 @@ fn dense_path(
                                 pair_kernels::nonzero_in(sa, a, keep);
                                 decode_values(hi, b, t, &fp8);
                                 if let Some(v) = acc.as_mut() {
-                                    if let Some(m) = pair_kernels::join(true, t, |i| keep[i]) {
+                                    if let Some(m) = pair_kernels::join::<true>(t, |i| keep[i]) {
                                         *v = crate::numerics::alu_arith(AluOp::MAX, *v, m)
                                             .unwrap_or(f32::NAN);
                                     }
