@@ -50,8 +50,9 @@ pub(crate) fn encode(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8Config) 
     }
 }
 
+/// `r`, or the canonical FP32 NaN if `r` is a NaN (what `alu_arith` returns).
 #[inline(always)]
-fn canon(r: f32) -> f32 {
+pub(crate) fn canon(r: f32) -> f32 {
     if r.is_nan() {
         f32::from_bits(canonical_nan::FP32)
     } else {
@@ -105,25 +106,61 @@ pub(crate) fn check_int(op: AluOp) -> Result<(), NumError> {
 pub(crate) fn arith(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
     simd::vectorize(
         #[inline(always)]
-        || arith_loops(op, rev, xs, s),
+        || arith_in(op, rev, xs, s),
     );
 }
 
+/// [`arith`] without a dispatch of its own, for loops already inside `simd::vectorize`.
 #[inline(always)]
-fn arith_loops(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
+pub(crate) fn arith_in(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
+    with_stage(op, rev, MapScalar { xs, s });
+}
+
+/// A loop over a chunk that applies one ALU stage per element, given the stage as a
+/// closure (see [`with_stage`]).
+pub(crate) trait StageLoop {
+    /// Runs the loop with `f(data, other) = stage_arith(op, data, other, rev)`.
+    fn run(self, f: impl Fn(f32, f32) -> f32 + Copy);
+}
+
+/// Calls `l.run` with the element function of `stage_arith(op, _, _, rev)` (the one
+/// definition, [`crate::assumptions::stage_arith`]): a monomorphic closure for the common
+/// ops, which the loop inlines and the compiler vectorises, bit for bit the same as
+/// `stage_arith` (canonical NaN included; checked by `fast_arith_loops_match_numerics`);
+/// every other op through `stage_arith` itself, element by element. Callers check the op
+/// once per instruction ([`check_arith`]), so the fallback cannot fail; should it, the
+/// element becomes the canonical NaN.
+#[inline(always)]
+pub(crate) fn with_stage(op: AluOp, rev: bool, l: impl StageLoop) {
     match (op, rev) {
-        (AluOp::BYPASS, _) => {}
-        (AluOp::ADD, _) => map(xs, move |x| canon(x + s)),
-        (AluOp::SUBTRACT, false) => map(xs, move |x| canon(x - s)),
-        (AluOp::SUBTRACT, true) => map(xs, move |x| canon(s - x)),
-        (AluOp::MULT, _) => map(xs, move |x| canon(x * s)),
-        (AluOp::MAX, false) => map(xs, move |x| canon(max_num(x, s))),
-        (AluOp::MAX, true) => map(xs, move |x| canon(max_num(s, x))),
-        (AluOp::MIN, false) => map(xs, move |x| canon(min_num(x, s))),
-        (AluOp::MIN, true) => map(xs, move |x| canon(min_num(s, x))),
-        _ => map(xs, move |x| {
+        (AluOp::BYPASS, _) => l.run(|x, _| x),
+        (AluOp::ADD, _) => l.run(|x, s| canon(x + s)),
+        (AluOp::SUBTRACT, false) => l.run(|x, s| canon(x - s)),
+        (AluOp::SUBTRACT, true) => l.run(|x, s| canon(s - x)),
+        (AluOp::MULT, _) => l.run(|x, s| canon(x * s)),
+        (AluOp::DIVIDE, false) => l.run(|x, s| canon(x / s)),
+        (AluOp::DIVIDE, true) => l.run(|x, s| canon(s / x)),
+        (AluOp::MAX, false) => l.run(|x, s| canon(max_num(x, s))),
+        (AluOp::MAX, true) => l.run(|x, s| canon(max_num(s, x))),
+        (AluOp::MIN, false) => l.run(|x, s| canon(min_num(x, s))),
+        (AluOp::MIN, true) => l.run(|x, s| canon(min_num(s, x))),
+        _ => l.run(move |x, s| {
             stage_arith(op, x, s, rev).unwrap_or(f32::from_bits(canonical_nan::FP32))
         }),
+    }
+}
+
+/// [`StageLoop`] of [`arith`]: every element against one scalar.
+struct MapScalar<'a> {
+    xs: &'a mut [f32],
+    s: f32,
+}
+
+impl StageLoop for MapScalar<'_> {
+    #[inline(always)]
+    fn run(self, f: impl Fn(f32, f32) -> f32 + Copy) {
+        let s = self.s;
+        map(self.xs, move |x| f(x, s));
     }
 }
 
@@ -317,6 +354,7 @@ mod tests {
             AluOp::ADD,
             AluOp::SUBTRACT,
             AluOp::MULT,
+            AluOp::DIVIDE,
             AluOp::MAX,
             AluOp::MIN,
             AluOp::IS_GE,

@@ -183,6 +183,12 @@ const fn fp8_format(d: Dtype, cfg: &Fp8Config) -> Option<Minifloat> {
     })
 }
 
+/// The f32 bits of each byte of an FP8 `d` (E3M4's for any other dtype: callers pass FP8).
+#[inline(always)]
+pub(crate) fn fp8_decode_table(d: Dtype, cfg: &Fp8Config) -> &'static [u32; 256] {
+    fp8_table(d, cfg).unwrap_or(&E3M4_TABLE)
+}
+
 fn fp8_table(d: Dtype, cfg: &Fp8Config) -> Option<&'static [u32; 256]> {
     Some(match d {
         Dtype::FP8_EXP3 => &E3M4_TABLE,
@@ -306,9 +312,10 @@ pub fn decode_slice_to_f32(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp
     n
 }
 
-/// The loops of [`decode_slice_to_f32`]: `out` holds one element per `size` bytes.
+/// The loops of [`decode_slice_to_f32`]: `out` holds one element per `size` bytes of a
+/// datapath `dtype`. No dispatch of its own: callers run it inside `simd::vectorize`.
 #[inline(always)]
-fn decode_values(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp8Config) {
+pub(crate) fn decode_values(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp8Config) {
     // One monomorphic loop per dtype: `to_f32` inlines with a constant dtype and folds.
     match dtype {
         Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5 => {
@@ -546,9 +553,9 @@ pub(crate) const fn fusable_input(in_dtype: Dtype) -> bool {
 
 /// The encoder behind both slice forms: encodes `get(x)` for each `x` of `xs`; `out` holds
 /// exactly one element per `x`. `CANON_NAN`: see [`encode_bytes_with`] (integers map
-/// every NaN to 0 anyway).
+/// every NaN to 0 anyway). No dispatch of its own: callers run it inside `simd::vectorize`.
 #[inline(always)]
-fn encode_values<T: Copy, const CANON_NAN: bool>(
+pub(crate) fn encode_values<T: Copy, const CANON_NAN: bool>(
     dtype: Dtype,
     xs: &[T],
     get: impl Fn(T) -> f32,
