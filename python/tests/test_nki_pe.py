@@ -11,6 +11,7 @@ bit-accurate transpose (§1.8) is compared bit for bit, NaN, Inf and -0.0 includ
 
 from __future__ import annotations
 
+import pathlib
 import ml_dtypes
 import numpy as np
 import pytest
@@ -226,6 +227,10 @@ def sbuf(a):
     return t
 
 
+LINE_ACC = next(i for i, line in enumerate(pathlib.Path(__file__).read_text().splitlines(), 1)
+                if line.endswith("# LINE_ACC"))
+
+
 def tiled(lhsT, rhs):
     @nki.jit
     def k():
@@ -236,7 +241,7 @@ def tiled(lhsT, rhs):
                  for ki in range(kk // 64)]
         acc = nl.zeros((m, n), nl.float32, buffer=nl.psum)
         for lt, rt in tiles:
-            acc += nl.matmul(lt, rt, transpose_x=True)
+            acc += nl.matmul(lt, rt, transpose_x=True)  # LINE_ACC
         return nl.copy(acc)
 
     return k
@@ -327,6 +332,10 @@ def test_kernel_strict_exact_raises_and_profile_runs_race_free():
     assert same_bits(out, our_order(a, a, np.zeros((32, 32), np.float32)))
     assert prof.instruction_counts["matmul"] == 1
     assert "pe" in {e["engine"] for e in prof.engines}
+    # The profile names the Matmul whose result is exact only per tpb's order.
+    (mm,) = prof.exact_per_our_order
+    assert mm["mnemonic"] == "matmul" and mm["engine"] == "pe"
+    assert mm["origin"].endswith(f"test_nki_pe.py:{LINE_ACC}")
 
 
 def test_emitted_program_has_the_transpose_and_runs_race_free():

@@ -365,6 +365,26 @@ impl Profile {
             .collect()
     }
 
+    /// Every instruction whose result is exact only per tpb's documented order (each
+    /// multiplying Matmul: the PE's summation order is not public, assumption
+    /// `pe-summation-order`): `index`, `mnemonic`, `engine`, `origin`, `name`, `message`.
+    /// Run with `strict_exact=True` to make them errors instead.
+    #[getter]
+    fn exact_per_our_order<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.run
+            .warnings
+            .iter()
+            .filter(|w| w.kind == tpb_sim::WarningKind::ExactPerOurChoice)
+            .map(|w| {
+                let i = w.inst.index;
+                let engine = self.program.engines.get(i).copied().unwrap_or(EngineId::Pe);
+                let d = side_dict(py, &self.program, &self.labels, i, engine, None)?;
+                d.set_item("message", &w.message)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
     /// Writes the timeline: Chrome trace-event JSON (`.json`, opens in Perfetto) or an SVG
     /// Gantt chart (`.svg`), by the extension — the same writers as `tpb run --timeline`.
     fn write_timeline(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
