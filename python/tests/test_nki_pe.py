@@ -351,3 +351,16 @@ def test_emitted_program_has_the_transpose_and_runs_race_free():
     assert "transpose_mode:1" in c.disasm()
     out2, prof = nki.profile_kernel(k)
     assert same_bits(out2, out) and prof.instruction_counts["load_weights"] == 2
+
+
+def test_a_held_back_matmul_runs_before_a_later_host_write():
+    a = rng.standard_normal((16, 8)).astype(np.float32)
+
+    @nki.jit
+    def k():
+        t = sbuf(a)
+        r = nl.matmul(t, t, transpose_x=True)
+        t[...] = np.zeros_like(a)  # must not reach the matmul above
+        return nl.copy(r)
+
+    assert same_bits(nki.simulate_kernel(k), our_order(a, a))

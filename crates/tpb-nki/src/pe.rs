@@ -10,6 +10,10 @@
 //! allocation or a free over the bytes ends that view's group, so the next matmul
 //! overwrites again (accumulating onto PSUM a non-matmul wrote is undefined on NC-v2/v3,
 //! §1.5.2 "Hazard rule").
+//!
+//! Every check a PE call can fail before it runs is made before the LoadWeights is emitted;
+//! a Matmul that still faults afterwards (an uninitialised moving tile under strict reads,
+//! `strict_exact`) leaves the LoadWeights in the program, like a kernel stopped there.
 
 use crate::build::packed;
 use crate::core::{Core, NkiError};

@@ -78,6 +78,10 @@ pub fn assign(
     let t = slf.get();
     let keys = index_keys(key)?;
     let view = t.tile.index(&keys).map_err(|e| nki_error(e.into()))?;
+    // A held-back nl.matmul runs before the host write it precedes (program order).
+    py.import("tpb.nki._context")?
+        .getattr("flush")?
+        .call1((t.core.bind(py),))?;
     let np = py.import("numpy")?;
     let target = slf.getattr("dtype")?;
     let arr = np

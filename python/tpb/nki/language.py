@@ -343,6 +343,7 @@ def device_print(prefix: str, x: Any) -> None:
 
         nl.device_print("t=", t)
     """
+    _context.flush(x.core)
     print(prefix, x.numpy())
 
 
