@@ -364,3 +364,27 @@ def test_a_held_back_matmul_runs_before_a_later_host_write():
         return nl.copy(r)
 
     assert same_bits(nki.simulate_kernel(k), our_order(a, a))
+
+
+# issue 19 item 4: the emitted multi-engine program (POOL iota, DVE copies, PE matmul and
+# transpose with their semaphore waits) runs in `tpb run` with no race; `--strict-exact`
+# refuses its Matmul (docs/reference/pe-act.md, "Numerics").
+def test_pe_program_runs_in_tpb_run_and_strict_exact_refuses_it(tmp_path):
+    @nki.jit
+    def k():
+        x = nl.ndarray((64, 32), nl.float32)
+        nisa.iota(x, [[1, 32]], channel_multiplier=32)
+        y = nl.multiply(x, 1.0 / 1024)
+        return nl.copy(nl.transpose(nl.copy(nl.matmul(y, y, transpose_x=True))))
+
+    c = core_with()
+    out = nki.simulate_kernel(k, core=c)
+    y = (np.arange(64 * 32, dtype=np.float32).reshape(64, 32) * np.float32(1.0 / 1024))
+    assert same_bits(out, our_order(y, y).T.copy())
+    text = c.disasm()
+    assert "wait_mode=sem_ge_imm" in text and "matmul" in text
+    prog = tmp_path / "pe.tpb"
+    prog.write_text(text)
+    assert tpb._tpb.cli(["run", str(prog), "--out-dir", str(tmp_path / "o")]) == 0
+    assert tpb._tpb.cli(["run", str(prog), "--strict-exact"]) != 0
+    assert tpb.decode(c.bundles(), gen="cayman") == c.instructions()
