@@ -136,6 +136,12 @@ def test_nc_matmul_refusals_name_the_argument():
     bf = c.from_numpy(np.ones((64, 16), ml_dtypes.bfloat16), "sbuf")
     with pytest.raises(tpb.UsageError, match="fp32 pairs only with fp32"):
         nisa.nc_matmul(out, st, bf)
+    with pytest.raises(tpb.UsageError, match="dst: dtype bfloat16: the PE writes fp32"):
+        nisa.nc_matmul(c.ndarray((32, 16), ml_dtypes.bfloat16, "psum"), st, mv)
+    v4 = core_with("mariana")
+    v4_in = v4.from_numpy(np.ones((64, 16), ml_dtypes.bfloat16), "sbuf")
+    with pytest.raises(tpb.NotSupported, match="bfloat16 nc_matmul dst"):
+        nisa.nc_matmul(v4.ndarray((16, 16), ml_dtypes.bfloat16, "psum"), v4_in, v4_in)
     wide = c.ndarray((32, 1024), np.float32, "psum")
     mv600 = c.from_numpy(np.ones((64, 600), np.float32), "sbuf")
     with pytest.raises(tpb.UsageError, match="PSUM bank"):

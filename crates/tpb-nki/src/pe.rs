@@ -356,11 +356,19 @@ impl Core {
                 ),
             ));
         }
-        if dst.dtype != Dtype::FP32 && stationary.dtype == Dtype::FP32 {
+        if dst.dtype == Dtype::BFLOAT16 && self.gen() == Gen::Mariana {
+            return Err(NkiError::NotSupported {
+                what: "a bfloat16 nc_matmul dst (NC-v4): how RNE or stochastic rounding is \
+                       chosen for the PSUM write is not public (isa-facts-pe-act-dma §1.6); \
+                       use an fp32 dst"
+                    .into(),
+            });
+        }
+        if dst.dtype != Dtype::FP32 {
             return Err(shape_error(
                 "dst",
                 format!(
-                    "dtype {}: the PE writes fp32 to PSUM on v2/v3 (§1.6)",
+                    "dtype {}: the PE writes fp32 to PSUM (isa-facts-pe-act-dma §1.6)",
                     dst.dtype
                 ),
             ));
