@@ -118,6 +118,13 @@ def test_accumulate_none_restarts_in_a_new_tile():
     second = c.ndarray((8, 8), np.float32, "psum")
     nisa.nc_matmul(second, st, st)
     assert same_bits(second.numpy(), our_order(a, a))
+    # A group belongs to one view: a matmul into an overlapping view overwrites and ends it.
+    half = c.from_numpy(a[:, :4], "sbuf")
+    nisa.nc_matmul(second[:, 0:4], st, half)
+    nisa.nc_matmul(second, st, st)
+    assert same_bits(second.numpy(), our_order(a, a))
+    nisa.nc_matmul(second[:, 0:4], st, half)
+    assert same_bits(second[:, 0:4].numpy(), our_order(a, a[:, :4]))
 
 
 def test_nc_matmul_refusals_name_the_argument():

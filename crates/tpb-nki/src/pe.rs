@@ -434,13 +434,13 @@ impl Core {
         }
         let loaded = self.emit_instruction(Instruction::build(op::LOAD_WEIGHTS, lw))?;
         let multiplied = self.emit_instruction(Instruction::build(op::MATMUL, mm))?;
-        if write == PeWrite::Transpose {
-            self.matmul_groups.end_overlapping(
-                dst.start_partition..dst.start_partition + dst.partitions(),
-                dst.hull().0,
-                dst.hull().0 + dst.hull().1,
-            );
-        } else {
+        // Another view over these bytes no longer holds a group of its own; the view just
+        // written does, unless it holds transposed data.
+        let (start, len) = dst.hull();
+        let parts = dst.start_partition..dst.start_partition + dst.partitions();
+        self.matmul_groups
+            .end_overlapping(parts, start, start + len);
+        if write != PeWrite::Transpose {
             self.matmul_groups.open(dst);
         }
         Ok(vec![loaded, multiplied])
