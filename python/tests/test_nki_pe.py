@@ -401,3 +401,19 @@ def test_pe_program_runs_in_tpb_run_and_strict_exact_refuses_it(tmp_path):
     assert tpb._tpb.cli(["run", str(prog), "--out-dir", str(tmp_path / "o")]) == 0
     assert tpb._tpb.cli(["run", str(prog), "--strict-exact"]) != 0
     assert tpb.decode(c.bundles(), gen="cayman") == c.instructions()
+
+
+def test_name_labels_the_pe_instructions():
+    a = rng.standard_normal((32, 16)).astype(np.float32)
+
+    @nki.jit
+    def k():
+        t = sbuf(a)
+        acc = nl.ndarray((16, 16), nl.float32, buffer=nl.psum)
+        nisa.nc_matmul(acc, t, t, name="gram")
+        return nl.copy(acc)
+
+    out, prof = nki.profile_kernel(k)
+    assert same_bits(out, our_order(a, a))
+    (mm,) = prof.exact_per_our_order
+    assert mm["name"] == "gram" and "test_nki_pe.py" in mm["origin"]
