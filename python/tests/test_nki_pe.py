@@ -417,3 +417,23 @@ def test_name_labels_the_pe_instructions():
     assert same_bits(out, our_order(a, a))
     (mm,) = prof.exact_per_our_order
     assert mm["name"] == "gram" and "test_nki_pe.py" in mm["origin"]
+
+
+def test_matmul_accumulates_into_a_subscripted_psum_view():
+    a = rng.standard_normal((32, 16)).astype(np.float32)
+    b = rng.standard_normal((32, 8)).astype(np.float32)
+
+    @nki.jit
+    def k():
+        ta, tb = sbuf(a), sbuf(b)
+        acc = nl.zeros((16, 24), nl.float32, buffer=nl.psum)
+        acc[:, 8:16] += nl.matmul(ta, tb, transpose_x=True)
+        acc[:, 8:16] += nl.matmul(ta, tb, transpose_x=True)
+        out = nl.ndarray((16, 24), nl.float32)
+        out[...] = acc  # legacy assignment of a tile: a copy on the device
+        return out
+
+    out = nki.simulate_kernel(k)
+    once = our_order(a, b)
+    assert same_bits(out[:, 8:16], once + once)
+    assert not out[:, :8].any() and not out[:, 16:].any()

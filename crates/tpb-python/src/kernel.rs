@@ -78,6 +78,18 @@ pub fn assign(
     let t = slf.get();
     let keys = index_keys(key)?;
     let view = t.tile.index(&keys).map_err(|e| nki_error(e.into()))?;
+    if let Ok(v) = value.cast::<Tile>() {
+        // `t[k] += x` ends with `t[k] = t[k]` after the in-place add: nothing to write. Any
+        // other tile is NKI's legacy assignment, a copy on the device.
+        if v.get().tile == view {
+            return Ok(());
+        }
+        let target = slf.call_method1("__getitem__", (key,))?;
+        py.import("tpb.nki.isa")?
+            .getattr("tensor_copy")?
+            .call1((target, value))?;
+        return Ok(());
+    }
     // A held-back nl.matmul runs before the host write it precedes (program order).
     py.import("tpb.nki._context")?
         .getattr("flush")?
