@@ -299,7 +299,9 @@ impl Tile {
         Ok(t.view_of(slf, view))
     }
 
-    /// `tile[key] = value`: writes a NumPy array (or a number) into the view from the host.
+    /// `tile[key] = value`: writes a NumPy array (or a number) into the view from the host; a
+    /// tile value is copied on the device (NKI's legacy assignment), or nothing for the view
+    /// itself (the end of `tile[key] += ...`).
     fn __setitem__(
         slf: &Bound<'_, Tile>,
         key: &Bound<'_, PyAny>,
