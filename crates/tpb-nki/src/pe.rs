@@ -259,18 +259,17 @@ impl Core {
 
     /// `nki.isa.nc_transpose(dst, data, engine=…)`: `engine.vector` is the 32 × 32
     /// StreamTranspose; `engine.tensor` the PE transpose ([`Core::nc_transpose_pe`]);
-    /// `engine.unknown` takes the Vector engine for a whole `[32, 32]` tile that is not in
-    /// PSUM on either side, else the PE.
+    /// `engine.unknown` takes the Vector engine for a whole `[32, 32]` tile unless it goes
+    /// from SBUF to PSUM, else the PE.
     pub fn nc_transpose_any(
         &mut self,
         dst: &Tile,
         data: &Tile,
         engine: NkiEngine,
     ) -> Result<Vec<StepReport>, NkiError> {
-        let vector_shape = data.partitions() == 32
-            && data.free_elements() == 32
-            && data.space == Space::Sbuf
-            && dst.space == Space::Sbuf;
+        // The PE reads SBUF and writes PSUM: the one case where it is the natural engine.
+        let pe_spaces = data.space == Space::Sbuf && dst.space == Space::Psum;
+        let vector_shape = data.partitions() == 32 && data.free_elements() == 32 && !pe_spaces;
         match engine {
             NkiEngine::Tensor => self.nc_transpose_pe(dst, data),
             NkiEngine::Unknown if !vector_shape => self.nc_transpose_pe(dst, data),

@@ -995,7 +995,8 @@ pub fn nki_tensor_copy_predicated(
 /// Parameters: `data` — an SBUF tile `[K, M]` (free dims flattened); `dst` — `[M, K]`;
 /// `engine` — `"vector"` (whole `[32, 32]` tiles, StreamTranspose 0x6b), `"tensor"` (the PE:
 /// LoadWeights + Matmul against an identity, dst in PSUM, K, M ≤ 128) or unknown (the Vector
-/// engine for a `[32, 32]` SBUF tile, else the PE); `name` — labels the instructions.
+/// engine for a `[32, 32]` tile unless it goes from SBUF to PSUM, else the PE); `name` —
+/// labels the instructions.
 ///
 /// Semantics: `dst[i, j] = data[j, i]`. On the PE, fp32 on cayman/mariana is the
 /// bit-accurate transpose (`transpose_mode` 1); other dtypes (and sunda) multiply by the

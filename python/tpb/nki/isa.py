@@ -397,7 +397,8 @@ def nc_transpose(dst: Any, data: Any = None, engine: Any = None, *,
         data: ``[K, M]`` tile.
         engine: ``engine.vector`` (StreamTranspose on whole ``[32, 32]`` tiles, SBUF),
             ``engine.tensor`` (the PE: data in SBUF, dst in PSUM, K, M ≤ 128) or
-            ``engine.unknown`` (the Vector engine for a ``[32, 32]`` SBUF tile, else the PE).
+            ``engine.unknown`` (the Vector engine for a ``[32, 32]`` tile unless it goes from
+            SBUF to PSUM, else the PE).
         name: label for profiles and errors.
 
     Semantics: on the PE, a LoadWeights of ``data`` and a Matmul against a ``K × K``
