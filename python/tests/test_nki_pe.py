@@ -437,3 +437,41 @@ def test_matmul_accumulates_into_a_subscripted_psum_view():
     once = our_order(a, b)
     assert same_bits(out[:, 8:16], once + once)
     assert not out[:, :8].any() and not out[:, 16:].any()
+
+
+# A property over random shapes, dtypes, quadrant starts and accumulation flags: every result
+# equals the documented order's (isa-facts-pe-act-dma §1.2, §1.5.8, §1.7).
+def test_random_matmuls_follow_the_documented_order():
+    r = np.random.default_rng(1818)
+    dtypes = [np.float32, ml_dtypes.bfloat16, np.float16, ml_dtypes.float8_e4m3,
+              ml_dtypes.float8_e5m2]
+    for case in range(8):
+        gen = ["sunda", "cayman", "mariana"][case % 3]
+        c = core_with(gen)
+        start, k = [(0, int(r.integers(1, 129))), (64, int(r.integers(1, 65))),
+                    (32, int(r.integers(1, 33))), (96, int(r.integers(1, 33)))][case % 4]
+        m, n = int(r.integers(1, 129)), int(r.integers(1, 513))
+        dt = dtypes[case % len(dtypes)]
+        dt2 = dt if dt is np.float32 else dtypes[1 + (case // 5) % 4]
+        a = r.standard_normal((start + k, m)).astype(dt)
+        b = r.standard_normal((start + k, n)).astype(dt2)
+        st = c.from_numpy(a, "sbuf")[start:start + k]
+        mv = c.from_numpy(b, "sbuf")[start:start + k]
+        out = c.ndarray((m, n), np.float32, "psum")
+        nisa.nc_matmul(out, st, mv)
+        want = our_order(a[start:], b[start:])
+        accumulate = bool(case % 2)
+        nisa.nc_matmul(out, st, mv, accumulate=accumulate)
+        if accumulate:
+            want = our_order(a[start:], b[start:], want)
+        assert same_bits(out.numpy(), want), (gen, start, k, m, n, dt, dt2)
+
+
+def test_is_transpose_on_sunda_is_an_ordinary_matmul():
+    c = core_with("sunda")
+    x = rng.standard_normal((16, 8)).astype(np.float32)
+    ident = c.from_numpy(np.eye(16, dtype=np.float32), "sbuf")
+    out = c.ndarray((8, 16), np.float32, "psum")
+    r = nisa.nc_matmul(out, c.from_numpy(x, "sbuf"), ident, is_transpose=True)
+    assert np.array_equal(out.numpy(), x.T)
+    assert "exact-per-our-order" in [w.kind for w in r.warnings]
