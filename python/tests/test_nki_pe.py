@@ -475,3 +475,29 @@ def test_is_transpose_on_sunda_is_an_ordinary_matmul():
     r = nisa.nc_matmul(out, c.from_numpy(x, "sbuf"), ident, is_transpose=True)
     assert np.array_equal(out.numpy(), x.T)
     assert "exact-per-our-order" in [w.kind for w in r.warnings]
+
+
+def test_nl_matmul_errors_at_its_own_line():
+    a = np.ones((32, 16), np.float32)
+    b = np.ones((16, 8), np.float32)
+
+    @nki.jit
+    def k():
+        nl.matmul(sbuf(a), sbuf(b), transpose_x=True)  # K 32 vs 16
+
+    with pytest.raises(tpb.UsageError, match="moving: 16 partitions, but stationary has 32"):
+        nki.simulate_kernel(k)
+
+
+def test_moving_must_feed_the_stationary_rows():
+    c = core_with()
+    t = c.from_numpy(rng.standard_normal((128, 64)).astype(np.float32), "sbuf")
+    out = c.ndarray((32, 32), np.float32, "psum")
+    with pytest.raises(tpb.UsageError, match="same PE rows"):
+        nisa.nc_matmul(out, t[64:96, 0:32], t[96:128, 0:32])
+    # A transpose of a view at partition 64 multiplies by the identity block there.
+    x = rng.standard_normal((32, 48)).astype(np.float32)
+    big = c.from_numpy(np.concatenate([np.zeros((64, 48), np.float32), x]), "sbuf")
+    tt = c.ndarray((48, 32), np.float32, "psum")
+    nisa.nc_transpose(tt, big[64:96], engine="tensor")
+    assert same_bits(tt.numpy(), x.T.copy())

@@ -141,10 +141,27 @@ impl Core {
         moving: &Tile,
         accumulate: Option<bool>,
     ) -> Result<Vec<StepReport>, NkiError> {
+        self.check_nc_matmul(dst, stationary, moving)?;
+        let accumulate = accumulate.unwrap_or_else(|| self.matmul_groups.is_open(dst));
+        let write = if accumulate {
+            PeWrite::Accumulate
+        } else {
+            PeWrite::Overwrite
+        };
+        self.emit_pe(dst, stationary, moving, write)
+    }
+
+    /// Whether [`Core::nc_matmul`] would accept these operands (nothing is emitted): every
+    /// check it makes before it runs, for a caller that emits the matmul later
+    /// (`nl.matmul`).
+    pub fn check_nc_matmul(
+        &self,
+        dst: &Tile,
+        stationary: &Tile,
+        moving: &Tile,
+    ) -> Result<(), NkiError> {
         self.check_pe(dst, stationary, Some(moving))?;
-        if stationary.dtype != Dtype::FP32 && moving.dtype == Dtype::FP32
-            || stationary.dtype == Dtype::FP32 && moving.dtype != Dtype::FP32
-        {
+        if (stationary.dtype == Dtype::FP32) != (moving.dtype == Dtype::FP32) {
             return Err(shape_error(
                 "moving",
                 format!(
@@ -154,13 +171,7 @@ impl Core {
                 ),
             ));
         }
-        let accumulate = accumulate.unwrap_or_else(|| self.matmul_groups.is_open(dst));
-        let write = if accumulate {
-            PeWrite::Accumulate
-        } else {
-            PeWrite::Overwrite
-        };
-        self.emit_pe(dst, stationary, moving, write)
+        Ok(())
     }
 
     /// `nki.isa.nc_matmul(..., is_transpose=True)`: the bit-accurate PE transpose (NC-v3+,
@@ -248,7 +259,7 @@ impl Core {
             ));
         }
         self.check_pe(dst, data, None)?;
-        let identity = self.identity(data.dtype, k)?;
+        let identity = self.identity(data.dtype, data.start_partition, k)?;
         let write = if bit_accurate {
             PeWrite::Transpose
         } else {
@@ -372,6 +383,20 @@ impl Core {
                 ),
             ));
         }
+        // The array's rows are the SBUF partitions the stationary data came from: the
+        // moving data must stream through the same rows (one row_grp, §1.5.8).
+        quadrants("stationary", stationary.start_partition, u64::from(k))?;
+        quadrants("dst", dst.start_partition, m)?;
+        if let Some(mv) = moving.filter(|t| t.start_partition != stationary.start_partition) {
+            return Err(shape_error(
+                "moving",
+                format!(
+                    "starts at partition {}, stationary at {}: both feed the same PE rows \
+                     (row_grp, isa-facts-pe-act-dma §1.5.8)",
+                    mv.start_partition, stationary.start_partition
+                ),
+            ));
+        }
         let (start, len) = dst.hull();
         if start / PSUM_BANK_BYTES != (start + len - 1) / PSUM_BANK_BYTES {
             return Err(shape_error(
@@ -406,7 +431,6 @@ impl Core {
             ..S3Lw::default()
         };
         let rg = quadrants("stationary", stationary.start_partition, u64::from(k))?;
-        let mrg = quadrants("moving", moving.start_partition, u64::from(k))?;
         let cg = quadrants("dst", dst.start_partition, m)?;
         let _ = lw.ctrl.set(gen, "num_active_rows", k as u16);
         let _ = lw.ctrl.set(gen, "num_active_cols", m as u16);
@@ -425,7 +449,7 @@ impl Core {
         let _ = mm.ctrl.set(gen, "num_active_rows", k as u16);
         let _ = mm.ctrl.set(gen, "num_active_cols", m as u16);
         let _ = mm.ctrl.set(gen, "psum_accumulate_flags", flags);
-        let _ = mm.ctrl.set(gen, "row_grp", mrg);
+        let _ = mm.ctrl.set(gen, "row_grp", rg);
         let _ = mm.ctrl.set(gen, "col_grp", cg);
         if transpose == 1 {
             let _ = lw.ctrl.set(gen, "transpose_mode", 1);
@@ -445,10 +469,11 @@ impl Core {
         Ok(vec![loaded, multiplied])
     }
 
-    /// A `k × k` identity of `dtype` in SBUF: a view of the core's 128 × 128 one, built on
+    /// A `k × k` identity of `dtype` in SBUF starting at partition `start` (the diagonal
+    /// block `[start..start+k, start..start+k]` of the core's 128 × 128 one), built on
     /// first use with a Memset of 1 and an AffineSelect keeping the diagonal (the
     /// nki-library `shared_identity_matrix` recipe), labelled with the call that needed it.
-    fn identity(&mut self, dtype: Dtype, k: u32) -> Result<Tile, NkiError> {
+    fn identity(&mut self, dtype: Dtype, start: u32, k: u32) -> Result<Tile, NkiError> {
         let full = match self.identities.iter().find(|t| t.dtype == dtype) {
             Some(t) => t.clone(),
             None => {
@@ -469,8 +494,8 @@ impl Core {
             }
         };
         let rows = Index::Slice {
-            start: Some(0),
-            stop: Some(i64::from(k)),
+            start: Some(i64::from(start)),
+            stop: Some(i64::from(start + k)),
             step: None,
         };
         Ok(full.index(&[rows, rows])?)

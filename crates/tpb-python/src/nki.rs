@@ -1055,6 +1055,21 @@ fn given(o: Option<&Bound<'_, PyAny>>) -> bool {
     }
 }
 
+/// Checks `nc_matmul(dst, stationary, moving)`'s operands without emitting anything
+/// (`nl.matmul` emits its Matmul later, but its errors belong to its own line).
+#[pyfunction]
+pub fn _nc_matmul_check(
+    py: Python<'_>,
+    dst: &Tile,
+    stationary: &Tile,
+    moving: &Tile,
+) -> PyResult<()> {
+    let st = same_core(py, dst, stationary, "stationary")?;
+    let mv = same_core(py, dst, moving, "moving")?;
+    let core = dst.core.get().lock(py);
+    core.check_nc_matmul(&dst.tile, st, mv).map_err(nki_error)
+}
+
 /// `nki.isa.nc_matmul(dst, stationary, moving, is_stationary_onezero=False,
 /// is_moving_onezero=False, is_transpose=False, accumulate=None, tile_position=(),
 /// tile_size=(), perf_mode=None, name=None)`: LoadWeights then Matmul on the PE queue,

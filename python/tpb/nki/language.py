@@ -656,6 +656,7 @@ def matmul(x: Any, y: Any, transpose_x: bool = False, *, mask: Any = None,
     origin = _context.origin()
     out = core.ndarray([_free(stationary), _free(moving)], float32, buffer="psum",
                        name=f"nl.matmul at {origin}" if origin else "nl.matmul")
+    _tpb._nc_matmul_check(out, stationary, moving)  # errors at this line, not at the flush
 
     def emit(acc: Any) -> None:
         _tpb._kernel_set_call(core, origin, None, None)
