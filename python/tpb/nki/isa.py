@@ -453,7 +453,8 @@ def nc_matmul(dst: Any, stationary: Any = None, moving: Any = None,
     summation order is not public): each product is rounded once to fp32, the products are
     added sequentially over ``k = 0..K-1`` in fp32 (RNE, no FMA), and accumulation adds
     that sum to the old PSUM value in fp32. The report labels the Matmul
-    ``exact-per-our-order``; ``Core(strict_exact=True)``-style strict runs refuse it.
+    ``exact-per-our-order``; ``tpb.nki.Core(strict_exact=True)`` and
+    ``simulate_kernel(..., strict_exact=True)`` raise :class:`tpb.Fault` instead.
 
     Example (accumulate over K tiles)::
 
