@@ -501,3 +501,25 @@ def test_moving_must_feed_the_stationary_rows():
     tt = c.ndarray((48, 32), np.float32, "psum")
     nisa.nc_transpose(tt, big[64:96], engine="tensor")
     assert same_bits(tt.numpy(), x.T.copy())
+
+
+def test_a_failed_kernel_leaves_no_matmul_pending():
+    a = np.ones((16, 8), np.float32)
+    c = core_with()
+
+    @nki.jit
+    def broken():
+        t = sbuf(a)
+        nl.matmul(t, t, transpose_x=True)
+        raise RuntimeError("kernel bug")
+
+    with pytest.raises(RuntimeError):
+        nki.simulate_kernel(broken, core=c)
+    n = len(c.instructions())
+
+    @nki.jit
+    def fine():
+        return nl.copy(sbuf(a))
+
+    nki.simulate_kernel(fine, core=c)
+    assert "matmul" not in [i.mnemonic for i in c.instructions()[n:]]

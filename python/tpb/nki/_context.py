@@ -87,6 +87,11 @@ def flush(core: Any) -> None:
         entry[2](None)
 
 
+def discard(core: Any) -> None:
+    """Drops the core's pending matmul (a kernel run that raised)."""
+    _pending.pop(id(core), None)
+
+
 def label(core: Any, name: Optional[str] = None, engine: Any = None) -> None:
     """Labels the next instructions of ``core`` with the caller's source line (after
     emitting a pending matmul, which keeps its own line)."""

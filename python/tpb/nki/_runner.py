@@ -104,6 +104,7 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: str, uninitialized_reads: st
             results.append(k.fn(*args, **kwargs))
             _context.flush(core)
         finally:
+            _context.discard(core)
             _context.enter(old)
     out = results[-1] if results else None
     return core, _outputs(out)
