@@ -163,7 +163,9 @@ def test_nc_matmul_refusals_name_the_argument():
         nisa.nc_matmul(m.ndarray((32, 16), np.float32, "sbuf"), m_st, m_st)
     # Nothing was emitted by the refused calls.
     assert c.instructions() == []
-    nisa.nc_matmul(out, st, mv, perf_mode="none", is_moving_onezero=True)
+    with pytest.raises(tpb.NotSupported, match="double_row"):
+        nisa.nc_matmul(out, st, mv, perf_mode=nisa.matmul_perf_mode.double_row)
+    nisa.nc_matmul(out, st, mv, perf_mode=nisa.matmul_perf_mode.none, is_moving_onezero=True)
     assert len(c.instructions()) == 2
 
 

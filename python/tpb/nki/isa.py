@@ -27,6 +27,7 @@ __all__ = [
     "engine",
     "get_nc_version",
     "iota",
+    "matmul_perf_mode",
     "max8",
     "memset",
     "nc_find_index8",
@@ -62,6 +63,14 @@ class engine(enum.Enum):
     gpsimd = "gpsimd"
     dma = "dma"
     sync = "sync"
+
+
+class matmul_perf_mode(enum.Enum):
+    """``nc_matmul(perf_mode=...)``: ``none`` runs; ``double_row`` (FP8 2× mode) is refused —
+    its data layout and the PERF_OPT_MODE value are not public."""
+
+    none = "none"
+    double_row = "double_row"
 
 
 class nc_version(enum.IntEnum):
@@ -446,7 +455,8 @@ def nc_matmul(dst: Any, stationary: Any = None, moving: Any = None,
             bytes or the tile is freed.
         tile_position, tile_size: must be empty (the row/column tiling encoding is not
             public; raises :class:`tpb.NotSupported`).
-        perf_mode: ``None`` / ``"none"`` (double_row's layout is not public).
+        perf_mode: ``None``, ``"none"`` or ``matmul_perf_mode.none`` (double_row's layout
+            is not public).
         name: label for profiles and errors.
 
     Semantics: exact per tpb's documented order, not the hardware's bits (the PE's
