@@ -28,6 +28,12 @@ pub mod chains_dma {
     };
 }
 
+/// The PE tables the NKI layer shares with the validator (the quadrant masks and the input
+/// dtypes, isa-facts-pe-act-dma §1.5.8, §1.7).
+pub mod chains_pe {
+    pub use super::chains::pe::{pe_in_dtype_ok, QUADRANTS};
+}
+
 // Issue 17a: shared definitions the simulator and the NKI layer use.
 pub use chains::{is_tensor_reduce_int_op, memset_value_fits, reduced_slots, SERIAL_MODE_SERIAL};
 

@@ -18,7 +18,7 @@ mod event_semaphore;
 mod imm_ld;
 mod immediates;
 mod iota;
-mod pe;
+pub(crate) mod pe;
 mod ptr_multi;
 mod range_select;
 // Issue 17b chains.
