@@ -99,8 +99,14 @@ class Machine:
         strict: bool = False,
         fp8_e4m3: str = "ieee",
         fp8_ocp_sat: bool = False,
+        strict_exact: bool = False,
         hbm_bytes: int = 1073741824,
-    ) -> None: ...
+    ) -> None:
+        """``strict_exact=True`` makes every result that is not exact a fault: a Matmul
+        (exact only per tpb's documented summation order) or an ACT/DVE function the hardware
+        computes from unpublished tables (``tpb run --strict-exact``). ``hbm_bytes`` sizes
+        device memory (default 1 GiB)."""
+        ...
     @property
     def gen(self) -> str: ...
     @property
@@ -303,6 +309,39 @@ def tensor_copy(
     dst: Tile, src: Tile, engine: Engine = None, name: Optional[str] = None
 ) -> RunReport:
     """Copy (bit-exact, equal dtypes) or Cast through float32 (Copy 0x46 / Cast 0x47)."""
+    ...
+
+def nc_matmul(
+    dst: Tile,
+    stationary: Tile,
+    moving: Tile,
+    is_stationary_onezero: bool = False,
+    is_moving_onezero: bool = False,
+    is_transpose: bool = False,
+    accumulate: Optional[bool] = None,
+    tile_position: Any = (),
+    tile_size: Any = (),
+    perf_mode: Any = None,
+    name: Optional[str] = None,
+) -> RunReport:
+    """``dst = stationary.T @ moving`` into PSUM (LoadWeights 0x01 then Matmul 0x02).
+
+    Parameters: ``stationary`` [K, M] and ``moving`` [K, N] in SBUF share the partition
+    (contraction) size K <= 128; M <= 128; ``dst`` [M, N] is in PSUM. ``accumulate=True``
+    adds to dst (an accumulation group that closes), otherwise dst is overwritten.
+
+    Semantics: the sum is exact per tpb's documented order (products rounded once to fp32,
+    summed in fp32 sequentially over K), not the hardware's bits; the run report says so.
+    ``is_transpose``, tiling and ``perf_mode`` raise ``tpb.UsageError`` for now.
+
+    Example::
+
+        core = tpb.nki.Core("cayman")
+        a = core.from_numpy(np.ones((64, 32), np.float32), "sbuf")
+        b = core.from_numpy(np.ones((64, 16), np.float32), "sbuf")
+        out = core.ndarray((32, 16), np.float32, "psum")
+        nisa.nc_matmul(out, a, b)
+    """
     ...
 
 def memset(

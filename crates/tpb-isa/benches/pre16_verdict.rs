@@ -47,7 +47,6 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         Family::EventSemaphore => {
             matches!(body, BodyView::EventSemaphore(s) if event_semaphore(gen, v, s))
         }
-        // Issue 17a's and 17b's families never had a hand-written copy: the single-source verdict.
         // Families added after issue 16 have no pre-16 form: the single-source verdict.
         Family::DmaMemcpy
         | Family::PseudoDma
@@ -57,7 +56,14 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         | Family::DmaGatherTranspose
         | Family::DmaMemcpy2
         | Family::DmaImmediate
-        | Family::Mem2d => tpb_isa::validate::is_valid_view(v),
+        | Family::Mem2d
+        | Family::LoadWeights
+        | Family::Matmul
+        | Family::Activate
+        | Family::ActivateQuantize
+        | Family::ActReadAccumulator
+        | Family::Activate2
+        | Family::Exponential => tpb_isa::validate::is_valid_view(v),
         // Issue 17a's families never had a hand-written copy: the single-source verdict.
         Family::TensorTensor
         | Family::TensorTensorBf16

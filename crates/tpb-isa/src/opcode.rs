@@ -20,6 +20,12 @@ macro_rules! for_each_struct {
             EventSemaphore, "EVENT_SEMAPHORE", "EventSemaphore, the standalone sync record (isa-facts §1.3)";
             // Issue 17b: DVE per-lane state, STT family, cross-lane reduce, search cluster.
             D1Rd, "D1_RD", "DveReadAccumulator / ActivationReadAccumulator (isa-facts-dve-pool §13.1)";
+            // Issue 18a: PE and ACT.
+            S3Lw, "S3_LW", "LoadWeights (isa-facts-pe-act-dma §1.4)";
+            S3d3Mm, "S3D3_MM", "Matmul (isa-facts-pe-act-dma §1.3)";
+            S3d3Ac, "S3D3_AC", "Activate (isa-facts-pe-act-dma §2.2)";
+            S3d3Aq, "S3D3_AQ", "ActivateQuantize (isa-facts-pe-act-dma §2.4)";
+            S2d2Ac, "S2D2_AC", "Activate2 (isa-facts-pe-act-dma §2.6)";
             S2s2d2Stt, "S2S2D2_STT", "ScalarTensorTensor / TensorTensorScan / SelectReduce (isa-facts-dve-pool §9.2)";
             S4d4Cr, "S4D4_CR", "CrossLaneReduce (isa-facts-dve-pool §8.2)";
             S4d2Bn, "S4D2_BN", "Max8 / FindIndex8 (isa-facts-dve-pool §16.1)";
@@ -92,6 +98,10 @@ pub enum Engine {
     /// Any engine's queue: the standalone sync instruction runs on whichever engine the
     /// program places it (isa-facts §1.3).
     Any,
+    /// Tensor engine (PE, the matmul array; isa-facts-pe-act-dma §1.1).
+    Pe,
+    /// Scalar / activation engine (ACT; isa-facts-pe-act-dma §2.1).
+    Act,
     /// A DMA request: issued from a DMA-capable engine queue (SP or ACT with the hardware
     /// DGE, POOL with the software DGE; only POOL on sunda), the data then moving on that
     /// queue's DMA ring (isa-facts-pe-act-dma §3.1, §3.13).
@@ -111,6 +121,8 @@ impl Engine {
             Engine::Dve => "vector engine (DVE)",
             Engine::Pool => "GpSimd engine (POOL)",
             Engine::Any => "any engine's queue",
+            Engine::Pe => "tensor engine (PE)",
+            Engine::Act => "activation engine (ACT)",
             Engine::Dma => "a DMA-issuing queue (SP, ACT or POOL; POOL on sunda) and its DMA ring",
             Engine::Host => "the host (lowered before the device sees it)",
             Engine::DveOrPool => "vector engine (DVE) or GpSimd engine (POOL)",
@@ -174,6 +186,14 @@ macro_rules! for_each_family {
             TsSelect, ts_select, S3d3TsSelect, "TensorScalarSelect (0x98, isa-facts §10.1)";
             RangeSelect, range_select, S2d2Rs, "RangeSelect (0xBC, isa-facts §10.2)";
             EventSemaphore, event_semaphore, EventSemaphore, "EventSemaphore, the standalone sync record (0xA0, isa-facts §1.3)";
+            // Issue 18a: PE and ACT, and DVE Exponential.
+            LoadWeights, load_weights, S3Lw, "LoadWeights (0x01, isa-facts-pe-act-dma §1.4)";
+            Matmul, matmul, S3d3Mm, "Matmul (0x02, isa-facts-pe-act-dma §1.3)";
+            Activate, activate, S3d3Ac, "Activate (0x21, isa-facts-pe-act-dma §2.2)";
+            ActivateQuantize, activate_quantize, S3d3Aq, "ActivateQuantize (0x22, isa-facts-pe-act-dma §2.4)";
+            ActReadAccumulator, act_read_accumulator, D1Rd, "ActivationReadAccumulator (0x24, isa-facts-pe-act-dma §2.5)";
+            Activate2, activate2, S2d2Ac, "Activate2 (0x25, isa-facts-pe-act-dma §2.6)";
+            Exponential, exponential, S3d3Ts, "Exponential on DVE (0x30, isa-facts-pe-act-dma §2.12)";
             DmaMemcpy, dma_memcpy, DmaDirect2d, "DMAMEMCPY (0xB8, isa-facts-pe-act-dma §3.4)";
             PseudoDma, pseudo_dma, PseudoDmaDirect2d, "PSEUDO_DMA_DIRECT2D (0xD4, host only, isa-facts-pe-act-dma §3.6)";
             PseudoExt, pseudo_ext, PseudoDmaExt, "PSEUDO_EXTENSION (0xDA, host only, isa-facts-pe-act-dma §3.6)";
@@ -365,6 +385,41 @@ semantics! {
     EventSemaphore {
         /// A second wait and a second update on semaphores/events; no data.
         EventSemaphore = NotApplicable, Immediate;
+    }
+    /// LoadWeights (isa-facts-pe-act-dma §1.4).
+    LoadWeights {
+        /// Loads the stationary tile into the PE array.
+        LoadWeights = NotApplicable, Immediate;
+    }
+    /// Matmul (isa-facts-pe-act-dma §1.3).
+    Matmul {
+        /// `psum = weights.T @ moving`, overwriting or accumulating.
+        Matmul = NotApplicable, Immediate;
+    }
+    /// Activate (isa-facts-pe-act-dma §2.2).
+    Activate {
+        /// `out = func(scale · in + bias)` with the accumulator command.
+        Activate = NotApplicable, Immediate;
+    }
+    /// ActivateQuantize (isa-facts-pe-act-dma §2.4).
+    ActivateQuantize {
+        /// Activate, then scale, add the zero point and saturate to u8.
+        ActivateQuantize = NotApplicable, Immediate;
+    }
+    /// ActivationReadAccumulator (isa-facts-pe-act-dma §2.5).
+    ActReadAccumulator {
+        /// Writes each lane's ACT accumulator to its one destination element.
+        ActReadAccumulator = NotApplicable, Immediate;
+    }
+    /// Activate2 (isa-facts-pe-act-dma §2.6).
+    Activate2 {
+        /// `func((in op0 imm0) op1 imm1)` with a free-dimension reduce (order ASSUMED).
+        Activate2 = NotApplicable, Immediate;
+    }
+    /// Exponential (isa-facts-pe-act-dma §2.12).
+    Exponential {
+        /// `exp(in - max_value)` with the accumulator command.
+        Exponential = NotApplicable, Immediate;
     }
     /// DMAMEMCPY (isa-facts-pe-act-dma §3.4).
     DmaMemcpy {
@@ -645,6 +700,9 @@ const BN_STATE: &str = "it loads DVE batch-norm / match-value state that tpb doe
 const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda \
                              header: no sensible fixed second op and the DVE uop table is full \
                              (isa-facts §8)";
+const ACT2_ORDER: &str = "the order of Activate2's two ALU ops around the function, its reverse \
+                          bits and the relu_param use are not public (isa-facts-pe-act-dma \
+                          §2.6, §8 item 17)";
 const NEEDS_MASK_SELECT: &str = "its permutation is the LoadMaskSelect (0x69) table, which tpb \
                                  does not model yet (isa-facts-dve-pool §14.1, Q20)";
 /// The opcode table, one row per opcode, written once. It expands through a callback macro
@@ -658,6 +716,13 @@ const NEEDS_MASK_SELECT: &str = "its permutation is the LoadMaskSelect (0x69) ta
 macro_rules! for_each_opcode {
     ($cb:ident) => {
         $cb! {
+            LOAD_WEIGHTS = 0x01, "LDWEIGHTS", "LoadWeights", "load_weights", Pe, Maintained, ALL, LoadWeights(LoadWeights), Run, "isa-facts-pe-act-dma §1.4";
+            MATMUL = 0x02, "MATMUL", "Matmul", "matmul", Pe, Maintained, ALL, Matmul(Matmul), Run, "isa-facts-pe-act-dma §1.3";
+            ACTIVATE = 0x21, "ACTIVATE", "Activate", "activate", Act, Maintained, ALL, Activate(Activate), Run, "isa-facts-pe-act-dma §2.2";
+            ACTIVATE_QUANTIZE = 0x22, "ACTIVATE_QUANTIZE", "ActivateQuantize", "activate_quantize", Act, Maintained, ALL, ActivateQuantize(ActivateQuantize), Run, "isa-facts-pe-act-dma §2.4";
+            ACTIVATION_READ_ACCUMULATOR = 0x24, "ACTIVATION_READ_ACCUMULATOR", "ActivationReadAccumulator", "act_read_accumulator", Act, Maintained, ALL, ActReadAccumulator(ActReadAccumulator), Run, "isa-facts-pe-act-dma §2.5";
+            ACTIVATE2 = 0x25, "ACTIVATE2", "Activate2", "activate2", Act, Maintained, MARIANA_UP, Activate2(Activate2), NotSupported(ACT2_ORDER), "isa-facts-pe-act-dma §2.6";
+            EXPONENTIAL = 0x30, "EXPONENTIAL", "Exponential", "exponential", Dve, Maintained, ALL, Exponential(Exponential), Run, "isa-facts-pe-act-dma §2.12";
             TENSOR_TENSOR_ARITH = 0x41, "TENSOR_TENSOR_ARITH_OP", "TensorTensorArith", "tt_arith", DveOrPool, Maintained, ALL, TensorTensor(Arith), Run, "isa-facts-dve-pool §1";
             TENSOR_REDUCE_ARITH = 0x42, "TENSOR_REDUCE_ARITH_OP", "TensorReduceArith", "tensor_reduce_arith", DveOrPool, Maintained, ALL, TensorReduce(Arith), Run, "isa-facts-dve-pool §7";
             TENSOR_SCALAR_ARITH = 0x43, "TENSOR_SCALAR_ARITH_OP", "TensorScalarArith", "ts_arith", Dve, Maintained, ALL, TensorScalar(ImmArith), Run, "isa-facts §7";
@@ -749,6 +814,8 @@ for_each_opcode!(opcode_table);
 
 /// Opcodes a source names that tpb does not model (they decode as opaque bundles).
 pub const KNOWN_UNMODELLED: &[(u8, &str)] = &[
+    (0x41, "TensorTensorArith"),
+    (0x51, "TensorTensorBitvec"),
     (0x30, "Exponential"),
     (0x68, "Gather"),
     (0x93, "TransposeTensorScalarArith"),

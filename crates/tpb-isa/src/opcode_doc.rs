@@ -18,6 +18,8 @@ pub fn opcode_table_markdown() -> String {
             Engine::Dve => "DVE",
             Engine::Pool => "POOL",
             Engine::Any => "any",
+            Engine::Pe => "PE",
+            Engine::Act => "ACT",
             Engine::Dma => "SP/ACT/POOL → DMA queue",
             Engine::Host => "host (lowered)",
             Engine::DveOrPool => "DVE or POOL",

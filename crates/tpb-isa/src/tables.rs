@@ -488,6 +488,79 @@ code_enum! {
     }
 }
 
+// Issue 18a: PE and ACT enumerations (isa-facts-pe-act-dma §1.5, §2.2, §2.6, §2.9).
+
+code_enum! {
+    /// `PE_FP32MODE` (S3D3_MM / S3_LW byte 33; isa-facts-pe-act-dma §1.5.1): how an FP32
+    /// input is multiplied. TF32 is FP32 with `low`.
+    pub struct PeFp32Mode, kind "PE_FP32MODE" {
+        NONE = 0, "none", ALL;
+        LOW = 1, "low", ALL, ["tf32"];
+        HIGH = 2, "high", ALL;
+        LOW_HIGH = 3, "low_high", ALL;
+    }
+}
+
+code_enum! {
+    /// `IMM_SRC_N` (S3D3_AC byte 15, the bias source; isa-facts-pe-act-dma §2.2): the first
+    /// two values are swapped against `IMM_SRC`, so an all-zero bundle reads the bias
+    /// through a pointer.
+    pub struct ImmSrcN, kind "IMM_SRC_N" {
+        POINTER = 0, "pointer", ALL, ["ptr"];
+        INSTRUCTION = 1, "instruction", ALL, ["inst", "imm"];
+        REG_PTR = 2, "reg_ptr", ALL;
+    }
+}
+
+code_enum! {
+    /// `REDUCE_CMD` (S2D2_AC byte 26; isa-facts-pe-act-dma §2.6).
+    pub struct ReduceCmd, kind "REDUCE_CMD" {
+        IDLE = 0, "idle", ALL;
+        RESET = 1, "reset", ALL;
+        REDUCE = 2, "reduce", ALL;
+        RESET_REDUCE = 3, "reset_reduce", ALL;
+    }
+}
+
+code_enum! {
+    /// The ACT function id (byte 35 of 0x21/0x22/0x25): the wire ids of the compiler's
+    /// function catalog (isa-facts-pe-act-dma §2.9, decision 9). The ISA itself defines no
+    /// enum: the id is matched by the loaded tables.
+    pub struct ActFunc, kind "ACTIVATION_FUNC" {
+        IDENTITY = 1, "identity", ALL;
+        RELU = 2, "relu", ALL;
+        LRELU = 3, "lrelu", ALL, ["leaky_relu"];
+        PRELU = 4, "prelu", ALL, ["parametric_relu"];
+        SIGMOID = 5, "sigmoid", ALL;
+        TANH = 6, "tanh", ALL;
+        EXP = 7, "exp", ALL;
+        SQRT = 8, "sqrt", ALL;
+        SOFTPLUS = 9, "softplus", ALL;
+        LN = 10, "ln", ALL, ["log"];
+        SIN = 19, "sin", ALL;
+        ERF = 21, "erf", ALL;
+        DERIVATIVE_ERF = 22, "derivative_erf", ALL;
+        GELU = 23, "gelu", ALL;
+        MISH = 24, "mish", ALL;
+        GELU_APPRX_TANH = 25, "gelu_apprx_tanh", ALL;
+        GELU_APPRX_SIGMOID = 26, "gelu_apprx_sigmoid", ALL;
+        ARCTAN = 28, "arctan", ALL;
+        RSQRT = 29, "rsqrt", ALL, ["reciprocal_sqrt"];
+        SQUARE = 30, "square", ALL;
+        SIGN = 31, "sign", ALL;
+        DERIVATIVE_GELU = 32, "derivative_gelu", ALL;
+        ABS = 33, "abs", ALL;
+        ABS_RECIPROCAL_SQRT = 34, "abs_reciprocal_sqrt", ALL;
+        IS_FINITE = 35, "is_finite", ALL;
+        SILU = 36, "silu", ALL;
+        DERIVATIVE_SILU = 37, "derivative_silu", ALL;
+        DERIVATIVE_GELU_APPRX_SIGMOID = 38, "dgelu_apprx_sigmoid", ALL, ["derivative_gelu_apprx_sigmoid"];
+        COPY = 128, "copy", ALL;
+        RECIPROCAL = 129, "reciprocal", ALL;
+        MEMSET_ZERO = 130, "memset_zero", ALL;
+    }
+}
+
 // ---- DMA (isa-facts-pe-act-dma §3) ---------------------------------------------------------
 
 code_enum! {
@@ -530,7 +603,7 @@ mod tests {
     // same row as lowercasing the input only while every name and alias is lowercase.
     #[test]
     fn table_names_and_aliases_are_lowercase() {
-        let tables: [&[EnumRow]; 12] = [
+        let tables: [&[EnumRow]; 16] = [
             ReduceOp::table(),
             ReduceAxis::table(),
             Dtype::table(),
@@ -540,6 +613,10 @@ mod tests {
             RevOps::table(),
             ImmSrc::table(),
             AccumCmd::table(),
+            PeFp32Mode::table(),
+            ImmSrcN::table(),
+            ReduceCmd::table(),
+            ActFunc::table(),
             WaitMode::table(),
             UpdateMode::table(),
             DebugCmd::table(),

@@ -152,22 +152,22 @@ fn mnemonic_spellings_are_equivalent() {
 
 #[test]
 fn unmodelled_opcodes_use_bundle_and_numeric_mnemonics() {
-    let b = bytes(&format!("30100000{}", "00".repeat(60)));
+    let b = bytes(&format!("e3100000{}", "00".repeat(60)));
     let inst = Instruction::decode(&b, Gen::Cayman);
     let text = disasm(&inst, Gen::Cayman);
     assert_eq!(
         text,
         format!(
-            ".bundle 30100000{}  # Exponential (not modelled)",
+            ".bundle e3100000{}  # QuantizeMx (not modelled)",
             " 00000000".repeat(15)
         )
     );
     assert_eq!(asm_line(&text, Gen::Cayman).unwrap(), inst);
     // The same bundle through the numeric mnemonic: header fields and the raw body by name.
-    let n = asm_line("0x30", Gen::Cayman).unwrap();
+    let n = asm_line("0xe3", Gen::Cayman).unwrap();
     assert_eq!(n.encode(), b);
     let raw = asm_line(
-        &format!("0x30 raw={} wait_idx=2", "ab".repeat(52)),
+        &format!("0xe3 raw={} wait_idx=2", "ab".repeat(52)),
         Gen::Cayman,
     )
     .unwrap()

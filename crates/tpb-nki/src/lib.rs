@@ -50,6 +50,8 @@ mod core;
 mod dve;
 mod dve_pool;
 mod names;
+// Issue 18a: nc_matmul on the PE.
+mod pe;
 pub mod support;
 pub mod sync;
 mod tile;

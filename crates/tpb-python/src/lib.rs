@@ -52,6 +52,8 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nki::nki_tensor_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_tensor_copy, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_memset, m)?)?;
+    // Issue 18a.
+    m.add_function(wrap_pyfunction!(nki::nki_nc_matmul, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_reciprocal, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_tensor_reduce, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_tensor_copy_predicated, m)?)?;

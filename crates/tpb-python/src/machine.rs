@@ -233,12 +233,13 @@ impl Machine {
     /// `hbm_bytes`: the size of device memory (HBM, default 1 GiB, at most 64 GiB; pages
     /// are allocated when written). HBM regions are written `"hbm+0x1000:fp32:4x8"`.
     #[new]
-    #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false, hbm_bytes = tpb_sim::DEFAULT_HBM_BYTES))]
+    #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false, strict_exact = false, hbm_bytes = tpb_sim::DEFAULT_HBM_BYTES))]
     fn new(
         gen: &str,
         strict: bool,
         fp8_e4m3: &str,
         fp8_ocp_sat: bool,
+        strict_exact: bool,
         hbm_bytes: u64,
     ) -> PyResult<Machine> {
         let mut c = config(gen, strict, fp8_e4m3, fp8_ocp_sat)?;
@@ -252,6 +253,8 @@ impl Machine {
             ));
         }
         c.hbm_bytes = hbm_bytes;
+        // A Matmul (exact per our order) or a table function (approximate) is a fault.
+        c.strict_exact = strict_exact;
         Ok(Machine {
             machine: Mutex::new(SimMachine::new(c)),
         })

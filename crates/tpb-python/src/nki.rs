@@ -1020,3 +1020,54 @@ pub fn nki_nc_stream_shuffle(
     let d = dst.tile.clone();
     on_core(py, dst, move |c| c.nc_stream_shuffle(&d, &s, &shuffle_mask))
 }
+
+// Issue 18a: the PE call (tpb_nki::pe; docs/reference/pe-act.md).
+
+/// `nki.isa.nc_matmul(dst, stationary, moving, is_stationary_onezero=False,
+/// is_moving_onezero=False, is_transpose=False, accumulate=None, tile_position=(),
+/// tile_size=(), perf_mode=None, name=None)`: LoadWeights then Matmul into PSUM,
+/// `dst = stationary.T @ moving`; `accumulate=True` adds to dst. Exact per tpb's documented
+/// summation order, not the hardware's bits. Transpose, tiling and perf modes are refused.
+#[pyfunction]
+#[pyo3(
+    name = "nc_matmul",
+    signature = (dst, stationary, moving, is_stationary_onezero = false, is_moving_onezero = false, is_transpose = false, accumulate = None, tile_position = None, tile_size = None, perf_mode = None, name = None),
+    text_signature = "(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False, accumulate=None, tile_position=(), tile_size=(), perf_mode=None, name=None)"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn nki_nc_matmul(
+    py: Python<'_>,
+    dst: &Tile,
+    stationary: &Tile,
+    moving: &Tile,
+    is_stationary_onezero: bool,
+    is_moving_onezero: bool,
+    is_transpose: bool,
+    accumulate: Option<bool>,
+    tile_position: Option<&Bound<'_, PyAny>>,
+    tile_size: Option<&Bound<'_, PyAny>>,
+    perf_mode: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> PyResult<RunReport> {
+    // The onezero hints change only speed (isa-facts-pe-act-dma §1.13); `name` is a label.
+    let _ = (is_stationary_onezero, is_moving_onezero, name);
+    let given = |o: Option<&Bound<'_, PyAny>>| -> PyResult<bool> {
+        Ok(match o {
+            None => false,
+            Some(v) if v.is_none() => false,
+            Some(v) => v.len().map(|n| n > 0).unwrap_or(true),
+        })
+    };
+    if is_transpose || given(tile_position)? || given(tile_size)? || given(perf_mode)? {
+        return Err(raise(
+            ErrorKind::Usage,
+            "nc_matmul: is_transpose, tile_position, tile_size and perf_mode are not supported \
+             by tpb yet (the 16-bit transpose layout and the perf-mode values are not public)"
+                .to_string(),
+        ));
+    }
+    let st = same_core(py, dst, stationary, "stationary")?.clone();
+    let mv = same_core(py, dst, moving, "moving")?.clone();
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| c.nc_matmul(&d, &st, &mv, accumulate))
+}

@@ -208,6 +208,66 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                only repeat it. EventSemaphore (any engine in the table) and unmodelled bundles \
                go to `.engine`'s queue, else SP. An EventSemaphore takes SYNC_CYCLES; its two \
                waits must both hold, then its update applies like any other.",
+    },    // Issue 18a: PE and ACT.
+    Assumption {
+        id: "pe-summation-order",
+        source: "isa-facts-pe-act-dma §1.9, §8 item 7; decisions §6.2",
+        text: "Matmul products are formed exactly and rounded once to fp32 (the IEEE f32 multiply), then added in fp32 sequentially over the contraction index k = 0..K-1 with round-to-nearest-even and no fused multiply-add; accumulating onto PSUM is one more fp32 addition. The hardware order is not public: every Matmul result is exact per this order only and its report says so.",
+    },
+    Assumption {
+        id: "pe-fp32-modes",
+        source: "isa-facts-pe-act-dma §8 item 7",
+        text: "fp32_mode none/high/low_high multiply full fp32 values; low (tf32) rounds both inputs to a 10-bit significand (nearest even) first.",
+    },
+    Assumption {
+        id: "pe-array-mapping",
+        source: "isa-facts-pe-act-dma §8 item 6",
+        text: "LoadWeights reads num_active_rows source partitions of num_active_cols elements: W[k][m] = element m of partition k. Matmul's moving partition k is contraction row k; output column m goes to destination partition start + m. The weights stay until the next LoadWeights; a Matmul needs weights of its rows × columns.",
+    },
+    Assumption {
+        id: "pe-lw-offsets",
+        source: "isa-facts-pe-act-dma §1.4, §8 item 1",
+        text: "S3_LW on sunda/cayman/mariana uses the S3D3_MM offsets: in_dtype @32, fp32_mode @33, perf_opt @35, quant_offset @36-37, num_active_rows @38, num_active_cols @39, row_grp @44, col_grp @45, xbus_sel @46 (sunda/cayman); every other byte is reserved.",
+    },
+    Assumption {
+        id: "pe-psum-flags",
+        source: "isa-facts-pe-act-dma §1.5.2, §1.5.5, §8 item 29",
+        text: "psum_accumulate_flags bit 0 overwrites, any value without bit 0 accumulates (fp32 read-add-write); the END bit only closes the group. A group-begin matmul overwrites only the elements it writes (not the whole psum_zero_region). Cayman accepts the mariana set {0,1,2,3,4,6}.",
+    },
+    Assumption {
+        id: "pe-transpose",
+        source: "isa-facts-pe-act-dma §1.8, §8 item 3",
+        text: "transpose_mode 1 is NKI's bit-accurate transpose: the Matmul writes W[j][m] unchanged to PSUM element (m, j); tpb runs it for 4-byte data whose moving tile is K × K and refuses the 16/8-bit forms (their PSUM layout is not given).",
+    },
+    Assumption {
+        id: "act-rounding",
+        source: "isa-facts-pe-act-dma §8 item 11",
+        text: "Activate computes t = fma(in, scale, bias) in fp32 (one rounding), y = func(t) in fp32, then converts y to out_dtype (RNE). The accumulator adds the fp32 y of each element in walk order.",
+    },
+    Assumption {
+        id: "act-table-functions",
+        source: "isa-facts-pe-act-dma §2.11, §8 item 12; decisions §6.2",
+        text: "Functions the hardware evaluates from unpublished piecewise-polynomial tables are computed from their mathematical definition in f64 with the libm crate and rounded once to fp32; each instruction that ran one carries an `approximate` label. Inputs outside a function's documented valid range (sine [-pi, pi], ln, sqrt, rsqrt, reciprocal, arctan) are computed the same way (no range reduction is modelled) and the report says the hardware output there is invalid.",
+    },
+    Assumption {
+        id: "act-lrelu-slope",
+        source: "isa-facts-pe-act-dma §2.2",
+        text: "leaky relu (id 3) and parametric relu (id 4) take their negative slope from the imm operand (@44).",
+    },
+    Assumption {
+        id: "act-accumulator",
+        source: "isa-facts-pe-act-dma §2.3, §8 items 15-16",
+        text: "The ACT accumulator is one fp32 per lane. zero sets it to 0; accumulate adds; zero_accumulate zeroes then adds; load_accumulate loads the imm operand (per lane through a pointer) then adds. ActivationReadAccumulator (0x24) does not clear it.",
+    },
+    Assumption {
+        id: "act-quantize",
+        source: "isa-facts-pe-act-dma §2.4, §8 item 18",
+        text: "ActivateQuantize: t = fma(in, dequant_scale, bias), y = func(t), q = quant_scale * y + quant_zero in fp32, then rounded to nearest even and clamped to 0..=255 (NaN gives 0).",
+    },
+    Assumption {
+        id: "exp-operands",
+        source: "isa-facts-pe-act-dma §2.12",
+        text: "Exponential 0x30 computes exp(in - imm0) with imm0 the max value (instruction fp32 or per-lane pointer), approximate as the ACT table functions; only accumulator_cmd idle runs until the DVE lane accumulator is modelled.",
     },
     Assumption {
         id: "dma-address-map",
@@ -497,8 +557,8 @@ pub struct TimingConstant {
 #[rustfmt::skip]
 pub const TIMING_CONSTANTS: &[TimingConstant] = &[
     TimingConstant { name: "DVE_MIN_II", default: 64, unit: "DVE cycles", source: "nki-semantics §1.3 (MIN_II ≈ 64)" },
-    TimingConstant { name: "ACT_MIN_II", default: 64, unit: "ACT cycles", source: "nki-semantics §1.3 (Vector/Scalar MIN_II)" },
-    TimingConstant { name: "PE_MIN_II", default: 64, unit: "PE cycles", source: "ASSUMED (no TensorE instruction in this slice)" },
+    TimingConstant { name: "ACT_MIN_II", default: 64, unit: "ACT cycles", source: "nki-semantics §1.3, isa-facts-pe-act-dma §2.13 (activation ≈ max(MIN_II, N), MIN_II ≈ 64)" },
+    TimingConstant { name: "PE_MIN_II", default: 64, unit: "PE cycles", source: "isa-facts-pe-act-dma §1.13, §4.2 (MM_INIT_LATENCY 64; matmul ≈ max(64, N_moving); the ×4 for fp32 is not modelled)" },
     TimingConstant { name: "DEPENDENT_OVERHEAD", default: 100, unit: "engine cycles", source: "nki-semantics §1.3, §6 (~100 static overhead)" },
     TimingConstant { name: "POOL_START", default: 150, unit: "POOL cycles", source: "nki-semantics §1.1, §1.2 (GPSIMD_START ≈ 150)" },
     TimingConstant { name: "SYNC_CYCLES", default: 64, unit: "engine cycles", source: "ASSUMED (an instruction without memory operands)" },
@@ -529,6 +589,10 @@ pub const TIMING_CONSTANTS: &[TimingConstant] = &[
     TimingConstant { name: "CLOCK_MHZ_SP_MAVERICK", default: 1200, unit: "MHz", source: "ASSUMED (= mariana)" },
 ];
 
+/// The text each Matmul's report carries (assumption `pe-summation-order`).
+pub const PE_SUMMATION_ORDER: &str = "exact per our order, not the hardware's bits: products \
+     rounded once to fp32, summed in fp32 sequentially over the contraction index (assumption \
+     pe-summation-order)";
 // ---- DMA, HBM and MEM_2D (isa-facts-pe-act-dma §3) ------------------------------------------
 
 /// `dma-register-address`: an ADDR8 in register form (`reg_lo`, `reg_hi`) addresses the

@@ -173,8 +173,9 @@ fn every_executed_row_computes_its_reference_result() {
             None if row.family == Family::EventSemaphore => {
                 event_semaphore_updates_its_second_semaphore(row)
             }
-            // The issue-17 families: compared with plain references in their own test files
-            // (tests/dve_state.rs for 17b); the example-level run above checks they execute.
+            // The issue-17 and 18a families: compared with plain references in their own test
+            // files (tests/dve_state.rs for 17b, tests/pe_act.rs for PE/ACT); the example-level
+            // run above checks they execute.
             None => {}
         }
     }

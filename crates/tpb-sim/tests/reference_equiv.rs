@@ -99,6 +99,10 @@ fn check(
     w.m.set_threading(threads, if threads > 1 { 0 } else { u64::MAX });
     let prog = make(&mut w);
     for inst in &prog {
+        // `TPB_DUMP=1` prints each generated instruction (to read a failing case).
+        if std::env::var("TPB_DUMP").is_ok() {
+            eprintln!("{}", tpb_isa::text::disasm(inst, gen));
+        }
         // Issue 17a's generators (now reached here through `generators()`) sometimes make an
         // invalid instruction (e.g. a misaligned uint32 src0 at seed 3710658523140334429);
         // such a case is skipped, and proptest fails if too many are.
@@ -162,4 +166,16 @@ proptest! {
     fn sunda_dual_matches_reference(seed: u64, threads in 1usize..=3, level in 0usize..3) {
         check(seed, Gen::Sunda, (threads, level), gen_ptr_multi)?;
     }
+}
+
+/// Regression (found by `every_family_matches_reference`): a TensorReduce over groups of one
+/// fp8 NaN with `negated = 1` — the dense fast path pinned the NaN before negating, while a
+/// group of one never reaches the ALU (assumption `reduce-geometry`).
+#[test]
+fn tensor_reduce_single_element_nan_group_keeps_its_bits() {
+    let all = generators();
+    let i = ((16140901064495857664u128 * all.len() as u128) >> 64) as usize;
+    let (f, make, gens) = &all[i];
+    assert_eq!(*f, tpb_isa::opcode::Family::TensorReduce);
+    check(11566413342976096569, gens[0], (1, 0), *make).unwrap();
 }

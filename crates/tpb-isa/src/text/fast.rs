@@ -17,12 +17,13 @@ use super::schema::{part_of, resolve_key, Part, CHANNELS_FIELD, FIELD_ALIASES, O
 use crate::gen::Gen;
 use crate::opcode::{Opcode, StructKind, OPCODES};
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, CodeEnum, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype,
-    ImmSrc, ReduceAxis, ReduceOp, RevOps, TensorSubdim, UpdateMode, WaitMode,
+    AccumCmd, ActFunc, AffineSelectCmp, AluOp, CodeEnum, DataSrc, DebugCmd, DgeComputeOp,
+    DgeOpcode, Dtype, ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps,
+    TensorSubdim, UpdateMode, WaitMode,
 };
 use crate::wire::{
     Body, Bytes, Data4d, DtypePair, Events, F32Bits, Field, FieldDyn, Header, ImmVal, Instruction,
-    Tensor, INST_WORD_LEN,
+    LwCtrl, MmCtrl, Tensor, INST_WORD_LEN,
 };
 use std::sync::OnceLock;
 
@@ -132,6 +133,10 @@ fast_enums!(
     DgeComputeOp = 12,
     DgeOpcode = 13,
     DataSrc = 14,
+    PeFp32Mode = 15,
+    ImmSrcN = 16,
+    ReduceCmd = 17,
+    ActFunc = 18,
 );
 
 fn struct_table(kind: StructKind) -> StructTable {
@@ -218,6 +223,14 @@ fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
         DebugCmd => Setter::Token(set_enum::<DebugCmd>),
         ReduceOp => Setter::Token(set_enum::<ReduceOp>),
         ReduceAxis => Setter::Token(set_enum::<ReduceAxis>),
+        PeFp32Mode => Setter::Token(set_enum::<PeFp32Mode>),
+        ImmSrcN => Setter::Token(set_enum::<ImmSrcN>),
+        ReduceCmd => Setter::Token(set_enum::<ReduceCmd>),
+        ActFunc => Setter::Token(set_enum::<ActFunc>),
+        // `[name:value,…]` lists start with a bracket: the token setter declines them and
+        // the plain path reads them.
+        MmCtrl => Setter::Token(set_text::<MmCtrl>),
+        LwCtrl => Setter::Token(set_text::<LwCtrl>),
         DtypePair => Setter::Token(set_dtype_pair),
         Opcode => Setter::Token(set_text::<Opcode>),
         Bytes<1> => Setter::Token(set_text::<Bytes<1>>),
@@ -231,7 +244,6 @@ fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
         Bytes<15> => Setter::Token(set_text::<Bytes<15>>),
         Bytes<16> => Setter::Token(set_text::<Bytes<16>>),
         Bytes<17> => Setter::Token(set_text::<Bytes<17>>),
-        Bytes<32> => Setter::Token(set_text::<Bytes<32>>),
         Bytes<20> => Setter::Token(set_text::<Bytes<20>>),
         Bytes<52> => Setter::Token(set_text::<Bytes<52>>),
         Bytes<30> => Setter::Token(set_text::<Bytes<30>>),

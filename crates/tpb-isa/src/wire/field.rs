@@ -312,6 +312,10 @@ macro_rules! for_each_enum_field {
             RevOps,
             ImmSrc,
             AccumCmd,
+            PeFp32Mode,
+            ImmSrcN,
+            ReduceCmd,
+            ActFunc,
             WaitMode,
             UpdateMode,
             DebugCmd,
@@ -324,8 +328,9 @@ macro_rules! for_each_enum_field {
     };
 }
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype, ImmSrc,
-    ReduceAxis, ReduceOp, RevOps, TensorSubdim, UpdateMode, WaitMode,
+    AccumCmd, ActFunc, AffineSelectCmp, AluOp, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype,
+    ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim, UpdateMode,
+    WaitMode,
 };
 pub(crate) use for_each_enum_field;
 for_each_enum_field!(enum_field);

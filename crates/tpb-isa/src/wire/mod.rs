@@ -4,27 +4,32 @@
 //! re-encodes to the same bytes (decisions §1.1). Legality is [`crate::validate`]'s job.
 
 pub mod addr8;
+// Issue 18a structs: PE and ACT.
+mod act;
 mod bodies;
 mod build;
 // Issue 17b structs (one module each).
 mod ctrl_im;
 mod d1_rd;
+// Issue 17a: the DVE/POOL compute structs, one module per struct.
+mod d4_mr;
 pub mod descriptor;
 mod dma;
 pub mod field;
+pub mod gen_block;
 pub mod memref;
+mod pe;
 mod s2s2d2_stt;
+mod s3d3_cp_pred_scalar;
+mod s3s3d3_tt;
 mod s4d2_bn;
 mod s4d4_cr;
 mod s4d4_mr;
-// Issue 17a: the DVE/POOL compute structs, one module per struct.
-mod d4_mr;
-mod s3d3_cp_pred_scalar;
-mod s3s3d3_tt;
 mod s4d4_tr;
 mod view;
 mod visit;
 
+pub use act::*;
 pub use addr8::{Addr8, Addr8Form, DmaLoc, DmaPattern, DMA_ONCHIP_WINDOW};
 pub use bodies::*;
 pub use build::{op, BuildError, TypedOpcode};
@@ -36,6 +41,7 @@ pub use descriptor::{
 };
 pub use dma::*;
 pub use field::{Bytes, Field, FieldDyn};
+pub use pe::*;
 pub use s2s2d2_stt::*;
 pub use s3d3_cp_pred_scalar::S3d3CpPredScalar;
 pub use s3s3d3_tt::S3s3d3Tt;

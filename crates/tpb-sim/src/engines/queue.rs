@@ -177,6 +177,8 @@ pub fn home(inst: &Instruction, gen: Gen) -> Home {
     match inst.info(gen).map(|r| r.engine) {
         Some(Engine::Dve) => Home::Only(EngineId::Dve),
         Some(Engine::Pool) => Home::Only(EngineId::Pool),
+        Some(Engine::Pe) => Home::Only(EngineId::Pe),
+        Some(Engine::Act) => Home::Only(EngineId::Act),
         Some(Engine::Dma) => Home::Dma,
         Some(Engine::DveOrPool) => Home::Either(EngineId::Dve, EngineId::Pool),
         // EventSemaphore (any engine), a table engine this model does not know yet, or no

@@ -15,6 +15,8 @@
 //! semantics.
 
 mod access;
+// Issue 18a: PE and ACT (plain executors).
+mod act;
 mod affine_select;
 mod dma;
 mod engine;
@@ -22,6 +24,7 @@ mod event_semaphore;
 mod imm_ld;
 mod iota;
 mod kernels;
+mod pe;
 mod ptr_multi;
 mod range_select;
 mod tensor_scalar;
@@ -52,8 +55,8 @@ use engine::{Lane, Threads};
 use tpb_isa::geometry::Space;
 use tpb_isa::opcode::{sem, Exec, OpcodeInfo};
 use tpb_isa::wire::{
-    visit_owned, Addr4, AddrForm, D4Iota, EventSemaphore, FamilyVisitor, Owned, S2Bn, S2d2Rs,
-    S2d2TsAs, S3d3Ts, S3d3TsSelect, S4d4Tsm, Tensor,
+    visit_owned, Addr4, AddrForm, D4Iota, EventSemaphore, FamilyVisitor, Owned, S2Bn, S2d2Ac,
+    S2d2Rs, S2d2TsAs, S3Lw, S3d3Ac, S3d3Aq, S3d3Mm, S3d3Ts, S3d3TsSelect, S4d4Tsm, Tensor,
 };
 use tpb_isa::wire::{
     CtrlIm, D1Rd, D4Mr, S2s2d2Stt, S3d3CpPredScalar, S3s3d3Tt, S4d2Bn, S4d4Cr, S4d4Mr, S4d4Tr,
@@ -137,9 +140,16 @@ impl Outcome {
 
     /// Strict mode: the first warning becomes a fault. Called before any state change.
     pub(crate) fn gate(&self, cfg: &Config) -> Result<(), FaultCause> {
-        match self.warnings.first() {
-            Some((k, m)) if cfg.strict => Err(FaultCause::Strict(*k, m.clone())),
-            _ => Ok(()),
+        let fatal = |k: &WarningKind| {
+            if k.is_exactness() {
+                cfg.strict_exact
+            } else {
+                cfg.strict
+            }
+        };
+        match self.warnings.iter().find(|(k, _)| fatal(k)) {
+            Some((k, m)) => Err(FaultCause::Strict(*k, m.clone())),
+            None => Ok(()),
         }
     }
 
@@ -748,6 +758,58 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
         s: &'a EventSemaphore,
     ) -> Executed {
         event_semaphore::execute(self, s)
+    }
+    // Issue 18a.
+    fn load_weights(
+        &mut self,
+        _: Row,
+        sem::LoadWeights::LoadWeights: sem::LoadWeights,
+        s: &'a S3Lw,
+    ) -> Executed {
+        pe::load_weights(self, s)
+    }
+    fn matmul(&mut self, _: Row, sem::Matmul::Matmul: sem::Matmul, s: &'a S3d3Mm) -> Executed {
+        pe::matmul(self, s)
+    }
+    fn activate(
+        &mut self,
+        _: Row,
+        sem::Activate::Activate: sem::Activate,
+        s: &'a S3d3Ac,
+    ) -> Executed {
+        act::activate(self, s)
+    }
+    fn activate_quantize(
+        &mut self,
+        _: Row,
+        sem::ActivateQuantize::ActivateQuantize: sem::ActivateQuantize,
+        s: &'a S3d3Aq,
+    ) -> Executed {
+        act::activate_quantize(self, s)
+    }
+    fn act_read_accumulator(
+        &mut self,
+        _: Row,
+        sem::ActReadAccumulator::ActReadAccumulator: sem::ActReadAccumulator,
+        s: &'a D1Rd,
+    ) -> Executed {
+        act::read_accumulator(self, s)
+    }
+    fn activate2(
+        &mut self,
+        row: Row,
+        sem::Activate2::Activate2: sem::Activate2,
+        _: &'a S2d2Ac,
+    ) -> Executed {
+        Err(not_executed(row)) // the op order is not public (isa-facts-pe-act-dma §2.6)
+    }
+    fn exponential(
+        &mut self,
+        _: Row,
+        sem::Exponential::Exponential: sem::Exponential,
+        s: &'a S3d3Ts,
+    ) -> Executed {
+        act::exponential(self, s)
     }
     fn dma_memcpy(
         &mut self,

@@ -254,8 +254,9 @@ fn dense_float_reduce(
                     .skip(1)
                     .fold(g[0], |a, &x| alu_arith(op, a, x).unwrap_or(f32::NAN)),
             };
-            if acc.is_nan() && s.op != AluOp::BYPASS {
-                // alu_arith pins every NaN it creates or propagates.
+            if acc.is_nan() && s.op != AluOp::BYPASS && g.len() > 1 {
+                // alu_arith pins every NaN it creates or propagates; a group of one element
+                // never reaches the ALU, so its NaN keeps its bits (as in `reduce_group`).
                 acc = f32::from_bits(canonical_nan::FP32);
             }
             if s.negated != 0 {

@@ -61,6 +61,9 @@ pub struct Config {
     pub fp8: Fp8Config,
     /// Turn every warning (uninitialised read, loader mismatch, firmware stub) into a fault.
     pub strict: bool,
+    /// Refuse any result that is not exact: a matmul (exact only per our summation order)
+    /// or an approximate ACT/DVE table function (decisions §6.2; `tpb run --strict-exact`).
+    pub strict_exact: bool,
     /// Mirror the shipped firmware: ImmLd and PtrMulti are log-only stubs on cayman+
     /// (decisions §3.7; assumption `firmware-stub-scope`).
     pub firmware_stubs: bool,
@@ -100,6 +103,7 @@ impl Config {
                 e4m3: crate::numerics::E4m3Variant::Ieee,
             },
             strict: false,
+            strict_exact: false,
             firmware_stubs: false,
             max_elements: DEFAULT_MAX_ELEMENTS,
             max_run_elements: DEFAULT_MAX_RUN_ELEMENTS,
@@ -152,8 +156,28 @@ pub(crate) struct State {
     pub(crate) retired: u64,
     /// Elements processed by the retired instructions (for [`Config::max_run_elements`]).
     pub(crate) elements_run: u64,
+    /// The PE array's stationary weights, loaded by LoadWeights (isa-facts-pe-act-dma §1.2).
+    pub(crate) pe: Option<PeWeights>,
+    /// The ACT accumulator: one fp32 per lane, as bits (isa-facts-pe-act-dma §2.3).
+    pub(crate) act_acc: [u32; NUM_CHANNELS as usize],
     /// The hidden per-lane DVE state (accumulators, search flops, mask table).
     pub(crate) dve: DveState,
+}
+
+/// The stationary tile held by the PE array after LoadWeights (isa-facts-pe-act-dma §1.2,
+/// §8 item 6): `rows` (the contraction depth, one per source partition) × `cols` (one per
+/// output partition), row-major.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PeWeights {
+    pub(crate) rows: u32,
+    pub(crate) cols: u32,
+    pub(crate) dtype: tpb_isa::Dtype,
+    /// The fp32 values the multipliers see (tf32-rounded for fp32_mode low), as bits.
+    pub(crate) values: Vec<u32>,
+    /// The elements' raw bits (the transpose path copies them unchanged).
+    pub(crate) raw: Vec<u32>,
+    /// Loaded with transpose_mode = 1 (the bit-accurate transpose, §1.8).
+    pub(crate) transpose: bool,
 }
 
 /// A simulated NeuronCore slice: on-chip memory, registers, flops, semaphores and events
@@ -212,6 +236,8 @@ impl Machine {
                 events: [false; NUM_EVENTS],
                 retired: 0,
                 elements_run: 0,
+                pe: None,
+                act_acc: [0; NUM_CHANNELS as usize],
                 dve: DveState::default(),
             },
             scratch: Scratch::new(),

@@ -65,18 +65,35 @@ pub enum WarningKind {
     LoaderMismatch,
     /// The instruction ran as the shipped log-only firmware stub (decisions §3.7).
     FirmwareStub,
+    /// The result is exact per our documented choice, not known to be the hardware's bits
+    /// (the PE summation order, decisions §6.2). `strict_exact` makes it a fault.
+    ExactPerOurChoice,
+    /// The result comes from a function the hardware evaluates from unpublished tables,
+    /// computed here from its definition (decisions §6.2). `strict_exact` makes it a fault.
+    Approximate,
     /// A DVE state consumer (DveReadAccumulator, FindIndex8, DveReadIndices, …) read
     /// hidden per-lane state no instruction has written (assumption `dve-lane-state`).
     DveStateUnset,
 }
 
 impl WarningKind {
+    /// Whether the warning labels how exact a result is (decisions §6.2) rather than a
+    /// hazard: `Config::strict_exact` decides about these, `Config::strict` about the rest.
+    pub const fn is_exactness(self) -> bool {
+        matches!(
+            self,
+            WarningKind::ExactPerOurChoice | WarningKind::Approximate
+        )
+    }
+
     /// A short lowercase tag.
     pub const fn tag(self) -> &'static str {
         match self {
             WarningKind::Uninitialised => "uninitialised-read",
             WarningKind::LoaderMismatch => "loader-mismatch",
             WarningKind::FirmwareStub => "firmware-stub",
+            WarningKind::ExactPerOurChoice => "exact-per-our-order",
+            WarningKind::Approximate => "approximate",
             WarningKind::DveStateUnset => "dve-state-unset",
         }
     }

@@ -18,10 +18,13 @@
 //!   (see [`canonical_nan`]), checked by `tests/numerics.rs` on committed fixtures.
 
 pub(crate) mod alu;
-// Issue 17a: TensorTensor / TensorReduce on INT64/UINT64.
 mod fp8_table;
+// Issue 17a: TensorTensor / TensorReduce on INT64/UINT64.
 mod int64;
 mod minifloat;
+// Issue 18a: the PE dot product in our documented order and the ACT functions.
+pub mod act;
+pub mod pe;
 pub mod simd;
 
 pub use alu::{alu_arith, alu_bitvec, alu_int, alu_int_as};

@@ -945,6 +945,14 @@ pub fn generator(f: opcode::Family) -> Option<Make> {
         Family::StreamTranspose => gen_stream_transpose,
         // Refused by the table's exec column (the LoadMaskSelect table, Q20).
         Family::StreamShuffle => return None,
+        // Issue 18a: checked against plain references of their own in tests/pe_act.rs.
+        Family::LoadWeights
+        | Family::Matmul
+        | Family::Activate
+        | Family::ActivateQuantize
+        | Family::ActReadAccumulator
+        | Family::Activate2
+        | Family::Exponential => return None,
         // Issue 17b (the hidden DVE lane state): checked against their own plain references
         // in tests/dve_state.rs; no random generator yet.
         Family::MatchValueLoad

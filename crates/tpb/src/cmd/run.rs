@@ -83,6 +83,10 @@ pub struct Args {
     /// Make every warning (uninitialised read, loader mismatch, firmware stub) a fault.
     #[arg(long)]
     pub strict: bool,
+    /// Make every result that is not exact a fault: a Matmul (exact only per tpb's documented
+    /// summation order) or an ACT/DVE function the hardware computes from unpublished tables.
+    #[arg(long)]
+    pub strict_exact: bool,
     /// FP8 outputs saturate to ±max instead of overflowing to ±inf/NaN.
     #[arg(long)]
     pub fp8_ocp_sat: bool,
@@ -289,6 +293,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut config = Config::new(program.gen);
     config.fp8 = fp8;
     config.strict = args.strict;
+    config.strict_exact = args.strict_exact;
     config.firmware_stubs = args.firmware_stubs;
     config.max_run_elements = args.max_run_elements;
     config.hbm_bytes = args.hbm_bytes;

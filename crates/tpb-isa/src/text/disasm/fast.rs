@@ -15,8 +15,9 @@ use crate::geometry::NUM_REGISTERS;
 use crate::opcode::Opcode;
 use crate::opcode::OpcodeInfo;
 use crate::tables::{
-    AccumCmd, AffineSelectCmp, AluOp, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype, ImmSrc,
-    ReduceAxis, ReduceOp, RevOps, TensorSubdim, UpdateMode, WaitMode,
+    AccumCmd, ActFunc, AffineSelectCmp, AluOp, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype,
+    ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim, UpdateMode,
+    WaitMode,
 };
 use crate::text::schema::{always_printed_any, for_each_enum_field, CHANNELS_FIELD, OPCODE_FIELD};
 use crate::wire::addr8::addr8_text;
@@ -24,7 +25,7 @@ use crate::wire::descriptor::f32_text;
 use crate::wire::descriptor::{INDIRECT_HOLES, INDIRECT_SEPARATOR};
 use crate::wire::{
     Addr4, AddrForm, Body, Bytes, Data4d, DtypePair, F32Bits, Field, FieldVisitor, ImmVal,
-    Instruction, Tensor,
+    Instruction, LwCtrl, MmCtrl, Tensor,
 };
 use crate::wire::{Addr8, DmaPattern};
 use std::any::Any;
@@ -209,6 +210,11 @@ impl<S: Sink> Writer<'_, '_, S> {
             out.name(&DTYPE_NAMES, p.hi().0);
         } else if let Some(o) = cast::<Opcode, T>(v) {
             out.hex(u32::from(o.0), 2);
+        } else if let Some(c) = cast::<MmCtrl, T>(v) {
+            // The PE generation blocks: their own per-generation text (rare, not hot).
+            out.put(&c.to_text(self.gen));
+        } else if let Some(c) = cast::<LwCtrl, T>(v) {
+            out.put(&c.to_text(self.gen));
         } else if let Some(n) = cast::<u16, T>(v) {
             out.dec(u32::from(*n));
         } else if let Some(a) = cast::<Addr8, T>(v) {

@@ -3,6 +3,8 @@
 //! ([`FamilyVisitor`], implemented by [`Chains`] here), so a new family does not build until
 //! it has a chain.
 
+// Issue 18a: PE, ACT and DVE Exponential.
+mod act;
 mod affine_select;
 pub(crate) mod dma;
 // Issue 17a (isa-facts-dve-pool).
@@ -16,6 +18,7 @@ mod event_semaphore;
 mod imm_ld;
 mod immediates;
 mod iota;
+mod pe;
 mod ptr_multi;
 mod range_select;
 // Issue 17b chains.
@@ -34,8 +37,8 @@ use crate::tables::{AluOp, Dtype};
 use crate::wire::{
     visit_view, D4Iota, Data4d, DmaCopy2d, DmaDirect2d, DmaDirect2dXpose, DmaGatherXpose,
     DmaImmediate, DmaIndirect1d, EventSemaphore, FamilyVisitor, Header, InstView, Mem2d,
-    PseudoDmaDirect2d, PseudoDmaExt, S2Bn, S2d2Rs, S2d2TsAs, S3d3Ts, S3d3TsSelect, S4d4Tsm, View,
-    Viewed,
+    PseudoDmaDirect2d, PseudoDmaExt, S2Bn, S2d2Ac, S2d2Rs, S2d2TsAs, S3Lw, S3d3Ac, S3d3Aq, S3d3Mm,
+    S3d3Ts, S3d3TsSelect, S4d4Tsm, View, Viewed,
 };
 use crate::wire::{
     CtrlIm, D1Rd, D4Mr, S2s2d2Stt, S3d3CpPredScalar, S3s3d3Tt, S4d2Bn, S4d4Cr, S4d4Mr, S4d4Tr,
@@ -169,6 +172,33 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
         s: View<'a, EventSemaphore>,
     ) -> Flow {
         event_semaphore::check(self.cx, self.inst, &s)
+    }
+    // Issue 18a.
+    fn load_weights(&mut self, _: Row, _: sem::LoadWeights, s: View<'a, S3Lw>) -> Flow {
+        pe::check_load_weights(self.cx, &s)
+    }
+    fn matmul(&mut self, _: Row, _: sem::Matmul, s: View<'a, S3d3Mm>) -> Flow {
+        pe::check_matmul(self.cx, &s)
+    }
+    fn activate(&mut self, _: Row, _: sem::Activate, s: View<'a, S3d3Ac>) -> Flow {
+        act::check_activate(self.cx, &s)
+    }
+    fn activate_quantize(&mut self, _: Row, _: sem::ActivateQuantize, s: View<'a, S3d3Aq>) -> Flow {
+        act::check_activate_quantize(self.cx, &s)
+    }
+    fn act_read_accumulator(
+        &mut self,
+        _: Row,
+        _: sem::ActReadAccumulator,
+        s: View<'a, D1Rd>,
+    ) -> Flow {
+        act::check_act_read_accumulator(self.cx, &s)
+    }
+    fn activate2(&mut self, _: Row, _: sem::Activate2, s: View<'a, S2d2Ac>) -> Flow {
+        act::check_activate2(self.cx, &s)
+    }
+    fn exponential(&mut self, _: Row, _: sem::Exponential, s: View<'a, S3d3Ts>) -> Flow {
+        act::check_exponential(self.cx, &s)
     }
     // Issues 17a and 17b: the chains read the owned struct (one load of the 52 body bytes).
     // The DMA / MEM_2D chains read owned structs (a copy of the view's 52 bytes).

@@ -1,0 +1,309 @@
+//! LoadWeights 0x01 / Matmul 0x02 / Activate 0x21 / ActivateQuantize 0x22 /
+//! ActivationReadAccumulator 0x24 / Exponential 0x30 against plain references written here
+//! from the documented semantics (isa-facts-pe-act-dma §1.2–§1.9, §2.2–§2.5, §2.12;
+//! assumptions `pe-summation-order`, `act-rounding`, `act-accumulator`).
+
+use tpb_isa::geometry::Space;
+use tpb_isa::text::{asm, AsmOptions};
+use tpb_isa::{Dtype, Gen, Instruction};
+use tpb_sim::{Config, FaultCause, HostTensor, Machine, WarningKind};
+
+type Named32 = (&'static str, fn(f32) -> f32);
+type Named64 = (&'static str, fn(f64) -> f64);
+
+fn program(gen: Gen, text: &str) -> Vec<Instruction> {
+    let a = asm(text, &AsmOptions::new(gen)).expect("assembles");
+    a.instructions().map(|s| s.inst).collect()
+}
+
+/// A deterministic pseudo-random f32 in [-2, 2) with few significant bits (bf16-exact).
+fn rnd(state: &mut u64) -> f32 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    ((*state >> 40) as i32 % 512) as f32 / 128.0
+}
+
+fn write_f32(m: &mut Machine, space: Space, parts: u32, offset: u64, v: &[f32]) {
+    let per = v.len() as u64 / u64::from(parts);
+    let t = HostTensor::at(space, 0..parts)
+        .offset(offset)
+        .elements(Dtype::FP32, per);
+    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    m.write_tensor(&t, &bytes).unwrap();
+}
+
+fn read_f32(m: &Machine, space: Space, parts: u32, offset: u64, per: u64) -> Vec<f32> {
+    let t = HostTensor::at(space, 0..parts)
+        .offset(offset)
+        .elements(Dtype::FP32, per);
+    m.read_tensor(&t)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// The plain reference of our documented order: products as IEEE f32 multiplies, summed
+/// sequentially over k from the first product (assumption `pe-summation-order`).
+fn reference_matmul(w: &[f32], x: &[f32], k: usize, m: usize, n: usize) -> Vec<f32> {
+    let mut out = vec![0f32; m * n];
+    for mi in 0..m {
+        for j in 0..n {
+            let mut acc = w[mi] * x[j];
+            for kk in 1..k {
+                acc += w[kk * m + mi] * x[kk * n + j];
+            }
+            out[mi * n + j] = acc;
+        }
+    }
+    out
+}
+
+fn mm_text(k: u32, m: u32, n: u32, flags: u8) -> String {
+    format!(
+        "load_weights src=sbuf[p0]+0x0:[[1,{m}]] in=fp32 fp32_mode=high \
+         ctrl=[num_active_rows:{k},num_active_cols:{m},row_grp:0xf,col_grp:0xf]\n\
+         matmul src=sbuf[p0]+0x1000:[[1,{n}]] in=fp32 fp32_mode=high \
+         ctrl=[num_active_rows:{k},num_active_cols:{m},psum_accumulate_flags:{flags},\
+         row_grp:0xf,col_grp:0xf] dst=psum[p0]+0x0:[[1,{n}]]\n"
+    )
+}
+
+// §1.2/§1.9: dst = stationary.T @ moving, bit-exact against the plain reference of our
+// order, and within a documented tolerance of an f64 reference.
+#[test]
+fn matmul_is_exact_per_our_order() {
+    let (k, m, n) = (96u32, 80u32, 64u32);
+    let mut st = 0x9E37_79B9_7F4A_7C15u64;
+    let w: Vec<f32> = (0..k * m).map(|_| rnd(&mut st) * 1.37).collect();
+    let x: Vec<f32> = (0..k * n).map(|_| rnd(&mut st) * 0.71).collect();
+    let mut mach = Machine::new(Config::new(Gen::Cayman));
+    write_f32(&mut mach, Space::Sbuf, k, 0, &w);
+    write_f32(&mut mach, Space::Sbuf, k, 0x1000, &x);
+    let r = mach
+        .run(&program(Gen::Cayman, &mm_text(k, m, n, 3)))
+        .unwrap();
+    let got = read_f32(&mach, Space::Psum, m, 0, u64::from(n));
+    let want = reference_matmul(&w, &x, k as usize, m as usize, n as usize);
+    assert_eq!(
+        got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        want.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+    // The report says the result is exact per our order only.
+    assert!(r
+        .warnings()
+        .any(|w| w.kind == WarningKind::ExactPerOurChoice));
+    // Against f64: |err| ≤ K · 2^-24 · Σ|w·x| (the sequential-sum bound).
+    for mi in 0..m as usize {
+        for j in 0..n as usize {
+            let (mut exact, mut mag) = (0f64, 0f64);
+            for kk in 0..k as usize {
+                let p = f64::from(w[kk * m as usize + mi]) * f64::from(x[kk * n as usize + j]);
+                exact += p;
+                mag += p.abs();
+            }
+            let tol = f64::from(k) * 2f64.powi(-24) * mag;
+            assert!((f64::from(got[mi * n as usize + j]) - exact).abs() <= tol);
+        }
+    }
+}
+
+// §1.5.2: flags without bit 0 accumulate onto PSUM; bit 0 overwrites.
+#[test]
+fn psum_accumulation_groups() {
+    let (k, m, n) = (8u32, 4u32, 16u32);
+    let mut st = 7u64;
+    let w: Vec<f32> = (0..k * m).map(|_| rnd(&mut st)).collect();
+    let x: Vec<f32> = (0..k * n).map(|_| rnd(&mut st)).collect();
+    let mut mach = Machine::new(Config::new(Gen::Cayman));
+    write_f32(&mut mach, Space::Sbuf, k, 0, &w);
+    write_f32(&mut mach, Space::Sbuf, k, 0x1000, &x);
+    let one = reference_matmul(&w, &x, k as usize, m as usize, n as usize);
+    // start (1), middle (0), end (2): three accumulations of the same product.
+    let mut text = mm_text(k, m, n, 1);
+    text.push_str(mm_text(k, m, n, 0).lines().nth(1).unwrap());
+    text.push('\n');
+    text.push_str(mm_text(k, m, n, 2).lines().nth(1).unwrap());
+    mach.run(&program(Gen::Cayman, &text)).unwrap();
+    let got = read_f32(&mach, Space::Psum, m, 0, u64::from(n));
+    for (g, o) in got.iter().zip(&one) {
+        assert_eq!(g.to_bits(), ((o + o) + o).to_bits());
+    }
+    // A new group (flags 3) overwrites.
+    mach.run(&program(Gen::Cayman, &mm_text(k, m, n, 3)))
+        .unwrap();
+    let got = read_f32(&mach, Space::Psum, m, 0, u64::from(n));
+    assert_eq!(got, one);
+}
+
+// §1.2, §1.7: a Matmul whose shape differs from the loaded weights faults and changes nothing;
+// fp32 pairs only with fp32; maverick is refused with the missing fact named.
+#[test]
+fn matmul_refusals() {
+    let mut mach = Machine::new(Config::new(Gen::Cayman));
+    write_f32(&mut mach, Space::Sbuf, 8, 0, &[1.0; 8 * 4]);
+    write_f32(&mut mach, Space::Sbuf, 8, 0x1000, &[1.0; 8 * 16]);
+    let p = program(Gen::Cayman, &mm_text(8, 4, 16, 3));
+    mach.step(&p[0]).unwrap();
+    let bad = program(Gen::Cayman, &mm_text(8, 2, 16, 3));
+    let before = mach.clone();
+    let e = mach.step(&bad[1]).unwrap_err();
+    assert!(e.to_string().contains("loaded weights"), "{e}");
+    assert!(mach == before);
+    let bf = program(
+        Gen::Cayman,
+        "matmul src=sbuf[p0]+0x1000:[[1,16]] in=bf16 ctrl=[num_active_rows:8,num_active_cols:4,\
+         psum_accumulate_flags:3,row_grp:0xf,col_grp:0xf] dst=psum[p0]+0x0:[[1,16]]",
+    );
+    let e = mach.step(&bf[0]).unwrap_err();
+    assert!(e.to_string().contains("both must be"), "{e}");
+    let mut mav = Machine::new(Config::new(Gen::Maverick));
+    let i = Instruction::new(tpb_isa::opcode::Opcode::MATMUL, Gen::Maverick);
+    // Maverick has no public PSUM: the validator already refuses the PSUM destination.
+    let e = mav.execute_at(0, &i).unwrap_err();
+    assert!(matches!(e.cause, FaultCause::Invalid { .. }), "{e}");
+}
+
+// `--strict-exact`: anything but exact is an error (decisions §6.2).
+#[test]
+fn strict_exact_refuses_matmul_and_table_functions() {
+    let mut cfg = Config::new(Gen::Cayman);
+    cfg.strict_exact = true;
+    let mut mach = Machine::new(cfg);
+    write_f32(&mut mach, Space::Sbuf, 8, 0, &[1.0; 8 * 4]);
+    write_f32(&mut mach, Space::Sbuf, 8, 0x1000, &[1.0; 8 * 16]);
+    let e = mach
+        .run(&program(Gen::Cayman, &mm_text(8, 4, 16, 3)))
+        .unwrap_err();
+    assert!(matches!(
+        e.cause,
+        FaultCause::Strict(WarningKind::ExactPerOurChoice, _)
+    ));
+    let relu = act_text("relu", 0.0);
+    mach.run(&program(Gen::Cayman, &relu)).unwrap();
+    let e = mach
+        .run(&program(Gen::Cayman, &act_text("exp", 0.0)))
+        .unwrap_err();
+    assert!(matches!(
+        e.cause,
+        FaultCause::Strict(WarningKind::Approximate, _)
+    ));
+}
+
+fn act_text(func: &str, imm: f32) -> String {
+    format!(
+        "activate src=sbuf[p0..4]+0x1000:[[1,16]] in_bias_dtype=fp32->fp32 out=fp32 \
+         activation_func={func} scale_value=2.0 bias_src_n=instruction bias=-0.5 imm={imm:?} \
+         accumulator_cmd=zero_accumulate dst=sbuf[p0..4]+0x2000:[[1,16]]\n\
+         act_read_accumulator dst_element_count=1 dtype=fp32 dst=sbuf[p0..4]+0x3000:[[1,1]]\n"
+    )
+}
+
+fn run_act(func: &str, imm: f32, x: &[f32]) -> (Vec<f32>, Vec<f32>, Vec<WarningKind>) {
+    let mut mach = Machine::new(Config::new(Gen::Cayman));
+    write_f32(&mut mach, Space::Sbuf, 4, 0x1000, x);
+    let r = mach
+        .run(&program(Gen::Cayman, &act_text(func, imm)))
+        .unwrap();
+    (
+        read_f32(&mach, Space::Sbuf, 4, 0x2000, 16),
+        read_f32(&mach, Space::Sbuf, 4, 0x3000, 1),
+        r.warnings().map(|w| w.kind).collect(),
+    )
+}
+
+// §2.2, §2.11: hardwired functions are bit-exact against a plain reference
+// (t = fma(x, scale, bias), then the function), and the accumulator drains through 0x24.
+#[test]
+fn hardwired_functions_are_exact() {
+    let mut st = 3u64;
+    let x: Vec<f32> = (0..64).map(|_| rnd(&mut st) * 3.3).collect();
+    let refs: [Named32; 5] = [
+        ("relu", |t| if t > 0.0 { t } else { 0.0 }),
+        ("identity", |t| t),
+        ("square", |t| t * t),
+        ("abs", f32::abs),
+        ("prelu", |t| if t < 0.0 { t * 0.25 } else { t }),
+    ];
+    for (name, f) in refs {
+        let (y, acc, warns) = run_act(name, 0.25, &x);
+        for c in 0..4 {
+            let mut sum = 0f32;
+            for k in 0..16 {
+                let t = x[c * 16 + k].mul_add(2.0, -0.5);
+                let want = f(t);
+                assert_eq!(y[c * 16 + k].to_bits(), want.to_bits(), "{name}");
+                sum += want;
+            }
+            assert_eq!(acc[c].to_bits(), sum.to_bits(), "{name} accumulator");
+        }
+        assert!(!warns.contains(&WarningKind::Approximate), "{name}");
+    }
+}
+
+// §2.11: table functions are the definition (within 1 ulp of f64) and labelled approximate;
+// sine outside [-π, π] is reported as outside its valid range.
+#[test]
+fn table_functions_are_labelled_approximate() {
+    let x: Vec<f32> = (0..64).map(|i| (i as f32 - 32.0) / 9.0).collect();
+    let defs: [Named64; 3] = [
+        ("exp", f64::exp),
+        ("tanh", f64::tanh),
+        ("sigmoid", |t| 1.0 / (1.0 + (-t).exp())),
+    ];
+    for (name, f) in defs {
+        let (y, _, warns) = run_act(name, 0.0, &x);
+        assert!(warns.contains(&WarningKind::Approximate), "{name}");
+        for (i, &xv) in x.iter().enumerate() {
+            let t = xv.mul_add(2.0, -0.5);
+            let want = f(f64::from(t)) as f32;
+            let ulps = (y[i].to_bits() as i64 - want.to_bits() as i64).abs();
+            assert!(ulps <= 1, "{name}({t}) = {} vs {want}", y[i]);
+        }
+    }
+    let mut mach = Machine::new(Config::new(Gen::Cayman));
+    write_f32(&mut mach, Space::Sbuf, 4, 0x1000, &x);
+    let r = mach
+        .run(&program(Gen::Cayman, &act_text("sin", 0.0)))
+        .unwrap();
+    assert!(r
+        .warnings()
+        .any(|w| w.kind == WarningKind::Approximate && w.message.contains("valid range")));
+}
+
+// §2.12, decision 18: Exponential runs on mariana as exp(x - max) and is refused on cayman.
+#[test]
+fn exponential_mariana_only() {
+    let text = "exponential src=sbuf[p0..2]+0x0:[[1,8]] in=fp32 out=fp32 imm0=1.5 op0=bypass \
+                op1=bypass dst=sbuf[p0..2]+0x100:[[1,8]]";
+    let x: Vec<f32> = (0..16).map(|i| i as f32 / 4.0).collect();
+    let mut mach = Machine::new(Config::new(Gen::Mariana));
+    write_f32(&mut mach, Space::Sbuf, 2, 0, &x);
+    mach.run(&program(Gen::Mariana, text)).unwrap();
+    let y = read_f32(&mach, Space::Sbuf, 2, 0x100, 8);
+    for (a, b) in y.iter().zip(&x) {
+        assert_eq!(*a, (f64::from(b - 1.5)).exp() as f32);
+    }
+    let mut cay = Machine::new(Config::new(Gen::Cayman));
+    write_f32(&mut cay, Space::Sbuf, 2, 0, &x);
+    let p = program(Gen::Cayman, text);
+    let e = cay.execute_at(0, &p[0]).unwrap_err();
+    assert!(e.to_string().contains("exponential_wired"), "{e}");
+}
+
+// §2.4: ActivateQuantize rounds to nearest even and saturates to u8.
+#[test]
+fn activate_quantize_saturates() {
+    let mut mach = Machine::new(Config::new(Gen::Cayman));
+    write_f32(&mut mach, Space::Sbuf, 1, 0, &[-20.0, 0.03125, 7.5, 100.0]);
+    write_f32(&mut mach, Space::Sbuf, 1, 0x200, &[0.0]);
+    let text = "activate_quantize src=sbuf[p0..1]+0x0:[[1,4]] in_bias_dtype=fp32->fp32 out=uint8 \
+                activation_func=identity quant_scale_value=2.0 dequant_scale_value=1.0 \
+                bias_addr=0x200 quant_zero_value=128.0 dst=sbuf[p0..1]+0x400:[[1,4]]";
+    mach.run(&program(Gen::Cayman, text)).unwrap();
+    let t = HostTensor::at(Space::Sbuf, 0..1)
+        .offset(0x400)
+        .elements(Dtype::UINT8, 4);
+    assert_eq!(mach.read_tensor(&t).unwrap(), [88, 128, 143, 255]);
+}
