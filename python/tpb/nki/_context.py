@@ -49,10 +49,21 @@ def enter(ctx: Optional[KernelContext]) -> Optional[KernelContext]:
     return old
 
 
+_IN_PKG: dict = {}  # co_filename -> whether it is a file of the tpb package
+
+
+def _in_pkg(filename: str) -> bool:
+    hit = _IN_PKG.get(filename)
+    if hit is None:
+        # abspath is slow (a getcwd per call): once per file, not once per nki call.
+        hit = _IN_PKG[filename] = os.path.abspath(filename).startswith(_PKG_DIR)
+    return hit
+
+
 def origin() -> Optional[str]:
     """``file:line`` of the first caller outside the tpb package (the kernel source)."""
     f = sys._getframe(1)
-    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR):
+    while f is not None and _in_pkg(f.f_code.co_filename):
         f = f.f_back
     if f is None:
         return None

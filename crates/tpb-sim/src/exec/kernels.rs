@@ -11,8 +11,8 @@
 use crate::assumptions::{stage_arith, stage_bitvec, stage_int};
 use crate::numerics::alu::{max_num, min_num};
 use crate::numerics::{
-    canonical_nan, decode_slice_to_f32, decode_with, encode_bytes_with, encode_slice_from_f32,
-    encode_with, simd, Fp8Config, NumError,
+    canonical_nan, decode_slice_to_f32, decode_with, encode_rows_with, encode_slice_from_f32,
+    encode_with, rows_fusable, simd, Fp8Config, NumError,
 };
 use tpb_isa::{AluOp, Dtype};
 
@@ -183,19 +183,33 @@ pub(crate) fn bytes_fused(
     out: &mut [u8],
     cfg: &Fp8Config,
 ) {
-    let enc = |x| x;
+    rows_fused(op, in_dtype, dtype, cfg, std::iter::once((s, input, out)));
+}
+
+/// [`bytes_fused`] over many rows `(scalar, input bytes, output bytes)` in one dispatched
+/// call ([`encode_rows_with`]); `false` (no row consumed) for a pair of dtypes outside
+/// [`rows_fusable`].
+#[inline]
+pub(crate) fn rows_fused<'r>(
+    op: AluOp,
+    in_dtype: Dtype,
+    dtype: Dtype,
+    cfg: &Fp8Config,
+    rows: impl Iterator<Item = (f32, &'r [u8], &'r mut [u8])>,
+) -> bool {
+    let (i, o) = (in_dtype, dtype);
     match op {
-        AluOp::ADD => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x + s),
-        AluOp::MULT => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x * s),
-        _ => encode_bytes_with::<false>(in_dtype, input, dtype, out, cfg, enc),
-    };
+        AluOp::ADD => encode_rows_with::<_, true>(i, o, cfg, rows, |s, x| x + s),
+        AluOp::MULT => encode_rows_with::<_, true>(i, o, cfg, rows, |s, x| x * s),
+        _ => encode_rows_with::<_, false>(i, o, cfg, rows, |_, x| x),
+    }
 }
 
 /// [`bytes_fused`] for two stages of [`fusable`] ops (TensorScalar's op0 then op1 with
 /// scalars `s0`, `s1`): decode → op0 → op1 → encode in one pass over the input bytes.
 /// Rust rounds `x * s0 + s1` twice (never an FMA), as the staged path does, and the encoder
 /// pins a NaN result, so the NaN pinned between the stages changes nothing. `false`
-/// (nothing done) for an input outside [`crate::numerics::fusable_input`].
+/// (nothing done) as for [`rows_fused2`].
 #[inline]
 #[allow(clippy::too_many_arguments)] // the two stages' ops and scalars, as in `bytes_fused`
 pub(crate) fn bytes_fused2(
@@ -207,33 +221,43 @@ pub(crate) fn bytes_fused2(
     out: &mut [u8],
     cfg: &Fp8Config,
 ) -> bool {
-    if !crate::numerics::fusable_input(in_dtype) {
+    let row = std::iter::once(((s0, s1), input, out));
+    rows_fused2(op0, op1, in_dtype, dtype, cfg, row)
+}
+
+/// [`bytes_fused2`] over many rows `((s0, s1), input bytes, output bytes)` in one dispatched
+/// call; `false` (no row consumed) when the ops are not both [`fusable`] or the dtypes are
+/// outside [`rows_fusable`].
+#[inline]
+pub(crate) fn rows_fused2<'r>(
+    op0: AluOp,
+    op1: AluOp,
+    in_dtype: Dtype,
+    dtype: Dtype,
+    cfg: &Fp8Config,
+    rows: impl Iterator<Item = ((f32, f32), &'r [u8], &'r mut [u8])>,
+) -> bool {
+    let (i, o) = (in_dtype, dtype);
+    if !(fusable(op0) && fusable(op1) && rows_fusable(i, o)) {
         return false;
     }
     match (op0, op1) {
         (AluOp::MULT, AluOp::ADD) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x * s0 + s1)
+            encode_rows_with::<_, true>(i, o, cfg, rows, |(s0, s1), x| x * s0 + s1)
         }
         (AluOp::ADD, AluOp::MULT) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| (x + s0) * s1)
+            encode_rows_with::<_, true>(i, o, cfg, rows, |(s0, s1), x| (x + s0) * s1)
         }
         (AluOp::MULT, AluOp::MULT) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x * s0 * s1)
+            encode_rows_with::<_, true>(i, o, cfg, rows, |(s0, s1), x| x * s0 * s1)
         }
         (AluOp::ADD, AluOp::ADD) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x + s0 + s1)
+            encode_rows_with::<_, true>(i, o, cfg, rows, |(s0, s1), x| x + s0 + s1)
         }
-        (AluOp::BYPASS, op) => {
-            bytes_fused(op, s1, in_dtype, input, dtype, out, cfg);
-            0
-        }
-        (op, AluOp::BYPASS) => {
-            bytes_fused(op, s0, in_dtype, input, dtype, out, cfg);
-            0
-        }
-        _ => return false,
-    };
-    true
+        (AluOp::BYPASS, op) => rows_fused(op, i, o, cfg, rows.map(|((_, s1), a, b)| (s1, a, b))),
+        (op, AluOp::BYPASS) => rows_fused(op, i, o, cfg, rows.map(|((s0, _), a, b)| (s0, a, b))),
+        _ => false,
+    }
 }
 
 /// [`arith`] (a [`fusable`] op) → [`encode`] in one pass over decoded values.
