@@ -175,23 +175,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3d3Ts>) -> Flow 
         )?;
     }
     let (src, dst) = (&s.src_mem_pattern(), &s.dst_mem_pattern());
-    let rw = |at, dtype, write| Operand {
-        at,
-        dtype,
-        write,
-        psum: true,
-        sbuf: true,
-    };
-    tensor_valid(
-        cx,
-        src,
-        rw(at!(S3d3Ts.src_mem_pattern), s.in_dtype(), false),
-    )?;
-    tensor_valid(
-        cx,
-        dst,
-        rw(at!(S3d3Ts.dst_mem_pattern), s.out_dtype(), true),
-    )?;
+    super::tensor_scalar::src_dst_valid(cx, s, src, dst)?;
     cx.check(
         &CR_COUNT,
         src.element_count() == dst.element_count(),

@@ -7,7 +7,7 @@ use super::{four_byte, names};
 use crate::gen::Gen;
 use crate::opcode::{Form, OpcodeInfo};
 use crate::tables::{AccumCmd, AluOp, CodeEnum, ImmSrc, RevOps};
-use crate::wire::{S3d3Ts, View};
+use crate::wire::{S3d3Ts, Tensor3, View};
 use Confidence::Observed;
 
 rule!(
@@ -193,23 +193,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_
         )
     })?;
     let (src, dst) = (&s.src_mem_pattern(), &s.dst_mem_pattern());
-    let rw = |at, dtype, write| Operand {
-        at,
-        dtype,
-        write,
-        psum: true,
-        sbuf: true,
-    };
-    tensor_valid(
-        cx,
-        src,
-        rw(at!(S3d3Ts.src_mem_pattern), s.in_dtype(), false),
-    )?;
-    tensor_valid(
-        cx,
-        dst,
-        rw(at!(S3d3Ts.dst_mem_pattern), s.out_dtype(), true),
-    )?;
+    src_dst_valid(cx, s, src, dst)?;
     cx.check(
         &TS_COUNT,
         src.element_count() == dst.element_count(),
@@ -241,4 +225,32 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_
     start_addr_active_channels(cx, src.start_addr, n, at!(S3d3Ts.src_mem_pattern))?;
     start_addr_active_channels(cx, dst.start_addr, n, at!(S3d3Ts.dst_mem_pattern))?;
     Ok(())
+}
+
+/// `tensorNd_valid` of an `S3D3_TS` source (read, `in_dtype`) and destination (written,
+/// `out_dtype`), each allowed in SBUF or PSUM (TensorScalar and TensorScalarCacheReduce).
+#[inline(always)]
+pub(super) fn src_dst_valid<const M: u8>(
+    cx: &mut Ctx<M>,
+    s: &View<'_, S3d3Ts>,
+    src: &Tensor3,
+    dst: &Tensor3,
+) -> Flow {
+    let rw = |at, dtype, write| Operand {
+        at,
+        dtype,
+        write,
+        psum: true,
+        sbuf: true,
+    };
+    tensor_valid(
+        cx,
+        src,
+        rw(at!(S3d3Ts.src_mem_pattern), s.in_dtype(), false),
+    )?;
+    tensor_valid(
+        cx,
+        dst,
+        rw(at!(S3d3Ts.dst_mem_pattern), s.out_dtype(), true),
+    )
 }
