@@ -173,9 +173,8 @@ fn every_executed_row_computes_its_reference_result() {
             None if row.family == Family::EventSemaphore => {
                 event_semaphore_updates_its_second_semaphore(row)
             }
-            // The issue-17 and 18a families: compared with plain references in their own test
-            // files (tests/dve_state.rs for 17b, tests/pe_act.rs for PE/ACT); the example-level
-            // run above checks they execute.
+            // The issue-18a families: compared with plain references in their own test file
+            // (tests/pe_act.rs); the example-level run above checks they execute.
             None => {}
         }
     }

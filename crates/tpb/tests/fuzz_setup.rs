@@ -59,3 +59,52 @@ fn every_fuzz_target_runs_in_ci_and_is_documented() {
         );
     }
 }
+
+/// The `dependencies = [...]` of package `name` in a Cargo.lock (`name` or `name version`).
+fn locked_dependencies(lock: &str, name: &str) -> Vec<String> {
+    let block = lock
+        .split("[[package]]")
+        .find(|b| b.lines().any(|l| l.trim() == format!("name = \"{name}\"")))
+        .unwrap_or_else(|| panic!("no package {name} in the lock"));
+    let deps = block.split("dependencies = [").nth(1).unwrap_or("]");
+    deps.split(']')
+        .next()
+        .unwrap_or("")
+        .lines()
+        .map(|l| l.trim().trim_end_matches(',').trim_matches('"').to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// The names under `[dependencies]` in a crate's manifest.
+fn manifest_dependencies(manifest: &str) -> Vec<String> {
+    let body = manifest.split("[dependencies]").nth(1).unwrap_or("");
+    body.lines()
+        .take_while(|l| !l.starts_with('['))
+        .filter(|l| !l.trim_start().starts_with('#') && l.contains('='))
+        .map(|l| l.split(['.', '=', ' ']).next().unwrap_or("").to_string())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+// `--locked` fails when a workspace crate gains a dependency and fuzz/Cargo.lock is not
+// refreshed (tpb-sim's libm did that): every dependency of the crates the fuzz crate builds
+// must be in its lock.
+#[test]
+fn the_fuzz_lock_is_current_for_the_workspace_crates() {
+    let fuzz = read("fuzz/Cargo.lock");
+    for name in ["tpb", "tpb-isa", "tpb-sim"] {
+        let locked = locked_dependencies(&fuzz, name);
+        let wanted = manifest_dependencies(&read(&format!("crates/{name}/Cargo.toml")));
+        assert!(!wanted.is_empty(), "{name}: no [dependencies] read");
+        for dep in wanted {
+            assert!(
+                locked
+                    .iter()
+                    .any(|l| l == &dep || l.starts_with(&format!("{dep} "))),
+                "fuzz/Cargo.lock is stale: {name} depends on {dep}; run `cargo metadata \
+                 --format-version 1 --manifest-path fuzz/Cargo.toml`"
+            );
+        }
+    }
+}
