@@ -246,6 +246,8 @@ fn dense_float_reduce(
         );
         for g in xs.chunks(group) {
             let mut acc = match s.op {
+                // A group of one element never reaches the ALU (see below).
+                _ if g.len() == 1 => g[0],
                 AluOp::ADD => g.iter().skip(1).fold(g[0], |a, &x| a + x),
                 // Order-free (`pair_kernels::join`): in independent lanes.
                 AluOp::MAX => pair_kernels::join::<true>(g, |_| true).unwrap_or(g[0]),
