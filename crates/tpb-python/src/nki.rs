@@ -109,15 +109,19 @@ pub(crate) fn dtype_arg(
 #[pymethods]
 impl Core {
     #[new]
-    #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false))]
-    fn new(gen: &str, strict: bool, fp8_e4m3: &str, fp8_ocp_sat: bool) -> PyResult<Core> {
+    #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false, strict_exact = false))]
+    fn new(
+        gen: &str,
+        strict: bool,
+        fp8_e4m3: &str,
+        fp8_ocp_sat: bool,
+        strict_exact: bool,
+    ) -> PyResult<Core> {
+        let mut cfg = config(gen, strict, fp8_e4m3, fp8_ocp_sat)?;
+        // A result that is not exact (a table function, the PE sum order) is a fault.
+        cfg.strict_exact = strict_exact;
         Ok(Core {
-            inner: Mutex::new(tpb_nki::Core::with_config(config(
-                gen,
-                strict,
-                fp8_e4m3,
-                fp8_ocp_sat,
-            )?)),
+            inner: Mutex::new(tpb_nki::Core::with_config(cfg)),
         })
     }
 

@@ -11,7 +11,7 @@ use tpb_nki::{NkiError, Operand, ReduceCmd};
 use tpb_sim::StepReport;
 
 /// Runs a call that may emit several instructions on `dst`'s core, GIL released.
-fn on_core_steps(
+pub(crate) fn on_core_steps(
     py: Python<'_>,
     dst: &Tile,
     call: impl FnOnce(&mut tpb_nki::Core) -> Result<Vec<StepReport>, NkiError> + Send,
@@ -25,7 +25,10 @@ fn on_core_steps(
 
 /// A `reduce_cmd` argument: a name (`"reset_reduce"`), its number, or an object whose
 /// `name` attribute is one (an enum member).
-fn reduce_cmd(obj: Option<&Bound<'_, PyAny>>, default: ReduceCmd) -> PyResult<ReduceCmd> {
+pub(crate) fn reduce_cmd(
+    obj: Option<&Bound<'_, PyAny>>,
+    default: ReduceCmd,
+) -> PyResult<ReduceCmd> {
     let Some(obj) = obj.filter(|o| !o.is_none()) else {
         return Ok(default);
     };
