@@ -163,6 +163,7 @@ class Core:
         strict: bool = False,
         fp8_e4m3: str = "ieee",
         fp8_ocp_sat: bool = False,
+        strict_exact: bool = False,
     ) -> None: ...
     @property
     def gen(self) -> str: ...
@@ -240,6 +241,8 @@ class Profile:
     def instruction_counts(self) -> Dict[str, int]: ...
     @property
     def races(self) -> List[Dict[str, Any]]: ...
+    @property
+    def approximate(self) -> List[Dict[str, Any]]: ...
     def write_timeline(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
 
 # Issue 17b calls (NKI 0.6.0 signatures; `name` is accepted and ignored).
@@ -399,3 +402,67 @@ def nc_match_replace8(
     dst_idx: Optional[Tile] = None,
     name: Optional[str] = None,
 ) -> RunReport: ...
+
+# Issue 18: the activation engine (NKI 0.6.0 signatures; `name` is accepted and ignored).
+def activation(
+    dst: Tile,
+    op: Op,
+    data: Tile,
+    bias: Optional[Scalar] = None,
+    scale: Scalar = 1.0,
+    reduce_op: Optional[Op] = None,
+    reduce_res: Optional[Tile] = None,
+    reduce_cmd: ReduceCmd = "idle",
+    name: Optional[str] = None,
+) -> RunReport:
+    """``dst = op(data * scale + bias)`` in fp32 (Activate 0x21); with ``reduce_res``, the
+    per-partition accumulator (``reduce_cmd``) is read out by ActivationReadAccumulator 0x24.
+
+    Parameters: ``op`` an activation function (``numpy.exp``, ``"tanh"``, ...); ``bias`` a
+    number or a ``(P, 1)`` tile; ``scale`` a number or a ``(P, 1)`` float32 tile;
+    ``reduce_op`` ``None`` or add; ``reduce_cmd`` idle, reset, reduce or reset_reduce.
+
+    Semantics: hardwired functions (copy, identity, relu, square, sign, abs) are exact; table
+    functions are computed from their definition and labelled approximate.
+
+    Example::
+
+        nisa.activation(out, np.exp, x, bias=neg_max, scale=1.0)
+    """
+    ...
+
+def activation_reduce(
+    dst: Tile,
+    op: Op,
+    data: Tile,
+    reduce_op: Op,
+    reduce_res: Tile,
+    bias: Optional[Scalar] = None,
+    scale: Scalar = 1.0,
+    name: Optional[str] = None,
+) -> RunReport:
+    """``activation`` with ``reduce_cmd="reset_reduce"``: the row sums go to ``reduce_res``.
+
+    Example::
+
+        nisa.activation_reduce(out, np.exp, x, np.add, row_sum)
+    """
+    ...
+
+def exponential(
+    dst: Tile,
+    src: Tile,
+    max_value: Scalar = 0.0,
+    reduce_res: Optional[Tile] = None,
+    reduce_cmd: ReduceCmd = "idle",
+    reduce_init: Scalar = 0.0,
+    name: Optional[str] = None,
+) -> RunReport:
+    """``dst = exp(src - max_value)`` on the Vector engine (Exponential 0x30, mariana+);
+    approximate. The running sum is refused (its accumulator is not modelled).
+
+    Example::
+
+        nisa.exponential(out, x, max_value=row_max)
+    """
+    ...

@@ -84,8 +84,12 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: str, uninitialized_reads: st
     k = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
     core = kwargs.pop("core", None)
     synchronize = kwargs.pop("synchronize", True)
+    strict_exact = bool(kwargs.pop("strict_exact", False))
     if core is None:
-        core = _tpb.Core(gen=gen, strict=uninitialized_reads == "raise")
+        core = _tpb.Core(gen=gen, strict=uninitialized_reads == "raise",
+                         strict_exact=strict_exact)
+    elif strict_exact:
+        raise UsageError("strict_exact=True with core=: pass Core(strict_exact=True) instead")
     _tpb._kernel_set_auto_sync(core, bool(synchronize))
     _tpb._kernel_set_clip_views(core, out_of_bounds == "warn")
     args = []
@@ -152,6 +156,10 @@ def simulate_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
             :func:`profile_kernel`).
         core: a :class:`tpb.nki.Core` to run on (to read ``core.disasm()`` /
             ``core.bundles()`` afterwards: the emitted multi-engine program).
+        strict_exact: ``False`` (default) runs activation functions the hardware evaluates
+            from unpublished tables (exp, tanh, ...) from their definition and labels them
+            approximate (``profile.approximate``, ``RunReport.warnings``); ``True`` raises
+            :class:`tpb.Fault` (kind ``strict``) at the first result that is not exact.
         kwargs: passed to the kernel.
 
     Semantics: every ``nl``/``nisa`` call emits, validates and runs its instruction at once
@@ -182,7 +190,8 @@ def profile_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
     eager run; a race raises :class:`tpb.RaceError` and a deadlock :class:`tpb.DeadlockError`,
     naming both instructions and the kernel source lines that emitted them. The profile has
     ``engines`` (per-engine busy/waiting/idle cycles and utilisation), ``critical_path``,
-    ``estimated_time_us``, ``instruction_counts`` and ``write_timeline(path)``.
+    ``estimated_time_us``, ``instruction_counts``, ``approximate`` (the instructions whose
+    results are approximate, with their source lines) and ``write_timeline(path)``.
 
     Example::
 
