@@ -211,3 +211,28 @@ def test_exponential_on_mariana_only():
     cay = nki.Core("cayman")
     with pytest.raises(tpb.NotSupported, match="mariana"):
         nisa.exponential(cay.ndarray((8, 16), np.float32), cay.from_numpy(x))
+
+
+# issue 19 item 4: POOL iota → ACT exp with a row-sum drain → DVE scale is a race-free
+# multi-engine program `tpb run` accepts; `--strict-exact` refuses its approximate exp.
+def test_emitted_act_program_runs_in_tpb_run(tmp_path):
+    from tpb import _tpb
+
+    def kernel():
+        t = nl.ndarray((32, 16), nl.float32)
+        nisa.iota(t, [[1, 16]], channel_multiplier=16)
+        x = nl.multiply(t, 1 / 512)
+        e = nl.ndarray((32, 16), nl.float32)
+        s = nl.ndarray((32, 1), nl.float32)
+        nisa.activation_reduce(e, nl.exp, x, nl.add, s, bias=-0.5)
+        return nl.multiply(e, s)
+
+    core = nki.Core("cayman")
+    out = nki.simulate_kernel(kernel, core=core)
+    x = np.arange(512, dtype=np.float64).reshape(32, 16) / 512
+    e = np.exp(x - 0.5)
+    np.testing.assert_allclose(out, e * e.sum(axis=1, keepdims=True), rtol=3e-6)
+    prog = tmp_path / "k.tpb"
+    prog.write_text(core.disasm())
+    assert _tpb.cli(["run", str(prog), "--out-dir", str(tmp_path / "o")]) == 0
+    assert _tpb.cli(["run", str(prog), "--strict-exact", "--out-dir", str(tmp_path / "s")]) != 0
