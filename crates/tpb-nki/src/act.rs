@@ -115,6 +115,14 @@ impl Core {
             same_partitions(r, data, "reduce_res")?;
         }
         let gen = self.gen();
+        if gen == Gen::Sunda && matches!(bias, Some(Operand::Imm(v)) if *v != 0.0) {
+            return Err(NkiError::Value {
+                argument: "bias",
+                detail: "a scalar bias needs NeuronCore-v3 or later; on v2 (sunda) NKI takes \
+                         a (P, 1) vector (nki-api §3.3)"
+                    .into(),
+            });
+        }
         let scale = scalar(gen, Some(scale), false, "scale", data)?;
         let bias = bias_operand(gen, bias, data)?;
         let main = activate(gen, dst, func, data, bias, scale, reduce_cmd.accum_cmd())?;

@@ -299,6 +299,41 @@ fn refusals_name_the_missing_fact() {
         })
     ));
     assert_eq!(core.program().len(), 0);
+    // nki-api §3.3: a scalar bias needs v3+; on sunda it is a (P, 1) vector.
+    let mut v2 = Core::new(Gen::Sunda);
+    let (x2, _) = filled(&mut v2, &[4, 8], wave);
+    let d2 = v2.ndarray(&[4, 8], Dtype::FP32, Space::Sbuf).unwrap();
+    let (b2, _) = filled(&mut v2, &[4, 1], |_, _| 0.5);
+    let relu = ActFunc::RELU;
+    let imm = v2.activation(
+        &d2,
+        relu,
+        &x2,
+        Some(&Operand::Imm(0.5)),
+        &one,
+        None,
+        None,
+        ReduceCmd::Idle,
+    );
+    assert!(matches!(
+        imm,
+        Err(NkiError::Value {
+            argument: "bias",
+            ..
+        })
+    ));
+    let vec = Operand::Tile(b2);
+    v2.activation(
+        &d2,
+        relu,
+        &x2,
+        Some(&vec),
+        &one,
+        None,
+        None,
+        ReduceCmd::Idle,
+    )
+    .unwrap();
 }
 
 // §2.12: Exponential on DVE (mariana+) is exp(x − max_value), approximate.
