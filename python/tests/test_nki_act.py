@@ -178,8 +178,8 @@ def test_strict_exact_raises_for_table_functions():
     with pytest.raises(tpb.Fault) as e:
         nki.simulate_kernel(kernel, core.from_numpy(x), core=core)
     assert e.value.kind == "strict" and "approximate" in str(e.value)
-    with pytest.raises(tpb.UsageError, match="strict_exact"):
-        nki.simulate_kernel(kernel, core=core, strict_exact=True)
+    with pytest.raises(tpb.Fault, match="approximate"):
+        nki.simulate_kernel(lambda: nl.exp(nl.zeros((4, 8), nl.float32)), strict_exact=True)
 
 
 def test_profile_lists_approximate_instructions_with_their_source_line():

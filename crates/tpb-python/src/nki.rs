@@ -108,6 +108,8 @@ pub(crate) fn dtype_arg(
 
 #[pymethods]
 impl Core {
+    /// `strict_exact=True`: a result that is not exact (a Matmul, exact only per tpb's
+    /// summation order; an approximate activation) raises `tpb.Fault` instead of running.
     #[new]
     #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false, strict_exact = false))]
     fn new(
@@ -117,11 +119,10 @@ impl Core {
         fp8_ocp_sat: bool,
         strict_exact: bool,
     ) -> PyResult<Core> {
-        let mut cfg = config(gen, strict, fp8_e4m3, fp8_ocp_sat)?;
-        // A result that is not exact (a table function, the PE sum order) is a fault.
-        cfg.strict_exact = strict_exact;
+        let mut c = config(gen, strict, fp8_e4m3, fp8_ocp_sat)?;
+        c.strict_exact = strict_exact;
         Ok(Core {
-            inner: Mutex::new(tpb_nki::Core::with_config(cfg)),
+            inner: Mutex::new(tpb_nki::Core::with_config(c)),
         })
     }
 

@@ -88,8 +88,6 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: str, uninitialized_reads: st
     if core is None:
         core = _tpb.Core(gen=gen, strict=uninitialized_reads == "raise",
                          strict_exact=strict_exact)
-    elif strict_exact:
-        raise UsageError("strict_exact=True with core=: pass Core(strict_exact=True) instead")
     _tpb._kernel_set_auto_sync(core, bool(synchronize))
     _tpb._kernel_set_clip_views(core, out_of_bounds == "warn")
     args = []
@@ -154,12 +152,10 @@ def simulate_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
         synchronize: ``True`` (default) emits the semaphore waits the kernel's footprints
             need; ``False`` emits none (a kernel that synchronises by hand, checked by
             :func:`profile_kernel`).
+        strict_exact: ``True`` raises :class:`tpb.Fault` at the first result that is not
+            exact (a matmul, exact only per tpb's summation order; an approximate function).
         core: a :class:`tpb.nki.Core` to run on (to read ``core.disasm()`` /
             ``core.bundles()`` afterwards: the emitted multi-engine program).
-        strict_exact: ``False`` (default) runs activation functions the hardware evaluates
-            from unpublished tables (exp, tanh, ...) from their definition and labels them
-            approximate (``profile.approximate``, ``RunReport.warnings``); ``True`` raises
-            :class:`tpb.Fault` (kind ``strict``) at the first result that is not exact.
         kwargs: passed to the kernel.
 
     Semantics: every ``nl``/``nisa`` call emits, validates and runs its instruction at once
