@@ -236,3 +236,18 @@ def test_emitted_act_program_runs_in_tpb_run(tmp_path):
     prog.write_text(core.disasm())
     assert _tpb.cli(["run", str(prog), "--out-dir", str(tmp_path / "o")]) == 0
     assert _tpb.cli(["run", str(prog), "--strict-exact", "--out-dir", str(tmp_path / "s")]) != 0
+
+
+# §2.13: activation costs max(MIN_II, N) ACT cycles; activation_reduce one MIN_II more
+# (its ActivationReadAccumulator): 64 (N = 32) + 512 + 64 (N = 512).
+def test_activation_reduce_costs_one_min_ii_more():
+    def kernel():
+        small, big = nl.zeros((16, 32), nl.float32), nl.zeros((16, 512), nl.float32)
+        a, b = nl.ndarray((16, 32), nl.float32), nl.ndarray((16, 512), nl.float32)
+        nisa.activation(a, nl.exp, small)
+        nisa.activation_reduce(b, nl.exp, big, nl.add, nl.ndarray((16, 1), nl.float32))
+        return b
+
+    _, prof = nki.profile_kernel(kernel)
+    act = [e for e in prof.engines if e["engine"] == "act"][0]
+    assert (act["instructions"], act["busy_cycles"]) == (3, 64 + 512 + 64)
