@@ -53,6 +53,15 @@ fn activate(
     scale: Scalar,
     cmd: AccumCmd,
 ) -> Result<Instruction, NkiError> {
+    // `in_bias_dtype` holds each dtype in a nibble: no silent truncation of a larger code.
+    for (operand, dtype) in [("data", data.dtype), ("bias", bias.2)] {
+        if dtype.0 > 0xF {
+            return Err(NkiError::Shape {
+                operand,
+                detail: format!("{dtype} has no code Activate's 4-bit dtype nibble can hold"),
+            });
+        }
+    }
     let s = packed::<3>(gen, data, "data")?;
     let d = packed::<3>(gen, dst, "dst")?;
     let body = S3d3Ac {

@@ -299,6 +299,27 @@ fn refusals_name_the_missing_fact() {
         })
     ));
     assert_eq!(core.program().len(), 0);
+    // A dtype whose code does not fit the 4-bit nibble of in_bias_dtype is refused.
+    let mut v5 = Core::new(Gen::Maverick);
+    let i4 = v5.ndarray(&[4, 8], Dtype::FP8_EXP2, Space::Sbuf).unwrap();
+    let d5 = v5.ndarray(&[4, 8], Dtype::FP32, Space::Sbuf).unwrap();
+    let nib = v5.activation(
+        &d5,
+        ActFunc::RELU,
+        &i4,
+        None,
+        &one,
+        None,
+        None,
+        ReduceCmd::Idle,
+    );
+    assert!(matches!(
+        nib,
+        Err(NkiError::Shape {
+            operand: "data",
+            ..
+        })
+    ));
     // nki-api §3.3: a scalar bias needs v3+; on sunda it is a (P, 1) vector.
     let mut v2 = Core::new(Gen::Sunda);
     let (x2, _) = filled(&mut v2, &[4, 8], wave);
