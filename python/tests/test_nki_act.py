@@ -206,8 +206,19 @@ def test_exponential_on_mariana_only():
     r = nisa.exponential(out, core.from_numpy(x), max_value=core.from_numpy(m))
     assert approximate(r)
     assert ulps(out.numpy(), np.exp(x.astype(np.float64) - m)).max() <= 1
-    with pytest.raises(tpb.NotSupported, match="accumulator"):
-        nisa.exponential(out, core.from_numpy(x), reduce_cmd=nisa.reduce_cmd.reset_reduce)
+    # The running sum: the Vector accumulator, drained into reduce_res (0x9b).
+    sums = core.ndarray((8, 1), np.float32)
+    r = nisa.exponential(out, core.from_numpy(x), max_value=1.0, reduce_res=sums,
+                         reduce_cmd=nisa.reduce_cmd.reset_reduce)
+    assert r.instructions == 2
+    y = out.numpy()
+    want = np.zeros((8, 1), np.float32)
+    for j in range(16):
+        want[:, 0] += y[:, j]
+    np.testing.assert_array_equal(sums.numpy(), want)
+    nisa.exponential(out, core.from_numpy(x), reduce_res=sums, reduce_init=5.0,
+                     reduce_cmd=nisa.reduce_cmd.load_reduce)
+    assert abs(sums.numpy() - 5.0 - np.exp(x.astype(np.float64)).sum(axis=1, keepdims=True)).max() < 1e-4
     cay = nki.Core("cayman")
     with pytest.raises(tpb.NotSupported, match="mariana"):
         nisa.exponential(cay.ndarray((8, 16), np.float32), cay.from_numpy(x))

@@ -459,7 +459,8 @@ def exponential(
     name: Optional[str] = None,
 ) -> RunReport:
     """``dst = exp(src - max_value)`` on the Vector engine (Exponential 0x30, mariana+);
-    approximate. The running sum is refused (its accumulator is not modelled).
+    approximate. ``reduce_cmd`` sums the fp32 outputs per partition in the Vector
+    accumulator (``load_reduce`` from ``reduce_init``); ``reduce_res`` receives it (0x9b).
 
     Example::
 

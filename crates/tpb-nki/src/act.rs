@@ -168,11 +168,14 @@ impl Core {
         )
     }
 
-    /// `nki.isa.exponential(dst, src, max_value=0.0)`: `dst = exp(src − max_value)` on the
-    /// Vector engine (Exponential 0x30; mariana and later), `max_value` an fp32 number or a
-    /// `(P, 1)` fp32 tile. Approximate as the ACT table functions are. The running sum
-    /// (`reduce_cmd` other than idle, `reduce_res`) is refused: the DVE accumulator it feeds
-    /// is not modelled for Exponential (isa-facts-pe-act-dma §2.12).
+    /// `nki.isa.exponential(dst, src, max_value=0.0, reduce_res=None, reduce_cmd=idle,
+    /// reduce_init=0.0)`: `dst = exp(src − max_value)` on the Vector engine (Exponential
+    /// 0x30; mariana and later), `max_value` an fp32 number or a `(P, 1)` fp32 tile.
+    /// Approximate as the ACT table functions are. The running sum of the fp32 outputs goes
+    /// to the DVE lane accumulator (`reset_reduce` from 0, `reduce` continuing, `load_reduce`
+    /// from `reduce_init`; isa-facts-pe-act-dma §2.12, assumption `exp-operands`) and, with
+    /// `reduce_res`, through a DveReadAccumulator 0x9b into that `(P, 1)` tile.
+    #[allow(clippy::too_many_arguments)]
     pub fn exponential(
         &mut self,
         dst: &Tile,
@@ -180,7 +183,8 @@ impl Core {
         max_value: &Operand,
         reduce_cmd: ReduceCmd,
         reduce_res: Option<&Tile>,
-    ) -> Result<StepReport, NkiError> {
+        reduce_init: Option<&Operand>,
+    ) -> Result<Vec<StepReport>, NkiError> {
         let gen = self.gen();
         if matches!(gen, Gen::Sunda | Gen::Cayman) {
             return Err(NkiError::NotSupported {
@@ -191,20 +195,29 @@ impl Core {
                 ),
             });
         }
-        if reduce_cmd != ReduceCmd::Idle || reduce_res.is_some() {
-            return Err(NkiError::NotSupported {
-                what: "exponential with a running sum (reduce_cmd other than idle, or \
-                       reduce_res): the DVE accumulator Exponential feeds is not modelled \
-                       (isa-facts-pe-act-dma §2.12)"
+        if reduce_init.is_some() && reduce_cmd != ReduceCmd::LoadReduce {
+            return Err(NkiError::Value {
+                argument: "reduce_init",
+                detail: "given without reduce_cmd=load_reduce (the ISA requires imm1 = 0 \
+                         otherwise, §2.12)"
                     .into(),
             });
         }
         same_partitions(dst, src, "src")?;
         let m = scalar(gen, Some(max_value), false, "max_value", src)?;
+        let init = match reduce_cmd {
+            ReduceCmd::LoadReduce => scalar(
+                gen,
+                Some(reduce_init.unwrap_or(&Operand::Imm(0.0))),
+                false,
+                "reduce_init",
+                src,
+            )?,
+            _ => Scalar::ZERO,
+        };
         let s = packed::<3>(gen, src, "src")?;
         let d = packed::<3>(gen, dst, "dst")?;
         let body = S3d3Ts {
-            accumulator_cmd: AccumCmd::IDLE,
             src_mem_pattern: s.tensor,
             in_dtype: src.dtype,
             out_dtype: dst.dtype,
@@ -213,12 +226,20 @@ impl Core {
             op0: AluOp::BYPASS,
             op1: AluOp::BYPASS,
             reverse_operands: RevOps(0),
-            imm1_src: ImmSrc::INSTRUCTION,
+            imm1_src: init.src,
             imm0: m.imm,
-            imm1: ImmVal(0),
+            imm1: init.imm,
             dst_mem_pattern: d.tensor,
+            accumulator_cmd: reduce_cmd.accum_cmd(),
             ..S3d3Ts::default()
         };
-        self.emit_instruction(Instruction::build(op::EXPONENTIAL, body))
+        let read = match reduce_res {
+            Some(r) => {
+                same_partitions(r, src, "reduce_res")?;
+                Some(crate::dve::read_accumulator(self, r, false)?)
+            }
+            None => None,
+        };
+        self.emit_with_drain(Instruction::build(op::EXPONENTIAL, body), read)
     }
 }

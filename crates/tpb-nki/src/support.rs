@@ -158,7 +158,7 @@ pub const NKI_API: &[(&str, &str, Status)] = &[
     ("isa", "nc_matmul", Status::NotYet("MatMult on PE with PSUM accumulation (issue 18a)")),
     ("isa", "activation", Status::Partial("reduce_cmd idle, reset, reduce, reset_reduce (load_reduce has no NKI value argument); op prelu refused (its slope operand is not an activation argument); table functions approximate")),
     ("isa", "activation_reduce", Status::Partial("reduce_op add; table functions approximate")),
-    ("isa", "exponential", Status::Partial("mariana and later with reduce_cmd=idle (the DVE accumulator its running sum feeds is not modelled); approximate")),
+    ("isa", "exponential", Status::Partial("mariana and later (the firmware does not wire it before v4); reduce_cmd idle, reduce, reset_reduce, load_reduce (reset alone is outside the ISA's accumulator contract); approximate")),
     ("isa", "dma_copy", Status::Partial("direct copies between HBM and SBUF tiles (DMAMEMCPY 0xB8); indirect copies are refused")),
     ("isa", "dma_transpose", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),
     ("isa", "dma_compute", Status::NotYet("DMAMEMCPY (0xB8) on the DMA queues and HBM tensors (issue 18b)")),

@@ -277,7 +277,7 @@ fn refusals_name_the_missing_fact() {
         ReduceCmd::LoadReduce,
     );
     assert!(matches!(load, Err(NkiError::NotSupported { .. })));
-    let exp = core.exponential(&dst, &x, &Operand::Imm(0.0), ReduceCmd::Idle, None);
+    let exp = core.exponential(&dst, &x, &Operand::Imm(0.0), ReduceCmd::Idle, None, None);
     assert!(matches!(exp, Err(NkiError::NotSupported { what }) if what.contains("mariana")));
     // A bf16 (P, 1) scale would be read as fp32 bits: refused.
     let bf = core.ndarray(&[4, 1], Dtype::BFLOAT16, Space::Sbuf).unwrap();
@@ -365,9 +365,9 @@ fn exponential_subtracts_the_max_on_dve() {
     let (m, ms) = filled(&mut core, &[8, 1], |p, _| p as f32 * 0.25);
     let dst = core.ndarray(&[8, 16], Dtype::FP32, Space::Sbuf).unwrap();
     let r = core
-        .exponential(&dst, &x, &Operand::Tile(m), ReduceCmd::Idle, None)
+        .exponential(&dst, &x, &Operand::Tile(m), ReduceCmd::Idle, None, None)
         .unwrap();
-    assert!(r
+    assert!(r[0]
         .warnings
         .iter()
         .any(|w| w.kind == WarningKind::Approximate));
@@ -377,8 +377,58 @@ fn exponential_subtracts_the_max_on_dve() {
         let want = f64::from(xs[k] - ms[k / 16]).exp() as f32;
         assert!(ulps(*g, want) <= 1, "element {k}");
     }
-    let refused = core.exponential(&dst, &x, &Operand::Imm(0.0), ReduceCmd::ResetReduce, None);
-    assert!(matches!(refused, Err(NkiError::NotSupported { .. })));
+}
+
+// §2.12 + assumption exp-operands: the running sum is the DVE lane accumulator:
+// reset_reduce from 0, reduce continuing, load_reduce from reduce_init; 0x9b drains it.
+#[test]
+fn exponential_running_sum_in_the_dve_accumulator() {
+    let mut core = Core::new(Gen::Mariana);
+    let (x, _) = filled(&mut core, &[8, 16], wave);
+    let dst = core.ndarray(&[8, 16], Dtype::FP32, Space::Sbuf).unwrap();
+    let sums = core.ndarray(&[8, 1], Dtype::FP32, Space::Sbuf).unwrap();
+    let zero = Operand::Imm(0.0);
+    let r = core
+        .exponential(&dst, &x, &zero, ReduceCmd::ResetReduce, Some(&sums), None)
+        .unwrap();
+    assert_eq!(r.len(), 2);
+    let ys = f32s(&core.read(&dst).unwrap());
+    let row = |p: usize, start: f32| (0..16).fold(start, |a, j| a + ys[p * 16 + j]);
+    let got = f32s(&core.read(&sums).unwrap());
+    for (p, g) in got.iter().enumerate() {
+        assert_eq!(g.to_bits(), row(p, 0.0).to_bits(), "row {p}");
+    }
+    core.exponential(&dst, &x, &zero, ReduceCmd::Reduce, Some(&sums), None)
+        .unwrap();
+    let twice = f32s(&core.read(&sums).unwrap());
+    for (p, g) in twice.iter().enumerate() {
+        assert_eq!(g.to_bits(), row(p, row(p, 0.0)).to_bits(), "row {p}");
+    }
+    let init = Operand::Imm(100.0);
+    core.exponential(
+        &dst,
+        &x,
+        &zero,
+        ReduceCmd::LoadReduce,
+        Some(&sums),
+        Some(&init),
+    )
+    .unwrap();
+    let loaded = f32s(&core.read(&sums).unwrap());
+    for (p, g) in loaded.iter().enumerate() {
+        assert_eq!(g.to_bits(), row(p, 100.0).to_bits(), "row {p}");
+    }
+    let stray = core.exponential(&dst, &x, &zero, ReduceCmd::Reduce, None, Some(&init));
+    assert!(matches!(
+        stray,
+        Err(NkiError::Value {
+            argument: "reduce_init",
+            ..
+        })
+    ));
+    let (m, run) = core.schedule(&EngineOptions::default(), |_, _| {}).unwrap();
+    assert!(run.races.is_empty() && matches!(run.stop, Stop::Completed));
+    assert_eq!(core.first_difference(&m), None);
 }
 
 // Emission: DVE max → ACT exp with the row-sum drain → DVE reciprocal and scale (a

@@ -2,9 +2,8 @@
 //! `activation`, `activation_reduce`, `exponential`. Signatures are NKI 0.6.0's (dst first,
 //! keyword names as NKI spells them; `name=` is taken by the Python layer's label).
 
-use crate::errors::{raise, ErrorKind};
 use crate::machine::RunReport;
-use crate::nki::{alu, nki_error, on_core, op_name, operand, same_core, Tile};
+use crate::nki::{alu, nki_error, op_name, operand, same_core, Tile};
 use crate::nki_dve::{on_core_steps, reduce_cmd};
 use pyo3::prelude::*;
 use tpb_nki::{act_func, Operand, ReduceCmd};
@@ -108,7 +107,8 @@ pub fn nki_activation_reduce(
 
 /// `exponential(dst, src, max_value=0.0, reduce_res=None, reduce_cmd=reduce_cmd.idle,
 /// reduce_init=0.0, name=None)` — Exponential 0x30 on the Vector engine (mariana+):
-/// `dst = exp(src - max_value)`.
+/// `dst = exp(src - max_value)`, the running sum in the DVE accumulator, drained by 0x9b
+/// into `reduce_res`.
 #[pyfunction]
 #[pyo3(
     name = "exponential",
@@ -131,18 +131,13 @@ pub fn nki_exponential(
     let m = operand(py, dst, max_value, "max_value")?.unwrap_or(Operand::Imm(0.0));
     let res = optional_tile(py, dst, reduce_res, "reduce_res")?;
     let cmd = self::reduce_cmd(reduce_cmd, ReduceCmd::Idle)?;
-    if let Some(v) = operand(py, dst, reduce_init, "reduce_init")? {
-        if v != Operand::Imm(0.0) {
-            return Err(raise(
-                ErrorKind::NotSupported,
-                "not supported: exponential reduce_init: the running sum's DVE accumulator is \
-                 not modelled for Exponential (isa-facts-pe-act-dma §2.12)"
-                    .to_string(),
-            ));
-        }
-    }
+    // NKI's default reduce_init=0.0 is "not given" unless load_reduce reads it.
+    let init = match operand(py, dst, reduce_init, "reduce_init")? {
+        Some(Operand::Imm(v)) if v == 0.0 && cmd != ReduceCmd::LoadReduce => None,
+        other => other,
+    };
     let d = dst.tile.clone();
-    on_core(py, dst, move |c| {
-        c.exponential(&d, &s, &m, cmd, res.as_ref())
+    on_core_steps(py, dst, move |c| {
+        c.exponential(&d, &s, &m, cmd, res.as_ref(), init.as_ref())
     })
 }

@@ -739,17 +739,22 @@ def exponential(dst: Any, src: Any, max_value: Any = 0.0, reduce_res: Any = None
     Parameters:
         dst: tile to write; src: tile with ``dst``'s partitions and element count.
         max_value: a number or a ``(P, 1)`` float32 tile subtracted first.
-        reduce_res, reduce_cmd, reduce_init: the running sum; only ``reduce_cmd="idle"``
-            without ``reduce_res`` runs (the Vector accumulator it feeds is not modelled).
+        reduce_res: optional ``(P, 1)`` tile for the running sum (a DveReadAccumulator
+            0x9b after the Exponential).
+        reduce_cmd: the Vector accumulator: ``idle`` (default) leaves it,
+            ``reset_reduce`` sums this call's FP32 outputs per partition from 0, ``reduce``
+            adds them to it, ``load_reduce`` starts from ``reduce_init``.
+        reduce_init: a number or a ``(P, 1)`` float32 tile (``load_reduce`` only).
         name: label for profiles and errors.
 
     Semantics: approximate as the ACT table functions are (see :func:`activation`);
     ``sunda`` and ``cayman`` raise :class:`tpb.NotSupported` (the firmware does not wire
     the opcode before v4; use ``activation(op=nl.exp)``).
 
-    Example::
+    Example (softmax numerator and row sums on the Vector engine)::
 
-        nisa.exponential(e, scores, max_value=row_max)
+        nisa.exponential(e, scores, max_value=row_max, reduce_res=row_sum,
+                         reduce_cmd=nisa.reduce_cmd.reset_reduce)
     """
     _prepare(dst, name, None)
     return _tpb.exponential(dst, src, max_value, reduce_res,
