@@ -246,6 +246,10 @@ class Profile:
     def exact_per_our_order(self) -> List[Dict[str, Any]]:
         """Each instruction exact only per tpb's documented order (a Matmul)."""
         ...
+    @property
+    def approximate(self) -> List[Dict[str, Any]]:
+        """Each instruction that ran an approximate (table) function."""
+        ...
     def write_timeline(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
 
 # Issue 17b calls (NKI 0.6.0 signatures; `name` is accepted and ignored).
@@ -410,3 +414,68 @@ def nc_match_replace8(
     dst_idx: Optional[Tile] = None,
     name: Optional[str] = None,
 ) -> RunReport: ...
+
+# Issue 18: the activation engine (NKI 0.6.0 signatures; `name` is accepted and ignored).
+def activation(
+    dst: Tile,
+    op: Op,
+    data: Tile,
+    bias: Optional[Scalar] = None,
+    scale: Scalar = 1.0,
+    reduce_op: Optional[Op] = None,
+    reduce_res: Optional[Tile] = None,
+    reduce_cmd: ReduceCmd = "idle",
+    name: Optional[str] = None,
+) -> RunReport:
+    """``dst = op(data * scale + bias)`` in fp32 (Activate 0x21); with ``reduce_res``, the
+    per-partition accumulator (``reduce_cmd``) is read out by ActivationReadAccumulator 0x24.
+
+    Parameters: ``op`` an activation function (``numpy.exp``, ``"tanh"``, ...); ``bias`` a
+    number or a ``(P, 1)`` tile; ``scale`` a number or a ``(P, 1)`` float32 tile;
+    ``reduce_op`` ``None`` or add; ``reduce_cmd`` idle, reset, reduce or reset_reduce.
+
+    Semantics: hardwired functions (copy, identity, relu, square, sign, abs) are exact; table
+    functions are computed from their definition and labelled approximate.
+
+    Example::
+
+        nisa.activation(out, np.exp, x, bias=neg_max, scale=1.0)
+    """
+    ...
+
+def activation_reduce(
+    dst: Tile,
+    op: Op,
+    data: Tile,
+    reduce_op: Op,
+    reduce_res: Tile,
+    bias: Optional[Scalar] = None,
+    scale: Scalar = 1.0,
+    name: Optional[str] = None,
+) -> RunReport:
+    """``activation`` with ``reduce_cmd="reset_reduce"``: the row sums go to ``reduce_res``.
+
+    Example::
+
+        nisa.activation_reduce(out, np.exp, x, np.add, row_sum)
+    """
+    ...
+
+def exponential(
+    dst: Tile,
+    src: Tile,
+    max_value: Scalar = 0.0,
+    reduce_res: Optional[Tile] = None,
+    reduce_cmd: ReduceCmd = "idle",
+    reduce_init: Scalar = 0.0,
+    name: Optional[str] = None,
+) -> RunReport:
+    """``dst = exp(src - max_value)`` on the Vector engine (Exponential 0x30, mariana+);
+    approximate. ``reduce_cmd`` sums the fp32 outputs per partition in the Vector
+    accumulator (``load_reduce`` from ``reduce_init``); ``reduce_res`` receives it (0x9b).
+
+    Example::
+
+        nisa.exponential(out, x, max_value=row_max)
+    """
+    ...

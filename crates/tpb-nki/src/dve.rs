@@ -120,6 +120,17 @@ pub(crate) fn read_accumulator(
     dst: &Tile,
     negate: bool,
 ) -> Result<Instruction, NkiError> {
+    drain(core, dst, negate, op::DVE_READ_ACCUMULATOR)
+}
+
+/// A `D1_RD` accumulator drain (DVE 0x9b or ACT 0x24, isa-facts-pe-act-dma §2.5): each
+/// lane's accumulator into the single element of that lane's `(P, 1)` `dst`.
+pub(crate) fn drain(
+    core: &Core,
+    dst: &Tile,
+    negate: bool,
+    opcode: tpb_isa::wire::TypedOpcode<D1Rd>,
+) -> Result<Instruction, NkiError> {
     if dst.free_elements() != 1 {
         return Err(NkiError::Shape {
             operand: "reduce_res",
@@ -139,7 +150,7 @@ pub(crate) fn read_accumulator(
         },
         ..D1Rd::default()
     };
-    Ok(Instruction::build(op::DVE_READ_ACCUMULATOR, body))
+    Ok(Instruction::build(opcode, body))
 }
 
 impl Core {

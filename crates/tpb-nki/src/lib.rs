@@ -43,6 +43,8 @@
 //! as `.reg` lines. [`support::NKI_API`] lists which NKI names run.
 #![warn(missing_docs)]
 
+// Issue 18: activation, activation_reduce and exponential.
+mod act;
 mod alloc;
 mod build;
 mod core;
@@ -59,7 +61,7 @@ mod tile;
 pub use crate::core::{Core, Label, NkiError};
 pub use dve::ReduceCmd;
 pub use dve_pool::NkiEngine;
-pub use names::{alu_op, Cmp};
+pub use names::{act_func, alu_op, Cmp};
 pub use tile::{Index, Tile, ViewError};
 
 /// A `tensor_scalar` / `select` scalar operand: a compile-time immediate or a per-partition

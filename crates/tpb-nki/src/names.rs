@@ -4,8 +4,9 @@
 //! are the NumPy ufunc names. Each maps to one `ALU_OP`; any ISA name `AluOp` knows
 //! (`mult`, `is_ge`, `0x06`) is accepted too.
 
+use crate::core::NkiError;
 use std::fmt;
-use tpb_isa::{AffineSelectCmp, AluOp, CodeEnum};
+use tpb_isa::{ActFunc, AffineSelectCmp, AluOp, CodeEnum};
 
 /// NumPy / `nki.language` operator names and the ALU op each lowers to.
 const NUMPY_ALU_NAMES: &[(&str, AluOp)] = &[
@@ -56,6 +57,79 @@ pub fn alu_op(name: &str) -> Option<AluOp> {
         .find(|(n, _)| *n == name)
         .map(|&(_, op)| op)
         .or_else(|| AluOp::parse_name(name))
+}
+
+/// NKI activation `op` names (`nl.exp`, `numpy.tanh`, …) and the ACT function id each lowers
+/// to: NKI's activation table (nki-api §3.0) against the compiler's catalog
+/// (isa-facts-pe-act-dma §2.9). NumPy spells some differently (`absolute`, `log`).
+const ACT_NAMES: &[(&str, ActFunc)] = &[
+    ("copy", ActFunc::COPY),
+    ("identity", ActFunc::IDENTITY),
+    ("square", ActFunc::SQUARE),
+    ("sigmoid", ActFunc::SIGMOID),
+    ("relu", ActFunc::RELU),
+    ("gelu", ActFunc::GELU),
+    ("gelu_dx", ActFunc::DERIVATIVE_GELU),
+    ("gelu_apprx_tanh", ActFunc::GELU_APPRX_TANH),
+    ("gelu_apprx_sigmoid", ActFunc::GELU_APPRX_SIGMOID),
+    (
+        "gelu_apprx_sigmoid_dx",
+        ActFunc::DERIVATIVE_GELU_APPRX_SIGMOID,
+    ),
+    ("silu", ActFunc::SILU),
+    ("silu_dx", ActFunc::DERIVATIVE_SILU),
+    ("tanh", ActFunc::TANH),
+    ("softplus", ActFunc::SOFTPLUS),
+    ("mish", ActFunc::MISH),
+    ("erf", ActFunc::ERF),
+    ("erf_dx", ActFunc::DERIVATIVE_ERF),
+    ("exp", ActFunc::EXP),
+    ("sign", ActFunc::SIGN),
+    ("abs", ActFunc::ABS),
+    ("absolute", ActFunc::ABS),
+    ("log", ActFunc::LN),
+    ("sin", ActFunc::SIN),
+    ("arctan", ActFunc::ARCTAN),
+    ("sqrt", ActFunc::SQRT),
+    ("rsqrt", ActFunc::RSQRT),
+    ("reciprocal", ActFunc::RECIPROCAL),
+];
+
+/// Element-wise names NKI has that no ACT function id computes (the catalog of
+/// isa-facts-pe-act-dma §2.9 has none of them).
+const NO_ACT_ID: &[&str] = &["cos", "tan", "ceil", "floor", "trunc", "negative"];
+
+/// The ACT function for an activation `op` name (the NKI / NumPy names of [`ACT_NAMES`], or
+/// an ISA `ACTIVATION_FUNC` name such as `derivative_gelu`).
+pub fn act_func(name: &str) -> Result<ActFunc, NkiError> {
+    let f = ACT_NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, f)| f)
+        .or_else(|| ActFunc::parse_name(name));
+    match f {
+        Some(ActFunc::PRELU | ActFunc::LRELU) => Err(NkiError::NotSupported {
+            what: format!(
+                "activation op {name}: its slope is the Activate imm operand, which NKI's \
+                 activation does not take (nl.prelu's relu_param belongs to activate2, whose \
+                 op order is not public)"
+            ),
+        }),
+        Some(f) => Ok(f),
+        None if NO_ACT_ID.contains(&name) => Err(NkiError::NotSupported {
+            what: format!(
+                "activation op {name}: no activation function id computes {name} (the \
+                 compiler's catalog, isa-facts-pe-act-dma §2.9, has none)"
+            ),
+        }),
+        None => Err(NkiError::Operator {
+            argument: "op",
+            detail: format!(
+                "unknown activation function {name:?} (nl.exp, nl.tanh, numpy.sqrt, …: the \
+                 names of NKI's activation table)"
+            ),
+        }),
+    }
 }
 
 /// The comparison of an affine value with 0 (`cmp_op` of `affine_select`).
@@ -137,6 +211,30 @@ mod tests {
         assert_eq!(alu_op("greater_equal"), Some(AluOp::IS_GE));
         assert_eq!(alu_op("0x06"), Some(AluOp::MULT));
         assert_eq!(alu_op("frobnicate"), None);
+    }
+
+    // nki-api §3.0 activation table → isa-facts-pe-act-dma §2.9 ids.
+    #[test]
+    fn activation_names_resolve_to_catalog_ids() {
+        assert_eq!(act_func("exp"), Ok(ActFunc::EXP));
+        assert_eq!(act_func("absolute"), Ok(ActFunc::ABS));
+        assert_eq!(act_func("log"), Ok(ActFunc::LN));
+        assert_eq!(act_func("gelu_dx"), Ok(ActFunc::DERIVATIVE_GELU));
+        assert_eq!(act_func("derivative_silu"), Ok(ActFunc::DERIVATIVE_SILU));
+        assert!(
+            matches!(act_func("cos"), Err(NkiError::NotSupported { what }) if what.contains("§2.9"))
+        );
+        assert!(matches!(
+            act_func("prelu"),
+            Err(NkiError::NotSupported { .. })
+        ));
+        assert!(matches!(
+            act_func("frobnicate"),
+            Err(NkiError::Operator { .. })
+        ));
+        for (n, f) in ACT_NAMES {
+            assert!(f.name().is_some(), "{n}: {f:?} is not a catalog id");
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ use tpb::cmd::run::program::Program;
 use tpb::cmd::run::timeline;
 use tpb_nki::{Index, Label};
 use tpb_sim::engines::{EngineId, EngineOptions, EngineRun, Stop};
+use tpb_sim::WarningKind;
 
 /// One subscript: an int, a slice, `...`, or an object with `__tpb_index__()` returning
 /// `(start, size, step)` (`nl.ds`, `nl.arange` expressions).
@@ -168,6 +169,8 @@ pub struct Profile {
     program: Program,
     labels: Vec<Label>,
     run: EngineRun,
+    /// The scheduled run's approximate results: (instruction index, engine, message).
+    approximate: Vec<(usize, EngineId, String)>,
 }
 
 fn side_dict<'py>(
@@ -401,6 +404,22 @@ impl Profile {
             .collect()
     }
 
+    /// Every instruction whose result is approximate (an activation function the hardware
+    /// evaluates from unpublished tables, computed here from its definition;
+    /// docs/reference/pe-act.md): `index`, `mnemonic`, `engine`, `origin`, `name`,
+    /// `message`. Run with `strict_exact=True` to make them errors instead.
+    #[getter]
+    fn approximate<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.approximate
+            .iter()
+            .map(|(index, engine, message)| {
+                let d = side_dict(py, &self.program, &self.labels, *index, *engine, None)?;
+                d.set_item("message", message)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
     /// Writes the timeline: Chrome trace-event JSON (`.json`, opens in Perfetto) or an SVG
     /// Gantt chart (`.svg`), by the extension — the same writers as `tpb run --timeline`.
     fn write_timeline(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
@@ -411,9 +430,10 @@ impl Profile {
 
     fn __repr__(&self) -> String {
         format!(
-            "<tpb.nki.Profile {} instructions, {:.3} us>",
+            "<tpb.nki.Profile {} instructions, {:.3} us, {} approximate>",
             self.program.insts.len(),
-            self.estimated_time_us()
+            self.estimated_time_us(),
+            self.approximate.len()
         )
     }
 }
@@ -427,8 +447,17 @@ impl Profile {
 pub fn _kernel_profile(py: Python<'_>, core: &Bound<'_, Core>, name: &str) -> PyResult<Profile> {
     let c = core.get().lock(py);
     let inner = &*c;
+    let mut approximate = Vec::new();
     let (m, run) = py
-        .detach(|| inner.schedule(&EngineOptions::default(), |_, _| {}))
+        .detach(|| {
+            inner.schedule(&EngineOptions::default(), |step, report| {
+                for w in &report.warnings {
+                    if w.kind == WarningKind::Approximate {
+                        approximate.push((step.inst.index, step.engine, w.message.clone()));
+                    }
+                }
+            })
+        })
         .map_err(nki_error)?;
     let sources: Vec<String> = inner.labels().iter().map(|l| l.describe()).collect();
     let program = Program::from_parts(
@@ -442,6 +471,7 @@ pub fn _kernel_profile(py: Python<'_>, core: &Bound<'_, Core>, name: &str) -> Py
         program,
         labels: inner.labels().to_vec(),
         run,
+        approximate,
     };
     profile.check(py)?;
     if let Some(d) = inner.first_difference(&m) {

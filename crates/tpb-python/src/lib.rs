@@ -13,6 +13,8 @@ mod isa;
 mod kernel;
 mod machine;
 mod nki;
+// Issue 18: the activation-engine calls.
+mod nki_act;
 // Issue 17b calls.
 mod nki_dve;
 
@@ -54,6 +56,9 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nki::nki_memset, m)?)?;
     // Issue 18a.
     m.add_function(wrap_pyfunction!(nki::nki_nc_matmul, m)?)?;
+    m.add_function(wrap_pyfunction!(nki_act::nki_activation, m)?)?;
+    m.add_function(wrap_pyfunction!(nki_act::nki_activation_reduce, m)?)?;
+    m.add_function(wrap_pyfunction!(nki_act::nki_exponential, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_reciprocal, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_tensor_reduce, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_tensor_copy_predicated, m)?)?;

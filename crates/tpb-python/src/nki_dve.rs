@@ -25,7 +25,10 @@ pub(crate) fn on_core_steps(
 
 /// A `reduce_cmd` argument: a name (`"reset_reduce"`), its number, or an object whose
 /// `name` attribute is one (an enum member).
-fn reduce_cmd(obj: Option<&Bound<'_, PyAny>>, default: ReduceCmd) -> PyResult<ReduceCmd> {
+pub(crate) fn reduce_cmd(
+    obj: Option<&Bound<'_, PyAny>>,
+    default: ReduceCmd,
+) -> PyResult<ReduceCmd> {
     let Some(obj) = obj.filter(|o| !o.is_none()) else {
         return Ok(default);
     };

@@ -267,7 +267,7 @@ pub const ASSUMPTIONS: &[Assumption] = &[
     Assumption {
         id: "exp-operands",
         source: "isa-facts-pe-act-dma §2.12",
-        text: "Exponential 0x30 computes exp(in - imm0) with imm0 the max value (instruction fp32 or per-lane pointer), approximate as the ACT table functions; only accumulator_cmd idle runs until the DVE lane accumulator is modelled.",
+        text: "Exponential 0x30 computes exp(in - imm0) with imm0 the max value (instruction fp32 or per-lane pointer), approximate as the ACT table functions; its running sum is the DVE lane accumulator (drained by 0x9b): zero_accumulate starts at 0, accumulate continues, load_accumulate starts at imm1 (the NKI reduce_init), and the fp32 outputs are added in order before the output conversion.",
     },
     Assumption {
         id: "dma-address-map",

@@ -292,6 +292,33 @@ fn exponential_mariana_only() {
     assert!(e.to_string().contains("exponential_wired"), "{e}");
 }
 
+// §2.12 + assumption exp-operands: the running sum is the DVE lane accumulator (drained by
+// 0x9b): zero_accumulate from 0, load_accumulate from imm1, the fp32 outputs in order.
+#[test]
+fn exponential_running_sum_in_the_dve_accumulator() {
+    let text = "exponential src=sbuf[p0..2]+0x0:[[1,8]] in=fp32 out=fp32 imm0=1.5 op0=bypass \
+                op1=bypass accumulator_cmd=zero_accumulate dst=sbuf[p0..2]+0x100:[[1,8]]\n\
+                dve_read_acc dtype=fp32 dst_element_count=1 dst=sbuf[p0..2]+0x200:[[1,1]]\n\
+                exponential src=sbuf[p0..2]+0x0:[[1,8]] in=fp32 out=fp32 imm0=1.5 op0=bypass \
+                op1=bypass accumulator_cmd=load_accumulate imm1=10.0 \
+                dst=sbuf[p0..2]+0x100:[[1,8]]\n\
+                dve_read_acc dtype=fp32 dst_element_count=1 dst=sbuf[p0..2]+0x204:[[1,1]]";
+    let x: Vec<f32> = (0..16).map(|i| i as f32 / 4.0).collect();
+    let mut mach = Machine::new(Config::new(Gen::Mariana));
+    write_f32(&mut mach, Space::Sbuf, 2, 0, &x);
+    mach.run(&program(Gen::Mariana, text)).unwrap();
+    let sums = read_f32(&mach, Space::Sbuf, 2, 0x200, 2);
+    for c in 0..2 {
+        let row = |start: f32| {
+            (0..8).fold(start, |a, k| {
+                a + (f64::from(x[c * 8 + k] - 1.5)).exp() as f32
+            })
+        };
+        assert_eq!(sums[c * 2].to_bits(), row(0.0).to_bits(), "lane {c}");
+        assert_eq!(sums[c * 2 + 1].to_bits(), row(10.0).to_bits(), "lane {c}");
+    }
+}
+
 // §2.4: ActivateQuantize rounds to nearest even and saturates to u8.
 #[test]
 fn activate_quantize_saturates() {

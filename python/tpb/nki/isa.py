@@ -19,12 +19,16 @@ from typing import Any, Optional
 from .. import _tpb
 from . import _context
 from ._mask import apply_mask
+from .._errors import UsageError
 
 
 __all__ = [
+    "activation",
+    "activation_reduce",
     "dma_copy",
     "affine_select",
     "engine",
+    "exponential",
     "get_nc_version",
     "iota",
     "matmul_perf_mode",
@@ -708,3 +712,130 @@ def dma_copy(dst: Any, src: Any, priority: Optional[int] = None, oob_mode: Any =
     """
     _context.flush(dst.core)
     return _tpb.dma_copy(dst, src, priority, _eng(oob_mode), _eng(dge_mode), _eng(engine), name)
+
+
+# Issue 18: the activation engine (ACT) and DVE Exponential.
+def _legacy_out(data: Any, dtype: Any) -> Any:
+    from . import language as nl
+
+    return nl.ndarray(tuple(data.shape), dtype or data.dtype, buffer=nl.sbuf)
+
+
+def activation(dst: Any, op: Any, data: Any = None, bias: Any = None, scale: Any = 1.0,
+               reduce_op: Any = None, reduce_res: Any = None, reduce_cmd: Any = "idle", *,
+               name: Optional[str] = None, engine: Any = None, mask: Any = None,
+               dtype: Any = None) -> Any:
+    """Scalar-engine ``Activate`` (0x21): ``dst = op(data * scale + bias)`` per element in
+    FP32 (one fused multiply-add, then the function), converted to ``dst``'s dtype; then,
+    with ``reduce_res``, ``ActivationReadAccumulator`` (0x24).
+
+    Parameters:
+        dst: tile to write (SBUF or PSUM). The legacy form without ``dst``,
+            ``activation(op, data, bias=None, scale=1.0, ..., dtype=None)``, returns a new
+            SBUF tile of ``data``'s shape instead.
+        op: the function: ``nl.exp``, ``nl.tanh``, ``nl.sigmoid``, ``nl.relu``, ``nl.gelu``,
+            ``nl.silu``, ``nl.copy``, ``numpy.exp``, ``numpy.sqrt``, ... or a name
+            (``"gelu_apprx_tanh"``).
+        data: input tile with ``dst``'s partitions and element count.
+        bias: ``None``, a number, or a ``(P, 1)`` tile of any dtype (one value per partition).
+        scale: a number (default 1.0) or a ``(P, 1)`` float32 tile.
+        reduce_op: ``None`` or ``nl.add`` (the accumulator adds).
+        reduce_res: optional ``(P, 1)`` tile that receives the per-partition accumulator.
+        reduce_cmd: what happens to the accumulator (one FP32 per partition):
+            ``idle`` (default) leaves it, ``reset`` zeroes it, ``reduce`` adds each row sum of
+            the outputs, ``reset_reduce`` zeroes then adds.
+        name: label for profiles and errors.
+        engine: ``engine.scalar`` or ``unknown``.
+        mask: legacy affine predicate; shrinks the tiles.
+
+    Semantics: copy, identity, relu, square, sign and abs are exact. The other functions
+    (exp, tanh, sigmoid, gelu, silu, erf, log, sqrt, rsqrt, sin, ...) come from tables the
+    hardware does not publish: tpb computes their definition in float64 (libm) and rounds
+    once to FP32, and labels the instruction ``approximate`` in the returned
+    :class:`tpb.RunReport` and in :func:`tpb.nki.profile_kernel`'s profile; a run with
+    ``strict_exact=True`` raises :class:`tpb.Fault` instead.
+
+    Example (softmax numerator and its row sums)::
+
+        nisa.activation(e, nl.exp, x, bias=neg_max, reduce_res=row_sum,
+                        reduce_cmd=nisa.reduce_cmd.reset_reduce)
+    """
+    if not _is_tile(dst):
+        # Legacy value-returning form activation(op, data, ...).
+        op, data = dst, op
+        out = _legacy_out(data, dtype)
+        activation(out, op, data, bias, scale, reduce_op, reduce_res, reduce_cmd, name=name,
+                   engine=engine, mask=mask)
+        return out
+    dst, data = apply_mask(mask, dst, data)
+    _prepare(dst, name, engine)
+    return _tpb.activation(dst, _op_name(op), data, bias, scale,
+                           None if reduce_op is None else _op_name(reduce_op), reduce_res,
+                           getattr(reduce_cmd, "name", reduce_cmd))
+
+
+def activation_reduce(dst: Any, op: Any, data: Any = None, reduce_op: Any = None,
+                      reduce_res: Any = None, bias: Any = None, scale: Any = 1.0, *,
+                      name: Optional[str] = None, mask: Any = None, dtype: Any = None) -> Any:
+    """:func:`activation` with ``reduce_cmd=reset_reduce``: ``dst = op(data * scale + bias)``
+    and ``reduce_res[p] = sum(dst row p)`` (summed in FP32 before the cast to ``dst``'s
+    dtype), as one ``Activate`` and one ``ActivationReadAccumulator``.
+
+    Parameters:
+        dst: tile to write (legacy form without ``dst`` returns a new SBUF tile).
+        op: the function (see :func:`activation`).
+        data: input tile.
+        reduce_op: ``nl.add``.
+        reduce_res: the ``(P, 1)`` tile for the row sums.
+        bias, scale: as :func:`activation`.
+        name: label for profiles and errors.
+        mask: legacy affine predicate.
+
+    Example::
+
+        nisa.activation_reduce(e, nl.exp, x, nl.add, row_sum, bias=neg_max)
+    """
+    if not _is_tile(dst):
+        op, data = dst, op
+        out = _legacy_out(data, dtype)
+        activation_reduce(out, op, data, reduce_op, reduce_res, bias, scale, name=name,
+                          mask=mask)
+        return out
+    if reduce_res is None:
+        raise UsageError("activation_reduce: reduce_res is required")
+    dst, data = apply_mask(mask, dst, data)
+    _prepare(dst, name, None)
+    return _tpb.activation_reduce(dst, _op_name(op), data,
+                                  "add" if reduce_op is None else _op_name(reduce_op),
+                                  reduce_res, bias, scale)
+
+
+def exponential(dst: Any, src: Any, max_value: Any = 0.0, reduce_res: Any = None,
+                reduce_cmd: Any = "idle", reduce_init: Any = 0.0, *,
+                name: Optional[str] = None) -> Any:
+    """Vector-engine ``Exponential`` (0x30; NeuronCore-v4, tpb ``mariana``, and later):
+    ``dst = exp(src - max_value)`` per element in FP32, converted to ``dst``'s dtype.
+
+    Parameters:
+        dst: tile to write; src: tile with ``dst``'s partitions and element count.
+        max_value: a number or a ``(P, 1)`` float32 tile subtracted first.
+        reduce_res: optional ``(P, 1)`` tile for the running sum (a DveReadAccumulator
+            0x9b after the Exponential).
+        reduce_cmd: the Vector accumulator: ``idle`` (default) leaves it,
+            ``reset_reduce`` sums this call's FP32 outputs per partition from 0, ``reduce``
+            adds them to it, ``load_reduce`` starts from ``reduce_init``.
+        reduce_init: a number or a ``(P, 1)`` float32 tile (``load_reduce`` only).
+        name: label for profiles and errors.
+
+    Semantics: approximate as the ACT table functions are (see :func:`activation`);
+    ``sunda`` and ``cayman`` raise :class:`tpb.NotSupported` (the firmware does not wire
+    the opcode before v4; use ``activation(op=nl.exp)``).
+
+    Example (softmax numerator and row sums on the Vector engine)::
+
+        nisa.exponential(e, scores, max_value=row_max, reduce_res=row_sum,
+                         reduce_cmd=nisa.reduce_cmd.reset_reduce)
+    """
+    _prepare(dst, name, None)
+    return _tpb.exponential(dst, src, max_value, reduce_res,
+                            getattr(reduce_cmd, "name", reduce_cmd), reduce_init)

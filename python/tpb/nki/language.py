@@ -704,6 +704,99 @@ def shared_identity_matrix(n: int, dtype: Any = uint8, dst: Any = None) -> Any:
     return out
 
 
+# --- element-wise functions on the activation engine (issue 18) ---------------------------
+# Each is one Activate (0x21) with the function's id (docs/reference/pe-act.md).
+_EXACT_ACT = {"relu", "square", "sign"}
+
+
+def _activation_fn(fname: str, formula: str) -> Any:
+    def f(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
+        out = _new_like(x, dtype)
+        _isa.activation(out, fname, x, mask=mask)
+        return out
+
+    exact = fname in _EXACT_ACT
+    f.__name__ = f.__qualname__ = fname
+    f.__tpb_op__ = fname  # type: ignore[attr-defined]
+    f.__doc__ = (
+        f"``nl.{fname}(x, dtype=None)``: ``{formula}`` element-wise, as a new SBUF tile (one\n"
+        f"scalar-engine Activate with the ``{fname}`` function; also an ``op`` for\n"
+        "``nisa.activation``).\n\n"
+        "Parameters:\n"
+        "    x: a tile (SBUF or PSUM).\n"
+        "    dtype: the result's dtype (default: x's).\n"
+        "    mask: legacy affine predicate.\n\n"
+        + ("Semantics: computed in FP32 and exact (a hardwired function).\n\n" if exact else
+           "Semantics: approximate: the hardware evaluates it from unpublished tables; tpb\n"
+           "computes the definition in float64 and rounds once to FP32, and labels the\n"
+           "instruction approximate (``strict_exact=True`` makes that an error).\n\n")
+        + f"Example::\n\n    y = nl.{fname}(x)\n"
+    )
+    return f
+
+
+exp = _activation_fn("exp", "e**x")
+log = _activation_fn("log", "ln(x)")
+sqrt = _activation_fn("sqrt", "sqrt(x)")
+rsqrt = _activation_fn("rsqrt", "1 / sqrt(x)")
+tanh = _activation_fn("tanh", "tanh(x)")
+sigmoid = _activation_fn("sigmoid", "1 / (1 + e**-x)")
+relu = _activation_fn("relu", "max(x, 0)")
+gelu = _activation_fn("gelu", "x * Phi(x)")
+gelu_dx = _activation_fn("gelu_dx", "d/dx gelu(x)")
+gelu_apprx_tanh = _activation_fn(
+    "gelu_apprx_tanh", "0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3)))")
+gelu_apprx_sigmoid = _activation_fn("gelu_apprx_sigmoid", "x * sigmoid(1.702 x)")
+gelu_apprx_sigmoid_dx = _activation_fn("gelu_apprx_sigmoid_dx", "d/dx gelu_apprx_sigmoid(x)")
+silu = _activation_fn("silu", "x * sigmoid(x)")
+silu_dx = _activation_fn("silu_dx", "d/dx silu(x)")
+erf = _activation_fn("erf", "erf(x)")
+erf_dx = _activation_fn("erf_dx", "2/sqrt(pi) e**(-x**2)")
+sin = _activation_fn("sin", "sin(x) (no range reduction: valid on [-pi, pi])")
+arctan = _activation_fn("arctan", "arctan(x)")
+softplus = _activation_fn("softplus", "ln(1 + e**x)")
+mish = _activation_fn("mish", "x * tanh(softplus(x))")
+square = _activation_fn("square", "x * x")
+sign = _activation_fn("sign", "sign(x)")
+
+
+def softmax(x: Any, axis: Any = -1, dtype: Any = None, *, compute_dtype: Any = None,
+            mask: Any = None, **kwargs: Any) -> Any:
+    """``nl.softmax(x, axis=-1, dtype=None)``: ``e**(x - max) / sum(e**(x - max))`` along the
+    last free axis of a 2-D tile, as a new SBUF tile.
+
+    Parameters:
+        x: a 2-D tile ``(P, F)``.
+        axis: the last free axis (``-1`` or ``1``); other axes raise :class:`tpb.NotSupported`.
+        dtype: the result's dtype (default: x's). Intermediates are float32.
+
+    Semantics: the lowering is tpb's (the compiler's is not public): one TensorReduce
+    (``-max`` per partition, negated), one Activate ``exp`` with that bias whose accumulator
+    sums each row (and an ActivationReadAccumulator), one Vector Reciprocal and one
+    TensorScalar multiply. The exp is approximate (see :func:`exp`).
+
+    Example::
+
+        p = nl.softmax(scores, axis=1)
+    """
+    nd = len(x.shape)
+    if nd != 2 or _axes(x, axis) != [1]:
+        raise _refuse("softmax", f"axis={axis!r} of a {nd}-D tile (tpb lowers the last free "
+                      "axis of a 2-D tile)")
+    parts = x.shape[0]
+    neg_max = ndarray((parts, 1), float32)
+    _isa.tensor_reduce(neg_max, "maximum", x, 1, negate=True, keepdims=True)
+    e = ndarray(tuple(x.shape), float32)
+    row_sum = ndarray((parts, 1), float32)
+    _isa.activation(e, "exp", x, bias=neg_max, reduce_op="add", reduce_res=row_sum,
+                    reduce_cmd="reset_reduce")
+    inv = ndarray((parts, 1), float32)
+    _isa.reciprocal(inv, row_sum)
+    out = _new_like(x, dtype)
+    _isa.tensor_scalar(out, e, "multiply", inv, mask=mask)
+    return out
+
+
 def _refused(fname: str) -> Any:
     def call(*args: Any, **kwargs: Any) -> Any:
         raise _refuse(fname)

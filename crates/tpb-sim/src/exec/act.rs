@@ -304,8 +304,14 @@ pub(super) fn read_accumulator(cx: &mut Cx<'_>, s: &D1Rd) -> Result<(), FaultCau
     write_all(cx, &s.dst_mem_pattern, "dst_mem_pattern", dtype, &vals)
 }
 
-/// Exponential 0x30 on DVE (mariana+; decision 18).
-pub(super) fn exponential(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause> {
+/// Exponential 0x30 on DVE (mariana+; decision 18), with the running sum in the DVE lane
+/// accumulator (assumption `exp-operands`): zero_accumulate starts at 0, accumulate
+/// continues, load_accumulate starts at imm1; the fp32 outputs are added in order.
+pub(super) fn exponential(
+    cx: &mut Cx<'_>,
+    s: &S3d3Ts,
+    row: &'static tpb_isa::OpcodeInfo,
+) -> Result<(), FaultCause> {
     if matches!(cx.gen, Gen::Sunda | Gen::Cayman) {
         return Err(unsupported(format!(
             "Exponential on {}: the opcode is defined but not wired in the firmware before \
@@ -313,15 +319,25 @@ pub(super) fn exponential(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause>
             cx.gen
         )));
     }
-    if s.accumulator_cmd != AccumCmd::IDLE {
+    let cmd = s.accumulator_cmd;
+    if !matches!(
+        cmd,
+        AccumCmd::IDLE
+            | AccumCmd::ZERO_ACCUMULATE
+            | AccumCmd::ACCUMULATE
+            | AccumCmd::LOAD_ACCUMULATE
+    ) {
         return Err(unsupported(format!(
-            "Exponential with accumulator_cmd {}: the DVE lane accumulator it feeds (drained \
-             by 0x9b) is not modelled in this slice (isa-facts-pe-act-dma §2.12)",
-            s.accumulator_cmd
+            "Exponential with accumulator_cmd {cmd} (isa-facts-pe-act-dma §2.12)"
         )));
     }
     let n = u32::from(s.num_active_channels);
     let max = lane_scalars(cx, s.imm0_src, s.imm0, "imm0", Dtype::FP32, n, Which::S0)?;
+    let seed = if cmd == AccumCmd::LOAD_ACCUMULATE {
+        lane_scalars(cx, s.imm1_src, s.imm1, "imm1", Dtype::FP32, n, Which::S1)?
+    } else {
+        Vec::new()
+    };
     let (src, xs) = read_all(cx, &s.src_mem_pattern, "src_mem_pattern", s.in_dtype, n)?;
     let dst = cx.tensor(
         &s.dst_mem_pattern,
@@ -343,6 +359,9 @@ pub(super) fn exponential(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause>
         .map(|(c, lane)| lane.iter().map(|&x| x - max[c]).collect())
         .collect();
     label(cx, ActFunc::EXP, Exactness::Approximate, &ts);
+    if cmd == AccumCmd::ACCUMULATE {
+        super::stt::warn_unset_accumulators(cx, row, n);
+    }
     cx.gate()?;
     let ys: Vec<Vec<f32>> = ts
         .iter()
@@ -352,5 +371,18 @@ pub(super) fn exponential(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause>
                 .collect()
         })
         .collect();
-    write_all(cx, &s.dst_mem_pattern, "dst_mem_pattern", s.out_dtype, &ys)
+    write_all(cx, &s.dst_mem_pattern, "dst_mem_pattern", s.out_dtype, &ys)?;
+    if cmd != AccumCmd::IDLE {
+        for (c, lane) in ys.iter().enumerate() {
+            let acc = &mut cx.st.dve.lanes[c];
+            let start = match cmd {
+                AccumCmd::ZERO_ACCUMULATE => 0.0,
+                AccumCmd::LOAD_ACCUMULATE => seed[c],
+                _ => acc.accumulator_f32(),
+            };
+            acc.accumulator = lane.iter().fold(start, |a, &y| a + y).to_bits();
+            acc.accumulator_written = true;
+        }
+    }
+    Ok(())
 }

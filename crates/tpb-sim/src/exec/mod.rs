@@ -807,11 +807,11 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     }
     fn exponential(
         &mut self,
-        _: Row,
+        row: Row,
         sem::Exponential::Exponential: sem::Exponential,
         s: &'a S3d3Ts,
     ) -> Executed {
-        act::exponential(self, s)
+        act::exponential(self, s, row)
     }
     fn dma_memcpy(
         &mut self,
