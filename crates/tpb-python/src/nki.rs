@@ -330,6 +330,14 @@ impl Tile {
         Ok(t.view_of(slf, view))
     }
 
+    /// `tile.permute(order)`: the free dims in `order` (a permutation of `1..ndim`; the
+    /// partition dim stays first). No data moves: the view's strides are permuted.
+    fn permute(slf: &Bound<'_, Tile>, order: Vec<usize>) -> PyResult<Tile> {
+        let t = slf.get();
+        let view = t.tile.permute(&order).map_err(|e| nki_error(e.into()))?;
+        Ok(t.view_of(slf, view))
+    }
+
     /// The first partition.
     #[getter]
     fn start_partition(&self) -> u32 {
