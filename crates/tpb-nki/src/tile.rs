@@ -659,13 +659,21 @@ impl fmt::Display for Tile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let shape: Vec<String> = self.shape.iter().map(|d| d.to_string()).collect();
         if self.space == Space::Hbm {
-            return write!(
+            write!(
                 f,
                 "hbm+{:#x}:{}:{}",
                 self.offset,
                 self.dtype,
                 shape.join("x")
-            );
+            )?;
+            if !self.is_contiguous() {
+                let s: Vec<String> = std::iter::once(self.dim0_stride())
+                    .chain(self.strides())
+                    .map(|d| d.to_string())
+                    .collect();
+                write!(f, " (strides {})", s.join(","))?;
+            }
+            return Ok(());
         }
         write!(
             f,
@@ -867,6 +875,7 @@ mod tests {
         );
         assert_eq!((v.shape.clone(), v.dim0_stride()), (vec![128, 512], 1024));
         assert!(!v.is_contiguous());
+        assert_eq!(v.to_string(), "hbm+0x81800:fp32:128x512 (strides 1024,1)");
         assert_eq!(v.dma_view().pattern, vec![[1024, 128], [1, 512]]);
         assert_eq!(&v.hbm_element_offsets()[510..514], &[510, 511, 1024, 1025]);
         // Whole rows are contiguous and reshape freely; a column block does not.
