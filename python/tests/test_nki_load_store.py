@@ -134,3 +134,28 @@ def test_an_hbm_fill_is_refused_with_the_way_round():
 
     with pytest.raises(tpb.NotSupported, match="nl.store it"):
         nki.simulate_kernel(kernel)
+
+
+def test_broadcast_to_over_partitions_is_one_dma_and_race_free():
+    """rmsnorm's ``nl.broadcast_to(g_tile, (128, d))``: a (1, d) row copied to every
+    partition by one DMA with a partition step of 0, then read by DVE after it lands."""
+
+    def kernel(g, x):
+        out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+        row = nl.load(g.reshape((1, 16))[0:1, :])
+        col = nl.load(g.reshape((1, 16))[0:1, 3:4])
+        gb = nl.broadcast_to(row, (128, 16))
+        cb = nl.broadcast_to(col, (128, 16))  # free and partition dims at once
+        nl.store(out, value=nl.add(nl.multiply(nl.load(x), gb), cb))
+        return out
+
+    g, x = f32(16), f32(128, 16)
+    out, prof = nki.profile_kernel(kernel, g, x)
+    np.testing.assert_array_equal(out, x * g[None, :] + g[3])
+    assert prof.instruction_counts["dma_memcpy"] == 6
+
+    def wrong(x):
+        nl.broadcast_to(nl.load(x), (8, 4))
+
+    with pytest.raises(tpb.UsageError, match="partition dim 2 cannot broadcast"):
+        nki.simulate_kernel(wrong, f32(2, 4))

@@ -583,6 +583,25 @@ impl Core {
         self.dma_copy(dst, value, None, None)
     }
 
+    /// `nl.broadcast_to` over the partition dim: `dst[p, …] = src[0, …]` for every
+    /// partition of `dst`, with one DMA whose source walks `src`'s single partition with a
+    /// partition step of 0 (engines cannot read one partition into many; a DMA can). `src`
+    /// has one partition and `dst`'s free elements (SBUF, dtype converted as `dma_copy`).
+    pub fn broadcast_partitions(&mut self, dst: &Tile, src: &Tile) -> Result<StepReport, NkiError> {
+        if src.partitions() != 1 || src.free_elements() != dst.free_elements() {
+            return Err(NkiError::Shape {
+                operand: "src",
+                detail: format!(
+                    "{src}: a partition broadcast reads one partition with dst's {} elements",
+                    dst.free_elements()
+                ),
+            });
+        }
+        let mut from = src.dma_view();
+        from.pattern[0] = [0, i64::from(dst.partitions())];
+        self.dma_copy_opts(&dst.dma_view(), &from, None, DmaOptions::default())
+    }
+
     /// Sets register `n` for instructions the caller builds. Registers
     /// `FIRST_CONSTANT_REGISTER - 31 ..= 63` hold the calls' constants and are refused.
     pub fn set_register(&mut self, n: usize, bits: u32) -> Result<(), NkiError> {

@@ -73,7 +73,7 @@ pub const NKI_API: &[(&str, &str, Status)] = &[
     ("language", "store", Status::Partial("from SBUF tiles (a PSUM value is refused, as NKI 0.3.0+ dma_copy does: copy it to SBUF first)")),
     ("language", "load_transpose2d", Status::NotYet("DMA_TRANSPOSE (0xBD), whose tile order is not public; or the PE transpose (issue 18a)")),
     ("language", "copy", Status::Supported),
-    ("language", "broadcast_to", Status::Partial("free dims (a zero-step view and a TensorCopy); the partition dim cannot broadcast on chip")),
+    ("language", "broadcast_to", Status::Supported),
     ("language", "expand_dims", Status::NotSupported("views that add a dim to an on-chip tile")),
     ("language", "gather_flattened", Status::NotSupported("no gather instruction in tpb")),
     ("language", "add", Status::Supported),

@@ -308,3 +308,31 @@ fn a_three_dim_strided_load_splits_into_requests() {
     assert!(run.races.is_empty(), "{:?}", run.races);
     assert_eq!(core.first_difference(&m), None);
 }
+
+/// `nl.broadcast_to` over partitions: one DMA reads the single source partition with a
+/// partition step of 0 (isa-facts-pe-act-dma §3.4: steps are signed, 0 repeats).
+#[test]
+fn a_partition_broadcast_is_one_zero_step_dma() {
+    let g = Gen::Cayman;
+    let mut core = Core::new(g);
+    let row = core.ndarray(&[1, 8], Dtype::FP32, Space::Sbuf).unwrap();
+    let vals: Vec<f32> = (0..8).map(|i| i as f32 - 2.5).collect();
+    core.write(
+        &row,
+        &vals
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let all = core.ndarray(&[64, 8], Dtype::FP32, Space::Sbuf).unwrap();
+    core.broadcast_partitions(&all, &row).unwrap();
+    let got = f32s(&core.read(&all).unwrap());
+    assert_eq!(got, vals.repeat(64));
+    let Body::DmaDirect2d(s) = core.program()[0].body else {
+        panic!()
+    };
+    assert_eq!((s.src.step_elem[0], s.src.num_elem[0]), (0, 64));
+    let two = core.ndarray(&[2, 8], Dtype::FP32, Space::Sbuf).unwrap();
+    assert!(core.broadcast_partitions(&all, &two).is_err());
+}

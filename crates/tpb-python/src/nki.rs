@@ -772,6 +772,15 @@ pub fn nki_dma_copy(
         core.dma_copy_with(&d, &src_tile, engine, None, priority.unwrap_or(0))
     })
 }
+/// `nl.broadcast_to` over the partition dim: one DMA from `src`'s single partition to every
+/// partition of `dst` (a partition step of 0; `tpb_nki::Core::broadcast_partitions`).
+#[pyfunction]
+pub fn _kernel_broadcast_partitions(py: Python<'_>, dst: &Tile, src: &Tile) -> PyResult<RunReport> {
+    let s = same_core(py, dst, src, "src")?.clone();
+    let d = dst.tile.clone();
+    on_core(py, dst, move |core| core.broadcast_partitions(&d, &s))
+}
+
 // Issue 17a: the DVE/POOL calls (tpb_nki::dve_pool; docs/reference/dve-pool.md).
 
 /// `engine=`: `None`, a name (`"vector"`, `"gpsimd"`, …), the NKI enum's number, or an object

@@ -532,8 +532,9 @@ def copy(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
 
 
 def broadcast_to(x: Any, shape: Any, dtype: Any = None) -> Any:
-    """``x`` broadcast to ``shape`` (same rank; size-1 free dims repeat) as a new SBUF tile:
-    one ``tensor_copy`` from a zero-step view (the partition dim cannot broadcast).
+    """``x`` broadcast to ``shape`` (same rank; size-1 dims repeat) as a new SBUF tile: one
+    ``tensor_copy`` from a zero-step view for the free dims; a single partition is copied to
+    all partitions by one DMA with a partition step of 0 (engines cannot do that).
 
     Parameters:
         x: a tile; shape: the target shape; dtype: the result's dtype (default: x's).
@@ -548,7 +549,15 @@ def broadcast_to(x: Any, shape: Any, dtype: Any = None) -> Any:
     if tuple(x.shape) == shape:
         return x
     if shape[0] != x.shape[0]:
-        raise _refuse("broadcast_to", "the partition dim (on-chip tiles cannot broadcast it)")
+        if x.shape[0] != 1:
+            raise UsageError(f"nl.broadcast_to: partition dim {x.shape[0]} cannot broadcast to {shape[0]}")
+        # Engines read a partition into itself only: one DMA with a partition step of 0
+        # copies the single partition to all of them (after the free dims are broadcast).
+        row = broadcast_to(x, (1,) + shape[1:], dtype)
+        out = ndarray(shape, dtype or x.dtype)
+        _context.label(out.core)
+        _tpb._kernel_broadcast_partitions(out, row)
+        return out
     v = x
     for d in range(1, len(shape)):
         if x.shape[d] != shape[d]:
