@@ -336,3 +336,55 @@ fn a_partition_broadcast_is_one_zero_step_dma() {
     let two = core.ndarray(&[2, 8], Dtype::FP32, Space::Sbuf).unwrap();
     assert!(core.broadcast_partitions(&all, &two).is_err());
 }
+
+/// nki-api §2.2: a view with a start partition other than 0 (and a column block) is a DMA
+/// source and destination like a whole tile; the later overwrite of the stored rows waits
+/// for the store's transfer (write after read on the DMA queue).
+#[test]
+fn start_partition_views_move_and_order_their_rows() {
+    let g = Gen::Cayman;
+    let mut core = Core::new(g);
+    let x = core.ndarray(&[64, 16], Dtype::FP32, Space::Hbm).unwrap();
+    let y = core.ndarray(&[32, 8], Dtype::FP32, Space::Hbm).unwrap();
+    let xs: Vec<f32> = (0..64 * 16).map(|i| i as f32).collect();
+    core.write(
+        &x,
+        &xs.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let t = core.load(&x, None).unwrap();
+    let block = t
+        .index(&[
+            Index::Range {
+                start: 32,
+                size: 32,
+                step: 1,
+            },
+            Index::Range {
+                start: 4,
+                size: 8,
+                step: 1,
+            },
+        ])
+        .unwrap();
+    assert_eq!(block.start_partition, 32);
+    core.store(&y, &block).unwrap();
+    // POOL overwrites the tile the store's transfer read.
+    core.memset(&t, 0.0, tpb_nki::NkiEngine::Gpsimd).unwrap();
+    let last = core.program().last().unwrap();
+    assert_eq!(
+        (
+            last.events.wait_mode,
+            last.events.wait_idx,
+            last.events.semaphore_value
+        ),
+        (WaitMode::SEM_GE_IMM, sync_semaphore(EngineId::DmaSp), 2)
+    );
+    let want: Vec<f32> = (32..64)
+        .flat_map(|p| (4..12).map(move |c| (p * 16 + c) as f32))
+        .collect();
+    assert_eq!(f32s(&core.read(&y).unwrap()), want);
+    let (m, run) = core.schedule(&EngineOptions::default(), |_, _| {}).unwrap();
+    assert!(run.races.is_empty(), "{:?}", run.races);
+    assert_eq!(core.first_difference(&m), None);
+}
