@@ -491,6 +491,11 @@ impl Core {
     }
 
     /// [`Core::dma_copy_view`] with every DMA option ([`DmaOptions`]).
+    ///
+    /// A copy that does not fit one DMA_DIRECT2D is split into several requests
+    /// (one per index of an outer dim, as a DMA encoder splits it); all are built and validated before the first is emitted, but one
+    /// that faults when it runs (an uninitialised source under the strict sanitizer) leaves
+    /// the requests before it emitted.
     pub fn dma_copy_opts(
         &mut self,
         dst: &DmaView,
