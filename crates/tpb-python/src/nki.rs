@@ -691,11 +691,13 @@ fn enum_arg(
 /// indirect index to skip); ``dge_mode`` -- ``unknown`` / ``swdge`` (issued on GpSimd) /
 /// ``hwdge`` (equal dtypes required) / ``none``; ``engine`` -- ``sync`` (SP), ``scalar`` (ACT),
 /// ``gpsimd`` (POOL) or ``unknown`` (SP; POOL on trn1), as NKI enum values or names;
-/// ``name`` -- accepted, unused.
+/// ``name`` -- labels the request (``tpb.nki.isa.dma_copy`` sets it with the kernel line).
 ///
 /// Semantics: ``dst = src`` element by element in C order; a dtype change converts through
 /// fp32 (round to nearest even). The data moves at once; the request is recorded on its
-/// issuing engine's queue (``Core.disasm`` writes ``.engine`` lines).
+/// issuing engine's queue (``Core.disasm`` writes ``.engine`` lines) and its transfer on that
+/// engine's DMA queue, which bumps the queue's semaphore when the data has landed: what the
+/// emitted waits of the data's readers wait for.
 ///
 /// Example::
 ///
