@@ -64,5 +64,5 @@ def test_docs_kernel_guide_runs(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "k.json").is_file() and (tmp_path / "k.svg").is_file()
     assert "origin" not in capsys.readouterr().out  # prints values, not dicts of the path
     exec(compile(tests, "docs/python.md", "exec"), namespace)
-    namespace["test_scaled_ramp"]()
+    namespace["test_scale_add"]()
     namespace["test_missing_instruction_is_named"]()

@@ -521,6 +521,11 @@ impl Core {
     }
 
     /// [`Core::dma_copy_view`] with every DMA option ([`DmaOptions`]).
+    ///
+    /// A copy that does not fit one DMA_DIRECT2D is split into several requests
+    /// (one per index of an outer dim, as a DMA encoder splits it); all are built and validated before the first is emitted, but one
+    /// that faults when it runs (an uninitialised source under the strict sanitizer) leaves
+    /// the requests before it emitted.
     pub fn dma_copy_opts(
         &mut self,
         dst: &DmaView,
@@ -553,13 +558,50 @@ impl Core {
                 ),
             });
         }
-        let inst = dma_copy_instruction(gen, dst, src, opts).map_err(|e| NkiError::Shape {
+        let opts = self.dma_signal(engine, opts)?;
+        let mut insts = Vec::new();
+        dma_requests(gen, dst, src, opts, &mut insts).map_err(|e| NkiError::Shape {
             operand: "dma_copy",
             detail: e.to_string(),
         })?;
-        // The request goes on its issuing queue; [`Core::placements`] names it when it is
+        // The requests go on the issuing queue; [`Core::placements`] names it when it is
         // not the default issuer.
-        self.emit_on(inst, &[], engine)
+        let mut last = None;
+        for inst in insts {
+            last = Some(self.emit_on(inst, &[], engine)?);
+        }
+        last.ok_or_else(|| NkiError::Shape {
+            operand: "dma_copy",
+            detail: "nothing to copy".into(),
+        })
+    }
+
+    /// The options a DMA request issued on `issuer` goes out with. Under the emitted
+    /// synchronisation its transfer counts on the DMA queue's semaphore
+    /// ([`sync_semaphore`] of the queue) when its data has landed, which is what a consumer
+    /// of the data waits for ([`crate::sync`]); a request that asks for its own semaphore is
+    /// then refused (the DMA has one semaphore field). Without it, the options stay as given.
+    fn dma_signal(&self, issuer: EngineId, opts: DmaOptions) -> Result<DmaOptions, NkiError> {
+        if !self.auto_sync {
+            return Ok(opts);
+        }
+        if opts.sem_increment != 0 {
+            return Err(NkiError::NotSupported {
+                what: format!(
+                    "a DMA request with its own semaphore ({}) under the emitted \
+                     synchronisation: the request's one semaphore field signals its data \
+                     landing to the emitted waits (turn the synchronisation off to \
+                     synchronise by hand)",
+                    opts.semaphore
+                ),
+            });
+        }
+        let queue = issuer.dma_queue().unwrap_or(EngineId::DmaSp);
+        Ok(DmaOptions {
+            semaphore: sync_semaphore(queue),
+            sem_increment: 1,
+            ..opts
+        })
     }
 
     /// `nl.load(src)`: a new SBUF tile of `src`'s shape (its first dim the partitions) and
@@ -574,6 +616,25 @@ impl Core {
     /// NKI does: copy it to SBUF first).
     pub fn store(&mut self, dst: &Tile, value: &Tile) -> Result<StepReport, NkiError> {
         self.dma_copy(dst, value, None, None)
+    }
+
+    /// `nl.broadcast_to` over the partition dim: `dst[p, …] = src[0, …]` for every
+    /// partition of `dst`, with one DMA whose source walks `src`'s single partition with a
+    /// partition step of 0 (engines cannot read one partition into many; a DMA can). `src`
+    /// has one partition and `dst`'s free elements (SBUF, dtype converted as `dma_copy`).
+    pub fn broadcast_partitions(&mut self, dst: &Tile, src: &Tile) -> Result<StepReport, NkiError> {
+        if src.partitions() != 1 || src.free_elements() != dst.free_elements() {
+            return Err(NkiError::Shape {
+                operand: "src",
+                detail: format!(
+                    "{src}: a partition broadcast reads one partition with dst's {} elements",
+                    dst.free_elements()
+                ),
+            });
+        }
+        let mut from = src.dma_view();
+        from.pattern[0] = [0, i64::from(dst.partitions())];
+        self.dma_copy_opts(&dst.dma_view(), &from, None, DmaOptions::default())
     }
 
     /// Sets register `n` for instructions the caller builds. Registers
@@ -600,6 +661,21 @@ impl Core {
         }
         if tile.is_contiguous() {
             return Ok(self.machine.write_tensor(&tile.host(), bytes)?);
+        }
+        if tile.space == Space::Hbm {
+            let (hull, mut flat, offs) = self.hbm_hull(tile)?;
+            let size = tile.dtype.size().unwrap_or(1);
+            if bytes.len() != offs.len() * size {
+                return Err(NkiError::Host(HostError::Length {
+                    want: (offs.len() * size) as u64,
+                    got: bytes.len() as u64,
+                }));
+            }
+            for (k, &o) in offs.iter().enumerate() {
+                let at = o as usize * size;
+                flat[at..at + size].copy_from_slice(&bytes[k * size..(k + 1) * size]);
+            }
+            return Ok(self.machine.write_tensor(&hull, &flat)?);
         }
         let (hull, mut rows) = self.read_hull(tile)?;
         let size = tile.dtype.size().unwrap_or(1);
@@ -628,6 +704,16 @@ impl Core {
         if tile.is_contiguous() {
             return Ok(self.machine.read_tensor(&tile.host())?);
         }
+        if tile.space == Space::Hbm {
+            let (_, flat, offs) = self.hbm_hull(tile)?;
+            let size = tile.dtype.size().unwrap_or(1);
+            let mut out = Vec::with_capacity(offs.len() * size);
+            for &o in &offs {
+                let at = o as usize * size;
+                out.extend_from_slice(&flat[at..at + size]);
+            }
+            return Ok(out);
+        }
         let (hull, rows) = self.read_hull(tile)?;
         let size = tile.dtype.size().unwrap_or(1);
         let row_len = hull.elems_per_partition as usize;
@@ -641,6 +727,23 @@ impl Core {
             }
         }
         Ok(out)
+    }
+
+    /// The bytes a strided HBM view spans, as one host tensor of bytes, its contents, and
+    /// the view's element offsets relative to the hull's start (in elements, C order).
+    fn hbm_hull(&self, tile: &Tile) -> Result<(tpb_sim::HostTensor, Vec<u8>, Vec<i64>), NkiError> {
+        let mut offs = tile.hbm_element_offsets();
+        let size = tile.dtype.size().unwrap_or(1) as i64;
+        let lo = offs.iter().copied().min().unwrap_or(0);
+        let hi = offs.iter().copied().max().unwrap_or(0);
+        for o in &mut offs {
+            *o -= lo;
+        }
+        let start = (tile.offset as i64 + lo * size) as u64;
+        let hull =
+            tpb_sim::HostTensor::hbm(start).elements(Dtype::UINT8, ((hi - lo + 1) * size) as u64);
+        let flat = self.machine.read_tensor(&hull)?;
+        Ok((hull, flat, offs))
     }
 
     /// The bytes each partition of `tile` spans, as one host tensor of bytes, and its
@@ -881,7 +984,8 @@ impl Core {
         default_engine: EngineId,
     ) -> Result<StepReport, NkiError> {
         let gen = self.gen();
-        let engine = match (home(&inst, gen), self.call.engine) {
+        let placement = home(&inst, gen);
+        let engine = match (placement, self.call.engine) {
             (Home::Only(h), Some(a)) if a != h => {
                 self.emit_failed(placed);
                 return Err(NkiError::Value {
@@ -932,10 +1036,15 @@ impl Core {
         if inst.header.opcode != op::MATMUL.opcode() {
             self.matmul_groups.end_written(&accesses);
         }
-        let waits = if self.auto_sync {
-            self.tracker.needed(engine, &accesses)
-        } else {
-            Vec::new()
+        // A DMA request's data moves on its issuer's DMA queue.
+        let dma_queue = match placement {
+            Home::Dma => engine.dma_queue(),
+            _ => None,
+        };
+        let waits = match (self.auto_sync, dma_queue) {
+            (false, _) => Vec::new(),
+            (true, Some(q)) => self.tracker.needed_dma(engine, q, &accesses),
+            (true, None) => self.tracker.needed(engine, &accesses),
         };
         // The first wait rides in the preamble; the others go two by two into
         // EventSemaphore records just before it on the same queue.
@@ -951,7 +1060,10 @@ impl Core {
             set_wait(&mut inst, w);
         }
         let index = self.program.len();
-        self.tracker.commit(engine, index, &waits, &accesses);
+        match dma_queue {
+            Some(q) => self.tracker.commit_dma(engine, q, index, &waits, &accesses),
+            None => self.tracker.commit(engine, index, &waits, &accesses),
+        }
         self.push(inst, engine);
         self.machine.recycle_accesses(accesses);
         Ok(report)
@@ -992,8 +1104,8 @@ impl Core {
         Ok((m, run))
     }
 
-    /// The first difference between this core's memory (SBUF, PSUM) and semaphores and
-    /// `other`'s, or `None` when they are equal.
+    /// The first difference between this core's memory (SBUF, PSUM, the HBM it allocated)
+    /// and semaphores and `other`'s, or `None` when they are equal.
     pub fn first_difference(&self, other: &Machine) -> Option<String> {
         let gen = self.gen();
         for space in [Space::Sbuf, Space::Psum] {
@@ -1006,7 +1118,14 @@ impl Core {
                 let (Ok(a), Ok(b)) = (self.machine.read_tensor(&t), other.read_tensor(&t)) else {
                     return Some(format!("{} partition {p} cannot be read", space.name()));
                 };
-                if let Some(k) = a.iter().zip(&b).position(|(x, y)| x != y) {
+                // Slice equality first: a byte-by-byte search is slow in debug builds.
+                if a == b {
+                    continue;
+                }
+                if let Some(k) = (a != b)
+                    .then(|| a.iter().zip(&b).position(|(x, y)| x != y))
+                    .flatten()
+                {
                     return Some(format!(
                         "{} partition {p} byte {k:#x}: {:#04x} here, {:#04x} there",
                         space.name(),
@@ -1014,6 +1133,22 @@ impl Core {
                         b[k]
                     ));
                 }
+            }
+        }
+        // The HBM tensors this core allocated (inputs, outputs and scratch).
+        if self.hbm_next > 0 {
+            let len = self.hbm_next.min(self.machine.hbm_size());
+            let (Ok(a), Ok(b)) = (self.machine.read_hbm(0, len), other.read_hbm(0, len)) else {
+                return Some("HBM cannot be read".into());
+            };
+            if let Some(k) = (a != b)
+                .then(|| a.iter().zip(&b).position(|(x, y)| x != y))
+                .flatten()
+            {
+                return Some(format!(
+                    "HBM byte {k:#x}: {:#04x} here, {:#04x} there",
+                    a[k], b[k]
+                ));
             }
         }
         let (a, b) = (self.machine.semaphores(), other.semaphores());
@@ -1103,6 +1238,74 @@ fn allocate(
         shape.push(1);
     }
     Ok(Tile::contiguous(space, 0, at, dtype, shape))
+}
+
+/// Most DMA requests one copy may split into ([`dma_requests`]).
+const MAX_DMA_SPLIT: usize = 4096;
+
+/// The DMAMEMCPY requests that copy `src` to `dst`: one when the views fold into
+/// DMA_DIRECT2D's two dims, else one per index of the outermost dim the two views share
+/// (same rank, same counts), recursively, as a DMA encoder splits a copy (at most
+/// [`MAX_DMA_SPLIT`] requests).
+fn dma_requests(
+    gen: Gen,
+    dst: &DmaView,
+    src: &DmaView,
+    opts: DmaOptions,
+    out: &mut Vec<Instruction>,
+) -> Result<(), tpb_sim::dma::DmaBuildError> {
+    let err = match dma_copy_instruction(gen, dst, src, opts) {
+        Ok(inst) => {
+            out.push(inst);
+            return Ok(());
+        }
+        Err(e @ tpb_sim::dma::DmaBuildError::Shape { .. }) => e,
+        Err(e) => return Err(e),
+    };
+    let same_shape = dst.pattern.len() == src.pattern.len()
+        && dst
+            .pattern
+            .iter()
+            .zip(&src.pattern)
+            .all(|(a, b)| a[1] == b[1]);
+    let Some(d) = dst
+        .pattern
+        .iter()
+        .position(|p| p[1] > 1)
+        .filter(|_| same_shape)
+    else {
+        return Err(err);
+    };
+    let n = dst.pattern[d][1];
+    if out.len() + n as usize > MAX_DMA_SPLIT {
+        return Err(err);
+    }
+    for k in 0..n {
+        dma_requests(gen, &sub_view(dst, d, k), &sub_view(src, d, k), opts, out)?;
+    }
+    Ok(())
+}
+
+/// Index `k` of dim `d` of a DMA view, kept as a size-1 dim.
+fn sub_view(v: &DmaView, d: usize, k: i64) -> DmaView {
+    let step = v.pattern[d][0] * k;
+    let size = v.dtype.size().unwrap_or(1) as i64;
+    let place = match v.place {
+        DmaPlace::Hbm(a) => DmaPlace::Hbm((a as i64 + step * size) as u64),
+        DmaPlace::OnChip {
+            space,
+            partition,
+            offset,
+        } if d == 0 => DmaPlace::on_chip(space, (i64::from(partition) + step) as u32, offset),
+        DmaPlace::OnChip {
+            space,
+            partition,
+            offset,
+        } => DmaPlace::on_chip(space, partition, (offset as i64 + step * size) as u64),
+    };
+    let mut pattern = v.pattern.clone();
+    pattern[d] = [1, 1];
+    DmaView::new(place, v.dtype, pattern)
 }
 
 /// The preamble wait `semaphore(w.engine) >= w.count`.

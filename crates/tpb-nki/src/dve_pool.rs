@@ -286,6 +286,16 @@ impl Core {
                 ),
             });
         }
+        if !data.is_contiguous() || !dst.is_contiguous() {
+            // The reduction's descriptor walks the tile's elements in order from its start.
+            return Err(NkiError::NotYet {
+                what: format!(
+                    "tensor_reduce of the strided view {}: its descriptor needs contiguous \
+                     free dims (copy the view to a tile first)",
+                    if data.is_contiguous() { dst } else { data }
+                ),
+            });
+        }
         let reduced: u64 = axes.iter().map(|&a| data.shape[a] as u64).product();
         let kept = data.free_elements() / reduced.max(1);
         if dst.partitions() != data.partitions() || dst.free_elements() != kept {
@@ -420,6 +430,17 @@ impl Core {
             || dst.partitions() != 32
             || dst.free_elements() != 32
         {
+            if engine == NkiEngine::Unknown {
+                // The compiler transposes other tiles on the PE.
+                return Err(NkiError::NotYet {
+                    what: format!(
+                        "nc_transpose of {:?} into {:?} needs the PE transpose (MatMult \
+                         with an identity, issue 18a); the Vector transpose takes whole \
+                         [32, 32] tiles only",
+                        data.shape, dst.shape
+                    ),
+                });
+            }
             return Err(not_supported(format!(
                 "nc_transpose of {:?} into {:?}: tpb runs the Vector transpose on whole \
                  [32, 32] tiles (partial tiles' mask_enable is not public, Q21)",

@@ -12,6 +12,12 @@
 //! already implied. One wait rides in the instruction's EVENTS preamble; more go into
 //! EventSemaphore records (two waits each) placed just before it on the same queue.
 //!
+//! A DMA request is two things (assumption `dma-completion`): its issue on SP, ACT or POOL,
+//! which counts on the issuer's semaphore, and its transfer on the issuer's DMA queue, which
+//! counts on the queue's semaphore through the DMA's own semaphore field when the data has
+//! landed. The footprint belongs to the transfer, so a reader of loaded data waits for the
+//! queue's count; the request's waits (its transfer's dependencies) ride on the issue.
+//!
 //! Running the program in order, every wait already holds (its producer ran earlier), so
 //! the eager run and the engine scheduler compute the same memory; on the scheduler every
 //! conflicting pair is ordered by happens-before, so the program is race-free.
@@ -144,12 +150,37 @@ impl Tracker {
     /// (waits implied by another one's clock are dropped).
     pub fn needed(&self, engine: EngineId, accesses: &[MemAccess]) -> Vec<NeededWait> {
         let f = engine.index();
-        // The engines with instructions `engine` is not yet ordered after. Each engine's
+        self.needed_knowing(&self.known[f], accesses)
+    }
+
+    /// The waits a DMA request issued on `issuer` needs before its transfer on the DMA
+    /// queue `queue` may touch `accesses`: the transfer starts after the request is issued
+    /// and after the queue's earlier transfers (one at a time, in issue order; assumption
+    /// `dma-completion`), so it knows what both know. The waits ride on the request.
+    pub fn needed_dma(
+        &self,
+        issuer: EngineId,
+        queue: EngineId,
+        accesses: &[MemAccess],
+    ) -> Vec<NeededWait> {
+        self.needed_knowing(&self.dma_knowledge(issuer, queue), accesses)
+    }
+
+    fn dma_knowledge(&self, issuer: EngineId, queue: EngineId) -> Clock {
+        let mut k = self.known[issuer.index()];
+        for (v, q) in k.iter_mut().zip(self.known[queue.index()]) {
+            *v = (*v).max(q);
+        }
+        k
+    }
+
+    /// The waits an instruction that already knows `known` needs for `accesses`.
+    fn needed_knowing(&self, known: &Clock, accesses: &[MemAccess]) -> Vec<NeededWait> {
+        // The engines with instructions not yet ordered before this one. Each engine's
         // records are in increasing `seq` order, so the backward walk is done with an engine
         // at its first record already ordered (or at its newest conflict): the walk stops
         // when no engine is open, and a kernel on one engine walks nothing.
-        let mut open: [bool; NUM_ENGINES] =
-            std::array::from_fn(|e| e != f && self.count[e] > self.known[f][e]);
+        let mut open: [bool; NUM_ENGINES] = std::array::from_fn(|e| self.count[e] > known[e]);
         if !open.contains(&true) {
             return Vec::new();
         }
@@ -160,7 +191,7 @@ impl Tracker {
             if !open[e] {
                 continue;
             }
-            if r.seq <= self.known[f][e] {
+            if r.seq <= known[e] {
                 open[e] = false;
                 if !open.contains(&true) {
                     break;
@@ -211,6 +242,33 @@ impl Tracker {
         waits: &[NeededWait],
         accesses: &[MemAccess],
     ) {
+        self.count_one(engine, waits);
+        self.record(engine, index, accesses);
+    }
+
+    /// Records a DMA request (program `index`) issued on `issuer` after `waits`, whose
+    /// transfer on `queue` touches `accesses`. The request counts on the issuer's semaphore
+    /// (its EVENTS update fires at issue) and carries no footprint there; the transfer counts
+    /// on the queue's semaphore when its data has landed (the DMA's own semaphore field,
+    /// assumption `dma-completion`), which is what a consumer of the data waits for.
+    pub fn commit_dma(
+        &mut self,
+        issuer: EngineId,
+        queue: EngineId,
+        index: usize,
+        waits: &[NeededWait],
+        accesses: &[MemAccess],
+    ) {
+        self.count_one(issuer, waits);
+        let after_issue = self.dma_knowledge(issuer, queue);
+        let q = queue.index();
+        self.known[q] = after_issue;
+        self.count_one(queue, &[]);
+        self.record(queue, index, accesses);
+    }
+
+    /// Counts one instruction on `engine`, ordered after `waits`.
+    fn count_one(&mut self, engine: EngineId, waits: &[NeededWait]) {
         let f = engine.index();
         for w in waits {
             let c = self.clock_of(w.engine, w.count);
@@ -221,6 +279,10 @@ impl Tracker {
         self.count[f] += 1;
         self.known[f][f] = self.count[f];
         self.clocks[f].push(self.known[f]);
+    }
+
+    fn record(&mut self, engine: EngineId, index: usize, accesses: &[MemAccess]) {
+        let f = engine.index();
         self.history.push(Record {
             engine,
             seq: self.count[f],

@@ -25,6 +25,9 @@ pub struct Tile {
     /// Element strides of the free dims `shape[1..]`, outermost first; empty for a
     /// contiguous C-order tile (what [`crate::Core::ndarray`] allocates).
     pub free_strides: Vec<i64>,
+    /// HBM only: the element stride of dim 0 (`None`: C order, the product of the free
+    /// dims). On chip dim 0 is the partitions.
+    pub outer_stride: Option<i64>,
 }
 
 /// One subscript of `tile[...]` (NKI `NkiTensor.__getitem__`, nki-api §2.2 and §4.2).
@@ -91,6 +94,7 @@ impl Tile {
             dtype,
             shape,
             free_strides: Vec::new(),
+            outer_stride: None,
         }
     }
 
@@ -124,8 +128,17 @@ impl Tile {
         out
     }
 
-    /// Whether the free dims are contiguous in C order (a plain allocation, or a view that
-    /// walks its bytes in order without gaps).
+    /// HBM: the element stride of dim 0 (on chip: 0, dim 0 being the partitions).
+    pub fn dim0_stride(&self) -> i64 {
+        if self.space != Space::Hbm {
+            return 0;
+        }
+        self.outer_stride
+            .unwrap_or_else(|| self.free_elements() as i64)
+    }
+
+    /// Whether the free dims (and, in HBM, dim 0) are contiguous in C order (a plain
+    /// allocation, or a view that walks its bytes in order without gaps).
     pub fn is_contiguous(&self) -> bool {
         let free = self.shape.get(1..).unwrap_or(&[]);
         let mut want = 1i64;
@@ -135,7 +148,7 @@ impl Tile {
             }
             want *= d as i64;
         }
-        true
+        self.space != Space::Hbm || self.partitions() <= 1 || self.dim0_stride() == want
     }
 
     /// The tile as a host tensor (partitions × elements per partition) when it is
@@ -165,6 +178,16 @@ impl Tile {
                 .collect();
         }
         out
+    }
+
+    /// HBM: the element offsets (relative to [`Tile::offset`]) of every element of the
+    /// view, dim 0 included, in C order.
+    pub fn hbm_element_offsets(&self) -> Vec<i64> {
+        let s0 = self.dim0_stride();
+        let row = self.element_offsets();
+        (0..i64::from(self.partitions()))
+            .flat_map(|p| row.iter().map(move |&o| p * s0 + o))
+            .collect()
     }
 
     /// The contiguous byte range of each partition the view's elements lie in: the first
@@ -232,13 +255,9 @@ impl Tile {
     pub fn dma_view(&self) -> tpb_sim::dma::DmaView {
         use tpb_sim::dma::{DmaPlace, DmaView};
         if self.space == Space::Hbm {
-            let mut pattern = Vec::with_capacity(self.shape.len());
-            let mut stride = 1i64;
-            for &d in self.shape.iter().rev() {
-                pattern.push([stride, d as i64]);
-                stride *= d as i64;
-            }
-            pattern.reverse();
+            let mut pattern = vec![[self.dim0_stride(), self.partitions() as i64]];
+            let free = self.shape.get(1..).unwrap_or(&[]);
+            pattern.extend(free.iter().zip(self.strides()).map(|(&d, s)| [s, d as i64]));
             return DmaView::new(DmaPlace::Hbm(self.offset), self.dtype, pattern);
         }
         let mut pattern = vec![[1, self.partitions() as i64]];
@@ -325,6 +344,9 @@ impl Tile {
 
     /// [`Tile::index`] on one subscript per dim.
     fn index_full(&self, full: &[Index]) -> Result<Tile, ViewError> {
+        if self.space == Space::Hbm {
+            return self.index_hbm(full);
+        }
         let rank = self.shape.len();
         let size = self.dtype.size().unwrap_or(1) as i64;
         let strides = self.strides();
@@ -369,6 +391,41 @@ impl Tile {
             dtype: self.dtype,
             shape,
             free_strides,
+            outer_stride: None,
+        })
+    }
+
+    /// [`Tile::index_full`] of an HBM tensor: dim 0 is an ordinary strided dim (any step);
+    /// an integer keeps it as a size-1 dim, as on chip, and drops a free dim.
+    fn index_hbm(&self, full: &[Index]) -> Result<Tile, ViewError> {
+        let size = self.dtype.size().unwrap_or(1) as i64;
+        let strides: Vec<i64> = std::iter::once(self.dim0_stride())
+            .chain(self.strides())
+            .collect();
+        let mut offset = self.offset as i64;
+        let mut shape = Vec::with_capacity(full.len());
+        let mut kept = Vec::with_capacity(full.len());
+        for (dim, key) in full.iter().enumerate() {
+            let (first, count, step) = resolve(*key, self.shape[dim] as i64, dim)?;
+            offset += first * strides[dim] * size;
+            if dim == 0 || !matches!(key, Index::At(_)) {
+                shape.push(count as usize);
+                kept.push(strides[dim] * step);
+            }
+        }
+        if offset < 0 {
+            return Err(ViewError::OutOfBounds(format!(
+                "the view starts before its tensor ({offset} bytes)"
+            )));
+        }
+        Ok(Tile {
+            space: Space::Hbm,
+            start_partition: 0,
+            offset: offset as u64,
+            dtype: self.dtype,
+            shape,
+            free_strides: kept[1..].to_vec(),
+            outer_stride: Some(kept[0]),
         })
     }
 
@@ -393,6 +450,21 @@ impl Tile {
                 "cannot reshape {:?} ({total} elements) to {shape:?}",
                 self.shape
             )));
+        }
+        if self.space == Space::Hbm {
+            // An HBM tensor reshapes freely (NumPy's C-order reshape of a contiguous tensor).
+            if !self.is_contiguous() {
+                return Err(ViewError::NotSupported(format!(
+                    "reshape of the strided HBM view {self}: it is not contiguous"
+                )));
+            }
+            return Ok(Tile::contiguous(
+                Space::Hbm,
+                0,
+                self.offset,
+                self.dtype,
+                resolved,
+            ));
         }
         if resolved.first().copied() != Some(self.partitions() as usize) {
             return Err(ViewError::Invalid(format!(
@@ -439,6 +511,30 @@ impl Tile {
         Ok(Tile {
             shape,
             free_strides: strides,
+            ..self.clone()
+        })
+    }
+
+    /// The view with its free dims in `order` (a permutation of `1..rank`; the partition dim
+    /// stays first): only the strides move, as NumPy's `transpose` of the free axes.
+    pub fn permute(&self, order: &[usize]) -> Result<Tile, ViewError> {
+        let rank = self.shape.len();
+        let mut seen = vec![false; rank];
+        let valid = order.len() == rank - 1
+            && order
+                .iter()
+                .all(|&d| (1..rank).contains(&d) && !std::mem::replace(&mut seen[d], true));
+        if !valid {
+            return Err(ViewError::Invalid(format!(
+                "permute {order:?}: a permutation of the free dims 1..{rank}"
+            )));
+        }
+        let strides = self.strides();
+        let mut shape = vec![self.shape[0]];
+        shape.extend(order.iter().map(|&d| self.shape[d]));
+        Ok(Tile {
+            shape,
+            free_strides: order.iter().map(|&d| strides[d - 1]).collect(),
             ..self.clone()
         })
     }
@@ -563,13 +659,21 @@ impl fmt::Display for Tile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let shape: Vec<String> = self.shape.iter().map(|d| d.to_string()).collect();
         if self.space == Space::Hbm {
-            return write!(
+            write!(
                 f,
                 "hbm+{:#x}:{}:{}",
                 self.offset,
                 self.dtype,
                 shape.join("x")
-            );
+            )?;
+            if !self.is_contiguous() {
+                let s: Vec<String> = std::iter::once(self.dim0_stride())
+                    .chain(self.strides())
+                    .map(|d| d.to_string())
+                    .collect();
+                write!(f, " (strides {})", s.join(","))?;
+            }
+            return Ok(());
         }
         write!(
             f,
@@ -747,5 +851,66 @@ mod tests {
             tile(&[128, 512]).region(),
             "sbuf[p0..128]+0x40:fp32:128x512"
         );
+    }
+
+    // nki-api §2.2 on an HBM tensor (`a[i * 128:(i + 1) * 128, nl.ds(512, 512)]`): dim 0 is
+    // an ordinary strided dim, kept as the view's outer stride, so the DMA view walks the
+    // parent's rows.
+    #[test]
+    fn hbm_views_keep_the_row_stride() {
+        let a = Tile::contiguous(Space::Hbm, 0, 0x1000, Dtype::FP32, vec![256, 1024]);
+        let v = a
+            .index(&[
+                sl(128, 256),
+                Index::Range {
+                    start: 512,
+                    size: 512,
+                    step: 1,
+                },
+            ])
+            .unwrap();
+        assert_eq!(
+            (v.start_partition, v.offset),
+            (0, 0x1000 + (128 * 1024 + 512) * 4)
+        );
+        assert_eq!((v.shape.clone(), v.dim0_stride()), (vec![128, 512], 1024));
+        assert!(!v.is_contiguous());
+        assert_eq!(v.to_string(), "hbm+0x81800:fp32:128x512 (strides 1024,1)");
+        assert_eq!(v.dma_view().pattern, vec![[1024, 128], [1, 512]]);
+        assert_eq!(&v.hbm_element_offsets()[510..514], &[510, 511, 1024, 1025]);
+        // Whole rows are contiguous and reshape freely; a column block does not.
+        let rows = a.index(&[sl(0, 2)]).unwrap();
+        assert!(rows.is_contiguous());
+        assert_eq!(rows.reshape(&[4, 512]).unwrap().shape, vec![4, 512]);
+        assert!(matches!(v.reshape(&[-1]), Err(ViewError::NotSupported(_))));
+        // A step on dim 0 is a DMA stride (no partitions in HBM); an integer keeps the dim.
+        let odd = a
+            .index(&[Index::Slice {
+                start: Some(1),
+                stop: None,
+                step: Some(2),
+            }])
+            .unwrap();
+        assert_eq!((odd.shape[0], odd.dim0_stride()), (128, 2048));
+        assert_eq!(a.index(&[Index::At(3)]).unwrap().shape, vec![1, 1024]);
+        assert!(matches!(
+            a.index(&[sl(0, 257)]),
+            Err(ViewError::OutOfBounds(_))
+        ));
+    }
+
+    // NumPy's transpose of the free axes: only the strides move.
+    #[test]
+    fn permute_moves_free_strides() {
+        let t = tile(&[4, 2, 3, 5]);
+        let p = t.permute(&[3, 1, 2]).unwrap();
+        assert_eq!(
+            (p.shape.clone(), p.strides()),
+            (vec![4, 5, 2, 3], vec![1, 15, 5])
+        );
+        assert_eq!(&p.element_offsets()[..3], &[0, 5, 10]);
+        assert!(t.permute(&[1, 2]).is_err());
+        assert!(t.permute(&[1, 1, 2]).is_err());
+        assert!(t.permute(&[0, 1, 2]).is_err());
     }
 }

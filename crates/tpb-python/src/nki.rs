@@ -349,6 +349,14 @@ impl Tile {
         Ok(t.view_of(slf, view))
     }
 
+    /// `tile.permute(order)`: the free dims in `order` (a permutation of `1..ndim`; the
+    /// partition dim stays first). No data moves: the view's strides are permuted.
+    fn permute(slf: &Bound<'_, Tile>, order: Vec<usize>) -> PyResult<Tile> {
+        let t = slf.get();
+        let view = t.tile.permute(&order).map_err(|e| nki_error(e.into()))?;
+        Ok(t.view_of(slf, view))
+    }
+
     /// The first partition.
     #[getter]
     fn start_partition(&self) -> u32 {
@@ -702,11 +710,13 @@ fn enum_arg(
 /// indirect index to skip); ``dge_mode`` -- ``unknown`` / ``swdge`` (issued on GpSimd) /
 /// ``hwdge`` (equal dtypes required) / ``none``; ``engine`` -- ``sync`` (SP), ``scalar`` (ACT),
 /// ``gpsimd`` (POOL) or ``unknown`` (SP; POOL on trn1), as NKI enum values or names;
-/// ``name`` -- accepted, unused.
+/// ``name`` -- labels the request (``tpb.nki.isa.dma_copy`` sets it with the kernel line).
 ///
 /// Semantics: ``dst = src`` element by element in C order; a dtype change converts through
 /// fp32 (round to nearest even). The data moves at once; the request is recorded on its
-/// issuing engine's queue (``Core.disasm`` writes ``.engine`` lines).
+/// issuing engine's queue (``Core.disasm`` writes ``.engine`` lines) and its transfer on that
+/// engine's DMA queue, which bumps the queue's semaphore when the data has landed: what the
+/// emitted waits of the data's readers wait for.
 ///
 /// Example::
 ///
@@ -783,6 +793,15 @@ pub fn nki_dma_copy(
         core.dma_copy_with(&d, &src_tile, engine, None, priority.unwrap_or(0))
     })
 }
+/// `nl.broadcast_to` over the partition dim: one DMA from `src`'s single partition to every
+/// partition of `dst` (a partition step of 0; `tpb_nki::Core::broadcast_partitions`).
+#[pyfunction]
+pub fn _kernel_broadcast_partitions(py: Python<'_>, dst: &Tile, src: &Tile) -> PyResult<RunReport> {
+    let s = same_core(py, dst, src, "src")?.clone();
+    let d = dst.tile.clone();
+    on_core(py, dst, move |core| core.broadcast_partitions(&d, &s))
+}
+
 // Issue 17a: the DVE/POOL calls (tpb_nki::dve_pool; docs/reference/dve-pool.md).
 
 /// `engine=`: `None`, a name (`"vector"`, `"gpsimd"`, …), the NKI enum's number, or an object

@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import numpy as np
 
 from .. import _tpb
 from .._errors import UsageError
@@ -22,10 +24,30 @@ _local = threading.local()
 class KernelContext:
     """One SPMD instance of a kernel run."""
 
-    def __init__(self, core: Any, grid: Tuple[int, ...], position: Tuple[int, ...]) -> None:
+    def __init__(self, core: Any, grid: Tuple[int, ...], position: Tuple[int, ...],
+                 shared: Optional[List[Any]] = None) -> None:
         self.core = core
         self.grid = grid
         self.position = position
+        # The grid's shared_hbm tensors, in allocation order (shared by every instance).
+        self.shared = shared if shared is not None else []
+        self._next_shared = 0
+
+    def shared_hbm(self, shape: Tuple[int, ...], dtype: Any, make: Callable[[], Any]) -> Any:
+        """This instance's next ``shared_hbm`` allocation: the grid's tensor of that rank in
+        allocation order, made by the first instance that asks."""
+        k = self._next_shared
+        self._next_shared += 1
+        if k == len(self.shared):
+            self.shared.append(make())
+        t = self.shared[k]
+        if tuple(t.shape) != tuple(shape) or np.dtype(t.dtype) != np.dtype(dtype):
+            raise UsageError(
+                f"shared_hbm tensor #{k}: {tuple(shape)} {np.dtype(dtype)} in grid instance "
+                f"{self.position}, but {tuple(t.shape)} {t.dtype} in an earlier one (every "
+                "instance allocates the shared outputs alike)"
+            )
+        return t
 
 
 def current(what: str) -> KernelContext:

@@ -98,8 +98,9 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: str, uninitialized_reads: st
             args.append(a)
     grid = k.grid
     results = []
+    shared: list = []
     for pos in itertools.product(*(range(d) for d in grid)) if grid else [()]:
-        old = _context.enter(_context.KernelContext(core, grid, tuple(pos)))
+        old = _context.enter(_context.KernelContext(core, grid, tuple(pos), shared))
         try:
             results.append(k.fn(*args, **kwargs))
             _context.flush(core)
@@ -110,32 +111,13 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: str, uninitialized_reads: st
     return core, _outputs(out)
 
 
-class HostTensor:
-    """A kernel argument until HBM tensors exist (issue 18b): its shape and dtype, views by
-    subscript and ``reshape`` (bounds unchecked here); ``nl.load`` / ``nl.store`` /
-    ``nisa.dma_copy`` on it raise ``tpb.NotSupported`` naming DMAMEMCPY."""
-
-    def __init__(self, array: Any) -> None:
-        self.array = np.asarray(array)
-        self.shape = self.array.shape
-        self.dtype = self.array.dtype
-        self.ndim = self.array.ndim
-        self.buffer = "shared_hbm"
-
-    def __getitem__(self, key: Any) -> "HostTensor":
-        return self
-
-    def reshape(self, *shape: Any) -> "HostTensor":
-        return self
-
-    def __repr__(self) -> str:
-        return f"<tpb.nki HBM argument {self.shape} {self.dtype}>"
-
-
 def _hbm_input(core: Any, a: Any) -> Any:
-    """A kernel argument: an HBM tensor (needs issue 18b's HBM and DMA); until then a
-    :class:`HostTensor`, which the data-movement calls refuse naming the instruction."""
-    return HostTensor(a)
+    """A kernel argument: a NumPy array (or scalar) becomes an HBM tensor of its shape and
+    dtype, written from the host before the kernel's first instruction."""
+    arr = np.ascontiguousarray(np.asarray(a))
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    return core.from_numpy(arr, buffer="hbm")
 
 
 def simulate_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
@@ -144,7 +126,8 @@ def simulate_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
 
     Parameters:
         kernel: a ``@tpb.nki.jit`` kernel (optionally with a grid) or a plain function.
-        arrays: the kernel's arguments (NumPy arrays become HBM tensors).
+        arrays: the kernel's arguments (NumPy arrays become HBM tensors the kernel reads with
+            ``nl.load``; the HBM tensors it returns come back as NumPy arrays).
         gen: the generation (``sunda``, ``cayman``, ``mariana``, ``maverick``).
         uninitialized_reads: ``"raise"`` (default: reading bytes never written raises
             :class:`tpb.Fault` of kind ``strict``) or ``"warn"``.

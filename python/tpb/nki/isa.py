@@ -710,7 +710,7 @@ def dma_copy(dst: Any, src: Any, priority: Optional[int] = None, oob_mode: Any =
 
         nisa.dma_copy(h, x, engine=nisa.engine.scalar)
     """
-    _context.flush(dst.core)
+    _prepare(dst, name, None)
     return _tpb.dma_copy(dst, src, priority, _eng(oob_mode), _eng(dge_mode), _eng(engine), name)
 
 

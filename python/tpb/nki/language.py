@@ -3,8 +3,9 @@ value-returning tile operations of NKI, inside a kernel run.
 
 Each operation emits the instruction the compiler would emit for it on the run's core (see
 :mod:`tpb.nki.isa`): ``nl.add(x, 2.0)`` is one TensorScalar, ``nl.zeros`` an allocation and
-a fill. Names whose instruction tpb does not have yet raise :class:`tpb.NotSupported`
-("not supported yet: nki.language.load needs DMAMEMCPY ..."); ``docs/nki-support.md`` lists
+a fill; ``nl.load`` / ``nl.store`` are DMAMEMCPY requests on a DMA queue. Names whose
+instruction tpb does not have yet raise :class:`tpb.NotSupported` ("not supported yet: ...
+needs ..."); ``docs/nki-support.md`` lists
 every name with its status.
 
 Example::
@@ -28,7 +29,7 @@ from .. import _tpb
 from .._errors import UsageError
 from . import _context
 from . import isa as _isa
-from ._mask import IndexExpr, Predicate
+from ._mask import IndexExpr, Predicate, apply_mask
 
 # --- dtypes (nki-api §2.3) ---------------------------------------------------------------
 bool_ = np.dtype(np.uint8)
@@ -120,12 +121,74 @@ def ndarray(shape: Any, dtype: Any, buffer: Any = sbuf, name: str = "", **kwargs
         t = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf, name="scores")
     """
     if _is_hbm(buffer):
-        raise _refuse(getattr(buffer, "name", "hbm"), "HBM tensors")
+        return _hbm_ndarray(_shape(shape), dtype, getattr(buffer, "name", buffer), name)
     core = _core()
     return core.ndarray(list(_shape(shape)), dtype, buffer=getattr(buffer, "name", buffer), name=name)
 
 
+def _hbm_ndarray(shape: Tuple[int, ...], dtype: Any, buffer: str, name: str) -> Any:
+    """An HBM tensor. In an SPMD run every instance's n-th ``shared_hbm`` allocation is the
+    same tensor (the kernel's shared output), as NKI shares it across the grid."""
+    ctx = _context.current("nki.language.ndarray")
+    if buffer != "shared_hbm":
+        return ctx.core.ndarray(list(shape), dtype, buffer="hbm", name=name)
+    return ctx.shared_hbm(shape, dtype, lambda: ctx.core.ndarray(list(shape), dtype, buffer="hbm", name=name))
+
+
+# --- data movement (nki-api §2.7) ---------------------------------------------------------
+def load(src: Any, dtype: Any = None, *, mask: Any = None, name: Optional[str] = None,
+         **kwargs: Any) -> Any:
+    """``nl.load(src, dtype=None, mask=None)``: a new SBUF tile holding ``src`` (an HBM
+    tensor or a view of one: slices, ``nl.ds``, ``nl.arange`` index expressions), its first
+    dim the partitions.
+
+    Parameters:
+        src: an HBM tensor or view (at most 128 in its first dim).
+        dtype: the tile's dtype (default: src's; a different one converts through FP32,
+            round to nearest even, as ``nisa.dma_copy`` does).
+        mask: an affine predicate over the view's ``nl.arange`` indices (loads the box only).
+        name: label for profiles and errors.
+
+    Semantics: one DMAMEMCPY (0xB8) issued on SP (POOL on sunda) whose transfer runs on that
+    engine's DMA queue; an instruction that reads the tile waits for the DMA's data-landed
+    semaphore, not for the request's issue.
+
+    Example::
+
+        t = nl.load(a[i * 128:(i + 1) * 128, nl.ds(0, 512)])
+    """
+    (src,) = apply_mask(mask, src)
+    t = ndarray(tuple(src.shape), dtype or src.dtype, buffer=sbuf, name=name or "")
+    _isa.dma_copy(t, src, name=name)
+    return t
+
+
+def store(dst: Any, value: Any, *, mask: Any = None, name: Optional[str] = None,
+          **kwargs: Any) -> None:
+    """``nl.store(dst, value, mask=None)``: writes the SBUF tile ``value`` to the HBM tensor
+    (or view) ``dst``.
+
+    Parameters:
+        dst: an HBM tensor or view with value's element count.
+        value: an SBUF tile (a PSUM tile is refused: copy it to SBUF first).
+        mask: an affine predicate over the views' ``nl.arange`` indices (stores the box only).
+        name: label for profiles and errors.
+
+    Semantics: one DMAMEMCPY (0xB8) on SP's DMA queue (POOL's on sunda), issued once the
+    instructions that wrote ``value`` have completed.
+
+    Example::
+
+        nl.store(out[i * 128:(i + 1) * 128, :], value=t)
+    """
+    dst, value = apply_mask(mask, dst, value)
+    _isa.dma_copy(dst, value, name=name)
+
+
 def _fill(t: Any, value: Any, what: str) -> Any:
+    if t.buffer == "hbm":
+        raise _refuse(what, "an HBM tensor (engines cannot write HBM: fill an SBUF tile and "
+                            "nl.store it)")
     v = value
     if np.dtype(t.dtype).kind in "iub":
         if float(value) != int(value):
@@ -470,8 +533,9 @@ def copy(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
 
 
 def broadcast_to(x: Any, shape: Any, dtype: Any = None) -> Any:
-    """``x`` broadcast to ``shape`` (same rank; size-1 free dims repeat) as a new SBUF tile:
-    one ``tensor_copy`` from a zero-step view (the partition dim cannot broadcast).
+    """``x`` broadcast to ``shape`` (same rank; size-1 dims repeat) as a new SBUF tile: one
+    ``tensor_copy`` from a zero-step view for the free dims; a single partition is copied to
+    all partitions by one DMA with a partition step of 0 (engines cannot do that).
 
     Parameters:
         x: a tile; shape: the target shape; dtype: the result's dtype (default: x's).
@@ -486,7 +550,15 @@ def broadcast_to(x: Any, shape: Any, dtype: Any = None) -> Any:
     if tuple(x.shape) == shape:
         return x
     if shape[0] != x.shape[0]:
-        raise _refuse("broadcast_to", "the partition dim (on-chip tiles cannot broadcast it)")
+        if x.shape[0] != 1:
+            raise UsageError(f"nl.broadcast_to: partition dim {x.shape[0]} cannot broadcast to {shape[0]}")
+        # Engines read a partition into itself only: one DMA with a partition step of 0
+        # copies the single partition to all of them (after the free dims are broadcast).
+        row = broadcast_to(x, (1,) + shape[1:], dtype)
+        out = ndarray(shape, dtype or x.dtype)
+        _context.label(out.core)
+        _tpb._kernel_broadcast_partitions(out, row)
+        return out
     v = x
     for d in range(1, len(shape)):
         if x.shape[d] != shape[d]:
@@ -519,6 +591,19 @@ def _axes(x: Any, axis: Any) -> list:
 
 def _reduce(op: str, x: Any, axis: Any, dtype: Any, keepdims: bool, negate: bool = False) -> Any:
     axes = _axes(x, axis)
+    nd = len(x.shape)
+    trailing = list(range(nd - len(axes), nd))
+    if axes != trailing and axes[0] >= 1:
+        # TensorReduce reduces the innermost dims: as the compiler does, copy the view with
+        # the reduced axes moved last into a contiguous tile first.
+        keep = [a for a in range(1, nd) if a not in axes]
+        moved = x.permute(keep + axes)
+        x2 = ndarray(tuple(moved.shape), x.dtype)
+        _isa.tensor_copy(x2, moved)
+        out = _reduce(op, x2, trailing, dtype, False, negate)
+        if keepdims:
+            return out.reshape([d if k not in axes else 1 for k, d in enumerate(x.shape)])
+        return out
     shape = [d if k not in axes else 1 for k, d in enumerate(x.shape)]
     if not keepdims:
         shape = [d for k, d in enumerate(shape) if k not in axes]
@@ -822,5 +907,6 @@ __all__ = sorted(
     k for k, v in list(globals().items())
     if not k.startswith("_") and k not in ("annotations", "contextlib", "np", "ml_dtypes",
                                            "Any", "Iterator", "Optional", "Sequence", "Tuple",
-                                           "UsageError", "IndexExpr", "Predicate")
+                                           "UsageError", "IndexExpr", "Predicate",
+                                           "apply_mask")
 )
