@@ -14,7 +14,7 @@
 
 use super::pe::{element_indices, read_raw, write_raw};
 use super::{Cx, Role, Which};
-use crate::machine::{FaultCause, WarningKind};
+use crate::machine::{CostShape, FaultCause, WarningKind};
 use crate::numerics::act::{apply, exactness, in_valid_range, Exactness};
 use crate::numerics::{from_f32, to_f32};
 use tpb_isa::wire::{D1Rd, ImmVal, S3d3Ac, S3d3Aq, S3d3Ts, Tensor};
@@ -197,6 +197,9 @@ pub(super) fn activate(cx: &mut Cx<'_>, s: &S3d3Ac) -> Result<(), FaultCause> {
             detail: format!("{} outputs for {} inputs", dst.count(), src.count()),
         });
     }
+    if cmd != AccumCmd::IDLE {
+        cx.out.cost = CostShape::ActivateReduce;
+    }
     cx.check_reads(&src, n, |_| true);
     let ts: Vec<Vec<f32>> = xs
         .iter()
@@ -336,6 +339,7 @@ pub(super) fn exponential(cx: &mut Cx<'_>, s: &S3d3Ts) -> Result<(), FaultCause>
             detail: format!("{} outputs for {} inputs", dst.count(), src.count()),
         });
     }
+    cx.out.cost = CostShape::DveExp;
     cx.check_reads(&src, n, |_| true);
     let ts: Vec<Vec<f32>> = xs
         .iter()

@@ -16,7 +16,7 @@
 use super::access::{Access, Cursor};
 use super::{Cx, Role};
 use crate::assumptions::PE_SUMMATION_ORDER;
-use crate::machine::{FaultCause, Memory, PeWeights, WarningKind};
+use crate::machine::{CostShape, FaultCause, Memory, PeWeights, WarningKind};
 use crate::numerics::pe::{dot_strided, round_tf32};
 use crate::numerics::{from_f32, to_f32};
 use tpb_isa::geometry::Space;
@@ -304,6 +304,11 @@ pub(super) fn matmul(cx: &mut Cx<'_>, s: &S3d3Mm) -> Result<(), FaultCause> {
         }
     }
     cx.out.touch(&dst, cols, true);
+    cx.out.cost = CostShape::Matmul {
+        moving: count,
+        stationary: u64::from(cols),
+        fp32: s.in_dtype == Dtype::FP32 && s.fp32_mode != PeFp32Mode::LOW,
+    };
     cx.out.elements = count * u64::from(cols);
     cx.out.bytes_written = cx.out.elements * 4;
     cx.out.written = Some(dst.region(cols));
