@@ -6,7 +6,9 @@ use tpb_isa::{Gen, Instruction};
 use tpb_sim::{Config, Machine};
 
 /// Every instruction line of the syntax reference's examples, as bundles (one or more per
-/// opcode).
+/// opcode), each assembled for the first generation that accepts it — so the generation-only
+/// opcodes (Activate2 and Exponential on mariana, DMA_MEMCPY2 / DMA_IMMEDIATE on maverick)
+/// are seeds too (`crates/tpb/tests/fuzz_setup.rs` checks the PE/ACT/DMA ones are there).
 pub fn seeds() -> &'static [[u8; 64]] {
     static SEEDS: OnceLock<Vec<[u8; 64]>> = OnceLock::new();
     SEEDS.get_or_init(|| {
@@ -22,7 +24,7 @@ pub fn seeds() -> &'static [[u8; 64]] {
             if !inside || code.is_empty() || code.starts_with(['#', ';', '.']) {
                 continue;
             }
-            for gen in [Gen::Cayman, Gen::Sunda] {
+            for gen in [Gen::Cayman, Gen::Sunda, Gen::Mariana, Gen::Maverick] {
                 if let Ok(a) = asm(code, &AsmOptions::new(gen)) {
                     out.extend(a.insts().iter().map(Instruction::encode));
                     break;
