@@ -295,12 +295,13 @@ pub(super) fn matmul(cx: &mut Cx<'_>, s: &S3d3Mm) -> Result<(), FaultCause> {
     let Some(w) = cx.st.pe.as_ref() else {
         return Ok(());
     };
-    let wraw = w.raw.clone();
+    let wraw = if transpose { w.raw.clone() } else { Vec::new() };
     let fp8 = cx.cfg.fp8;
+    let mut bits = vec![0u32; n];
     for m in 0..cols {
         let idx = element_indices(&cx.st.mem, &dst, m);
-        for (j, i) in idx.into_iter().enumerate() {
-            let bits = if transpose {
+        for (j, (&i, b)) in idx.iter().zip(bits.iter_mut()).enumerate() {
+            *b = if transpose {
                 // Bit-accurate: dst[m][j] = W[j][m], no arithmetic (§1.8).
                 wraw[j * wcols + m as usize]
             } else {
@@ -312,7 +313,24 @@ pub(super) fn matmul(cx: &mut Cx<'_>, s: &S3d3Mm) -> Result<(), FaultCause> {
                 };
                 from_f32(Dtype::FP32, v, &fp8)
             };
-            write_raw(&mut cx.st.mem, Space::Psum, i, 4, bits);
+        }
+        // A contiguous row (the usual PSUM tile) is stored in one copy; any other walk
+        // element by element, in walk order.
+        let row = &bits[..idx.len()];
+        match idx.first() {
+            Some(&start) if idx.windows(2).all(|p| p[1] == p[0] + 4) => {
+                let (data, init) = cx.st.mem.parts_mut(Space::Psum);
+                let dst_bytes = &mut data[start..start + 4 * row.len()];
+                for (d, b) in dst_bytes.chunks_exact_mut(4).zip(row) {
+                    d.copy_from_slice(&b.to_le_bytes());
+                }
+                init.set_range(start, 4 * row.len());
+            }
+            _ => {
+                for (&i, &b) in idx.iter().zip(row) {
+                    write_raw(&mut cx.st.mem, Space::Psum, i, 4, b);
+                }
+            }
         }
     }
     cx.out.touch(&dst, cols, true);

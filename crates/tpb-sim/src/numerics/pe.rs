@@ -41,10 +41,8 @@ pub fn dot_strided(w: &[f32], stride: usize, col: usize, x: &[f32]) -> f32 {
     acc
 }
 
-/// Columns of one register block of [`matmul`] (a multiple of every SIMD width).
-const BLOCK_COLS: usize = 32;
-/// Output rows of one register block of [`matmul`].
-const BLOCK_ROWS: usize = 4;
+/// Columns of one block of [`matmul`]: four output rows of this many f32 stay in L1.
+const BLOCK_COLS: usize = 512;
 
 /// The whole product in our order: `out[m·n + j] = Σ_k w[k·cols + m] · x[k·n + j]` for
 /// `m < cols`, `j < n`, `k < rows` (`w` is rows × cols, `x` rows × n, `out` cols × n) — the
@@ -52,79 +50,86 @@ const BLOCK_ROWS: usize = 4;
 ///
 /// Same order, faster loop: every output element still starts from its k = 0 product and adds
 /// the products k = 1, 2, … one at a time, each multiply and add rounded (no FMA: Rust never
-/// contracts them). Only the loop nest changes: k runs inside a block of 4 output rows × 32
-/// columns held in registers, so each moving row is loaded once per block and the additions
-/// for 128 elements proceed side by side (vectorised at the `simd` level in force). A BLAS
-/// such as `matrixmultiply` or `gemm` would reorder the sum (k split into panels and partial
-/// sums, FMA), so it cannot give our bits.
+/// contracts them). Only the loop nest changes: k runs outside a sweep over a block of four
+/// output rows × up to 512 columns, so each moving element loaded serves four outputs and
+/// the additions of a row proceed side by side (vectorised at the `simd` level in force). A
+/// BLAS such as `matrixmultiply` or `gemm` would reorder the sum (k split into panels and
+/// partial sums, FMA), so it cannot give our bits.
 pub fn matmul(w: &[f32], cols: usize, x: &[f32], n: usize, out: &mut [f32]) {
     let rows = w.len().checked_div(cols).unwrap_or(0);
-    if rows == 0 || n == 0 {
+    if rows == 0 || n == 0 || out.len() < cols * n || x.len() < rows * n {
         out.iter_mut().for_each(|o| *o = 0.0);
         return;
     }
-    let (jb_end, mb_end) = (n - n % BLOCK_COLS, cols - cols % BLOCK_ROWS);
+    let out = &mut out[..cols * n];
     crate::numerics::simd::vectorize(
         #[inline(always)]
         || {
-            for j0 in (0..jb_end).step_by(BLOCK_COLS) {
-                for m0 in (0..mb_end).step_by(BLOCK_ROWS) {
-                    block(w, cols, x, n, out, m0, j0, rows);
+            for j0 in (0..n).step_by(BLOCK_COLS) {
+                let jl = (n - j0).min(BLOCK_COLS);
+                let mut quads = out.chunks_exact_mut(4 * n);
+                for (q, quad) in quads.by_ref().enumerate() {
+                    let (r01, r23) = quad.split_at_mut(2 * n);
+                    let (r0, r1) = r01.split_at_mut(n);
+                    let (r2, r3) = r23.split_at_mut(n);
+                    let o = [
+                        &mut r0[j0..j0 + jl],
+                        &mut r1[j0..j0 + jl],
+                        &mut r2[j0..j0 + jl],
+                        &mut r3[j0..j0 + jl],
+                    ];
+                    rows4(w, cols, x, n, 4 * q, j0, o);
+                }
+                let m0 = (cols / 4) * 4;
+                for (r, row) in quads.into_remainder().chunks_exact_mut(n).enumerate() {
+                    row1(w, cols, x, n, m0 + r, j0, &mut row[j0..j0 + jl]);
                 }
             }
         },
     );
-    // The edges (n or cols not a whole block): one element at a time, the same order.
-    let mut xk = vec![0f32; rows];
-    for j in 0..n {
-        let edge_col = j >= jb_end;
-        for m in 0..cols {
-            if edge_col || m >= mb_end {
-                for (k, v) in xk.iter_mut().enumerate() {
-                    *v = x[k * n + j];
-                }
-                out[m * n + j] = dot_strided(w, cols, m, &xk);
-            }
+}
+
+/// Four output rows `m0..m0 + 4`, columns `j0..j0 + o[i].len()`, of [`matmul`].
+#[inline(always)]
+fn rows4(w: &[f32], cols: usize, x: &[f32], n: usize, m0: usize, j0: usize, o: [&mut [f32]; 4]) {
+    let [o0, o1, o2, o3] = o;
+    let jl = o0.len();
+    let (o1, o2, o3) = (&mut o1[..jl], &mut o2[..jl], &mut o3[..jl]);
+    let wk = |k: usize, r: usize| w[k * cols + m0 + r];
+    let (a0, a1, a2, a3) = (wk(0, 0), wk(0, 1), wk(0, 2), wk(0, 3));
+    let xr = &x[j0..j0 + jl];
+    for j in 0..jl {
+        let xv = xr[j];
+        o0[j] = a0 * xv;
+        o1[j] = a1 * xv;
+        o2[j] = a2 * xv;
+        o3[j] = a3 * xv;
+    }
+    for k in 1..w.len() / cols {
+        let (a0, a1, a2, a3) = (wk(k, 0), wk(k, 1), wk(k, 2), wk(k, 3));
+        let xr = &x[k * n + j0..k * n + j0 + jl];
+        for j in 0..jl {
+            let xv = xr[j];
+            o0[j] += a0 * xv;
+            o1[j] += a1 * xv;
+            o2[j] += a2 * xv;
+            o3[j] += a3 * xv;
         }
     }
 }
 
-/// One 4 × 32 register block of [`matmul`].
+/// One output row `m` of [`matmul`] (the rows past the last group of four).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn block(
-    w: &[f32],
-    cols: usize,
-    x: &[f32],
-    n: usize,
-    out: &mut [f32],
-    m0: usize,
-    j0: usize,
-    rows: usize,
-) {
-    let mut acc = [[0f32; BLOCK_COLS]; BLOCK_ROWS];
-    let x0: &[f32; BLOCK_COLS] = x[j0..j0 + BLOCK_COLS]
-        .try_into()
-        .unwrap_or(&[0.0; BLOCK_COLS]);
-    for (r, a) in acc.iter_mut().enumerate() {
-        let wk = w[m0 + r];
-        for (o, &xv) in a.iter_mut().zip(x0) {
-            *o = wk * xv;
+fn row1(w: &[f32], cols: usize, x: &[f32], n: usize, m: usize, j0: usize, o: &mut [f32]) {
+    let jl = o.len();
+    for k in 0..w.len() / cols {
+        let a = w[k * cols + m];
+        let xr = &x[k * n + j0..k * n + j0 + jl];
+        if k == 0 {
+            o.iter_mut().zip(xr).for_each(|(o, &xv)| *o = a * xv);
+        } else {
+            o.iter_mut().zip(xr).for_each(|(o, &xv)| *o += a * xv);
         }
-    }
-    for k in 1..rows {
-        let xr: &[f32; BLOCK_COLS] = x[k * n + j0..k * n + j0 + BLOCK_COLS]
-            .try_into()
-            .unwrap_or(&[0.0; BLOCK_COLS]);
-        let wrow = &w[k * cols + m0..k * cols + m0 + BLOCK_ROWS];
-        for (a, &wk) in acc.iter_mut().zip(wrow) {
-            for (o, &xv) in a.iter_mut().zip(xr) {
-                *o += wk * xv;
-            }
-        }
-    }
-    for (r, a) in acc.iter().enumerate() {
-        out[(m0 + r) * n + j0..(m0 + r) * n + j0 + BLOCK_COLS].copy_from_slice(a);
     }
 }
 
