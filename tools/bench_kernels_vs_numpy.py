@@ -267,6 +267,460 @@ CASES = [
 ]
 
 
+# ---- issue 17: the DVE/POOL instructions --------------------------------------------------
+
+OFF_B = 0x20000  # a second input's byte offset
+OFF_P = 0x30000  # a predicate's (uint8) or the match values' byte offset
+DT.update({"uint8": np.dtype(np.uint8), "uint32": np.dtype(np.uint32)})
+TPB_NAME.update({"uint8": "uint8", "uint32": "uint32"})
+
+
+class Multi:
+    """A case with more inputs than `Operands.x`, or an output of another shape.
+
+    Subclasses set `extra` ([(offset, dtype name, array)], written to both SBUFs and the
+    machine), `out_f` / `out_p` (the output's elements per partition and partitions) and
+    `body(ins, out)`, where `ins` is [x] + the extra inputs (tile arrays or SBUF views).
+    """
+
+    out_f = None
+    out_p = P
+    nki = None
+
+    def init(self, din, dout, f, extra=()):
+        self.o = Operands(din, dout, f)
+        self.extra = list(extra)
+        of = self.out_f or f
+        self.o.tile_out = np.zeros((self.out_p, of), DT[dout])
+        self.o.region = lambda off, name: (
+            f"sbuf[p0..{self.out_p}]+{off:#x}:{TPB_NAME[name]}:{self.out_p}x{of}")
+        view = self.o.view
+        self.o.view = lambda off, name: (
+            self.o.sbuf[: self.out_p, off : off + of * DT[name].itemsize].view(DT[name])
+            if off == OFF_OUT else view(off, name))
+        for off, name, a in self.extra:
+            self.o.sbuf[:, off : off + a.shape[1] * DT[name].itemsize].view(DT[name])[...] = a
+
+    def setup(self, m):
+        for off, _name, a in self.extra:
+            m.write(f"sbuf[p0..128]+{off:#x}", a)
+
+    def ins_views(self):
+        v = [self.o.view(0, self.o.din)]
+        for off, name, a in self.extra:
+            v.append(self.o.sbuf[:, off : off + a.shape[1] * DT[name].itemsize].view(DT[name]))
+        return v
+
+    def tiles(self):
+        self.body([self.o.x] + [a for _, _, a in self.extra], self.o.tile_out)
+
+    def views(self):
+        self.body(self.ins_views(), self.o.view(OFF_OUT, self.o.dout))
+
+    def tile(self, core, a):
+        return core.from_numpy(a)
+
+
+def pat(off, f, parts="p0..128"):
+    return f"sbuf[{parts}]+{off:#x}:[[1,{f}]]"
+
+
+class TensorTensor(Multi):
+    """TensorTensor MULT of two tiles."""
+
+    name = "TensorTensor"
+
+    def __init__(self, din, dout, f):
+        self.init(din, dout, f, [(OFF_B, din, data(DT[din], f, seed=2))])
+        self.text = (
+            f"tt_arith in0_in1_dtype={TPB_NAME[din]}->{TPB_NAME[din]} "
+            f"out_dtype={TPB_NAME[dout]} op=mult src0_mem_pattern={pat(0, f)} "
+            f"src1_mem_pattern={pat(OFF_B, f)} dst={pat(OFF_OUT, f)}")
+        self.tmp = np.empty((P, f), F32)
+
+    def body(self, ins, out):
+        x, y = ins
+        tmp = out if out.dtype == F32 and out.flags.c_contiguous else self.tmp
+        np.multiply(as_f32(x), as_f32(y), out=tmp)
+        store(out, tmp)
+
+    def nki(self):
+        core = nki.Core()
+        a, b = core.from_numpy(self.o.x), core.from_numpy(self.extra[0][2])
+        dst = core.ndarray((P, self.o.f), DT[self.o.dout])
+        return lambda: nki.isa.tensor_tensor(dst, a, b, np.multiply)
+
+
+class Cast(Multi):
+    """Copy (same dtype) or Cast through FP32."""
+
+    name = "Cast"
+
+    def __init__(self, din, dout, f):
+        self.init(din, dout, f)
+        mn = "copy" if din == dout else "cast"
+        self.text = (f"{mn} src={pat(0, f)} in={TPB_NAME[din]} out={TPB_NAME[dout]} op=bypass "
+                     f"dst={pat(OFF_OUT, f)}")
+
+    def body(self, ins, out):
+        out[...] = ins[0]
+
+    def nki(self):
+        core = nki.Core()
+        src = core.from_numpy(self.o.x)
+        dst = core.ndarray((P, self.o.f), DT[self.o.dout])
+        return lambda: nki.isa.tensor_copy(dst, src)
+
+
+class Reciprocal(Multi):
+    """Reciprocal: 1 / x in FP32."""
+
+    name = "Reciprocal"
+
+    def __init__(self, din, dout, f):
+        self.init(din, dout, f)
+        self.text = (f"reciprocal src={pat(0, f)} in={TPB_NAME[din]} out={TPB_NAME[dout]} "
+                     f"op=bypass dst={pat(OFF_OUT, f)}")
+        self.tmp = np.empty((P, f), F32)
+
+    def body(self, ins, out):
+        tmp = out if out.dtype == F32 and out.flags.c_contiguous else self.tmp
+        np.reciprocal(as_f32(ins[0]), out=tmp)
+        store(out, tmp)
+
+    def nki(self):
+        core = nki.Core()
+        src = core.from_numpy(self.o.x)
+        dst = core.ndarray((P, self.o.f), DT[self.o.dout])
+        return lambda: nki.isa.reciprocal(dst, src)
+
+
+class Memset(Multi):
+    """Memset 1.5 (its bits in the output dtype)."""
+
+    name = "Memset"
+
+    def __init__(self, _din, dout, f):
+        self.init("-", dout, f)
+        bits = np.array([1.5], F32).astype(DT[dout]).view(
+            {1: np.uint8, 2: np.uint16, 4: np.uint32}[DT[dout].itemsize])[0]
+        self.text = (f"memset dst_element_count={f} dtype={TPB_NAME[dout]} "
+                     f"set_value={int(bits):#x} dst={pat(OFF_OUT, f)}")
+        self.value = DT[dout].type(1.5)
+
+    def tiles(self):
+        self.o.tile_out.fill(self.value)
+
+    def views(self):
+        self.o.view(OFF_OUT, self.o.dout).fill(self.value)
+
+    def nki(self):
+        core = nki.Core()
+        dst = core.ndarray((P, self.o.f), DT[self.o.dout])
+        return lambda: nki.isa.memset(dst, 1.5)
+
+
+class TensorReduce(Multi):
+    """TensorReduce MAX along the free axis: one element per partition."""
+
+    name = "TensorReduce"
+    out_f = 1
+
+    def __init__(self, din, dout, f):
+        self.init(din, dout, f)
+        self.text = (f"tensor_reduce_arith src={pat(0, f)} in={TPB_NAME[din]} "
+                     f"out={TPB_NAME[dout]} op=max op_dim=x dst={pat(OFF_OUT, 1)}")
+        self.tmp = np.empty((P, 1), F32)
+
+    def body(self, ins, out):
+        np.max(as_f32(ins[0]), axis=1, keepdims=True, out=self.tmp)
+        out[...] = self.tmp
+
+    def nki(self):
+        core = nki.Core()
+        src = core.from_numpy(self.o.x)
+        dst = core.ndarray((P, 1), DT[self.o.dout])
+        return lambda: nki.isa.tensor_reduce(dst, np.maximum, src, axis=1, keepdims=True)
+
+
+class CrossLaneReduce(Multi):
+    """CrossLaneReduce MAX over the 128 partitions: one row into partition 0."""
+
+    name = "CrossLaneReduce"
+    out_p = 1
+
+    def __init__(self, din, dout, f):
+        self.init(din, dout, f)
+        self.text = (f"cross_lane_reduce_arith src={pat(0, f)} in={TPB_NAME[din]} "
+                     f"out={TPB_NAME[dout]} reduce_op=max reduce_axis=partitions scale=1.0 "
+                     f"dst={pat(OFF_OUT, f, 'p0')}")
+        self.tmp = np.empty((1, f), F32)
+
+    def body(self, ins, out):
+        np.max(as_f32(ins[0]), axis=0, keepdims=True, out=self.tmp)
+        out[...] = self.tmp
+
+
+class CopyPredicated(Multi):
+    """CopyPredicated: x where a uint8 predicate (every third element) is nonzero."""
+
+    name = "CopyPredicated"
+
+    def __init__(self, din, dout, f):
+        pred = (np.arange(P * f).reshape(P, f) % 3 == 0).astype(np.uint8)
+        self.init(din, dout, f, [(OFF_P, "uint8", pred)])
+        self.text = (f"copy_predicated in0_in1_dtype=uint8->{TPB_NAME[din]} "
+                     f"out_dtype={TPB_NAME[dout]} op=bypass src0_mem_pattern={pat(OFF_P, f)} "
+                     f"src1_mem_pattern={pat(0, f)} dst={pat(OFF_OUT, f)}")
+        self.mask = np.empty((P, f), bool)
+
+    def body(self, ins, out):
+        x, pred = ins
+        np.not_equal(pred, 0, out=self.mask)
+        np.copyto(out, x, where=self.mask)
+
+    def nki(self):
+        core = nki.Core()
+        src, pred = core.from_numpy(self.o.x), core.from_numpy(self.extra[0][2])
+        dst = core.ndarray((P, self.o.f), DT[self.o.dout])
+        return lambda: nki.isa.tensor_copy_predicated(dst, src, pred)
+
+
+class ScalarTensorTensor(Multi):
+    """ScalarTensorTensor: (x MULT 1.5) ADD y."""
+
+    name = "ScalarTensorTensor"
+
+    def __init__(self, din, dout, f):
+        self.init(din, dout, f, [(OFF_B, din, data(DT[din], f, seed=2))])
+        n = TPB_NAME[din]
+        self.text = (f"stt_arith src0_mem_pattern={pat(0, f)} src1_mem_pattern={pat(OFF_B, f)} "
+                     f"op0=mult op1=add dtypes={n}->{n} out={TPB_NAME[dout]} imm0_dtype=fp32 "
+                     f"imm0=1.5 dst={pat(OFF_OUT, f)}")
+        self.tmp = np.empty((P, f), F32)
+
+    def body(self, ins, out):
+        x, y = ins
+        tmp = out if out.dtype == F32 and out.flags.c_contiguous else self.tmp
+        np.multiply(as_f32(x), F32(1.5), out=tmp)
+        np.add(tmp, as_f32(y), out=tmp)
+        store(out, tmp)
+
+    def nki(self):
+        core = nki.Core()
+        a, b = core.from_numpy(self.o.x), core.from_numpy(self.extra[0][2])
+        dst = core.ndarray((P, self.o.f), DT[self.o.dout])
+        return lambda: nki.isa.scalar_tensor_tensor(dst, a, np.multiply, 1.5, np.add, b)
+
+
+class TensorTensorScan(Multi):
+    """TensorTensorScan: r = max(x[k], r) + y[k] from r = 0 (NumPy: a loop over columns)."""
+
+    name = "TensorTensorScan"
+
+    def __init__(self, din, dout, f):
+        self.init(din, dout, f, [(OFF_B, din, data(DT[din], f, seed=2))])
+        n = TPB_NAME[din]
+        self.text = (f"tt_scan src0_mem_pattern={pat(0, f)} src1_mem_pattern={pat(OFF_B, f)} "
+                     f"op0=max op1=add dtypes={n}->{n} out={TPB_NAME[dout]} imm0_dtype=fp32 "
+                     f"imm0=0.0 dst={pat(OFF_OUT, f)}")
+        self.tmp = np.empty((P, f), F32)
+        self.r = np.empty(P, F32)
+
+    def body(self, ins, out):
+        x, y = as_f32(ins[0]), as_f32(ins[1])
+        r, tmp = self.r, self.tmp
+        r.fill(0)
+        for k in range(self.o.f):
+            np.maximum(x[:, k], r, out=r)
+            np.add(r, y[:, k], out=r)
+            tmp[:, k] = r
+        store(out, tmp)
+
+    def nki(self):
+        core = nki.Core()
+        a, b = core.from_numpy(self.o.x), core.from_numpy(self.extra[0][2])
+        dst = core.ndarray((P, self.o.f), DT[self.o.dout])
+        return lambda: nki.isa.tensor_tensor_scan(dst, a, b, 0.0, np.maximum, np.add)
+
+
+class CacheReduce(Multi):
+    """TensorScalarCacheReduce: x MULT 2.0, and the sequential ADD fold of the results."""
+
+    name = "TensorScalarCacheReduce"
+
+    def __init__(self, din, dout, f):
+        self.init(din, dout, f)
+        self.text = (f"ts_cache_reduce accumulator_cmd=zero_accumulate src={pat(0, f)} "
+                     f"in={TPB_NAME[din]} out={TPB_NAME[dout]} op0=mult op1=add imm0=2.0 "
+                     f"dst={pat(OFF_OUT, f)}")
+        self.tmp = np.empty((P, f), F32)
+        self.run = np.empty((P, f), F32)
+
+    def body(self, ins, out):
+        np.multiply(as_f32(ins[0]), F32(2.0), out=self.tmp)
+        store(out, self.tmp)
+        # The sequential fold (np.add.reduce's pairwise sum would differ in the last bits).
+        np.add.accumulate(self.tmp, axis=1, out=self.run)
+
+    def nki(self):
+        core = nki.Core()
+        src = core.from_numpy(self.o.x)
+        dst = core.ndarray((P, self.o.f), DT[self.o.dout])
+        res = core.ndarray((P, 1), F32)
+        return lambda: nki.isa.tensor_scalar_reduce(dst, src, np.multiply, 2.0, np.add,
+                                                    reduce_res=res)
+
+
+class SelectReduce(Multi):
+    """SelectReduce: x where the predicate, else -3e38, and the running max of x there."""
+
+    name = "SelectReduce"
+    FILL = F32(-3.0e38)
+
+    def __init__(self, din, dout, f):
+        pred = (np.arange(P * f).reshape(P, f) % 3 == 0).astype(np.uint8)
+        self.init(din, dout, f, [(OFF_P, "uint8", pred)])
+        self.text = (f"select_reduce src0_mem_pattern={pat(OFF_P, f)} "
+                     f"src1_mem_pattern={pat(0, f)} op0=bypass op1=max reverse=first "
+                     f"dtypes=uint8->{TPB_NAME[din]} out={TPB_NAME[dout]} imm0_dtype=fp32 "
+                     f"imm0=-3.0e38 accumulator_cmd=zero_accumulate dst={pat(OFF_OUT, f)}")
+        self.mask = np.empty((P, f), bool)
+        self.tmp = np.empty((P, f), F32)
+        self.acc = np.empty((P, 1), F32)
+
+    def body(self, ins, out):
+        x, pred = ins
+        np.not_equal(pred, 0, out=self.mask)
+        self.tmp.fill(self.FILL)
+        np.copyto(self.tmp, as_f32(x), where=self.mask)
+        store(out, self.tmp)
+        np.max(self.tmp, axis=1, keepdims=True, out=self.acc, where=self.mask,
+               initial=-np.inf)
+
+    def nki(self):
+        core = nki.Core()
+        src, pred = core.from_numpy(self.o.x), core.from_numpy(self.extra[0][2])
+        dst = core.ndarray((P, self.o.f), DT[self.o.dout])
+        res = core.ndarray((P, 1), F32)
+        return lambda: nki.isa.select_reduce(dst, pred, src, -3.0e38, reduce_res=res,
+                                             reduce_cmd="reset_reduce")
+
+
+def top8(x):
+    """Each partition's 8 largest values, ascending as Max8 writes them (FP32; NKI's max8
+    reverses them)."""
+    f = x.shape[1]
+    return np.sort(np.partition(x, f - 8, axis=1)[:, f - 8:], axis=1)
+
+
+class Max8(Multi):
+    """Max8: each partition's 8 largest values, descending."""
+
+    name = "Max8"
+    out_f = 8
+
+    def __init__(self, din, dout, f):
+        self.init(din, dout, f)
+        self.text = (f"max8 src={pat(0, f)} in={TPB_NAME[din]} out={TPB_NAME[dout]} "
+                     f"dst={pat(OFF_OUT, 8)}")
+
+    def body(self, ins, out):
+        out[...] = top8(as_f32(ins[0]))
+
+    def nki(self):
+        core = nki.Core()
+        src = core.from_numpy(self.o.x)
+        dst = core.ndarray((P, 8), DT[self.o.dout])
+        return lambda: nki.isa.max8(dst, src)
+
+
+class FindIndex8(Multi):
+    """FindIndex8 (after MatchValueLoad of each partition's top 8): their first indices."""
+
+    name = "FindIndex8"
+    out_f = 8
+
+    def __init__(self, din, dout, f):
+        self.init(din, dout, f)
+        self.vals = np.ascontiguousarray(top8(as_f32(self.o.x)))
+        self.extra = [(OFF_P, "fp32", self.vals)]
+        self.init(din, dout, f, self.extra)
+        self.text = (f"find_index8 src={pat(0, f)} in={TPB_NAME[din]} out={TPB_NAME[dout]} "
+                     f"dst={pat(OFF_OUT, 8)}")
+        self.eq = np.empty((P, f), bool)
+
+    def setup(self, m):
+        super().setup(m)
+        m.step(f"match_value_load src={pat(OFF_P, 8)} dtype=fp32")
+
+    def body(self, ins, out):
+        x, vals = as_f32(ins[0]), ins[1]
+        for i in range(8):  # dst slot i holds the index of key slot 7 - i
+            np.equal(x, vals[:, 7 - i : 8 - i], out=self.eq)
+            out[:, i] = np.argmax(self.eq, axis=1)
+
+    def nki(self):
+        core = nki.Core()
+        src, vals = core.from_numpy(self.o.x), core.from_numpy(self.vals)
+        dst = core.ndarray((P, 8), DT[self.o.dout])
+        return lambda: nki.isa.nc_find_index8(dst, src, vals)
+
+
+class MatchReplace8(FindIndex8):
+    """MatchReplace8 (after MatchValueLoad of the top 8): x with their first matches -inf."""
+
+    name = "MatchReplace8"
+    out_f = None
+
+    def __init__(self, din, dout, f):
+        super().__init__(din, dout, f)
+        self.text = (f"match_replace8 src={pat(0, f)} in={TPB_NAME[din]} out={TPB_NAME[dout]} "
+                     f"immediate=-inf dst={pat(OFF_OUT, f)}")
+        self.rows = np.arange(P)
+
+    def body(self, ins, out):
+        x, vals = as_f32(ins[0]), ins[1]
+        out[...] = x
+        for i in range(8):
+            np.equal(x, vals[:, i : i + 1], out=self.eq)
+            out[self.rows, np.argmax(self.eq, axis=1)] = -np.inf
+
+    def nki(self):
+        core = nki.Core()
+        src, vals = core.from_numpy(self.o.x), core.from_numpy(self.vals)
+        dst = core.ndarray((P, self.o.f), DT[self.o.dout])
+        return lambda: nki.isa.nc_match_replace8(dst, src, vals, -np.inf)
+
+
+CASES += [
+    (TensorTensor, "fp32", "fp32"),
+    (TensorTensor, "bf16", "bf16"),
+    (TensorTensor, "fp32", "bf16"),
+    (Cast, "fp32", "bf16"),
+    (Cast, "bf16", "fp32"),
+    (Cast, "fp32", "fp8"),
+    (Cast, "bf16", "bf16"),
+    (Reciprocal, "fp32", "fp32"),
+    (Memset, "-", "fp32"),
+    (Memset, "-", "bf16"),
+    (TensorReduce, "fp32", "fp32"),
+    (TensorReduce, "bf16", "bf16"),
+    (CrossLaneReduce, "fp32", "fp32"),
+    (CopyPredicated, "fp32", "fp32"),
+    (CopyPredicated, "bf16", "bf16"),
+    (ScalarTensorTensor, "fp32", "fp32"),
+    (ScalarTensorTensor, "bf16", "bf16"),
+    (TensorTensorScan, "fp32", "fp32"),
+    (CacheReduce, "fp32", "fp32"),
+    (CacheReduce, "bf16", "bf16"),
+    (SelectReduce, "fp32", "fp32"),
+    (Max8, "fp32", "fp32"),
+    (FindIndex8, "fp32", "uint32"),
+    (MatchReplace8, "fp32", "fp32"),
+]
+
+
 def best_time(fn, reps, min_s):
     """Best per-call on-CPU seconds of `fn` over `reps` rounds of at least `min_s` each."""
     fn()
@@ -300,7 +754,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=7, help="rounds, best kept")
     ap.add_argument("--min-ms", type=float, default=20.0, help="least on-CPU ms per round")
-    ap.add_argument("--only", default="", help="run the cases whose name contains this")
+    ap.add_argument("--only", default="", help="run the cases whose name contains this (or any of a comma-separated list)")
     ap.add_argument("--sizes", default="512,16384", help="free sizes F (128 x F tiles)")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
@@ -315,7 +769,7 @@ def main():
     print("-" * len(hdr))
     for cls, din, dout in CASES:
         name = f"{cls.name} {din}->{dout}"
-        if a.only and a.only not in name:
+        if a.only and not any(w in name for w in a.only.split(",")):
             continue
         for f in sizes:
             c = cls(din, dout, f)

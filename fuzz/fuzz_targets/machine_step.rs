@@ -1,18 +1,18 @@
 //! `Machine::step` on mutated valid bundles, every generation: never panics, a fault leaves
-//! the whole machine state (memory, shadow, registers, flops, semaphores, events, retired
-//! count) exactly as it was (decisions §3.9), and a step that succeeds does the same on a
-//! second machine in the same state (determinism). The valid bundles are every example of
-//! `docs/syntax.md`, one or more per opcode; the input picks one, a generation, and byte
-//! edits (offset, xor) to apply.
+//! the whole machine state (memory, shadow, registers, flops, DVE lane state, semaphores,
+//! events, retired count) exactly as it was (decisions §3.9), and a step that succeeds does
+//! the same on a second machine in the same state (determinism). The valid bundles are every
+//! example of `docs/syntax.md`, one or more per opcode; the input picks one, a generation,
+//! and byte edits (offset, xor) to apply.
 //!
 //! Fast (issue 20 item 20): cloning and comparing a whole machine (tens of MB of memory) per
 //! input ran 90 inputs/s. Instead each generation keeps two machines in step, `work` and
 //! `reference`: a successful step runs on both, a fault on `work` alone. After every input
-//! the small state (registers, flops, semaphores, events, retired count) is compared; every
-//! [`FULL_CHECK_EVERY`] inputs the whole machines are, and a difference is then traced to
-//! its input by replaying the inputs since the last full check from a saved `checkpoint`,
-//! comparing the whole machines after each. The panic names that input (as hex) and says
-//! whether it fails on a fresh machine alone.
+//! the small state (registers, flops, DVE lane state, semaphores, events, retired count) is
+//! compared; every [`FULL_CHECK_EVERY`] inputs the whole machines are, and a difference is
+//! then traced to its input by replaying the inputs since the last full check from a saved
+//! `checkpoint`, comparing the whole machines after each. The panic names that input (as
+//! hex) and says whether it fails on a fresh machine alone.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -31,10 +31,12 @@ fn instruction(data: &[u8]) -> Option<(Gen, Instruction)> {
     Some((gen, mutated(pick, &data[2..], gen)?))
 }
 
-/// Registers, flops, semaphores, events and the retired count: cheap to compare.
+/// Registers, flops, the hidden DVE lane state, semaphores, events and the retired count:
+/// cheap to compare.
 fn small_state_eq(a: &Machine, b: &Machine) -> bool {
     a.registers() == b.registers()
         && a.flops() == b.flops()
+        && a.dve_state() == b.dve_state()
         && a.semaphores() == b.semaphores()
         && a.events() == b.events()
         && a.retired() == b.retired()
@@ -51,7 +53,7 @@ fn step_pair(
             let _ = fault.to_string();
             if !small_state_eq(work, reference) {
                 return Err(format!(
-                    "a fault changed registers, flops, semaphores or events: {fault}"
+                    "a fault changed registers, flops, DVE lane state, semaphores or events: {fault}"
                 ));
             }
         }

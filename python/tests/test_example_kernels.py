@@ -47,6 +47,11 @@ CASES = {
 }
 
 
+# NumPy's float32 matmul sums in BLAS order; tpb sums in its documented order (assumption
+# pe-summation-order), so a K-term sum may differ by a few ulps of its terms.
+TOLERANCE = {"matmul_tiled": dict(rtol=1e-5, atol=1e-4)}
+
+
 def params():
     for name, (_, _, needs) in CASES.items():
         marks = []
@@ -67,4 +72,5 @@ def test_kernel_matches_numpy(name):
     except tpb.NotSupported as e:
         assert str(e).startswith("not supported yet:") and (needs or "") in str(e), str(e)
         raise
-    np.testing.assert_allclose(out, mod.reference(*args), rtol=2e-6, atol=1e-6)
+    tol = TOLERANCE.get(name, dict(rtol=2e-6, atol=1e-6))
+    np.testing.assert_allclose(out, mod.reference(*args), **tol)

@@ -235,7 +235,6 @@ def test_engine_and_name_keywords():
         (lambda a: nl.load(a), "DMAMEMCPY"),
         (lambda a: nl.exp(a), "Activation"),
         (lambda a: nisa.tensor_scalar_cumulative(a, a, nl.multiply, 1.0, nl.add), "17b"),
-        (lambda a: nl.matmul(a, a, transpose_x=True), "MatMult"),
     ],
 )
 def test_missing_instructions_are_named(call, needs):

@@ -4,6 +4,7 @@ module exports, so editors complete and type-check the real API (issue 9 item 4)
 from __future__ import annotations
 
 import ast
+import importlib.util
 import inspect
 import pathlib
 
@@ -12,6 +13,11 @@ import pytest
 import tpb
 import tpb._tpb as native
 import tpb.nki
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("gen_stubs", ROOT / "tools" / "gen_stubs.py")
+gen_stubs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gen_stubs)
 
 PACKAGE = pathlib.Path(tpb.__file__).parent
 STUB = PACKAGE / "_tpb.pyi"
@@ -94,58 +100,29 @@ def test_package_all_lists_resolve():
     assert issubclass(tpb.NotSupported, NotImplementedError)
 
 
-def stub_signatures():
-    """{qualified name: [(parameter, default or NO_DEFAULT), ...]} for every stub def."""
-    tree = ast.parse(STUB.read_text(encoding="utf-8"))
-
-    def params(fn: ast.FunctionDef):
-        args = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
-        defaults = [None] * (len(fn.args.posonlyargs + fn.args.args) - len(fn.args.defaults))
-        defaults += fn.args.defaults + fn.args.kw_defaults
-        out = []
-        for a, d in zip(args, defaults):
-            if a.arg == "self":
-                continue
-            try:
-                value = NO_DEFAULT if d is None else ast.literal_eval(d)
-            except ValueError:
-                value = UNKNOWN
-            out.append((a.arg, value))
-        return out
-
-    sigs = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            sigs[node.name] = params(node)
-        elif isinstance(node, ast.ClassDef):
-            for item in node.body:
-                decorators = {getattr(d, "id", None) for d in item.decorator_list} if isinstance(item, ast.FunctionDef) else set()
-                if isinstance(item, ast.FunctionDef) and "property" not in decorators and not (
-                    item.name.startswith("__") and item.name != "__init__"
-                ):
-                    sigs[f"{node.name}.{item.name}"] = params(item)
-    return sigs
+def test_stub_signatures_are_the_runtime_ones():
+    """Keyword names are API (the issue fixes them, e.g. `gen=`, `validate=`, `cmp_op=`):
+    every `def` of the stub has the pyo3 signature's parameters, kinds and defaults, and
+    every native function has a `def` (tools/gen_stubs.py --check; tools/bless.sh
+    regenerates)."""
+    _, problems = gen_stubs.regenerate(STUB.read_text(encoding="utf-8"), native)
+    assert problems == [], "\n".join(problems)
 
 
-NO_DEFAULT, UNKNOWN = object(), object()
-SIGNATURES = stub_signatures()
-
-
-@pytest.mark.parametrize("qualname", sorted(SIGNATURES))
-def test_stub_signature_matches_the_runtime(qualname):
-    """Keyword names are API (the issue fixes them, e.g. `gen=`, `validate=`, `cmp_op=`)."""
-    owner, _, attr = qualname.rpartition(".")
-    obj = getattr(native, owner) if owner else native
-    target = obj if attr == "__init__" else getattr(obj, attr)
-    runtime = [
-        (p.name, NO_DEFAULT if p.default is inspect.Parameter.empty else p.default)
-        for p in inspect.signature(target).parameters.values()
-        if p.name != "self"
-    ]
-    stub = SIGNATURES[qualname]
-    assert [n for n, _ in stub] == [n for n, _ in runtime]
-    for (name, want), (_, got) in zip(stub, runtime):
-        if want is UNKNOWN or got is Ellipsis or want is NO_DEFAULT or got is NO_DEFAULT:
-            assert (want is NO_DEFAULT) == (got is NO_DEFAULT) or want is UNKNOWN, name
-            continue
-        assert want == got, f"{qualname}({name}=...): stub {want!r}, runtime {got!r}"
+def test_stub_generator_finds_and_repairs_drift():
+    """A stub that drifted (a parameter missing, one too many, a default changed) is named
+    by the check and repaired by the generator, annotations kept."""
+    text = STUB.read_text(encoding="utf-8")
+    stale = text.replace(
+        'def asm(text: str, gen: Gen = "cayman", validate: bool = True) -> bytes: ...',
+        'def asm(text: str, gen: Gen = "sunda") -> bytes: ...',
+    ).replace(
+        "    def run(self, program: Program) -> RunReport: ...",
+        "    def run(self, program: Program, fast: bool = True) -> RunReport: ...",
+    )
+    assert stale != text
+    repaired, problems = gen_stubs.regenerate(stale, native)
+    assert sorted(p.split(":")[0] for p in problems) == ["Machine.run", "asm"]
+    assert 'def asm(text: str, gen: Gen = "cayman", validate: Any = True) -> bytes: ...' in repaired
+    assert "    def run(self, program: Program) -> RunReport: ..." in repaired
+    assert gen_stubs.regenerate(repaired, native)[1] == []

@@ -149,6 +149,7 @@ class Tile:
     def numpy(self) -> np.ndarray: ...
     def __getitem__(self, key: Any) -> Tile: ...
     def __setitem__(self, key: Any, value: Any) -> None: ...
+    def __iadd__(self, value: Any) -> "Tile": ...
     def reshape(self, shape: Sequence[int]) -> Tile: ...
     def view(self, dtype: Any) -> Tile: ...
     def broadcast(self, dim: int, size: int) -> Tile: ...
@@ -163,6 +164,7 @@ class Core:
         strict: bool = False,
         fp8_e4m3: str = "ieee",
         fp8_ocp_sat: bool = False,
+        strict_exact: bool = False,
     ) -> None: ...
     @property
     def gen(self) -> str: ...
@@ -240,6 +242,10 @@ class Profile:
     def instruction_counts(self) -> Dict[str, int]: ...
     @property
     def races(self) -> List[Dict[str, Any]]: ...
+    @property
+    def exact_per_our_order(self) -> List[Dict[str, Any]]:
+        """Each instruction exact only per tpb's documented order (a Matmul)."""
+        ...
     def write_timeline(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
 
 # Issue 17b calls (NKI 0.6.0 signatures; `name` is accepted and ignored).
@@ -327,12 +333,15 @@ def nc_matmul(
     """``dst = stationary.T @ moving`` into PSUM (LoadWeights 0x01 then Matmul 0x02).
 
     Parameters: ``stationary`` [K, M] and ``moving`` [K, N] in SBUF share the partition
-    (contraction) size K <= 128; M <= 128; ``dst`` [M, N] is in PSUM. ``accumulate=True``
-    adds to dst (an accumulation group that closes), otherwise dst is overwritten.
+    (contraction) size K <= 128; M <= 128; N <= 512; ``dst`` [M, N] is fp32 in PSUM inside
+    one 2 KiB bank. ``accumulate=True`` adds to dst, ``False`` overwrites it, ``None``
+    overwrites the first time a matmul writes this PSUM view and adds after that.
+    ``is_transpose=True`` is the bit-accurate fp32 transpose (moving = K x K identity).
 
     Semantics: the sum is exact per tpb's documented order (products rounded once to fp32,
-    summed in fp32 sequentially over K), not the hardware's bits; the run report says so.
-    ``is_transpose``, tiling and ``perf_mode`` raise ``tpb.UsageError`` for now.
+    summed in fp32 sequentially over K), not the hardware's bits; the run report says so
+    (``Core(strict_exact=True)`` raises ``tpb.Fault``). Tiling and a ``perf_mode`` other
+    than none raise ``tpb.NotSupported``.
 
     Example::
 
@@ -379,7 +388,9 @@ def tensor_copy_predicated(
 def nc_transpose(
     dst: Tile, data: Tile, engine: Engine = None, name: Optional[str] = None
 ) -> RunReport:
-    """32 × 32 Vector-engine transpose (StreamTranspose 0x6b)."""
+    """``dst[i, j] = data[j, i]``: StreamTranspose 0x6b on whole 32 × 32 tiles
+    (``engine="vector"``), or the PE (``"tensor"``: LoadWeights + Matmul with an identity,
+    dst in PSUM; bit-accurate for fp32 on cayman/mariana, else an fp32 dst)."""
     ...
 
 def nc_stream_shuffle(

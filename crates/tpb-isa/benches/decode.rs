@@ -31,7 +31,17 @@ use templates::TEMPLATES;
 
 /// A compiler-like corpus: valid instructions with varying semaphore values.
 fn valid_corpus() -> Vec<[u8; 64]> {
-    let t: Vec<[u8; 64]> = TEMPLATES
+    corpus_of(TEMPLATES)
+}
+
+/// The templates of the ten families the pre-16 verdict wrote by hand (the first ten): the
+/// like-for-like comparison (it routes every later family through the single-source or the
+/// owned path).
+const PRE16_FAMILY_TEMPLATES: usize = 10;
+
+/// `BUNDLES` copies of `templates` in turn, with varying semaphore values.
+fn corpus_of(templates: &[&str]) -> Vec<[u8; 64]> {
+    let t: Vec<[u8; 64]> = templates
         .iter()
         .map(|l| {
             tpb_isa::text::asm_line(l, Gen::Cayman)
@@ -251,6 +261,23 @@ fn main() {
         assert_eq!(ok as usize, BUNDLES);
         ok
     });
+    let pre16_families = corpus_of(&TEMPLATES[..PRE16_FAMILY_TEMPLATES]);
+    let validate_pre16_families = measure("  (valid, pre-16 families only)", 5, || {
+        let mut ok = 0u64;
+        for b in &pre16_families {
+            ok += is_valid_view(&InstView::new(black_box(b), gen)) as u64;
+        }
+        assert_eq!(ok as usize, BUNDLES);
+        ok
+    });
+    let validate_pre16_families_pre16 = measure("  (pre-16 verdict, same)", 5, || {
+        let mut ok = 0u64;
+        for b in &pre16_families {
+            ok += pre16_verdict::is_valid_view(&InstView::new(black_box(b), gen)) as u64;
+        }
+        assert_eq!(ok as usize, BUNDLES);
+        ok
+    });
     let validate_valid_hot = measure("decode+validate (valid, cache)", 5, || {
         let mut ok = 0u64;
         for _ in 0..BUNDLES / IN_CACHE {
@@ -266,6 +293,10 @@ fn main() {
         "ratio decode+validate / pre-16 verdict  {:.3} (random), {:.3} (valid)",
         validate / validate_pre16,
         validate_valid / validate_valid_pre16
+    );
+    println!(
+        "ratio decode+validate / pre-16 verdict  {:.3} (valid, the ten hand-written families only)",
+        validate_pre16_families / validate_pre16_families_pre16
     );
     println!(
         "ratio decode+validate / copy  {:.3} (random), {:.3} (valid)",

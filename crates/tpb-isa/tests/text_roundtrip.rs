@@ -12,7 +12,7 @@ use bundles::bundle;
 use proptest::prelude::*;
 use tpb_isa::opcode::OPCODES;
 use tpb_isa::text::{asm, asm_line, disasm, disasm_program, AsmOptions, FIELD_ALIASES};
-use tpb_isa::wire::{Data4d, Tensor};
+use tpb_isa::wire::{Tensor, TextRef};
 use tpb_isa::{Gen, Instruction, Opcode};
 
 fn assert_round_trip(b: &[u8; 64], gen: Gen) {
@@ -254,16 +254,11 @@ fn value_for(
     channels: u32,
     c: &mut Choices,
 ) -> String {
-    let a = f.as_any();
-    let slots = [
-        a.is::<Tensor<1>>(),
-        a.is::<Tensor<2>>(),
-        a.is::<Tensor<3>>(),
-        a.is::<Tensor<4>>(),
-    ]
-    .iter()
-    .position(|x| *x)
-    .map(|i| i + 1);
+    let form = f.text_value();
+    let slots = match form {
+        TextRef::Tensor(t) => Some(t.num_elem.len()),
+        _ => None,
+    };
     let pairs = |c: &mut Choices, n: usize| {
         let k = c.next(n + 1);
         let v: Vec<String> = (0..k)
@@ -289,7 +284,7 @@ fn value_for(
         };
         return format!("{addr}:{}", pairs(c, n));
     }
-    if a.is::<Data4d>() {
+    if let TextRef::Data4d(_) = form {
         return format!("{}:{}", c.next(2000) as i32 - 1000, pairs(c, 4));
     }
     donor.text(gen)

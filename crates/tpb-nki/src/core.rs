@@ -185,6 +185,10 @@ pub struct Core {
     auto_sync: bool,
     /// Whether out-of-bounds views are clipped with a warning (else refused).
     clip_views: bool,
+    /// The PSUM views a matmul wrote, for `nc_matmul(accumulate=None)` ([`crate::pe`]).
+    pub(crate) matmul_groups: crate::pe::MatmulGroups,
+    /// The 128 × 128 identities the PE transpose multiplies by, one per dtype.
+    pub(crate) identities: Vec<Tile>,
 }
 
 /// Where an emitted instruction came from: the kernel source line and `name=` of the call,
@@ -248,6 +252,8 @@ impl Core {
             late_host_writes: 0,
             auto_sync: true,
             clip_views: false,
+            matmul_groups: crate::pe::MatmulGroups::default(),
+            identities: Vec::new(),
         }
     }
 
@@ -353,6 +359,17 @@ impl Core {
         self.call = call;
     }
 
+    /// Clears the engine the current call asked for (for helper instructions a call emits
+    /// on other engines) and returns it for [`Core::restore_call_engine`].
+    pub(crate) fn take_call_engine(&mut self) -> Option<EngineId> {
+        self.call.engine.take()
+    }
+
+    /// Puts back what [`Core::take_call_engine`] took.
+    pub(crate) fn restore_call_engine(&mut self, engine: Option<EngineId>) {
+        self.call.engine = engine;
+    }
+
     /// Allocates a tile of `shape` (partition dimension first, at most 128) in `space`.
     pub fn ndarray(
         &mut self,
@@ -376,7 +393,9 @@ impl Core {
             self.hbm_next = next;
             return Ok(tile);
         };
-        allocate(&mut self.arenas[k], shape, dtype, space, name)
+        let tile = allocate(&mut self.arenas[k], shape, dtype, space, name)?;
+        self.end_matmul_groups(&tile);
+        Ok(tile)
     }
 
     /// Whether [`Core::ndarray`] would allocate such a tile now (nothing is allocated): a
@@ -400,6 +419,17 @@ impl Core {
     pub fn free(&mut self, tile: &Tile) {
         if let Some(k) = space_index(tile.space) {
             self.arenas[k].release(tile.offset, tile.row_bytes());
+        }
+        self.end_matmul_groups(tile);
+    }
+
+    /// A new or freed PSUM tile starts no accumulation group a matmul opened before.
+    fn end_matmul_groups(&mut self, tile: &Tile) {
+        if tile.space == Space::Psum {
+            let parts = tile.start_partition..tile.start_partition + tile.partitions();
+            let start = tile.offset;
+            self.matmul_groups
+                .end_overlapping(parts, start, start + tile.row_bytes());
         }
     }
 
@@ -899,6 +929,9 @@ impl Core {
             }
         };
         let accesses = std::mem::take(&mut report.accesses);
+        if inst.header.opcode != op::MATMUL.opcode() {
+            self.matmul_groups.end_written(&accesses);
+        }
         let waits = if self.auto_sync {
             self.tracker.needed(engine, &accesses)
         } else {

@@ -50,7 +50,7 @@ mod core;
 mod dve;
 mod dve_pool;
 mod names;
-// Issue 18a: nc_matmul on the PE.
+// Issue 18: nc_matmul and the Tensor-engine nc_transpose on the PE.
 mod pe;
 pub mod support;
 pub mod sync;

@@ -143,15 +143,28 @@ impl Tracker {
     /// The waits an instruction on `engine` with footprint `accesses` needs, fewest first
     /// (waits implied by another one's clock are dropped).
     pub fn needed(&self, engine: EngineId, accesses: &[MemAccess]) -> Vec<NeededWait> {
-        let mine: Vec<Piece> = accesses.iter().map(Piece::of).collect();
         let f = engine.index();
+        // The engines with instructions `engine` is not yet ordered after. Each engine's
+        // records are in increasing `seq` order, so the backward walk is done with an engine
+        // at its first record already ordered (or at its newest conflict): the walk stops
+        // when no engine is open, and a kernel on one engine walks nothing.
+        let mut open: [bool; NUM_ENGINES] =
+            std::array::from_fn(|e| e != f && self.count[e] > self.known[f][e]);
+        if !open.contains(&true) {
+            return Vec::new();
+        }
+        let mine: Vec<Piece> = accesses.iter().map(Piece::of).collect();
         let mut need: [Option<NeededWait>; NUM_ENGINES] = [None; NUM_ENGINES];
         for r in self.history.iter().rev() {
             let e = r.engine.index();
-            if e == f || r.seq <= self.known[f][e] {
+            if !open[e] {
                 continue;
             }
-            if need[e].is_some_and(|n| n.count >= r.seq) {
+            if r.seq <= self.known[f][e] {
+                open[e] = false;
+                if !open.contains(&true) {
+                    break;
+                }
                 continue;
             }
             if r.footprint
@@ -163,6 +176,10 @@ impl Tracker {
                     count: r.seq,
                     because: r.index,
                 });
+                open[e] = false;
+                if !open.contains(&true) {
+                    break;
+                }
             }
         }
         // Drop a wait another one implies (its producer was already ordered after it).

@@ -58,3 +58,60 @@ fn nc_matmul_refuses_mismatched_partitions() {
     assert!(core.nc_matmul(&dst, &st, &mv, None).is_err());
     assert!(core.program().is_empty());
 }
+
+// accumulate=None (nki-api §3.2): the first matmul into a PSUM view overwrites, later ones
+// add; a write by another instruction ends the group.
+#[test]
+fn accumulate_none_opens_a_group_per_psum_view() {
+    let mut core = Core::new(Gen::Cayman);
+    let (st, w) = filled(&mut core, &[8, 4], |p, j| (p + j) as f32);
+    let dst = core.ndarray(&[4, 4], Dtype::FP32, Space::Psum).unwrap();
+    let once: Vec<f32> = (0..16)
+        .map(|i| {
+            let (m, j) = (i / 4, i % 4);
+            let mut acc = w[m] * w[j];
+            for k in 1..8 {
+                acc += w[k * 4 + m] * w[k * 4 + j];
+            }
+            acc
+        })
+        .collect();
+    core.nc_matmul(&dst, &st, &st, None).unwrap();
+    assert_eq!(f32s(&core.read(&dst).unwrap()), once);
+    core.nc_matmul(&dst, &st, &st, None).unwrap();
+    let twice: Vec<f32> = once.iter().map(|v| v + v).collect();
+    assert_eq!(f32s(&core.read(&dst).unwrap()), twice);
+    core.memset(&dst, 0.0, tpb_nki::NkiEngine::Vector).unwrap();
+    core.nc_matmul(&dst, &st, &st, None).unwrap();
+    assert_eq!(f32s(&core.read(&dst).unwrap()), once);
+}
+
+// isa-facts-pe-act-dma §1.8: the bit-accurate fp32 transpose keeps NaN, Inf and -0.0, and
+// the emitted program (identity, LoadWeights, Matmul) re-runs race-free on the engines.
+#[test]
+fn pe_transpose_is_bit_accurate_and_schedules_race_free() {
+    let mut core = Core::new(Gen::Cayman);
+    let (x, v) = filled(&mut core, &[40, 24], |p, j| match (p, j) {
+        (0, 0) => f32::NAN,
+        (1, 1) => f32::NEG_INFINITY,
+        (2, 2) => -0.0,
+        _ => (p * 24 + j) as f32 * 0.25 - 7.0,
+    });
+    let dst = core.ndarray(&[24, 40], Dtype::FP32, Space::Psum).unwrap();
+    core.nc_transpose_pe(&dst, &x).unwrap();
+    let got: Vec<u32> = f32s(&core.read(&dst).unwrap())
+        .iter()
+        .map(|f| f.to_bits())
+        .collect();
+    for m in 0..24 {
+        for j in 0..40 {
+            assert_eq!(got[m * 40 + j], v[j * 24 + m].to_bits(), "({m}, {j})");
+        }
+    }
+    let (machine, run) = core
+        .schedule(&tpb_sim::engines::EngineOptions::default(), |_, _| {})
+        .unwrap();
+    assert_eq!(run.stop, tpb_sim::engines::Stop::Completed);
+    assert!(run.races.is_empty(), "{:?}", run.races);
+    assert_eq!(core.first_difference(&machine), None);
+}

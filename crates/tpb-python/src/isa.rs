@@ -214,11 +214,11 @@ pub fn check_gen(got: Gen, want: Gen, what: &str) -> PyResult<()> {
 
 /// A `tpb.Instruction`'s instruction, which must be for `gen`.
 fn instruction_for(i: &Instruction, gen: Gen) -> PyResult<IsaInstruction> {
-    check_gen(
-        i.gen,
-        gen,
-        &format!("instruction `{}`", text::disasm(&i.inst, i.gen)),
-    )?;
+    if i.gen != gen {
+        // The message disassembles: only on the way out, never per step.
+        let what = format!("instruction `{}`", text::disasm(&i.inst, i.gen));
+        check_gen(i.gen, gen, &what)?;
+    }
     Ok(i.inst)
 }
 

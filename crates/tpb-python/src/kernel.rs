@@ -78,6 +78,22 @@ pub fn assign(
     let t = slf.get();
     let keys = index_keys(key)?;
     let view = t.tile.index(&keys).map_err(|e| nki_error(e.into()))?;
+    if let Ok(v) = value.cast::<Tile>() {
+        // `t[k] += x` ends with `t[k] = t[k]` after the in-place add: nothing to write. Any
+        // other tile is NKI's legacy assignment, a copy on the device.
+        if v.get().tile == view {
+            return Ok(());
+        }
+        let target = slf.call_method1("__getitem__", (key,))?;
+        py.import("tpb.nki.isa")?
+            .getattr("tensor_copy")?
+            .call1((target, value))?;
+        return Ok(());
+    }
+    // A held-back nl.matmul runs before the host write it precedes (program order).
+    py.import("tpb.nki._context")?
+        .getattr("flush")?
+        .call1((t.core.bind(py),))?;
     let np = py.import("numpy")?;
     let target = slf.getattr("dtype")?;
     let arr = np
@@ -360,6 +376,26 @@ impl Profile {
                         Some(r.second.operand),
                     )?,
                 )?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// Every instruction whose result is exact only per tpb's documented order (each
+    /// multiplying Matmul: the PE's summation order is not public, assumption
+    /// `pe-summation-order`): `index`, `mnemonic`, `engine`, `origin`, `name`, `message`.
+    /// Run with `strict_exact=True` to make them errors instead.
+    #[getter]
+    fn exact_per_our_order<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.run
+            .warnings
+            .iter()
+            .filter(|w| w.kind == tpb_sim::WarningKind::ExactPerOurChoice)
+            .map(|w| {
+                let i = w.inst.index;
+                let engine = self.program.engines.get(i).copied().unwrap_or(EngineId::Pe);
+                let d = side_dict(py, &self.program, &self.labels, i, engine, None)?;
+                d.set_item("message", &w.message)?;
                 Ok(d)
             })
             .collect()

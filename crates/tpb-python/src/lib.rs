@@ -67,5 +67,6 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernel::_kernel_set_clip_views, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::_nki_support, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::_nki_refuse, m)?)?;
+    m.add_function(wrap_pyfunction!(nki::_nc_matmul_check, m)?)?;
     Ok(())
 }

@@ -43,22 +43,33 @@ impl Warning {
 }
 
 /// What a run (or one step) did.
-#[pyclass(module = "tpb._tpb", name = "RunReport", frozen, get_all)]
+#[pyclass(module = "tpb._tpb", name = "RunReport", frozen)]
 pub struct RunReport {
     /// Instructions executed.
+    #[pyo3(get)]
     instructions: usize,
     /// Every warning, in order.
+    #[pyo3(get)]
     warnings: Vec<Warning>,
     /// Elements processed over all channels.
+    #[pyo3(get)]
     elements: u64,
     /// Bytes stored to memory.
+    #[pyo3(get)]
     bytes_written: u64,
-    /// One trace line per instruction (as `tpb run --trace` prints).
-    trace: Vec<String>,
+    /// The steps (memory footprints dropped), formatted only when `trace` is read: a step
+    /// from Python must not pay for its trace line.
+    steps: Vec<StepReport>,
 }
 
 #[pymethods]
 impl RunReport {
+    /// One trace line per instruction (as `tpb run --trace` prints).
+    #[getter]
+    fn trace(&self) -> Vec<String> {
+        self.steps.iter().map(|s| s.to_string()).collect()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "<tpb.RunReport instructions={} elements={} bytes_written={} warnings={}>",
@@ -86,7 +97,19 @@ impl RunReport {
                 .collect(),
             elements: steps.iter().map(|s| s.elements).sum(),
             bytes_written: steps.iter().map(|s| s.bytes_written).sum(),
-            trace: steps.iter().map(|s| s.to_string()).collect(),
+            steps: steps
+                .iter()
+                .map(|s| StepReport {
+                    inst: s.inst,
+                    elements: s.elements,
+                    written: s.written.clone(),
+                    bytes_written: s.bytes_written,
+                    flops_loaded: s.flops_loaded,
+                    warnings: s.warnings.clone(),
+                    log: s.log,
+                    accesses: Vec::new(),
+                })
+                .collect(),
         }
     }
 }

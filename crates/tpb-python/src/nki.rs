@@ -5,6 +5,7 @@ use crate::arrays::{check_dims, host_view, numpy_dtype, to_numpy, tpb_dtype};
 use crate::errors::{raise, raise_with, ErrorKind};
 use crate::isa::{findings, parse_space, Instruction};
 use crate::machine::{config, fault_error, lock, register_bits, RunReport};
+use crate::nki_dve::on_core_steps;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::sync::{Mutex, MutexGuard};
@@ -108,16 +109,21 @@ pub(crate) fn dtype_arg(
 
 #[pymethods]
 impl Core {
+    /// `strict_exact=True`: a result that is not exact (a Matmul, exact only per tpb's
+    /// summation order; an approximate activation) raises `tpb.Fault` instead of running.
     #[new]
-    #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false))]
-    fn new(gen: &str, strict: bool, fp8_e4m3: &str, fp8_ocp_sat: bool) -> PyResult<Core> {
+    #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false, strict_exact = false))]
+    fn new(
+        gen: &str,
+        strict: bool,
+        fp8_e4m3: &str,
+        fp8_ocp_sat: bool,
+        strict_exact: bool,
+    ) -> PyResult<Core> {
+        let mut c = config(gen, strict, fp8_e4m3, fp8_ocp_sat)?;
+        c.strict_exact = strict_exact;
         Ok(Core {
-            inner: Mutex::new(tpb_nki::Core::with_config(config(
-                gen,
-                strict,
-                fp8_e4m3,
-                fp8_ocp_sat,
-            )?)),
+            inner: Mutex::new(tpb_nki::Core::with_config(c)),
         })
     }
 
@@ -293,13 +299,26 @@ impl Tile {
         Ok(t.view_of(slf, view))
     }
 
-    /// `tile[key] = value`: writes a NumPy array (or a number) into the view from the host.
+    /// `tile[key] = value`: writes a NumPy array (or a number) into the view from the host; a
+    /// tile value is copied on the device (NKI's legacy assignment), or nothing for the view
+    /// itself (the end of `tile[key] += ...`).
     fn __setitem__(
         slf: &Bound<'_, Tile>,
         key: &Bound<'_, PyAny>,
         value: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         crate::kernel::assign(slf, key, value)
+    }
+
+    /// `tile += value` in a kernel: `acc += nl.matmul(...)` (or the legacy
+    /// `acc += nisa.nc_matmul(a, b)`) is one Matmul accumulating into `acc`; any other value
+    /// is an element-wise add (`tpb.nki.language._iadd`).
+    fn __iadd__(slf: &Bound<'_, Tile>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        py.import("tpb.nki.language")?
+            .getattr("_iadd")?
+            .call1((slf, value))?;
+        Ok(())
     }
 
     /// `tile.reshape(shape)`: a view with the same elements (partition dim kept, one -1
@@ -971,15 +990,20 @@ pub fn nki_tensor_copy_predicated(
     })
 }
 
-/// `nki.isa.nc_transpose(dst, data, engine=engine.unknown, name=None)` on the Vector engine.
+/// `nki.isa.nc_transpose(dst, data, engine=engine.unknown, name=None)`.
 ///
-/// Parameters: `dst`, `data` — `[32, 32]` tiles of one dtype; `engine` — `"vector"` or
-/// unknown (the Tensor-engine transpose is another instruction and is refused here);
-/// `name` — accepted, unused.
+/// Parameters: `data` — an SBUF tile `[K, M]` (free dims flattened); `dst` — `[M, K]`;
+/// `engine` — `"vector"` (whole `[32, 32]` tiles, StreamTranspose 0x6b), `"tensor"` (the PE:
+/// LoadWeights + Matmul against an identity, dst in PSUM, K, M ≤ 128) or unknown (the Vector
+/// engine for a `[32, 32]` tile unless it goes from SBUF to PSUM, else the PE); `name` —
+/// labels the instructions.
 ///
-/// Semantics: `dst[i, j] = data[j, i]` (StreamTranspose 0x6b, 32 elements × 32 partitions).
+/// Semantics: `dst[i, j] = data[j, i]`. On the PE, fp32 on cayman/mariana is the
+/// bit-accurate transpose (`transpose_mode` 1); other dtypes (and sunda) multiply by the
+/// identity into an fp32 dst: exact for finite non-zero values, exact-per-our-order in the
+/// report.
 ///
-/// Example: `nc_transpose(t, x, engine="vector")`.
+/// Example: `nc_transpose(t_psum, x, engine="tensor")`.
 #[pyfunction]
 #[pyo3(name = "nc_transpose", signature = (dst, data, engine = None, name = None))]
 pub fn nki_nc_transpose(
@@ -993,7 +1017,7 @@ pub fn nki_nc_transpose(
     let s = same_core(py, dst, data, "data")?.clone();
     let e = engine_arg(engine)?;
     let d = dst.tile.clone();
-    on_core(py, dst, move |c| c.nc_transpose(&d, &s, e))
+    on_core_steps(py, dst, move |c| c.nc_transpose_any(&d, &s, e))
 }
 
 /// `nki.isa.nc_stream_shuffle(dst, src, shuffle_mask, name=None)`.
@@ -1023,11 +1047,46 @@ pub fn nki_nc_stream_shuffle(
 
 // Issue 18a: the PE call (tpb_nki::pe; docs/reference/pe-act.md).
 
+/// Whether an optional tuple argument (`tile_position`, `tile_size`) was given non-empty.
+fn given(o: Option<&Bound<'_, PyAny>>) -> bool {
+    match o {
+        Some(v) if !v.is_none() => v.len().map(|n| n > 0).unwrap_or(true),
+        _ => false,
+    }
+}
+
+/// Checks `nc_matmul(dst, stationary, moving)`'s operands without emitting anything
+/// (`nl.matmul` emits its Matmul later, but its errors belong to its own line).
+#[pyfunction]
+pub fn _nc_matmul_check(
+    py: Python<'_>,
+    dst: &Tile,
+    stationary: &Tile,
+    moving: &Tile,
+) -> PyResult<()> {
+    let st = same_core(py, dst, stationary, "stationary")?;
+    let mv = same_core(py, dst, moving, "moving")?;
+    let core = dst.core.get().lock(py);
+    core.check_nc_matmul(&dst.tile, st, mv).map_err(nki_error)
+}
+
 /// `nki.isa.nc_matmul(dst, stationary, moving, is_stationary_onezero=False,
 /// is_moving_onezero=False, is_transpose=False, accumulate=None, tile_position=(),
-/// tile_size=(), perf_mode=None, name=None)`: LoadWeights then Matmul into PSUM,
-/// `dst = stationary.T @ moving`; `accumulate=True` adds to dst. Exact per tpb's documented
-/// summation order, not the hardware's bits. Transpose, tiling and perf modes are refused.
+/// tile_size=(), perf_mode=None, name=None)`: LoadWeights then Matmul on the PE queue,
+/// `dst = stationary.T @ moving` into PSUM.
+///
+/// Parameters: `stationary` `[K, M]` and `moving` `[K, N]` SBUF tiles (K, M ≤ 128, N ≤ 512;
+/// fp8/bf16/fp16/fp32, fp32 only with fp32); `dst` an fp32 PSUM tile `[M, N]` inside one
+/// 2 KiB bank; `accumulate` False overwrites, True adds, None overwrites the first time a
+/// matmul writes this PSUM view and adds after; `is_transpose` the bit-accurate fp32
+/// transpose (moving is the K × K identity); the onezero hints change only speed;
+/// `tile_position`, `tile_size` and a `perf_mode` other than none are refused (their
+/// encodings are not public); `name` labels the instructions.
+///
+/// Semantics: exact per tpb's documented order (products rounded once to fp32, summed
+/// sequentially over K, PSUM accumulation one more fp32 addition), not the hardware's bits.
+///
+/// Example: `nc_matmul(acc, lhsT, rhs, accumulate=True)`.
 #[pyfunction]
 #[pyo3(
     name = "nc_matmul",
@@ -1051,23 +1110,40 @@ pub fn nki_nc_matmul(
 ) -> PyResult<RunReport> {
     // The onezero hints change only speed (isa-facts-pe-act-dma §1.13); `name` is a label.
     let _ = (is_stationary_onezero, is_moving_onezero, name);
-    let given = |o: Option<&Bound<'_, PyAny>>| -> PyResult<bool> {
-        Ok(match o {
-            None => false,
-            Some(v) if v.is_none() => false,
-            Some(v) => v.len().map(|n| n > 0).unwrap_or(true),
-        })
-    };
-    if is_transpose || given(tile_position)? || given(tile_size)? || given(perf_mode)? {
+    if given(tile_position) || given(tile_size) {
         return Err(raise(
-            ErrorKind::Usage,
-            "nc_matmul: is_transpose, tile_position, tile_size and perf_mode are not supported \
-             by tpb yet (the 16-bit transpose layout and the perf-mode values are not public)"
+            ErrorKind::NotSupported,
+            "not supported: nc_matmul tile_position / tile_size: how NKI's row and column \
+             tiles map onto row_grp / col_grp and the array's inputs is not public \
+             (isa-facts-pe-act-dma §1.5.8)"
                 .to_string(),
         ));
+    }
+    if let Some(p) = perf_mode.filter(|p| !p.is_none()) {
+        let text = p
+            .getattr("value")
+            .unwrap_or_else(|_| p.clone())
+            .str()?
+            .to_string();
+        if text != "none" {
+            return Err(raise(
+                ErrorKind::NotSupported,
+                format!(
+                    "not supported: nc_matmul perf_mode={text:?}: the PERF_OPT_MODE values and \
+                     the double-row data layout are not public (isa-facts-pe-act-dma §1.2, §8 \
+                     item 2)"
+                ),
+            ));
+        }
     }
     let st = same_core(py, dst, stationary, "stationary")?.clone();
     let mv = same_core(py, dst, moving, "moving")?.clone();
     let d = dst.tile.clone();
-    on_core(py, dst, move |c| c.nc_matmul(&d, &st, &mv, accumulate))
+    on_core_steps(py, dst, move |c| {
+        if is_transpose {
+            c.nc_matmul_transpose(&d, &st, &mv)
+        } else {
+            c.nc_matmul(&d, &st, &mv, accumulate)
+        }
+    })
 }

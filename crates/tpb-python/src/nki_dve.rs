@@ -11,7 +11,7 @@ use tpb_nki::{NkiError, Operand, ReduceCmd};
 use tpb_sim::StepReport;
 
 /// Runs a call that may emit several instructions on `dst`'s core, GIL released.
-fn on_core_steps(
+pub(crate) fn on_core_steps(
     py: Python<'_>,
     dst: &Tile,
     call: impl FnOnce(&mut tpb_nki::Core) -> Result<Vec<StepReport>, NkiError> + Send,

@@ -899,12 +899,24 @@ pub const ACCUMULATOR_READ_KEEPS: bool = true;
 /// index of its match, or `None`.
 pub fn search_first_matches(keys: &[f32; SEARCH_SLOTS], xs: &[f32]) -> [Option<u32>; SEARCH_SLOTS] {
     let mut found = [None; SEARCH_SLOTS];
+    search_first_matches_from(keys, &mut found, xs, 0);
+    found
+}
+
+/// [`search_first_matches`] over a lane's elements in pieces: `xs` are the elements from
+/// flat index `base` on, `found` holds the matches of the elements before them.
+#[inline]
+pub fn search_first_matches_from(
+    keys: &[f32; SEARCH_SLOTS],
+    found: &mut [Option<u32>; SEARCH_SLOTS],
+    xs: &[f32],
+    base: u32,
+) {
     for (i, &x) in xs.iter().enumerate() {
         if let Some(n) = (0..SEARCH_SLOTS).find(|&n| found[n].is_none() && keys[n] == x) {
-            found[n] = Some(i as u32);
+            found[n] = Some(base + i as u32);
         }
     }
-    found
 }
 
 /// Max8's eight values (Q22): the 8 largest of the lane as a multiset under the fp32 order

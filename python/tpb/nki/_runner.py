@@ -84,8 +84,10 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: str, uninitialized_reads: st
     k = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
     core = kwargs.pop("core", None)
     synchronize = kwargs.pop("synchronize", True)
+    strict_exact = bool(kwargs.pop("strict_exact", False))
     if core is None:
-        core = _tpb.Core(gen=gen, strict=uninitialized_reads == "raise")
+        core = _tpb.Core(gen=gen, strict=uninitialized_reads == "raise",
+                         strict_exact=strict_exact)
     _tpb._kernel_set_auto_sync(core, bool(synchronize))
     _tpb._kernel_set_clip_views(core, out_of_bounds == "warn")
     args = []
@@ -100,7 +102,9 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: str, uninitialized_reads: st
         old = _context.enter(_context.KernelContext(core, grid, tuple(pos)))
         try:
             results.append(k.fn(*args, **kwargs))
+            _context.flush(core)
         finally:
+            _context.discard(core)
             _context.enter(old)
     out = results[-1] if results else None
     return core, _outputs(out)
@@ -150,6 +154,8 @@ def simulate_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
         synchronize: ``True`` (default) emits the semaphore waits the kernel's footprints
             need; ``False`` emits none (a kernel that synchronises by hand, checked by
             :func:`profile_kernel`).
+        strict_exact: ``True`` raises :class:`tpb.Fault` at the first result that is not
+            exact (a matmul, exact only per tpb's summation order; an approximate function).
         core: a :class:`tpb.nki.Core` to run on (to read ``core.disasm()`` /
             ``core.bundles()`` afterwards: the emitted multi-engine program).
         kwargs: passed to the kernel.

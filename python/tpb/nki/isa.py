@@ -27,10 +27,12 @@ __all__ = [
     "engine",
     "get_nc_version",
     "iota",
+    "matmul_perf_mode",
     "max8",
     "memset",
     "nc_find_index8",
     "nc_match_replace8",
+    "nc_matmul",
     "nc_stream_shuffle",
     "nc_transpose",
     "nc_version",
@@ -61,6 +63,14 @@ class engine(enum.Enum):
     gpsimd = "gpsimd"
     dma = "dma"
     sync = "sync"
+
+
+class matmul_perf_mode(enum.Enum):
+    """``nc_matmul(perf_mode=...)``: ``none`` runs; ``double_row`` (FP8 2× mode) is refused —
+    its data layout and the PERF_OPT_MODE value are not public."""
+
+    none = "none"
+    double_row = "double_row"
 
 
 class nc_version(enum.IntEnum):
@@ -386,21 +396,90 @@ def tensor_copy_predicated(dst: Any, src: Any, predicate: Any, reverse_pred: boo
     return _tpb.tensor_copy_predicated(dst, src, predicate, reverse_pred, name)
 
 
-def nc_transpose(dst: Any, data: Any, engine: Any = None, *, name: Optional[str] = None) -> Any:
-    """Partition ↔ free transpose on the Vector engine (whole 32×32 tiles; the Tensor-engine
-    transpose needs MatMult, issue 18a).
+def nc_transpose(dst: Any, data: Any = None, engine: Any = None, *,
+                 name: Optional[str] = None) -> Any:
+    """Partition ↔ free transpose: ``dst[i, j] = data[j, i]`` (free dims flattened).
 
     Parameters:
-        dst: tile of the transposed shape; data: tile.
-        engine: ``engine.vector`` or ``unknown``.
+        dst: tile of the transposed shape ``[M, K]`` (legacy ``nc_transpose(data)`` returns
+            a new tile instead, as :func:`tpb.nki.language.transpose`).
+        data: ``[K, M]`` tile.
+        engine: ``engine.vector`` (StreamTranspose on whole ``[32, 32]`` tiles, SBUF),
+            ``engine.tensor`` (the PE: data in SBUF, dst in PSUM, K, M ≤ 128) or
+            ``engine.unknown`` (the Vector engine for a ``[32, 32]`` tile unless it goes from
+            SBUF to PSUM, else the PE).
         name: label for profiles and errors.
+
+    Semantics: on the PE, a LoadWeights of ``data`` and a Matmul against a ``K × K``
+    identity (built once per core in SBUF). fp32 on cayman/mariana is the bit-accurate
+    transpose (NaN, Inf and -0.0 kept); other dtypes, and sunda, multiply by the identity
+    into an **fp32** ``dst``: finite non-zero values are exact, a zero may lose its sign and
+    NaN/Inf spread along the row, and the report says exact-per-our-order (the 16/8-bit
+    PSUM transpose layout is not public).
 
     Example::
 
-        nisa.nc_transpose(t_T, t)
+        t = nl.ndarray((128, 96), nl.float32, buffer=nl.psum)
+        nisa.nc_transpose(t, x, engine=nisa.engine.tensor)     # x is (96, 128) in SBUF
     """
+    if data is None:
+        from . import language as nl
+
+        return nl.transpose(dst)
     _prepare(dst, name, engine)
     return _tpb.nc_transpose(dst, data, _eng(engine), name)
+
+
+def nc_matmul(dst: Any, stationary: Any = None, moving: Any = None,
+              is_stationary_onezero: bool = False, is_moving_onezero: bool = False,
+              is_transpose: bool = False, accumulate: Optional[bool] = None,
+              tile_position: Any = (), tile_size: Any = (), perf_mode: Any = None, *,
+              name: Optional[str] = None) -> Any:
+    """Tensor engine: ``dst = stationary.T @ moving`` into PSUM, as one ``LoadWeights``
+    (0x01) then one ``Matmul`` (0x02) on the PE queue.
+
+    Parameters:
+        dst: fp32 PSUM tile ``[M, N]`` inside one 2 KiB bank (N ≤ 512). The legacy form
+            ``nc_matmul(stationary, moving)`` returns a new PSUM tile, and
+            ``psum += nisa.nc_matmul(a, b)`` accumulates into ``psum`` as NKI lowers it.
+        stationary: SBUF tile ``[K, M]`` (K, M ≤ 128), loaded into the array.
+        moving: SBUF tile ``[K, N]`` streamed through it; fp8 (e4m3/e5m2), bf16, fp16 or
+            fp32 (fp32 only with fp32).
+        is_stationary_onezero, is_moving_onezero: speed hints (no effect on the result).
+        is_transpose: the bit-accurate PE transpose (NC-v3+): ``moving`` is the ``K × K``
+            identity and ``dst`` gets ``stationary``'s fp32 bits transposed (on sunda the
+            flag only affects profiling: an ordinary matmul).
+        accumulate: ``False`` overwrites ``dst``; ``True`` adds to it (PSUM accumulation in
+            fp32); ``None`` (default, NKI's rule) overwrites the first time a matmul writes
+            this PSUM view and adds after that, until another instruction writes those
+            bytes or the tile is freed.
+        tile_position, tile_size: must be empty (the row/column tiling encoding is not
+            public; raises :class:`tpb.NotSupported`).
+        perf_mode: ``None``, ``"none"`` or ``matmul_perf_mode.none`` (double_row's layout
+            is not public).
+        name: label for profiles and errors.
+
+    Semantics: exact per tpb's documented order, not the hardware's bits (the PE's
+    summation order is not public): each product is rounded once to fp32, the products are
+    added sequentially over ``k = 0..K-1`` in fp32 (RNE, no FMA), and accumulation adds
+    that sum to the old PSUM value in fp32. The report labels the Matmul
+    ``exact-per-our-order``; ``tpb.nki.Core(strict_exact=True)`` and
+    ``simulate_kernel(..., strict_exact=True)`` raise :class:`tpb.Fault` instead.
+
+    Example (accumulate over K tiles)::
+
+        acc = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
+        for k in nl.affine_range(4):
+            nisa.nc_matmul(acc, lhsT[k], rhs[k])     # k = 0 overwrites, then adds
+    """
+    if moving is None:
+        from . import language as nl
+
+        return nl.matmul(dst, stationary, transpose_x=True)
+    _prepare(dst, name, None)
+    return _tpb.nc_matmul(dst, stationary, moving, is_stationary_onezero, is_moving_onezero,
+                          is_transpose, accumulate, tile_position, tile_size,
+                          _eng(perf_mode), name)
 
 
 def nc_stream_shuffle(dst: Any, src: Any, shuffle_mask: Any, *,
@@ -627,4 +706,5 @@ def dma_copy(dst: Any, src: Any, priority: Optional[int] = None, oob_mode: Any =
 
         nisa.dma_copy(h, x, engine=nisa.engine.scalar)
     """
+    _context.flush(dst.core)
     return _tpb.dma_copy(dst, src, priority, _eng(oob_mode), _eng(dge_mode), _eng(engine), name)

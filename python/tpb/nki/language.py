@@ -343,6 +343,7 @@ def device_print(prefix: str, x: Any) -> None:
 
         nl.device_print("t=", t)
     """
+    _context.flush(x.core)
     print(prefix, x.numpy())
 
 
@@ -573,20 +574,117 @@ def mean(x: Any, axis: Any, dtype: Any = None, keepdims: bool = False, *, mask: 
     return out
 
 
+# --- matmul and transpose on the Tensor engine (nki-api §2.10) -----------------------------
+def _in_sbuf(x: Any) -> Any:
+    """``x`` itself when it is in SBUF, else a copy there (the PE reads SBUF only)."""
+    return x if x.buffer == "sbuf" else copy(x)
+
+
+def _free(x: Any) -> int:
+    n = 1
+    for d in x.shape[1:]:
+        n *= int(d)
+    return n
+
+
 def transpose(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
-    """Partition ↔ free transpose of a 2-D tile (Vector engine, whole 32×32 tiles; others need
-    the Tensor-engine transpose, issue 18a).
+    """``x.T`` for a 2-D tile of at most 128 × 128 (free dims flattened), through the
+    Tensor engine as NKI lowers it: a LoadWeights of ``x`` and a Matmul against an identity
+    (:func:`tpb.nki.isa.nc_transpose` with ``engine.tensor``), into a new PSUM tile.
 
     Parameters:
-        x: a 2-D tile; dtype: must equal x's dtype.
+        x: a tile ``[P, F]`` (a PSUM tile is first copied to SBUF: the PE reads SBUF only).
+        dtype: the result's dtype (default: x's).
+
+    Semantics: fp32 on cayman/mariana is the bit-accurate transpose into an fp32 PSUM tile.
+    Other dtypes (and sunda) multiply by the identity into fp32 PSUM, exact for finite
+    non-zero values (a zero may lose its sign; NaN/Inf spread along the row, as on NC-v2),
+    then one ``tensor_copy`` gives the result in ``dtype`` (exact: the values are ``x``'s)
+    as an SBUF tile: a PSUM write needs a 4-byte dtype, and the PE's own 16/8-bit transpose
+    layout in PSUM is not public.
 
     Example::
 
-        tT = nl.transpose(t)
+        tT = nl.transpose(t)          # t (64, 128) in SBUF -> tT (128, 64) in PSUM
+        out = nl.copy(tT)
     """
-    out = ndarray((x.shape[1], x.shape[0]), dtype or x.dtype)
-    _isa.nc_transpose(out, x)
+    if mask is not None:
+        raise _refuse("transpose", "mask=")
+    src = _in_sbuf(x)
+    shape = (_free(src), int(src.shape[0]))
+    want = np.dtype(dtype) if dtype is not None else np.dtype(x.dtype)
+    out = ndarray(shape, float32, buffer=psum)
+    _isa.nc_transpose(out, src, engine=_isa.engine.tensor)
+    if want == float32:
+        return out
+    res = ndarray(shape, want, buffer=sbuf)
+    _isa.tensor_copy(res, out)
+    return res
+
+
+def matmul(x: Any, y: Any, transpose_x: bool = False, *, mask: Any = None,
+           **kwargs: Any) -> Any:
+    """``x @ y`` (or ``x.T @ y`` with ``transpose_x=True``) as a new fp32 **PSUM** tile, on
+    the Tensor engine (:func:`tpb.nki.isa.nc_matmul`).
+
+    Parameters:
+        x: ``[K, M]`` with ``transpose_x=True`` (the stationary operand, M ≤ 128), else
+            ``[M, K]`` (transposed first through the PE, as :func:`transpose`, then copied to
+            SBUF in x's dtype).
+        y: ``[K, N]`` (the moving operand, N ≤ 512); K ≤ 128. Tiles in PSUM are copied to
+            SBUF first.
+        transpose_x: whether ``x`` is already transposed (NKI: always pass ``True``).
+
+    Semantics: the result tile is allocated at once (a PSUM capacity error names it
+    ``nl.matmul``); its Matmul is emitted just before the next call, so that
+    ``acc += nl.matmul(a, b, transpose_x=True)`` is one Matmul that accumulates into the
+    PSUM tile ``acc`` (as the NKI compiler lowers it) instead of a Matmul and an add.
+    Numbers: exact per tpb's documented summation order (see ``nc_matmul``).
+
+    Example (K-tiled accumulation)::
+
+        acc = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
+        for k in nl.affine_range(2):
+            acc += nl.matmul(lhsT[k * 128:(k + 1) * 128], rhs[k * 128:(k + 1) * 128],
+                             transpose_x=True)
+    """
+    if mask is not None:
+        raise _refuse("matmul", "mask=")
+    core = _core()
+    stationary = _in_sbuf(x) if transpose_x else copy(transpose(x), dtype=x.dtype)
+    moving = _in_sbuf(y)
+    origin = _context.origin()
+    out = core.ndarray([_free(stationary), _free(moving)], float32, buffer="psum",
+                       name=f"nl.matmul at {origin}" if origin else "nl.matmul")
+    _tpb._nc_matmul_check(out, stationary, moving)  # errors at this line, not at the flush
+
+    def emit(acc: Any) -> None:
+        _tpb._kernel_set_call(core, origin, None, None)
+        if acc is None:
+            _tpb.nc_matmul(out, stationary, moving, accumulate=False)
+        else:
+            _tpb.nc_matmul(acc, stationary, moving, accumulate=True)
+
+    _context.defer(core, out, emit)
     return out
+
+
+def _iadd(acc: Any, value: Any) -> None:
+    """``acc += value`` (``Tile.__iadd__``): the pending ``nl.matmul`` whose result is
+    ``value`` accumulates into ``acc`` (one Matmul); anything else is one element-wise add
+    (``tensor_tensor`` for a tile of acc's shape, ``tensor_scalar`` for a number or a
+    ``(P, 1)`` tile)."""
+    emit = _context.take(acc.core, value)
+    if emit is not None:
+        emit(acc)
+        return
+    if _is_tile(value) and tuple(value.shape) == tuple(acc.shape):
+        _isa.tensor_tensor(acc, acc, value, "add")
+    elif _scalar_operand(value):
+        _isa.tensor_scalar(acc, acc, "add", value)
+    else:
+        raise _refuse("add", f"acc += value of shape {getattr(value, 'shape', value)} into "
+                             f"{tuple(acc.shape)}")
 
 
 def shared_identity_matrix(n: int, dtype: Any = uint8, dst: Any = None) -> Any:

@@ -13,6 +13,7 @@
 
 use super::lex::{self, is_ws, Scan};
 use super::names::NameMap;
+use super::schema::for_each_enum_field;
 use super::schema::{part_of, resolve_key, Part, CHANNELS_FIELD, FIELD_ALIASES, OPCODE_FIELD};
 use crate::gen::Gen;
 use crate::opcode::{Opcode, StructKind, OPCODES};
@@ -22,8 +23,8 @@ use crate::tables::{
     TensorSubdim, UpdateMode, WaitMode,
 };
 use crate::wire::{
-    Body, Bytes, Data4d, DtypePair, Events, F32Bits, Field, FieldDyn, Header, ImmVal, Instruction,
-    LwCtrl, MmCtrl, Tensor, INST_WORD_LEN,
+    Body, Data4d, DtypePair, EnumValue, Events, F32Bits, Field, FieldDyn, Header, ImmVal,
+    Instruction, Tensor, TextRef, TextWriter, INST_WORD_LEN,
 };
 use std::sync::OnceLock;
 
@@ -41,6 +42,8 @@ enum Setter {
     Token(fn(&str, Gen, &mut [u8]) -> Option<Set>),
     /// A descriptor, read in one pass from the value's first byte to the end of its list.
     Operand(fn(&mut Scan<'_>, Gen, &mut [u8]) -> Option<Set>),
+    /// A bracket-free token read by the field type's own `parse_text`.
+    Own(TextWriter),
 }
 
 /// One field of a struct: where its bytes are and how to set them.
@@ -69,8 +72,6 @@ struct Tables {
     mnemonics: NameMap,
     /// One per [`StructKind::ALL`] entry, in that order.
     structs: Vec<StructTable>,
-    /// Names and aliases of each enumeration to its raw value, by [`FastEnum::INDEX`].
-    enums: Vec<NameMap>,
 }
 
 fn tables() -> &'static Tables {
@@ -86,11 +87,7 @@ fn build_tables() -> Tables {
         ))
     }));
     let structs = StructKind::ALL.iter().map(|&k| struct_table(k)).collect();
-    Tables {
-        mnemonics,
-        structs,
-        enums: enum_maps(),
-    }
+    Tables { mnemonics, structs }
 }
 
 /// The map of an enumeration's names and aliases, each to the value `parse_name` gives it.
@@ -102,42 +99,31 @@ fn enum_map<T: CodeEnum>() -> NameMap {
     }))
 }
 
-/// An enumeration with a name map: its index in [`Tables::enums`].
-trait FastEnum: CodeEnum + Field {
-    const INDEX: usize;
-}
-
-macro_rules! fast_enums {
-    ($($T:ty = $i:literal,)*) => {
-        $( impl FastEnum for $T { const INDEX: usize = $i; } )*
-        fn enum_maps() -> Vec<NameMap> {
-            let maps = vec![$( enum_map::<$T>() ),*];
-            debug_assert!([$($i),*].iter().enumerate().all(|(n, i)| n == *i));
-            maps
+/// An enumeration's name setter and the dtype names map, each enumeration's map built once
+/// (one arm per enumeration field type, from the one list `for_each_enum_field!`).
+macro_rules! enum_setters {
+    ($($E:ident),*) => {
+        /// The setter of an enumeration field: a name or alias as written in the table
+        /// (other spellings: the plain path).
+        fn enum_setter(e: EnumValue) -> Setter {
+            match e {
+                $( EnumValue::$E(_) => Setter::Token(|s, _, out| {
+                    static MAP: OnceLock<NameMap> = OnceLock::new();
+                    let v = MAP.get_or_init(enum_map::<$E>).get(s.as_bytes())?;
+                    $E::from_raw(u8::try_from(v).ok()?).write(out);
+                    Some(Set::Done)
+                }), )*
+            }
         }
     };
 }
-fast_enums!(
-    Dtype = 0,
-    AluOp = 1,
-    AffineSelectCmp = 2,
-    TensorSubdim = 3,
-    RevOps = 4,
-    ImmSrc = 5,
-    AccumCmd = 6,
-    WaitMode = 7,
-    UpdateMode = 8,
-    DebugCmd = 9,
-    ReduceOp = 10,
-    ReduceAxis = 11,
-    DgeComputeOp = 12,
-    DgeOpcode = 13,
-    DataSrc = 14,
-    PeFp32Mode = 15,
-    ImmSrcN = 16,
-    ReduceCmd = 17,
-    ActFunc = 18,
-);
+for_each_enum_field!(enum_setters);
+
+/// Dtype names and aliases (the halves of `IN->OUT`).
+fn dtype_map() -> &'static NameMap {
+    static MAP: OnceLock<NameMap> = OnceLock::new();
+    MAP.get_or_init(enum_map::<Dtype>)
+}
 
 fn struct_table(kind: StructKind) -> StructTable {
     let shape = Instruction {
@@ -192,93 +178,40 @@ fn struct_table(kind: StructKind) -> StructTable {
     }
 }
 
-/// The setter for a field's type, or `None` for a type without one.
+/// The setter for a field, by its written form (exhaustive: a new form does not build
+/// until it has a setter or says it has none).
 fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
-    let a = f.as_any();
-    macro_rules! by_type {
-        ($($T:ty => $set:expr,)*) => {
-            $( if a.is::<$T>() { return Some($set); } )*
-        };
-    }
-    by_type!(
-        Tensor<1> => Setter::Operand(set_tensor::<1>),
-        Tensor<2> => Setter::Operand(set_tensor::<2>),
-        Tensor<3> => Setter::Operand(set_tensor::<3>),
-        Tensor<4> => Setter::Operand(set_tensor::<4>),
-        Data4d => Setter::Operand(set_data4d),
-        u8 => Setter::Token(set_u8),
-        i32 => Setter::Token(set_i32),
-        u32 => Setter::Token(set_u32),
-        F32Bits => Setter::Token(set_f32),
-        ImmVal => Setter::Token(set_imm),
-        Dtype => Setter::Token(set_enum::<Dtype>),
-        AluOp => Setter::Token(set_enum::<AluOp>),
-        AffineSelectCmp => Setter::Token(set_enum::<AffineSelectCmp>),
-        TensorSubdim => Setter::Token(set_enum::<TensorSubdim>),
-        RevOps => Setter::Token(set_enum::<RevOps>),
-        ImmSrc => Setter::Token(set_enum::<ImmSrc>),
-        AccumCmd => Setter::Token(set_enum::<AccumCmd>),
-        WaitMode => Setter::Token(set_enum::<WaitMode>),
-        UpdateMode => Setter::Token(set_enum::<UpdateMode>),
-        DebugCmd => Setter::Token(set_enum::<DebugCmd>),
-        ReduceOp => Setter::Token(set_enum::<ReduceOp>),
-        ReduceAxis => Setter::Token(set_enum::<ReduceAxis>),
-        PeFp32Mode => Setter::Token(set_enum::<PeFp32Mode>),
-        ImmSrcN => Setter::Token(set_enum::<ImmSrcN>),
-        ReduceCmd => Setter::Token(set_enum::<ReduceCmd>),
-        ActFunc => Setter::Token(set_enum::<ActFunc>),
-        // `[name:value,…]` lists start with a bracket: the token setter declines them and
-        // the plain path reads them.
-        MmCtrl => Setter::Token(set_text::<MmCtrl>),
-        LwCtrl => Setter::Token(set_text::<LwCtrl>),
-        DtypePair => Setter::Token(set_dtype_pair),
-        Opcode => Setter::Token(set_text::<Opcode>),
-        Bytes<1> => Setter::Token(set_text::<Bytes<1>>),
-        Bytes<2> => Setter::Token(set_text::<Bytes<2>>),
-        Bytes<3> => Setter::Token(set_text::<Bytes<3>>),
-        Bytes<4> => Setter::Token(set_text::<Bytes<4>>),
-        Bytes<5> => Setter::Token(set_text::<Bytes<5>>),
-        Bytes<6> => Setter::Token(set_text::<Bytes<6>>),
-        Bytes<9> => Setter::Token(set_text::<Bytes<9>>),
-        Bytes<12> => Setter::Token(set_text::<Bytes<12>>),
-        Bytes<15> => Setter::Token(set_text::<Bytes<15>>),
-        Bytes<16> => Setter::Token(set_text::<Bytes<16>>),
-        Bytes<17> => Setter::Token(set_text::<Bytes<17>>),
-        Bytes<20> => Setter::Token(set_text::<Bytes<20>>),
-        Bytes<52> => Setter::Token(set_text::<Bytes<52>>),
-        Bytes<30> => Setter::Token(set_text::<Bytes<30>>),
-        Bytes<32> => Setter::Token(set_text::<Bytes<32>>),
-        Bytes<48> => Setter::Token(set_text::<Bytes<48>>),
-        u16 => Setter::Token(set_text::<u16>),
-        u64 => Setter::Token(set_text::<u64>),
-        DgeComputeOp => Setter::Token(set_enum::<DgeComputeOp>),
-        DgeOpcode => Setter::Token(set_enum::<DgeOpcode>),
-        DataSrc => Setter::Token(set_enum::<DataSrc>),
-        crate::wire::Addr8 => Setter::Token(set_text::<crate::wire::Addr8>),
-        crate::wire::DmaPattern<1> => Setter::Token(set_text::<crate::wire::DmaPattern<1>>),
-        crate::wire::DmaPattern<2> => Setter::Token(set_text::<crate::wire::DmaPattern<2>>),
-        crate::wire::Addr4 => Setter::Token(set_text::<crate::wire::Addr4>),
-    );
-    None
-}
-
-/// The field's own text rule (what the plain path calls), without the `dyn` hop.
-fn set_text<T: Field>(s: &str, gen: Gen, out: &mut [u8]) -> Option<Set> {
-    T::parse_text(s, gen).ok()?.write(out);
-    Some(Set::Done)
-}
-
-/// A name or alias as written in the table (other spellings: the plain path).
-fn set_enum<T: FastEnum>(s: &str, _: Gen, out: &mut [u8]) -> Option<Set> {
-    let v = tables().enums[T::INDEX].get(s.as_bytes())?;
-    T::from_raw(u8::try_from(v).ok()?).write(out);
-    Some(Set::Done)
+    Some(match f.text_value() {
+        TextRef::Tensor(t) => match t.num_elem.len() {
+            1 => Setter::Operand(set_tensor::<1>),
+            2 => Setter::Operand(set_tensor::<2>),
+            3 => Setter::Operand(set_tensor::<3>),
+            4 => Setter::Operand(set_tensor::<4>),
+            _ => return None,
+        },
+        TextRef::Data4d(_) => Setter::Operand(set_data4d),
+        TextRef::U8(_) => Setter::Token(set_u8),
+        TextRef::I32(_) => Setter::Token(set_i32),
+        TextRef::U32(_) => Setter::Token(set_u32),
+        TextRef::F32(_) => Setter::Token(set_f32),
+        TextRef::Imm(_) => Setter::Token(set_imm),
+        TextRef::Enum(e) => enum_setter(e),
+        TextRef::DtypePair(_) => Setter::Token(set_dtype_pair),
+        // The field's own text rule (what the plain path calls), without the `dyn` hop.
+        // `[name:value,…]` lists (the PE blocks) start with a bracket: the token reader
+        // declines them and the plain path reads them.
+        TextRef::U16(_)
+        | TextRef::Opcode(_)
+        | TextRef::Addr4(_)
+        | TextRef::Bytes(_)
+        | TextRef::Own => Setter::Own(f.text_writer()),
+    })
 }
 
 /// `IN->OUT` dtype names.
 fn set_dtype_pair(s: &str, _: Gen, out: &mut [u8]) -> Option<Set> {
     let (lo, hi) = s.split_once("->")?;
-    let dtypes = &tables().enums[Dtype::INDEX];
+    let dtypes = dtype_map();
     let (lo, hi) = (dtypes.get(lo.as_bytes())?, dtypes.get(hi.as_bytes())?);
     if lo > 0xF || hi > 0xF {
         return None;
@@ -413,7 +346,7 @@ pub(crate) fn instruction(code: &str, gen: Gen, out: &mut [u8; 64]) -> Option<()
         // The plain path ends a value at whitespace outside brackets; each reader below
         // stops exactly there or gives up.
         let done = match slot.setter? {
-            Setter::Token(set) => {
+            setter @ (Setter::Token(_) | Setter::Own(_)) => {
                 let start = pos;
                 pos += b[pos..]
                     .iter()
@@ -422,7 +355,15 @@ pub(crate) fn instruction(code: &str, gen: Gen, out: &mut [u8; 64]) -> Option<()
                 if pos == start || b.get(pos).is_some_and(|&c| class(c) == BRACKET) {
                     return None;
                 }
-                set(&code[start..pos], gen, field)?
+                let token = &code[start..pos];
+                match setter {
+                    Setter::Own(write) => {
+                        write(token, gen, field).ok()?;
+                        Set::Done
+                    }
+                    Setter::Token(set) => set(token, gen, field)?,
+                    Setter::Operand(_) => return None,
+                }
             }
             Setter::Operand(set) => {
                 let mut s = Scan::new(&b[pos..]);
@@ -459,7 +400,8 @@ mod tests {
     use super::*;
 
     /// Every field of every struct has a setter, so no field sends its lines to the plain
-    /// path for want of one (a new field type must be added to `setter_for`).
+    /// path for want of one (`setter_for` matches every written form; only a descriptor of
+    /// more than 4 slots would have none).
     #[test]
     fn every_field_type_has_a_setter() {
         for &kind in StructKind::ALL {

@@ -15,7 +15,7 @@ use crate::gen::Gen;
 use crate::opcode::{Opcode, OPCODES};
 use crate::wire::descriptor::{INDIRECT_HOLES, INDIRECT_SEPARATOR};
 use crate::wire::field::{parse_int, unhex};
-use crate::wire::{Data4d, FieldDyn, Instruction, Tensor, BUNDLE_BYTES};
+use crate::wire::{Data4d, Field, FieldDyn, Instruction, Tensor, TextRef, BUNDLE_BYTES};
 
 /// Assembles a whole file. Returns every instruction and directive in source order, or every
 /// error of the file (not just the first), each with line, column, the expected form and the
@@ -905,10 +905,15 @@ fn assign<'a>(
             let (head, pairs) = split_descriptor(value, "`BASE:[[step,num],…]` (innermost first)")?;
             let base = parse_base(head)?;
             let (steps, nums) = parse_pairs(pairs.trim(), 4, name)?;
-            if let Some(d) = f.as_any_mut().downcast_mut::<Data4d>() {
-                d.base = base;
-                d.step_elem.copy_from_slice(&steps);
-                d.num_elem.copy_from_slice(&nums);
+            if let (Ok(step_elem), Ok(num_elem)) = (steps.try_into(), nums.try_into()) {
+                let mut bytes = [0u8; <Data4d as Field>::SIZE];
+                Data4d {
+                    base,
+                    step_elem,
+                    num_elem,
+                }
+                .write(&mut bytes);
+                f.set_bytes(&bytes);
             }
             Ok(())
         }
@@ -923,7 +928,10 @@ fn assign<'a>(
                 return Err(Problem::at(value, message));
             }
             if name == CHANNELS_FIELD {
-                let count = f.as_any().downcast_ref::<u8>().copied().unwrap_or(0);
+                let count = match f.text_value() {
+                    TextRef::U8(n) => n,
+                    _ => 0,
+                };
                 // The explicit value goes first: it is what conflicts are measured against.
                 claims.insert(
                     0,
@@ -939,27 +947,36 @@ fn assign<'a>(
     }
 }
 
+/// Writes a descriptor of `steps.len()` slots into `f` (which the caller found to be a
+/// `TENSOR{N}D` of that N) through its wire bytes.
 fn set_tensor(f: &mut dyn FieldDyn, addr: crate::wire::Addr4, steps: &[i16], nums: &[u16]) {
-    fn fill<const N: usize>(
-        f: &mut dyn FieldDyn,
+    fn bytes<const N: usize>(
         addr: crate::wire::Addr4,
         steps: &[i16],
         nums: &[u16],
-    ) -> bool {
-        match f.as_any_mut().downcast_mut::<Tensor<N>>() {
-            Some(t) if steps.len() == N && nums.len() == N => {
-                t.start_addr = addr;
-                t.step_elem.copy_from_slice(steps);
-                t.num_elem.copy_from_slice(nums);
-                true
-            }
-            _ => false,
+    ) -> Option<[u8; 20]> {
+        let mut b = [0u8; 20];
+        Tensor::<N> {
+            start_addr: addr,
+            step_elem: steps.try_into().ok()?,
+            num_elem: nums.try_into().ok()?,
         }
+        .write(&mut b);
+        Some(b)
     }
-    let _ = fill::<1>(f, addr, steps, nums)
-        || fill::<2>(f, addr, steps, nums)
-        || fill::<3>(f, addr, steps, nums)
-        || fill::<4>(f, addr, steps, nums);
+    let written = match (f.text_value(), steps.len()) {
+        (TextRef::Tensor(t), n) if t.num_elem.len() == n && nums.len() == n => match n {
+            1 => bytes::<1>(addr, steps, nums),
+            2 => bytes::<2>(addr, steps, nums),
+            3 => bytes::<3>(addr, steps, nums),
+            4 => bytes::<4>(addr, steps, nums),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(b) = written {
+        f.set_bytes(&b);
+    }
 }
 
 /// Every partition range and an explicit `num_active_channels=` must agree; the agreed count
@@ -993,8 +1010,8 @@ fn reconcile_channels(
     }
     let count = first.count;
     with_field_mut(inst, CHANNELS_FIELD, |f| {
-        if let Some(n) = f.as_any_mut().downcast_mut::<u8>() {
-            *n = count;
+        if let TextRef::U8(_) = f.text_value() {
+            f.set_bytes(&[count]);
         }
     });
 }

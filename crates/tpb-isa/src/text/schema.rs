@@ -1,16 +1,9 @@
 //! What the text layer knows about fields: their written form, the short names, and how to
 //! reach a field of an [`Instruction`] by name.
 
-use crate::tables::{
-    AccumCmd, ActFunc, AffineSelectCmp, AluOp, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype,
-    ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim, UpdateMode,
-    WaitMode,
-};
 use crate::wire::{
-    Body, Data4d, DtypePair, Events, FieldDyn, FieldMeta, Header, ImmVal, Instruction, Opaque,
-    Tensor,
+    Body, EnumValue, Events, FieldDyn, FieldMeta, Header, Instruction, Opaque, TextRef,
 };
-use std::any::Any;
 
 /// Short field names the assembler accepts (case-insensitive, like every field name), each
 /// with the header names it stands for; the first one the instruction's struct has wins.
@@ -53,61 +46,42 @@ pub(crate) enum Form {
 
 pub(crate) use crate::wire::field::for_each_enum_field;
 
-/// Whether the field is one of the enumerations.
-#[inline(always)]
-fn is_enum(a: &dyn Any) -> bool {
-    macro_rules! any_of {
-        ($($T:ident),*) => { false $(|| a.is::<$T>())* };
+impl Form {
+    /// The form of a field, from its value's [`TextRef`] (a constant on a known type).
+    #[inline(always)]
+    pub(crate) fn of(t: &TextRef<'_>) -> Form {
+        match t {
+            TextRef::Tensor(t) => Form::Tensor(t.num_elem.len()),
+            TextRef::Data4d(_) => Form::Data4d,
+            TextRef::Enum(_) => Form::Enum,
+            _ => Form::Plain,
+        }
     }
-    for_each_enum_field!(any_of)
 }
 
 /// The form of a field, from its type.
 pub(crate) fn form_of(f: &dyn FieldDyn) -> Form {
-    form_of_any(f.as_any())
-}
-
-/// [`form_of`] on the field as `Any`. Inlined: the disassembler calls it on fields of known
-/// type, where every test folds to a constant.
-#[inline(always)]
-pub(crate) fn form_of_any(a: &dyn Any) -> Form {
-    if a.is::<Tensor<1>>() {
-        Form::Tensor(1)
-    } else if a.is::<Tensor<2>>() {
-        Form::Tensor(2)
-    } else if a.is::<Tensor<3>>() {
-        Form::Tensor(3)
-    } else if a.is::<Tensor<4>>() {
-        Form::Tensor(4)
-    } else if a.is::<Data4d>() {
-        Form::Data4d
-    } else if is_enum(a) {
-        Form::Enum
-    } else {
-        Form::Plain
-    }
+    Form::of(&f.text_value())
 }
 
 /// Whether `disasm` prints the field even at its default value: the fields that say what an
 /// instruction does (operands, dtypes, ALU ops, the channel count). Everything else is
 /// printed only when it differs from [`Instruction::new`].
 pub(crate) fn always_printed(meta: &FieldMeta, f: &dyn FieldDyn) -> bool {
-    always_printed_any(meta.name, f.as_any())
+    always_printed_ref(meta.name, &f.text_value())
 }
 
-/// [`always_printed`] on the field `name` as `Any` (inlined, as [`form_of_any`]).
+/// [`always_printed`] on the field `name` by its value's form (inlined: the disassembler
+/// calls it on fields of known type, where it folds to a constant).
 #[inline(always)]
-pub(crate) fn always_printed_any(name: &str, a: &dyn Any) -> bool {
-    matches!(form_of_any(a), Form::Tensor(_) | Form::Data4d)
-        || a.is::<Dtype>()
-        || a.is::<DtypePair>()
-        || a.is::<AluOp>()
-        || name == CHANNELS_FIELD
-}
-
-/// Whether the field holds an `IMM_VAL_INST_FIELD` union.
-pub(crate) fn is_imm(f: &dyn FieldDyn) -> bool {
-    f.as_any().is::<ImmVal>()
+pub(crate) fn always_printed_ref(name: &str, t: &TextRef<'_>) -> bool {
+    matches!(
+        t,
+        TextRef::Tensor(_)
+            | TextRef::Data4d(_)
+            | TextRef::Enum(EnumValue::Dtype(_) | EnumValue::AluOp(_))
+            | TextRef::DtypePair(_)
+    ) || name == CHANNELS_FIELD
 }
 
 /// The part of a bundle that holds a field.

@@ -158,6 +158,10 @@ impl Addr8 {
 
 impl Field for Addr8 {
     const SIZE: usize = 8;
+    #[inline(always)]
+    fn text_ref(&self) -> crate::wire::field::TextRef<'_> {
+        crate::wire::field::TextRef::Own
+    }
     #[inline]
     fn read(b: &[u8]) -> Self {
         Addr8(u64::from_le_bytes(le_bytes(b)))
@@ -351,6 +355,10 @@ fn parse_dma_pairs(s: &str, n: usize) -> Result<(Vec<i32>, Vec<u16>), String> {
 
 impl<const N: usize> Field for DmaPattern<N> {
     const SIZE: usize = 8 + 6 * N;
+    #[inline(always)]
+    fn text_ref(&self) -> crate::wire::field::TextRef<'_> {
+        crate::wire::field::TextRef::Own
+    }
     #[inline]
     fn read(b: &[u8]) -> Self {
         let mut p = DmaPattern {

@@ -17,6 +17,10 @@ pub const INST_WORD_LEN: u8 = 0x10;
 
 impl Field for Opcode {
     const SIZE: usize = 1;
+    #[inline(always)]
+    fn text_ref(&self) -> crate::wire::field::TextRef<'_> {
+        crate::wire::field::TextRef::Opcode(*self)
+    }
     #[inline]
     fn read(b: &[u8]) -> Self {
         Opcode(u8::read(b))

@@ -89,6 +89,10 @@ impl Addr4 {
 
 impl Field for Addr4 {
     const SIZE: usize = 4;
+    #[inline(always)]
+    fn text_ref(&self) -> crate::wire::field::TextRef<'_> {
+        crate::wire::field::TextRef::Addr4(*self)
+    }
     #[inline]
     fn read(b: &[u8]) -> Self {
         Addr4(u32::read(b))
@@ -327,6 +331,15 @@ pub fn parse_pairs_holes(s: &str, n: usize, holes: usize) -> Result<(Vec<i16>, V
 
 impl<const N: usize> Field for Tensor<N> {
     const SIZE: usize = 4 + 4 * N;
+    #[inline(always)]
+    fn text_ref(&self) -> crate::wire::field::TextRef<'_> {
+        crate::wire::field::TextRef::Tensor(crate::wire::field::TensorRef {
+            start_addr: self.start_addr,
+            indirect: self.indirect_addr(),
+            step_elem: &self.step_elem,
+            num_elem: &self.num_elem,
+        })
+    }
     #[inline]
     fn read(b: &[u8]) -> Self {
         let mut t = Tensor {
@@ -466,6 +479,10 @@ impl Data4d {
 
 impl Field for Data4d {
     const SIZE: usize = 20;
+    #[inline(always)]
+    fn text_ref(&self) -> crate::wire::field::TextRef<'_> {
+        crate::wire::field::TextRef::Data4d(self)
+    }
     #[inline]
     fn read(b: &[u8]) -> Self {
         // Same geometry as TENSOR4D with an i32 base in place of ADDR4.
@@ -553,6 +570,10 @@ impl DtypePair {
 
 impl Field for DtypePair {
     const SIZE: usize = 1;
+    #[inline(always)]
+    fn text_ref(&self) -> crate::wire::field::TextRef<'_> {
+        crate::wire::field::TextRef::DtypePair(*self)
+    }
     #[inline]
     fn read(b: &[u8]) -> Self {
         DtypePair(u8::read(b))
@@ -658,6 +679,10 @@ pub fn parse_f32_literal(s: &str) -> Result<u32, String> {
 
 impl Field for F32Bits {
     const SIZE: usize = 4;
+    #[inline(always)]
+    fn text_ref(&self) -> crate::wire::field::TextRef<'_> {
+        crate::wire::field::TextRef::F32(*self)
+    }
     #[inline]
     fn read(b: &[u8]) -> Self {
         F32Bits(u32::read(b))
@@ -685,6 +710,10 @@ pub struct ImmVal(pub u32);
 
 impl Field for ImmVal {
     const SIZE: usize = 4;
+    #[inline(always)]
+    fn text_ref(&self) -> crate::wire::field::TextRef<'_> {
+        crate::wire::field::TextRef::Imm(*self)
+    }
     #[inline]
     fn read(b: &[u8]) -> Self {
         ImmVal(u32::read(b))

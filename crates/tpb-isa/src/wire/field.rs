@@ -1,9 +1,11 @@
-//! The `Field` trait: how one typed field is read from and written to its bytes, and the
-//! object-safe [`FieldDyn`] view the explainer and the text syntax walk generically.
+//! The `Field` trait: how one typed field is read from and written to its bytes and which
+//! written form it has ([`TextRef`]), and the object-safe [`FieldDyn`] view the explainer
+//! and the text syntax walk generically.
 
 use crate::gen::Gen;
+use crate::opcode::Opcode;
 use crate::tables::CodeEnum;
-use std::any::Any;
+use crate::wire::{Addr4, Data4d, DtypePair, F32Bits, ImmVal};
 
 /// The first `N` bytes of `b`, zero-filled where `b` is shorter: field reads are total on
 /// short input (bundle parsing always passes exactly `SIZE` bytes, the fast path).
@@ -45,6 +47,58 @@ pub trait Field: Copy + Default + PartialEq + std::fmt::Debug + 'static {
     }
     /// What the text form looks like, for error messages.
     fn expected() -> String;
+    /// The field's value as the text layer reads it: which written form it has. Required
+    /// (issue 16 item 3): a new field type does not build until it says how it is written,
+    /// and the text layer's printers and setters match [`TextRef`] exhaustively (on a
+    /// known type the match folds to one arm).
+    fn text_ref(&self) -> TextRef<'_>;
+}
+
+/// A field's value by its written form (what [`Field::text_ref`] gives).
+#[derive(Clone, Copy, Debug)]
+pub enum TextRef<'a> {
+    /// `TENSOR{N}D`: `ADDRESS:[[step,num],…]`.
+    Tensor(TensorRef<'a>),
+    /// `DATA4D`: `BASE:[[step,num],…]`.
+    Data4d(&'a Data4d),
+    /// An enumeration: its name (or `0x..`).
+    Enum(EnumValue),
+    /// An `IMM_VAL_INST_FIELD` union: a float where the struct marks it FP32, else hex.
+    Imm(ImmVal),
+    /// An FP32 word, as a float.
+    F32(F32Bits),
+    /// Decimal.
+    U8(u8),
+    /// Decimal.
+    U16(u16),
+    /// Signed decimal.
+    I32(i32),
+    /// Hex.
+    U32(u32),
+    /// `IN->OUT` dtype names.
+    DtypePair(DtypePair),
+    /// The opcode byte (`0x..`).
+    Opcode(Opcode),
+    /// A 4-byte address (`sbuf[pN]+OFF`, `reg[N]` or hex).
+    Addr4(Addr4),
+    /// Raw bytes as hex.
+    Bytes(&'a [u8]),
+    /// A value written only through its own `to_text` / `parse_text` (64-bit values, DMA
+    /// addresses and patterns, the per-generation PE blocks: rare, not on a hot path).
+    Own,
+}
+
+/// A `TENSOR{N}D` descriptor's parts, whatever its N.
+#[derive(Clone, Copy, Debug)]
+pub struct TensorRef<'a> {
+    /// Start address.
+    pub start_addr: Addr4,
+    /// The second address of the indirect 4D form (`Tensor::indirect_addr`).
+    pub indirect: Option<Addr4>,
+    /// Steps, slot 0 innermost (N of them).
+    pub step_elem: &'a [i16],
+    /// Counts (N of them).
+    pub num_elem: &'a [u16],
 }
 
 /// Object-safe view of a field, for generic walkers (explain, asm, disasm).
@@ -59,10 +113,22 @@ pub trait FieldDyn {
     fn sub_parts(&self, gen: Gen) -> Vec<(String, usize, usize, String)>;
     /// What the text form looks like.
     fn expected_text(&self) -> String;
-    /// Downcasting hook for walkers that special-case a field type.
-    fn as_any(&self) -> &dyn Any;
-    /// Mutable downcasting hook.
-    fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// The value by its written form ([`Field::text_ref`]).
+    fn text_value(&self) -> TextRef<'_>;
+    /// Replaces the value by reading its wire bytes ([`Field::read`]).
+    fn set_bytes(&mut self, b: &[u8]);
+    /// The type's text reader writing straight to the field's bytes
+    /// ([`Field::parse_text`] then [`Field::write`]), for the assembler's tables.
+    fn text_writer(&self) -> TextWriter;
+}
+
+/// Parses a field's text and writes its bytes (see [`FieldDyn::text_writer`]).
+pub type TextWriter = fn(&str, Gen, &mut [u8]) -> Result<(), String>;
+
+/// [`FieldDyn::text_writer`] of `T`.
+fn write_text<T: Field>(s: &str, gen: Gen, out: &mut [u8]) -> Result<(), String> {
+    T::parse_text(s, gen)?.write(out);
+    Ok(())
 }
 
 impl<T: Field> FieldDyn for T {
@@ -82,11 +148,14 @@ impl<T: Field> FieldDyn for T {
     fn expected_text(&self) -> String {
         T::expected()
     }
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn text_value(&self) -> TextRef<'_> {
+        self.text_ref()
     }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
+    fn set_bytes(&mut self, b: &[u8]) {
+        *self = T::read(b);
+    }
+    fn text_writer(&self) -> TextWriter {
+        write_text::<T>
     }
 }
 
@@ -126,7 +195,7 @@ fn int_in<T: TryFrom<i128>>(s: &str, what: &str) -> Result<T, String> {
 
 /// An unsigned little-endian integer field written in decimal (`u8`, `u16`).
 macro_rules! unsigned_decimal_field {
-    ($($T:ty, $what:literal, $expected:literal;)*) => {$(
+    ($($T:ty, $form:ident, $what:literal, $expected:literal;)*) => {$(
         impl Field for $T {
             const SIZE: usize = std::mem::size_of::<$T>();
             #[inline]
@@ -146,13 +215,17 @@ macro_rules! unsigned_decimal_field {
             fn expected() -> String {
                 $expected.into()
             }
+            #[inline(always)]
+            fn text_ref(&self) -> TextRef<'_> {
+                TextRef::$form(*self)
+            }
         }
     )*};
 }
 
 unsigned_decimal_field! {
-    u8, "u8 (0..=255)", "an integer 0..=255";
-    u16, "u16 (0..=65535)", "an integer 0..=65535";
+    u8, U8, "u8 (0..=255)", "an integer 0..=255";
+    u16, U16, "u16 (0..=65535)", "an integer 0..=65535";
 }
 
 impl Field for i32 {
@@ -179,6 +252,10 @@ impl Field for i32 {
     fn expected() -> String {
         "a 32-bit signed integer, or its bits as `0x…`".into()
     }
+    #[inline(always)]
+    fn text_ref(&self) -> TextRef<'_> {
+        TextRef::I32(*self)
+    }
 }
 
 impl Field for u64 {
@@ -199,6 +276,10 @@ impl Field for u64 {
     }
     fn expected() -> String {
         "a 64-bit value".into()
+    }
+    #[inline(always)]
+    fn text_ref(&self) -> TextRef<'_> {
+        TextRef::Own
     }
 }
 
@@ -225,6 +306,10 @@ impl Field for u32 {
     }
     fn expected() -> String {
         "a 32-bit value".into()
+    }
+    #[inline(always)]
+    fn text_ref(&self) -> TextRef<'_> {
+        TextRef::U32(*self)
     }
 }
 
@@ -272,6 +357,10 @@ impl<const N: usize> Field for Bytes<N> {
     fn expected() -> String {
         format!("{N} bytes as hex digits, e.g. {}", "00".repeat(N))
     }
+    #[inline(always)]
+    fn text_ref(&self) -> TextRef<'_> {
+        TextRef::Bytes(&self.0)
+    }
 }
 
 pub use crate::hex::encode as hex;
@@ -282,7 +371,14 @@ pub fn unhex(s: &str) -> Option<Vec<u8>> {
 }
 
 macro_rules! enum_field {
-    ($($T:ty),*) => {$(
+    ($($T:ident),*) => {
+        /// An enumeration field's value, by its type (one variant per enumeration field
+        /// type, from `for_each_enum_field!`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum EnumValue {
+            $( #[doc = concat!("A `", stringify!($T), "`.")] $T($T), )*
+        }
+        $(
         impl Field for $T {
             const SIZE: usize = 1;
             #[inline]
@@ -296,6 +392,8 @@ macro_rules! enum_field {
                     <$T>::KIND.to_ascii_lowercase(), s.trim(), <$T>::names_for(gen).join(", ")))
             }
             fn expected() -> String { format!("a {} name or number", <$T>::KIND) }
+            #[inline(always)]
+            fn text_ref(&self) -> TextRef<'_> { TextRef::Enum(EnumValue::$T(*self)) }
         }
     )*};
 }

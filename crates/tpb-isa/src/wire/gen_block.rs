@@ -238,6 +238,11 @@ macro_rules! gen_block {
 
         impl $crate::wire::Field for $T {
             const SIZE: usize = $n;
+            #[inline(always)]
+            fn text_ref(&self) -> $crate::wire::field::TextRef<'_> {
+                // Named sub-fields per generation: their own text.
+                $crate::wire::field::TextRef::Own
+            }
             #[inline]
             fn read(b: &[u8]) -> Self {
                 $T($crate::wire::field::le_bytes(b))

@@ -40,7 +40,7 @@ pub use descriptor::{
     Addr4, AddrForm, Data4d, DtypePair, F32Bits, ImmVal, Tensor, Tensor1, Tensor2, Tensor3, Tensor4,
 };
 pub use dma::*;
-pub use field::{Bytes, Field, FieldDyn};
+pub use field::{Bytes, EnumValue, Field, FieldDyn, TensorRef, TextRef, TextWriter};
 pub use pe::*;
 pub use s2s2d2_stt::*;
 pub use s3d3_cp_pred_scalar::S3d3CpPredScalar;

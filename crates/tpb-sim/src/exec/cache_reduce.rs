@@ -10,15 +10,17 @@
 //! 0x9b: for c: dst[c][0] = convert(negated ? -acc[c] : acc[c])           (read-accumulator)
 //! ```
 
+use super::access::Access;
+use super::dense::{self, CHUNK};
 use super::lanes::{gather_all, record_write, scatter};
 use super::stt::warn_unset_accumulators;
-use super::{kernels, num_fault, Cx, Pointer, Role, Which};
+use super::{kernels, num_fault, pair_kernels, Cx, Pointer, Role, Which};
 use crate::assumptions::{cache_reduce_seed, cache_reduce_step, CACHE_REDUCE_DST_IS_FOLD};
 use crate::machine::FaultCause;
-use crate::numerics::{from_f32, to_f32};
+use crate::numerics::{from_f32, simd, to_f32};
 use tpb_isa::opcode::{Opcode, OpcodeInfo};
 use tpb_isa::wire::{D1Rd, ImmVal, S3d3Ts};
-use tpb_isa::{AccumCmd, Dtype, ImmSrc};
+use tpb_isa::{AccumCmd, AluOp, Dtype, ImmSrc};
 
 /// Plans a scalar read through `src` (fp32 per lane through a pointer).
 fn plan_scalar(
@@ -69,6 +71,9 @@ pub(super) fn execute(
         warn_unset_accumulators(cx, row, n);
     }
     cx.gate()?;
+    if dense::applies(&[&src], &dst, n) && dense_path(cx, s, cumulative, [&src, &dst], n) {
+        return Ok(());
+    }
 
     let fp8 = cx.cfg.fp8;
     let inputs = gather_all(&cx.st.mem, &src, n);
@@ -76,11 +81,13 @@ pub(super) fn execute(
     let mut accs = Vec::with_capacity(n as usize);
     for (c, xs) in inputs.iter().enumerate() {
         let s0 = f32::from_bits(cx.scratch.work.s0[c]);
-        let mut acc = match s.accumulator_cmd {
-            AccumCmd::ZERO_ACCUMULATE => cache_reduce_seed(s.op1),
-            AccumCmd::LOAD_ACCUMULATE => f32::from_bits(cx.scratch.work.s1[c]),
-            _ => cx.st.dve.lanes[c].accumulator_f32(),
-        };
+        let mut acc = seed(
+            &cx.scratch.work,
+            &cx.st.dve.lanes[c],
+            s.accumulator_cmd,
+            s.op1,
+            c,
+        );
         let mut vals = Vec::with_capacity(xs.len());
         for &x in xs {
             let (tmp, a) = cache_reduce_step(s.op0, s.op1, to_f32(s.in_dtype, x, &fp8), s0, acc)
@@ -105,6 +112,85 @@ pub(super) fn execute(
     }
     record_write(cx.out, &dst, n, count);
     Ok(())
+}
+
+/// The seed of lane `c`'s fold.
+fn seed(
+    work: &super::Work,
+    lane: &crate::machine::DveLane,
+    cmd: AccumCmd,
+    op1: AluOp,
+    c: usize,
+) -> f32 {
+    match cmd {
+        AccumCmd::ZERO_ACCUMULATE => cache_reduce_seed(op1),
+        AccumCmd::LOAD_ACCUMULATE => f32::from_bits(work.s1[c]),
+        _ => lane.accumulator_f32(),
+    }
+}
+
+/// The dense path (`dense`): per chunk, decode and op0 in one loop, the fold, the encoder;
+/// the same values as the plain walk above (`tests/dve_fast_paths.rs`). `false`: not
+/// taken, nothing changed.
+fn dense_path(
+    cx: &mut Cx<'_>,
+    s: &S3d3Ts,
+    cumulative: bool,
+    [src, dst]: [&Access; 2],
+    n: u32,
+) -> bool {
+    let fp8 = cx.cfg.fp8;
+    let count = dst.count() as usize;
+    let (si, so) = (src.size, dst.size);
+    let running = cumulative || !CACHE_REDUCE_DST_IS_FOLD;
+    let work = &cx.scratch.work;
+    let lanes = &mut cx.st.dve.lanes;
+    if !dense::datapath(&[s.in_dtype, s.out_dtype]) {
+        return false;
+    }
+    let mut accs = [0f32; 128];
+    let mut t = [0f32; CHUNK];
+    let mem = &mut cx.st.mem;
+    let done = simd::vectorize(
+        #[inline(always)]
+        || {
+            dense::for_each_channel(
+                mem,
+                [src, src],
+                dst,
+                n,
+                #[inline(always)]
+                |c: u32, [x, _]: [&[u8]; 2], d: &mut [u8]| {
+                    let c = c as usize;
+                    let s0 = f32::from_bits(work.s0[c]);
+                    let mut acc = seed(work, &lanes[c], s.accumulator_cmd, s.op1, c);
+                    for k in (0..count).step_by(CHUNK) {
+                        let len = CHUNK.min(count - k);
+                        let t = &mut t[..len];
+                        let x = &x[k * si..(k + len) * si];
+                        pair_kernels::decode_stage_in((s.op0, s0, false), s.in_dtype, x, t, &fp8);
+                        acc = pair_kernels::fold(s.op1, t, acc, running);
+                        pair_kernels::encode_in(
+                            s.out_dtype,
+                            t,
+                            &mut d[k * so..(k + len) * so],
+                            &fp8,
+                        );
+                    }
+                    accs[c] = acc;
+                },
+            )
+        },
+    );
+    if !done {
+        return false;
+    }
+    for (lane, acc) in lanes.iter_mut().zip(&accs[..n as usize]) {
+        lane.accumulator = acc.to_bits();
+        lane.accumulator_written = true;
+    }
+    record_write(cx.out, dst, n, count as u64);
+    true
 }
 
 pub(super) fn read_accumulator(cx: &mut Cx<'_>, s: &D1Rd) -> Result<(), FaultCause> {

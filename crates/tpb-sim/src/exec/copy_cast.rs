@@ -10,12 +10,17 @@
 //! ```
 
 use super::engine::{Bufs, Kernel};
+use super::kernels::{self, StageLoop};
 use super::{Cx, Parts};
-use crate::assumptions::{raw_move, reciprocal_f32};
+use crate::assumptions::raw_move;
+#[cfg(test)]
+use crate::assumptions::reciprocal_f32;
 use crate::machine::FaultCause;
-use crate::numerics::{decode_slice_to_f32, encode_slice_from_f32, from_f32, to_f32, Fp8Config};
+use crate::numerics::{
+    decode_slice_to_f32, encode_bytes_with, encode_slice_from_f32, from_f32, to_f32, Fp8Config,
+};
 use tpb_isa::wire::S4d4Tr;
-use tpb_isa::Dtype;
+use tpb_isa::{AluOp, Dtype};
 
 /// One Cast element: raw bits when the dtypes are equal, else through FP32
 /// (`copy-when-same-dtype`).
@@ -71,6 +76,33 @@ struct CastKernel {
 }
 
 impl Kernel for CastKernel {
+    /// From input to output bytes in one loop: a copy, or decode → (reciprocal) → encode
+    /// fused for the float inputs (`encode_bytes_with`, the same codecs as `load`/`store`).
+    fn map(&mut self, b: &mut Bufs, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
+        if self.raw {
+            out.copy_from_slice(&input[..out.len()]);
+            return;
+        }
+        let mut l = Fused {
+            k: self,
+            input,
+            out,
+            done: 0,
+        };
+        if self.reciprocal {
+            // `reciprocal-ieee`: reciprocal_f32(x) = alu_arith(DIVIDE, 1, x), the stage
+            // DIVIDE with the operands reversed and 1 as the scalar.
+            kernels::with_stage(AluOp::DIVIDE, true, &mut l);
+        } else {
+            kernels::with_stage(AluOp::BYPASS, false, &mut l);
+        }
+        let done = l.done;
+        if done == 0 && !input.is_empty() {
+            self.load(b, c, k0, input);
+            self.store(b, c, k0, out);
+        }
+    }
+
     fn load(&mut self, b: &mut Bufs, _c: u32, _k0: u64, input: &[u8]) {
         if self.raw {
             b.bytes[..input.len()].copy_from_slice(input);
@@ -78,9 +110,7 @@ impl Kernel for CastKernel {
         }
         let n = decode_slice_to_f32(self.from, input, &mut b.f, &self.fp8);
         if self.reciprocal {
-            for x in &mut b.f[..n] {
-                *x = reciprocal_f32(*x);
-            }
+            kernels::arith(AluOp::DIVIDE, true, &mut b.f[..n], 1.0);
         }
     }
 
@@ -96,6 +126,23 @@ impl Kernel for CastKernel {
     fn pure_key(&self, _c: u32, _k0: u64) -> Option<u64> {
         // Each output is a function of its input element alone, the same everywhere.
         Some(0)
+    }
+}
+
+/// [`StageLoop`] of [`CastKernel::map`]: the stage (`x op 1`) inside the encoder's loop.
+struct Fused<'a, 'k> {
+    k: &'k CastKernel,
+    input: &'a [u8],
+    out: &'a mut [u8],
+    done: usize,
+}
+
+impl StageLoop for &mut Fused<'_, '_> {
+    #[inline(always)]
+    fn run(self, f: impl Fn(f32, f32) -> f32 + Copy) {
+        let k = self.k;
+        self.done =
+            encode_bytes_with::<false>(k.from, self.input, k.to, self.out, &k.fp8, |x| f(x, 1.0));
     }
 }
 

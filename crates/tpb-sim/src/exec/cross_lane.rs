@@ -6,14 +6,16 @@
 //! PARTITIONS: dst[k]    = fold(src[c][k] for c in 0..n)          (dst in one partition)
 //! ```
 
+use super::access::Access;
+use super::dense::{self, CHUNK};
 use super::lanes::{gather_all, record_write, scatter};
-use super::{Cx, Role};
+use super::{kernels, pair_kernels, Cx, Role};
 use crate::assumptions::cross_lane_fold;
 use crate::machine::FaultCause;
-use crate::numerics::{from_f32, to_f32};
+use crate::numerics::{decode_values, from_f32, simd, to_f32};
 use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::wire::S4d4Cr;
-use tpb_isa::ReduceAxis;
+use tpb_isa::{AluOp, ReduceAxis, ReduceOp};
 
 const SBUF_ONLY_READ: Role = Role {
     write: false,
@@ -58,6 +60,25 @@ pub(super) fn execute(
     cx.check_reads(&src, n, |_| true);
     cx.gate()?;
     let fp8 = cx.cfg.fp8;
+    let arith = matches!(
+        s.reduce_op,
+        ReduceOp::ADD | ReduceOp::AVERAGE | ReduceOp::MAX
+    );
+    let datapath = dense::datapath(&[s.in_dtype, s.out_dtype]);
+    if !bitvec && !all && arith && datapath && dense::readable(&src) {
+        // PARTITIONS in one pass over the rows (`dense`): the running folds of every element
+        // side by side, channel after channel — the assumed order (channels ascending) for
+        // each element, computed across elements at once.
+        let folds = partition_folds(cx, s, &src, n);
+        let out: Vec<u32> = folds
+            .iter()
+            .map(|&v| from_f32(s.out_dtype, v, &fp8))
+            .collect();
+        scatter(&mut cx.st.mem, &dst, 0, &out);
+        record_write(cx.out, &dst, 1, want);
+        cx.out.elements = count * u64::from(n);
+        return Ok(());
+    }
     let rows = gather_all(&cx.st.mem, &src, n);
     // Values in fold order: fp32 bits on the arith path, raw bits on the bitvec path.
     let value = |raw: u32| {
@@ -92,4 +113,42 @@ pub(super) fn execute(
     record_write(cx.out, &dst, 1, want);
     cx.out.elements = count * u64::from(n);
     Ok(())
+}
+
+/// The PARTITIONS fold of the arith ops over a dense source ([`cross_lane_fold`], Q13): the
+/// first channel's values (AVERAGE: times `scale`), then each further channel's folded in
+/// with ADD or MAX (AVERAGE: its values times `scale` added) through the stage loops, which
+/// are `alu_arith`'s bit for bit. Checked against the plain walk by
+/// `tests/dve_fast_paths.rs`.
+fn partition_folds(cx: &Cx<'_>, s: &S4d4Cr, src: &Access, n: u32) -> Vec<f32> {
+    let fp8 = cx.cfg.fp8;
+    let count = src.count() as usize;
+    let scale = s.scale.value();
+    let mut acc = vec![0f32; count];
+    let mut t = [0f32; CHUNK];
+    let op = if s.reduce_op == ReduceOp::MAX {
+        AluOp::MAX
+    } else {
+        AluOp::ADD
+    };
+    simd::vectorize(
+        #[inline(always)]
+        || {
+            for c in 0..n {
+                let row = dense::channel(&cx.st.mem, src, c);
+                for (acc, bytes) in acc.chunks_mut(CHUNK).zip(row.chunks(CHUNK * src.size)) {
+                    let t = &mut t[..acc.len()];
+                    let dst: &mut [f32] = if c == 0 { acc } else { t };
+                    decode_values(s.in_dtype, bytes, dst, &fp8);
+                    if s.reduce_op == ReduceOp::AVERAGE {
+                        kernels::arith_in(AluOp::MULT, false, dst, scale);
+                    }
+                    if c > 0 {
+                        pair_kernels::fold_rows_in(op, acc, t);
+                    }
+                }
+            }
+        },
+    );
+    acc
 }

@@ -107,6 +107,15 @@ pub(crate) trait Kernel: Clone + Send + Sync {
         self.load(b, c, k0, input);
         self.store(b, c, k0, out);
     }
+    /// Every channel's whole walk in one call, when both operands are one contiguous run
+    /// per channel: `rows` yields each channel's [`Row`] (and marks its output initialised
+    /// as it does). A kernel with such a path takes every row; one without (the default)
+    /// hands `rows` back untouched and the engine drives chunk by chunk. This is how a
+    /// kernel pays its dispatch and setup once per instruction instead of once per channel.
+    #[inline(always)]
+    fn map_rows<'r, I: Iterator<Item = Row<'r>>>(&mut self, rows: I) -> Result<(), I> {
+        Err(rows)
+    }
     /// `Some(key)` when, from element `k0` of channel `c` up to the next multiple of the
     /// walk's `split`, each output element is a function of its input element alone (no
     /// position, no other element), the same function for every chunk of this instruction
@@ -125,6 +134,17 @@ pub(crate) struct Threads {
     pub(crate) count: usize,
     /// Instructions with fewer elements (all channels) stay on the calling thread.
     pub(crate) min_elements: u64,
+}
+
+/// One channel's whole walk for [`Kernel::map_rows`]: all its input bytes and the output
+/// bytes they map to (both contiguous, little-endian, element `k` with element `k`).
+pub(crate) struct Row<'a> {
+    /// The channel (relative: 0..num_active_channels).
+    pub(crate) c: u32,
+    /// `count` input elements.
+    pub(crate) input: &'a [u8],
+    /// `count` output elements.
+    pub(crate) out: &'a mut [u8],
 }
 
 /// One channel's operands, cut out of memory.
@@ -193,6 +213,13 @@ pub(crate) fn drive<K: Kernel>(
             channels(mem, snap, walk, from_snapshot, n, |ch| chans.push(ch))
                 && run_parallel(&mut chans, lanes, groups, walk, k)
         } else {
+            if !from_snapshot && rows_walk(walk) {
+                if let Some(rows) = dense_rows(mem, walk, n) {
+                    if k.map_rows(rows).is_ok() {
+                        return;
+                    }
+                }
+            }
             // One thread: each channel runs as soon as it is cut out (nothing collected,
             // which matters for the one-element instruction).
             let lane = &mut lanes[0];
@@ -226,6 +253,20 @@ fn run_parallel<K: Kernel>(
         .zip(lanes[..groups].par_iter_mut())
         .for_each(|(group, lane)| {
             let mut k = k.clone();
+            if rows_walk(walk) {
+                let (lo, len) = (walk.dst.lo as usize, (walk.dst.hi - walk.dst.lo) as usize);
+                let rows = group.iter_mut().map(|ch| {
+                    Shadow::set_words(ch.init, lo, len);
+                    Row {
+                        c: ch.c,
+                        input: ch.input,
+                        out: &mut *ch.out,
+                    }
+                });
+                if k.map_rows(rows).is_ok() {
+                    return;
+                }
+            }
             for ch in group {
                 drive_channel(ch, lane, walk, &mut k);
             }
@@ -359,6 +400,83 @@ fn channels<'m>(
     true
 }
 
+/// Whether [`Kernel::map_rows`] may take the walk: an input, and both operands one
+/// contiguous run per channel.
+#[inline(always)]
+fn rows_walk(walk: Walk<'_>) -> bool {
+    walk.input.is_some_and(dense) && dense(walk.dst)
+}
+
+/// The [`Row`]s of a [`rows_walk`] read straight from memory, each marking its output bytes
+/// initialised when it is yielded, for the common layouts: the input in the output's
+/// partitions (hulls disjoint) or in the other space. `None` for any other layout (the
+/// engine then cuts channels as usual).
+#[inline]
+fn dense_rows<'m>(
+    mem: &'m mut Memory,
+    walk: Walk<'_>,
+    n: u32,
+) -> Option<impl Iterator<Item = Row<'m>> + 'm> {
+    let Walk {
+        input: Some(i),
+        dst,
+        ..
+    } = walk
+    else {
+        return None;
+    };
+    let same_space = i.space == dst.space;
+    let (lo, hi) = (i.lo as usize, i.hi as usize);
+    let (dlo, dhi) = (dst.lo as usize, dst.hi as usize);
+    let input_first = hi <= dlo;
+    if same_space && (i.part0 != dst.part0 || !(input_first || dhi <= lo)) {
+        return None;
+    }
+    let stride = mem.stride(dst.space);
+    let read_stride = mem.stride(i.space);
+    let s0 = i.part0 as usize;
+    let (data, words, other) = mem.split_for_write(dst.space);
+    let rows = data
+        .chunks_mut(stride)
+        .zip(words.chunks_mut(stride / 64))
+        .skip(dst.part0 as usize)
+        .take(n as usize)
+        .enumerate()
+        .map(move |(c, (part, init))| {
+            Shadow::set_words(init, dlo, dhi - dlo);
+            let (input, out) = if same_space {
+                split_disjoint(part, lo..hi, dlo..dhi, input_first)
+            } else {
+                let b = (s0 + c) * read_stride;
+                (&other[b + lo..b + hi], &mut part[dlo..dhi])
+            };
+            Row {
+                c: c as u32,
+                input,
+                out,
+            }
+        });
+    Some(rows)
+}
+
+/// `data[r]` and `data[w]` borrowed together, for disjoint ranges with `r` before `w`
+/// exactly when `r_first`.
+#[inline(always)]
+fn split_disjoint(
+    data: &mut [u8],
+    r: std::ops::Range<usize>,
+    w: std::ops::Range<usize>,
+    r_first: bool,
+) -> (&[u8], &mut [u8]) {
+    if r_first {
+        let (a, b) = data.split_at_mut(w.start);
+        (&a[r], &mut b[..w.len()])
+    } else {
+        let (a, b) = data.split_at_mut(r.start);
+        (&b[..r.len()], &mut a[w])
+    }
+}
+
 /// `data[r]` and `data[w]` borrowed together, if the ranges are disjoint.
 #[inline(always)]
 fn split_pair(
@@ -367,11 +485,9 @@ fn split_pair(
     w: std::ops::Range<usize>,
 ) -> Option<(&[u8], &mut [u8])> {
     if r.end <= w.start {
-        let (a, b) = data.split_at_mut(w.start);
-        Some((&a[r], &mut b[..w.len()]))
+        Some(split_disjoint(data, r, w, true))
     } else if w.end <= r.start {
-        let (a, b) = data.split_at_mut(r.start);
-        Some((&b[..r.len()], &mut a[w]))
+        Some(split_disjoint(data, r, w, false))
     } else {
         None
     }
@@ -586,5 +702,225 @@ fn write(
         }
         cur.advance(take as u64);
         done += take;
+    }
+}
+
+/// [`Kernel::map_rows`] (TensorScalar's and PtrMulti's rows paths, one thread and in thread
+/// groups) against the per-element definition, at every SIMD level, for the layouts that
+/// take the rows path (input before or after the output in the same partitions, input or
+/// output in the other space) and those that fall back (in place, shifted partitions),
+/// with per-channel scalars and a staged (unfusable) op beside the fused ones.
+#[cfg(test)]
+mod rows_tests {
+    use crate::assumptions::stage_arith;
+    use crate::numerics::{from_f32, simd, to_f32, Fp8Config};
+    use crate::{Config, FlopKind, Flops, HostTensor, Machine};
+    use tpb_isa::geometry::Space;
+    use tpb_isa::text::asm_line;
+    use tpb_isa::{AluOp, CodeEnum, Dtype, Gen};
+
+    const P: u32 = 4;
+    const F: u64 = 300;
+    const W: u64 = 3;
+
+    /// (source, destination) as (space, first partition, byte offset).
+    type Layout = ((Space, u32, u32), (Space, u32, u32));
+    const LAYOUTS: [Layout; 6] = [
+        ((Space::Sbuf, 0, 0), (Space::Sbuf, 0, 0x4000)),
+        ((Space::Sbuf, 0, 0x4000), (Space::Sbuf, 0, 0)),
+        ((Space::Sbuf, 0, 0), (Space::Sbuf, 0, 0)),
+        ((Space::Sbuf, 0, 0), (Space::Psum, 0, 0)),
+        ((Space::Psum, 0, 0), (Space::Sbuf, 0, 0x4000)),
+        ((Space::Sbuf, 0, 0), (Space::Sbuf, 1, 0x4000)),
+    ];
+
+    fn name(d: Dtype) -> &'static str {
+        match d {
+            Dtype::FP32 => "fp32",
+            Dtype::BFLOAT16 => "bf16",
+            Dtype::FP16 => "fp16",
+            _ => "fp8_exp4",
+        }
+    }
+
+    fn region((space, p0, off): (Space, u32, u32), pattern: &str) -> String {
+        let s = if space == Space::Sbuf { "sbuf" } else { "psum" };
+        format!("{s}[p{p0}..{}]+{off:#x}:{pattern}", p0 + P)
+    }
+
+    fn host((space, p0, off): (Space, u32, u32), d: Dtype) -> HostTensor {
+        HostTensor::at(space, p0..p0 + P)
+            .offset(u64::from(off))
+            .elements(d, F)
+    }
+
+    /// Raw input elements: pseudo-random bits (NaNs, infinities and subnormals among them).
+    fn raw_inputs(d: Dtype) -> Vec<u8> {
+        let size = d.size().unwrap();
+        let mut x: u32 = 0x9E37_79B9;
+        (0..u64::from(P) * F)
+            .flat_map(|i| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                // FP32: mostly ordinary values, so the ops round.
+                let v = if size == 4 && i % 5 != 0 {
+                    ((i as f32 - 600.0) * 0.37).to_bits() ^ (x & 0xFF)
+                } else {
+                    x
+                };
+                v.to_le_bytes()[..size].to_vec()
+            })
+            .collect()
+    }
+
+    enum Case {
+        /// TensorScalar through pointers: op0, op1 with per-channel scalars.
+        Ts(AluOp, AluOp),
+        /// PtrMulti: op with per-slice, per-channel scalars.
+        Pm(AluOp),
+    }
+
+    fn scalar(c: u64, j: u64) -> f32 {
+        [1.5f32, -0.25, 3.0e38, 0.0, -1.0, 2.5e-3, 7.0, f32::NAN][((c * 3 + j) % 8) as usize]
+    }
+
+    #[test]
+    fn rows_paths_match_the_definition() {
+        for level in simd::available() {
+            simd::with_level(level, || {
+                for (threads, min) in [(1, u64::MAX), (2, 0)] {
+                    rows_paths_at(threads, min, level);
+                }
+            })
+            .unwrap();
+        }
+    }
+
+    fn rows_paths_at(threads: usize, min: u64, level: simd::Level) {
+        let gen = Gen::Cayman;
+        let cfg = Fp8Config::default();
+        let ins = [Dtype::FP32, Dtype::BFLOAT16, Dtype::FP16, Dtype::FP8_EXP4];
+        let outs = [Dtype::FP32, Dtype::BFLOAT16, Dtype::FP16, Dtype::FP8_EXP4];
+        let cases = [
+            Case::Ts(AluOp::MULT, AluOp::ADD),
+            Case::Ts(AluOp::ADD, AluOp::MULT),
+            Case::Ts(AluOp::MULT, AluOp::BYPASS),
+            Case::Ts(AluOp::SUBTRACT, AluOp::MULT),
+            Case::Pm(AluOp::MULT),
+            Case::Pm(AluOp::ADD),
+            Case::Pm(AluOp::SUBTRACT),
+        ];
+        let mut k = 0usize;
+        for (src, dst) in LAYOUTS {
+            for &din in &ins {
+                for &dout in &outs {
+                    // PSUM holds 4-byte elements only.
+                    if (src.0 == Space::Psum && din != Dtype::FP32)
+                        || (dst.0 == Space::Psum && dout != Dtype::FP32)
+                    {
+                        continue;
+                    }
+                    // A case per pair of dtypes, cycling through the list.
+                    let case = &cases[k % cases.len()];
+                    one_case(gen, &cfg, threads, min, src, dst, din, dout, case, level);
+                    k += 1;
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)] // a test case's coordinates
+    fn one_case(
+        gen: Gen,
+        cfg: &Fp8Config,
+        threads: usize,
+        min: u64,
+        src: (Space, u32, u32),
+        dst: (Space, u32, u32),
+        din: Dtype,
+        dout: Dtype,
+        case: &Case,
+        level: simd::Level,
+    ) {
+        let mut m = Machine::new(Config::new(gen));
+        m.set_threading(threads, min);
+        let raw = raw_inputs(din);
+        m.write_tensor(&host(src, din), &raw).unwrap();
+        let (ni, no) = (name(din), name(dout));
+        let slice = F / W;
+        let text = match *case {
+            Case::Ts(op0, op1) => {
+                // Per-channel scalars at 0x8000 / 0x8004 of the SBUF partitions.
+                for (j, at) in [(0, 0x8000u64), (1, 0x8004)] {
+                    let vals: Vec<u8> = (0..u64::from(P))
+                        .flat_map(|c| scalar(c, j).to_le_bytes())
+                        .collect();
+                    let t = HostTensor::at(Space::Sbuf, 0..P)
+                        .offset(at)
+                        .elements(Dtype::FP32, 1);
+                    m.write_tensor(&t, &vals).unwrap();
+                }
+                let pat = format!("[[1,{F}]]");
+                format!(
+                    "ts_ptr_arith channels={P} src={} in={ni} out={no} imm0=0x8000 \
+                     imm1=0x8004 op0={} op1={} dst={}",
+                    region(src, &pat),
+                    op0.name().unwrap(),
+                    op1.name().unwrap(),
+                    region(dst, &pat)
+                )
+            }
+            Case::Pm(op) => {
+                for c in 0..P {
+                    let mut slots = [0u32; 8];
+                    for (j, s) in slots.iter_mut().enumerate() {
+                        *s = scalar(u64::from(c), j as u64).to_bits();
+                    }
+                    let f = Flops {
+                        slots,
+                        loaded: 8,
+                        kind: Some(FlopKind::Arith),
+                    };
+                    m.set_flops(c as usize, f).unwrap();
+                }
+                let pat = format!("[[1,{slice}],[1,1],[1,1],[{slice},{W}]]");
+                format!(
+                    "ptr_multi_arith channels={P} src={} in={ni} out={no} op={} op_dim=xyz \
+                     dst={}",
+                    region(src, &pat),
+                    op.name().unwrap(),
+                    region(dst, &pat)
+                )
+            }
+        };
+        let inst = asm_line(&text, gen).unwrap_or_else(|e| panic!("{text}: {e}"));
+        m.step(&inst).unwrap_or_else(|f| panic!("{text}: {f}"));
+        let got = m.read_tensor(&host(dst, dout)).unwrap();
+        assert_eq!(
+            m.uninitialised_bytes(&host(dst, dout)).unwrap(),
+            0,
+            "{text}"
+        );
+        let (si, so) = (din.size().unwrap(), dout.size().unwrap());
+        for (e, x) in raw.chunks(si).enumerate() {
+            let (c, j) = (e as u64 / F, e as u64 % F);
+            let mut b = [0u8; 4];
+            b[..si].copy_from_slice(x);
+            let x = to_f32(din, u32::from_le_bytes(b), cfg);
+            let r = match *case {
+                Case::Ts(op0, op1) => {
+                    let t = stage_arith(op0, x, scalar(c, 0), false).unwrap();
+                    stage_arith(op1, t, scalar(c, 1), false).unwrap()
+                }
+                Case::Pm(op) => stage_arith(op, x, scalar(c, j / slice), false).unwrap(),
+            };
+            let want = from_f32(dout, r, cfg).to_le_bytes();
+            assert_eq!(
+                got[e * so..(e + 1) * so],
+                want[..so],
+                "{level:?} threads {threads}: {text}: element {e}"
+            );
+        }
     }
 }

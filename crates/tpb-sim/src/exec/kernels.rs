@@ -11,8 +11,8 @@
 use crate::assumptions::{stage_arith, stage_bitvec, stage_int};
 use crate::numerics::alu::{max_num, min_num};
 use crate::numerics::{
-    canonical_nan, decode_slice_to_f32, decode_with, encode_bytes_with, encode_slice_from_f32,
-    encode_with, simd, Fp8Config, NumError,
+    canonical_nan, decode_slice_to_f32, decode_with, encode_rows_with, encode_slice_from_f32,
+    encode_with, rows_fusable, simd, Fp8Config, NumError,
 };
 use tpb_isa::{AluOp, Dtype};
 
@@ -50,8 +50,9 @@ pub(crate) fn encode(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8Config) 
     }
 }
 
+/// `r`, or the canonical FP32 NaN if `r` is a NaN (what `alu_arith` returns).
 #[inline(always)]
-fn canon(r: f32) -> f32 {
+pub(crate) fn canon(r: f32) -> f32 {
     if r.is_nan() {
         f32::from_bits(canonical_nan::FP32)
     } else {
@@ -105,25 +106,61 @@ pub(crate) fn check_int(op: AluOp) -> Result<(), NumError> {
 pub(crate) fn arith(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
     simd::vectorize(
         #[inline(always)]
-        || arith_loops(op, rev, xs, s),
+        || arith_in(op, rev, xs, s),
     );
 }
 
+/// [`arith`] without a dispatch of its own, for loops already inside `simd::vectorize`.
 #[inline(always)]
-fn arith_loops(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
+pub(crate) fn arith_in(op: AluOp, rev: bool, xs: &mut [f32], s: f32) {
+    with_stage(op, rev, MapScalar { xs, s });
+}
+
+/// A loop over a chunk that applies one ALU stage per element, given the stage as a
+/// closure (see [`with_stage`]).
+pub(crate) trait StageLoop {
+    /// Runs the loop with `f(data, other) = stage_arith(op, data, other, rev)`.
+    fn run(self, f: impl Fn(f32, f32) -> f32 + Copy);
+}
+
+/// Calls `l.run` with the element function of `stage_arith(op, _, _, rev)` (the one
+/// definition, [`crate::assumptions::stage_arith`]): a monomorphic closure for the common
+/// ops, which the loop inlines and the compiler vectorises, bit for bit the same as
+/// `stage_arith` (canonical NaN included; checked by `fast_arith_loops_match_numerics`);
+/// every other op through `stage_arith` itself, element by element. Callers check the op
+/// once per instruction ([`check_arith`]), so the fallback cannot fail; should it, the
+/// element becomes the canonical NaN.
+#[inline(always)]
+pub(crate) fn with_stage(op: AluOp, rev: bool, l: impl StageLoop) {
     match (op, rev) {
-        (AluOp::BYPASS, _) => {}
-        (AluOp::ADD, _) => map(xs, move |x| canon(x + s)),
-        (AluOp::SUBTRACT, false) => map(xs, move |x| canon(x - s)),
-        (AluOp::SUBTRACT, true) => map(xs, move |x| canon(s - x)),
-        (AluOp::MULT, _) => map(xs, move |x| canon(x * s)),
-        (AluOp::MAX, false) => map(xs, move |x| canon(max_num(x, s))),
-        (AluOp::MAX, true) => map(xs, move |x| canon(max_num(s, x))),
-        (AluOp::MIN, false) => map(xs, move |x| canon(min_num(x, s))),
-        (AluOp::MIN, true) => map(xs, move |x| canon(min_num(s, x))),
-        _ => map(xs, move |x| {
+        (AluOp::BYPASS, _) => l.run(|x, _| x),
+        (AluOp::ADD, _) => l.run(|x, s| canon(x + s)),
+        (AluOp::SUBTRACT, false) => l.run(|x, s| canon(x - s)),
+        (AluOp::SUBTRACT, true) => l.run(|x, s| canon(s - x)),
+        (AluOp::MULT, _) => l.run(|x, s| canon(x * s)),
+        (AluOp::DIVIDE, false) => l.run(|x, s| canon(x / s)),
+        (AluOp::DIVIDE, true) => l.run(|x, s| canon(s / x)),
+        (AluOp::MAX, false) => l.run(|x, s| canon(max_num(x, s))),
+        (AluOp::MAX, true) => l.run(|x, s| canon(max_num(s, x))),
+        (AluOp::MIN, false) => l.run(|x, s| canon(min_num(x, s))),
+        (AluOp::MIN, true) => l.run(|x, s| canon(min_num(s, x))),
+        _ => l.run(move |x, s| {
             stage_arith(op, x, s, rev).unwrap_or(f32::from_bits(canonical_nan::FP32))
         }),
+    }
+}
+
+/// [`StageLoop`] of [`arith`]: every element against one scalar.
+struct MapScalar<'a> {
+    xs: &'a mut [f32],
+    s: f32,
+}
+
+impl StageLoop for MapScalar<'_> {
+    #[inline(always)]
+    fn run(self, f: impl Fn(f32, f32) -> f32 + Copy) {
+        let s = self.s;
+        map(self.xs, move |x| f(x, s));
     }
 }
 
@@ -146,19 +183,33 @@ pub(crate) fn bytes_fused(
     out: &mut [u8],
     cfg: &Fp8Config,
 ) {
-    let enc = |x| x;
+    rows_fused(op, in_dtype, dtype, cfg, std::iter::once((s, input, out)));
+}
+
+/// [`bytes_fused`] over many rows `(scalar, input bytes, output bytes)` in one dispatched
+/// call ([`encode_rows_with`]); `false` (no row consumed) for a pair of dtypes outside
+/// [`rows_fusable`].
+#[inline]
+pub(crate) fn rows_fused<'r>(
+    op: AluOp,
+    in_dtype: Dtype,
+    dtype: Dtype,
+    cfg: &Fp8Config,
+    rows: impl Iterator<Item = (f32, &'r [u8], &'r mut [u8])>,
+) -> bool {
+    let (i, o) = (in_dtype, dtype);
     match op {
-        AluOp::ADD => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x + s),
-        AluOp::MULT => encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x * s),
-        _ => encode_bytes_with::<false>(in_dtype, input, dtype, out, cfg, enc),
-    };
+        AluOp::ADD => encode_rows_with::<_, true>(i, o, cfg, rows, |s, x| x + s),
+        AluOp::MULT => encode_rows_with::<_, true>(i, o, cfg, rows, |s, x| x * s),
+        _ => encode_rows_with::<_, false>(i, o, cfg, rows, |_, x| x),
+    }
 }
 
 /// [`bytes_fused`] for two stages of [`fusable`] ops (TensorScalar's op0 then op1 with
 /// scalars `s0`, `s1`): decode → op0 → op1 → encode in one pass over the input bytes.
 /// Rust rounds `x * s0 + s1` twice (never an FMA), as the staged path does, and the encoder
 /// pins a NaN result, so the NaN pinned between the stages changes nothing. `false`
-/// (nothing done) for an input outside [`crate::numerics::fusable_input`].
+/// (nothing done) as for [`rows_fused2`].
 #[inline]
 #[allow(clippy::too_many_arguments)] // the two stages' ops and scalars, as in `bytes_fused`
 pub(crate) fn bytes_fused2(
@@ -170,33 +221,43 @@ pub(crate) fn bytes_fused2(
     out: &mut [u8],
     cfg: &Fp8Config,
 ) -> bool {
-    if !crate::numerics::fusable_input(in_dtype) {
+    let row = std::iter::once(((s0, s1), input, out));
+    rows_fused2(op0, op1, in_dtype, dtype, cfg, row)
+}
+
+/// [`bytes_fused2`] over many rows `((s0, s1), input bytes, output bytes)` in one dispatched
+/// call; `false` (no row consumed) when the ops are not both [`fusable`] or the dtypes are
+/// outside [`rows_fusable`].
+#[inline]
+pub(crate) fn rows_fused2<'r>(
+    op0: AluOp,
+    op1: AluOp,
+    in_dtype: Dtype,
+    dtype: Dtype,
+    cfg: &Fp8Config,
+    rows: impl Iterator<Item = ((f32, f32), &'r [u8], &'r mut [u8])>,
+) -> bool {
+    let (i, o) = (in_dtype, dtype);
+    if !(fusable(op0) && fusable(op1) && rows_fusable(i, o)) {
         return false;
     }
     match (op0, op1) {
         (AluOp::MULT, AluOp::ADD) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x * s0 + s1)
+            encode_rows_with::<_, true>(i, o, cfg, rows, |(s0, s1), x| x * s0 + s1)
         }
         (AluOp::ADD, AluOp::MULT) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| (x + s0) * s1)
+            encode_rows_with::<_, true>(i, o, cfg, rows, |(s0, s1), x| (x + s0) * s1)
         }
         (AluOp::MULT, AluOp::MULT) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x * s0 * s1)
+            encode_rows_with::<_, true>(i, o, cfg, rows, |(s0, s1), x| x * s0 * s1)
         }
         (AluOp::ADD, AluOp::ADD) => {
-            encode_bytes_with::<true>(in_dtype, input, dtype, out, cfg, move |x| x + s0 + s1)
+            encode_rows_with::<_, true>(i, o, cfg, rows, |(s0, s1), x| x + s0 + s1)
         }
-        (AluOp::BYPASS, op) => {
-            bytes_fused(op, s1, in_dtype, input, dtype, out, cfg);
-            0
-        }
-        (op, AluOp::BYPASS) => {
-            bytes_fused(op, s0, in_dtype, input, dtype, out, cfg);
-            0
-        }
-        _ => return false,
-    };
-    true
+        (AluOp::BYPASS, op) => rows_fused(op, i, o, cfg, rows.map(|((_, s1), a, b)| (s1, a, b))),
+        (op, AluOp::BYPASS) => rows_fused(op, i, o, cfg, rows.map(|((s0, _), a, b)| (s0, a, b))),
+        _ => false,
+    }
 }
 
 /// [`arith`] (a [`fusable`] op) → [`encode`] in one pass over decoded values.
@@ -317,6 +378,7 @@ mod tests {
             AluOp::ADD,
             AluOp::SUBTRACT,
             AluOp::MULT,
+            AluOp::DIVIDE,
             AluOp::MAX,
             AluOp::MIN,
             AluOp::IS_GE,

@@ -42,8 +42,17 @@ impl Kernel for FillKernel {
     fn load(&mut self, _b: &mut Bufs, _c: u32, _k0: u64, _input: &[u8]) {}
 
     fn store(&mut self, _b: &mut Bufs, _c: u32, _k0: u64, out: &mut [u8]) {
-        for o in out.chunks_exact_mut(self.size) {
-            o.copy_from_slice(&self.bytes[..self.size]);
+        // Fixed-size element writes (a store each, vectorised), not a copy call per element.
+        let [b0, b1, b2, b3] = self.bytes;
+        match self.size {
+            1 => out.fill(b0),
+            2 => out.as_chunks_mut::<2>().0.fill([b0, b1]),
+            4 => out.as_chunks_mut::<4>().0.fill([b0, b1, b2, b3]),
+            size => {
+                for o in out.chunks_exact_mut(size) {
+                    o.copy_from_slice(&self.bytes[..size]);
+                }
+            }
         }
     }
 }

@@ -32,7 +32,9 @@ mod ts_select;
 // Issue 17b executors (DVE per-lane state).
 mod cache_reduce;
 mod cross_lane;
+mod dense;
 mod lanes;
+mod pair_kernels;
 mod search;
 mod stt;
 // Issue 17a (isa-facts-dve-pool).

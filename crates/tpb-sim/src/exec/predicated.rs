@@ -7,13 +7,17 @@
 //! 0xe8:      for k: if (pred[k] != 0) == reversed_pred: dst[k] = scalar else keep
 //! ```
 
+use super::access::Access;
 use super::copy_cast::cast_element;
+use super::dense::{self, CHUNK};
 use super::elements::{commit, read_all};
-use super::{Cx, Role, Which};
-use crate::assumptions::{cp_pred_scalar_inline, predicate_true};
+use super::lanes::record_write;
+use super::{pair_kernels, Cx, Role, Which};
+use crate::assumptions::{cp_pred_scalar_inline, predicate_true, raw_move};
 use crate::machine::FaultCause;
+use crate::numerics::{decode_values, simd};
 use tpb_isa::wire::{S3d3CpPredScalar, S3s3d3Tt};
-use tpb_isa::ImmSrc;
+use tpb_isa::{Dtype, ImmSrc};
 
 pub(super) fn execute_tensor(cx: &mut Cx<'_>, s: &S3s3d3Tt) -> Result<(), FaultCause> {
     let n = u32::from(s.num_active_channels);
@@ -37,8 +41,17 @@ pub(super) fn execute_tensor(cx: &mut Cx<'_>, s: &S3s3d3Tt) -> Result<(), FaultC
         }
     }
     cx.limit(count, n)?;
-    let p = read_all(&cx.st.mem, &pred, n);
     let fp8 = cx.cfg.fp8;
+    let (out, all) = (s.out_dtype, [lo, hi, s.out_dtype]);
+    if dense::applies(&[&pred, &data], &dst, n) && dense::datapath(&all) {
+        cx.check_reads(&pred, n, |_| true);
+        cx.check_reads(&data, n, |_| true);
+        cx.gate()?;
+        if dense_merge(cx, (hi, out), [&pred, &data, &dst], n) {
+            return Ok(());
+        }
+    }
+    let p = read_all(&cx.st.mem, &pred, n);
     let vals: Vec<u64> = read_all(&cx.st.mem, &data, n)
         .into_iter()
         .map(|x| cast_element(hi, s.out_dtype, x, &fp8))
@@ -50,6 +63,88 @@ pub(super) fn execute_tensor(cx: &mut Cx<'_>, s: &S3s3d3Tt) -> Result<(), FaultC
     cx.gate()?;
     commit(cx, &dst, n, &vals, |c, k| !selected(c, k));
     Ok(())
+}
+
+/// The dense path of CopyPredicated / CastPredicated (`dense`): per chunk, the predicate's
+/// nonzero flags, the data converted as [`cast_element`] converts it (raw bits for equal
+/// dtypes, else the slice codecs through FP32), and the selected elements written and
+/// marked initialised, the rest left alone; the same bytes and shadow as the plain walk
+/// (`tests/dve_fast_paths.rs`). `false`: not taken, nothing changed.
+fn dense_merge(
+    cx: &mut Cx<'_>,
+    (hi, out): (Dtype, Dtype),
+    [pred, data, dst]: [&Access; 3],
+    n: u32,
+) -> bool {
+    let fp8 = cx.cfg.fp8;
+    let count = dst.count() as usize;
+    let (sp, sd, so) = (pred.size, data.size, dst.size);
+    let raw = raw_move(hi, out);
+    let mut keep = [false; CHUNK];
+    let mut t = [0f32; CHUNK];
+    let mut enc = [0u8; CHUNK * 4];
+    let mem = &mut cx.st.mem;
+    let done = simd::vectorize(
+        #[inline(always)]
+        || {
+            dense::for_each_channel_marking(
+                mem,
+                [pred, data],
+                dst,
+                n,
+                #[inline(always)]
+                |_, [p, x], d, mark| {
+                    for k in (0..count).step_by(CHUNK) {
+                        let len = CHUNK.min(count - k);
+                        let keep = &mut keep[..len];
+                        pair_kernels::nonzero_in(sp, &p[k * sp..(k + len) * sp], keep);
+                        let x = &x[k * sd..(k + len) * sd];
+                        let from: &[u8] = if raw {
+                            x
+                        } else {
+                            let t = &mut t[..len];
+                            decode_values(hi, x, t, &fp8);
+                            pair_kernels::encode_in(out, t, &mut enc[..len * so], &fp8);
+                            &enc[..len * so]
+                        };
+                        let d = &mut d[k * so..(k + len) * so];
+                        match so {
+                            1 => merge::<1>(d, from, keep, mark, k),
+                            2 => merge::<2>(d, from, keep, mark, k),
+                            _ => merge::<4>(d, from, keep, mark, k),
+                        }
+                    }
+                },
+            )
+        },
+    );
+    if done {
+        record_write(cx.out, dst, n, count as u64);
+    }
+    done
+}
+
+/// `out[i] = from[i]` (marked initialised) where `keep[i]`, for `N`-byte elements; element
+/// `i` is element `k0 + i` of the channel.
+#[inline(always)]
+fn merge<const N: usize>(
+    out: &mut [u8],
+    from: &[u8],
+    keep: &[bool],
+    mark: &mut dense::Marker<'_>,
+    k0: usize,
+) {
+    let pairs = out
+        .as_chunks_mut::<N>()
+        .0
+        .iter_mut()
+        .zip(from.as_chunks::<N>().0);
+    for (i, ((o, f), &k)) in pairs.zip(keep).enumerate() {
+        if k {
+            *o = *f;
+            mark.element(k0 + i);
+        }
+    }
 }
 
 pub(super) fn execute_scalar(cx: &mut Cx<'_>, s: &S3d3CpPredScalar) -> Result<(), FaultCause> {

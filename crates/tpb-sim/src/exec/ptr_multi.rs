@@ -18,12 +18,12 @@
 //! the loaded count, or flops of the other kind, read stale slots and warn (decisions §3.6).
 
 use super::access::{bytes_to_raw, raw_to_bytes};
-use super::engine::{Bufs, Kernel};
+use super::engine::{Bufs, Kernel, Row};
 use super::kernels;
 use super::{num_fault, Cx, Parts, Role};
 use crate::assumptions::{dual_pair_slots, FLOP_SLOTS};
 use crate::machine::{FaultCause, FlopKind, Flops, WarningKind};
-use crate::numerics::{fusable_input, Fp8Config};
+use crate::numerics::{fusable_input, rows_fusable, Fp8Config};
 use tpb_isa::wire::S4d4Tsm;
 use tpb_isa::{AluOp, Dtype, RevOps};
 
@@ -239,6 +239,28 @@ impl Kernel for PtrMultiKernel<'_> {
             self.load(b, c, k0, input);
             self.store(b, c, k0, out);
         }
+    }
+
+    /// The fused path over every channel in one dispatched call, a row per W slice (2- and
+    /// 4-byte inputs: a 1-byte input goes through the engine's byte table per scalar).
+    fn map_rows<'r, I: Iterator<Item = Row<'r>>>(&mut self, rows: I) -> Result<(), I> {
+        let (i, o) = (self.in_dtype, self.out_dtype);
+        if !(self.fused && self.size_in > 1 && self.slice > 0 && rows_fusable(i, o)) {
+            return Err(rows);
+        }
+        let (din, dout) = (self.size_in, self.size_out);
+        let (slice, flops) = (self.slice as usize, self.flops);
+        let slices = rows.flat_map(move |r| {
+            let slots = &flops[r.c as usize].slots;
+            let ins = r.input.chunks(slice * din);
+            let outs = r.out.chunks_mut(slice * dout);
+            // scalar[i] for the elements of slice i.
+            ins.zip(outs)
+                .enumerate()
+                .map(move |(w, (a, b))| (f32::from_bits(slots.get(w).copied().unwrap_or(0)), a, b))
+        });
+        kernels::rows_fused(self.op, i, o, &self.fp8, slices);
+        Ok(())
     }
 
     /// Each element depends on its input and on the W slice's scalar(s) only.

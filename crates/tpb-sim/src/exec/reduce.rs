@@ -12,12 +12,12 @@
 
 use super::access::Access;
 use super::elements::{commit, read_all};
-use super::{num_fault, Cx, Role};
+use super::{num_fault, pair_kernels, Cx, Role};
 use crate::assumptions::{
     stream_transpose_source, tt_int_operand, tt_int_result, unsupported_64bit,
 };
 use crate::machine::FaultCause;
-use crate::numerics::alu::{max_num, min_num};
+
 use crate::numerics::{
     alu_arith, alu_bitvec, alu_int64, alu_int_as, canonical_nan, decode_slice_to_f32, from_f32,
     to_f32, Fp8Config, NumError,
@@ -247,8 +247,9 @@ fn dense_float_reduce(
         for g in xs.chunks(group) {
             let mut acc = match s.op {
                 AluOp::ADD => g.iter().skip(1).fold(g[0], |a, &x| a + x),
-                AluOp::MAX => g.iter().skip(1).fold(g[0], |a, &x| max_num(a, x)),
-                AluOp::MIN => g.iter().skip(1).fold(g[0], |a, &x| min_num(a, x)),
+                // Order-free (`pair_kernels::join`): in independent lanes.
+                AluOp::MAX => pair_kernels::join::<true>(g, |_| true).unwrap_or(g[0]),
+                AluOp::MIN => pair_kernels::join::<false>(g, |_| true).unwrap_or(g[0]),
                 op => g
                     .iter()
                     .skip(1)
@@ -279,6 +280,13 @@ mod tests {
     /// (plain fold): every FP32-path op, negated or not, NaN/inf inputs included.
     #[test]
     fn dense_fold_matches_the_plain_fold() {
+        // At every SIMD level this CPU has (MAX/MIN fold in independent lanes).
+        for level in crate::numerics::simd::available() {
+            crate::numerics::simd::with_level(level, dense_fold_matches_at_this_level).unwrap();
+        }
+    }
+
+    fn dense_fold_matches_at_this_level() {
         let gen = Gen::Cayman;
         let (g, groups) = (37u16, 5u16);
         for din in [Dtype::BFLOAT16, Dtype::FP32, Dtype::FP8_EXP4, Dtype::INT16] {

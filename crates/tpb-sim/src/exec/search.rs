@@ -11,9 +11,13 @@
 //! ```
 //! Every result is computed before the first write (plan → check → commit).
 
+use super::access::Access;
+use super::dense::{self, CHUNK};
 use super::lanes::{gather_all, record_write, scatter};
-use super::{Cx, Role};
-use crate::assumptions::{max8_values, search_first_matches, search_no_match, SEARCH_SLOTS};
+use super::{kernels, Cx, Role};
+use crate::assumptions::{
+    max8_values, search_first_matches, search_first_matches_from, search_no_match, SEARCH_SLOTS,
+};
 use crate::machine::{FaultCause, WarningKind};
 use crate::numerics::{from_f32, to_f32};
 use tpb_isa::opcode::{Opcode, OpcodeInfo};
@@ -102,8 +106,43 @@ pub(super) fn max8_find_index8(
     }
     cx.gate()?;
     let fp8 = cx.cfg.fp8;
-    let rows = gather_all(&cx.st.mem, &src, n);
     let none = search_no_match(8 * dst.size as u32);
+    if dense::readable(&src) && dense::datapath(&[s.in_dtype]) {
+        // One pass over each lane's bytes in decoded chunks (`dense`): Max8 keeps a running
+        // top 8 ([`Top8`]), FindIndex8 runs the first-match definition piece by piece,
+        // skipping blocks that equal no key.
+        let mut t = [0f32; CHUNK];
+        let mut outs = Vec::with_capacity(n as usize);
+        let mut flags = Vec::with_capacity(n as usize);
+        for c in 0..n {
+            let row = dense::channel(&cx.st.mem, &src, c);
+            let keys = cx.st.dve.lanes[c as usize].match_keys.map(f32::from_bits);
+            let mut top = Top8::default();
+            let mut found = [None; SEARCH_SLOTS];
+            for (k, bytes) in row.chunks(CHUNK * src.size).enumerate() {
+                let t = &mut t[..bytes.len() / src.size];
+                kernels::decode(s.in_dtype, bytes, t, &fp8);
+                if find {
+                    find_in_chunk(&keys, &mut found, t, (k * CHUNK) as u32);
+                } else {
+                    top.push_all(t);
+                }
+            }
+            if find {
+                outs.push(found.map(|f| f.map_or(none, |i| i & none)).to_vec());
+                flags.push(found.map(|f| f.is_some()));
+            } else {
+                outs.push(
+                    top.values()
+                        .map(|v| from_f32(s.out_dtype, v, &fp8))
+                        .to_vec(),
+                );
+            }
+        }
+        commit_search(cx, &dst, n, &outs, &flags);
+        return Ok(());
+    }
+    let rows = gather_all(&cx.st.mem, &src, n);
     let mut outs = Vec::with_capacity(n as usize);
     let mut flags = Vec::with_capacity(n as usize);
     for (c, row) in rows.iter().enumerate() {
@@ -118,14 +157,119 @@ pub(super) fn max8_find_index8(
             outs.push(top.map(|v| from_f32(s.out_dtype, v, &fp8)).to_vec());
         }
     }
+    commit_search(cx, &dst, n, &outs, &flags);
+    Ok(())
+}
+
+/// The commit of Max8 / FindIndex8: each lane's 8 results, FindIndex8's matched flags.
+fn commit_search(
+    cx: &mut Cx<'_>,
+    dst: &Access,
+    n: u32,
+    outs: &[Vec<u32>],
+    flags: &[[bool; SEARCH_SLOTS]],
+) {
     for (c, vals) in outs.iter().enumerate() {
-        scatter(&mut cx.st.mem, &dst, c as u32, vals);
+        scatter(&mut cx.st.mem, dst, c as u32, vals);
     }
-    for (lane, f) in cx.st.dve.lanes.iter_mut().zip(&flags) {
+    for (lane, f) in cx.st.dve.lanes.iter_mut().zip(flags) {
         lane.matched = *f;
     }
-    record_write(cx.out, &dst, n, SEARCH_SLOTS as u64);
-    Ok(())
+    record_write(cx.out, dst, n, SEARCH_SLOTS as u64);
+}
+
+/// [`search_first_matches_from`] over a decoded chunk whose first element has flat index
+/// `base`, skipping the 16-element blocks that hold no key (they cannot match: the
+/// definition compares with `==`).
+fn find_in_chunk(
+    keys: &[f32; SEARCH_SLOTS],
+    found: &mut [Option<u32>; SEARCH_SLOTS],
+    xs: &[f32],
+    base: u32,
+) {
+    const BLOCK: usize = 16;
+    for (b, block) in xs.chunks(BLOCK).enumerate() {
+        let hit = block.iter().fold(false, |a, &x| {
+            a | keys.iter().fold(false, |h, &k| h | (k == x))
+        });
+        if hit {
+            search_first_matches_from(keys, found, block, base + (b * BLOCK) as u32);
+        }
+    }
+}
+
+/// A running Max8 ([`max8_values`], Q22) over a lane's values in order: the 8 largest under
+/// the definition's stable order — the key (NaN as −inf), a NaN below a −inf, then the
+/// source position, so a later value beats an equal earlier one — kept ascending. Checked
+/// against the sort-based definition by `top8_matches_max8_values` below.
+#[derive(Default)]
+struct Top8 {
+    /// The kept values, ascending, in `vals[..len]`.
+    vals: [f32; SEARCH_SLOTS],
+    len: usize,
+}
+
+impl Top8 {
+    /// The definition's key and NaN rank of `x`: (key, not NaN).
+    #[inline(always)]
+    fn rank(x: f32) -> (f32, bool) {
+        if x.is_nan() {
+            (f32::NEG_INFINITY, false)
+        } else {
+            (x, true)
+        }
+    }
+
+    /// Whether a value of rank `a` that comes later beats one of rank `b`: `a >= b`.
+    #[inline(always)]
+    fn beats((ka, na): (f32, bool), (kb, nb): (f32, bool)) -> bool {
+        ka > kb || (ka == kb && na >= nb)
+    }
+
+    #[inline(always)]
+    fn push(&mut self, x: f32) {
+        let r = Self::rank(x);
+        if self.len == SEARCH_SLOTS {
+            if !Self::beats(r, Self::rank(self.vals[0])) {
+                return;
+            }
+            // Drop the smallest.
+            self.vals.copy_within(1.., 0);
+            self.len -= 1;
+        }
+        // After every kept value it beats (they came earlier), before the others.
+        let at = self.vals[..self.len]
+            .iter()
+            .position(|&v| !Self::beats(r, Self::rank(v)))
+            .unwrap_or(self.len);
+        self.vals.copy_within(at..self.len, at + 1);
+        self.vals[at] = x;
+        self.len += 1;
+    }
+
+    /// [`Top8::push`] of each of `xs` in order, skipping the 16-element blocks in which no
+    /// key reaches the smallest kept one's (none of them can beat it).
+    fn push_all(&mut self, xs: &[f32]) {
+        for block in xs.chunks(16) {
+            if self.len == SEARCH_SLOTS {
+                let kmin = Self::rank(self.vals[0]).0;
+                let reach = block
+                    .iter()
+                    .fold(false, |a, &x| a | (Self::rank(x).0 >= kmin));
+                if !reach {
+                    continue;
+                }
+            }
+            block.iter().for_each(|&x| self.push(x));
+        }
+    }
+
+    /// The 8 values ascending; NaNs fill the low slots of a lane with fewer than 8.
+    fn values(&self) -> [f32; SEARCH_SLOTS] {
+        let mut out = [f32::NAN; SEARCH_SLOTS];
+        out[SEARCH_SLOTS - self.len..].copy_from_slice(&self.vals[..self.len]);
+        out
+    }
 }
 
 /// MatchReplace8 (0x6f).
@@ -148,6 +292,41 @@ pub(super) fn match_replace8(cx: &mut Cx<'_>, s: &S4d4Mr) -> Result<(), FaultCau
     cx.gate()?;
     let fp8 = cx.cfg.fp8;
     let imm = s.immediate.value();
+    if dense::applies(&[&src], &dst, n) && dense::datapath(&[s.in_dtype, s.out_dtype]) {
+        // One sweep per lane (`dense`): decode a chunk, find its matches, put the immediate
+        // in their places, encode.
+        let lanes = &mut cx.st.dve.lanes;
+        let (si, so) = (src.size, dst.size);
+        let mut founds = [[None; SEARCH_SLOTS]; 128];
+        let mut t = [0f32; CHUNK];
+        let done =
+            dense::for_each_channel(&mut cx.st.mem, [&src, &src], &dst, n, |c, [x, _], d| {
+                let keys = lanes[c as usize].match_keys.map(f32::from_bits);
+                let found = &mut founds[c as usize];
+                for k in (0..count as usize).step_by(CHUNK) {
+                    let len = CHUNK.min(count as usize - k);
+                    let t = &mut t[..len];
+                    kernels::decode(s.in_dtype, &x[k * si..(k + len) * si], t, &fp8);
+                    let before = *found;
+                    find_in_chunk(&keys, found, t, k as u32);
+                    for (i, b) in found.iter().zip(&before) {
+                        if let (Some(i), None) = (i, b) {
+                            t[*i as usize - k] = imm;
+                        }
+                    }
+                    kernels::encode(s.out_dtype, t, &mut d[k * so..(k + len) * so], &fp8);
+                }
+            });
+        if done {
+            for (lane, found) in lanes.iter_mut().zip(&founds[..n as usize]) {
+                lane.matched = found.map(|f| f.is_some());
+                lane.index_flops = found.map(|f| f.unwrap_or(u32::MAX));
+                lane.index_flops_written = true;
+            }
+            record_write(cx.out, &dst, n, count);
+            return Ok(());
+        }
+    }
     let rows = gather_all(&cx.st.mem, &src, n);
     let mut outs = Vec::with_capacity(n as usize);
     let mut founds = Vec::with_capacity(n as usize);
@@ -217,4 +396,49 @@ pub(super) fn load_mask_select(cx: &mut Cx<'_>, s: &CtrlIm) -> Result<(), FaultC
     cx.gate()?;
     cx.st.dve.mask_select = Some(s.immediate.0);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The running top 8 against the sort-based definition: ties, ±0, ±inf, NaNs of both
+    /// signs, lanes shorter than 8.
+    #[test]
+    fn top8_matches_max8_values() {
+        let pool = [
+            0.0f32,
+            -0.0,
+            1.0,
+            1.0,
+            -1.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::from_bits(0xFFC0_0001),
+            2.5,
+            -7.0,
+            3.0,
+        ];
+        let mut state = 0x2545_F491u32;
+        for len in (0..40).chain([300, 1000]) {
+            for _ in 0..20 {
+                let xs: Vec<f32> = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 17;
+                        state ^= state << 5;
+                        pool[state as usize % pool.len()]
+                    })
+                    .collect();
+                let mut top = Top8::default();
+                xs.iter().for_each(|&x| top.push(x));
+                let bits = |v: [f32; SEARCH_SLOTS]| v.map(f32::to_bits);
+                assert_eq!(bits(top.values()), bits(max8_values(&xs)), "{xs:?}");
+                let mut blocks = Top8::default();
+                blocks.push_all(&xs);
+                assert_eq!(bits(blocks.values()), bits(max8_values(&xs)), "{xs:?}");
+            }
+        }
+    }
 }

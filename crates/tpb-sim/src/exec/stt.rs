@@ -15,17 +15,19 @@
 //! Plan → check → commit: operands, scalars and every result are computed before the first
 //! write, so a fault changes neither memory nor the lane accumulators.
 
+use super::access::Access;
+use super::dense::{self, CHUNK};
 use super::lanes::{gather_all, record_write, scatter_masked};
-use super::{kernels, num_fault, Cx, Role, Which};
+use super::{kernels, num_fault, pair_kernels, Cx, Role, Which};
 use crate::assumptions::{
     scan_step, select_reduce_accum_start, select_reduce_false_fill, stage_arith, stage_bitvec,
     stt_accum_start, stt_accumulate, AccumStart,
 };
 use crate::machine::{FaultCause, WarningKind};
-use crate::numerics::{from_f32, to_f32};
+use crate::numerics::{decode_values, from_f32, simd, to_f32};
 use tpb_isa::opcode::{Family, OpcodeInfo};
 use tpb_isa::wire::S2s2d2Stt;
-use tpb_isa::{AluOp, ImmSrc};
+use tpb_isa::{AluOp, Dtype, ImmSrc};
 
 pub(super) fn execute(
     cx: &mut Cx<'_>,
@@ -80,12 +82,18 @@ pub(super) fn execute(
         warn_unset_accumulators(cx, row, n);
     }
     cx.gate()?;
+    let rev = (s.reverse_operands.0 & 1 != 0, s.reverse_operands.0 & 2 != 0);
+    if !bitvec
+        && dense::applies(&[&src0, &src1], &dst, n)
+        && dense_path(cx, s, family, start, rev, [&src0, &src1, &dst], n)
+    {
+        return Ok(());
+    }
 
     // Compute every lane's results before any write.
     let fp8 = cx.cfg.fp8;
     let a_all = gather_all(&cx.st.mem, &src0, n);
     let b_all = gather_all(&cx.st.mem, &src1, n);
-    let rev = (s.reverse_operands.0 & 1 != 0, s.reverse_operands.0 & 2 != 0);
     let mut results = Vec::with_capacity(n as usize);
     let mut accs = Vec::with_capacity(n as usize);
     for c in 0..n as usize {
@@ -162,6 +170,119 @@ pub(super) fn execute(
     }
     record_write(cx.out, &dst, n, count);
     Ok(())
+}
+
+/// The dense path (`dense`): each channel read, computed and written chunk by chunk in one
+/// sweep, the same values as the plain walk above (`tests/dve_fast_paths.rs`): STT arith,
+/// the scan, and SelectReduce with its false-fill (the keep form writes only some
+/// elements and takes the plain walk). `false`: not taken, nothing changed.
+fn dense_path(
+    cx: &mut Cx<'_>,
+    s: &S2s2d2Stt,
+    family: Family,
+    start: AccumStart,
+    rev: (bool, bool),
+    [src0, src1, dst]: [&Access; 3],
+    n: u32,
+) -> bool {
+    let select = family == Family::SelectReduce;
+    if select && !select_reduce_false_fill(s.reverse_operands) {
+        return false;
+    }
+    let (lo, hi, out) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi(), s.out_dtype);
+    let fp8 = cx.cfg.fp8;
+    let count = dst.count() as usize;
+    let (sa, sb, sd) = (src0.size, src1.size, dst.size);
+    let scalars = &cx.scratch.work.s0;
+    let lanes = &mut cx.st.dve.lanes;
+    if !dense::datapath(&[lo, hi, out]) {
+        return false;
+    }
+    let mut accs = [None; 128];
+    let (mut t, mut u, mut keep) = ([0f32; CHUNK], [0f32; CHUNK], [false; CHUNK]);
+    // All FP32 (STT without accumulation): one loop from the input bytes to the output.
+    let fp32 = [lo, hi, out].iter().all(|&d| d == Dtype::FP32);
+    let mem = &mut cx.st.mem;
+    let done = simd::vectorize(
+        #[inline(always)]
+        || {
+            dense::for_each_channel(
+                mem,
+                [src0, src1],
+                dst,
+                n,
+                #[inline(always)]
+                |c: u32, [a, b]: [&[u8]; 2], d: &mut [u8]| {
+                    let c = c as usize;
+                    let s_f32 = to_f32(s.imm0_dtype, scalars[c], &fp8);
+                    let mut acc = match start {
+                        AccumStart::Seed(v) => Some(v),
+                        AccumStart::Continue => Some(lanes[c].accumulator_f32()),
+                        AccumStart::Untouched => None,
+                    };
+                    let mut r = s_f32;
+                    if fp32 && acc.is_none() && family == Family::ScalarTensorTensor {
+                        let ops = (s.op0, s.op1);
+                        pair_kernels::fp32_stt_in(ops, rev, s_f32, (a, b), d);
+                        return;
+                    }
+                    for k in (0..count).step_by(CHUNK) {
+                        let len = CHUNK.min(count - k);
+                        let a = &a[k * sa..(k + len) * sa];
+                        let b = &b[k * sb..(k + len) * sb];
+                        let (t, u, keep) = (&mut t[..len], &mut u[..len], &mut keep[..len]);
+                        match family {
+                            Family::ScalarTensorTensor => {
+                                pair_kernels::decode_stage_in(
+                                    (s.op0, s_f32, rev.0),
+                                    lo,
+                                    a,
+                                    t,
+                                    &fp8,
+                                );
+                                pair_kernels::combine_in((s.op1, rev.1), t, (hi, b), u, &fp8);
+                                if let Some(v) = acc.as_mut() {
+                                    *v = pair_kernels::fold(AluOp::ADD, t, *v, false);
+                                }
+                            }
+                            Family::TensorTensorScan => {
+                                decode_values(lo, a, t, &fp8);
+                                decode_values(hi, b, u, &fp8);
+                                r = pair_kernels::scan((s.op0, s.op1), rev, t, u, r);
+                            }
+                            _ => {
+                                // SelectReduce: op0 = Bypass, op1 = Max (validated).
+                                pair_kernels::nonzero_in(sa, a, keep);
+                                decode_values(hi, b, t, &fp8);
+                                if let Some(v) = acc.as_mut() {
+                                    if let Some(m) = pair_kernels::join::<true>(t, |i| keep[i]) {
+                                        *v = crate::numerics::alu_arith(AluOp::MAX, *v, m)
+                                            .unwrap_or(f32::NAN);
+                                    }
+                                }
+                                for (x, &k) in t.iter_mut().zip(keep.iter()) {
+                                    *x = if k { *x } else { s_f32 };
+                                }
+                            }
+                        }
+                        pair_kernels::encode_in(out, t, &mut d[k * sd..(k + len) * sd], &fp8);
+                    }
+                    accs[c] = acc;
+                },
+            )
+        },
+    );
+    if !done {
+        return false;
+    }
+    for (lane, acc) in lanes.iter_mut().zip(&accs[..n as usize]) {
+        if let Some(v) = acc {
+            lane.accumulator = v.to_bits();
+            lane.accumulator_written = true;
+        }
+    }
+    record_write(cx.out, dst, n, count as u64);
+    true
 }
 
 /// Warns when an Accumulate continues lanes whose accumulator no instruction has written.

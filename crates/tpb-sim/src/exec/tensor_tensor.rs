@@ -10,14 +10,16 @@
 //! runs on the 32-bit integer path (assumption `tt-int-operands`), on INT64/UINT64 on the
 //! 64-bit path (numerics::int64); Bitvec: raw bits.
 
-use super::access::{overlaps, Access};
+use super::access::Access;
+use super::dense::{self, CHUNK};
 use super::elements::{commit, read_all};
-use super::{num_fault, Cx, Role};
+use super::lanes::record_write;
+use super::{num_fault, pair_kernels, Cx, Role};
 use crate::assumptions::{tt_int_operand, tt_int_result, unsupported_64bit};
 use crate::machine::FaultCause;
 use crate::numerics::{
-    alu_arith, alu_bitvec, alu_bitvec64, alu_int64, alu_int_as, canonical_nan, decode_slice_to_f32,
-    encode_slice_from_f32, from_f32, to_f32,
+    alu_arith, alu_bitvec, alu_bitvec64, alu_int64, alu_int_as, decode_values, from_f32, simd,
+    to_f32,
 };
 use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::wire::S3s3d3Tt;
@@ -133,14 +135,15 @@ pub(super) fn execute(
         tt_path(bitvec, s.op, lo, s.out_dtype)
     };
     let fp8 = cx.cfg.fp8;
-    if matches!(path, TtPath::Arith) && dense_arith_applies(&s0, &s1, &d, n) {
+    if matches!(path, TtPath::Arith) && dense::applies(&[&s0, &s1], &d, n) {
         // Validate the op once (the FP32 path fails only on the op, never on a value).
         alu_arith(s.op, 0.0, 0.0).map_err(num_fault)?;
         cx.check_reads(&s0, n, |_| true);
         cx.check_reads(&s1, n, |_| true);
         cx.gate()?;
-        dense_arith(cx, s.op, [&s0, &s1, &d], [lo, hi, s.out_dtype], n, &fp8);
-        return Ok(());
+        if dense_arith(cx, s.op, [&s0, &s1, &d], [lo, hi, s.out_dtype], n) {
+            return Ok(());
+        }
     }
     let (a, b) = (read_all(&cx.st.mem, &s0, n), read_all(&cx.st.mem, &s1, n));
     let vals = a
@@ -156,74 +159,57 @@ pub(super) fn execute(
     Ok(())
 }
 
-/// Whether the dense FP32 fast path may run: each operand one contiguous run per channel and
-/// the destination overlapping neither source (so chunked reads still see old values).
-fn dense_arith_applies(s0: &Access, s1: &Access, d: &Access, n: u32) -> bool {
-    s0.dims.is_dense()
-        && s1.dims.is_dense()
-        && d.dims.is_dense()
-        && !overlaps(s0, d, n)
-        && !overlaps(s1, d, n)
-}
-
-/// The FP32 path over contiguous operands, chunk by chunk: decode both inputs with the slice
-/// codecs, apply `op`, encode into the destination. The same values as [`tt_element`] on
-/// [`TtPath::Arith`] (checked by `dense_matches_the_plain_path` below).
+/// The FP32 path over contiguous operands (`dense`), chunk by chunk: decode src0, apply
+/// `op` against src1 decoded in the same loop, encode into the destination. The same values
+/// as [`tt_element`] on [`TtPath::Arith`] (checked by `dense_matches_the_plain_path` below
+/// and `tests/dve_fast_paths.rs`). `false`: not taken, nothing changed.
 fn dense_arith(
     cx: &mut Cx<'_>,
     op: AluOp,
     [s0, s1, d]: [&Access; 3],
     [lo, hi, out]: [Dtype; 3],
     n: u32,
-    fp8: &crate::numerics::Fp8Config,
-) {
-    const CHUNK: usize = 1024;
+) -> bool {
+    let fp8 = cx.cfg.fp8;
     let count = d.count() as usize;
-    let (mut a, mut b) = (vec![0f32; CHUNK], vec![0f32; CHUNK]);
-    let mem = &mut cx.st.mem;
-    for c in 0..n {
-        let base = |acc: &Access, mem: &crate::machine::Memory| {
-            mem.part_base(acc.space, acc.part0 + c) + acc.byte(0) as usize
-        };
-        let (b0, b1, bd) = (base(s0, mem), base(s1, mem), base(d, mem));
-        let mut k = 0;
-        while k < count {
-            let len = CHUNK.min(count - k);
-            let (a, b) = (&mut a[..len], &mut b[..len]);
-            let src = |acc: &Access, at: usize| {
-                let from = at + k * acc.size;
-                from..from + len * acc.size
-            };
-            decode_slice_to_f32(lo, &mem.data(s0.space)[src(s0, b0)], a, fp8);
-            decode_slice_to_f32(hi, &mem.data(s1.space)[src(s1, b1)], b, fp8);
-            match op {
-                AluOp::ADD => a.iter_mut().zip(b.iter()).for_each(|(x, y)| *x += y),
-                AluOp::SUBTRACT => a.iter_mut().zip(b.iter()).for_each(|(x, y)| *x -= y),
-                AluOp::MULT => a.iter_mut().zip(b.iter()).for_each(|(x, y)| *x *= y),
-                // Every other op element by element through the one definition.
-                _ => a
-                    .iter_mut()
-                    .zip(b.iter())
-                    .for_each(|(x, y)| *x = alu_arith(op, *x, *y).unwrap_or(f32::NAN)),
-            }
-            if matches!(op, AluOp::ADD | AluOp::SUBTRACT | AluOp::MULT) {
-                // alu_arith pins every NaN it creates to the canonical one.
-                for x in a.iter_mut().filter(|x| x.is_nan()) {
-                    *x = f32::from_bits(canonical_nan::FP32);
-                }
-            }
-            let range = src(d, bd);
-            let (data, init) = mem.parts_mut(d.space);
-            encode_slice_from_f32(out, a, &mut data[range.clone()], fp8);
-            init.set_range(range.start, range.len());
-            k += len;
-        }
+    let (sa, sb, sd) = (s0.size, s1.size, d.size);
+    if !dense::datapath(&[lo, hi, out]) {
+        return false;
     }
-    let o = &mut *cx.out;
-    o.touch(d, n, true);
-    o.elements = d.count() * u64::from(n);
-    o.bytes_written = o.elements * d.size as u64;
-    o.written = Some(d.region(n));
+    let (mut t, mut u) = ([0f32; CHUNK], [0f32; CHUNK]);
+    // All FP32: one loop from the input bytes to the output bytes.
+    let fp32 = [lo, hi, out].iter().all(|&d| d == Dtype::FP32);
+    let mem = &mut cx.st.mem;
+    let done = simd::vectorize(
+        #[inline(always)]
+        || {
+            dense::for_each_channel(
+                mem,
+                [s0, s1],
+                d,
+                n,
+                #[inline(always)]
+                |_, [a, b]: [&[u8]; 2], o: &mut [u8]| {
+                    if fp32 {
+                        pair_kernels::fp32_tt_in(op, a, b, o);
+                        return;
+                    }
+                    for k in (0..count).step_by(CHUNK) {
+                        let len = CHUNK.min(count - k);
+                        let t = &mut t[..len];
+                        decode_values(lo, &a[k * sa..(k + len) * sa], t, &fp8);
+                        let b = (hi, &b[k * sb..(k + len) * sb]);
+                        pair_kernels::combine_in((op, false), t, b, &mut u, &fp8);
+                        pair_kernels::encode_in(out, t, &mut o[k * sd..(k + len) * sd], &fp8);
+                    }
+                },
+            )
+        },
+    );
+    if done {
+        record_write(cx.out, d, n, count as u64);
+    }
+    done
 }
 
 #[cfg(test)]

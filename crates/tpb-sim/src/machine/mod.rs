@@ -315,10 +315,34 @@ impl Machine {
     /// [`Machine::write_tensor`]. Uninitialised bytes read as they are stored (zero unless
     /// written); see [`Machine::uninitialised_bytes`].
     pub fn read_tensor(&self, t: &HostTensor) -> Result<Vec<u8>, HostError> {
-        let (_, total) = self.host_check(t)?;
-        let mut out = vec![0u8; total as usize];
-        self.read_tensor_into(t, &mut out)?;
+        let (row, total) = self.host_check(t)?;
+        if t.space == Space::Hbm || row == 0 {
+            let mut out = vec![0u8; total as usize];
+            self.read_tensor_into(t, &mut out)?;
+            return Ok(out);
+        }
+        // Partition rows appended as they are read: no zero fill of the buffer first.
+        let mut out = Vec::with_capacity(total as usize);
+        for r in self.tensor_rows(t, row as usize, total as usize) {
+            out.extend_from_slice(r);
+        }
         Ok(out)
+    }
+
+    /// The partition rows (`row` bytes each, `total` in all) of an SBUF or PSUM tensor that
+    /// [`Machine::host_check`] accepted.
+    fn tensor_rows<'a>(
+        &'a self,
+        t: &'a HostTensor,
+        row: usize,
+        total: usize,
+    ) -> impl Iterator<Item = &'a [u8]> + 'a {
+        let mem = &self.state.mem;
+        (0..total / row).map(move |i| {
+            let start =
+                mem.part_base(t.space, t.start_partition + i as u32) + t.byte_offset as usize;
+            &mem.data(t.space)[start..start + row]
+        })
     }
 
     /// Reads a tensor into `out`, which must have exactly the tensor's length.
@@ -338,12 +362,10 @@ impl Machine {
             self.state.hbm.read(t.byte_offset, out);
             return Ok(());
         }
-        let mem = &self.state.mem;
         let row = row as usize;
-        for (i, chunk) in out.chunks_exact_mut(row).enumerate() {
-            let start =
-                mem.part_base(t.space, t.start_partition + i as u32) + t.byte_offset as usize;
-            chunk.copy_from_slice(&mem.data(t.space)[start..start + row]);
+        let rows = self.tensor_rows(t, row, total as usize);
+        for (chunk, r) in out.chunks_exact_mut(row).zip(rows) {
+            chunk.copy_from_slice(r);
         }
         Ok(())
     }

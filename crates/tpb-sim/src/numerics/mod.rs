@@ -183,6 +183,12 @@ const fn fp8_format(d: Dtype, cfg: &Fp8Config) -> Option<Minifloat> {
     })
 }
 
+/// The f32 bits of each byte of an FP8 `d` (E3M4's for any other dtype: callers pass FP8).
+#[inline(always)]
+pub(crate) fn fp8_decode_table(d: Dtype, cfg: &Fp8Config) -> &'static [u32; 256] {
+    fp8_table(d, cfg).unwrap_or(&E3M4_TABLE)
+}
+
 fn fp8_table(d: Dtype, cfg: &Fp8Config) -> Option<&'static [u32; 256]> {
     Some(match d {
         Dtype::FP8_EXP3 => &E3M4_TABLE,
@@ -306,9 +312,10 @@ pub fn decode_slice_to_f32(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp
     n
 }
 
-/// The loops of [`decode_slice_to_f32`]: `out` holds one element per `size` bytes.
+/// The loops of [`decode_slice_to_f32`]: `out` holds one element per `size` bytes of a
+/// datapath `dtype`. No dispatch of its own: callers run it inside `simd::vectorize`.
 #[inline(always)]
-fn decode_values(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp8Config) {
+pub(crate) fn decode_values(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &Fp8Config) {
     // One monomorphic loop per dtype: `to_f32` inlines with a constant dtype and folds.
     match dtype {
         Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5 => {
@@ -484,49 +491,95 @@ pub(crate) fn encode_bytes_with<const CANON_NAN: bool>(
     cfg: &Fp8Config,
     f: impl Fn(f32) -> f32,
 ) -> usize {
-    let Some(size) = datapath_size(dtype) else {
-        return 0;
-    };
-    let Some(size_in) = datapath_size(in_dtype).filter(|_| fusable_input(in_dtype)) else {
+    let (Some(size_in), Some(size)) = (datapath_size(in_dtype), datapath_size(dtype)) else {
         return 0;
     };
     let n = (bytes.len() / size_in).min(out.len() / size);
-    let (bytes, out) = (&bytes[..n * size_in], &mut out[..n * size]);
+    let row = std::iter::once(((), bytes, out));
+    if encode_rows_with::<(), CANON_NAN>(in_dtype, dtype, cfg, row, move |(), x| f(x)) {
+        n
+    } else {
+        0
+    }
+}
+
+/// Whether [`encode_rows_with`] (and [`encode_bytes_with`]) convert `in_dtype` to `dtype`.
+#[inline(always)]
+pub(crate) fn rows_fusable(in_dtype: Dtype, dtype: Dtype) -> bool {
+    fusable_input(in_dtype) && datapath_size(in_dtype).is_some() && datapath_size(dtype).is_some()
+}
+
+/// [`encode_bytes_with`] over many rows in one dispatched call: each row is `(key, input
+/// bytes, output bytes)` and its elements become `f(key, x)`. One call per instruction
+/// instead of one per row keeps the per-row cost to the row's own loop (the dispatch, the
+/// dtype matches and the table look-ups happen once). Converts nothing, consuming no row,
+/// and returns `false` when [`rows_fusable`] does not hold.
+#[inline(always)]
+pub(crate) fn encode_rows_with<'r, K: Copy, const CANON_NAN: bool>(
+    in_dtype: Dtype,
+    dtype: Dtype,
+    cfg: &Fp8Config,
+    rows: impl Iterator<Item = (K, &'r [u8], &'r mut [u8])>,
+    f: impl Fn(K, f32) -> f32,
+) -> bool {
+    let (Some(size_in), Some(size)) = (datapath_size(in_dtype), datapath_size(dtype)) else {
+        return false;
+    };
+    if !rows_fusable(in_dtype, dtype) {
+        return false;
+    }
+    // One row's elements: the common prefix of its input and output.
+    let cut = move |bytes: &'r [u8], out: &'r mut [u8]| {
+        let n = (bytes.len() / size_in).min(out.len() / size);
+        (&bytes[..n * size_in], &mut out[..n * size])
+    };
     // `as_chunks`: a slice of arrays, so the loads are plain vector loads.
     simd::vectorize(
         #[inline(always)]
         || match in_dtype {
             Dtype::BFLOAT16 => {
-                let xs = bytes.as_chunks::<2>().0;
-                let get = |b| f(f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b))));
-                encode_values::<_, CANON_NAN>(dtype, xs, get, out, cfg);
+                for (key, bytes, out) in rows {
+                    let (bytes, out) = cut(bytes, out);
+                    let xs = bytes.as_chunks::<2>().0;
+                    let get = |b| f(key, f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b))));
+                    encode_values::<_, CANON_NAN>(dtype, xs, get, out, cfg);
+                }
             }
             Dtype::FP16 => {
                 // Blocks decoded into registers / L1 (F16C where the level has it), then the op
                 // and the encoder over the block.
                 let t = simd::token();
                 let mut vals = [0f32; simd::FP16_BLOCK];
-                let xs = bytes.as_chunks::<2>().0.chunks(simd::FP16_BLOCK);
-                for (x, o) in xs.zip(out.chunks_mut(simd::FP16_BLOCK * size)) {
-                    let v = &mut vals[..x.len()];
-                    simd::fp16_decode_block(t, x, v);
-                    encode_values::<_, CANON_NAN>(dtype, v, &f, o, cfg);
+                for (key, bytes, out) in rows {
+                    let (bytes, out) = cut(bytes, out);
+                    let xs = bytes.as_chunks::<2>().0.chunks(simd::FP16_BLOCK);
+                    for (x, o) in xs.zip(out.chunks_mut(simd::FP16_BLOCK * size)) {
+                        let v = &mut vals[..x.len()];
+                        simd::fp16_decode_block(t, x, v);
+                        encode_values::<_, CANON_NAN>(dtype, v, |x| f(key, x), o, cfg);
+                    }
                 }
             }
             Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5 => {
                 let t = fp8_table(in_dtype, cfg).unwrap_or(&E3M4_TABLE);
-                let get = |b: u8| f(f32::from_bits(t[usize::from(b)]));
-                encode_values::<_, CANON_NAN>(dtype, bytes, get, out, cfg);
+                for (key, bytes, out) in rows {
+                    let (bytes, out) = cut(bytes, out);
+                    let get = |b: u8| f(key, f32::from_bits(t[usize::from(b)]));
+                    encode_values::<_, CANON_NAN>(dtype, bytes, get, out, cfg);
+                }
             }
             // FP32 and FP32R.
             _ => {
-                let xs = bytes.as_chunks::<4>().0;
-                let get = |b| f(f32::from_le_bytes(b));
-                encode_values::<_, CANON_NAN>(dtype, xs, get, out, cfg);
+                for (key, bytes, out) in rows {
+                    let (bytes, out) = cut(bytes, out);
+                    let xs = bytes.as_chunks::<4>().0;
+                    let get = |b| f(key, f32::from_le_bytes(b));
+                    encode_values::<_, CANON_NAN>(dtype, xs, get, out, cfg);
+                }
             }
         },
     );
-    n
+    true
 }
 
 /// Whether [`encode_bytes_with`] and [`decode_with`] read `in_dtype`: the float inputs
@@ -546,9 +599,9 @@ pub(crate) const fn fusable_input(in_dtype: Dtype) -> bool {
 
 /// The encoder behind both slice forms: encodes `get(x)` for each `x` of `xs`; `out` holds
 /// exactly one element per `x`. `CANON_NAN`: see [`encode_bytes_with`] (integers map
-/// every NaN to 0 anyway).
+/// every NaN to 0 anyway). No dispatch of its own: callers run it inside `simd::vectorize`.
 #[inline(always)]
-fn encode_values<T: Copy, const CANON_NAN: bool>(
+pub(crate) fn encode_values<T: Copy, const CANON_NAN: bool>(
     dtype: Dtype,
     xs: &[T],
     get: impl Fn(T) -> f32,

@@ -14,6 +14,9 @@ use tpb_isa::wire::{Addr4, Data4d, Events, Tensor};
 use tpb_isa::*;
 use tpb_sim::numerics::{alu_arith, alu_bitvec, alu_int_as, from_f32, to_f32, Fp8Config};
 
+mod dve_state;
+pub use dve_state::{RefLane, SLOTS};
+
 /// Bytes modelled per partition.
 pub const WINDOW: usize = 1024;
 
@@ -32,6 +35,9 @@ pub struct RefState {
     pub kind: [u8; 128],
     pub sems: [i32; 256],
     pub events: [bool; 256],
+    /// The hidden per-lane DVE state (issue 17b) and the mask-select table.
+    pub dve: Vec<RefLane>,
+    pub mask_select: Option<[u8; 32]>,
 }
 
 /// Fault categories.
@@ -50,6 +56,8 @@ pub enum RefFault {
 pub enum RefWarn {
     Uninit,
     Loader,
+    /// A consumer read DVE lane state no instruction has written (`dve-lane-state`).
+    DveUnset,
 }
 
 impl RefState {
@@ -65,6 +73,8 @@ impl RefState {
             kind: [0; 128],
             sems: [0; 256],
             events: [false; 256],
+            dve: vec![RefLane::default(); 128],
+            mask_select: None,
         }
     }
 }
@@ -364,6 +374,34 @@ pub fn step(st: &mut RefState, inst: &Instruction, strict: bool) -> Result<Vec<R
     let mut warns = Vec::new();
     let op = inst.header.opcode.0;
     match &inst.body {
+        // Issue 17b (tests/reference/dve_state.rs).
+        Body::S2Bn(s) if op == 0x6D => {
+            dve_state::match_value_load_ref(st, &mut after_wait, s, &mut warns, strict)?
+        }
+        Body::S3d3Ts(s) if matches!(op, 0x9A | 0xE6) => {
+            dve_state::cache_reduce_ref(st, &mut after_wait, s, op, &mut warns, strict)?
+        }
+        Body::S2s2d2Stt(s) => {
+            dve_state::stt_family_ref(st, &mut after_wait, s, op, &mut warns, strict)?
+        }
+        Body::D1Rd(s) if op == 0x9B => {
+            dve_state::read_accumulator_ref(st, &mut after_wait, s, &mut warns, strict)?
+        }
+        Body::D4Mr(s) if op == 0xE9 => {
+            dve_state::read_indices_ref(st, &mut after_wait, s, &mut warns, strict)?
+        }
+        Body::S4d2Bn(s) if matches!(op, 0x6C | 0x6E) => {
+            dve_state::max8_find_ref(st, &mut after_wait, s, op, &mut warns, strict)?
+        }
+        Body::S4d4Mr(s) => {
+            dve_state::match_replace8_ref(st, &mut after_wait, s, &mut warns, strict)?
+        }
+        Body::S4d4Cr(s) => {
+            dve_state::cross_lane_reduce_ref(st, &mut after_wait, s, op, &mut warns, strict)?
+        }
+        Body::CtrlIm(s) if op == 0x69 => {
+            dve_state::load_mask_select_ref(&mut after_wait, s, &warns, strict)?
+        }
         Body::S2Bn(s) => imm_ld(st, &mut after_wait, s, op == 0x70, &mut warns, strict)?,
         Body::S4d4Tsm(s) => ptr_multi(st, &mut after_wait, s, op, &mut warns, strict)?,
         Body::S2d2TsAs(s) => affine_select(st, &mut after_wait, s, &mut warns, strict)?,

@@ -4,31 +4,27 @@
 //! enumeration names, `itoa` for integers, a dedicated path for floats. It prints exactly
 //! what `plain.rs` prints (a differential property test checks it on every generation).
 //!
-//! The field-type dispatch below tests `Any` type ids of statically known types: after
-//! inlining each test is a constant, so each struct's formatter is straight-line code.
+//! The field-type dispatch below matches each field's [`TextRef`] (its written form, which
+//! every field type must give): after inlining on a known type the match is one arm, so
+//! each struct's formatter is straight-line code.
 
 use super::imm_is_fp32;
 use super::line::{Line, NameTable, Sink};
 use super::plain::bundle_line;
 use crate::gen::Gen;
 use crate::geometry::NUM_REGISTERS;
-use crate::opcode::Opcode;
 use crate::opcode::OpcodeInfo;
 use crate::tables::{
     AccumCmd, ActFunc, AffineSelectCmp, AluOp, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype,
     ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim, UpdateMode,
     WaitMode,
 };
-use crate::text::schema::{always_printed_any, for_each_enum_field, CHANNELS_FIELD, OPCODE_FIELD};
-use crate::wire::addr8::addr8_text;
+use crate::text::schema::{always_printed_ref, for_each_enum_field, CHANNELS_FIELD, OPCODE_FIELD};
 use crate::wire::descriptor::f32_text;
 use crate::wire::descriptor::{INDIRECT_HOLES, INDIRECT_SEPARATOR};
 use crate::wire::{
-    Addr4, AddrForm, Body, Bytes, Data4d, DtypePair, F32Bits, Field, FieldVisitor, ImmVal,
-    Instruction, LwCtrl, MmCtrl, Tensor,
+    Addr4, AddrForm, Body, EnumValue, Field, FieldVisitor, Instruction, TensorRef, TextRef,
 };
-use crate::wire::{Addr8, DmaPattern};
-use std::any::Any;
 
 /// Room a caller reserves for one line (the longest structured lines are about 350 bytes).
 pub(super) const LINE_RESERVE: usize = 384;
@@ -43,9 +39,8 @@ pub(super) fn line<S: Sink>(inst: &Instruction, gen: Gen, out: &mut S) {
     }
 }
 
-/// The structured line; returns how many fields went through the slow `to_text` fallback
-/// (none: a test checks every struct).
-fn structured<S: Sink>(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut S) -> u32 {
+/// The structured line.
+fn structured<S: Sink>(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut S) {
     // The channel count folds into partition ranges when some operand can carry one; the
     // operands may come before the count, so a first pass finds both.
     let mut scan = Scan {
@@ -60,7 +55,6 @@ fn structured<S: Sink>(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut
         gen,
         folded: scan.channels.filter(|_| scan.locatable),
         preamble: false,
-        fallbacks: 0,
         out: Line::new(out),
     };
     w.out.put(row.mnemonic);
@@ -71,7 +65,6 @@ fn structured<S: Sink>(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut
     inst.events.visit_fields(&base.events, &mut w);
     inst.header.visit_fields(&base.header, &mut w);
     w.out.finish();
-    w.fallbacks
 }
 
 /// A body struct whose fields a visitor can walk beside a default body's.
@@ -108,21 +101,6 @@ macro_rules! visit_body {
 }
 crate::for_each_struct!(visit_body);
 
-/// `value` as an `X`, when that is its type (a constant test once `T` is known).
-#[inline(always)]
-fn cast<X: 'static, T: 'static>(value: &T) -> Option<&X> {
-    (value as &dyn Any).downcast_ref::<X>()
-}
-
-/// A descriptor's start address, whatever its N.
-#[inline(always)]
-fn tensor_addr<T: 'static>(v: &T) -> Option<Addr4> {
-    None.or_else(|| cast::<Tensor<1>, T>(v).map(|t| t.start_addr))
-        .or_else(|| cast::<Tensor<2>, T>(v).map(|t| t.start_addr))
-        .or_else(|| cast::<Tensor<3>, T>(v).map(|t| t.start_addr))
-        .or_else(|| cast::<Tensor<4>, T>(v).map(|t| t.start_addr))
-}
-
 /// The first pass: the channel count, and whether an operand address lies in SBUF or PSUM.
 struct Scan {
     gen: Gen,
@@ -133,11 +111,10 @@ struct Scan {
 impl FieldVisitor for Scan {
     #[inline(always)]
     fn field<T: Field>(&mut self, name: &'static str, value: &T, _: &T) {
-        if let Some(n) = cast::<u8, T>(value).filter(|_| name == CHANNELS_FIELD) {
-            self.channels = Some(*n);
-        }
-        if let Some(a) = tensor_addr(value) {
-            self.locatable |= a.locate(self.gen).is_some();
+        match value.text_ref() {
+            TextRef::U8(n) if name == CHANNELS_FIELD => self.channels = Some(n),
+            TextRef::Tensor(t) => self.locatable |= t.start_addr.locate(self.gen).is_some(),
+            _ => {}
         }
     }
 }
@@ -150,8 +127,6 @@ struct Writer<'a, 'o, S: Sink> {
     folded: Option<u8>,
     /// Walking the events and header: only fields that differ print.
     preamble: bool,
-    /// Fields written through `to_text` (a type this file does not know).
-    fallbacks: u32,
     out: Line<'o, S>,
 }
 
@@ -163,7 +138,7 @@ impl<S: Sink> FieldVisitor for Writer<'_, '_, S> {
         } else if name == CHANNELS_FIELD && self.folded.is_some() {
             false
         } else {
-            always_printed_any(name, value as &dyn Any) || value != base
+            always_printed_ref(name, &value.text_ref()) || value != base
         };
         if printed {
             self.out.key(name);
@@ -174,62 +149,42 @@ impl<S: Sink> FieldVisitor for Writer<'_, '_, S> {
 
 impl<S: Sink> Writer<'_, '_, S> {
     /// The field's text: what its `to_text` gives (or, for descriptors and fp32
-    /// immediates, what `plain.rs` prints in its place).
+    /// immediates, what `plain.rs` prints in its place). Exhaustive over the written forms;
+    /// on a known field type the match is one arm.
     #[inline(always)]
     fn value<T: Field>(&mut self, name: &'static str, v: &T) {
         let out = &mut self.out;
-        if let Some(t) = cast::<Tensor<1>, T>(v) {
-            tensor(t, self.gen, self.folded, out);
-        } else if let Some(t) = cast::<Tensor<2>, T>(v) {
-            tensor(t, self.gen, self.folded, out);
-        } else if let Some(t) = cast::<Tensor<3>, T>(v) {
-            tensor(t, self.gen, self.folded, out);
-        } else if let Some(t) = cast::<Tensor<4>, T>(v) {
-            tensor(t, self.gen, self.folded, out);
-        } else if let Some(d) = cast::<Data4d, T>(v) {
-            out.signed(d.base);
-            out.byte(b':');
-            pairs(&d.step_elem, &d.num_elem, out);
-        } else if let Some(i) = cast::<ImmVal, T>(v) {
-            if imm_is_fp32(self.inst, name) {
-                float(i.0, out);
-            } else {
-                out.hex(i.0, 1);
+        match v.text_ref() {
+            TextRef::Tensor(t) => tensor(&t, self.gen, self.folded, out),
+            TextRef::Data4d(d) => {
+                out.signed(d.base);
+                out.byte(b':');
+                pairs(&d.step_elem, &d.num_elem, out);
             }
-        } else if let Some(f) = cast::<F32Bits, T>(v) {
-            float(f.0, out);
-        } else if let Some(n) = cast::<u8, T>(v) {
-            out.dec(u32::from(*n));
-        } else if let Some(n) = cast::<i32, T>(v) {
-            out.signed(*n);
-        } else if let Some(n) = cast::<u32, T>(v) {
-            out.hex(*n, 1);
-        } else if let Some(p) = cast::<DtypePair, T>(v) {
-            out.name(&DTYPE_NAMES, p.lo().0);
-            out.put("->");
-            out.name(&DTYPE_NAMES, p.hi().0);
-        } else if let Some(o) = cast::<Opcode, T>(v) {
-            out.hex(u32::from(o.0), 2);
-        } else if let Some(c) = cast::<MmCtrl, T>(v) {
-            // The PE generation blocks: their own per-generation text (rare, not hot).
-            out.put(&c.to_text(self.gen));
-        } else if let Some(c) = cast::<LwCtrl, T>(v) {
-            out.put(&c.to_text(self.gen));
-        } else if let Some(n) = cast::<u16, T>(v) {
-            out.dec(u32::from(*n));
-        } else if let Some(a) = cast::<Addr8, T>(v) {
-            out.put(&addr8_text(*a, self.gen));
-        } else if let Some(p) = cast::<DmaPattern<1>, T>(v) {
-            out.put(&p.to_text(self.gen));
-        } else if let Some(p) = cast::<DmaPattern<2>, T>(v) {
-            out.put(&p.to_text(self.gen));
-        } else if let Some(n) = cast::<u64, T>(v) {
-            out.put(&n.to_text(self.gen));
-        } else if let Some(a) = cast::<Addr4, T>(v) {
-            address(*a, self.gen, out);
-        } else if !enumeration(v, out) && !raw_bytes(v, out) {
-            self.fallbacks += 1;
-            out.put(&v.to_text(self.gen));
+            TextRef::Imm(i) => {
+                if imm_is_fp32(self.inst, name) {
+                    float(i.0, out);
+                } else {
+                    out.hex(i.0, 1);
+                }
+            }
+            TextRef::F32(f) => float(f.0, out),
+            TextRef::U8(n) => out.dec(u32::from(n)),
+            TextRef::U16(n) => out.dec(u32::from(n)),
+            TextRef::I32(n) => out.signed(n),
+            TextRef::U32(n) => out.hex(n, 1),
+            TextRef::DtypePair(p) => {
+                out.name(&DTYPE_NAMES, p.lo().0);
+                out.put("->");
+                out.name(&DTYPE_NAMES, p.hi().0);
+            }
+            TextRef::Opcode(o) => out.hex(u32::from(o.0), 2),
+            TextRef::Addr4(a) => address(a, self.gen, out),
+            TextRef::Enum(e) => enumeration(e, out),
+            TextRef::Bytes(b) => out.hex_bytes(b),
+            // DMA addresses and patterns, 64-bit words and the PE generation blocks: their
+            // own per-generation text (rare, not hot).
+            TextRef::Own => out.put(&v.to_text(self.gen)),
         }
     }
 }
@@ -237,47 +192,26 @@ impl<S: Sink> Writer<'_, '_, S> {
 /// The names of dtypes (also the two halves of a `DtypePair`).
 static DTYPE_NAMES: NameTable = NameTable::of(Dtype::TABLE);
 
-/// Writes an enumeration's name (or its `0x..` value); false if `v` is none.
+/// Writes an enumeration's name (or its `0x..` value).
 #[inline(always)]
-fn enumeration<T: 'static, S: Sink>(v: &T, out: &mut Line<'_, S>) -> bool {
+fn enumeration<S: Sink>(e: EnumValue, out: &mut Line<'_, S>) {
     macro_rules! arms {
         ($($E:ident),*) => {
-            $( if let Some(e) = cast::<$E, T>(v) {
-                static NAMES: NameTable = NameTable::of($E::TABLE);
-                out.name(&NAMES, e.0);
-                return true;
-            } )*
+            match e {
+                $( EnumValue::$E(e) => {
+                    static NAMES: NameTable = NameTable::of($E::TABLE);
+                    out.name(&NAMES, e.0);
+                } )*
+            }
         };
     }
     for_each_enum_field!(arms);
-    false
-}
-
-/// Writes reserved bytes as hex (`Bytes::to_text`); false if `v` is not a `Bytes<N>` of a
-/// size the structs use (the fallback test names any new size).
-#[inline(always)]
-fn raw_bytes<T: 'static, S: Sink>(v: &T, out: &mut Line<'_, S>) -> bool {
-    macro_rules! sizes {
-        ($($n:literal),*) => {
-            $( if let Some(b) = cast::<Bytes<$n>, T>(v) {
-                out.hex_bytes(&b.0);
-                return true;
-            } )*
-        };
-    }
-    sizes!(1, 2, 3, 4, 5, 6, 9, 12, 15, 16, 17, 20, 30, 32, 48, 52);
-    false
 }
 
 /// A descriptor: `ADDRESS:[[step,num],…]`, the address as a partition range when the channel
 /// count folds into it.
 #[inline(always)]
-fn tensor<const N: usize, S: Sink>(
-    t: &Tensor<N>,
-    gen: Gen,
-    folded: Option<u8>,
-    out: &mut Line<'_, S>,
-) {
+fn tensor<S: Sink>(t: &TensorRef<'_>, gen: Gen, folded: Option<u8>, out: &mut Line<'_, S>) {
     let addr = t.start_addr;
     match (folded, addr.locate(gen)) {
         (Some(n), Some((space, p, off))) => {
@@ -291,7 +225,7 @@ fn tensor<const N: usize, S: Sink>(
         }
         _ => address(addr, gen, out),
     }
-    let holes = match t.indirect_addr() {
+    let holes = match t.indirect {
         Some(second) => {
             out.byte(INDIRECT_SEPARATOR as u8);
             address(second, gen, out);
@@ -300,7 +234,7 @@ fn tensor<const N: usize, S: Sink>(
         None => 0,
     };
     out.byte(b':');
-    pairs_holes(&t.step_elem, &t.num_elem, holes, out);
+    pairs_holes(t.step_elem, t.num_elem, holes, out);
 }
 
 /// `Addr4::to_text`.
@@ -551,6 +485,7 @@ fn bundle<S: Sink>(inst: &Instruction, gen: Gen, out: &mut S) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::opcode::Opcode;
     use crate::opcode::OPCODES;
 
     fn float_text(bits: u32) -> String {
@@ -561,10 +496,10 @@ mod tests {
         s
     }
 
-    // Every field type of every struct has a fast arm: a new type (or a new `Bytes<N>`
-    // size) fails here by name instead of silently taking the `to_text` path.
+    // Every field of every struct, printed (reserved bytes non-zero, header and event
+    // fields set), reads as the plain path prints it.
     #[test]
-    fn no_field_takes_the_fallback() {
+    fn every_field_prints_as_the_plain_path() {
         for g in Gen::ALL {
             for r in OPCODES.iter().filter(|r| r.gens.contains(g)) {
                 let mut inst = Instruction::new(Opcode(r.value), g);
@@ -577,9 +512,10 @@ mod tests {
                     *x = i as u8; // every reserved byte non-zero, so every field prints
                 }
                 let inst = Instruction::decode(&b, g);
-                let mut s = String::new();
-                let fallbacks = structured(&inst, r, g, &mut s);
-                assert_eq!(fallbacks, 0, "{} on {g}: {s}", r.mnemonic);
+                let (mut fast, mut plain) = (String::new(), String::new());
+                structured(&inst, r, g, &mut fast);
+                super::super::plain::line(&inst, g, &mut plain);
+                assert_eq!(fast, plain, "{} on {g}", r.mnemonic);
             }
         }
     }

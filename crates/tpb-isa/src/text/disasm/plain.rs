@@ -3,11 +3,10 @@
 use super::imm_is_fp32;
 use crate::gen::Gen;
 use crate::opcode::OpcodeInfo;
-use crate::tables::{AluOp, Dtype};
-use crate::text::schema::{always_printed, is_imm, CHANNELS_FIELD, OPCODE_FIELD};
+use crate::text::schema::{always_printed, CHANNELS_FIELD, OPCODE_FIELD};
 use crate::wire::descriptor::f32_text;
 use crate::wire::field::hex;
-use crate::wire::{Addr4, Field, FieldDyn, FieldMeta, ImmVal, Instruction, Tensor};
+use crate::wire::{Addr4, EnumValue, Field, FieldDyn, FieldMeta, Instruction, TextRef};
 use std::fmt::Write;
 
 /// The plain disassembler, kept as the reference the fast one is tested against: it walks
@@ -31,7 +30,10 @@ fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut String) 
     let channels = body
         .iter()
         .find(|(m, _)| m.name == CHANNELS_FIELD)
-        .and_then(|(_, f)| f.as_any().downcast_ref::<u8>().copied());
+        .and_then(|(_, f)| match f.text_value() {
+            TextRef::U8(n) => Some(n),
+            _ => None,
+        });
     // Fold the channel count into partition ranges when some operand can carry one.
     let folded = channels.filter(|_| {
         body.iter()
@@ -50,11 +52,15 @@ fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut String) 
         if write_tensor(*f, gen, folded, out) {
             continue;
         }
-        if is_imm(*f) && imm_is_fp32(inst, meta.name) {
-            let bits = f.as_any().downcast_ref::<ImmVal>().map_or(0, |v| v.0);
-            out.push_str(&f32_text(bits));
-        } else if !write_enum(*f, out) {
-            out.push_str(&f.text(gen));
+        match f.text_value() {
+            TextRef::Imm(v) if imm_is_fp32(inst, meta.name) => out.push_str(&f32_text(v.0)),
+            TextRef::Enum(EnumValue::Dtype(d)) => {
+                let _ = write!(out, "{d}");
+            }
+            TextRef::Enum(EnumValue::AluOp(op)) => {
+                let _ = write!(out, "{op}");
+            }
+            _ => out.push_str(&f.text(gen)),
         }
     }
     let preamble = inst.events.fields().into_iter().chain(inst.header.fields());
@@ -65,74 +71,48 @@ fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut String) 
     }
 }
 
-/// Appends the most common enumerations' text without a `String` each: their `to_text` is
-/// their `Display`, so the output is the same.
-fn write_enum(f: &dyn FieldDyn, out: &mut String) -> bool {
-    let a = f.as_any();
-    if let Some(d) = a.downcast_ref::<Dtype>() {
-        let _ = write!(out, "{d}");
-    } else if let Some(op) = a.downcast_ref::<AluOp>() {
-        let _ = write!(out, "{op}");
-    } else {
-        return false;
-    }
-    true
-}
-
 /// A descriptor's start address, whatever its N.
 fn tensor_addr(f: &dyn FieldDyn) -> Option<Addr4> {
-    let a = f.as_any();
-    None.or_else(|| a.downcast_ref::<Tensor<1>>().map(|t| t.start_addr))
-        .or_else(|| a.downcast_ref::<Tensor<2>>().map(|t| t.start_addr))
-        .or_else(|| a.downcast_ref::<Tensor<3>>().map(|t| t.start_addr))
-        .or_else(|| a.downcast_ref::<Tensor<4>>().map(|t| t.start_addr))
+    match f.text_value() {
+        TextRef::Tensor(t) => Some(t.start_addr),
+        _ => None,
+    }
 }
 
 /// Appends a descriptor's text (`ADDRESS:[[step,num],…]`) to `out`, if `f` is one.
 fn write_tensor(f: &dyn FieldDyn, gen: Gen, channels: Option<u8>, out: &mut String) -> bool {
-    fn write<const N: usize>(
-        f: &dyn FieldDyn,
-        gen: Gen,
-        channels: Option<u8>,
-        out: &mut String,
-    ) -> bool {
-        let Some(t) = f.as_any().downcast_ref::<Tensor<N>>() else {
-            return false;
-        };
-        if t.indirect_addr().is_some() {
-            // Two addresses, no channel fold: the field's own text form.
-            out.push_str(&t.to_text(gen));
-            return true;
-        }
-        let addr = t.start_addr;
-        match (channels, addr.locate(gen)) {
-            (Some(n), Some((space, p, off))) => {
-                let mut digits = itoa::Buffer::new();
-                out.push_str(space.name());
-                out.push_str("[p");
-                out.push_str(digits.format(p));
-                out.push_str("..");
-                out.push_str(digits.format(p + u32::from(n)));
-                let _ = write!(out, "]+{off:#x}");
-            }
-            _ => out.push_str(&addr.to_text(gen)),
-        }
-        out.push_str(":[");
-        let mut digits = itoa::Buffer::new();
-        for (i, (s, n)) in t.step_elem.iter().zip(&t.num_elem).enumerate() {
-            out.push_str(if i == 0 { "[" } else { ",[" });
-            out.push_str(digits.format(*s));
-            out.push(',');
-            out.push_str(digits.format(*n));
-            out.push(']');
-        }
-        out.push(']');
-        true
+    let TextRef::Tensor(t) = f.text_value() else {
+        return false;
+    };
+    if t.indirect.is_some() {
+        // Two addresses, no channel fold: the field's own text form.
+        out.push_str(&f.text(gen));
+        return true;
     }
-    write::<1>(f, gen, channels, out)
-        || write::<2>(f, gen, channels, out)
-        || write::<3>(f, gen, channels, out)
-        || write::<4>(f, gen, channels, out)
+    let addr = t.start_addr;
+    match (channels, addr.locate(gen)) {
+        (Some(n), Some((space, p, off))) => {
+            let mut digits = itoa::Buffer::new();
+            out.push_str(space.name());
+            out.push_str("[p");
+            out.push_str(digits.format(p));
+            out.push_str("..");
+            out.push_str(digits.format(p + u32::from(n)));
+            let _ = write!(out, "]+{off:#x}");
+        }
+        _ => out.push_str(&addr.to_text(gen)),
+    }
+    out.push_str(":[");
+    let mut digits = itoa::Buffer::new();
+    for (i, (s, n)) in t.step_elem.iter().zip(t.num_elem).enumerate() {
+        out.push_str(if i == 0 { "[" } else { ",[" });
+        out.push_str(digits.format(*s));
+        out.push(',');
+        out.push_str(digits.format(*n));
+        out.push(']');
+    }
+    out.push(']');
+    true
 }
 
 pub(super) fn bundle_line(inst: &Instruction, gen: Gen) -> String {

@@ -6,6 +6,7 @@ use super::super::common::*;
 use super::super::{Confidence, Ctx, Flow};
 use super::immediates::imm_by_src;
 use crate::tables::{AccumCmd, AluOp, Dtype, ImmSrc, RevOps};
+use crate::wire::View;
 use crate::wire::{D1Rd, S3d3Ts};
 use Confidence::Observed;
 
@@ -115,9 +116,9 @@ pub(crate) const fn cache_reduce_accum_ok(cmd: AccumCmd) -> bool {
     )
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3Ts) -> Flow {
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3d3Ts>) -> Flow {
     let gen = cx.gen;
-    let (op0, op1) = (s.op0, s.op1);
+    let (op0, op1) = (s.op0(), s.op1());
     cx.check(
         &CR_OPS,
         op0.is_general_arith_op(gen) && is_valid_cache_reduce_op(op1),
@@ -130,50 +131,50 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3Ts) -> Flow {
             )
         },
     )?;
-    cx.check(&CR_TYPES, cache_reduce_type_ok(s.in_dtype), || {
+    cx.check(&CR_TYPES, cache_reduce_type_ok(s.in_dtype()), || {
         detail(
             at!(S3d3Ts.in_dtype),
-            s.in_dtype,
+            s.in_dtype(),
             "fp8_exp3, fp8_exp4, fp8_exp5, fp16, bfloat16, fp32, int8, int16, uint8, uint16",
         )
     })?;
-    let n = s.num_active_channels;
+    let n = s.num_active_channels();
     imm_by_src(
         cx,
-        s.imm0_src,
-        s.imm0,
+        s.imm0_src(),
+        s.imm0(),
         at!(S3d3Ts.imm0_src),
         at!(S3d3Ts.imm0),
         false,
-        s.in_dtype,
+        s.in_dtype(),
         n,
     )?;
-    if s.accumulator_cmd == AccumCmd::LOAD_ACCUMULATE {
+    if s.accumulator_cmd() == AccumCmd::LOAD_ACCUMULATE {
         imm_by_src(
             cx,
-            s.imm1_src,
-            s.imm1,
+            s.imm1_src(),
+            s.imm1(),
             at!(S3d3Ts.imm1_src),
             at!(S3d3Ts.imm1),
             false,
-            s.in_dtype,
+            s.in_dtype(),
             n,
         )?;
     } else {
         cx.check(
             &CR_IMM1,
-            s.imm1_src == ImmSrc::INSTRUCTION && s.imm1.0 == 0,
+            s.imm1_src() == ImmSrc::INSTRUCTION && s.imm1().0 == 0,
             || {
                 detail2(
                     at!(S3d3Ts.imm1_src),
                     at!(S3d3Ts.imm1),
-                    format!("{}, {:#x}", s.imm1_src, s.imm1.0),
+                    format!("{}, {:#x}", s.imm1_src(), s.imm1().0),
                     "imm, 0 unless accumulator_cmd is load_accumulate",
                 )
             },
         )?;
     }
-    let (src, dst) = (&s.src_mem_pattern, &s.dst_mem_pattern);
+    let (src, dst) = (&s.src_mem_pattern(), &s.dst_mem_pattern());
     let rw = |at, dtype, write| Operand {
         at,
         dtype,
@@ -181,8 +182,16 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3Ts) -> Flow {
         psum: true,
         sbuf: true,
     };
-    tensor_valid(cx, src, rw(at!(S3d3Ts.src_mem_pattern), s.in_dtype, false))?;
-    tensor_valid(cx, dst, rw(at!(S3d3Ts.dst_mem_pattern), s.out_dtype, true))?;
+    tensor_valid(
+        cx,
+        src,
+        rw(at!(S3d3Ts.src_mem_pattern), s.in_dtype(), false),
+    )?;
+    tensor_valid(
+        cx,
+        dst,
+        rw(at!(S3d3Ts.dst_mem_pattern), s.out_dtype(), true),
+    )?;
     cx.check(
         &CR_COUNT,
         src.element_count() == dst.element_count(),
@@ -194,19 +203,23 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3Ts) -> Flow {
             )
         },
     )?;
-    cx.check(&CR_REVERSE, s.reverse_operands == RevOps::NONE, || {
-        detail(at!(S3d3Ts.reverse_operands), s.reverse_operands, "none")
+    cx.check(&CR_REVERSE, s.reverse_operands() == RevOps::NONE, || {
+        detail(at!(S3d3Ts.reverse_operands), s.reverse_operands(), "none")
     })?;
-    reserved_zero(cx, &CR_RESERVED, at!(S3d3Ts.reserved0), &s.reserved0.0)?;
-    cx.check(&CR_ACCUM, cache_reduce_accum_ok(s.accumulator_cmd), || {
-        detail(
-            at!(S3d3Ts.accumulator_cmd),
-            s.accumulator_cmd,
-            "zero_accumulate, accumulate, load_accumulate",
-        )
-    })?;
-    dtype_in(cx, s.in_dtype, at!(S3d3Ts.in_dtype))?;
-    dtype_out(cx, s.out_dtype, at!(S3d3Ts.out_dtype))?;
+    reserved_zero(cx, &CR_RESERVED, at!(S3d3Ts.reserved0), &s.reserved0().0)?;
+    cx.check(
+        &CR_ACCUM,
+        cache_reduce_accum_ok(s.accumulator_cmd()),
+        || {
+            detail(
+                at!(S3d3Ts.accumulator_cmd),
+                s.accumulator_cmd(),
+                "zero_accumulate, accumulate, load_accumulate",
+            )
+        },
+    )?;
+    dtype_in(cx, s.in_dtype(), at!(S3d3Ts.in_dtype))?;
+    dtype_out(cx, s.out_dtype(), at!(S3d3Ts.out_dtype))?;
     aluop_valid(cx, op0, at!(S3d3Ts.op0))?;
     aluop_valid(cx, op1, at!(S3d3Ts.op1))?;
     channel_range(cx, n, at!(S3d3Ts.num_active_channels))?;
@@ -215,42 +228,42 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3Ts) -> Flow {
     Ok(())
 }
 
-pub(super) fn check_read_accumulator<const M: u8>(cx: &mut Ctx<M>, s: &D1Rd) -> Flow {
-    cx.check(&RD_TYPE, s.dtype.is_fp_datapath(true), || {
+pub(super) fn check_read_accumulator<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, D1Rd>) -> Flow {
+    cx.check(&RD_TYPE, s.dtype().is_fp_datapath(true), || {
         detail(
             at!(D1Rd.dtype),
-            s.dtype,
+            s.dtype(),
             "fp8_exp3, fp8_exp4, fp8_exp5, fp16, bfloat16, fp32, fp32r",
         )
     })?;
-    cx.check(&RD_CHANNELS, s.num_active_channels <= 128, || {
+    cx.check(&RD_CHANNELS, s.num_active_channels() <= 128, || {
         detail(
             at!(D1Rd.num_active_channels),
-            s.num_active_channels,
+            s.num_active_channels(),
             "0..=128",
         )
     })?;
     tensor_valid(
         cx,
-        &s.dst_mem_pattern,
+        &s.dst_mem_pattern(),
         Operand {
             at: at!(D1Rd.dst_mem_pattern),
-            dtype: s.dtype,
+            dtype: s.dtype(),
             write: true,
             psum: true,
             sbuf: true,
         },
     )?;
-    cx.check(&RD_SIZE, s.dst_element_count == 1, || {
-        detail(at!(D1Rd.dst_element_count), s.dst_element_count, "1")
+    cx.check(&RD_SIZE, s.dst_element_count() == 1, || {
+        detail(at!(D1Rd.dst_element_count), s.dst_element_count(), "1")
     })?;
-    cx.check(&RD_NEGATED, s.negated <= 1, || {
-        detail(at!(D1Rd.negated), s.negated, "0 or 1")
+    cx.check(&RD_NEGATED, s.negated() <= 1, || {
+        detail(at!(D1Rd.negated), s.negated(), "0 or 1")
     })?;
     for (at, bytes) in [
-        (at!(D1Rd.reserved0), &s.reserved0.0[..]),
-        (at!(D1Rd.reserved1), &s.reserved1.0[..]),
-        (at!(D1Rd.reserved2), &s.reserved2.0[..]),
+        (at!(D1Rd.reserved0), &s.reserved0().0[..]),
+        (at!(D1Rd.reserved1), &s.reserved1().0[..]),
+        (at!(D1Rd.reserved2), &s.reserved2().0[..]),
     ] {
         reserved_zero(cx, &RD_RESERVED, at, bytes)?;
     }

@@ -6,6 +6,7 @@ use super::super::{Confidence, Ctx, Flow};
 use super::immediates::imm_by_src;
 use crate::tables::ImmSrc;
 use crate::wire::S3d3CpPredScalar;
+use crate::wire::View;
 use Confidence::{Assumed, Observed};
 
 rule!(
@@ -60,12 +61,12 @@ rule!(
     lint
 );
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3CpPredScalar) -> Flow {
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3d3CpPredScalar>) -> Flow {
     // `tpb explain` lists what is not known about this chain (a lint that always holds).
     cx.check(&CPS_UNKNOWN, true, || {
         detail(
             at!(S3d3CpPredScalar.src0_imm),
-            s.src0_imm.0,
+            s.src0_imm().0,
             "see isa-facts-dve-pool Q1, Q7",
         )
     })?;
@@ -73,29 +74,29 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3CpPredScalar) -> Flow 
         cx,
         &CPS_RESERVED,
         at!(S3d3CpPredScalar.reserved0),
-        &s.reserved0.0,
+        &s.reserved0().0,
     )?;
     reserved_zero(
         cx,
         &CPS_RESERVED,
         at!(S3d3CpPredScalar.reserved1),
-        &s.reserved1.0,
+        &s.reserved1().0,
     )?;
-    let n = s.num_active_channels;
+    let n = s.num_active_channels();
     // `has_valid_immediates`: an inline value always passes.
-    if s.src0_imm_src != ImmSrc::INSTRUCTION {
+    if s.src0_imm_src() != ImmSrc::INSTRUCTION {
         imm_by_src(
             cx,
-            s.src0_imm_src,
-            s.src0_imm,
+            s.src0_imm_src(),
+            s.src0_imm(),
             at!(S3d3CpPredScalar.src0_imm_src),
             at!(S3d3CpPredScalar.src0_imm),
             true,
-            s.in_dtype,
+            s.in_dtype(),
             n,
         )?;
     }
-    let (p, d) = (&s.pred_mem_pattern, &s.dst_mem_pattern);
+    let (p, d) = (&s.pred_mem_pattern(), &s.dst_mem_pattern());
     let (p_at, d_at) = (
         at!(S3d3CpPredScalar.pred_mem_pattern),
         at!(S3d3CpPredScalar.dst_mem_pattern),
@@ -108,8 +109,8 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3CpPredScalar) -> Flow 
         psum: true,
         sbuf: true,
     };
-    tensor_valid(cx, p, place(p_at, s.pred_dtype, false))?;
-    tensor_valid(cx, d, place(d_at, s.out_dtype, true))?;
+    tensor_valid(cx, p, place(p_at, s.pred_dtype(), false))?;
+    tensor_valid(cx, d, place(d_at, s.out_dtype(), true))?;
     start_addr_active_channels(cx, p.start_addr, n, p_at)?;
     start_addr_active_channels(cx, d.start_addr, n, d_at)?;
     cx.check(&CPS_COUNT, p.element_count() == d.element_count(), || {
@@ -119,31 +120,35 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &S3d3CpPredScalar) -> Flow 
             format!("pred count {}", count_text(p)),
         )
     })?;
-    cx.check(&CPS_PRED_DTYPE, s.pred_dtype.is_int_datapath(), || {
+    cx.check(&CPS_PRED_DTYPE, s.pred_dtype().is_int_datapath(), || {
         detail(
             at!(S3d3CpPredScalar.pred_dtype),
-            s.pred_dtype,
+            s.pred_dtype(),
             "int8, int16, int32, uint8, uint16, uint32",
         )
     })?;
     for (dt, at) in [
-        (s.in_dtype, at!(S3d3CpPredScalar.in_dtype)),
-        (s.out_dtype, at!(S3d3CpPredScalar.out_dtype)),
+        (s.in_dtype(), at!(S3d3CpPredScalar.in_dtype)),
+        (s.out_dtype(), at!(S3d3CpPredScalar.out_dtype)),
     ] {
         cx.check(&CPS_IN_DTYPE, dt.is_valid_dtype(false), || {
             detail(at, dt, PLAIN_DTYPES)
         })?;
     }
-    cx.check(&CPS_SAME_DTYPE, s.in_dtype == s.out_dtype, || {
+    cx.check(&CPS_SAME_DTYPE, s.in_dtype() == s.out_dtype(), || {
         detail2(
             at!(S3d3CpPredScalar.in_dtype),
             at!(S3d3CpPredScalar.out_dtype),
-            format!("{} -> {}", s.in_dtype, s.out_dtype),
+            format!("{} -> {}", s.in_dtype(), s.out_dtype()),
             "in_dtype == out_dtype",
         )
     })?;
-    cx.check(&CPS_REVERSED, s.reversed_pred <= 1, || {
-        detail(at!(S3d3CpPredScalar.reversed_pred), s.reversed_pred, "0, 1")
+    cx.check(&CPS_REVERSED, s.reversed_pred() <= 1, || {
+        detail(
+            at!(S3d3CpPredScalar.reversed_pred),
+            s.reversed_pred(),
+            "0, 1",
+        )
     })?;
     channel_range(cx, n, at!(S3d3CpPredScalar.num_active_channels))?;
     Ok(())

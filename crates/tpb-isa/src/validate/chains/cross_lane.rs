@@ -7,6 +7,7 @@ use super::super::{Confidence, Ctx, Flow};
 use crate::opcode::OpcodeInfo;
 use crate::tables::{ReduceAxis, ReduceOp};
 use crate::wire::S4d4Cr;
+use crate::wire::View;
 use Confidence::{Assumed, Observed};
 
 rule!(
@@ -39,37 +40,37 @@ rule!(
 );
 
 /// `valid_reduce_op_for_opcode` as tpb assumes it (Q12).
-pub(crate) fn cross_lane_op_ok(bitvec: bool, s: &S4d4Cr) -> bool {
+pub(crate) fn cross_lane_op_ok(bitvec: bool, s: &View<'_, S4d4Cr>) -> bool {
     if bitvec {
         matches!(
-            s.reduce_op,
+            s.reduce_op(),
             ReduceOp::BITWISE_OR | ReduceOp::BITWISE_AND | ReduceOp::BITWISE_XOR
-        ) && s.in_dtype == s.out_dtype
-            && s.in_dtype.is_int_datapath()
+        ) && s.in_dtype() == s.out_dtype()
+            && s.in_dtype().is_int_datapath()
     } else {
         matches!(
-            s.reduce_op,
+            s.reduce_op(),
             ReduceOp::ADD | ReduceOp::AVERAGE | ReduceOp::MAX
         )
     }
 }
 
 /// `valid_axis_dst_element_cnt`.
-pub(crate) fn cross_lane_dst_count_ok(s: &S4d4Cr) -> bool {
-    let dst = &s.dst_mem_pattern;
-    match s.reduce_axis {
+pub(crate) fn cross_lane_dst_count_ok(s: &View<'_, S4d4Cr>) -> bool {
+    let dst = &s.dst_mem_pattern();
+    match s.reduce_axis() {
         ReduceAxis::ALL => dst.start_addr.shape_from_register() || dst.num_elem == [1, 1, 1, 1],
-        ReduceAxis::PARTITIONS => dst.element_count() == s.src_mem_pattern.element_count(),
+        ReduceAxis::PARTITIONS => dst.element_count() == s.src_mem_pattern().element_count(),
         _ => false,
     }
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Cr) -> Flow {
-    reserved_zero(cx, &CR_RESERVED, at!(S4d4Cr.reserved0), &s.reserved0.0)?;
-    dtype_in(cx, s.in_dtype, at!(S4d4Cr.in_dtype))?;
-    dtype_out(cx, s.out_dtype, at!(S4d4Cr.out_dtype))?;
-    let n = s.num_active_channels;
-    let (src, dst) = (&s.src_mem_pattern, &s.dst_mem_pattern);
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S4d4Cr>) -> Flow {
+    reserved_zero(cx, &CR_RESERVED, at!(S4d4Cr.reserved0), &s.reserved0().0)?;
+    dtype_in(cx, s.in_dtype(), at!(S4d4Cr.in_dtype))?;
+    dtype_out(cx, s.out_dtype(), at!(S4d4Cr.out_dtype))?;
+    let n = s.num_active_channels();
+    let (src, dst) = (&s.src_mem_pattern(), &s.dst_mem_pattern());
     start_addr_active_channels(cx, src.start_addr, n, at!(S4d4Cr.src_mem_pattern))?;
     start_addr_active_channels(cx, dst.start_addr, 1, at!(S4d4Cr.dst_mem_pattern))?;
     channel_range(cx, n, at!(S4d4Cr.num_active_channels))?;
@@ -83,15 +84,15 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Cr)
     tensor_valid(
         cx,
         src,
-        sbuf_only(at!(S4d4Cr.src_mem_pattern), s.in_dtype, false),
+        sbuf_only(at!(S4d4Cr.src_mem_pattern), s.in_dtype(), false),
     )?;
     tensor_valid(
         cx,
         dst,
-        sbuf_only(at!(S4d4Cr.dst_mem_pattern), s.out_dtype, true),
+        sbuf_only(at!(S4d4Cr.dst_mem_pattern), s.out_dtype(), true),
     )?;
-    cx.check(&CR_AXIS, s.reduce_axis.0 <= 1, || {
-        detail(at!(S4d4Cr.reduce_axis), s.reduce_axis, "all, partitions")
+    cx.check(&CR_AXIS, s.reduce_axis().0 <= 1, || {
+        detail(at!(S4d4Cr.reduce_axis), s.reduce_axis(), "all, partitions")
     })?;
     cx.check(&CR_DST_COUNT, cross_lane_dst_count_ok(s), || {
         detail(
@@ -106,7 +107,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Cr)
     cx.check(&CR_OP, cross_lane_op_ok(info.is_bitvec(), s), || {
         detail(
             at!(S4d4Cr.reduce_op),
-            format!("{} ({} -> {})", s.reduce_op, s.in_dtype, s.out_dtype),
+            format!("{} ({} -> {})", s.reduce_op(), s.in_dtype(), s.out_dtype()),
             if info.is_bitvec() {
                 "bitwise_or, bitwise_and, bitwise_xor with integer in == out"
             } else {

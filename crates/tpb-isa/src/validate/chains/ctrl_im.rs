@@ -5,6 +5,7 @@
 use super::super::common::*;
 use super::super::{Confidence, Ctx, Flow};
 use crate::wire::CtrlIm;
+use crate::wire::View;
 use Confidence::Observed;
 
 rule!(
@@ -41,28 +42,33 @@ pub(crate) const fn valid_masksel_byte(b: u8) -> bool {
     b < 64 || b == 255
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &CtrlIm) -> Flow {
-    cx.check(&LMS_PRAM, s.param_ram_offset.is_zero(), || {
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, CtrlIm>) -> Flow {
+    cx.check(&LMS_PRAM, s.param_ram_offset().is_zero(), || {
         detail(
             at!(CtrlIm.param_ram_offset),
-            crate::wire::field::hex(&s.param_ram_offset.0),
+            crate::wire::field::hex(&s.param_ram_offset().0),
             "0",
         )
     })?;
-    let bad: Vec<String> = s
-        .immediate
-        .0
-        .iter()
-        .enumerate()
-        .filter(|(_, &b)| !valid_masksel_byte(b))
-        .map(|(i, b)| format!("[{i}] = {b}"))
-        .collect();
-    cx.check(&LMS_DATA, bad.is_empty(), || {
-        detail(at!(CtrlIm.immediate), bad.join(", "), "0..=63 or 255")
-    })?;
-    reserved_zero(cx, &LMS_RESERVED, at!(CtrlIm.reserved0), &s.reserved0.0)?;
-    cx.check(&LMS_PTR_SELECT, s.imm_ptr_select == 0, || {
-        detail(at!(CtrlIm.imm_ptr_select), s.imm_ptr_select, "0")
+    let table = s.immediate().0;
+    // The offending entries are listed only when a report is kept (the verdict allocates
+    // nothing).
+    cx.check(
+        &LMS_DATA,
+        table.iter().all(|&b| valid_masksel_byte(b)),
+        || {
+            let bad: Vec<String> = table
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| !valid_masksel_byte(b))
+                .map(|(i, b)| format!("[{i}] = {b}"))
+                .collect();
+            detail(at!(CtrlIm.immediate), bad.join(", "), "0..=63 or 255")
+        },
+    )?;
+    reserved_zero(cx, &LMS_RESERVED, at!(CtrlIm.reserved0), &s.reserved0().0)?;
+    cx.check(&LMS_PTR_SELECT, s.imm_ptr_select() == 0, || {
+        detail(at!(CtrlIm.imm_ptr_select), s.imm_ptr_select(), "0")
     })?;
     Ok(())
 }

@@ -7,6 +7,7 @@ use super::super::{Confidence, Ctx, Flow};
 use crate::opcode::{Family, OpcodeInfo};
 use crate::tables::Dtype;
 use crate::wire::D4Mr;
+use crate::wire::View;
 use Confidence::{Assumed, Observed};
 
 /// `REG_SERIAL_MODE::Serial`: only the name is public; 0 is ASSUMED (isa-facts-dve-pool Q6:
@@ -84,24 +85,24 @@ pub fn memset_value_fits(d: Dtype, v: u32) -> bool {
     }
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &D4Mr) -> Flow {
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, D4Mr>) -> Flow {
     if info.family == Family::Memset {
         // `tpb explain` lists what is not known about this chain (a lint that always holds).
         cx.check(&MR_UNKNOWN, true, || {
-            detail(at!(D4Mr.dtype), s.dtype, "see isa-facts-dve-pool Q6")
+            detail(at!(D4Mr.dtype), s.dtype(), "see isa-facts-dve-pool Q6")
         })?;
     }
-    reserved_zero(cx, &MR_RESERVED, at!(D4Mr.reserved0), &s.reserved0.0)?;
-    reserved_zero(cx, &MR_RESERVED, at!(D4Mr.reserved1), &s.reserved1.0)?;
-    reserved_zero(cx, &MR_RESERVED, at!(D4Mr.reserved2), &s.reserved2.0)?;
-    reserved_zero(cx, &MR_RESERVED, at!(D4Mr.reserved3), &s.reserved3.0)?;
+    reserved_zero(cx, &MR_RESERVED, at!(D4Mr.reserved0), &s.reserved0().0)?;
+    reserved_zero(cx, &MR_RESERVED, at!(D4Mr.reserved1), &s.reserved1().0)?;
+    reserved_zero(cx, &MR_RESERVED, at!(D4Mr.reserved2), &s.reserved2().0)?;
+    reserved_zero(cx, &MR_RESERVED, at!(D4Mr.reserved3), &s.reserved3().0)?;
     cx.check(
         &MR_SERIAL,
-        s.serialization_mode == SERIAL_MODE_SERIAL,
+        s.serialization_mode() == SERIAL_MODE_SERIAL,
         || {
             detail(
                 at!(D4Mr.serialization_mode),
-                s.serialization_mode,
+                s.serialization_mode(),
                 "0 (Serial)",
             )
         },
@@ -110,26 +111,26 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &D4Mr) -
     if read_indices {
         cx.check(
             &RI_DTYPE,
-            matches!(s.dtype, Dtype::UINT16 | Dtype::UINT32),
-            || detail(at!(D4Mr.dtype), s.dtype, "uint16, uint32"),
+            matches!(s.dtype(), Dtype::UINT16 | Dtype::UINT32),
+            || detail(at!(D4Mr.dtype), s.dtype(), "uint16, uint32"),
         )?;
     } else {
-        dtype_out(cx, s.dtype, at!(D4Mr.dtype))?;
+        dtype_out(cx, s.dtype(), at!(D4Mr.dtype))?;
         cx.check(
             &MR_SET_VALUE,
-            memset_value_fits(s.dtype, s.set_value),
+            memset_value_fits(s.dtype(), s.set_value()),
             || {
                 detail(
                     at!(D4Mr.set_value),
-                    format!("{:#x} for {}", s.set_value, s.dtype),
+                    format!("{:#x} for {}", s.set_value(), s.dtype()),
                     "fp32/int32/uint32: any; 16-bit types < 0x10000; 8-bit types < 0x100",
                 )
             },
         )?;
     }
-    let n = s.num_active_channels;
+    let n = s.num_active_channels();
     channel_range(cx, n, at!(D4Mr.num_active_channels))?;
-    let dst = &s.dst_mem_pattern;
+    let dst = &s.dst_mem_pattern();
     let dst_at = at!(D4Mr.dst_mem_pattern);
     start_addr_active_channels(cx, dst.start_addr, n, dst_at)?;
     tensor_valid(
@@ -137,26 +138,26 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &D4Mr) -
         dst,
         Operand {
             at: dst_at,
-            dtype: s.dtype,
+            dtype: s.dtype(),
             write: true,
             psum: true,
             sbuf: true,
         },
     )?;
     if read_indices {
-        cx.check(&RI_COUNT, s.dst_element_count == 8, || {
-            detail(at!(D4Mr.dst_element_count), s.dst_element_count, "8")
+        cx.check(&RI_COUNT, s.dst_element_count() == 8, || {
+            detail(at!(D4Mr.dst_element_count), s.dst_element_count(), "8")
         })?;
-        cx.check(&RI_SET_VALUE, s.set_value == 0, || {
-            detail(at!(D4Mr.set_value), s.set_value, "0")
+        cx.check(&RI_SET_VALUE, s.set_value() == 0, || {
+            detail(at!(D4Mr.set_value), s.set_value(), "0")
         })?;
     } else {
         let ok = dst.start_addr.shape_from_register()
-            || u64::from(s.dst_element_count) == dst.element_count();
+            || u64::from(s.dst_element_count()) == dst.element_count();
         cx.check(&MR_COUNT, ok, || {
             detail(
                 at!(D4Mr.dst_element_count),
-                s.dst_element_count,
+                s.dst_element_count(),
                 format!("the dst pattern's count {}", count_text(dst)),
             )
         })?;

@@ -18,7 +18,7 @@ mod event_semaphore;
 mod imm_ld;
 mod immediates;
 mod iota;
-mod pe;
+pub(crate) mod pe;
 mod ptr_multi;
 mod range_select;
 // Issue 17b chains.
@@ -239,9 +239,9 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
     fn mem2d(&mut self, row: Row, _: sem::Mem2d, s: View<'a, Mem2d>) -> Flow {
         dma::check_mem2d(self.cx, row, &s.owned())
     }
-    // Issue 17a: the chains read the owned struct (one load of the 52 body bytes).
+    // Issue 17a.
     fn tensor_tensor(&mut self, row: Row, _: sem::TensorTensor, s: View<'a, S3s3d3Tt>) -> Flow {
-        s3s3d3_tt::check(self.cx, row, &s.owned())
+        s3s3d3_tt::check(self.cx, row, &s)
     }
     fn tensor_tensor_bf16(
         &mut self,
@@ -249,7 +249,7 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
         _: sem::TensorTensorBf16,
         s: View<'a, S3s3d3Tt>,
     ) -> Flow {
-        s3s3d3_tt::check(self.cx, row, &s.owned())
+        s3s3d3_tt::check(self.cx, row, &s)
     }
     fn copy_cast_predicated(
         &mut self,
@@ -257,7 +257,7 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
         _: sem::CopyCastPredicated,
         s: View<'a, S3s3d3Tt>,
     ) -> Flow {
-        s3s3d3_tt::check(self.cx, row, &s.owned())
+        s3s3d3_tt::check(self.cx, row, &s)
     }
     fn copy_predicated_scalar(
         &mut self,
@@ -265,28 +265,28 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
         _: sem::CopyPredicatedScalar,
         s: View<'a, S3d3CpPredScalar>,
     ) -> Flow {
-        cp_pred_scalar::check(self.cx, &s.owned())
+        cp_pred_scalar::check(self.cx, &s)
     }
     fn copy_cast(&mut self, row: Row, _: sem::CopyCast, s: View<'a, S4d4Tr>) -> Flow {
-        s4d4_tr::check(self.cx, row, &s.owned())
+        s4d4_tr::check(self.cx, row, &s)
     }
     fn reciprocal(&mut self, row: Row, _: sem::Reciprocal, s: View<'a, S4d4Tr>) -> Flow {
-        s4d4_tr::check(self.cx, row, &s.owned())
+        s4d4_tr::check(self.cx, row, &s)
     }
     fn memset(&mut self, row: Row, _: sem::Memset, s: View<'a, D4Mr>) -> Flow {
-        d4_mr::check(self.cx, row, &s.owned())
+        d4_mr::check(self.cx, row, &s)
     }
     fn dve_read_indices(&mut self, row: Row, _: sem::DveReadIndices, s: View<'a, D4Mr>) -> Flow {
-        d4_mr::check(self.cx, row, &s.owned())
+        d4_mr::check(self.cx, row, &s)
     }
     fn tensor_reduce(&mut self, row: Row, _: sem::TensorReduce, s: View<'a, S4d4Tr>) -> Flow {
-        s4d4_tr::check(self.cx, row, &s.owned())
+        s4d4_tr::check(self.cx, row, &s)
     }
     fn stream_shuffle(&mut self, row: Row, _: sem::StreamShuffle, s: View<'a, S4d4Tr>) -> Flow {
-        s4d4_tr::check(self.cx, row, &s.owned())
+        s4d4_tr::check(self.cx, row, &s)
     }
     fn stream_transpose(&mut self, row: Row, _: sem::StreamTranspose, s: View<'a, S4d4Tr>) -> Flow {
-        s4d4_tr::check(self.cx, row, &s.owned())
+        s4d4_tr::check(self.cx, row, &s)
     }
     fn scalar_tensor_tensor(
         &mut self,
@@ -294,7 +294,7 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
         _: sem::ScalarTensorTensor,
         s: View<'a, S2s2d2Stt>,
     ) -> Flow {
-        stt::check(self.cx, row, &s.owned())
+        stt::check(self.cx, row, &s)
     }
     fn tensor_tensor_scan(
         &mut self,
@@ -302,13 +302,13 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
         _: sem::TensorTensorScan,
         s: View<'a, S2s2d2Stt>,
     ) -> Flow {
-        stt::check(self.cx, row, &s.owned())
+        stt::check(self.cx, row, &s)
     }
     fn select_reduce(&mut self, row: Row, _: sem::SelectReduce, s: View<'a, S2s2d2Stt>) -> Flow {
-        stt::check(self.cx, row, &s.owned())
+        stt::check(self.cx, row, &s)
     }
     fn cache_reduce(&mut self, _: Row, _: sem::CacheReduce, s: View<'a, S3d3Ts>) -> Flow {
-        cache_reduce::check(self.cx, &s.owned())
+        cache_reduce::check(self.cx, &s)
     }
     fn dve_read_accumulator(
         &mut self,
@@ -316,13 +316,13 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
         _: sem::DveReadAccumulator,
         s: View<'a, D1Rd>,
     ) -> Flow {
-        cache_reduce::check_read_accumulator(self.cx, &s.owned())
+        cache_reduce::check_read_accumulator(self.cx, &s)
     }
     fn search(&mut self, row: Row, _: sem::Search, s: View<'a, S4d2Bn>) -> Flow {
-        search::check_bn(self.cx, row, &s.owned())
+        search::check_bn(self.cx, row, &s)
     }
     fn match_replace8(&mut self, _: Row, _: sem::MatchReplace8, s: View<'a, S4d4Mr>) -> Flow {
-        search::check_mr(self.cx, &s.owned())
+        search::check_mr(self.cx, &s)
     }
     fn cross_lane_reduce(
         &mut self,
@@ -330,10 +330,10 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
         _: sem::CrossLaneReduce,
         s: View<'a, S4d4Cr>,
     ) -> Flow {
-        cross_lane::check(self.cx, row, &s.owned())
+        cross_lane::check(self.cx, row, &s)
     }
     fn load_mask_select(&mut self, _: Row, _: sem::LoadMaskSelect, s: View<'a, CtrlIm>) -> Flow {
-        ctrl_im::check(self.cx, &s.owned())
+        ctrl_im::check(self.cx, &s)
     }
 }
 

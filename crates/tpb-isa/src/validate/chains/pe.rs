@@ -126,7 +126,7 @@ rule!(
 );
 
 /// The PE input dtypes (isa-facts-pe-act-dma §1.7).
-pub(crate) fn pe_in_dtype_ok(d: Dtype, gen: Gen) -> bool {
+pub fn pe_in_dtype_ok(d: Dtype, gen: Gen) -> bool {
     matches!(
         d,
         Dtype::FP8_EXP3 | Dtype::FP8_EXP4 | Dtype::FP8_EXP5 | Dtype::BFLOAT16 | Dtype::FP16
@@ -136,7 +136,7 @@ pub(crate) fn pe_in_dtype_ok(d: Dtype, gen: Gen) -> bool {
 
 /// `col_grp` / `row_grp` quadrant masks: (mask, start partition, max span)
 /// (isa-facts-pe-act-dma §1.5.8, the sunda header's table).
-pub(crate) const QUADRANTS: [(u8, u32, u32); 7] = [
+pub const QUADRANTS: [(u8, u32, u32); 7] = [
     (0xF, 0, 128),
     (0x3, 0, 64),
     (0xC, 64, 64),

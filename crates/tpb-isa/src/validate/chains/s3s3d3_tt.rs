@@ -11,6 +11,7 @@ use crate::gen::Gen;
 use crate::geometry::{Geometry, Space};
 use crate::opcode::{Family, OpcodeInfo};
 use crate::tables::{AluOp, Dtype};
+use crate::wire::View;
 use crate::wire::{Addr4, S3s3d3Tt, Tensor3};
 use Confidence::{Assumed, Observed};
 
@@ -201,11 +202,11 @@ pub(crate) fn tt_valid_op(op: AluOp, bitvec: bool, gen: Gen) -> bool {
 }
 
 /// `s3s3d3_tt_src_dst_dtype`.
-pub(crate) fn tt_src_dst_dtype_ok(s: &S3s3d3Tt, bitvec: bool) -> bool {
-    let (lo, hi) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi());
+pub(crate) fn tt_src_dst_dtype_ok(s: &View<'_, S3s3d3Tt>, bitvec: bool) -> bool {
+    let (lo, hi) = (s.in0_in1_dtype().lo(), s.in0_in1_dtype().hi());
     !bitvec
-        || (lo == s.out_dtype && hi == s.out_dtype)
-        || (s.op.is_shift_op() && is_64b_int(lo) && hi == Dtype::UINT32)
+        || (lo == s.out_dtype() && hi == s.out_dtype())
+        || (s.op().is_shift_op() && is_64b_int(lo) && hi == Dtype::UINT32)
 }
 
 /// `s3s3d3_tt_{src,dst}_element_cnt_check`: equal products unless a shape is in a register.
@@ -243,10 +244,18 @@ fn operand(at: Loc, dtype: Dtype, write: bool) -> Operand {
 }
 
 /// The three patterns: channel range, placement, `tensor3d_valid`, counts, partitions.
-fn patterns<const M: u8>(cx: &mut Ctx<M>, s: &S3s3d3Tt, src_dtypes: (Dtype, Dtype)) -> Flow {
-    let n = s.num_active_channels;
+fn patterns<const M: u8>(
+    cx: &mut Ctx<M>,
+    s: &View<'_, S3s3d3Tt>,
+    src_dtypes: (Dtype, Dtype),
+) -> Flow {
+    let n = s.num_active_channels();
     channel_range(cx, n, at!(S3s3d3Tt.num_active_channels))?;
-    let (s0, s1, d) = (&s.src0_mem_pattern, &s.src1_mem_pattern, &s.dst_mem_pattern);
+    let (s0, s1, d) = (
+        &s.src0_mem_pattern(),
+        &s.src1_mem_pattern(),
+        &s.dst_mem_pattern(),
+    );
     let (s0_at, s1_at, d_at) = (
         at!(S3s3d3Tt.src0_mem_pattern),
         at!(S3s3d3Tt.src1_mem_pattern),
@@ -257,7 +266,7 @@ fn patterns<const M: u8>(cx: &mut Ctx<M>, s: &S3s3d3Tt, src_dtypes: (Dtype, Dtyp
     start_addr_active_channels(cx, d.start_addr, n, d_at)?;
     tensor_valid(cx, s0, operand(s0_at, src_dtypes.0, false))?;
     tensor_valid(cx, s1, operand(s1_at, src_dtypes.1, false))?;
-    tensor_valid(cx, d, operand(d_at, s.out_dtype, true))?;
+    tensor_valid(cx, d, operand(d_at, s.out_dtype(), true))?;
     cx.check(&TT_SRC_COUNT, counts_match(s0, s1), || {
         detail(
             s1_at.num_elem::<3>(),
@@ -292,7 +301,11 @@ fn patterns<const M: u8>(cx: &mut Ctx<M>, s: &S3s3d3Tt, src_dtypes: (Dtype, Dtyp
     Ok(())
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) -> Flow {
+pub(super) fn check<const M: u8>(
+    cx: &mut Ctx<M>,
+    info: &OpcodeInfo,
+    s: &View<'_, S3s3d3Tt>,
+) -> Flow {
     match info.family {
         Family::TensorTensorBf16 => check_bf16(cx, info, s),
         Family::CopyCastPredicated => check_predicated(cx, info, s),
@@ -301,22 +314,30 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3T
 }
 
 /// `is_valid_tensor_tensor` (§1.3).
-fn check_tensor_tensor<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) -> Flow {
+fn check_tensor_tensor<const M: u8>(
+    cx: &mut Ctx<M>,
+    info: &OpcodeInfo,
+    s: &View<'_, S3s3d3Tt>,
+) -> Flow {
     // `tpb explain` lists what is not known about this chain (a lint that always holds).
     cx.check(&TT_UNKNOWN, true, || {
-        detail(at!(S3s3d3Tt.op), s.op, "see isa-facts-dve-pool Q1")
+        detail(at!(S3s3d3Tt.op), s.op(), "see isa-facts-dve-pool Q1")
     })?;
     let gen = cx.gen;
     let bitvec = info.is_bitvec();
-    let (lo, hi) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi());
+    let (lo, hi) = (s.in0_in1_dtype().lo(), s.in0_in1_dtype().hi());
     let pair_at = at!(S3s3d3Tt.in0_in1_dtype);
-    cx.check(&TT_OUT_DTYPE, is_valid_dtype_64(s.out_dtype, true), || {
-        detail(
-            at!(S3s3d3Tt.out_dtype),
-            s.out_dtype,
-            format!("{PLAIN_DTYPES}, fp32r, uint64, int64"),
-        )
-    })?;
+    cx.check(
+        &TT_OUT_DTYPE,
+        is_valid_dtype_64(s.out_dtype(), true),
+        || {
+            detail(
+                at!(S3s3d3Tt.out_dtype),
+                s.out_dtype(),
+                format!("{PLAIN_DTYPES}, fp32r, uint64, int64"),
+            )
+        },
+    )?;
     for (d, part) in [(lo, ".dtype_lo"), (hi, ".dtype_hi")] {
         cx.check(&TT_IN_DTYPE, is_valid_dtype_64(d, false), || {
             detail(
@@ -326,21 +347,21 @@ fn check_tensor_tensor<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3
             )
         })?;
     }
-    aluop_valid(cx, s.op, at!(S3s3d3Tt.op))?;
-    cx.check(&TT_VALID_OP, tt_valid_op(s.op, bitvec, gen), || {
+    aluop_valid(cx, s.op(), at!(S3s3d3Tt.op))?;
+    cx.check(&TT_VALID_OP, tt_valid_op(s.op(), bitvec, gen), || {
         let allowed = if bitvec {
             "bitwise_not, bitwise_and/or/xor, the four shifts, bypass"
         } else {
             "is_general_arith_op, pow, or an int-aluop (not divide, rsqrt)"
         };
-        detail(at!(S3s3d3Tt.op), s.op, allowed)
+        detail(at!(S3s3d3Tt.op), s.op(), allowed)
     })?;
     if bitvec {
-        let int_out = s.out_dtype.is_int_datapath() || is_64b_int(s.out_dtype);
+        let int_out = s.out_dtype().is_int_datapath() || is_64b_int(s.out_dtype());
         cx.check(&TT_BITVEC_DTYPE, int_out, || {
             detail(
                 at!(S3s3d3Tt.out_dtype),
-                s.out_dtype,
+                s.out_dtype(),
                 "int8, uint8, int16, uint16, int32, uint32, int64, uint64",
             )
         })?;
@@ -349,18 +370,18 @@ fn check_tensor_tensor<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3
         detail2(
             pair_at,
             at!(S3s3d3Tt.out_dtype),
-            format!("{lo}, {hi} -> {}", s.out_dtype),
+            format!("{lo}, {hi} -> {}", s.out_dtype()),
             "dtype_lo == dtype_hi == out_dtype (or 64-bit value << uint32 count)",
         )
     })?;
     cx.check(
         &TT_INT_SIGNNESS,
-        int_signness_ok(s.op, lo, hi, s.out_dtype),
+        int_signness_ok(s.op(), lo, hi, s.out_dtype()),
         || {
             detail2(
                 pair_at,
                 at!(S3s3d3Tt.out_dtype),
-                format!("{} on {lo}, {hi} -> {}", s.op, s.out_dtype),
+                format!("{} on {lo}, {hi} -> {}", s.op(), s.out_dtype()),
                 "all signed ints for a signed op, all unsigned for an unsigned op",
             )
         },
@@ -370,16 +391,16 @@ fn check_tensor_tensor<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3
 }
 
 /// `is_valid_tensor_tensor_bf16` (§1.7).
-fn check_bf16<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) -> Flow {
+fn check_bf16<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S3s3d3Tt>) -> Flow {
     let want = match info.value {
         0x8A => AluOp::ADD,
         0x8B => AluOp::MULT,
         _ => AluOp::SUBTRACT,
     };
-    cx.check(&TT_BF16_OP, s.op == want, || {
-        detail(at!(S3s3d3Tt.op), s.op, want.to_string())
+    cx.check(&TT_BF16_OP, s.op() == want, || {
+        detail(at!(S3s3d3Tt.op), s.op(), want.to_string())
     })?;
-    let (lo, hi) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi());
+    let (lo, hi) = (s.in0_in1_dtype().lo(), s.in0_in1_dtype().hi());
     cx.check(
         &TT_BF16_IN,
         lo == Dtype::BFLOAT16 && hi == Dtype::BFLOAT16,
@@ -391,10 +412,10 @@ fn check_bf16<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) -> 
             )
         },
     )?;
-    dtype_out(cx, s.out_dtype, at!(S3s3d3Tt.out_dtype))?;
+    dtype_out(cx, s.out_dtype(), at!(S3s3d3Tt.out_dtype))?;
     for (t, at) in [
-        (&s.src0_mem_pattern, at!(S3s3d3Tt.src0_mem_pattern)),
-        (&s.src1_mem_pattern, at!(S3s3d3Tt.src1_mem_pattern)),
+        (&s.src0_mem_pattern(), at!(S3s3d3Tt.src0_mem_pattern)),
+        (&s.src1_mem_pattern(), at!(S3s3d3Tt.src1_mem_pattern)),
     ] {
         let ok = t.num_elem[0].is_multiple_of(2)
             && t.step_elem[0] == 1
@@ -410,45 +431,49 @@ fn check_bf16<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) -> 
             )
         })?;
     }
-    let n = s.num_active_channels;
+    let n = s.num_active_channels();
     channel_range(cx, n, at!(S3s3d3Tt.num_active_channels))?;
     // `tensor3d_valid(src, UINT32, …)`: two bf16 per 4-byte word (Q2).
     tensor_valid(
         cx,
-        &s.src0_mem_pattern,
+        &s.src0_mem_pattern(),
         operand(at!(S3s3d3Tt.src0_mem_pattern), Dtype::UINT32, false),
     )?;
     tensor_valid(
         cx,
-        &s.src1_mem_pattern,
+        &s.src1_mem_pattern(),
         operand(at!(S3s3d3Tt.src1_mem_pattern), Dtype::UINT32, false),
     )?;
     tensor_valid(
         cx,
-        &s.dst_mem_pattern,
-        operand(at!(S3s3d3Tt.dst_mem_pattern), s.out_dtype, true),
+        &s.dst_mem_pattern(),
+        operand(at!(S3s3d3Tt.dst_mem_pattern), s.out_dtype(), true),
     )?;
-    let c = s.src0_mem_pattern.element_count();
-    let ok = s.src1_mem_pattern.element_count() == c && s.dst_mem_pattern.element_count() == c;
+    let c = s.src0_mem_pattern().element_count();
+    let ok = s.src1_mem_pattern().element_count() == c && s.dst_mem_pattern().element_count() == c;
     cx.check(&TT_BF16_COUNT, ok, || {
         detail(
             at!(S3s3d3Tt.dst_mem_pattern).num_elem::<3>(),
-            count_text(&s.dst_mem_pattern),
-            format!("src0 count {}", count_text(&s.src0_mem_pattern)),
+            count_text(&s.dst_mem_pattern()),
+            format!("src0 count {}", count_text(&s.src0_mem_pattern())),
         )
     })?;
     Ok(())
 }
 
 /// `is_valid_copy_cast_predicated` (§2.3, verbatim order after header/events).
-fn check_predicated<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3Tt) -> Flow {
+fn check_predicated<const M: u8>(
+    cx: &mut Ctx<M>,
+    info: &OpcodeInfo,
+    s: &View<'_, S3s3d3Tt>,
+) -> Flow {
     cx.check(&CP_OPCODE, matches!(info.value, 0x72 | 0x99), || {
         detail(at!(S3s3d3Tt.op), info.value, "0x72, 0x99")
     })?;
-    let (lo, hi) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi());
+    let (lo, hi) = (s.in0_in1_dtype().lo(), s.in0_in1_dtype().hi());
     let pair_at = at!(S3s3d3Tt.in0_in1_dtype);
-    cx.check(&CP_OUT_DTYPE, s.out_dtype.is_valid_dtype(false), || {
-        detail(at!(S3s3d3Tt.out_dtype), s.out_dtype, PLAIN_DTYPES)
+    cx.check(&CP_OUT_DTYPE, s.out_dtype().is_valid_dtype(false), || {
+        detail(at!(S3s3d3Tt.out_dtype), s.out_dtype(), PLAIN_DTYPES)
     })?;
     dtype_in(cx, lo, pair_at.part(".dtype_lo"))?;
     dtype_in(cx, hi, pair_at.part(".dtype_hi"))?;
@@ -460,16 +485,16 @@ fn check_predicated<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S3s3d3T
         )
     })?;
     let cast = info.value == 0x99;
-    cx.check(&CP_SAME_DTYPE, cast || hi == s.out_dtype, || {
+    cx.check(&CP_SAME_DTYPE, cast || hi == s.out_dtype(), || {
         detail2(
             pair_at,
             at!(S3s3d3Tt.out_dtype),
-            format!("{hi} -> {}", s.out_dtype),
+            format!("{hi} -> {}", s.out_dtype()),
             "dtype_hi == out_dtype for CopyPredicated",
         )
     })?;
-    cx.check(&CP_BYPASS, s.op == AluOp::BYPASS, || {
-        detail(at!(S3s3d3Tt.op), s.op, "bypass")
+    cx.check(&CP_BYPASS, s.op() == AluOp::BYPASS, || {
+        detail(at!(S3s3d3Tt.op), s.op(), "bypass")
     })?;
     patterns(cx, s, (lo, hi))?;
     Ok(())

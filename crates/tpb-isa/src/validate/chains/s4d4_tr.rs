@@ -8,6 +8,7 @@ use super::super::{Confidence, Ctx, Flow};
 use super::s3s3d3_tt::is_valid_dtype_64;
 use crate::opcode::{Family, OpcodeInfo};
 use crate::tables::{AluOp, Dtype, TensorSubdim};
+use crate::wire::View;
 use crate::wire::{S4d4Tr, Tensor4};
 use Confidence::{Assumed, Observed};
 
@@ -212,19 +213,19 @@ fn multiple_32(n: u8) -> bool {
 }
 
 /// Channel range, placement and `tensor4d_valid` of both patterns.
-fn patterns<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr, src_dtype: Dtype) -> Flow {
-    let n = s.num_active_channels;
+fn patterns<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>, src_dtype: Dtype) -> Flow {
+    let n = s.num_active_channels();
     channel_range(cx, n, at!(S4d4Tr.num_active_channels))?;
     let (src_at, dst_at) = (at!(S4d4Tr.src_mem_pattern), at!(S4d4Tr.dst_mem_pattern));
-    start_addr_active_channels(cx, s.src_mem_pattern.start_addr, n, src_at)?;
-    start_addr_active_channels(cx, s.dst_mem_pattern.start_addr, n, dst_at)?;
-    tensor_valid(cx, &s.src_mem_pattern, place(src_at, src_dtype, false))?;
-    tensor_valid(cx, &s.dst_mem_pattern, place(dst_at, s.out_dtype, true))?;
+    start_addr_active_channels(cx, s.src_mem_pattern().start_addr, n, src_at)?;
+    start_addr_active_channels(cx, s.dst_mem_pattern().start_addr, n, dst_at)?;
+    tensor_valid(cx, &s.src_mem_pattern(), place(src_at, src_dtype, false))?;
+    tensor_valid(cx, &s.dst_mem_pattern(), place(dst_at, s.out_dtype(), true))?;
     Ok(())
 }
 
-fn same_count<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
-    let (src, dst) = (&s.src_mem_pattern, &s.dst_mem_pattern);
+fn same_count<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>) -> Flow {
+    let (src, dst) = (&s.src_mem_pattern(), &s.dst_mem_pattern());
     cx.check(
         &TR_SAME_COUNT,
         src.element_count() == dst.element_count(),
@@ -241,34 +242,34 @@ fn count_detail(src: &Tensor4, dst: &Tensor4) -> super::super::Detail {
     )
 }
 
-fn bypass<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
-    cx.check(&TR_BYPASS, s.op == AluOp::BYPASS, || {
-        detail(at!(S4d4Tr.op), s.op, "bypass")
+fn bypass<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>) -> Flow {
+    cx.check(&TR_BYPASS, s.op() == AluOp::BYPASS, || {
+        detail(at!(S4d4Tr.op), s.op(), "bypass")
     })?;
     Ok(())
 }
 
-fn same_type<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
-    cx.check(&TR_SAME_TYPE, s.in_dtype == s.out_dtype, || {
+fn same_type<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>) -> Flow {
+    cx.check(&TR_SAME_TYPE, s.in_dtype() == s.out_dtype(), || {
         detail2(
             at!(S4d4Tr.in_dtype),
             at!(S4d4Tr.out_dtype),
-            format!("{} -> {}", s.in_dtype, s.out_dtype),
+            format!("{} -> {}", s.in_dtype(), s.out_dtype()),
             "out_dtype == in_dtype",
         )
     })?;
     Ok(())
 }
 
-fn zero_negated<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
-    cx.check(&TR_ZERO_NEGATED, s.negated == 0, || {
-        detail(at!(S4d4Tr.negated), s.negated, "0")
+fn zero_negated<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>) -> Flow {
+    cx.check(&TR_ZERO_NEGATED, s.negated() == 0, || {
+        detail(at!(S4d4Tr.negated), s.negated(), "0")
     })?;
     Ok(())
 }
 
-fn multiple_32_channels<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
-    let n = s.num_active_channels;
+fn multiple_32_channels<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>) -> Flow {
+    let n = s.num_active_channels();
     cx.check(&TR_MULTIPLE_32, multiple_32(n), || {
         detail(at!(S4d4Tr.num_active_channels), n, "32, 64, 96, 128")
     })?;
@@ -276,22 +277,22 @@ fn multiple_32_channels<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
 }
 
 /// The gates Copy, Cast, Reciprocal and StreamShuffle share (§4.3 clauses 3–10, §5 1–6).
-fn copy_class_gates<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
-    reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1.0)?;
-    cx.check(&TR_MASK_ZERO, s.mask_enable == 0, || {
-        detail(at!(S4d4Tr.mask_enable), s.mask_enable, "0")
+fn copy_class_gates<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>) -> Flow {
+    reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1().0)?;
+    cx.check(&TR_MASK_ZERO, s.mask_enable() == 0, || {
+        detail(at!(S4d4Tr.mask_enable), s.mask_enable(), "0")
     })?;
-    dtype_in(cx, s.in_dtype, at!(S4d4Tr.in_dtype))?;
-    dtype_out(cx, s.out_dtype, at!(S4d4Tr.out_dtype))?;
-    aluop_valid(cx, s.op, at!(S4d4Tr.op))?;
-    cx.check(&TR_ZERO_SUBDIM, is_zero_subdim(s.op_dim), || {
-        detail(at!(S4d4Tr.op_dim), s.op_dim, "unused, x")
+    dtype_in(cx, s.in_dtype(), at!(S4d4Tr.in_dtype))?;
+    dtype_out(cx, s.out_dtype(), at!(S4d4Tr.out_dtype))?;
+    aluop_valid(cx, s.op(), at!(S4d4Tr.op))?;
+    cx.check(&TR_ZERO_SUBDIM, is_zero_subdim(s.op_dim()), || {
+        detail(at!(S4d4Tr.op_dim), s.op_dim(), "unused, x")
     })?;
-    patterns(cx, s, s.in_dtype)?;
+    patterns(cx, s, s.in_dtype())?;
     Ok(())
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) -> Flow {
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S4d4Tr>) -> Flow {
     match info.family {
         Family::CopyCast => {
             // `is_valid_copy` / `is_valid_cast` (§4.3, verbatim order).
@@ -326,19 +327,19 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr)
 }
 
 /// `is_valid_stream_transpose` (§15, verbatim order).
-fn check_stream_transpose<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
-    reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1.0)?;
-    cx.check(&TR_MASK_VALID, s.mask_enable <= 1, || {
-        detail(at!(S4d4Tr.mask_enable), s.mask_enable, "0, 1")
+fn check_stream_transpose<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>) -> Flow {
+    reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1().0)?;
+    cx.check(&TR_MASK_VALID, s.mask_enable() <= 1, || {
+        detail(at!(S4d4Tr.mask_enable), s.mask_enable(), "0, 1")
     })?;
-    dtype_in(cx, s.in_dtype, at!(S4d4Tr.in_dtype))?;
-    dtype_out(cx, s.out_dtype, at!(S4d4Tr.out_dtype))?;
+    dtype_in(cx, s.in_dtype(), at!(S4d4Tr.in_dtype))?;
+    dtype_out(cx, s.out_dtype(), at!(S4d4Tr.out_dtype))?;
     same_type(cx, s)?;
-    cx.check(&TR_ZERO_SUBDIM, is_zero_subdim(s.op_dim), || {
-        detail(at!(S4d4Tr.op_dim), s.op_dim, "unused, x")
+    cx.check(&TR_ZERO_SUBDIM, is_zero_subdim(s.op_dim()), || {
+        detail(at!(S4d4Tr.op_dim), s.op_dim(), "unused, x")
     })?;
-    patterns(cx, s, s.in_dtype)?;
-    let (src, dst) = (&s.src_mem_pattern, &s.dst_mem_pattern);
+    patterns(cx, s, s.in_dtype())?;
+    let (src, dst) = (&s.src_mem_pattern(), &s.dst_mem_pattern());
     let fewer = src.start_addr.shape_from_register()
         || dst.start_addr.shape_from_register()
         || dst.element_count() <= src.element_count();
@@ -362,60 +363,60 @@ fn check_stream_transpose<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Tr) -> Flow {
 
 /// The TensorReduce family (§7.3, §7.5): `is_valid_tensor_reduce_common` then the op, axis,
 /// negate and shape rules.
-fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) -> Flow {
+fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S4d4Tr>) -> Flow {
     // `tpb explain` lists what is not known about this chain (a lint that always holds).
     cx.check(&TR_REDUCE_UNKNOWN, true, || {
-        detail(at!(S4d4Tr.op), s.op, "see isa-facts-dve-pool Q8, Q9")
+        detail(at!(S4d4Tr.op), s.op(), "see isa-facts-dve-pool Q8, Q9")
     })?;
     let gen = cx.gen;
     let bf16 = matches!(info.value, 0x8C | 0x8D);
     let bitvec = info.is_bitvec();
-    reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1.0)?;
-    cx.check(&TR_MASK_ZERO, s.mask_enable == 0, || {
-        detail(at!(S4d4Tr.mask_enable), s.mask_enable, "0")
+    reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1().0)?;
+    cx.check(&TR_MASK_ZERO, s.mask_enable() == 0, || {
+        detail(at!(S4d4Tr.mask_enable), s.mask_enable(), "0")
     })?;
     if bf16 {
-        dtype_in(cx, s.in_dtype, at!(S4d4Tr.in_dtype))?;
-        dtype_out(cx, s.out_dtype, at!(S4d4Tr.out_dtype))?;
+        dtype_in(cx, s.in_dtype(), at!(S4d4Tr.in_dtype))?;
+        dtype_out(cx, s.out_dtype(), at!(S4d4Tr.out_dtype))?;
     } else {
         cx.check(
             &TR_REDUCE_IN_DTYPE,
-            is_valid_dtype_64(s.in_dtype, false),
+            is_valid_dtype_64(s.in_dtype(), false),
             || {
                 detail(
                     at!(S4d4Tr.in_dtype),
-                    s.in_dtype,
+                    s.in_dtype(),
                     format!("{PLAIN_DTYPES}, uint64, int64"),
                 )
             },
         )?;
         cx.check(
             &TR_REDUCE_OUT_DTYPE,
-            is_valid_dtype_64(s.out_dtype, true),
+            is_valid_dtype_64(s.out_dtype(), true),
             || {
                 detail(
                     at!(S4d4Tr.out_dtype),
-                    s.out_dtype,
+                    s.out_dtype(),
                     format!("{PLAIN_DTYPES}, fp32r, uint64, int64"),
                 )
             },
         )?;
     }
-    patterns(cx, s, s.in_dtype)?;
-    aluop_valid(cx, s.op, at!(S4d4Tr.op))?;
+    patterns(cx, s, s.in_dtype())?;
+    aluop_valid(cx, s.op(), at!(S4d4Tr.op))?;
     if bf16 {
         let want = if info.value == 0x8C {
             AluOp::ADD
         } else {
             AluOp::MAX
         };
-        cx.check(&TR_BF16_OP, s.op == want, || {
-            detail(at!(S4d4Tr.op), s.op, want.to_string())
+        cx.check(&TR_BF16_OP, s.op() == want, || {
+            detail(at!(S4d4Tr.op), s.op(), want.to_string())
         })?;
-        cx.check(&TR_BF16_IN, s.in_dtype == Dtype::BFLOAT16, || {
-            detail(at!(S4d4Tr.in_dtype), s.in_dtype, "bfloat16")
+        cx.check(&TR_BF16_IN, s.in_dtype() == Dtype::BFLOAT16, || {
+            detail(at!(S4d4Tr.in_dtype), s.in_dtype(), "bfloat16")
         })?;
-        let t = &s.src_mem_pattern;
+        let t = &s.src_mem_pattern();
         let aligned = t.start_addr.byte_addr().is_multiple_of(4);
         let ok = aligned && t.num_elem[0].is_multiple_of(2) && t.step_elem[0] == 1;
         cx.check(&TR_BF16_PATTERN, ok, || {
@@ -432,9 +433,9 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) -> 
         })?;
     } else {
         let ok = if bitvec {
-            s.op.is_general_bitvec_op()
+            s.op().is_general_bitvec_op()
         } else {
-            s.op.is_general_arith_op(gen) || is_tensor_reduce_int_op(s.op)
+            s.op().is_general_arith_op(gen) || is_tensor_reduce_int_op(s.op())
         };
         cx.check(&TR_REDUCE_OP, ok, || {
             let allowed = if bitvec {
@@ -442,39 +443,39 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) -> 
             } else {
                 "is_general_arith_op, an int-aluop, amax/amin_int/uint"
             };
-            detail(at!(S4d4Tr.op), s.op, allowed)
+            detail(at!(S4d4Tr.op), s.op(), allowed)
         })?;
     }
     if bitvec {
-        let d = s.in_dtype;
-        let ok = d == s.out_dtype
+        let d = s.in_dtype();
+        let ok = d == s.out_dtype()
             && matches!(
                 d,
                 Dtype::UINT8 | Dtype::UINT16 | Dtype::UINT32 | Dtype::INT32
             )
-            && (s.op != AluOp::LOGICAL_SHIFT_RIGHT || d == Dtype::INT32);
+            && (s.op() != AluOp::LOGICAL_SHIFT_RIGHT || d == Dtype::INT32);
         cx.check(&TR_REDUCE_BITVEC_DTYPE, ok, || {
             detail2(
                 at!(S4d4Tr.in_dtype),
                 at!(S4d4Tr.out_dtype),
-                format!("{} -> {}", s.in_dtype, s.out_dtype),
+                format!("{} -> {}", s.in_dtype(), s.out_dtype()),
                 "in == out ∈ {uint8, uint16, uint32, int32}",
             )
         })?;
     }
     let max_negated = if bitvec { 0 } else { 1 };
-    cx.check(&TR_REDUCE_NEGATED, s.negated <= max_negated, || {
+    cx.check(&TR_REDUCE_NEGATED, s.negated() <= max_negated, || {
         detail(
             at!(S4d4Tr.negated),
-            s.negated,
+            s.negated(),
             if bitvec { "0" } else { "0, 1" },
         )
     })?;
-    let axes = reduced_slots(s.op_dim);
+    let axes = reduced_slots(s.op_dim());
     cx.check(&TR_REDUCE_SUBDIM, axes.is_some(), || {
-        detail(at!(S4d4Tr.op_dim), s.op_dim, "x, xy, xyz, xyzw")
+        detail(at!(S4d4Tr.op_dim), s.op_dim(), "x, xy, xyz, xyzw")
     })?;
-    let (src, dst) = (&s.src_mem_pattern, &s.dst_mem_pattern);
+    let (src, dst) = (&s.src_mem_pattern(), &s.dst_mem_pattern());
     if let Some(k) = axes {
         let transposed = matches!(info.value, 0x83 | 0x84);
         let kept: u64 = src.num_elem[k..].iter().map(|&m| u64::from(m)).product();
@@ -490,7 +491,7 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d4Tr) -> 
             )
         })?;
         if transposed {
-            let n = s.num_active_channels;
+            let n = s.num_active_channels();
             let ok = multiple_32(n) && src.element_count().is_multiple_of(32);
             cx.check(&TR_REDUCE_TRANSPOSE_LINT, ok, || {
                 detail(

@@ -7,6 +7,7 @@ use super::super::common::*;
 use super::super::{Confidence, Ctx, Flow};
 use crate::opcode::{Opcode, OpcodeInfo};
 use crate::tables::Dtype;
+use crate::wire::View;
 use crate::wire::{S4d2Bn, S4d4Mr};
 use Confidence::{Inferred, Observed};
 
@@ -96,8 +97,12 @@ pub(crate) const fn find_index8_dst_ok(d: Dtype) -> bool {
     matches!(d, Dtype::UINT16 | Dtype::UINT32)
 }
 
-pub(super) fn check_bn<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d2Bn) -> Flow {
-    let (src, dst) = (&s.src_mem_pattern, &s.dst_mem_pattern);
+pub(super) fn check_bn<const M: u8>(
+    cx: &mut Ctx<M>,
+    info: &OpcodeInfo,
+    s: &View<'_, S4d2Bn>,
+) -> Flow {
+    let (src, dst) = (&s.src_mem_pattern(), &s.dst_mem_pattern());
     let n_src = src.element_count();
     cx.check(
         &SEARCH_SRC_COUNT,
@@ -119,30 +124,40 @@ pub(super) fn check_bn<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d2
     })?;
     cx.check(
         &SEARCH_ZERO_COUNTS,
-        s.even_count.0 == 0 && s.odd_count.0 == 0,
+        s.even_count().0 == 0 && s.odd_count().0 == 0,
         || {
             detail2(
                 at!(S4d2Bn.even_count),
                 at!(S4d2Bn.odd_count),
-                format!("{:#x}, {:#x}", s.even_count.0, s.odd_count.0),
+                format!("{:#x}, {:#x}", s.even_count().0, s.odd_count().0),
                 "0.0, 0.0",
             )
         },
     )?;
-    dtype_in(cx, s.in_dtype, at!(S4d2Bn.in_dtype))?;
+    dtype_in(cx, s.in_dtype(), at!(S4d2Bn.in_dtype))?;
     if info.value == Opcode::FIND_INDEX8.0 {
         cx.check(
             &FIND_INDEX8_DST_TYPE,
-            find_index8_dst_ok(s.out_dtype),
-            || detail(at!(S4d2Bn.out_dtype), s.out_dtype, "uint16, uint32"),
+            find_index8_dst_ok(s.out_dtype()),
+            || detail(at!(S4d2Bn.out_dtype), s.out_dtype(), "uint16, uint32"),
         )?;
     } else {
-        dtype_out(cx, s.out_dtype, at!(S4d2Bn.out_dtype))?;
+        dtype_out(cx, s.out_dtype(), at!(S4d2Bn.out_dtype))?;
     }
-    let n = s.num_active_channels;
+    let n = s.num_active_channels();
     channel_range(cx, n, at!(S4d2Bn.num_active_channels))?;
-    reserved_zero(cx, &SEARCH_RESERVED, at!(S4d2Bn.reserved0), &s.reserved0.0)?;
-    reserved_zero(cx, &SEARCH_RESERVED, at!(S4d2Bn.reserved1), &s.reserved1.0)?;
+    reserved_zero(
+        cx,
+        &SEARCH_RESERVED,
+        at!(S4d2Bn.reserved0),
+        &s.reserved0().0,
+    )?;
+    reserved_zero(
+        cx,
+        &SEARCH_RESERVED,
+        at!(S4d2Bn.reserved1),
+        &s.reserved1().0,
+    )?;
     let op = |at, dtype, write| Operand {
         at,
         dtype,
@@ -150,8 +165,16 @@ pub(super) fn check_bn<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d2
         psum: true,
         sbuf: true,
     };
-    tensor_valid(cx, src, op(at!(S4d2Bn.src_mem_pattern), s.in_dtype, false))?;
-    tensor_valid(cx, dst, op(at!(S4d2Bn.dst_mem_pattern), s.out_dtype, true))?;
+    tensor_valid(
+        cx,
+        src,
+        op(at!(S4d2Bn.src_mem_pattern), s.in_dtype(), false),
+    )?;
+    tensor_valid(
+        cx,
+        dst,
+        op(at!(S4d2Bn.dst_mem_pattern), s.out_dtype(), true),
+    )?;
     cx.check(&SEARCH_TENSORS, true, || {
         detail(at!(S4d2Bn.src_mem_pattern), "checked above", "SBUF or PSUM")
     })?;
@@ -160,8 +183,8 @@ pub(super) fn check_bn<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S4d2
     Ok(())
 }
 
-pub(super) fn check_mr<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Mr) -> Flow {
-    let (src, dst) = (&s.src_mem_pattern, &s.dst_mem_pattern);
+pub(super) fn check_mr<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Mr>) -> Flow {
+    let (src, dst) = (&s.src_mem_pattern(), &s.dst_mem_pattern());
     cx.check(
         &MR_SRC_COUNT,
         src.element_count() <= SEARCH_MAX_ELEMENTS,
@@ -184,17 +207,22 @@ pub(super) fn check_mr<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Mr) -> Flow {
             )
         },
     )?;
-    let n = s.num_active_channels;
+    let n = s.num_active_channels();
     channel_range(cx, n, at!(S4d4Mr.num_active_channels))?;
     for (d, at) in [
-        (s.in_dtype, at!(S4d4Mr.in_dtype)),
-        (s.out_dtype, at!(S4d4Mr.out_dtype)),
+        (s.in_dtype(), at!(S4d4Mr.in_dtype)),
+        (s.out_dtype(), at!(S4d4Mr.out_dtype)),
     ] {
         cx.check(&MR_DTYPES, match_replace_dtype_ok(d), || {
             detail(at, d, "fp16, bfloat16, uint8, uint16, uint32, fp32, int32")
         })?;
     }
-    reserved_zero(cx, &SEARCH_RESERVED, at!(S4d4Mr.reserved0), &s.reserved0.0)?;
+    reserved_zero(
+        cx,
+        &SEARCH_RESERVED,
+        at!(S4d4Mr.reserved0),
+        &s.reserved0().0,
+    )?;
     let op = |at, dtype, write| Operand {
         at,
         dtype,
@@ -202,8 +230,16 @@ pub(super) fn check_mr<const M: u8>(cx: &mut Ctx<M>, s: &S4d4Mr) -> Flow {
         psum: true,
         sbuf: true,
     };
-    tensor_valid(cx, src, op(at!(S4d4Mr.src_mem_pattern), s.in_dtype, false))?;
-    tensor_valid(cx, dst, op(at!(S4d4Mr.dst_mem_pattern), s.out_dtype, true))?;
+    tensor_valid(
+        cx,
+        src,
+        op(at!(S4d4Mr.src_mem_pattern), s.in_dtype(), false),
+    )?;
+    tensor_valid(
+        cx,
+        dst,
+        op(at!(S4d4Mr.dst_mem_pattern), s.out_dtype(), true),
+    )?;
     cx.check(&SEARCH_TENSORS, true, || {
         detail(at!(S4d4Mr.src_mem_pattern), "checked above", "SBUF or PSUM")
     })?;

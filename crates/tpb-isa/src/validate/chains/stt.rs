@@ -10,6 +10,7 @@ use crate::gen::Gen;
 use crate::geometry::Geometry;
 use crate::opcode::{Family, OpcodeInfo};
 use crate::tables::{AccumCmd, AluOp, CodeEnum, Dtype, ImmSrc, RevOps};
+use crate::wire::View;
 use crate::wire::{Addr4, S2s2d2Stt, Tensor2};
 use Confidence::{Assumed, Inferred, Observed};
 
@@ -203,32 +204,36 @@ fn same_count(a: &Tensor2, b: &Tensor2) -> bool {
         || a.element_count() == b.element_count()
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2Stt) -> Flow {
+pub(super) fn check<const M: u8>(
+    cx: &mut Ctx<M>,
+    info: &OpcodeInfo,
+    s: &View<'_, S2s2d2Stt>,
+) -> Flow {
     let gen = cx.gen;
     let bitvec = info.is_bitvec();
-    let (lo, hi) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi());
+    let (lo, hi) = (s.in0_in1_dtype().lo(), s.in0_in1_dtype().hi());
     let dt = at!(S2s2d2Stt.in0_in1_dtype);
     dtype_in(cx, lo, dt.part(".dtype_lo"))?;
     dtype_in(cx, hi, dt.part(".dtype_hi"))?;
-    dtype_in(cx, s.imm0_dtype, at!(S2s2d2Stt.imm0_dtype))?;
-    dtype_out(cx, s.out_dtype, at!(S2s2d2Stt.out_dtype))?;
+    dtype_in(cx, s.imm0_dtype(), at!(S2s2d2Stt.imm0_dtype))?;
+    dtype_out(cx, s.out_dtype(), at!(S2s2d2Stt.out_dtype))?;
     cx.check(
         &STT_IMM0_DTYPE,
-        stt_imm0_dtype_ok(bitvec, s.imm0_src, s.imm0_dtype),
+        stt_imm0_dtype_ok(bitvec, s.imm0_src(), s.imm0_dtype()),
         || {
             detail(
                 at!(S2s2d2Stt.imm0_dtype),
-                format!("{} with imm0_src {}", s.imm0_dtype, s.imm0_src),
+                format!("{} with imm0_src {}", s.imm0_dtype(), s.imm0_src()),
                 "fp32 for an inline arith scalar",
             )
         },
     )?;
-    aluop_valid(cx, s.op0, at!(S2s2d2Stt.op0))?;
-    aluop_valid(cx, s.op1, at!(S2s2d2Stt.op1))?;
-    let ops = |s: &S2s2d2Stt| format!("{}, {}", s.op0, s.op1);
+    aluop_valid(cx, s.op0(), at!(S2s2d2Stt.op0))?;
+    aluop_valid(cx, s.op1(), at!(S2s2d2Stt.op1))?;
+    let ops = |s: &View<'_, S2s2d2Stt>| format!("{}, {}", s.op0(), s.op1());
     match info.family {
         Family::TensorTensorScan => {
-            cx.check(&SCAN_OPS, stt_ops_ok(false, s.op0, s.op1, gen), || {
+            cx.check(&SCAN_OPS, stt_ops_ok(false, s.op0(), s.op1(), gen), || {
                 detail2(
                     at!(S2s2d2Stt.op0),
                     at!(S2s2d2Stt.op1),
@@ -245,7 +250,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
                     "predicate int8/uint8/int16/uint16/int32/uint32; data not int32/uint32",
                 )
             })?;
-            cx.check(&SR_OPS, select_reduce_ops_ok(s.op0, s.op1), || {
+            cx.check(&SR_OPS, select_reduce_ops_ok(s.op0(), s.op1()), || {
                 detail2(
                     at!(S2s2d2Stt.op0),
                     at!(S2s2d2Stt.op1),
@@ -255,7 +260,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
             })?;
         }
         _ => {
-            cx.check(&STT_OPS, stt_ops_ok(bitvec, s.op0, s.op1, gen), || {
+            cx.check(&STT_OPS, stt_ops_ok(bitvec, s.op0(), s.op1(), gen), || {
                 let allowed = if bitvec {
                     "general bitvec ops"
                 } else {
@@ -266,45 +271,52 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
             cx.check(
                 &STT_INT_DTYPES,
                 !bitvec
-                    || [lo, hi, s.imm0_dtype, s.out_dtype]
+                    || [lo, hi, s.imm0_dtype(), s.out_dtype()]
                         .iter()
                         .all(|d| d.is_int_datapath()),
                 || {
                     detail(
                         dt,
-                        format!("{lo}, {hi}, imm0 {}, out {}", s.imm0_dtype, s.out_dtype),
+                        format!("{lo}, {hi}, imm0 {}, out {}", s.imm0_dtype(), s.out_dtype()),
                         "integer datapath types",
                     )
                 },
             )?;
             cx.check(
                 &STT_SRC_DST_DTYPE,
-                !bitvec || (lo == s.out_dtype && hi == s.out_dtype && s.imm0_dtype == s.out_dtype),
+                !bitvec
+                    || (lo == s.out_dtype()
+                        && hi == s.out_dtype()
+                        && s.imm0_dtype() == s.out_dtype()),
                 || {
                     detail(
                         dt,
-                        format!("{lo}, {hi}, imm0 {}, out {}", s.imm0_dtype, s.out_dtype),
+                        format!("{lo}, {hi}, imm0 {}, out {}", s.imm0_dtype(), s.out_dtype()),
                         "all equal to out_dtype",
                     )
                 },
             )?;
         }
     }
-    let n = s.num_active_channels;
-    if s.imm0_src != ImmSrc::INSTRUCTION {
+    let n = s.num_active_channels();
+    if s.imm0_src() != ImmSrc::INSTRUCTION {
         // `has_valid_s2s2d2_stt_immediate`: a pointer is aligned for imm0_dtype.
         imm_by_src(
             cx,
-            s.imm0_src,
-            s.imm0,
+            s.imm0_src(),
+            s.imm0(),
             at!(S2s2d2Stt.imm0_src),
             at!(S2s2d2Stt.imm0),
             true,
-            s.imm0_dtype,
+            s.imm0_dtype(),
             n,
         )?;
     }
-    let (src0, src1, dst) = (&s.src0_mem_pattern, &s.src1_mem_pattern, &s.dst_mem_pattern);
+    let (src0, src1, dst) = (
+        &s.src0_mem_pattern(),
+        &s.src1_mem_pattern(),
+        &s.dst_mem_pattern(),
+    );
     start_addr_active_channels(cx, src0.start_addr, n, at!(S2s2d2Stt.src0_mem_pattern))?;
     start_addr_active_channels(cx, src1.start_addr, n, at!(S2s2d2Stt.src1_mem_pattern))?;
     start_addr_active_channels(cx, dst.start_addr, n, at!(S2s2d2Stt.dst_mem_pattern))?;
@@ -322,7 +334,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
         dst,
         Operand {
             write: true,
-            ..read(at!(S2s2d2Stt.dst_mem_pattern), s.out_dtype)
+            ..read(at!(S2s2d2Stt.dst_mem_pattern), s.out_dtype())
         },
     )?;
     if info.family == Family::ScalarTensorTensor {
@@ -361,7 +373,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
             )
         },
     )?;
-    let cmd = s.accumulator_cmd;
+    let cmd = s.accumulator_cmd();
     let accum_at = at!(S2s2d2Stt.accumulator_cmd);
     match info.family {
         Family::TensorTensorScan => {
@@ -385,7 +397,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
             })?;
         }
     }
-    let rev = s.reverse_operands;
+    let rev = s.reverse_operands();
     cx.check(&STT_REVERSE, rev.is_valid(gen), || {
         detail(
             at!(S2s2d2Stt.reverse_operands),
@@ -393,7 +405,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &S2s2d2S
             "none, first, second, both",
         )
     })?;
-    reserved_zero(cx, &STT_RESERVED, at!(S2s2d2Stt.reserved), &s.reserved.0)?;
+    reserved_zero(cx, &STT_RESERVED, at!(S2s2d2Stt.reserved), &s.reserved().0)?;
     match info.family {
         Family::SelectReduce => {
             cx.check(

@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""The acceptance kernels of examples/kernels/ through tpb.nki.simulate_kernel, beside the
+same kernels executed eagerly in NumPy, in-process, ratios from one run (issue 21 item 4).
+
+    pip install numpy ml_dtypes && maturin develop --release   # the tpb module
+    python3 tools/bench_nki_kernels_vs_numpy.py [--reps 5] [--only WORD] [--profile NAME]
+
+A benchmark, not a test: it prints times and ratios and checks only that both sides computed
+the same values (to a tolerance: tpb's transcendental functions are labelled approximate).
+
+* tpb: ``tpb.nki.simulate_kernel(kernel, *args)`` on one thread (RAYON_NUM_THREADS=1 is set
+  before tpb is imported): every nl/nisa call emits, validates and runs its instruction, with
+  the synchronisation the compiler would emit.
+* NumPy (eager): the *same kernel function* (its code object) with ``nl`` and ``nisa``
+  rebound to a minimal NumPy implementation below (``np_nl``, ``np_nisa``): each call is one
+  or a few NumPy calls on arrays, as a NumPy-based kernel simulator executes a kernel
+  eagerly, minus that simulator's own bookkeeping (so the harder baseline). HBM tensors are
+  arrays wrapped so that subscripts can be stored into.
+
+A kernel tpb cannot run yet (an instruction it does not have) is listed with the reason.
+Times are the best of --reps rounds of on-CPU time of this thread; ratio = NumPy time / tpb
+time (above 1: tpb is faster). ``--profile NAME`` prints where tpb's time goes for one
+kernel body (cProfile of the Python side; the Rust side shows as the ``_tpb`` calls).
+
+Until ``nl.load`` / ``nl.store`` of HBM tensors run in tpb.nki, no full kernel runs; the
+table then also times each kernel's SBUF-resident body (BODIES below: the same nl/nisa
+calls between its load and its store, on tiles placed in SBUF beforehand) both ways.
+
+To add a kernel: put it in examples/kernels/, list its inputs in KERNELS below, and give
+``np_nl`` / ``np_nisa`` any call it uses that they lack.
+"""
+
+import argparse
+import importlib.util
+import os
+import pathlib
+import sys
+import time
+import types
+
+os.environ.setdefault("RAYON_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import tpb  # noqa: E402
+import tpb.nki as nki  # noqa: E402
+import tpb.nki.isa as nisa  # noqa: E402
+import tpb.nki.language as nl  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "examples" / "kernels"
+rng = np.random.default_rng(21)
+
+
+def f32(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+# name -> (inputs, grid): the shapes of python/tests/test_example_kernels.py, or larger.
+KERNELS = {
+    "tensor_add": (lambda: (f32(256, 1024), f32(256, 1024)), (2, 2)),
+    "scale_bias": (lambda: (f32(128, 512), f32(128, 1)), ()),
+    "softmax": (lambda: (f32(128, 512),), ()),
+    "rmsnorm": (lambda: (f32(256, 512), f32(512)), ()),
+    "layernorm": (lambda: (f32(128, 512), f32(128, 512), f32(128, 512)), ()),
+    "matmul_tiled": (lambda: (f32(256, 128), f32(256, 512)), ()),
+    "transpose2d": (lambda: (f32(128, 128),), ()),
+    "average_pool2d": (lambda: (f32(16, 8, 8),), ()),
+    "causal_attention": (lambda: (f32(64, 128), f32(64, 128), f32(128, 64)), ()),
+    "cumsum": (lambda: (f32(128, 64),), ()),
+}
+
+
+# The SBUF-resident bodies of the acceptance kernels (what each computes between its
+# nl.load and nl.store), for as long as the full kernels cannot run: tpb runs them through
+# simulate_kernel on tiles placed in SBUF beforehand (Core.from_numpy), NumPy on arrays.
+# Each names the kernel it is cut from; the calls are that kernel's.
+
+
+def body_scale_bias(x, bias):
+    yt = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    nisa.tensor_scalar(yt, x, nl.multiply, 0.5, op1=nl.add, operand1=bias)
+    return yt
+
+
+def body_tensor_add(a, b):
+    return nl.add(a, b)
+
+
+def body_cumsum(t):
+    ones = nl.ones(t.shape, dtype=nl.float32)
+    r = nl.ndarray(t.shape, dtype=nl.float32)
+    nisa.tensor_tensor_scan(r, ones, t, 0.0, nl.multiply, nl.add)
+    return r
+
+
+def body_causal_mask(scaled):
+    """causal_attention's mask and row max: affine_select, max, subtract."""
+    s = scaled.shape[1]
+    masked = nl.ndarray(scaled.shape, nl.float32)
+    nisa.affine_select(masked, [[-1, s]], 1, scaled, -3.4028235e38, cmp_op=nl.greater_equal)
+    m = nl.max(masked, axis=1, keepdims=True)
+    return nl.subtract(masked, m)
+
+
+def body_softmax(t):
+    m = nl.max(t, axis=1, keepdims=True)
+    e = nl.exp(nl.subtract(t, m))
+    s = nl.sum(e, axis=1, keepdims=True)
+    return nl.multiply(e, nl.reciprocal(s))
+
+
+def body_layernorm(t, g, b):
+    mean = nl.mean(t, axis=1, keepdims=True)
+    c = nl.subtract(t, mean)
+    var = nl.mean(nl.square(c), axis=1, keepdims=True)
+    y = nl.multiply(c, nl.rsqrt(nl.add(var, 1e-5)))
+    return nl.add(nl.multiply(y, g), b)
+
+
+def body_matmul(lt, rt):
+    acc = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
+    acc += nl.matmul(lt, rt, transpose_x=True)
+    return nl.copy(acc)
+
+
+# name -> (function, inputs)
+BODIES = {
+    "scale_bias": (body_scale_bias, lambda: (f32(128, 512), f32(128, 1))),
+    "tensor_add": (body_tensor_add, lambda: (f32(128, 512), f32(128, 512))),
+    "cumsum": (body_cumsum, lambda: (f32(128, 64),)),
+    "causal_attention": (body_causal_mask, lambda: (f32(128, 128),)),
+    "softmax": (body_softmax, lambda: (f32(128, 512),)),
+    "layernorm": (body_layernorm, lambda: (f32(128, 512), f32(128, 512), f32(128, 512))),
+    "matmul_tiled": (body_matmul, lambda: (f32(128, 128), f32(128, 512))),
+}
+
+
+# --- NumPy eager implementation of the nl / nisa calls the kernels use -------------------
+
+
+class Hbm:
+    """An HBM tensor: an array whose subscripts are references a store can write through."""
+
+    def __init__(self, a):
+        self.a = a
+        self.shape, self.dtype = a.shape, a.dtype
+
+    def __getitem__(self, key):
+        return Ref(self.a, key)
+
+    def reshape(self, shape):
+        return Hbm(self.a.reshape(shape))
+
+
+class Ref:
+    def __init__(self, a, key):
+        self.a, self.key = a, key
+
+
+def _array(x):
+    if isinstance(x, Hbm):
+        return x.a
+    if isinstance(x, Ref):
+        return x.a[x.key]
+    return x
+
+
+class _Position:
+    grid = ()
+    at = ()
+
+
+np_nl = types.SimpleNamespace(
+    float32=np.float32,
+    sbuf="sbuf",
+    psum="psum",
+    shared_hbm="shared_hbm",
+    add=np.add,
+    subtract=np.subtract,
+    multiply=np.multiply,
+    maximum=np.maximum,
+    greater_equal=np.greater_equal,
+    exp=np.exp,
+    square=np.square,
+    arange=np.arange,
+    affine_range=range,
+    sequential_range=range,
+    static_range=range,
+    broadcast_to=np.broadcast_to,
+    program_id=lambda axis=0: _Position.at[axis],
+    load=lambda x, **kw: np.array(_array(x)),
+    reciprocal=lambda x, **kw: np.reciprocal(x),
+    rsqrt=lambda x, **kw: np.reciprocal(np.sqrt(x)),
+    max=lambda x, axis, keepdims=False, **kw: np.max(x, axis=axis, keepdims=keepdims),
+    sum=lambda x, axis, keepdims=False, **kw: np.sum(x, axis=axis, keepdims=keepdims),
+    mean=lambda x, axis, keepdims=False, **kw: np.mean(x, axis=axis, keepdims=keepdims),
+    transpose=lambda x, **kw: np.ascontiguousarray(x.T),
+    copy=lambda x, dtype=None, **kw: np.array(x, dtype=dtype or x.dtype),
+    zeros=lambda shape, dtype, buffer=None, **kw: np.zeros(shape, dtype),
+    ones=lambda shape, dtype, buffer=None, **kw: np.ones(shape, dtype),
+)
+
+
+def _ndarray(shape, dtype, buffer="sbuf", **kw):
+    a = np.empty(shape, dtype)
+    return Hbm(a) if buffer == "shared_hbm" else a
+
+
+def _store(dst, value, **kw):
+    if isinstance(dst, Hbm):
+        dst.a[...] = value
+    else:
+        dst.a[dst.key] = value
+
+
+def _matmul(x, y, transpose_x=False, **kw):
+    return np.matmul(x.T if transpose_x else x, y)
+
+
+np_nl.ndarray = _ndarray
+np_nl.store = _store
+np_nl.matmul = _matmul
+
+
+def _tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=None,
+                   reverse1=False, **kw):
+    r = op0(operand0, data) if reverse0 else op0(data, operand0)
+    if op1 is not None:
+        r = op1(operand1, r) if reverse1 else op1(r, operand1)
+    dst[...] = r
+
+
+def _affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value,
+                   cmp_op=np.greater_equal, offset=0, **kw):
+    (step, num), = pattern
+    p = np.arange(dst.shape[0])[:, None]
+    k = np.arange(num)[None, :]
+    keep = cmp_op(offset + p * channel_multiplier + k * step, 0)
+    dst[...] = np.where(keep, on_true_tile, np.float32(on_false_value))
+
+
+def _tensor_tensor_scan(dst, data0, data1, initial, op0, op1, **kw):
+    acc = np.full(dst.shape[0], initial, np.float32)
+    for k in range(dst.shape[1]):
+        acc = op1(op0(data0[:, k], acc), data1[:, k])
+        dst[:, k] = acc
+
+
+np_nisa = types.SimpleNamespace(
+    tensor_scalar=_tensor_scalar,
+    affine_select=_affine_select,
+    tensor_tensor_scan=_tensor_tensor_scan,
+)
+
+
+def numpy_kernel(kernel):
+    """The kernel's function with nl / nisa rebound to the NumPy implementation."""
+    fn = getattr(kernel, "fn", kernel)
+    g = dict(fn.__globals__)
+    g.update(nl=np_nl, nisa=np_nisa)
+    return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+def run_numpy(fn, grid, args):
+    wrapped = [Hbm(a) for a in args]
+    positions = np.ndindex(*grid) if grid else [()]
+    out = None
+    for at in positions:
+        _Position.grid, _Position.at = grid, at
+        out = fn(*wrapped)
+    return _array(out)
+
+
+# --- timing -----------------------------------------------------------------------------
+
+
+def best_time(fn, reps, min_s):
+    """Best per-call on-CPU seconds of `fn` over `reps` rounds of at least `min_s` each."""
+    fn()
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.thread_time()
+        k = 0
+        while True:
+            fn()
+            k += 1
+            if time.thread_time() - t0 >= min_s:
+                break
+        best = min(best, (time.thread_time() - t0) / k)
+    return best
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(f"kernel_{name}", ROOT / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return getattr(mod, name)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--reps", type=int, default=5, help="rounds, best kept")
+    ap.add_argument("--min-ms", type=float, default=50.0, help="least on-CPU ms per round")
+    ap.add_argument("--only", default="", help="run the kernels whose name contains this")
+    ap.add_argument("--profile", default="", help="cProfile tpb's run of this kernel body")
+    a = ap.parse_args()
+    min_s = a.min_ms / 1000
+    if a.profile:
+        import cProfile
+        import pstats
+
+        body, make = BODIES[a.profile]
+        core = nki.Core()
+        tiles = [core.from_numpy(x) for x in make()]
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(200):
+            nki.simulate_kernel(body, *tiles, core=core)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+        return
+    print(f"NKI kernels: tpb.nki.simulate_kernel vs the same kernel eagerly in NumPy "
+          f"{np.__version__}; one thread; best of {a.reps} rounds, on-CPU time; "
+          f"ratio = NumPy time / tpb time")
+    hdr = f"{'kernel':<18} {'shapes':<34} {'instr':>6} {'tpb us':>10} {'numpy us':>10} {'ratio':>7}"
+    print(hdr)
+    print("-" * len(hdr))
+    for name, (make, grid) in KERNELS.items():
+        if a.only and a.only not in name:
+            continue
+        kernel = load(name)
+        args = make()
+        shapes = " ".join("x".join(map(str, x.shape)) for x in args)
+        if grid:
+            shapes += f" grid {'x'.join(map(str, grid))}"
+        k = kernel[grid] if grid else kernel
+        try:
+            got = nki.simulate_kernel(k, *args)
+        except tpb.NotSupported as e:
+            print(f"{name:<18} {shapes:<34} not run: {str(e).splitlines()[0][:90]}")
+            continue
+        core = nki.Core()
+        nki.simulate_kernel(k, *args, core=core)
+        n_inst = len(core.bundles()) // 64
+        fn = numpy_kernel(kernel)
+        want = run_numpy(fn, grid, args)
+        close = np.allclose(got, want, rtol=1e-4, atol=1e-4)
+        t_tpb = best_time(lambda: nki.simulate_kernel(k, *args), a.reps, min_s)
+        t_np = best_time(lambda: run_numpy(fn, grid, args), a.reps, min_s)
+        print(f"{name:<18} {shapes:<34} {n_inst:>6} {t_tpb * 1e6:>10.1f} {t_np * 1e6:>10.1f} "
+              f"{t_np / t_tpb:>7.2f}" + ("" if close else "   (outputs differ!)"))
+        sys.stdout.flush()
+    print()
+    print("SBUF-resident bodies (the kernel between its nl.load and nl.store; inputs already "
+          "in SBUF):")
+    print(hdr)
+    print("-" * len(hdr))
+    for name, (body, make) in BODIES.items():
+        if a.only and a.only not in name:
+            continue
+        args = make()
+        shapes = " ".join("x".join(map(str, x.shape)) for x in args)
+        core = nki.Core()
+        tiles = [core.from_numpy(x) for x in args]
+        try:
+            got = nki.simulate_kernel(body, *tiles, core=core)
+        except (tpb.NotSupported, tpb.UsageError) as e:
+            print(f"{name:<18} {shapes:<34} not run: {str(e).splitlines()[0][:90]}")
+            continue
+        n_inst = len(core.bundles()) // 64
+        fn = numpy_kernel(body)
+        want = fn(*args)
+        close = np.allclose(got, want, rtol=1e-4, atol=1e-4)
+        t_tpb = best_time(lambda: nki.simulate_kernel(body, *tiles, core=core), a.reps, min_s)
+        t_np = best_time(lambda: fn(*args), a.reps, min_s)
+        print(f"{name:<18} {shapes:<34} {n_inst:>6} {t_tpb * 1e6:>10.1f} {t_np * 1e6:>10.1f} "
+              f"{t_np / t_tpb:>7.2f}" + ("" if close else "   (outputs differ!)"))
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
