@@ -26,6 +26,10 @@ wall-clock ratio with every core is what a user sees on an idle machine.
 
 import argparse
 import os
+
+# One NumPy thread, like tpb's 1-thread column (and on a busy machine OpenBLAS's spinning
+# threads make numpy.matmul 50x slower, not faster).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import resource
 import subprocess
 import sys
@@ -344,6 +348,132 @@ CASES += [
 ]
 
 
+# ---- issue 18: PE, ACT and DMA ---------------------------------------------------------------
+# These cases return a sixth item, the options: "gen" (default cayman), "region" (the output
+# region, default the 128 x F SBUF one), "elems" (the work one instruction does, for the G/s
+# columns: multiply-adds for matmul), "ulps" (the largest difference in units in the last
+# place accepted from NumPy, for the approximate functions) and "want" (the expected output
+# when NumPy's own result is not it: numpy.matmul sums in BLAS's order, tpb in its documented
+# sequential order, so the check compares tpb with that order computed here).
+
+MM_K, MM_M, MM_N = 128, 128, 512
+
+
+def matmul_in_our_order(w, x):
+    """psum[m][j] = sum_k w[k][m] * x[k][j]: fp32 products added sequentially over k
+    (assumption pe-summation-order), the first product the start value."""
+    acc = w[0][:, None] * x[0][None, :]
+    for k in range(1, w.shape[0]):
+        acc = (acc + w[k][:, None] * x[k][None, :]).astype(np.float32)
+    return acc
+
+
+def matmul(din, _dout):
+    """Matmul 128 x 128 x 512 into PSUM against numpy.matmul in float32 (BLAS)."""
+    tin, nin = DT[din]
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((MM_K, MM_M), dtype=np.float32).astype(tin)
+    x = rng.standard_normal((MM_K, MM_N), dtype=np.float32).astype(tin)
+    sb = Sbuf()
+    off_x = 0x1000
+    sb.view(0, tin, MM_M)[...] = w
+    sb.view(off_x, tin, MM_N)[...] = x
+    psum = np.zeros((P, 4096), np.float32)
+    inputs = [("w.npy", w, f"sbuf[p0..128]+0x0:{nin}:{MM_K}x{MM_M}"),
+              ("x.npy", x, f"sbuf[p0..128]+{off_x:#x}:{nin}:{MM_K}x{MM_N}")]
+    mode = " fp32_mode=low_high" if din == "fp32" else ""
+    ctrl = f"ctrl=[num_active_rows:{MM_K},num_active_cols:{MM_M},row_grp:0xf,col_grp:0xf"
+    setup = f"load_weights src=sbuf[p0]+0x0:[[1,{MM_M}]] in={nin}{mode} {ctrl}]\n"
+    inst = (f"matmul src=sbuf[p0]+{off_x:#x}:[[1,{MM_N}]] in={nin}{mode} "
+            f"{ctrl},psum_accumulate_flags:3] dst=psum[p0]+0x0:[[1,{MM_N}]]\n")
+    tmp = np.empty((MM_M, MM_N), np.float32)
+
+    def numpy_path():
+        # Contiguous float32 tiles, as a NumPy simulator keeps them: a strided view of the
+        # byte SBUF would send numpy.matmul past BLAS to its slow loop.
+        wf = np.ascontiguousarray(sb.view(0, tin, MM_M), dtype=np.float32)
+        xf = np.ascontiguousarray(sb.view(off_x, tin, MM_N), dtype=np.float32)
+        np.matmul(wf.T, xf, out=tmp)
+        psum[:, :MM_N] = tmp
+
+    want = matmul_in_our_order(w.astype(np.float32), x.astype(np.float32))
+    opts = {"region": f"psum[p0..128]+0x0:fp32:128x{MM_N}", "elems": MM_K * MM_M * MM_N,
+            "want": want}
+    return inputs, setup, inst, numpy_path, (sb, 0, np.float32, "fp32"), opts
+
+
+def activate(func):
+    def case(din, dout):
+        tin, nin, sb, x_in = operand(din)
+        tout, nout = DT[dout]
+        x_scaled = 0.25 if func == "exp" else 1.0  # keep exp inside fp32's range
+        inst = (f"activate src=sbuf[p0..128]+0x0:[[1,{F}]] in_bias_dtype={nin}->fp32 "
+                f"out={nout} activation_func={func} scale_value={x_scaled} "
+                f"bias_src_n=instruction bias=0.0 dst=sbuf[p0..128]+{OFF_D:#x}:[[1,{F}]]\n")
+        tmp = np.empty((P, F), np.float32)
+
+        def numpy_path():
+            xf = sb.view(0, tin, F).astype(np.float32, copy=False)
+            np.multiply(xf, np.float32(x_scaled), out=tmp)
+            np.add(tmp, np.float32(0.0), out=tmp)
+            if func == "exp":
+                np.exp(tmp, out=tmp)
+            sb.view(OFF_D, tout, F)[...] = tmp
+
+        opts = {"ulps": 2 if func == "exp" else 0}
+        return [x_in], "", inst, numpy_path, (sb, OFF_D, tout, nout), opts
+
+    return case
+
+
+def exponential(din, dout):
+    tin, nin, sb, x_in = operand(din)
+    tout, nout = DT[dout]
+    inst = (f"exponential src=sbuf[p0..128]+0x0:[[1,{F}]] in={nin} out={nout} imm0=16.0 "
+            f"op0=bypass op1=bypass dst=sbuf[p0..128]+{OFF_D:#x}:[[1,{F}]]\n")
+    tmp = np.empty((P, F), np.float32)
+
+    def numpy_path():
+        xf = sb.view(0, tin, F).astype(np.float32, copy=False)
+        np.subtract(xf, np.float32(16.0), out=tmp)
+        np.exp(tmp, out=tmp)
+        sb.view(OFF_D, tout, F)[...] = tmp
+
+    return [x_in], "", inst, numpy_path, (sb, OFF_D, tout, nout), {"gen": "mariana", "ulps": 2}
+
+
+def dma_memcpy(din, _dout):
+    """DMAMEMCPY of a 128 x 512 tile from HBM into SBUF against a NumPy copy into a view."""
+    tin, nin = DT[din]
+    n = 512
+    size = np.dtype(tin).itemsize
+    x = data(tin)[:, :n].copy()
+    hbm = x.copy()
+    sb = Sbuf()
+    row = n * size
+    inputs = [("h.npy", x, f"hbm+0x0:{nin}:128x{n}")]
+    inst = (f"dma_memcpy src=hbm+0x0:[[{row},128],[0,1]] src_elem_size={row} "
+            f"dst=sbuf[p0]+{OFF_D:#x}:[[262144,128],[0,1]] dst_elem_size={row} "
+            f"in_dtype={nin} out_dtype={nin}\n")
+
+    def numpy_path():
+        sb.view(OFF_D, tin, n)[...] = hbm
+
+    opts = {"region": f"sbuf[p0..128]+{OFF_D:#x}:{nin}:128x{n}", "elems": P * n}
+    return inputs, "", inst, numpy_path, (sb, OFF_D, tin, nin), opts
+
+
+CASES += [
+    ("Matmul 128x128x512", matmul, "fp32", "fp32"),
+    ("Matmul 128x128x512", matmul, "bf16", "fp32"),
+    ("Activate exp", activate("exp"), "fp32", "fp32"),
+    ("Activate exp", activate("exp"), "bf16", "bf16"),
+    ("Activate identity", activate("identity"), "fp32", "fp32"),
+    ("Exponential", exponential, "fp32", "fp32"),
+    ("DMAMEMCPY 128x512", dma_memcpy, "fp32", "fp32"),
+]
+
+
 def run_tpb(tpb, prog, threads, reps, out_region, workdir):
     """Best (wall, cpu) seconds of `tpb run prog`; the output region saved on the last run."""
     best_wall = best_cpu = float("inf")
@@ -381,7 +511,6 @@ def main():
     ap.add_argument("--tpb", default="", help="tpb binary (default: build target/release/tpb)")
     a = ap.parse_args()
     tpb = tpb_binary(a.tpb)
-    elems = P * F
     print(f"tpb vs NumPy {np.__version__} / ml_dtypes {ml_dtypes.__version__}, "
           f"{P} x {F} elements per instruction, {os.cpu_count()} cores; "
           f"G elem/s (best of {a.reps}); ratio = tpb / NumPy")
@@ -393,9 +522,11 @@ def main():
         name = f"{kind} {din}->{dout}"
         if a.only and a.only not in name:
             continue
-        inputs, setup, inst, numpy_path, (sb, off_d, tout, nout) = make(din, dout)
+        made = make(din, dout)
+        inputs, setup, inst, numpy_path, (sb, off_d, tout, nout) = made[:5]
+        opts = made[5] if len(made) > 5 else {}
         with tempfile.TemporaryDirectory() as wd:
-            head = ".gen cayman\n"
+            head = f".gen {opts.get('gen', 'cayman')}\n"
             for fname, arr, region in inputs:
                 save_bits(os.path.join(wd, fname), arr)
                 head += f".in {fname} @ {region}\n"
@@ -405,7 +536,7 @@ def main():
                 with open(path, "w") as f:
                     f.write(head + setup + inst * k)
                 progs[k] = path
-            region = f"sbuf[p0..128]+{off_d:#x}:{nout}:128x{F}"
+            region = opts.get("region", f"sbuf[p0..128]+{off_d:#x}:{nout}:128x{F}")
             res = {}
             for threads in (1, 0):
                 w1, c1 = run_tpb(tpb, progs[1], threads, a.reps, None, wd)
@@ -413,15 +544,19 @@ def main():
                 res[threads] = ((wk - w1) / (a.k - 1), (ck - c1) / (a.k - 1))
             nw, nc = time_numpy(numpy_path, a.reps, 4)
             got = np.load(os.path.join(wd, "result.npy"))
-            want = sb.view(off_d, tout, F)
-            bits = {1: np.uint8, 2: np.uint16, 4: np.uint32}[np.dtype(tout).itemsize]
-            same = np.array_equal(got.view(bits), want.view(bits))
+            want = opts["want"] if "want" in opts else sb.view(off_d, tout, got.shape[1])
+            bits = {1: np.uint8, 2: np.uint16, 4: np.uint32}[np.dtype(want.dtype).itemsize]
+            g, w = got.view(bits).astype(np.int64), want.view(bits).astype(np.int64)
+            ulps = int(np.abs(g - w).max()) if g.shape == w.shape else -1
+            same = 0 <= ulps <= opts.get("ulps", 0)
+        elems = opts.get("elems", P * F)
         rate = lambda s: elems / s / 1e9 if s > 0 else float("inf")
         t1w, t1c = res[1]
         taw, _ = res[0]
         print(f"{name:<28} {rate(t1c):>10.3f} {rate(nc):>10.3f} {nc / t1c:>6.2f} | "
               f"{rate(t1w):>11.3f} {rate(taw):>12.3f} {rate(nw):>10.3f} {nw / taw:>6.2f}"
-              + ("" if same else "   (outputs differ!)"))
+              + ("" if same else f"   (outputs differ! {ulps} ulp)")
+              + (f"   (within {ulps} ulp)" if same and ulps else ""))
         sys.stdout.flush()
 
 

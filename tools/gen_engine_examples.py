@@ -54,6 +54,37 @@ def main() -> None:
     # dma_pipeline.tpb: HBM -> SBUF -> x 1/8 -> HBM (exact: a power-of-two scale).
     save("dma_scaled.expected.npy", (scores * F32(0.125)).astype(F32))
 
+    pe_act_pipeline(np.random.default_rng(18))
+
+
+def matmul_in_our_order(w, x):
+    """psum[m][j] = sum_k w[k][m] * x[k][j] in tpb's documented order (assumption
+    pe-summation-order): each product an fp32 multiply (exact for bf16 inputs), the products
+    added in fp32 sequentially over k = 0..K-1, no FMA, the first product the start value."""
+    w32, x32 = w.astype(F32), x.astype(F32)
+    acc = w32[0][:, None] * x32[0][None, :]
+    for k in range(1, w.shape[0]):
+        acc = (acc + w32[k][:, None] * x32[k][None, :]).astype(F32)
+    return acc
+
+
+def pe_act_pipeline(rng) -> None:
+    """pe_act_pipeline.tpb: W (128 x 128) and X (128 x 512) bf16 in HBM; two 256-column
+    chunks of X go DMA-in -> Matmul into PSUM -> Activate exp -> DMA-out."""
+    w = rng.standard_normal((128, 128), dtype=F32).astype(BF16)
+    x = rng.standard_normal((128, 512), dtype=F32).astype(BF16)
+    save("pe_weights.npy", w.view(np.uint16))
+    save("pe_moving.npy", x.view(np.uint16))
+    psum = matmul_in_our_order(w, x)
+    # Chunk c's result sits in PSUM bank c (2 KiB per partition), one expected file each.
+    save("pe_psum0.expected.npy", psum[:, :256].copy())
+    save("pe_psum1.expected.npy", psum[:, 256:].copy())
+    # Activate: t = fma(acc, 1/16, -0.5) in fp32 (exact product: a power-of-two scale), then
+    # exp of its definition in float64 rounded once to fp32. Approximate on the hardware (its
+    # tables are not public): the test compares within a tolerance, not bit for bit.
+    t = (psum.astype(np.float64) * 0.0625 - 0.5).astype(F32)
+    save("pe_exp.reference.npy", np.exp(t.astype(np.float64)).astype(F32))
+
 
 if __name__ == "__main__":
     main()

@@ -50,6 +50,11 @@ fuzz_target!(|data: &[u8]| {
     let _ = timing.set("POOL_START", u64::from(*t0) * 4);
     let _ = timing.set("DVE_MIN_II", u64::from(*t1 % 128) + 1);
     let _ = timing.set("SYNC_CYCLES", u64::from(*t1 >> 4) + 1);
+    // The PE/ACT/DMA costs (issue 18), zero factors included (they count as 1).
+    let _ = timing.set("TENSOR_ACCESS_OVERHEAD", u64::from(*t0 >> 2));
+    let _ = timing.set("PE_FP32_FACTOR", u64::from(*t1 & 7));
+    let _ = timing.set("EXP_DVE_SPEEDUP", u64::from((*t1 >> 3) & 7));
+    let _ = timing.set("DMA_LATENCY_NS", u64::from(*t0) * 16);
     let opts = EngineOptions {
         timing,
         ..EngineOptions::default()

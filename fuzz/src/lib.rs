@@ -7,7 +7,8 @@ use tpb_sim::{Config, Machine};
 
 /// Every instruction line of the syntax reference's examples, as bundles (one or more per
 /// opcode), each assembled for the first generation that accepts it (cayman, sunda,
-/// mariana, maverick), so generation-specific opcodes are seeds too.
+/// mariana, maverick), so generation-specific opcodes are seeds too
+/// (`crates/tpb/tests/fuzz_setup.rs` checks the PE/ACT/DMA ones are there).
 pub fn seeds() -> &'static [[u8; 64]] {
     static SEEDS: OnceLock<Vec<[u8; 64]>> = OnceLock::new();
     SEEDS.get_or_init(|| {

@@ -47,6 +47,13 @@ def test_readme_kernel_test_passes(gen):
     namespace["test_causal_mask_is_bit_exact"](gen)
 
 
+def test_readme_whole_kernel_runs(capsys):
+    (block,) = python_blocks(ROOT / "README.md", "## Running a whole NKI kernel")
+    run_block(block, "README.md")
+    out = capsys.readouterr().out
+    assert " us " in out and "dma_memcpy" in out and "tt_arith" in out
+
+
 def test_docs_python_example_runs(capsys):
     (block,) = python_blocks(ROOT / "docs" / "python.md", "# Python: `import tpb`")
     run_block(block, "docs/python.md")

@@ -814,9 +814,8 @@ for_each_opcode!(opcode_table);
 
 /// Opcodes a source names that tpb does not model (they decode as opaque bundles).
 pub const KNOWN_UNMODELLED: &[(u8, &str)] = &[
-    (0x41, "TensorTensorArith"),
-    (0x51, "TensorTensorBitvec"),
-    (0x30, "Exponential"),
+    (0x23, "ActivationTableLoad"),
+    (0x26, "ActivateMultipass"),
     (0x68, "Gather"),
     (0x93, "TransposeTensorScalarArith"),
     (0xE3, "QuantizeMx"),

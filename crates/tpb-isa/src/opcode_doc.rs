@@ -47,7 +47,7 @@ pub fn opcode_table_markdown() -> String {
         let run = match r.exec {
             Exec::Run => "runs",
             Exec::Disabled(_) => "refused: disabled on hardware (`validate` lint)",
-            Exec::NotSupported(_) => "refused: state not modelled",
+            Exec::NotSupported(_) => "refused: facts not public or state not modelled (`tpb explain` names them)",
         };
         // Infallible: writing to a String.
         let _ = writeln!(
@@ -85,6 +85,10 @@ mod tests {
         let t = opcode_table_markdown();
         let rows = t.lines().filter(|l| l.starts_with("| 0x")).count();
         assert_eq!(rows, OPCODES.len());
+        // The "any other opcode" examples are opcodes the table does not model.
+        for (v, name) in KNOWN_UNMODELLED {
+            assert!(OPCODES.iter().all(|r| r.value != *v), "{name} ({v:#04x}) is modelled");
+        }
         assert!(t.contains("| 0x92 | `affine_select` | TensorScalarAffineSelect | S2D2_TS_AS | POOL | all generations |"));
         assert!(t.contains(
             "| 0xBC | `range_select` | RangeSelect | S2D2_RS | DVE | cayman, mariana, maverick |"

@@ -108,6 +108,7 @@ impl RunReport {
                     warnings: s.warnings.clone(),
                     log: s.log,
                     accesses: Vec::new(),
+                    cost: s.cost,
                 })
                 .collect(),
         }

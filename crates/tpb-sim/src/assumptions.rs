@@ -190,7 +190,13 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                instruction reads what the engine's previous instruction wrote, POOL \
                POOL_START + N, an instruction with no memory operand SYNC_CYCLES; N is \
                elements per partition; cycles convert to time with the engine's clock for \
-               the generation. An instruction executes functionally when it starts.",
+               the generation. A Matmul takes max(min(PE_MIN_II, stationary columns), moving \
+               N) cycles, times PE_FP32_FACTOR for full fp32 inputs; an activation that \
+               reduces into the accumulator adds ACT_MIN_II; DVE Exponential takes \
+               max(DVE_MIN_II, N / EXP_DVE_SPEEDUP). A PE or ACT instruction that starts with \
+               its engine's pipeline empty (first in its queue, or after a wait or idle time) \
+               adds TENSOR_ACCESS_OVERHEAD instead of DEPENDENT_OVERHEAD. An instruction \
+               executes functionally when it starts.",
     },
     Assumption {
         id: "engine-sync-timing",
@@ -558,7 +564,10 @@ pub struct TimingConstant {
 pub const TIMING_CONSTANTS: &[TimingConstant] = &[
     TimingConstant { name: "DVE_MIN_II", default: 64, unit: "DVE cycles", source: "nki-semantics §1.3 (MIN_II ≈ 64)" },
     TimingConstant { name: "ACT_MIN_II", default: 64, unit: "ACT cycles", source: "nki-semantics §1.3, isa-facts-pe-act-dma §2.13 (activation ≈ max(MIN_II, N), MIN_II ≈ 64)" },
-    TimingConstant { name: "PE_MIN_II", default: 64, unit: "PE cycles", source: "isa-facts-pe-act-dma §1.13, §4.2 (MM_INIT_LATENCY 64; matmul ≈ max(64, N_moving); the ×4 for fp32 is not modelled)" },
+    TimingConstant { name: "PE_MIN_II", default: 64, unit: "PE cycles", source: "isa-facts-pe-act-dma §1.13, §4.2 (MM_INIT_LATENCY 64 on v2; matmul ≈ max(min(64, N_stationary), N_moving); ASSUMED the same on later generations)" },
+    TimingConstant { name: "PE_FP32_FACTOR", default: 4, unit: "×", source: "isa-facts-pe-act-dma §1.13, §4.2 (NKI: an fp32 matmul costs 4× the fp8/bf16/fp16/tf32 one; the onezero hints' 2× is not modelled)" },
+    TimingConstant { name: "EXP_DVE_SPEEDUP", default: 4, unit: "×", source: "isa-facts-pe-act-dma §4.2 (NKI: DVE Exponential has 4× the throughput of an ACT exp)" },
+    TimingConstant { name: "TENSOR_ACCESS_OVERHEAD", default: 60, unit: "PE/ACT cycles", source: "nki-semantics §6, isa-facts-pe-act-dma §2.13, §4.2 (≈ 60 cycles on NCv2); ASSUMED on later generations, and paid only by a PE/ACT instruction that starts with its engine's pipeline empty" },
     TimingConstant { name: "DEPENDENT_OVERHEAD", default: 100, unit: "engine cycles", source: "nki-semantics §1.3, §6 (~100 static overhead)" },
     TimingConstant { name: "POOL_START", default: 150, unit: "POOL cycles", source: "nki-semantics §1.1, §1.2 (GPSIMD_START ≈ 150)" },
     TimingConstant { name: "SYNC_CYCLES", default: 64, unit: "engine cycles", source: "ASSUMED (an instruction without memory operands)" },

@@ -334,3 +334,146 @@ fn activate_quantize_saturates() {
         .elements(Dtype::UINT8, 4);
     assert_eq!(mach.read_tensor(&t).unwrap(), [88, 128, 143, 255]);
 }
+
+// ---- NumPy/ml_dtypes fixtures (tools/gen_pe_act_fixtures.py) --------------------------------
+
+fn fixture(name: &str) -> Vec<u32> {
+    let path = format!(
+        "{}/tests/fixtures/pe_act/{name}.u32",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Writes `rows` partitions of raw `dtype` elements (zero-extended bits, row-major).
+fn write_raw(m: &mut Machine, rows: u32, offset: u64, dtype: Dtype, bits: &[u32]) {
+    let size = dtype.size().unwrap_or(4);
+    let per = bits.len() as u64 / u64::from(rows);
+    let t = HostTensor::at(Space::Sbuf, 0..rows)
+        .offset(offset)
+        .elements(dtype, per);
+    let bytes: Vec<u8> = bits
+        .iter()
+        .flat_map(|b| b.to_le_bytes()[..size].to_vec())
+        .collect();
+    m.write_tensor(&t, &bytes).unwrap();
+}
+
+fn same_bits(a: f32, b: f32) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+// §1.7, assumptions pe-summation-order and pe-fp32-modes: every accepted input dtype, the
+// three fp32 modes and a mixed pair, bit for bit against NumPy/ml_dtypes computing our order.
+#[test]
+fn matmul_matches_numpy_fixtures() {
+    let cases = [
+        "fp8_exp3",
+        "fp8_exp4",
+        "fp8_exp5",
+        "bfloat16",
+        "fp16",
+        "fp32_low",
+        "fp32_high",
+        "fp32_low_high",
+        "bfloat16_fp8_exp4",
+        "bfloat16_128x64x48",
+    ];
+    for case in cases {
+        let f = fixture(&format!("matmul_{case}"));
+        let [k, m, n, wd, xd, mode] = [0, 1, 2, 3, 4, 5].map(|i| f[i]);
+        let (wd, xd) = (Dtype(wd as u8), Dtype(xd as u8));
+        let mode = ["none", "low", "high", "low_high"][mode as usize];
+        let (w, rest) = f[6..].split_at((k * m) as usize);
+        let (x, want) = rest.split_at((k * n) as usize);
+        let fp32 = |d: Dtype| {
+            if d == Dtype::FP32 {
+                format!(" fp32_mode={mode}")
+            } else {
+                String::new()
+            }
+        };
+        let text = format!(
+            "load_weights src=sbuf[p0]+0x0:[[1,{m}]] in={wd}{} \
+             ctrl=[num_active_rows:{k},num_active_cols:{m},row_grp:0xf,col_grp:0xf]\n\
+             matmul src=sbuf[p0]+0x1000:[[1,{n}]] in={xd}{} \
+             ctrl=[num_active_rows:{k},num_active_cols:{m},psum_accumulate_flags:3,\
+             row_grp:0xf,col_grp:0xf] dst=psum[p0]+0x0:[[1,{n}]]\n",
+            fp32(wd),
+            fp32(xd)
+        );
+        let mut mach = Machine::new(Config::new(Gen::Cayman));
+        write_raw(&mut mach, k, 0, wd, w);
+        write_raw(&mut mach, k, 0x1000, xd, x);
+        mach.run(&program(Gen::Cayman, &text)).unwrap();
+        let got = read_f32(&mach, Space::Psum, m, 0, u64::from(n));
+        for (i, (g, &b)) in got.iter().zip(want).enumerate() {
+            let w = f32::from_bits(b);
+            assert!(same_bits(*g, w), "{case}: psum[{i}] = {g:?}, NumPy {w:?}");
+        }
+    }
+}
+
+// §2.9–§2.11, assumptions act-rounding and act-table-functions: hardwired functions bit for
+// bit against NumPy float32, table functions within 1 ulp of the float64 definition
+// (approximate, and labelled so).
+#[test]
+fn activate_matches_numpy_fixtures() {
+    let exact = [
+        "identity",
+        "relu",
+        "lrelu",
+        "prelu",
+        "square",
+        "sign",
+        "abs",
+        "is_finite",
+    ];
+    let table = [
+        "exp",
+        "tanh",
+        "sigmoid",
+        "softplus",
+        "ln",
+        "sqrt",
+        "rsqrt",
+        "sin",
+        "arctan",
+        "erf",
+        "gelu",
+        "gelu_apprx_tanh",
+        "silu",
+        "mish",
+        "reciprocal",
+    ];
+    for func in exact.iter().chain(&table) {
+        let f = fixture(&format!("act_{func}"));
+        let (x, want) = f.split_at(f.len() / 2);
+        let xs: Vec<f32> = x.iter().map(|&b| f32::from_bits(b)).collect();
+        let text = format!(
+            "activate src=sbuf[p0..4]+0x1000:[[1,64]] in_bias_dtype=fp32->fp32 out=fp32 \
+             activation_func={func} scale_value=2.0 bias_src_n=instruction bias=-0.5 \
+             imm=0.25 dst=sbuf[p0..4]+0x2000:[[1,64]]\n"
+        );
+        let mut mach = Machine::new(Config::new(Gen::Cayman));
+        write_f32(&mut mach, Space::Sbuf, 4, 0x1000, &xs);
+        let r = mach.run(&program(Gen::Cayman, &text)).unwrap();
+        let approximate = r.warnings().any(|w| w.kind == WarningKind::Approximate);
+        let y = read_f32(&mach, Space::Sbuf, 4, 0x2000, 64);
+        let is_exact = exact.contains(func);
+        assert_eq!(approximate, !is_exact, "{func}: labelled approximate");
+        for (i, (g, &b)) in y.iter().zip(want).enumerate() {
+            let w = f32::from_bits(b);
+            if is_exact {
+                assert!(same_bits(*g, w), "{func}({}) = {g:?}, NumPy {w:?}", xs[i]);
+            } else {
+                let ulps = (g.to_bits() as i64 - b as i64).abs();
+                assert!(ulps <= 1, "{func}({}) = {g:?}, NumPy {w:?}", xs[i]);
+            }
+        }
+    }
+}

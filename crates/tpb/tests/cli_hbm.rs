@@ -95,3 +95,56 @@ fn dma_pipeline_example_runs_race_free_with_its_timeline() {
     let svg = std::fs::read_to_string(dir.join("dma.svg")).unwrap();
     assert!(svg.contains("DMA.SP") && svg.contains("DMA.ACT"));
 }
+
+fn f32s(a: &NpyArray) -> Vec<f32> {
+    a.data
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+// Issue 18 item 7: the shipped DMA-in → matmul → exp → DMA-out pipeline across DMA.SP, PE, ACT
+// and DMA.ACT, synchronised by semaphores, race-free, with its timeline. The example checks
+// the PSUM results itself, bit for bit against NumPy in our documented order (`.expect`,
+// assumption pe-summation-order: exact per our order, not the hardware's bits); here the exp
+// output, which is approximate (assumption act-table-functions), is held within 1 ulp of
+// NumPy's float64 exp rounded to fp32 (pe_exp.reference.npy, tools/gen_engine_examples.py).
+#[test]
+fn pe_act_pipeline_example_matches_numpy() {
+    let dir = scratch("cli_hbm", "pe_act");
+    let engines = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/engines")
+        .canonicalize()
+        .unwrap();
+    let example = engines.join("pe_act_pipeline.tpb");
+    let out = tpb(
+        &dir,
+        &["run", example.to_str().unwrap(), "--timeline", "pe.svg"],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("expect   2 passed") && text.contains("races    none"),
+        "{text}"
+    );
+    assert!(text.contains("[exact-per-our-order]") && text.contains("[approximate]"));
+    let svg = std::fs::read_to_string(dir.join("pe.svg")).unwrap();
+    for track in ["DMA.SP #", "PE #", "ACT #", "DMA.ACT #"] {
+        assert!(svg.contains(track), "{track}");
+    }
+    let got = f32s(&read_npy_file(&dir.join("out/pe_act_pipeline.npy"), None).unwrap());
+    let want = f32s(&read_npy_file(&engines.join("pe_exp.reference.npy"), None).unwrap());
+    assert_eq!(got.len(), 128 * 512);
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        let ulps = (g.to_bits() as i64 - w.to_bits() as i64).abs();
+        assert!(ulps <= 1, "element {i}: {g} vs NumPy {w} ({ulps} ulp)");
+    }
+    // --strict-exact refuses both kinds of label (issue 18 item 4).
+    let strict = tpb(&dir, &["run", example.to_str().unwrap(), "--strict-exact"]);
+    assert_eq!(strict.status.code(), Some(1));
+}

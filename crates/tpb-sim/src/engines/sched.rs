@@ -11,7 +11,7 @@ use super::race::{join, Clock, Detector, History, Race, RaceSide};
 use super::signals::Signals;
 use super::sync::{amount_from_register, decode, Object, Op, Sync, Update, Wait, NUM_OBJECTS};
 use super::timing::{Costs, Timing};
-use crate::machine::{Fault, FaultCause, InstId, Machine, Region, StepReport, Warning};
+use crate::machine::{CostShape, Fault, FaultCause, InstId, Machine, Region, StepReport, Warning};
 use crate::machine::{NUM_EVENTS, NUM_SEMAPHORES};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -448,6 +448,7 @@ pub fn run_engines_with(
                     warnings: Vec::new(),
                     log: None,
                     accesses: Vec::new(),
+                    cost: CostShape::Elementwise,
                 })
             } else {
                 m.execute_at(i, inst)
@@ -476,7 +477,16 @@ pub fn run_engines_with(
             } else if dma_queue {
                 costs.dma_transfer_cycles(report.bytes_written)
             } else {
-                costs.cycles(e, per_partition, !report.accesses.is_empty(), dependent)
+                // The engine's pipeline is empty: nothing ran before, or it waited or idled.
+                let exposed = en.previous.is_none() || now > en.free_at;
+                costs.cycles(
+                    e,
+                    per_partition,
+                    report.cost,
+                    !report.accesses.is_empty(),
+                    dependent,
+                    exposed,
+                )
             };
             let end = now.saturating_add(costs.ps(e, cycles));
             let read = now

@@ -3,6 +3,7 @@
 
 use super::queue::{EngineId, NUM_ENGINES};
 use crate::assumptions::{TimingConstant, TIMING_CONSTANTS};
+use crate::machine::CostShape;
 use tpb_isa::Gen;
 
 /// The largest cycle-count constant (2^20): with clocks of at least 1 MHz, four million
@@ -172,6 +173,9 @@ impl Timing {
                 .max(1),
             pool_start: self.value("POOL_START"),
             dependent: self.value("DEPENDENT_OVERHEAD"),
+            access: self.value("TENSOR_ACCESS_OVERHEAD"),
+            pe_fp32_factor: self.value("PE_FP32_FACTOR").max(1),
+            exp_dve_speedup: self.value("EXP_DVE_SPEEDUP").max(1),
             sync: self.value("SYNC_CYCLES").max(1),
             read_drain: self.value("READ_DRAIN"),
             mhz: EngineId::ALL.map(|e| self.clock_mhz(e, gen)),
@@ -185,6 +189,9 @@ pub struct Costs {
     min_ii: [u64; NUM_ENGINES],
     pool_start: u64,
     dependent: u64,
+    access: u64,
+    pe_fp32_factor: u64,
+    exp_dve_speedup: u64,
     sync: u64,
     read_drain: u64,
     mhz: [u64; NUM_ENGINES],
@@ -195,18 +202,56 @@ pub struct Costs {
 
 impl Costs {
     /// Cycles of an instruction on `engine` (assumption `engine-timing`): `n` elements per
-    /// partition, `memory` whether it has memory operands, `dependent` whether it reads
-    /// what the engine's previous instruction wrote.
-    pub fn cycles(&self, engine: EngineId, n: u64, memory: bool, dependent: bool) -> u64 {
+    /// partition, `shape` what its handler reported, `memory` whether it has memory
+    /// operands, `dependent` whether it reads what the engine's previous instruction wrote,
+    /// `exposed` whether its engine's pipeline was empty (the first instruction of its queue,
+    /// or one that starts after its engine waited or sat idle).
+    ///
+    /// * PE Matmul: `max(min(PE_MIN_II, stationary columns), moving N)`, × `PE_FP32_FACTOR`
+    ///   for full fp32 (isa-facts-pe-act-dma §1.13); LoadWeights and the rest of PE, ACT and
+    ///   DVE: `max(MIN_II, N)` (NKI's `activation_reduce` note, `max(MIN_II, N) + MIN_II`
+    ///   (§2.13), is the Activate plus the 0x24 drain it emits); DVE Exponential: `max(DVE_MIN_II, ⌈N / EXP_DVE_SPEEDUP⌉)`
+    ///   (§4.2); POOL: `POOL_START + N`.
+    /// * Plus, on PE and ACT, `TENSOR_ACCESS_OVERHEAD` when `exposed` (a back-to-back
+    ///   instruction hides it behind the previous one), else `DEPENDENT_OVERHEAD` when
+    ///   `dependent`; on the other engines `DEPENDENT_OVERHEAD` when `dependent`.
+    pub fn cycles(
+        &self,
+        engine: EngineId,
+        n: u64,
+        shape: CostShape,
+        memory: bool,
+        dependent: bool,
+        exposed: bool,
+    ) -> u64 {
         if !memory {
             return self.sync;
         }
-        let base = match engine {
-            EngineId::Pool => self.pool_start.saturating_add(n),
-            e => self.min_ii[e.index()].max(n),
+        let min_ii = self.min_ii[engine.index()];
+        let base = match (engine, shape) {
+            (EngineId::Pool, _) => self.pool_start.saturating_add(n),
+            (
+                _,
+                CostShape::Matmul {
+                    moving,
+                    stationary,
+                    fp32,
+                },
+            ) => {
+                let factor = if fp32 { self.pe_fp32_factor } else { 1 };
+                min_ii.min(stationary).max(moving).saturating_mul(factor)
+            }
+            (_, CostShape::DveExp) => min_ii.max(n.div_ceil(self.exp_dve_speedup)),
+            (_, CostShape::Elementwise) => min_ii.max(n),
         };
-        let dep = if dependent { self.dependent } else { 0 };
-        base.saturating_add(dep).max(1)
+        let extra = if exposed && matches!(engine, EngineId::Pe | EngineId::Act) {
+            self.access
+        } else if dependent {
+            self.dependent
+        } else {
+            0
+        };
+        base.saturating_add(extra).max(1)
     }
 
     /// Cycles of `engine` to issue one DMA request (the DGE instruction time, assumption
@@ -261,15 +306,58 @@ mod tests {
     #[test]
     fn cost_formulas() {
         let t = Timing::default().costs(Gen::Cayman);
-        assert_eq!(t.cycles(EngineId::Dve, 10, true, false), 64);
-        assert_eq!(t.cycles(EngineId::Dve, 512, true, false), 512);
-        assert_eq!(t.cycles(EngineId::Dve, 512, true, true), 612);
-        assert_eq!(t.cycles(EngineId::Pool, 512, true, false), 662);
-        assert_eq!(t.cycles(EngineId::Sp, 0, false, false), 64);
+        let e = CostShape::Elementwise;
+        assert_eq!(t.cycles(EngineId::Dve, 10, e, true, false, false), 64);
+        assert_eq!(t.cycles(EngineId::Dve, 512, e, true, false, false), 512);
+        assert_eq!(t.cycles(EngineId::Dve, 512, e, true, true, false), 612);
+        // DVE pays no access overhead; its dependent overhead stays.
+        assert_eq!(t.cycles(EngineId::Dve, 512, e, true, true, true), 612);
+        assert_eq!(t.cycles(EngineId::Pool, 512, e, true, false, false), 662);
+        assert_eq!(t.cycles(EngineId::Sp, 0, e, false, false, false), 64);
         // 960 cycles at 960 MHz are 1 µs.
         assert_eq!(t.ps(EngineId::Dve, 960), 1_000_000);
         assert_eq!(t.cycles_in(EngineId::Dve, 1_000_000), 960);
         assert_eq!(Timing::default().clock_mhz(EngineId::Dve, Gen::Sunda), 1120);
+    }
+
+    // isa-facts-pe-act-dma §1.13, §2.13, §4.2: the PE/ACT/DVE-exp formulas and the ~60-cycle
+    // tensor access overhead of an instruction that starts with its engine's pipeline empty.
+    #[test]
+    fn pe_act_cost_formulas() {
+        let t = Timing::default().costs(Gen::Cayman);
+        let mm = |moving, stationary, fp32| CostShape::Matmul {
+            moving,
+            stationary,
+            fp32,
+        };
+        let pe = |shape, exposed| t.cycles(EngineId::Pe, 0, shape, true, false, exposed);
+        assert_eq!(pe(mm(512, 128, false), false), 512);
+        assert_eq!(pe(mm(16, 128, false), false), 64);
+        // max(min(64, N_stationary), N_moving): a narrow stationary tile lowers the floor.
+        assert_eq!(pe(mm(16, 32, false), false), 32);
+        assert_eq!(pe(mm(512, 128, true), false), 2048);
+        assert_eq!(pe(mm(512, 128, false), true), 572);
+        let act = |n, shape, dep, exposed| t.cycles(EngineId::Act, n, shape, true, dep, exposed);
+        assert_eq!(act(512, CostShape::Elementwise, false, false), 512);
+        assert_eq!(act(512, CostShape::Elementwise, true, false), 612);
+        // An exposed instruction pays the access overhead instead of the dependent one.
+        assert_eq!(act(512, CostShape::Elementwise, true, true), 572);
+        let dve = |n| t.cycles(EngineId::Dve, n, CostShape::DveExp, true, false, false);
+        assert_eq!(dve(512), 128);
+        assert_eq!(dve(100), 64);
+        let mut slow = Timing::default();
+        slow.set_text("PE_FP32_FACTOR=0").unwrap();
+        slow.set_text("EXP_DVE_SPEEDUP=0").unwrap();
+        let s = slow.costs(Gen::Cayman);
+        // A zero factor counts as 1 (never a division by zero or a free instruction).
+        assert_eq!(
+            s.cycles(EngineId::Pe, 0, mm(512, 128, true), true, false, false),
+            512
+        );
+        assert_eq!(
+            s.cycles(EngineId::Dve, 512, CostShape::DveExp, true, false, false),
+            512
+        );
     }
 
     #[test]

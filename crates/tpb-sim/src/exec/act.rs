@@ -14,7 +14,7 @@
 
 use super::pe::{element_indices, read_raw, write_raw};
 use super::{Cx, Role, Which};
-use crate::machine::{FaultCause, WarningKind};
+use crate::machine::{CostShape, FaultCause, WarningKind};
 use crate::numerics::act::{apply, exactness, in_valid_range, Exactness};
 use crate::numerics::{from_f32, to_f32};
 use tpb_isa::wire::{D1Rd, ImmVal, S3d3Ac, S3d3Aq, S3d3Ts, Tensor};
@@ -352,6 +352,7 @@ pub(super) fn exponential(
             detail: format!("{} outputs for {} inputs", dst.count(), src.count()),
         });
     }
+    cx.out.cost = CostShape::DveExp;
     cx.check_reads(&src, n, |_| true);
     let ts: Vec<Vec<f32>> = xs
         .iter()

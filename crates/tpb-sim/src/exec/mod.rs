@@ -48,8 +48,8 @@ mod tensor_tensor;
 
 use crate::assumptions::register_address;
 use crate::machine::{
-    Config, FaultCause, Flops, InstId, MemAccess, Memory, Region, State, StepReport, Warning,
-    WarningKind, MAX_ACCESS_RUNS,
+    Config, CostShape, FaultCause, Flops, InstId, MemAccess, Memory, Region, State, StepReport,
+    Warning, WarningKind, MAX_ACCESS_RUNS,
 };
 use crate::numerics::{datapath_size, NumError};
 use access::{Access, Dims};
@@ -116,6 +116,8 @@ pub(crate) struct Outcome {
     pub(crate) log: Option<&'static str>,
     /// The memory footprint, when recording (`None`: not recording).
     pub(crate) accesses: Option<Vec<MemAccess>>,
+    /// How the timing model prices it.
+    pub(crate) cost: CostShape,
 }
 
 impl Outcome {
@@ -176,6 +178,7 @@ impl Outcome {
             },
             log: self.log,
             accesses: self.accesses.unwrap_or_default(),
+            cost: self.cost,
         }
     }
 }

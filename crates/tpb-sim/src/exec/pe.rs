@@ -8,16 +8,17 @@
 //!                psum[m][j] = bit0(flags) ? acc : psum[m][j] + acc
 //! ```
 //!
-//! Plain, element by element: the operands are at most 128 × 128 weights and 128 × 512
-//! moving elements. The numbers are exact per our order, never the hardware's bits
+//! Operands are gathered element by element (at most 128 × 128 weights and 128 × 512 moving
+//! elements); the sums run in `numerics::pe::matmul`, a register-blocked loop that keeps the
+//! documented order (its differential test holds it to the per-element `dot_strided`). The numbers are exact per our order, never the hardware's bits
 //! (assumption `pe-summation-order`); each Matmul says so in its report. What the sheet does
 //! not give is refused with the missing fact named.
 
 use super::access::{Access, Cursor};
 use super::{Cx, Role};
 use crate::assumptions::PE_SUMMATION_ORDER;
-use crate::machine::{FaultCause, Memory, PeWeights, WarningKind};
-use crate::numerics::pe::{dot_strided, round_tf32};
+use crate::machine::{CostShape, FaultCause, Memory, PeWeights, WarningKind};
+use crate::numerics::pe::{self, round_tf32};
 use crate::numerics::{from_f32, to_f32};
 use tpb_isa::geometry::Space;
 use tpb_isa::wire::{S3Lw, S3d3Mm, Tensor};
@@ -269,30 +270,42 @@ pub(super) fn matmul(cx: &mut Cx<'_>, s: &S3d3Mm) -> Result<(), FaultCause> {
     }
     cx.gate()?;
 
-    // Gather the moving tile as x[j][k] (contiguous over k for each output element).
+    // Gather the moving tile as x[k][j] (row k = partition k, in walk order).
     let n = count as usize;
-    let k_rows = rows as usize;
-    let mut x = vec![0f32; n * k_rows];
+    let mut x = vec![0f32; n * rows as usize];
     for k in 0..rows {
-        for (j, i) in element_indices(&cx.st.mem, &src, k).into_iter().enumerate() {
+        let row = &mut x[k as usize * n..(k as usize + 1) * n];
+        for (v, i) in row.iter_mut().zip(element_indices(&cx.st.mem, &src, k)) {
             let bits = read_raw(&cx.st.mem, src.space, i, src.size);
-            x[j * k_rows + k as usize] = pe_value(s.in_dtype, bits, s.fp32_mode, cx);
+            *v = pe_value(s.in_dtype, bits, s.fp32_mode, cx);
         }
     }
     let Some(w) = cx.st.pe.as_ref() else {
         return Ok(());
     };
-    let wv: Vec<f32> = w.values.iter().map(|&b| f32::from_bits(b)).collect();
-    let (wcols, wraw) = (w.cols as usize, w.raw.clone());
+    let wcols = w.cols as usize;
+    // The sums in our order, all at once (numerics::pe::matmul, the blocked form of
+    // dot_strided); the transpose path does no arithmetic.
+    let mut sums = Vec::new();
+    if !transpose {
+        let wv: Vec<f32> = w.values.iter().map(|&b| f32::from_bits(b)).collect();
+        sums = vec![0f32; wcols * n];
+        pe::matmul(&wv, wcols, &x, n, &mut sums);
+    }
+    let Some(w) = cx.st.pe.as_ref() else {
+        return Ok(());
+    };
+    let wraw = if transpose { w.raw.clone() } else { Vec::new() };
     let fp8 = cx.cfg.fp8;
+    let mut bits = vec![0u32; n];
     for m in 0..cols {
         let idx = element_indices(&cx.st.mem, &dst, m);
-        for (j, i) in idx.into_iter().enumerate() {
-            let bits = if transpose {
+        for (j, (&i, b)) in idx.iter().zip(bits.iter_mut()).enumerate() {
+            *b = if transpose {
                 // Bit-accurate: dst[m][j] = W[j][m], no arithmetic (§1.8).
                 wraw[j * wcols + m as usize]
             } else {
-                let acc = dot_strided(&wv, wcols, m as usize, &x[j * k_rows..(j + 1) * k_rows]);
+                let acc = sums[m as usize * n + j];
                 let v = if overwrite {
                     acc
                 } else {
@@ -300,10 +313,32 @@ pub(super) fn matmul(cx: &mut Cx<'_>, s: &S3d3Mm) -> Result<(), FaultCause> {
                 };
                 from_f32(Dtype::FP32, v, &fp8)
             };
-            write_raw(&mut cx.st.mem, Space::Psum, i, 4, bits);
+        }
+        // A contiguous row (the usual PSUM tile) is stored in one copy; any other walk
+        // element by element, in walk order.
+        let row = &bits[..idx.len()];
+        match idx.first() {
+            Some(&start) if idx.windows(2).all(|p| p[1] == p[0] + 4) => {
+                let (data, init) = cx.st.mem.parts_mut(Space::Psum);
+                let dst_bytes = &mut data[start..start + 4 * row.len()];
+                for (d, b) in dst_bytes.chunks_exact_mut(4).zip(row) {
+                    d.copy_from_slice(&b.to_le_bytes());
+                }
+                init.set_range(start, 4 * row.len());
+            }
+            _ => {
+                for (&i, &b) in idx.iter().zip(row) {
+                    write_raw(&mut cx.st.mem, Space::Psum, i, 4, b);
+                }
+            }
         }
     }
     cx.out.touch(&dst, cols, true);
+    cx.out.cost = CostShape::Matmul {
+        moving: count,
+        stationary: u64::from(cols),
+        fp32: s.in_dtype == Dtype::FP32 && s.fp32_mode != PeFp32Mode::LOW,
+    };
     cx.out.elements = count * u64::from(cols);
     cx.out.bytes_written = cx.out.elements * 4;
     cx.out.written = Some(dst.region(cols));

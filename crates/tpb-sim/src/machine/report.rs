@@ -267,6 +267,27 @@ impl Fault {
     }
 }
 
+/// How the timing model prices an instruction beyond its elements per partition (assumption
+/// `engine-timing`; the formulas live in `engines::timing::Costs::cycles`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CostShape {
+    /// `max(MIN_II, N)` on its engine (POOL: `POOL_START + N`).
+    #[default]
+    Elementwise,
+    /// Matmul (isa-facts-pe-act-dma §1.13): `max(min(PE_MIN_II, stationary), moving)` cycles,
+    /// × `PE_FP32_FACTOR` when the inputs are full fp32 (fp32_mode other than low/tf32).
+    Matmul {
+        /// Moving elements per partition (the matmul's N).
+        moving: u64,
+        /// Stationary columns (the loaded weights' free size).
+        stationary: u64,
+        /// Full fp32 inputs.
+        fp32: bool,
+    },
+    /// DVE Exponential (§4.2): `EXP_DVE_SPEEDUP` × the throughput of an ACT exp.
+    DveExp,
+}
+
 /// What one executed instruction did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepReport {
@@ -287,6 +308,8 @@ pub struct StepReport {
     /// Every memory operand it read or wrote, when access recording is on
     /// ([`Machine::set_access_recording`](crate::Machine::set_access_recording)); else empty.
     pub accesses: Vec<MemAccess>,
+    /// How the timing model prices it.
+    pub cost: CostShape,
 }
 
 /// One operand's memory footprint, for race detection: the same byte ranges in each of

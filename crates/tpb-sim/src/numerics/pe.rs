@@ -41,6 +41,98 @@ pub fn dot_strided(w: &[f32], stride: usize, col: usize, x: &[f32]) -> f32 {
     acc
 }
 
+/// Columns of one block of [`matmul`]: four output rows of this many f32 stay in L1.
+const BLOCK_COLS: usize = 512;
+
+/// The whole product in our order: `out[m·n + j] = Σ_k w[k·cols + m] · x[k·n + j]` for
+/// `m < cols`, `j < n`, `k < rows` (`w` is rows × cols, `x` rows × n, `out` cols × n) — the
+/// fast form of [`dot_strided`], which a differential test holds it to bit for bit.
+///
+/// Same order, faster loop: every output element still starts from its k = 0 product and adds
+/// the products k = 1, 2, … one at a time, each multiply and add rounded (no FMA: Rust never
+/// contracts them). Only the loop nest changes: k runs outside a sweep over a block of four
+/// output rows × up to 512 columns, so each moving element loaded serves four outputs and
+/// the additions of a row proceed side by side (vectorised at the `simd` level in force). A
+/// BLAS such as `matrixmultiply` or `gemm` would reorder the sum (k split into panels and
+/// partial sums, FMA), so it cannot give our bits.
+pub fn matmul(w: &[f32], cols: usize, x: &[f32], n: usize, out: &mut [f32]) {
+    let rows = w.len().checked_div(cols).unwrap_or(0);
+    if rows == 0 || n == 0 || out.len() < cols * n || x.len() < rows * n {
+        out.iter_mut().for_each(|o| *o = 0.0);
+        return;
+    }
+    let out = &mut out[..cols * n];
+    crate::numerics::simd::vectorize(
+        #[inline(always)]
+        || {
+            for j0 in (0..n).step_by(BLOCK_COLS) {
+                let jl = (n - j0).min(BLOCK_COLS);
+                let mut quads = out.chunks_exact_mut(4 * n);
+                for (q, quad) in quads.by_ref().enumerate() {
+                    let (r01, r23) = quad.split_at_mut(2 * n);
+                    let (r0, r1) = r01.split_at_mut(n);
+                    let (r2, r3) = r23.split_at_mut(n);
+                    let o = [
+                        &mut r0[j0..j0 + jl],
+                        &mut r1[j0..j0 + jl],
+                        &mut r2[j0..j0 + jl],
+                        &mut r3[j0..j0 + jl],
+                    ];
+                    rows4(w, cols, x, n, 4 * q, j0, o);
+                }
+                let m0 = (cols / 4) * 4;
+                for (r, row) in quads.into_remainder().chunks_exact_mut(n).enumerate() {
+                    row1(w, cols, x, n, m0 + r, j0, &mut row[j0..j0 + jl]);
+                }
+            }
+        },
+    );
+}
+
+/// Four output rows `m0..m0 + 4`, columns `j0..j0 + o[i].len()`, of [`matmul`].
+#[inline(always)]
+fn rows4(w: &[f32], cols: usize, x: &[f32], n: usize, m0: usize, j0: usize, o: [&mut [f32]; 4]) {
+    let [o0, o1, o2, o3] = o;
+    let jl = o0.len();
+    let (o1, o2, o3) = (&mut o1[..jl], &mut o2[..jl], &mut o3[..jl]);
+    let wk = |k: usize, r: usize| w[k * cols + m0 + r];
+    let (a0, a1, a2, a3) = (wk(0, 0), wk(0, 1), wk(0, 2), wk(0, 3));
+    let xr = &x[j0..j0 + jl];
+    for j in 0..jl {
+        let xv = xr[j];
+        o0[j] = a0 * xv;
+        o1[j] = a1 * xv;
+        o2[j] = a2 * xv;
+        o3[j] = a3 * xv;
+    }
+    for k in 1..w.len() / cols {
+        let (a0, a1, a2, a3) = (wk(k, 0), wk(k, 1), wk(k, 2), wk(k, 3));
+        let xr = &x[k * n + j0..k * n + j0 + jl];
+        for j in 0..jl {
+            let xv = xr[j];
+            o0[j] += a0 * xv;
+            o1[j] += a1 * xv;
+            o2[j] += a2 * xv;
+            o3[j] += a3 * xv;
+        }
+    }
+}
+
+/// One output row `m` of [`matmul`] (the rows past the last group of four).
+#[inline(always)]
+fn row1(w: &[f32], cols: usize, x: &[f32], n: usize, m: usize, j0: usize, o: &mut [f32]) {
+    let jl = o.len();
+    for k in 0..w.len() / cols {
+        let a = w[k * cols + m];
+        let xr = &x[k * n + j0..k * n + j0 + jl];
+        if k == 0 {
+            o.iter_mut().zip(xr).for_each(|(o, &xv)| *o = a * xv);
+        } else {
+            o.iter_mut().zip(xr).for_each(|(o, &xv)| *o += a * xv);
+        }
+    }
+}
+
 /// FP32 → TF32 (fp32_mode = low, ASSUMED §8 item 7): round the significand to 10 bits,
 /// nearest even; infinities and NaN pass unchanged (a NaN keeps a payload bit set).
 pub fn round_tf32(x: f32) -> f32 {
@@ -78,6 +170,51 @@ mod tests {
         let w = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
         let x = [0.5, -1.5, 2.25];
         assert_eq!(dot_strided(&w, 2, 1, &x), dot(&[2.0, 4.0, 6.0], &x));
+    }
+
+    // The blocked kernel against the plain per-element order, bit for bit, at every SIMD
+    // level, on shapes with and without edges and on values where the order shows.
+    #[test]
+    fn blocked_matmul_matches_dot_strided() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            // Wide exponents and both signs: cancellation makes the order observable.
+            let e = (seed % 40) as i32 - 20;
+            let v = ((seed >> 20) % 2001) as f32 / 1000.0 - 1.0;
+            v * 2f32.powi(e)
+        };
+        for &(rows, cols, n) in &[
+            (128, 128, 64),
+            (7, 5, 33),
+            (3, 8, 32),
+            (1, 4, 1),
+            (64, 12, 70),
+        ] {
+            let w: Vec<f32> = (0..rows * cols).map(|_| next()).collect();
+            let mut x: Vec<f32> = (0..rows * n).map(|_| next()).collect();
+            x[0] = f32::INFINITY;
+            x[n.min(rows * n - 1)] = f32::NAN;
+            let mut want = vec![0f32; cols * n];
+            for m in 0..cols {
+                for j in 0..n {
+                    let xk: Vec<f32> = (0..rows).map(|k| x[k * n + j]).collect();
+                    want[m * n + j] = dot_strided(&w, cols, m, &xk);
+                }
+            }
+            for level in crate::numerics::simd::available() {
+                let mut got = vec![1f32; cols * n];
+                crate::numerics::simd::with_level(level, || matmul(&w, cols, &x, n, &mut got))
+                    .unwrap();
+                let same = got
+                    .iter()
+                    .zip(&want)
+                    .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+                assert!(same, "{rows}x{cols}x{n} at {level:?}");
+            }
+        }
     }
 
     #[test]
