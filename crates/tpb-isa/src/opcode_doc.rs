@@ -47,7 +47,9 @@ pub fn opcode_table_markdown() -> String {
         let run = match r.exec {
             Exec::Run => "runs",
             Exec::Disabled(_) => "refused: disabled on hardware (`validate` lint)",
-            Exec::NotSupported(_) => "refused: facts not public or state not modelled (`tpb explain` names them)",
+            Exec::NotSupported(_) => {
+                "refused: facts not public or state not modelled (`tpb explain` names them)"
+            }
         };
         // Infallible: writing to a String.
         let _ = writeln!(
@@ -87,7 +89,10 @@ mod tests {
         assert_eq!(rows, OPCODES.len());
         // The "any other opcode" examples are opcodes the table does not model.
         for (v, name) in KNOWN_UNMODELLED {
-            assert!(OPCODES.iter().all(|r| r.value != *v), "{name} ({v:#04x}) is modelled");
+            assert!(
+                OPCODES.iter().all(|r| r.value != *v),
+                "{name} ({v:#04x}) is modelled"
+            );
         }
         assert!(t.contains("| 0x92 | `affine_select` | TensorScalarAffineSelect | S2D2_TS_AS | POOL | all generations |"));
         assert!(t.contains(
