@@ -7,7 +7,7 @@ use super::super::{Confidence, Ctx, Flow};
 use super::immediates::imm_by_src;
 use crate::gen::Gen;
 use crate::tables::{AccumCmd, AluOp, Dtype, ImmSrc, ImmSrcN, ReduceCmd, RevOps};
-use crate::wire::{D1Rd, Header, S2d2Ac, S3d3Ac, S3d3Aq, S3d3Ts, View};
+use crate::wire::{D1Rd, Header, S2d2Ac, S3d3Ac, S3d3Aq, S3d3Ts, Tensor, View};
 use Confidence::{Assumed, Inferred, Observed};
 
 rule!(
@@ -231,26 +231,12 @@ pub(super) fn check_activate<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3d3Ac>)
         }
     }
     let (src, dst) = (s.src_mem_pattern(), s.dst_mem_pattern());
-    tensor_valid(cx, &src, rw(at!(S3d3Ac.src_mem_pattern), pair.lo(), false))?;
-    tensor_valid(
+    act_operands(
         cx,
-        &dst,
-        rw(at!(S3d3Ac.dst_mem_pattern), s.out_dtype(), true),
-    )?;
-    cx.check(
-        &ACT_COUNT,
-        src.element_count() == dst.element_count(),
-        || {
-            detail(
-                at!(S3d3Ac.dst_mem_pattern).num_elem::<3>(),
-                count_text(&dst),
-                format!("src count {}", count_text(&src)),
-            )
-        },
-    )?;
-    start_addr_active_channels(cx, src.start_addr, n, at!(S3d3Ac.src_mem_pattern))?;
-    start_addr_active_channels(cx, dst.start_addr, n, at!(S3d3Ac.dst_mem_pattern))?;
-    Ok(())
+        (&src, at!(S3d3Ac.src_mem_pattern), pair.lo()),
+        (&dst, at!(S3d3Ac.dst_mem_pattern), s.out_dtype()),
+        n,
+    )
 }
 
 /// ActivateQuantize 0x22.
@@ -301,26 +287,12 @@ pub(super) fn check_activate_quantize<const M: u8>(cx: &mut Ctx<M>, s: &View<'_,
         n,
     )?;
     let (src, dst) = (s.src_mem_pattern(), s.dst_mem_pattern());
-    tensor_valid(cx, &src, rw(at!(S3d3Aq.src_mem_pattern), pair.lo(), false))?;
-    tensor_valid(
+    act_operands(
         cx,
-        &dst,
-        rw(at!(S3d3Aq.dst_mem_pattern), Dtype::UINT8, true),
-    )?;
-    cx.check(
-        &ACT_COUNT,
-        src.element_count() == dst.element_count(),
-        || {
-            detail(
-                at!(S3d3Aq.dst_mem_pattern).num_elem::<3>(),
-                count_text(&dst),
-                format!("src count {}", count_text(&src)),
-            )
-        },
-    )?;
-    start_addr_active_channels(cx, src.start_addr, n, at!(S3d3Aq.src_mem_pattern))?;
-    start_addr_active_channels(cx, dst.start_addr, n, at!(S3d3Aq.dst_mem_pattern))?;
-    Ok(())
+        (&src, at!(S3d3Aq.src_mem_pattern), pair.lo()),
+        (&dst, at!(S3d3Aq.dst_mem_pattern), Dtype::UINT8),
+        n,
+    )
 }
 
 /// ActivationReadAccumulator 0x24.
@@ -430,30 +402,12 @@ pub(super) fn check_activate2<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S2d2Ac>
         imm_by_src(cx, src, v, sat, at, false, Dtype::FP32, n)?;
     }
     let (src, dst) = (s.src_mem_pattern(), s.dst_mem_pattern());
-    tensor_valid(
+    act_operands(
         cx,
-        &src,
-        rw(at!(S2d2Ac.src_mem_pattern), s.in_dtype(), false),
-    )?;
-    tensor_valid(
-        cx,
-        &dst,
-        rw(at!(S2d2Ac.dst_mem_pattern), s.out_dtype(), true),
-    )?;
-    cx.check(
-        &ACT_COUNT,
-        src.element_count() == dst.element_count(),
-        || {
-            detail(
-                at!(S2d2Ac.dst_mem_pattern).num_elem::<2>(),
-                count_text(&dst),
-                format!("src count {}", count_text(&src)),
-            )
-        },
-    )?;
-    start_addr_active_channels(cx, src.start_addr, n, at!(S2d2Ac.src_mem_pattern))?;
-    start_addr_active_channels(cx, dst.start_addr, n, at!(S2d2Ac.dst_mem_pattern))?;
-    Ok(())
+        (&src, at!(S2d2Ac.src_mem_pattern), s.in_dtype()),
+        (&dst, at!(S2d2Ac.dst_mem_pattern), s.out_dtype()),
+        n,
+    )
 }
 
 /// Exponential 0x30 (DVE, mariana+).
@@ -522,28 +476,36 @@ pub(super) fn check_exponential<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3d3T
         n,
     )?;
     let dst = s.dst_mem_pattern();
-    tensor_valid(
+    act_operands(
         cx,
-        &src,
-        rw(at!(S3d3Ts.src_mem_pattern), s.in_dtype(), false),
-    )?;
-    tensor_valid(
-        cx,
-        &dst,
-        rw(at!(S3d3Ts.dst_mem_pattern), s.out_dtype(), true),
-    )?;
+        (&src, at!(S3d3Ts.src_mem_pattern), s.in_dtype()),
+        (&dst, at!(S3d3Ts.dst_mem_pattern), s.out_dtype()),
+        n,
+    )
+}
+
+/// The operand checks the ACT instructions and Exponential share: each tensor valid for its
+/// dtype, one element count (`ACT_COUNT`), both starts on the active channels.
+#[inline(always)]
+fn act_operands<const N: usize, const M: u8>(
+    cx: &mut Ctx<M>,
+    (src, src_at, in_dtype): (&Tensor<N>, Loc, Dtype),
+    (dst, dst_at, out_dtype): (&Tensor<N>, Loc, Dtype),
+    n: u8,
+) -> Flow {
+    tensor_valid(cx, src, rw(src_at, in_dtype, false))?;
+    tensor_valid(cx, dst, rw(dst_at, out_dtype, true))?;
     cx.check(
         &ACT_COUNT,
         src.element_count() == dst.element_count(),
         || {
             detail(
-                at!(S3d3Ts.dst_mem_pattern).num_elem::<3>(),
-                count_text(&dst),
-                format!("src count {}", count_text(&src)),
+                dst_at.num_elem::<N>(),
+                count_text(dst),
+                format!("src count {}", count_text(src)),
             )
         },
     )?;
-    start_addr_active_channels(cx, src.start_addr, n, at!(S3d3Ts.src_mem_pattern))?;
-    start_addr_active_channels(cx, dst.start_addr, n, at!(S3d3Ts.dst_mem_pattern))?;
-    Ok(())
+    start_addr_active_channels(cx, src.start_addr, n, src_at)?;
+    start_addr_active_channels(cx, dst.start_addr, n, dst_at)
 }
