@@ -167,6 +167,10 @@ def _array(x):
 class _Position:
     grid = ()
     at = ()
+    # The shared HBM outputs of an SPMD run (every instance gets the same tensors, in the
+    # order it allocates them), and how many this instance has allocated so far.
+    shared: list = []
+    allocated = 0
 
 
 np_nl = types.SimpleNamespace(
@@ -201,8 +205,13 @@ np_nl = types.SimpleNamespace(
 
 
 def _ndarray(shape, dtype, buffer="sbuf", **kw):
-    a = np.empty(shape, dtype)
-    return Hbm(a) if buffer == "shared_hbm" else a
+    if buffer != "shared_hbm":
+        return np.empty(shape, dtype)
+    i = _Position.allocated
+    _Position.allocated += 1
+    if i == len(_Position.shared):
+        _Position.shared.append(Hbm(np.empty(shape, dtype)))
+    return _Position.shared[i]
 
 
 def _store(dst, value, **kw):
@@ -264,8 +273,9 @@ def run_numpy(fn, grid, args):
     wrapped = [Hbm(a) for a in args]
     positions = np.ndindex(*grid) if grid else [()]
     out = None
+    _Position.shared = []
     for at in positions:
-        _Position.grid, _Position.at = grid, at
+        _Position.grid, _Position.at, _Position.allocated = grid, at, 0
         out = fn(*wrapped)
     return _array(out)
 
