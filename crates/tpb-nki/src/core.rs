@@ -176,8 +176,15 @@ pub struct Core {
     call: Label,
     /// Footprints and what each engine is ordered after.
     tracker: Tracker,
-    /// The machine as it was before the first instruction (for the scheduled re-run).
+    /// The host writes made before the first instruction: the scheduled re-run replays them
+    /// onto a fresh machine (a clone of the whole machine, 24 MiB of SBUF and more, cost
+    /// about 10 ms per kernel).
+    early_writes: Vec<HostWrite>,
+    /// The machine as it was before the first instruction, kept only when `machine_mut`
+    /// allowed writes the core cannot record.
     start: Option<Box<Machine>>,
+    /// `machine_mut` was called before the first instruction.
+    opaque_start: bool,
     /// Host writes made after the first instruction (the re-run cannot replay them).
     late_host_writes: usize,
     /// Whether emission adds the waits footprints need (off: the kernel synchronises by
@@ -224,6 +231,13 @@ fn space_index(space: Space) -> Option<usize> {
     }
 }
 
+/// A host write made before the first instruction (replayed by the scheduled re-run).
+#[derive(Clone, Debug)]
+enum HostWrite {
+    Tensor(tpb_sim::HostTensor, Vec<u8>),
+    Register(usize, u32),
+}
+
 impl Core {
     /// A core of `gen` with the default machine configuration.
     pub fn new(gen: Gen) -> Core {
@@ -248,7 +262,9 @@ impl Core {
             labels: Vec::new(),
             call: Label::default(),
             tracker: Tracker::default(),
+            early_writes: Vec::new(),
             start: None,
+            opaque_start: false,
             late_host_writes: 0,
             auto_sync: true,
             clip_views: false,
@@ -270,6 +286,9 @@ impl Core {
     /// The simulated machine, for host writes the calls do not cover (it bypasses the
     /// constant-register reservation of [`Core::set_register`]).
     pub fn machine_mut(&mut self) -> &mut Machine {
+        if self.program.is_empty() {
+            self.opaque_start = true;
+        }
         &mut self.machine
     }
 
@@ -650,7 +669,11 @@ impl Core {
                 ),
             });
         }
-        Ok(self.machine.set_register(n, bits)?)
+        self.machine.set_register(n, bits)?;
+        if self.program.is_empty() {
+            self.early_writes.push(HostWrite::Register(n, bits));
+        }
+        Ok(())
     }
 
     /// Writes a tile's (or a view's) elements (raw little-endian element bytes, C order of
@@ -660,7 +683,7 @@ impl Core {
             self.late_host_writes += 1;
         }
         if tile.is_contiguous() {
-            return Ok(self.machine.write_tensor(&tile.host(), bytes)?);
+            return self.host_write(tile.host(), bytes);
         }
         if tile.space == Space::Hbm {
             let (hull, mut flat, offs) = self.hbm_hull(tile)?;
@@ -675,7 +698,7 @@ impl Core {
                 let at = o as usize * size;
                 flat[at..at + size].copy_from_slice(&bytes[k * size..(k + 1) * size]);
             }
-            return Ok(self.machine.write_tensor(&hull, &flat)?);
+            return self.host_write(hull, &flat);
         }
         let (hull, mut rows) = self.read_hull(tile)?;
         let size = tile.dtype.size().unwrap_or(1);
@@ -695,7 +718,16 @@ impl Core {
                 rows[at..at + size].copy_from_slice(&chunk[k * size..(k + 1) * size]);
             }
         }
-        Ok(self.machine.write_tensor(&hull, &rows)?)
+        self.host_write(hull, &rows)
+    }
+
+    /// One host write, recorded for the re-run when no instruction has run yet.
+    fn host_write(&mut self, t: tpb_sim::HostTensor, bytes: &[u8]) -> Result<(), NkiError> {
+        self.machine.write_tensor(&t, bytes)?;
+        if self.program.is_empty() {
+            self.early_writes.push(HostWrite::Tensor(t, bytes.to_vec()));
+        }
+        Ok(())
     }
 
     /// Reads a tile's (or a view's) elements (raw little-endian element bytes, C order of
@@ -1013,7 +1045,7 @@ impl Core {
             (Home::Dma, _) => default_engine,
             (Home::Any, a) => a.unwrap_or(default_engine),
         };
-        if self.start.is_none() {
+        if self.program.is_empty() && self.opaque_start && self.start.is_none() {
             self.start = Some(Box::new(self.machine.clone()));
         }
         inst.events.update_mode = UpdateMode::SEM_INC_COMPLETE;
@@ -1095,7 +1127,18 @@ impl Core {
         }
         let mut m = match &self.start {
             Some(m) => (**m).clone(),
-            None => self.machine.clone(),
+            None if self.program.is_empty() => self.machine.clone(),
+            None => {
+                let mut m = Machine::new(*self.machine.config());
+                m.set_access_recording(true);
+                for w in &self.early_writes {
+                    match w {
+                        HostWrite::Tensor(t, bytes) => m.write_tensor(t, bytes)?,
+                        HostWrite::Register(n, bits) => m.set_register(*n, *bits)?,
+                    }
+                }
+                m
+            }
         };
         for &(r, bits) in &self.constants {
             m.set_register(usize::from(r), bits)?;

@@ -324,3 +324,44 @@ fn dve_or_pool_chains_alternate_queues_race_free() {
         assert_eq!(place(&insts, gen, &core.placements()).unwrap(), engines);
     }
 }
+
+/// The re-run starts from the host writes made before the first instruction, replayed onto a
+/// fresh machine (a view write, a register, and a write through `machine_mut`, which makes
+/// the core snapshot the whole machine instead); a write after the first instruction is
+/// refused by the re-run.
+#[test]
+fn the_rerun_replays_the_host_writes_made_before_the_first_instruction() {
+    for opaque in [false, true] {
+        let mut core = Core::new(Gen::Cayman);
+        let a = core.ndarray(&[16, 8], Dtype::FP32, Space::Sbuf).unwrap();
+        let b = core.ndarray(&[16, 8], Dtype::FP32, Space::Sbuf).unwrap();
+        let v: Vec<u8> = (0..128).flat_map(|i| (i as f32).to_le_bytes()).collect();
+        core.write(&a, &v).unwrap();
+        core.set_register(3, 7).unwrap();
+        if opaque {
+            let t = tpb_sim::HostTensor::at(Space::Sbuf, 0..16)
+                .offset(a.offset)
+                .elements(Dtype::FP32, 1);
+            core.machine_mut()
+                .write_tensor(&t, &[0, 0, 0x80, 0x3f].repeat(16))
+                .unwrap();
+        }
+        core.tensor_scalar(
+            &b,
+            &a,
+            AluOp::ADD,
+            Some(&Operand::Imm(1.0)),
+            false,
+            None,
+            None,
+            false,
+        )
+        .unwrap();
+        let (m, run) = core.schedule(&EngineOptions::default(), |_, _| {}).unwrap();
+        assert!(run.races.is_empty());
+        assert_eq!(core.first_difference(&m), None, "opaque {opaque}");
+        assert_eq!(m.registers()[3], 7);
+        core.write(&a, &v).unwrap();
+        assert!(core.schedule(&EngineOptions::default(), |_, _| {}).is_err());
+    }
+}
