@@ -169,8 +169,6 @@ pub struct Profile {
     program: Program,
     labels: Vec<Label>,
     run: EngineRun,
-    /// The scheduled run's approximate results: (instruction index, engine, message).
-    approximate: Vec<(usize, EngineId, String)>,
 }
 
 fn side_dict<'py>(
@@ -390,18 +388,7 @@ impl Profile {
     /// Run with `strict_exact=True` to make them errors instead.
     #[getter]
     fn exact_per_our_order<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        self.run
-            .warnings
-            .iter()
-            .filter(|w| w.kind == tpb_sim::WarningKind::ExactPerOurChoice)
-            .map(|w| {
-                let i = w.inst.index;
-                let engine = self.program.engines.get(i).copied().unwrap_or(EngineId::Pe);
-                let d = side_dict(py, &self.program, &self.labels, i, engine, None)?;
-                d.set_item("message", &w.message)?;
-                Ok(d)
-            })
-            .collect()
+        self.warned(py, WarningKind::ExactPerOurChoice)
     }
 
     /// Every instruction whose result is approximate (an activation function the hardware
@@ -410,14 +397,7 @@ impl Profile {
     /// `message`. Run with `strict_exact=True` to make them errors instead.
     #[getter]
     fn approximate<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        self.approximate
-            .iter()
-            .map(|(index, engine, message)| {
-                let d = side_dict(py, &self.program, &self.labels, *index, *engine, None)?;
-                d.set_item("message", message)?;
-                Ok(d)
-            })
-            .collect()
+        self.warned(py, WarningKind::Approximate)
     }
 
     /// Writes the timeline: Chrome trace-event JSON (`.json`, opens in Perfetto) or an SVG
@@ -433,8 +413,31 @@ impl Profile {
             "<tpb.nki.Profile {} instructions, {:.3} us, {} approximate>",
             self.program.insts.len(),
             self.estimated_time_us(),
-            self.approximate.len()
+            self.run
+                .warnings
+                .iter()
+                .filter(|w| w.kind == WarningKind::Approximate)
+                .count()
         )
+    }
+}
+
+impl Profile {
+    /// The scheduled run's instructions that warned `kind`, each as a side dict with its
+    /// message.
+    fn warned<'py>(&self, py: Python<'py>, kind: WarningKind) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.run
+            .warnings
+            .iter()
+            .filter(|w| w.kind == kind)
+            .map(|w| {
+                let i = w.inst.index;
+                let engine = self.program.engines.get(i).copied().unwrap_or(EngineId::Pe);
+                let d = side_dict(py, &self.program, &self.labels, i, engine, None)?;
+                d.set_item("message", &w.message)?;
+                Ok(d)
+            })
+            .collect()
     }
 }
 
@@ -447,17 +450,8 @@ impl Profile {
 pub fn _kernel_profile(py: Python<'_>, core: &Bound<'_, Core>, name: &str) -> PyResult<Profile> {
     let c = core.get().lock(py);
     let inner = &*c;
-    let mut approximate = Vec::new();
     let (m, run) = py
-        .detach(|| {
-            inner.schedule(&EngineOptions::default(), |step, report| {
-                for w in &report.warnings {
-                    if w.kind == WarningKind::Approximate {
-                        approximate.push((step.inst.index, step.engine, w.message.clone()));
-                    }
-                }
-            })
-        })
+        .detach(|| inner.schedule(&EngineOptions::default(), |_, _| {}))
         .map_err(nki_error)?;
     let sources: Vec<String> = inner.labels().iter().map(|l| l.describe()).collect();
     let program = Program::from_parts(
@@ -471,7 +465,6 @@ pub fn _kernel_profile(py: Python<'_>, core: &Bound<'_, Core>, name: &str) -> Py
         program,
         labels: inner.labels().to_vec(),
         run,
-        approximate,
     };
     profile.check(py)?;
     if let Some(d) = inner.first_difference(&m) {
