@@ -703,8 +703,6 @@ const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled i
 const ACT2_ORDER: &str = "the order of Activate2's two ALU ops around the function, its reverse \
                           bits and the relu_param use are not public (isa-facts-pe-act-dma \
                           §2.6, §8 item 17)";
-const NEEDS_MASK_SELECT: &str = "its permutation is the LoadMaskSelect (0x69) table, which tpb \
-                                 does not model yet (isa-facts-dve-pool §14.1, Q20)";
 /// The opcode table, one row per opcode, written once. It expands through a callback macro
 /// (the wasmtime Pulley `for_each_op!` pattern), so other modules can generate code from the
 /// same rows; here it generates the `Opcode` constants and [`OPCODES`].
@@ -739,7 +737,7 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", Dve, NotMaintained, ALL, PtrMulti(MultiBitvec), Run, "seed 000 §3";
             BATCH_NORM_PARAM_LOAD = 0x64, "BATCH_NORM_PARAM_LOAD", "BatchNormParamLoad", "bn_param_load", Dve, Maintained, ALL, BatchNormParamLoad(BatchNormParamLoad), NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
             LOAD_MASK_SELECT = 0x69, "LOAD_MASK_SELECT", "LoadMaskSelect", "load_mask_select", Dve, Maintained, ALL, LoadMaskSelect(LoadMaskSelect), Run, "isa-facts-dve-pool §14.2";
-            STREAM_SHUFFLE = 0x6A, "STREAM_SHUFFLE", "StreamShuffle", "stream_shuffle", Dve, Maintained, ALL, StreamShuffle(StreamShuffle), NotSupported(NEEDS_MASK_SELECT), "isa-facts-dve-pool §14.1";
+            STREAM_SHUFFLE = 0x6A, "STREAM_SHUFFLE", "StreamShuffle", "stream_shuffle", Dve, Maintained, ALL, StreamShuffle(StreamShuffle), Run, "isa-facts-dve-pool §14.1";
             STREAM_TRANSPOSE = 0x6B, "STREAM_TRANSPOSE", "StreamTranspose", "stream_transpose", Dve, Maintained, ALL, StreamTranspose(StreamTranspose), Run, "isa-facts-dve-pool §15";
             MAX8 = 0x6C, "MAX8", "Max8", "max8", Dve, Maintained, ALL, Search(Max8), Run, "isa-facts-dve-pool §16";
             MATCH_VALUE_LOAD = 0x6D, "MATCH_VALUE_LOAD", "MatchValueLoad", "match_value_load", Dve, Maintained, ALL, MatchValueLoad(MatchValueLoad), Run, "isa-facts §6 (S2_BN siblings), isa-facts-dve-pool §16";

@@ -541,6 +541,18 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                folds element k over channels ascending into dst element k (one partition). \
                The result converts to out_dtype (RNE; integers saturate).",
     },
+    Assumption {
+        id: "stream-shuffle-mask",
+        source: "isa-facts-dve-pool §14, Q20",
+        text: "StreamShuffle (0x6a) permutes by the most recent LoadMaskSelect (0x69) table of \
+               the core: per 32-channel group g and lane j, mask[j] < 32 copies src channel \
+               32g+mask[j] into dst channel 32g+j (raw bits, elements in each pattern's \
+               order); mask[j] >= 32 (the compiler's count|0x20 sentinel, and 255) leaves dst \
+               channel 32g+j unwritten (NKI's 255 = keep). Every source is read before the \
+               first write (in place allowed). With no table loaded 0x6a is refused at run \
+               time (the compiler emits its 0x69 after the 0x6a, so which table it reads is \
+               open).",
+    },
 ];
 
 /// One constant of the multi-engine timing model (`engine-timing`, `engine-sync-timing`).
@@ -1056,6 +1068,23 @@ pub const fn cp_pred_scalar_inline(imm: u32, size: usize) -> u32 {
 pub fn reciprocal_f32(x: f32) -> f32 {
     alu_arith(AluOp::DIVIDE, 1.0, x).unwrap_or(f32::NAN)
 }
+
+/// StreamShuffle's source channel of dst channel `ch` under the LoadMaskSelect `table`
+/// (`stream-shuffle-mask`), or `None` when the channel is not written.
+pub const fn stream_shuffle_source(table: &[u8; 32], ch: u32) -> Option<u32> {
+    let m = table[(ch % 32) as usize];
+    if m < 32 {
+        Some(ch / 32 * 32 + m as u32)
+    } else {
+        None
+    }
+}
+
+/// Why StreamShuffle refuses to run before any LoadMaskSelect (`stream-shuffle-mask`).
+pub const STREAM_SHUFFLE_NO_TABLE: &str = "StreamShuffle (0x6a) ran with no LoadMaskSelect \
+    (0x69) table loaded: tpb permutes by the most recent 0x69 table, and which table the \
+    hardware reads is not public (isa-facts-dve-pool §14, Q20; the compiler emits its 0x69 \
+    after the 0x6a); run load_mask_select first";
 
 /// StreamTranspose's source of dst element `k` of channel `ch` (`stream-transpose-map`):
 /// (source channel, source element).

@@ -49,11 +49,17 @@ fn every_table_row_is_executed_or_refused_as_the_table_says() {
     let mut seen: Vec<(u8, Outcome)> = Vec::new();
     for text in blocks() {
         let a = asm(&text, &AsmOptions::new(Gen::Cayman)).expect("examples assemble");
+        // One machine per block, so an example can set up the state its last instruction
+        // reads (StreamShuffle's LoadMaskSelect table).
+        let mut machine: Option<Machine> = None;
         for s in a.instructions() {
             if s.inst.info(s.gen).is_none() {
                 continue;
             }
-            let mut m = Machine::new(Config::new(s.gen));
+            let m = match &mut machine {
+                Some(m) if m.gen() == s.gen => m,
+                _ => machine.insert(Machine::new(Config::new(s.gen))),
+            };
             let outcome = match m.step(&s.inst) {
                 Ok(_) => Outcome::Ran,
                 Err(f) => match f.cause {

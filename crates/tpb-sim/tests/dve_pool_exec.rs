@@ -7,7 +7,7 @@ mod support;
 
 use support::*;
 use tpb_isa::geometry::Space;
-use tpb_isa::wire::{DtypePair, S3s3d3Tt, S4d4Tr};
+use tpb_isa::wire::{Bytes, DtypePair, S3s3d3Tt, S4d4Tr};
 use tpb_isa::{AluOp, Body, Dtype, Gen, Instruction, TensorSubdim};
 use tpb_sim::engines::{place, EngineId};
 use tpb_sim::{Config, FaultCause, Machine};
@@ -76,8 +76,13 @@ fn refusals_name_the_missing_fact() {
         dst_mem_pattern: tensor(sbuf(gen, 0, 0x400), &[(1, 64)]),
         ..S4d4Tr::default()
     };
+    // StreamShuffle before any LoadMaskSelect (§14, Q20, `stream-shuffle-mask`).
+    let before = m.clone();
     let f = m.step(&tr(gen, 0x6A, s)).unwrap_err();
+    assert!(matches!(f.cause, FaultCause::Unsupported { .. }), "{f}");
     assert!(f.to_string().contains("LoadMaskSelect"), "{f}");
+    assert!(f.to_string().contains("Q20"), "{f}");
+    assert!(m == before, "the refusal changes nothing");
     // A 64-bit source with a 32-bit result has no documented datapath.
     let mixed = tt(
         gen,
@@ -299,4 +304,186 @@ fn tensor_tensor_int64() {
         let want: Vec<u64> = a.iter().zip(&b).map(|(x, y)| f(*x, *y)).collect();
         assert_eq!(got, want, "{op}");
     }
+}
+
+// ---- StreamShuffle 0x6a (isa-facts-dve-pool §14; Q20, assumption `stream-shuffle-mask`) ----
+
+/// Loads `table` with LoadMaskSelect (0x69, §14.2).
+fn load_mask(m: &mut Machine, gen: Gen, table: [u8; 32]) {
+    let mut i = inst(0x69, gen);
+    if let Body::CtrlIm(s) = &mut i.body {
+        s.immediate = Bytes(table);
+    }
+    m.step(&i).unwrap();
+}
+
+/// A StreamShuffle of `n` channels × `count` int32 elements, src at `src`, dst at `dst`.
+fn shuffle(gen: Gen, n: u8, count: u16, src: Addr4Pair) -> Instruction {
+    tr(
+        gen,
+        0x6A,
+        S4d4Tr {
+            src_mem_pattern: tensor(sbuf(gen, src.0, src.1), &[(1, count)]),
+            in_dtype: Dtype::INT32,
+            out_dtype: Dtype::INT32,
+            num_active_channels: n,
+            op: AluOp::BYPASS,
+            dst_mem_pattern: tensor(sbuf(gen, src.2, src.3), &[(1, count)]),
+            ..S4d4Tr::default()
+        },
+    )
+}
+
+/// (src partition, src offset, dst partition, dst offset).
+type Addr4Pair = (u32, u32, u32, u32);
+
+/// Channel c holds c·1000 + k.
+fn channel_rows(n: u32, count: u32) -> Vec<Vec<u32>> {
+    (0..n)
+        .map(|c| (0..count).map(|k| c * 1000 + k).collect())
+        .collect()
+}
+
+/// What `stream-shuffle-mask` says dst channel `ch` holds: the selected source row, or the
+/// old dst row.
+fn shuffled(table: &[u8; 32], src: &[Vec<u32>], old: &[Vec<u32>], ch: usize) -> Vec<u32> {
+    let m = table[ch % 32] as usize;
+    if m < 32 {
+        src[ch / 32 * 32 + m].clone()
+    } else {
+        old[ch].clone()
+    }
+}
+
+// §14.1: an identity table copies every channel; a reversal maps lane j to 31 − j in each
+// of the four groups.
+#[test]
+fn stream_shuffle_identity_and_reversal() {
+    let gen = Gen::Cayman;
+    for table in [
+        std::array::from_fn(|j| j as u8),
+        std::array::from_fn(|j| 31 - j as u8),
+    ] {
+        let mut m = Machine::new(Config::new(gen));
+        let src = channel_rows(128, 8);
+        write_rows(&mut m, Space::Sbuf, 0, 0, Dtype::INT32, &src);
+        let old = vec![vec![0xEE; 8]; 128];
+        write_rows(&mut m, Space::Sbuf, 0, 0x400, Dtype::INT32, &old);
+        load_mask(&mut m, gen, table);
+        let r = m.step(&shuffle(gen, 128, 8, (0, 0, 0, 0x400))).unwrap();
+        assert_eq!(r.elements, 128 * 8);
+        let got = read_rows(&m, Space::Sbuf, 0, 128, 0x400, Dtype::INT32, 8);
+        for (ch, row) in got.iter().enumerate() {
+            assert_eq!(*row, shuffled(&table, &src, &old, ch), "channel {ch}");
+        }
+        assert_eq!(got[33], src[if table[1] == 1 { 33 } else { 62 }]);
+    }
+}
+
+// Q20 / nki-semantics §4 ("mask 255 … preserving"): 255 and the compiler's count|0x20
+// sentinel leave the dst channel unwritten; 64 channels starting at partition 64.
+#[test]
+fn stream_shuffle_sentinels_keep_the_dst_channel() {
+    let gen = Gen::Mariana;
+    let mut m = Machine::new(Config::new(gen));
+    let src = channel_rows(64, 4);
+    write_rows(&mut m, Space::Sbuf, 64, 0, Dtype::INT32, &src);
+    let old: Vec<Vec<u32>> = (0..64).map(|c| vec![0xD000 + c; 4]).collect();
+    write_rows(&mut m, Space::Sbuf, 64, 0x200, Dtype::INT32, &old);
+    let table: [u8; 32] = std::array::from_fn(|j| match j {
+        3 => 255,
+        4 => 32 | 0x20, // the compiler's passthrough for 32 partitions
+        5 => 63,        // valid for 0x69 (< 64), still ≥ 32
+        _ => (j as u8 + 1) % 32,
+    });
+    load_mask(&mut m, gen, table);
+    let r = m.step(&shuffle(gen, 64, 4, (64, 0, 64, 0x200))).unwrap();
+    let got = read_rows(&m, Space::Sbuf, 64, 64, 0x200, Dtype::INT32, 4);
+    for (ch, row) in got.iter().enumerate() {
+        assert_eq!(*row, shuffled(&table, &src, &old, ch), "channel {ch}");
+    }
+    assert_eq!(got[3], old[3]);
+    assert_eq!(got[36], old[36]);
+    assert_eq!(got[37], old[37]);
+    assert_eq!(got[38], src[39]);
+    assert_eq!(
+        r.bytes_written,
+        (64 - 6) * 4 * 4,
+        "only the written channels"
+    );
+}
+
+// §14.1 (NKI: in place allowed): every source is read before the first write, so a
+// rotation in place moves each old row once.
+#[test]
+fn stream_shuffle_in_place_reads_before_writing() {
+    let gen = Gen::Cayman;
+    let mut m = Machine::new(Config::new(gen));
+    let src = channel_rows(32, 16);
+    write_rows(&mut m, Space::Sbuf, 32, 0x40, Dtype::INT32, &src);
+    let table: [u8; 32] = std::array::from_fn(|j| ((j + 1) % 32) as u8);
+    load_mask(&mut m, gen, table);
+    m.step(&shuffle(gen, 32, 16, (32, 0x40, 32, 0x40))).unwrap();
+    let got = read_rows(&m, Space::Sbuf, 32, 32, 0x40, Dtype::INT32, 16);
+    for ch in 0..32 {
+        assert_eq!(got[ch], src[(ch + 1) % 32], "channel {ch}");
+    }
+}
+
+// Q20: the table is the most recent LoadMaskSelect's; a later 0x69 replaces it. Strided
+// patterns walk their own elements; partial use of a group (lanes 8.. unwritten) leaves the
+// rest of that group alone.
+#[test]
+fn stream_shuffle_uses_the_latest_table_and_partial_groups() {
+    let gen = Gen::Cayman;
+    let mut m = Machine::new(Config::new(gen));
+    let src = channel_rows(32, 8);
+    write_rows(&mut m, Space::Sbuf, 0, 0, Dtype::INT32, &src);
+    let old = vec![vec![7; 8]; 32];
+    write_rows(&mut m, Space::Sbuf, 0, 0x100, Dtype::INT32, &old);
+    load_mask(&mut m, gen, [0; 32]);
+    let table: [u8; 32] = std::array::from_fn(|j| if j < 8 { 7 - j as u8 } else { 255 });
+    load_mask(&mut m, gen, table);
+    // Every other element of the source row into the first 4 dst elements.
+    let mut i = shuffle(gen, 32, 4, (0, 0, 0, 0x100));
+    if let Body::S4d4Tr(s) = &mut i.body {
+        s.src_mem_pattern = tensor(sbuf(gen, 0, 0), &[(2, 4)]);
+    }
+    m.step(&i).unwrap();
+    let got = read_rows(&m, Space::Sbuf, 0, 32, 0x100, Dtype::INT32, 8);
+    for ch in 0..32 {
+        if ch < 8 {
+            let want: Vec<u32> = (0..8)
+                .map(|k| if k < 4 { src[7 - ch][2 * k] } else { 7 })
+                .collect();
+            assert_eq!(got[ch], want, "channel {ch}");
+        } else {
+            assert_eq!(got[ch], old[ch], "channel {ch} is not written");
+        }
+    }
+}
+
+// Decisions §3.9: a StreamShuffle that faults (dst past the active bytes) changes nothing,
+// and only the selected source channels count as read (no uninitialised warning for lanes
+// nobody reads).
+#[test]
+fn stream_shuffle_faults_change_nothing_and_reads_only_selected_channels() {
+    let gen = Gen::Cayman;
+    let mut m = Machine::new(Config::new(gen));
+    write_rows(&mut m, Space::Sbuf, 0, 0, Dtype::INT32, &channel_rows(1, 8));
+    load_mask(&mut m, gen, [0; 32]);
+    let r = m.step(&shuffle(gen, 32, 8, (0, 0, 0, 0x400))).unwrap();
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    let got = read_rows(&m, Space::Sbuf, 0, 32, 0x400, Dtype::INT32, 8);
+    assert!(got.iter().all(|row| *row == channel_rows(1, 8)[0]));
+    load_mask(&mut m, gen, [1; 32]);
+    let r = m.step(&shuffle(gen, 32, 8, (0, 0, 0, 0x400))).unwrap();
+    assert!(!r.warnings.is_empty(), "channel 1 was never written");
+    let before = m.clone();
+    let mut bad = shuffle(gen, 32, 8, (0, 0, 0, 0x400));
+    if let Body::S4d4Tr(s) = &mut bad.body {
+        s.dst_mem_pattern = tensor(sbuf(gen, 0, 0x37FF0), &[(1, 8)]);
+    }
+    assert!(m.step(&bad).is_err());
+    assert!(m == before, "a fault changes nothing");
 }

@@ -89,3 +89,44 @@ pub(crate) fn commit(
     out.bytes_written = out.elements * dst.size as u64;
     out.written = Some(dst.region(n));
 }
+
+/// The byte ranges (in the partition) of one channel's walk, in element order: one range
+/// per unit-step innermost run, else one per element.
+fn byte_runs_in_order(a: &Access) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let mut cur = Cursor::new(&a.dims);
+    let mut left = a.count();
+    std::iter::from_fn(move || {
+        if left == 0 {
+            return None;
+        }
+        let (off, step, rem) = cur.run();
+        let take = if step == 1 { rem } else { 1 };
+        let first = a.byte(off) as usize;
+        cur.advance(take);
+        left -= take;
+        Some(first..first + take as usize * a.size)
+    })
+}
+
+/// Appends channel `c`'s elements as raw bytes, in element order.
+pub(crate) fn read_channel_bytes(mem: &Memory, a: &Access, c: u32, out: &mut Vec<u8>) {
+    let base = mem.part_base(a.space, a.part0 + c);
+    let data = mem.data(a.space);
+    for r in byte_runs_in_order(a) {
+        out.extend_from_slice(&data[base + r.start..base + r.end]);
+    }
+}
+
+/// Writes channel `c`'s elements from raw bytes in element order (`a.count() * a.size`
+/// bytes), marking them initialised.
+pub(crate) fn write_channel_bytes(mem: &mut Memory, a: &Access, c: u32, bytes: &[u8]) {
+    let base = mem.part_base(a.space, a.part0 + c);
+    let (data, init) = mem.parts_mut(a.space);
+    let mut at = 0;
+    for r in byte_runs_in_order(a) {
+        let len = r.len();
+        data[base + r.start..base + r.end].copy_from_slice(&bytes[at..at + len]);
+        init.set_range(base + r.start, len);
+        at += len;
+    }
+}

@@ -43,6 +43,7 @@ mod elements;
 mod memset;
 mod predicated;
 mod reduce;
+mod stream_shuffle;
 mod stream_transpose;
 mod tensor_tensor;
 
@@ -936,8 +937,13 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
         };
         reduce::execute(self, s, row, bitvec, transpose)
     }
-    fn stream_shuffle(&mut self, row: Row, _: sem::StreamShuffle, _: &'a S4d4Tr) -> Executed {
-        Err(not_executed(row)) // the LoadMaskSelect table is not modelled yet (Q20)
+    fn stream_shuffle(
+        &mut self,
+        _: Row,
+        sem::StreamShuffle::StreamShuffle: sem::StreamShuffle,
+        s: &'a S4d4Tr,
+    ) -> Executed {
+        stream_shuffle::execute(self, s) // by the LoadMaskSelect table (Q20)
     }
     fn stream_transpose(
         &mut self,

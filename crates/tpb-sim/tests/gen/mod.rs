@@ -946,8 +946,7 @@ pub fn generator(f: opcode::Family) -> Option<Make> {
         Family::Memset => gen_memset,
         Family::TensorReduce => gen_tensor_reduce,
         Family::StreamTranspose => gen_stream_transpose,
-        // Refused by the table's exec column (the LoadMaskSelect table, Q20).
-        Family::StreamShuffle => return None,
+        Family::StreamShuffle => gen_stream_shuffle,
         // Issue 18a: checked against plain references of their own in tests/pe_act.rs.
         Family::LoadWeights
         | Family::Matmul
@@ -1320,6 +1319,42 @@ pub fn gen_tensor_reduce(w: &mut World) -> Vec<Instruction> {
     }
     w.maybe_events(&mut i);
     vec![i]
+}
+
+/// StreamShuffle (0x6a, §14.1, Q20): usually after a LoadMaskSelect (sometimes none has run
+/// yet: the refusal), 32 or 64 channels, equal counts, sometimes in place.
+pub fn gen_stream_shuffle(w: &mut World) -> Vec<Instruction> {
+    let mut out = if w.rng.chance(0.8) {
+        gen_load_mask_select(w)
+    } else {
+        Vec::new()
+    };
+    let n = w.rng.pick(&[32u8, 64]);
+    let dt = w.dtype(&PLAIN);
+    let size = dt.size().unwrap() as u32;
+    let count = w.rng.range(1, 24) as u64;
+    let a = w.factor(count, 4);
+    let src = w.place([a[0], a[1], a[2], a[3]], size, n, true);
+    // In place: PSUM holds only 4-byte writes, so src (which may be in PSUM) needs size 4.
+    let dst = if size == 4 && w.rng.chance(0.25) {
+        src
+    } else {
+        let b = w.factor(count, 4);
+        w.place([b[0], b[1], b[2], b[3]], size, n, size == 4)
+    };
+    let (src, dst) = (w.tensor(&src), w.tensor(&dst));
+    let mut i = Instruction::new(Opcode(0x6A), w.gen);
+    if let Body::S4d4Tr(t) = &mut i.body {
+        t.src_mem_pattern = src;
+        t.in_dtype = dt;
+        t.out_dtype = dt;
+        t.num_active_channels = n;
+        t.op = AluOp::BYPASS;
+        t.dst_mem_pattern = dst;
+    }
+    w.maybe_events(&mut i);
+    out.push(i);
+    out
 }
 
 /// StreamTranspose (0x6b): 32 or 64 channels, whole 32-element blocks.

@@ -420,6 +420,9 @@ pub fn step(st: &mut RefState, inst: &Instruction, strict: bool) -> Result<Vec<R
         Body::S4d4Tr(s) if matches!(op, 0x46..=0x48) => {
             copy_cast_ref(st, &mut after_wait, s, op, &mut warns, strict)?
         }
+        Body::S4d4Tr(s) if op == 0x6A => {
+            stream_shuffle_ref(st, &mut after_wait, s, &mut warns, strict)?
+        }
         Body::S4d4Tr(s) if op == 0x6B => {
             stream_transpose_ref(st, &mut after_wait, s, &mut warns, strict)?
         }
@@ -1185,6 +1188,49 @@ pub(crate) fn tensor_reduce_ref(
     for c in 0..n {
         for k in 0..d.count() {
             wr(st, &d, c, k, vals[c as usize][k as usize]);
+        }
+    }
+    Ok(())
+}
+
+/// StreamShuffle (§14.1, Q20, `stream-shuffle-mask`): dst channel 32g+j gets src channel
+/// 32g+table[j] when table[j] < 32 and is left alone otherwise; the table is the last
+/// LoadMaskSelect's (none loaded: refused). Only the selected channels are read.
+pub(crate) fn stream_shuffle_ref(
+    pre: &RefState,
+    st: &mut RefState,
+    s: &wire::S4d4Tr,
+    warns: &mut Vec<RefWarn>,
+    strict: bool,
+) -> Result<(), RefFault> {
+    let n = u64::from(s.num_active_channels);
+    let x = operand(pre, &s.src_mem_pattern, s.in_dtype, false, true, n)?;
+    let d = operand(pre, &s.dst_mem_pattern, s.out_dtype, true, true, n)?;
+    if x.count() != d.count() {
+        return Err(RefFault::Address);
+    }
+    let table = pre.mask_select.ok_or(RefFault::Unsupported)?;
+    let source = |ch: u64| {
+        let m = u64::from(table[(ch % 32) as usize]);
+        (m < 32).then_some(ch / 32 * 32 + m)
+    };
+    let mut uninit = false;
+    let rows: Vec<Option<Vec<u32>>> = (0..n)
+        .map(|ch| {
+            source(ch).map(|c| {
+                (0..x.count())
+                    .map(|k| rd(pre, &x, c, k, &mut uninit))
+                    .collect()
+            })
+        })
+        .collect();
+    if uninit {
+        warns.push(RefWarn::Uninit);
+    }
+    gate(warns, strict)?;
+    for (ch, row) in rows.iter().enumerate() {
+        for (k, &v) in row.iter().flatten().enumerate() {
+            wr(st, &d, ch as u64, k as u64, v);
         }
     }
     Ok(())
