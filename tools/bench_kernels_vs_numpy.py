@@ -693,6 +693,35 @@ class MatchReplace8(FindIndex8):
         return lambda: nki.isa.nc_match_replace8(dst, src, vals, -np.inf)
 
 
+class StreamShuffle(Multi):
+    """StreamShuffle (after LoadMaskSelect of a reversal): partition 32g + j of the output is
+    partition 32g + 31 - j of the input, every quadrant."""
+
+    name = "StreamShuffle"
+    MASK = list(range(31, -1, -1))
+
+    def __init__(self, din, dout, f):
+        self.init(din, dout, f)
+        self.text = (f"stream_shuffle src={pat(0, f)} in={TPB_NAME[din]} out={TPB_NAME[dout]} "
+                     f"op=bypass dst={pat(OFF_OUT, f)}")
+        # NumPy: fancy-index the partition axis.
+        self.perm = np.array([g * 32 + m for g in range(P // 32) for m in self.MASK])
+
+    def setup(self, m):
+        super().setup(m)
+        table = bytes(self.MASK).hex()
+        m.step(f"load_mask_select immediate={table}")
+
+    def body(self, ins, out):
+        np.take(ins[0], self.perm, axis=0, out=out)
+
+    def nki(self):
+        core = nki.Core()
+        src = core.from_numpy(self.o.x)
+        dst = core.ndarray((P, self.o.f), DT[self.o.dout])
+        return lambda: nki.isa.nc_stream_shuffle(dst, src, self.MASK)
+
+
 CASES += [
     (TensorTensor, "fp32", "fp32"),
     (TensorTensor, "bf16", "bf16"),
@@ -718,6 +747,8 @@ CASES += [
     (Max8, "fp32", "fp32"),
     (FindIndex8, "fp32", "uint32"),
     (MatchReplace8, "fp32", "fp32"),
+    (StreamShuffle, "fp32", "fp32"),
+    (StreamShuffle, "bf16", "bf16"),
 ]
 
 

@@ -94,6 +94,81 @@ def test_tensor_scalar_reduce_chains_through_the_accumulator():
                                      reverse0=True)
 
 
+def cumulative(x, op0, imm0, op1, seed):
+    """NKI's tensor_scalar_cumulative in fp32: reg = op1(op0(x[i], imm0), reg); dst[i] = reg
+    (nki-api §3, assumption `cache-reduce-model`)."""
+    x = np.asarray(x, dtype=F32)
+    reg = np.broadcast_to(np.asarray(seed, dtype=F32), (x.shape[0],)).astype(F32)
+    imm0 = np.asarray(imm0, dtype=F32).reshape(-1)
+    out = np.empty_like(x)
+    with np.errstate(all="ignore"):
+        for i in range(x.shape[1]):
+            reg = op1(op0(x[:, i], imm0).astype(F32), reg).astype(F32)
+            out[:, i] = reg
+    return out
+
+
+@pytest.mark.parametrize(
+    "op0, op1, seed",
+    [(np.multiply, np.add, 0.0), (np.add, np.subtract, 0.0), (np.multiply, np.multiply, 1.0),
+     (np.subtract, np.maximum, -np.inf), (np.add, np.minimum, np.inf)],
+)
+def test_tensor_scalar_cumulative_against_numpy(op0, op1, seed):
+    core = nki.Core(gen="cayman")
+    x = rand((32, 40), 11) / F32(4)
+    out = core.ndarray((32, 40), F32)
+    rep = nki.isa.tensor_scalar_cumulative(out, core.from_numpy(x), op0, op1, 1.5)
+    assert rep.instructions == 1
+    np.testing.assert_array_equal(out.numpy(), cumulative(x, op0, 1.5, op1, seed))
+
+
+def test_tensor_scalar_cumulative_seeds_chains_and_narrows():
+    core = nki.Core(gen="mariana")
+    x = rand((16, 24), 12)
+    s = rand((16, 1), 13)
+    seed = rand((16, 1), 14)
+    tx, ts, tseed = core.from_numpy(x), core.from_numpy(s), core.from_numpy(seed)
+    out = core.ndarray((16, 24), BF16)
+    nki.isa.tensor_scalar_cumulative(out, tx, np.multiply, np.add, ts, imm1=tseed,
+                                     reduce_cmd="load_reduce")
+    first = cumulative(x, np.multiply, s, np.add, seed[:, 0])
+    np.testing.assert_array_equal(out.numpy(), first.astype(BF16))
+    # reduce continues from the accumulator the last call left.
+    out2 = core.ndarray((16, 24), F32)
+    nki.isa.tensor_scalar_cumulative(out2, tx, np.multiply, np.add, 1.0,
+                                     reduce_cmd=nki.isa.reduce_cmd.reduce)
+    np.testing.assert_array_equal(out2.numpy(), cumulative(x, np.multiply, 1.0, np.add,
+                                                           first[:, -1]))
+    # An int8 source (integers convert to fp32 exactly).
+    xi = np.random.default_rng(15).integers(-100, 100, (16, 24)).astype(np.int8)
+    out3 = core.ndarray((16, 24), F32)
+    nki.isa.tensor_scalar_cumulative(out3, core.from_numpy(xi), np.add, np.maximum, 0.0)
+    np.testing.assert_array_equal(out3.numpy(), cumulative(xi, np.add, 0.0, np.maximum,
+                                                           -np.inf))
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"op1": np.divide}, tpb.UsageError, "op1"),
+        ({"src_dtype": np.int32}, tpb.UsageError, "32-bit integer"),
+        ({"dst_dtype": np.uint32}, tpb.UsageError, "32-bit integer"),
+        ({"dst_shape": (16, 23)}, tpb.UsageError, "one output per input"),
+        ({"dst_shape": (8, 24)}, tpb.UsageError, "partitions"),
+        ({"imm1": 2.0}, tpb.UsageError, "imm1"),
+        ({"reduce_cmd": "load_reduce"}, tpb.UsageError, "imm1"),
+        ({"reduce_cmd": "idle"}, tpb.NotSupported, "reduce_cmd"),
+    ],
+)
+def test_tensor_scalar_cumulative_refusals(kwargs, error, match):
+    core = nki.Core(gen="cayman")
+    src = core.ndarray((16, 24), kwargs.pop("src_dtype", F32))
+    dst = core.ndarray(kwargs.pop("dst_shape", (16, 24)), kwargs.pop("dst_dtype", F32))
+    op1 = kwargs.pop("op1", np.add)
+    with pytest.raises(error, match=match):
+        nki.isa.tensor_scalar_cumulative(dst, src, np.multiply, op1, 1.0, **kwargs)
+
+
 def test_search_calls_against_numpy():
     core = nki.Core(gen="cayman")
     rng = np.random.default_rng(9)

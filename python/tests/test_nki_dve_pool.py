@@ -117,5 +117,58 @@ def test_nc_transpose_and_stream_shuffle(rng):
     t = core.ndarray((32, 32), BF16)
     nki.isa.nc_transpose(t, core.from_numpy(a), engine="vector")
     assert_bits_equal(t.numpy(), a.T)
-    with pytest.raises(tpb.NotSupported, match="LoadMaskSelect"):
-        nki.isa.nc_stream_shuffle(t, t, list(range(32)))
+
+
+def shuffled(src, old, mask):
+    """NumPy: per 32-partition quadrant, row i <- src row mask[i]; 255 keeps old (nki-api §3,
+    isa-facts-dve-pool §14, assumption `stream-shuffle-mask`)."""
+    out = old.copy()
+    for p in range(old.shape[0]):
+        m = mask[p % 32]
+        if m != 255:
+            out[p] = src[p // 32 * 32 + m]
+    return out
+
+
+def test_nc_stream_shuffle_against_numpy(rng):
+    core = nki.Core()
+    a = random_values(rng, (64, 10), BF16)
+    old = random_values(rng, (64, 10), BF16)
+    mask = list(range(31, -1, -1))
+    mask[3] = 255
+    dst = core.from_numpy(old)
+    rep = nki.isa.nc_stream_shuffle(dst, core.from_numpy(a), mask, name="shuffle")
+    assert rep.instructions == 2  # LoadMaskSelect, StreamShuffle
+    assert_bits_equal(dst.numpy(), shuffled(a, old, mask))
+    # NumPy fancy indexing of the partition axis, the benchmark's reference.
+    perm = np.array([g * 32 + m for g in range(2) for m in range(31, -1, -1)])
+    full = core.ndarray((64, 10), BF16)
+    nki.isa.nc_stream_shuffle(full, core.from_numpy(a), list(range(31, -1, -1)))
+    assert_bits_equal(full.numpy(), a[perm])
+    # In place, and the legacy (src, dst, mask, dtype=) order.
+    t = core.from_numpy(a)
+    rot = [(i + 1) % 32 for i in range(32)]
+    nki.isa.nc_stream_shuffle(t, t, rot)
+    assert_bits_equal(t.numpy(), shuffled(a, a, rot))
+    legacy = core.from_numpy(old)
+    nki.isa.nc_stream_shuffle(core.from_numpy(a), legacy, mask, dtype=BF16)
+    assert_bits_equal(legacy.numpy(), shuffled(a, old, mask))
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda d, s: nki.isa.nc_stream_shuffle(d, s, list(range(31))), "exactly 32"),
+        (lambda d, s: nki.isa.nc_stream_shuffle(d, s, [40] * 32), "0..31"),
+        (lambda d, s: nki.isa.nc_stream_shuffle(d, s, list(range(32)), dtype=np.int8),
+         "never converts"),
+    ],
+)
+def test_nc_stream_shuffle_refusals(call, match):
+    core = nki.Core()
+    a, b = core.ndarray((32, 4), F32), core.ndarray((32, 4), F32)
+    with pytest.raises(tpb.UsageError, match=match):
+        call(a, b)
+    half = core.ndarray((32, 4), BF16)
+    with pytest.raises(tpb.UsageError, match="dtype"):
+        nki.isa.nc_stream_shuffle(a, half, list(range(32)))

@@ -233,7 +233,6 @@ def test_engine_and_name_keywords():
     "call, needs",
     [
         (lambda a: nl.all(a, axis=1), "logical-and TensorReduce"),
-        (lambda a: nisa.tensor_scalar_cumulative(a, a, nl.multiply, 1.0, nl.add), "17b"),
     ],
 )
 def test_missing_instructions_are_named(call, needs):

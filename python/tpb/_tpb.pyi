@@ -302,6 +302,16 @@ def tensor_scalar_reduce(
     reduce_res_negate: bool = False,
     name: Optional[str] = None,
 ) -> RunReport: ...
+def tensor_scalar_cumulative(
+    dst: Tile,
+    src: Tile,
+    op0: Op,
+    op1: Op,
+    imm0: Scalar,
+    imm1: Optional[Scalar] = None,
+    reduce_cmd: Optional[ReduceCmd] = None,
+    name: Optional[str] = None,
+) -> RunReport: ...
 # Issue 17a: the DVE/POOL calls.
 Engine = Union[str, int, Any, None]
 
@@ -401,7 +411,9 @@ def nc_transpose(
 def nc_stream_shuffle(
     dst: Tile, src: Tile, shuffle_mask: Sequence[int], name: Optional[str] = None
 ) -> RunReport:
-    """Refused: needs the LoadMaskSelect (0x69) table, not modelled yet."""
+    """Per 32-partition quadrant, dst partition ``i`` takes src partition
+    ``shuffle_mask[i]`` (32 ints, 0..31 or 255 = keep): LoadMaskSelect 0x69 then
+    StreamShuffle 0x6a."""
     ...
 def max8(dst: Tile, src: Tile, name: Optional[str] = None) -> RunReport: ...
 def nc_find_index8(

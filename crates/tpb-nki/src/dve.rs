@@ -429,6 +429,115 @@ impl Core {
         self.emit_with_drain(main, drain)
     }
 
+    /// `nki.isa.tensor_scalar_cumulative(dst, src, op0, op1, imm0, imm1=None,
+    /// reduce_cmd=reset_reduce)`: a running scan along each partition's free elements,
+    /// `reg = op1(op0(src[i], imm0), reg); dst[i] = reg`, in fp32 on the Vector engine's
+    /// per-partition accumulator (TensorScalarCacheCumulative 0xe6, isa-facts-dve-pool §12;
+    /// assumption `cache-reduce-model`). `reset_reduce` seeds op1's identity (0 add/subtract,
+    /// 1 multiply, -inf max, +inf min), `load_reduce` seeds `imm1`, `reduce` continues what
+    /// the accumulator holds. `op1` ∈ add, subtract, multiply, max, min; `op0` an arithmetic
+    /// op; `imm0`/`imm1` fp32 immediates or `(P, 1)` float32 tiles; no 32-bit integer I/O.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tensor_scalar_cumulative(
+        &mut self,
+        dst: &Tile,
+        src: &Tile,
+        op0: AluOp,
+        op1: AluOp,
+        imm0: &Operand,
+        imm1: Option<&Operand>,
+        reduce_cmd: ReduceCmd,
+    ) -> Result<StepReport, NkiError> {
+        let cmd = match reduce_cmd {
+            ReduceCmd::ResetReduce | ReduceCmd::Reduce | ReduceCmd::LoadReduce => {
+                reduce_cmd.accum_cmd()
+            }
+            other => {
+                return Err(NkiError::NotSupported {
+                    what: format!(
+                        "tensor_scalar_cumulative reduce_cmd={other:?}: the cache op accepts \
+                         reset_reduce, reduce and load_reduce \
+                         (has_valid_tensor_scalar_cache_reduce_accum_cmd, \
+                         isa-facts-dve-pool §12.3)"
+                    ),
+                })
+            }
+        };
+        if !matches!(
+            op1,
+            AluOp::ADD | AluOp::SUBTRACT | AluOp::MULT | AluOp::MAX | AluOp::MIN
+        ) {
+            return Err(NkiError::Value {
+                argument: "op1",
+                detail: format!(
+                    "{op1:?}: the running op must be add, subtract, multiply, maximum or \
+                     minimum (is_valid_cache_reduce_op, isa-facts-dve-pool §12.3)"
+                ),
+            });
+        }
+        for (t, argument) in [(src, "src"), (dst, "dst")] {
+            if matches!(t.dtype, Dtype::INT32 | Dtype::UINT32) {
+                return Err(NkiError::Value {
+                    argument,
+                    detail: format!(
+                        "{}: tensor_scalar_cumulative has no 32-bit integer I/O (NKI: \
+                         \"ISA limitation\"); use float32 or a 8/16-bit integer",
+                        t.dtype
+                    ),
+                });
+            }
+        }
+        same_partitions(dst, src, "src")?;
+        if dst.free_elements() != src.free_elements() {
+            return Err(NkiError::Shape {
+                operand: "src",
+                detail: format!(
+                    "shape {:?}, but dst is {:?}: one output per input element",
+                    src.shape, dst.shape
+                ),
+            });
+        }
+        let gen = self.gen();
+        let s0 = scalar(gen, Some(imm0), false, "imm0", src)?;
+        let s1 = match (cmd, imm1) {
+            (AccumCmd::LOAD_ACCUMULATE, Some(o)) => scalar(gen, Some(o), false, "imm1", src)?,
+            (AccumCmd::LOAD_ACCUMULATE, None) => {
+                return Err(NkiError::Value {
+                    argument: "imm1",
+                    detail: "required with reduce_cmd=load_reduce (the seed)".into(),
+                })
+            }
+            (_, Some(_)) => {
+                return Err(NkiError::Value {
+                    argument: "imm1",
+                    detail: "used only with reduce_cmd=load_reduce (the ISA requires it to be \
+                             0 otherwise, isa-facts-dve-pool §12.3)"
+                        .into(),
+                })
+            }
+            (_, None) => Scalar::ZERO,
+        };
+        let s = packed::<3>(gen, src, "src")?;
+        let d = packed::<3>(gen, dst, "dst")?;
+        let body = S3d3Ts {
+            accumulator_cmd: cmd,
+            src_mem_pattern: s.tensor,
+            in_dtype: src.dtype,
+            out_dtype: dst.dtype,
+            num_active_channels: d.num_active_channels,
+            imm0_src: s0.src,
+            op0,
+            op1,
+            reverse_operands: RevOps::NONE,
+            imm1_src: s1.src,
+            imm0: s0.imm,
+            imm1: s1.imm,
+            dst_mem_pattern: d.tensor,
+            ..S3d3Ts::default()
+        };
+        self.emit_instruction(Instruction::build(op::TENSOR_SCALAR_CACHE_CUMULATIVE, body))
+    }
+
     /// `nki.isa.max8(dst, src)`: the 8 largest values of each partition of `src` (fp32
     /// compare), descending, into the `(P, 8)` dst (Max8 0x6c writes them ascending; the
     /// call reverses the destination, assumption `search-nki-order`).

@@ -7,7 +7,9 @@ use crate::build::packed;
 use crate::core::{Core, NkiError};
 use crate::tile::Tile;
 use crate::Operand;
-use tpb_isa::wire::{op, D4Mr, DtypePair, ImmVal, S3d3CpPredScalar, S3s3d3Tt, S4d4Tr, Tensor4};
+use tpb_isa::wire::{
+    op, Bytes, CtrlIm, D4Mr, DtypePair, ImmVal, S3d3CpPredScalar, S3s3d3Tt, S4d4Tr, Tensor4,
+};
 use tpb_isa::{AluOp, Dtype, ImmSrc, Instruction, TensorSubdim};
 use tpb_sim::numerics::from_f32;
 use tpb_sim::StepReport;
@@ -456,18 +458,148 @@ impl Core {
         self.s4d4_tr(op::STREAM_TRANSPOSE, dst, data)
     }
 
-    /// `nki.isa.nc_stream_shuffle(dst, src, shuffle_mask)`: refused — its permutation is a
-    /// LoadMaskSelect (0x69) table, which tpb does not model yet.
+    /// `nki.isa.nc_stream_shuffle(dst, src, shuffle_mask)`: inside each 32-partition
+    /// quadrant, dst partition `i` takes src partition `shuffle_mask[i]` (32 entries, each
+    /// 0..31 or 255 = leave dst partition `i` unchanged); same dtype and elements per
+    /// partition; in place allowed (nki-api §3, nc_stream_shuffle).
+    ///
+    /// The active partitions `A = ceil(max(src_P, dst_P) / 32) · 32` decide where the tiles
+    /// may start (NKI: A ∈ {96, 128} → 0; A = 64 → 0 or 64; A = 32 → 0, 32, 64 or 96).
+    /// tpb's emission (docs/reference/nki-calls.md, "tpb's own choices"): LoadMaskSelect
+    /// (0x69) with the mask, then StreamShuffle (0x6a) over dst's whole quadrants, and, when
+    /// dst_P is not a multiple of 32, a second pair over its last partial quadrant with the
+    /// lanes past dst_P set to 255, so nothing outside dst is written. A lane that would
+    /// read a src partition past src_P into dst is refused (that data is not src's).
     pub fn nc_stream_shuffle(
         &mut self,
-        _dst: &Tile,
-        _src: &Tile,
-        _shuffle_mask: &[u8],
-    ) -> Result<StepReport, NkiError> {
-        Err(not_supported(
-            "nc_stream_shuffle: StreamShuffle (0x6a) permutes by the LoadMaskSelect (0x69) \
-             table, which tpb does not model yet (isa-facts-dve-pool §14, Q20)"
-                .into(),
-        ))
+        dst: &Tile,
+        src: &Tile,
+        shuffle_mask: &[i64],
+    ) -> Result<Vec<StepReport>, NkiError> {
+        let mask = shuffle_table(shuffle_mask)?;
+        if dst.dtype != src.dtype {
+            return Err(NkiError::Shape {
+                operand: "src",
+                detail: format!(
+                    "dtype {} must equal dst's {} (StreamShuffle moves raw bits, §14.1)",
+                    src.dtype, dst.dtype
+                ),
+            });
+        }
+        if dst.free_elements() != src.free_elements() {
+            return Err(NkiError::Shape {
+                operand: "src",
+                detail: format!(
+                    "shape {:?}, but dst is {:?} (NKI: same elements per partition)",
+                    src.shape, dst.shape
+                ),
+            });
+        }
+        let (sp, dp) = (src.partitions(), dst.partitions());
+        let active = sp.max(dp).div_ceil(32) * 32;
+        for (t, operand) in [(src, "src"), (dst, "dst")] {
+            let start = t.start_partition;
+            let allowed = match active {
+                96 | 128 => start == 0,
+                64 => start == 0 || start == 64,
+                _ => start % 32 == 0,
+            };
+            if !allowed {
+                return Err(NkiError::Shape {
+                    operand,
+                    detail: format!(
+                        "starts at partition {start}; with A = {active} active partitions \
+                         (ceil(max(src_P, dst_P) / 32) · 32) NKI requires start 0 (A ≥ 96), \
+                         0 or 64 (A = 64), or a multiple of 32 (A = 32)"
+                    ),
+                });
+            }
+        }
+        for p in 0..dp {
+            let m = mask[(p % 32) as usize];
+            if m < 32 && p / 32 * 32 + u32::from(m) >= sp {
+                return Err(NkiError::Value {
+                    argument: "shuffle_mask",
+                    detail: format!(
+                        "shuffle_mask[{}] = {m} sends src partition {} to dst partition {p}, \
+                         but src has {sp} partitions (use 255 to leave that dst partition)",
+                        p % 32,
+                        p / 32 * 32 + u32::from(m)
+                    ),
+                });
+            }
+        }
+        let gen = self.gen();
+        let whole = dp / 32 * 32;
+        let mut insts = Vec::new();
+        let mut pair = |first: u32, n: u32, table: [u8; 32]| -> Result<(), NkiError> {
+            let s = packed::<4>(gen, &partitions(src, first, n), "src")?;
+            let d = packed::<4>(gen, &partitions(dst, first, n), "dst")?;
+            let load = Instruction::build(
+                op::LOAD_MASK_SELECT,
+                CtrlIm {
+                    immediate: Bytes(table),
+                    ..CtrlIm::default()
+                },
+            );
+            let body = S4d4Tr {
+                src_mem_pattern: s.tensor,
+                in_dtype: src.dtype,
+                out_dtype: dst.dtype,
+                num_active_channels: d.num_active_channels,
+                op: AluOp::BYPASS,
+                op_dim: TensorSubdim::UNUSED,
+                dst_mem_pattern: d.tensor,
+                ..S4d4Tr::default()
+            };
+            insts.push(load);
+            insts.push(Instruction::build(op::STREAM_SHUFFLE, body));
+            Ok(())
+        };
+        if whole > 0 {
+            pair(0, whole, mask)?;
+        }
+        if dp > whole {
+            let keep = dp - whole;
+            let table = std::array::from_fn(|j| if j as u32 >= keep { 255 } else { mask[j] });
+            pair(whole, 32, table)?;
+        }
+        self.emit_all(insts)
     }
+}
+
+/// A `shuffle_mask` as LoadMaskSelect bytes: exactly 32 entries, each 0..31 or 255.
+fn shuffle_table(shuffle_mask: &[i64]) -> Result<[u8; 32], NkiError> {
+    let bad = |detail: String| NkiError::Value {
+        argument: "shuffle_mask",
+        detail,
+    };
+    if shuffle_mask.len() != 32 {
+        return Err(bad(format!(
+            "{} entries; NKI takes exactly 32 (one per partition of a quadrant)",
+            shuffle_mask.len()
+        )));
+    }
+    let mut table = [0u8; 32];
+    for (j, (&m, t)) in shuffle_mask.iter().zip(&mut table).enumerate() {
+        *t = match m {
+            0..=31 | 255 => m as u8,
+            _ => {
+                return Err(bad(format!(
+                    "shuffle_mask[{j}] = {m}: each entry is a partition 0..31 of the quadrant, \
+                     or 255 to leave the output partition unchanged"
+                )))
+            }
+        };
+    }
+    Ok(table)
+}
+
+/// `n` partitions of `t` from its partition `first` (past its end too: StreamShuffle
+/// covers whole quadrants; the caller checks which of them are read or written).
+fn partitions(t: &Tile, first: u32, n: u32) -> Tile {
+    let mut v = t.clone();
+    v.start_partition += first;
+    v.shape[0] = n as usize;
+    v
 }

@@ -4,7 +4,7 @@
 
 use tpb_isa::geometry::Space;
 use tpb_isa::{AluOp, CodeEnum, Dtype, Gen};
-use tpb_nki::{Core, NkiEngine, NkiError, Operand, Tile};
+use tpb_nki::{Core, Index, NkiEngine, NkiError, Operand, Tile};
 
 const DTYPES: [&str; 12] = [
     "int8", "uint8", "int16", "uint16", "bfloat16", "fp16", "int32", "uint32", "fp32", "fp8_exp3",
@@ -338,11 +338,126 @@ fn nc_transpose_vector_32x32() {
     assert!(matches!(e, NkiError::NotSupported { .. }), "{e}");
 }
 
-// §14.1 / Q20: refused with the missing fact named.
+/// The partition slice `start:stop`.
+fn partitions(start: i64, stop: i64) -> Index {
+    Index::Slice {
+        start: Some(start),
+        stop: Some(stop),
+        step: None,
+    }
+}
+
+// §14.1 / Q20 (assumption `stream-shuffle-mask`): LoadMaskSelect then StreamShuffle; dst
+// partition i of each quadrant takes src partition mask[i]; 255 keeps it.
 #[test]
-fn nc_stream_shuffle_is_refused() {
+fn nc_stream_shuffle_permutes_each_quadrant() {
     let mut core = Core::new(Gen::Cayman);
-    let t = core.ndarray(&[32, 4], Dtype::FP32, Space::Sbuf).unwrap();
-    let e = core.nc_stream_shuffle(&t, &t, &[0; 32]).unwrap_err();
-    assert!(e.to_string().contains("LoadMaskSelect"), "{e}");
+    let xs: Vec<u32> = (0..64 * 3).map(|i| 0x4000_0000 + i).collect();
+    let src = tile(&mut core, &[64, 3], Dtype::FP32, &xs);
+    let old: Vec<u32> = (0..64 * 3).map(|i| 0x1000 + i).collect();
+    let dst = tile(&mut core, &[64, 3], Dtype::FP32, &old);
+    let mut mask: Vec<i64> = (0..32).rev().collect();
+    mask[5] = 255;
+    let steps = core.nc_stream_shuffle(&dst, &src, &mask).unwrap();
+    assert_eq!(steps.len(), 2, "LoadMaskSelect, StreamShuffle");
+    let got = read(&core, &dst);
+    for p in 0..64 {
+        let want = match mask[p % 32] {
+            255 => &old[p * 3..p * 3 + 3],
+            m => &xs[(p / 32 * 32 + m as usize) * 3..][..3],
+        };
+        assert_eq!(&got[p * 3..p * 3 + 3], want, "partition {p}");
+    }
+    // In place: a rotation reads every partition before writing.
+    let rot: Vec<i64> = (0..32).map(|i| (i + 1) % 32).collect();
+    core.nc_stream_shuffle(&src, &src, &rot).unwrap();
+    let got = read(&core, &src);
+    for p in 0..64 {
+        let from = p / 32 * 32 + (p + 1) % 32;
+        assert_eq!(
+            &got[p * 3..p * 3 + 3],
+            &xs[from * 3..from * 3 + 3],
+            "partition {p}"
+        );
+    }
+}
+
+// nki-api §3 (A = ceil(max(src_P, dst_P)/32)·32): a dst of 40 partitions, a view of a
+// 64-partition tile, is shuffled without touching partitions 40..63 (tpb's second pair
+// masks the lanes past dst with 255).
+#[test]
+fn nc_stream_shuffle_partial_quadrant_writes_only_dst() {
+    let mut core = Core::new(Gen::Mariana);
+    let xs: Vec<u32> = (0..40 * 2).map(|i| 7000 + i).collect();
+    let src = tile(&mut core, &[40, 2], Dtype::INT32, &xs);
+    let old: Vec<u32> = (0..64 * 2).map(|i| 100 + i).collect();
+    let whole = tile(&mut core, &[64, 2], Dtype::INT32, &old);
+    let dst = whole.index(&[partitions(0, 40), Index::Ellipsis]).unwrap();
+    let mask: Vec<i64> = (0..32).map(|i| if i < 8 { 7 - i } else { i }).collect();
+    let steps = core.nc_stream_shuffle(&dst, &src, &mask).unwrap();
+    assert_eq!(
+        steps.len(),
+        4,
+        "a pair for quadrant 0, a pair for the partial quadrant"
+    );
+    let got = read(&core, &whole);
+    for p in 0..64 {
+        let want = if p < 40 {
+            let from = p / 32 * 32 + mask[p % 32] as usize;
+            &xs[from * 2..from * 2 + 2]
+        } else {
+            &old[p * 2..p * 2 + 2]
+        };
+        assert_eq!(&got[p * 2..p * 2 + 2], want, "partition {p}");
+    }
+    // Broadcast partition 0 of a 1-partition src to 32 partitions.
+    let one = tile(&mut core, &[1, 2], Dtype::INT32, &[5, 6]);
+    let wide = tile(&mut core, &[32, 2], Dtype::INT32, &[0; 64]);
+    core.nc_stream_shuffle(&wide, &one, &[0; 32]).unwrap();
+    assert_eq!(read(&core, &wide), [5, 6].repeat(32));
+}
+
+// The clauses nc_stream_shuffle refuses, each naming its argument; nothing is emitted.
+#[test]
+fn nc_stream_shuffle_refusals() {
+    let mut core = Core::new(Gen::Cayman);
+    let a = core.ndarray(&[32, 4], Dtype::FP32, Space::Sbuf).unwrap();
+    let b = core.ndarray(&[32, 4], Dtype::FP32, Space::Sbuf).unwrap();
+    let ident: Vec<i64> = (0..32).collect();
+    let value = |e: NkiError| {
+        matches!(
+            e,
+            NkiError::Value {
+                argument: "shuffle_mask",
+                ..
+            }
+        )
+    };
+    assert!(value(
+        core.nc_stream_shuffle(&a, &b, &ident[..31]).unwrap_err()
+    ));
+    let mut bad = ident.clone();
+    bad[3] = 32;
+    assert!(value(core.nc_stream_shuffle(&a, &b, &bad).unwrap_err()));
+    bad[3] = -1;
+    assert!(value(core.nc_stream_shuffle(&a, &b, &bad).unwrap_err()));
+    // A lane reading past src's 8 partitions into dst.
+    let small = core.ndarray(&[8, 4], Dtype::FP32, Space::Sbuf).unwrap();
+    let e = core.nc_stream_shuffle(&a, &small, &ident).unwrap_err();
+    assert!(value(e));
+    // Dtype and element count.
+    let h = core
+        .ndarray(&[32, 4], Dtype::BFLOAT16, Space::Sbuf)
+        .unwrap();
+    let e = core.nc_stream_shuffle(&a, &h, &ident).unwrap_err();
+    assert!(matches!(e, NkiError::Shape { .. }), "{e}");
+    let c = core.ndarray(&[32, 5], Dtype::FP32, Space::Sbuf).unwrap();
+    let e = core.nc_stream_shuffle(&a, &c, &ident).unwrap_err();
+    assert!(matches!(e, NkiError::Shape { .. }), "{e}");
+    // A = 64 must start at 0 or 64.
+    let big = core.ndarray(&[128, 4], Dtype::FP32, Space::Sbuf).unwrap();
+    let mid = big.index(&[partitions(32, 96), Index::Ellipsis]).unwrap();
+    let e = core.nc_stream_shuffle(&mid, &mid, &ident).unwrap_err();
+    assert!(e.to_string().contains("start"), "{e}");
+    assert!(core.bundles().is_empty(), "nothing emitted");
 }

@@ -46,6 +46,7 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nki_dve::nki_tensor_tensor_scan, m)?)?;
     m.add_function(wrap_pyfunction!(nki_dve::nki_select_reduce, m)?)?;
     m.add_function(wrap_pyfunction!(nki_dve::nki_tensor_scalar_reduce, m)?)?;
+    m.add_function(wrap_pyfunction!(nki_dve::nki_tensor_scalar_cumulative, m)?)?;
     m.add_function(wrap_pyfunction!(nki_dve::nki_max8, m)?)?;
     m.add_function(wrap_pyfunction!(nki_dve::nki_nc_find_index8, m)?)?;
     m.add_function(wrap_pyfunction!(nki_dve::nki_nc_match_replace8, m)?)?;

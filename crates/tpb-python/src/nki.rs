@@ -1041,27 +1041,28 @@ pub fn nki_nc_transpose(
 
 /// `nki.isa.nc_stream_shuffle(dst, src, shuffle_mask, name=None)`.
 ///
-/// Parameters: `dst`, `src` — tiles; `shuffle_mask` — 32 partition indices (255 = keep);
-/// `name` — accepted, unused.
+/// Parameters: `dst`, `src` — tiles with one dtype and the same elements per partition
+/// (in place allowed); `shuffle_mask` — 32 ints, each 0..31 or 255; `name` — accepted,
+/// unused.
 ///
-/// Semantics: per 32-partition quadrant, output partition `i` takes input partition
-/// `shuffle_mask[i]`. Refused (`tpb.NotSupported`): the permutation is a LoadMaskSelect
-/// (0x69) table, which tpb does not model yet.
+/// Semantics: inside each 32-partition quadrant, dst partition `i` takes src partition
+/// `shuffle_mask[i]`; 255 leaves dst partition `i` unchanged. Emits LoadMaskSelect (0x69)
+/// then StreamShuffle (0x6a) (a second pair for a partial last quadrant of dst).
 ///
-/// Example: `nc_stream_shuffle(dst, src, list(range(31, -1, -1)))`.
+/// Example: `nc_stream_shuffle(dst, src, list(range(31, -1, -1)))` reverses 32 partitions.
 #[pyfunction]
 #[pyo3(name = "nc_stream_shuffle", signature = (dst, src, shuffle_mask, name = None))]
 pub fn nki_nc_stream_shuffle(
     py: Python<'_>,
     dst: &Tile,
     src: &Tile,
-    shuffle_mask: Vec<u8>,
+    shuffle_mask: Vec<i64>,
     name: Option<&str>,
 ) -> PyResult<RunReport> {
     let _ = name;
     let s = same_core(py, dst, src, "src")?.clone();
     let d = dst.tile.clone();
-    on_core(py, dst, move |c| c.nc_stream_shuffle(&d, &s, &shuffle_mask))
+    on_core_steps(py, dst, move |c| c.nc_stream_shuffle(&d, &s, &shuffle_mask))
 }
 
 // Issue 18a: the PE call (tpb_nki::pe; docs/reference/pe-act.md).

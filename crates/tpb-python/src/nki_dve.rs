@@ -5,7 +5,7 @@
 
 use crate::errors::{raise, ErrorKind};
 use crate::machine::RunReport;
-use crate::nki::{alu, nki_error, operand, same_core, Tile};
+use crate::nki::{alu, nki_error, on_core, operand, same_core, Tile};
 use pyo3::prelude::*;
 use tpb_nki::{NkiError, Operand, ReduceCmd};
 use tpb_sim::StepReport;
@@ -244,6 +244,43 @@ pub fn nki_tensor_scalar_reduce(
             init.as_ref(),
             reduce_res_negate,
         )
+    })
+}
+
+/// `tensor_scalar_cumulative(dst, src, op0, op1, imm0, imm1=None,
+/// reduce_cmd="reset_reduce", name=None)` — TensorScalarCacheCumulative (0xe6).
+///
+/// A running scan along each partition's free elements in fp32:
+/// ``reg = op1(op0(src[i], imm0), reg); dst[i] = reg``. ``op1`` is add, subtract, multiply,
+/// maximum or minimum; ``imm0``/``imm1`` fp32 numbers or ``(P, 1)`` float32 tiles.
+/// ``reset_reduce`` seeds op1's identity (0, 0, 1, -inf, +inf), ``load_reduce`` seeds
+/// ``imm1`` (required then, refused otherwise), ``reduce`` continues the vector engine's
+/// accumulator. No int32/uint32 src or dst.
+///
+/// Example: ``tensor_scalar_cumulative(out, x, numpy.multiply, numpy.add, 1.0)`` (cumsum).
+#[pyfunction]
+#[pyo3(name = "tensor_scalar_cumulative", signature = (dst, src, op0, op1, imm0, imm1 = None, reduce_cmd = None, name = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn nki_tensor_scalar_cumulative(
+    py: Python<'_>,
+    dst: &Tile,
+    src: &Tile,
+    op0: &Bound<'_, PyAny>,
+    op1: &Bound<'_, PyAny>,
+    imm0: &Bound<'_, PyAny>,
+    imm1: Option<&Bound<'_, PyAny>>,
+    reduce_cmd: Option<&Bound<'_, PyAny>>,
+    name: Option<String>,
+) -> PyResult<RunReport> {
+    let _ = name;
+    let x = same_core(py, dst, src, "src")?.clone();
+    let (o0, o1) = (alu(op0, "op0")?, alu(op1, "op1")?);
+    let s0 = required(py, dst, imm0, "imm0")?;
+    let s1 = operand(py, dst, imm1, "imm1")?;
+    let cmd = self::reduce_cmd(reduce_cmd, ReduceCmd::ResetReduce)?;
+    let d = dst.tile.clone();
+    on_core(py, dst, move |c| {
+        c.tensor_scalar_cumulative(&d, &x, o0, o1, &s0, s1.as_ref(), cmd)
     })
 }
 

@@ -50,6 +50,7 @@ __all__ = [
     "tensor_copy_predicated",
     "tensor_reduce",
     "tensor_scalar",
+    "tensor_scalar_cumulative",
     "tensor_scalar_reduce",
     "tensor_tensor",
     "tensor_tensor_scan",
@@ -486,21 +487,43 @@ def nc_matmul(dst: Any, stationary: Any = None, moving: Any = None,
                           _eng(perf_mode), name)
 
 
-def nc_stream_shuffle(dst: Any, src: Any, shuffle_mask: Any, *,
-                      name: Optional[str] = None) -> Any:
-    """Vector ``StreamShuffle``: output partition ``i`` of each 32-partition quadrant takes
-    input partition ``shuffle_mask[i]`` (255 leaves it).
+def nc_stream_shuffle(dst: Any, src: Any, shuffle_mask: Any, name: Optional[str] = None,
+                      *, dtype: Any = None, mask: Any = None) -> Any:
+    """Vector ``StreamShuffle``: inside each 32-partition quadrant, output partition ``i``
+    takes input partition ``shuffle_mask[i]``; 255 leaves output partition ``i`` unchanged.
+    A pure move (raw bits): ``dst`` and ``src`` have one dtype and the same elements per
+    partition; in place (``dst is src``) is allowed. tpb emits ``LoadMaskSelect`` (0x69)
+    with the mask, then ``StreamShuffle`` (0x6a) (docs/reference/nki-calls.md).
 
     Parameters:
-        dst, src: tiles; shuffle_mask: 32 ints.
+        dst: tile to write; src: tile to read (may be ``dst``).
+        shuffle_mask: 32 ints, each 0..31 (a partition of the same quadrant) or 255.
         name: label for profiles and errors.
+        dtype, mask: the legacy (NKI 0.1) keywords. A call that passes either is read in the
+            legacy argument order ``nc_stream_shuffle(src, dst, shuffle_mask)``; ``dtype``
+            must then equal the tiles' dtype (a shuffle never converts).
 
-    Example::
+    The active partitions ``A = ceil(max(src_P, dst_P) / 32) * 32`` decide where the tiles
+    may start: A ∈ {96, 128} at partition 0, A = 64 at 0 or 64, A = 32 at a multiple of 32.
+    A mask entry that would copy a partition past ``src``'s end into ``dst`` is refused.
+
+    Example (reverse 32 partitions)::
 
         nisa.nc_stream_shuffle(out, src, list(range(31, -1, -1)))
+        # out[i] == src[31 - i]
     """
+    if dtype is not None or mask is not None:
+        # NKI 0.1: nc_stream_shuffle(src, dst, shuffle_mask, *, dtype=None, mask=None).
+        dst, src = src, dst
+        import numpy as np
+
+        if dtype is not None and np.dtype(dtype) != np.dtype(dst.dtype):
+            raise UsageError(
+                f"nc_stream_shuffle: dtype={dtype} differs from dst's {dst.dtype}; a shuffle "
+                "moves raw bits and never converts")
+        dst, src = apply_mask(mask, dst, src)
     _prepare(dst, name, None)
-    return _tpb.nc_stream_shuffle(dst, src, shuffle_mask, name)
+    return _tpb.nc_stream_shuffle(dst, src, [int(m) for m in shuffle_mask], name)
 
 
 # Issue 17b: the vector engine's per-partition state (accumulator, match keys, index flops).
@@ -608,6 +631,36 @@ def tensor_scalar_reduce(dst: Any, data: Any, op0: Any, operand0: Any, reduce_op
     return _tpb.tensor_scalar_reduce(dst, data, _op_name(op0), operand0, _op_name(reduce_op),
                                      reduce_res, reverse0, reduce_cmd, reduce_init,
                                      reduce_res_negate, name)
+
+
+def tensor_scalar_cumulative(dst: Any, src: Any, op0: Any, op1: Any, imm0: Any,
+                             imm1: Any = None, reduce_cmd: Any = None,
+                             name: Optional[str] = None) -> Any:
+    """Vector ``TensorScalarCacheCumulative`` (0xe6): a running scan along each partition's
+    free elements in FP32, ``reg = op1(op0(src[i], imm0), reg); dst[i] = reg``, kept in the
+    vector engine's per-partition accumulator.
+
+    Parameters:
+        dst: tile to write, same partitions and element count as ``src``.
+        src: input tile (bf16, fp16, fp32, fp8, int8/16, uint8/16; no 32-bit integers).
+        op0: arithmetic operator applied with ``imm0`` (``nl.multiply``, ``nl.add``, ...).
+        op1: the running operator: ``nl.add``, ``nl.subtract``, ``nl.multiply``,
+            ``nl.maximum`` or ``nl.minimum``.
+        imm0: an FP32 number or a ``(P, 1)`` float32 tile.
+        imm1: the seed for ``load_reduce`` (required then, refused otherwise).
+        reduce_cmd: ``reset_reduce`` (default) seeds op1's identity (0 for add/subtract, 1 for
+            multiply, -inf for maximum, +inf for minimum), ``load_reduce`` seeds ``imm1``,
+            ``reduce`` continues what the accumulator holds.
+        name: label for profiles and errors.
+
+    Example (cumulative sum along the free axis)::
+
+        nisa.tensor_scalar_cumulative(out, x, nl.multiply, nl.add, 1.0)
+        # out == numpy.cumsum(x, axis=1) computed in float32
+    """
+    _prepare(dst, name, None)
+    return _tpb.tensor_scalar_cumulative(dst, src, _op_name(op0), _op_name(op1), imm0, imm1,
+                                         reduce_cmd, name)
 
 
 def max8(dst: Any, src: Any, *, name: Optional[str] = None) -> Any:
