@@ -362,20 +362,7 @@ impl Core {
                     .into(),
             });
         }
-        let cmd = match reduce_cmd {
-            ReduceCmd::ResetReduce | ReduceCmd::Reduce | ReduceCmd::LoadReduce => {
-                reduce_cmd.accum_cmd()
-            }
-            other => {
-                return Err(NkiError::NotSupported {
-                    what: format!(
-                        "tensor_scalar_reduce reduce_cmd={other:?}: the cache op accepts \
-                         reset_reduce, reduce and load_reduce \
-                         (has_valid_tensor_scalar_cache_reduce_accum_cmd)"
-                    ),
-                })
-            }
-        };
+        let cmd = cache_accum_cmd("tensor_scalar_reduce", reduce_cmd)?;
         same_partitions(dst, data, "data")?;
         let fp32_scalar = |core: &Core, o: &Operand, argument: &'static str| {
             if let Operand::Tile(t) = o {
@@ -400,24 +387,7 @@ impl Core {
             _ => Scalar::ZERO,
         };
         let gen = self.gen();
-        let s = packed::<3>(gen, data, "data")?;
-        let d = packed::<3>(gen, dst, "dst")?;
-        let body = S3d3Ts {
-            accumulator_cmd: cmd,
-            src_mem_pattern: s.tensor,
-            in_dtype: data.dtype,
-            out_dtype: dst.dtype,
-            num_active_channels: d.num_active_channels,
-            imm0_src: s0.src,
-            op0,
-            op1: reduce_op,
-            reverse_operands: RevOps::NONE,
-            imm1_src: s1.src,
-            imm0: s0.imm,
-            imm1: s1.imm,
-            dst_mem_pattern: d.tensor,
-            ..S3d3Ts::default()
-        };
+        let body = cache_op(gen, cmd, dst, (data, "data"), [op0, reduce_op], [s0, s1])?;
         let main = Instruction::build(op::TENSOR_SCALAR_CACHE_REDUCE, body);
         let drain = match reduce_res {
             Some(r) => {
@@ -448,21 +418,7 @@ impl Core {
         imm1: Option<&Operand>,
         reduce_cmd: ReduceCmd,
     ) -> Result<StepReport, NkiError> {
-        let cmd = match reduce_cmd {
-            ReduceCmd::ResetReduce | ReduceCmd::Reduce | ReduceCmd::LoadReduce => {
-                reduce_cmd.accum_cmd()
-            }
-            other => {
-                return Err(NkiError::NotSupported {
-                    what: format!(
-                        "tensor_scalar_cumulative reduce_cmd={other:?}: the cache op accepts \
-                         reset_reduce, reduce and load_reduce \
-                         (has_valid_tensor_scalar_cache_reduce_accum_cmd, \
-                         isa-facts-dve-pool §12.3)"
-                    ),
-                })
-            }
-        };
+        let cmd = cache_accum_cmd("tensor_scalar_cumulative", reduce_cmd)?;
         if !matches!(
             op1,
             AluOp::ADD | AluOp::SUBTRACT | AluOp::MULT | AluOp::MAX | AluOp::MIN
@@ -517,24 +473,7 @@ impl Core {
             }
             (_, None) => Scalar::ZERO,
         };
-        let s = packed::<3>(gen, src, "src")?;
-        let d = packed::<3>(gen, dst, "dst")?;
-        let body = S3d3Ts {
-            accumulator_cmd: cmd,
-            src_mem_pattern: s.tensor,
-            in_dtype: src.dtype,
-            out_dtype: dst.dtype,
-            num_active_channels: d.num_active_channels,
-            imm0_src: s0.src,
-            op0,
-            op1,
-            reverse_operands: RevOps::NONE,
-            imm1_src: s1.src,
-            imm0: s0.imm,
-            imm1: s1.imm,
-            dst_mem_pattern: d.tensor,
-            ..S3d3Ts::default()
-        };
+        let body = cache_op(gen, cmd, dst, (src, "src"), [op0, op1], [s0, s1])?;
         self.emit_instruction(Instruction::build(op::TENSOR_SCALAR_CACHE_CUMULATIVE, body))
     }
 
@@ -677,4 +616,51 @@ fn reversed8<const N: usize>(
     d.step_elem[0] = -1;
     d.num_elem[0] = 8;
     Ok(d)
+}
+
+/// The accumulator command of a cache op call (0x9a, 0xe6): the validator accepts
+/// ZeroAccumulate, Accumulate and LoadAccumulate only (isa-facts-dve-pool §12.3).
+fn cache_accum_cmd(call: &str, reduce_cmd: ReduceCmd) -> Result<AccumCmd, NkiError> {
+    match reduce_cmd {
+        ReduceCmd::ResetReduce | ReduceCmd::Reduce | ReduceCmd::LoadReduce => {
+            Ok(reduce_cmd.accum_cmd())
+        }
+        other => Err(NkiError::NotSupported {
+            what: format!(
+                "{call} reduce_cmd={other:?}: the cache op accepts reset_reduce, reduce and \
+                 load_reduce (has_valid_tensor_scalar_cache_reduce_accum_cmd, \
+                 isa-facts-dve-pool §12.3)"
+            ),
+        }),
+    }
+}
+
+/// The S3D3_TS body of a cache op (0x9a, 0xe6, §12.2): `src` through `[op0, op1]` with the
+/// scalars `[imm0, imm1]` into `dst`, no reversal.
+fn cache_op(
+    gen: tpb_isa::Gen,
+    cmd: AccumCmd,
+    dst: &Tile,
+    src: (&Tile, &'static str),
+    ops: [AluOp; 2],
+    imms: [Scalar; 2],
+) -> Result<S3d3Ts, NkiError> {
+    let s = packed::<3>(gen, src.0, src.1)?;
+    let d = packed::<3>(gen, dst, "dst")?;
+    Ok(S3d3Ts {
+        accumulator_cmd: cmd,
+        src_mem_pattern: s.tensor,
+        in_dtype: src.0.dtype,
+        out_dtype: dst.dtype,
+        num_active_channels: d.num_active_channels,
+        imm0_src: imms[0].src,
+        op0: ops[0],
+        op1: ops[1],
+        reverse_operands: RevOps::NONE,
+        imm1_src: imms[1].src,
+        imm0: imms[0].imm,
+        imm1: imms[1].imm,
+        dst_mem_pattern: d.tensor,
+        ..S3d3Ts::default()
+    })
 }

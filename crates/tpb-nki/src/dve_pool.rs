@@ -163,19 +163,7 @@ impl Core {
         src: &Tile,
     ) -> Result<StepReport, NkiError> {
         same_shape(dst, src, "src")?;
-        let gen = self.gen();
-        let s = packed::<4>(gen, src, "src")?;
-        let d = packed::<4>(gen, dst, "dst")?;
-        let body = S4d4Tr {
-            src_mem_pattern: s.tensor,
-            in_dtype: src.dtype,
-            out_dtype: dst.dtype,
-            num_active_channels: d.num_active_channels,
-            op: AluOp::BYPASS,
-            op_dim: TensorSubdim::UNUSED,
-            dst_mem_pattern: d.tensor,
-            ..S4d4Tr::default()
-        };
+        let body = bypass_move(self.gen(), dst, src)?;
         self.run(Instruction::build(opcode, body))
     }
 
@@ -533,8 +521,7 @@ impl Core {
         let whole = dp / 32 * 32;
         let mut insts = Vec::new();
         let mut pair = |first: u32, n: u32, table: [u8; 32]| -> Result<(), NkiError> {
-            let s = packed::<4>(gen, &partitions(src, first, n), "src")?;
-            let d = packed::<4>(gen, &partitions(dst, first, n), "dst")?;
+            let body = bypass_move(gen, &partitions(dst, first, n), &partitions(src, first, n))?;
             let load = Instruction::build(
                 op::LOAD_MASK_SELECT,
                 CtrlIm {
@@ -542,16 +529,6 @@ impl Core {
                     ..CtrlIm::default()
                 },
             );
-            let body = S4d4Tr {
-                src_mem_pattern: s.tensor,
-                in_dtype: src.dtype,
-                out_dtype: dst.dtype,
-                num_active_channels: d.num_active_channels,
-                op: AluOp::BYPASS,
-                op_dim: TensorSubdim::UNUSED,
-                dst_mem_pattern: d.tensor,
-                ..S4d4Tr::default()
-            };
             insts.push(load);
             insts.push(Instruction::build(op::STREAM_SHUFFLE, body));
             Ok(())
@@ -566,6 +543,23 @@ impl Core {
         }
         self.emit_all(insts)
     }
+}
+
+/// The S4D4_TR body of a Bypass move of `src` into `dst` (Copy/Cast/Reciprocal,
+/// StreamTranspose, StreamShuffle, §4.2), over dst's partitions.
+fn bypass_move(gen: tpb_isa::Gen, dst: &Tile, src: &Tile) -> Result<S4d4Tr, NkiError> {
+    let s = packed::<4>(gen, src, "src")?;
+    let d = packed::<4>(gen, dst, "dst")?;
+    Ok(S4d4Tr {
+        src_mem_pattern: s.tensor,
+        in_dtype: src.dtype,
+        out_dtype: dst.dtype,
+        num_active_channels: d.num_active_channels,
+        op: AluOp::BYPASS,
+        op_dim: TensorSubdim::UNUSED,
+        dst_mem_pattern: d.tensor,
+        ..S4d4Tr::default()
+    })
 }
 
 /// A `shuffle_mask` as LoadMaskSelect bytes: exactly 32 entries, each 0..31 or 255.
