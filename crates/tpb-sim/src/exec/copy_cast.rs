@@ -9,7 +9,7 @@
 //!     Reciprocal: dst[c][k] = convert(1 / fp32(src[c][k]), out)
 //! ```
 
-use super::engine::{Bufs, Kernel};
+use super::engine::{Bufs, Kernel, Row};
 use super::kernels::{self, StageLoop};
 use super::{Cx, Parts};
 use crate::assumptions::raw_move;
@@ -17,7 +17,8 @@ use crate::assumptions::raw_move;
 use crate::assumptions::reciprocal_f32;
 use crate::machine::FaultCause;
 use crate::numerics::{
-    decode_slice_to_f32, encode_bytes_with, encode_slice_from_f32, from_f32, to_f32, Fp8Config,
+    decode_slice_to_f32, encode_bytes_with, encode_rows_with, encode_slice_from_f32, from_f32,
+    rows_fusable, to_f32, Fp8Config,
 };
 use tpb_isa::wire::S4d4Tr;
 use tpb_isa::{AluOp, Dtype};
@@ -101,6 +102,33 @@ impl Kernel for CastKernel {
             self.load(b, c, k0, input);
             self.store(b, c, k0, out);
         }
+    }
+
+    /// Every channel in one call: a copy is one `copy_from_slice` (memcpy) per row; Cast and
+    /// Reciprocal from 2- and 4-byte float inputs run every row in one dispatched loop
+    /// (`encode_rows_with`, the codecs of [`Kernel::map`]). 1-byte inputs keep the engine's
+    /// byte table (faster than decoding), integer inputs the chunked walk.
+    fn map_rows<'r, I: Iterator<Item = Row<'r>>>(&mut self, rows: I) -> Result<(), I> {
+        if self.raw {
+            for r in rows {
+                let n = r.out.len().min(r.input.len());
+                r.out[..n].copy_from_slice(&r.input[..n]);
+            }
+            return Ok(());
+        }
+        let (i, o) = (self.from, self.to);
+        if i.size() == Some(1) || !rows_fusable(i, o) {
+            return Err(rows);
+        }
+        let rows = rows.map(|r| ((), r.input, r.out));
+        if self.reciprocal {
+            // `reciprocal-ieee`: alu_arith(DIVIDE, 1, x); the encoder pins a NaN to the
+            // canonical one as `alu_arith` does.
+            encode_rows_with::<_, true>(i, o, &self.fp8, rows, |(), x| 1.0 / x);
+        } else {
+            encode_rows_with::<_, false>(i, o, &self.fp8, rows, |(), x| x);
+        }
+        Ok(())
     }
 
     fn load(&mut self, b: &mut Bufs, _c: u32, _k0: u64, input: &[u8]) {

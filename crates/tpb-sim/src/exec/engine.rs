@@ -400,41 +400,38 @@ fn channels<'m>(
     true
 }
 
-/// Whether [`Kernel::map_rows`] may take the walk: an input, and both operands one
-/// contiguous run per channel.
+/// Whether [`Kernel::map_rows`] may take the walk: every operand (the input, if any, and
+/// the output) one contiguous run per channel.
 #[inline(always)]
 fn rows_walk(walk: Walk<'_>) -> bool {
-    walk.input.is_some_and(dense) && dense(walk.dst)
+    walk.input.is_none_or(dense) && dense(walk.dst)
 }
 
 /// The [`Row`]s of a [`rows_walk`] read straight from memory, each marking its output bytes
-/// initialised when it is yielded, for the common layouts: the input in the output's
-/// partitions (hulls disjoint) or in the other space. `None` for any other layout (the
-/// engine then cuts channels as usual).
+/// initialised when it is yielded, for the common layouts: no input (every row's input is
+/// empty), the input in the output's partitions (hulls disjoint) or in the other space.
+/// `None` for any other layout (the engine then cuts channels as usual).
 #[inline]
 fn dense_rows<'m>(
     mem: &'m mut Memory,
     walk: Walk<'_>,
     n: u32,
 ) -> Option<impl Iterator<Item = Row<'m>> + 'm> {
-    let Walk {
-        input: Some(i),
-        dst,
-        ..
-    } = walk
-    else {
-        return None;
+    let dst = walk.dst;
+    // No input: an empty range of the output's own space.
+    let (same_space, i_part0, lo, hi) = match walk.input {
+        Some(i) => (i.space == dst.space, i.part0, i.lo as usize, i.hi as usize),
+        None => (false, dst.part0, 0, 0),
     };
-    let same_space = i.space == dst.space;
-    let (lo, hi) = (i.lo as usize, i.hi as usize);
     let (dlo, dhi) = (dst.lo as usize, dst.hi as usize);
     let input_first = hi <= dlo;
-    if same_space && (i.part0 != dst.part0 || !(input_first || dhi <= lo)) {
+    if same_space && (i_part0 != dst.part0 || !(input_first || dhi <= lo)) {
         return None;
     }
     let stride = mem.stride(dst.space);
-    let read_stride = mem.stride(i.space);
-    let s0 = i.part0 as usize;
+    let has_input = walk.input.is_some();
+    let read_stride = walk.input.map_or(0, |i| mem.stride(i.space));
+    let s0 = i_part0 as usize;
     let (data, words, other) = mem.split_for_write(dst.space);
     let rows = data
         .chunks_mut(stride)
@@ -446,6 +443,8 @@ fn dense_rows<'m>(
             Shadow::set_words(init, dlo, dhi - dlo);
             let (input, out) = if same_space {
                 split_disjoint(part, lo..hi, dlo..dhi, input_first)
+            } else if !has_input {
+                (&[][..], &mut part[dlo..dhi])
             } else {
                 let b = (s0 + c) * read_stride;
                 (&other[b + lo..b + hi], &mut part[dlo..dhi])
@@ -921,6 +920,113 @@ mod rows_tests {
                 want[..so],
                 "{level:?} threads {threads}: {text}: element {e}"
             );
+        }
+    }
+
+    /// Copy, Cast, Reciprocal (0x46–0x48) and Memset (0x49) through [`Kernel::map_rows`]
+    /// (and the fallbacks of the other layouts and dtypes) against the element functions,
+    /// at every SIMD level, on one thread and in thread groups; the written bytes must be
+    /// marked initialised.
+    #[test]
+    fn copy_cast_memset_rows_match_the_definition() {
+        use crate::exec::copy_cast::{cast_element, reciprocal_element};
+        let dtypes = [
+            Dtype::FP32,
+            Dtype::BFLOAT16,
+            Dtype::FP16,
+            Dtype::FP8_EXP4,
+            Dtype::INT32,
+            Dtype::UINT8,
+        ];
+        let cfg = Fp8Config::default();
+        for level in simd::available() {
+            simd::with_level(level, || {
+                for (threads, min) in [(1, u64::MAX), (2, 0)] {
+                    let mut k = 0usize;
+                    for (src, dst) in LAYOUTS {
+                        for &din in &dtypes {
+                            for &dout in &dtypes {
+                                if (src.0 == Space::Psum && din.size() != Some(4))
+                                    || (dst.0 == Space::Psum && dout.size() != Some(4))
+                                {
+                                    continue;
+                                }
+                                // Copy when the dtypes match, else Cast or Reciprocal in turn.
+                                let op = if din == dout && k % 3 != 2 {
+                                    "copy"
+                                } else if k.is_multiple_of(2) {
+                                    "cast"
+                                } else {
+                                    "reciprocal"
+                                };
+                                k += 1;
+                                let mut m = Machine::new(Config::new(Gen::Cayman));
+                                m.set_threading(threads, min);
+                                let raw = raw_inputs(din);
+                                m.write_tensor(&host(src, din), &raw).unwrap();
+                                let pat = format!("[[1,{F}]]");
+                                let text = format!(
+                                    "{op} src={} in={din} out={dout} op=bypass dst={}",
+                                    region(src, &pat),
+                                    region(dst, &pat)
+                                );
+                                let inst = asm_line(&text, Gen::Cayman)
+                                    .unwrap_or_else(|e| panic!("{text}: {e}"));
+                                m.step(&inst).unwrap_or_else(|f| panic!("{text}: {f}"));
+                                let got = m.read_tensor(&host(dst, dout)).unwrap();
+                                let uninit = m.uninitialised_bytes(&host(dst, dout)).unwrap();
+                                assert_eq!(uninit, 0, "{text}");
+                                let (si, so) = (din.size().unwrap(), dout.size().unwrap());
+                                for (e, x) in raw.chunks(si).enumerate() {
+                                    let mut b = [0u8; 8];
+                                    b[..si].copy_from_slice(x);
+                                    let x = u64::from_le_bytes(b);
+                                    let want = if op == "reciprocal" {
+                                        reciprocal_element(din, dout, x, &cfg)
+                                    } else {
+                                        cast_element(din, dout, x, &cfg)
+                                    };
+                                    assert_eq!(
+                                        got[e * so..(e + 1) * so],
+                                        want.to_le_bytes()[..so],
+                                        "{level:?} threads {threads}: {text}: element {e}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                    for (_, dst) in LAYOUTS {
+                        for (d, value) in [
+                            (Dtype::FP32, 0x3FC0_0000u32),
+                            (Dtype::BFLOAT16, 0xBF80),
+                            (Dtype::FP8_EXP4, 0x7F),
+                            (Dtype::INT32, 0x8000_0001),
+                        ] {
+                            if dst.0 == Space::Psum && d.size() != Some(4) {
+                                continue;
+                            }
+                            let mut m = Machine::new(Config::new(Gen::Cayman));
+                            m.set_threading(threads, min);
+                            let text = format!(
+                                "memset dst_element_count={F} dtype={d} set_value={value:#x} \
+                                 dst={}",
+                                region(dst, &format!("[[1,{F}]]"))
+                            );
+                            let inst = asm_line(&text, Gen::Cayman)
+                                .unwrap_or_else(|e| panic!("{text}: {e}"));
+                            m.step(&inst).unwrap_or_else(|f| panic!("{text}: {f}"));
+                            let got = m.read_tensor(&host(dst, d)).unwrap();
+                            assert_eq!(m.uninitialised_bytes(&host(dst, d)).unwrap(), 0);
+                            let size = d.size().unwrap();
+                            let want = &value.to_le_bytes()[..size];
+                            for (e, g) in got.chunks(size).enumerate() {
+                                assert_eq!(g, want, "{level:?} threads {threads}: {text}: {e}");
+                            }
+                        }
+                    }
+                }
+            })
+            .unwrap();
         }
     }
 }

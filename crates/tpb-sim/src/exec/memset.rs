@@ -5,9 +5,10 @@
 //! for c in 0..num_active_channels: for k in 0..count: dst[c][k] = low bytes of set_value
 //! ```
 
-use super::engine::{Bufs, Kernel};
+use super::engine::{Bufs, Kernel, Row};
 use super::{Cx, Parts, Role};
 use crate::machine::FaultCause;
+use crate::numerics::simd;
 use tpb_isa::wire::D4Mr;
 
 pub(super) fn execute(cx: &mut Cx<'_>, s: &D4Mr) -> Result<(), FaultCause> {
@@ -42,7 +43,27 @@ impl Kernel for FillKernel {
     fn load(&mut self, _b: &mut Bufs, _c: u32, _k0: u64, _input: &[u8]) {}
 
     fn store(&mut self, _b: &mut Bufs, _c: u32, _k0: u64, out: &mut [u8]) {
-        // Fixed-size element writes (a store each, vectorised), not a copy call per element.
+        self.fill(out);
+    }
+
+    /// Every channel's whole row in one dispatched call (the stores at the level's width).
+    fn map_rows<'r, I: Iterator<Item = Row<'r>>>(&mut self, rows: I) -> Result<(), I> {
+        simd::vectorize(
+            #[inline(always)]
+            || {
+                for r in rows {
+                    self.fill(r.out);
+                }
+            },
+        );
+        Ok(())
+    }
+}
+
+impl FillKernel {
+    /// Fixed-size element writes (a store each, vectorised), not a copy call per element.
+    #[inline(always)]
+    fn fill(&self, out: &mut [u8]) {
         let [b0, b1, b2, b3] = self.bytes;
         match self.size {
             1 => out.fill(b0),

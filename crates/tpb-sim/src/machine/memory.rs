@@ -76,19 +76,32 @@ impl Shadow {
 
     /// [`Shadow::set_range`] on a run of words (e.g. one partition's, see
     /// [`Memory::split_for_write`]), bit `i` of the run being byte `i`.
+    ///
+    /// Words that already hold their bits are only read, not written: an instruction that
+    /// rewrites an initialised tile (the common case) then leaves the shadow's cache lines
+    /// clean, so they are not written back.
     #[inline]
     pub(crate) fn set_words(words: &mut [u64], start: usize, len: usize) {
         if len == 0 {
             return;
         }
         let (sw, ew, first, last) = Self::span(start, len);
+        let set = |w: &mut u64, m: u64| {
+            if *w & m != m {
+                *w |= m;
+            }
+        };
         if sw == ew {
-            words[sw] |= first & last;
+            set(&mut words[sw], first & last);
         } else {
-            // Whole words in between: a fill (memset), not a word-by-word walk.
-            words[sw] |= first;
-            words[sw + 1..ew].fill(u64::MAX);
-            words[ew] |= last;
+            set(&mut words[sw], first);
+            // Whole words in between: checked with one AND (no early exit, so the loop
+            // vectorises), then filled (memset) only if any bit was clear.
+            let mid = &mut words[sw + 1..ew];
+            if mid.iter().fold(u64::MAX, |a, &x| a & x) != u64::MAX {
+                mid.fill(u64::MAX);
+            }
+            set(&mut words[ew], last);
         }
     }
 
@@ -300,6 +313,18 @@ mod tests {
                     for &d in cuts.iter().filter(|&&d| d >= c) {
                         let want = model[c..d].iter().all(|&x| x);
                         assert_eq!(s.all_set(c, d - c), want, "set {a}..{b}, test {c}..{d}");
+                    }
+                }
+                // A second range over words the first left full, partly set or clear
+                // (`set_words` skips the words already holding their bits).
+                for &c in &cuts {
+                    for &d in cuts.iter().filter(|&&d| d >= c) {
+                        let (mut s2, mut m2) = (s.clone(), model.clone());
+                        s2.set_range(c, d - c);
+                        m2[c..d].iter_mut().for_each(|x| *x = true);
+                        for (i, &m) in m2.iter().enumerate() {
+                            assert_eq!(s2.get(i), m, "set {a}..{b} then {c}..{d}: bit {i}");
+                        }
                     }
                 }
             }
