@@ -255,7 +255,7 @@ fn instruction(
             (i, [din, din, out])
         }
         // Max8, FindIndex8 (keys loaded by `check`), MatchReplace8.
-        8..=10 => {
+        8..=10 | 14 => {
             let din = if family == 8 {
                 rng.pick(&FLOATS)
             } else {
@@ -264,9 +264,12 @@ fn instruction(
             let out = match family {
                 9 => rng.pick(&[Dtype::UINT16, Dtype::UINT32]),
                 10 => rng.pick(&FLOATS[..3]), // §16.5: no FP8
+                // In place (NKI's form): the source's dtype, or another of its size.
+                14 if din == Dtype::FP32 => Dtype::FP32,
+                14 => rng.pick(&[Dtype::BFLOAT16, Dtype::FP16]),
                 _ => rng.pick(&FLOATS),
             };
-            let mut i = inst([0x6C, 0x6E, 0x6F][family - 8], GEN);
+            let mut i = inst([0x6C, 0x6E, 0x6F, 0x6F][(family - 8).min(3)], GEN);
             match &mut i.body {
                 Body::S4d2Bn(s) => {
                     s.src_mem_pattern = pat(a, step, count);
@@ -277,7 +280,7 @@ fn instruction(
                 }
                 Body::S4d4Mr(s) => {
                     s.src_mem_pattern = pat(a, step, count);
-                    s.dst_mem_pattern = pat(d, step, count);
+                    s.dst_mem_pattern = pat(if family == 14 { a } else { d }, step, count);
                     s.in_dtype = din;
                     s.out_dtype = out;
                     s.num_active_channels = n;
@@ -302,6 +305,31 @@ fn instruction(
             s.reduce_op = rng.pick(&[ReduceOp::ADD, ReduceOp::AVERAGE, ReduceOp::MAX]);
             s.reduce_axis = ReduceAxis::PARTITIONS;
             s.scale = tpb_isa::wire::F32Bits(imm0);
+            (i, [din, din, out])
+        }
+        // TensorReduce along X: groups of one, a few, odd sizes and whole rows (across the
+        // chunk size), every arith op the fold takes, negated or not.
+        13 => {
+            let (din, out) = (any(rng), any(rng));
+            let g = match rng.next() % 4 {
+                0 => 1,
+                1 => 2,
+                2 => 17.min(count),
+                _ => count,
+            };
+            let groups = (count / g).max(1);
+            let mut i = inst(0x42, GEN);
+            let Body::S4d4Tr(s) = &mut i.body else {
+                unreachable!()
+            };
+            s.src_mem_pattern = tensor(sbuf(GEN, 0, a), &[(step, g), (step * g as i16, groups)]);
+            s.dst_mem_pattern = pat(d, step, groups);
+            s.in_dtype = din;
+            s.out_dtype = out;
+            s.num_active_channels = n;
+            s.op = rng.pick(general);
+            s.negated = (rng.next() % 2) as u8;
+            s.op_dim = tpb_isa::TensorSubdim::X;
             (i, [din, din, out])
         }
         // Copy / Cast, Reciprocal.
@@ -375,7 +403,7 @@ fn check(seed: u64, family: usize, n: u8, count: u16) -> Result<(), TestCaseErro
         write(&mut ms[0], OFFS[k], 1, d, &rows);
         write(&mut ms[1], OFFS[k], 2, d, &rows);
     }
-    if matches!(family, 9 | 10) {
+    if matches!(family, 9 | 10 | 14) {
         // Match keys: values of the lane (FP32 or BF16 inputs, widened exactly) and others.
         let src = read(&ms[0], OFFS[0], 1, dtypes[0], n.into(), count.into());
         let mut keys = Vec::new();
@@ -409,7 +437,14 @@ fn check(seed: u64, family: usize, n: u8, count: u16) -> Result<(), TestCaseErro
         }
     }
     let out = dtypes[2];
-    let out_count = if matches!(family, 8 | 9) { 8 } else { count };
+    let out_count = match &dense.body {
+        _ if matches!(family, 8 | 9) => 8,
+        // TensorReduce: one element per group.
+        Body::S4d4Tr(s) if family == 13 => s.dst_mem_pattern.num_elem[0],
+        _ => count,
+    };
+    // In-place MatchReplace8 writes over its source.
+    let out_off = if family == 14 { OFFS[0] } else { OFFS[2] };
     // CrossLaneReduce writes one row, in partition 0.
     let out_n = if family == 11 { 1 } else { n };
     for round in 0..2 {
@@ -420,8 +455,8 @@ fn check(seed: u64, family: usize, n: u8, count: u16) -> Result<(), TestCaseErro
             return Ok(());
         }
         let (n32, c) = (u32::from(out_n), usize::from(out_count));
-        let got = read(&ms[0], OFFS[2], 1, out, n32, c);
-        let want = read(&ms[1], OFFS[2], 2, out, n32, c);
+        let got = read(&ms[0], out_off, 1, out, n32, c);
+        let want = read(&ms[1], out_off, 2, out, n32, c);
         if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
             return Err(TestCaseError::fail(format!(
                 "round {round} {dense:?}: element {i} (channel {}, {}): fast {:02x?} plain {:02x?}",
@@ -434,11 +469,16 @@ fn check(seed: u64, family: usize, n: u8, count: u16) -> Result<(), TestCaseErro
         // The shadow: the strided run also leaves its gaps unwritten.
         let uninit = |m: &Machine, step: usize| {
             let t = HostTensor::at(Space::Sbuf, 0..n32)
-                .offset(u64::from(OFFS[2]))
+                .offset(u64::from(out_off))
                 .elements(out, (c * step) as u64);
             m.uninitialised_bytes(&t).unwrap()
         };
-        let gaps = (c * out.size().unwrap()) as u64 * u64::from(n32);
+        // (In place, the gaps hold the strided source's filler: initialised.)
+        let gaps = if family == 14 {
+            0
+        } else {
+            (c * out.size().unwrap()) as u64 * u64::from(n32)
+        };
         prop_assert_eq!(
             uninit(&ms[0], 1) + gaps,
             uninit(&ms[1], 2),
@@ -457,12 +497,12 @@ fn check(seed: u64, family: usize, n: u8, count: u16) -> Result<(), TestCaseErro
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 80, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 92, ..ProptestConfig::default() })]
 
     #[test]
     fn dense_paths_match_the_plain_walks(
         seed: u64,
-        family in 0usize..13,
+        family in 0usize..15,
         n in 1u8..=3,
         count in prop_oneof![1u16..=40, 1000u16..=2100],
         level: prop::sample::Index,

@@ -12,10 +12,10 @@ use super::lanes::{gather_all, record_write, scatter};
 use super::{kernels, pair_kernels, Cx, Role};
 use crate::assumptions::cross_lane_fold;
 use crate::machine::FaultCause;
-use crate::numerics::{decode_values, from_f32, simd, to_f32};
+use crate::numerics::{bf16_to_f32_bits, decode_values, from_f32, simd, to_f32};
 use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::wire::S4d4Cr;
-use tpb_isa::{AluOp, ReduceAxis, ReduceOp};
+use tpb_isa::{AluOp, Dtype, ReduceAxis, ReduceOp};
 
 const SBUF_ONLY_READ: Role = Role {
     write: false,
@@ -70,11 +70,17 @@ pub(super) fn execute(
         // side by side, channel after channel — the assumed order (channels ascending) for
         // each element, computed across elements at once.
         let folds = partition_folds(cx, s, &src, n);
-        let out: Vec<u32> = folds
-            .iter()
-            .map(|&v| from_f32(s.out_dtype, v, &fp8))
-            .collect();
-        scatter(&mut cx.st.mem, &dst, 0, &out);
+        let out_dtype = s.out_dtype;
+        let written = dense::write_each_channel(&mut cx.st.mem, &dst, 1, |_, out| {
+            kernels::encode(out_dtype, &folds, out, &fp8);
+        });
+        if !written {
+            let out: Vec<u32> = folds
+                .iter()
+                .map(|&v| from_f32(out_dtype, v, &fp8))
+                .collect();
+            scatter(&mut cx.st.mem, &dst, 0, &out);
+        }
         record_write(cx.out, &dst, 1, want);
         cx.out.elements = count * u64::from(n);
         return Ok(());
@@ -115,36 +121,92 @@ pub(super) fn execute(
     Ok(())
 }
 
-/// The PARTITIONS fold of the arith ops over a dense source ([`cross_lane_fold`], Q13): the
-/// first channel's values (AVERAGE: times `scale`), then each further channel's folded in
-/// with ADD or MAX (AVERAGE: its values times `scale` added) through the stage loops, which
-/// are `alu_arith`'s bit for bit. Checked against the plain walk by
-/// `tests/dve_fast_paths.rs`.
+/// The PARTITIONS fold of the arith ops over a dense source ([`cross_lane_fold`], Q13): per
+/// chunk of elements (its running folds in L1), the first channel's values (AVERAGE: times
+/// `scale`), then each further channel's folded in with ADD (FP32 / BF16 / FP8 decoded in
+/// the same loop) or, AVERAGE, its values times `scale` added, through the stage loops,
+/// which are `alu_arith`'s bit for bit; MAX over two or more channels as integer keys
+/// (`KeyLanes`: maxNum's fold does not depend on the order of its steps). One SIMD dispatch
+/// for the instruction. Checked against the plain walk by `tests/dve_fast_paths.rs`.
 fn partition_folds(cx: &Cx<'_>, s: &S4d4Cr, src: &Access, n: u32) -> Vec<f32> {
+    type Max = pair_kernels::KeyLanes<true>;
     let fp8 = cx.cfg.fp8;
-    let count = src.count() as usize;
+    let mem = &cx.st.mem;
+    let (count, size) = (src.count() as usize, src.size);
     let scale = s.scale.value();
     let mut acc = vec![0f32; count];
     let mut t = [0f32; CHUNK];
+    let mut keys = [0i32; CHUNK];
     let op = if s.reduce_op == ReduceOp::MAX {
         AluOp::MAX
     } else {
         AluOp::ADD
     };
+    let bf16 = |b: [u8; 2]| f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b)));
     simd::vectorize(
         #[inline(always)]
         || {
-            for c in 0..n {
-                let row = dense::channel(&cx.st.mem, src, c);
-                for (acc, bytes) in acc.chunks_mut(CHUNK).zip(row.chunks(CHUNK * src.size)) {
-                    let t = &mut t[..acc.len()];
-                    let dst: &mut [f32] = if c == 0 { acc } else { t };
-                    decode_values(s.in_dtype, bytes, dst, &fp8);
-                    if s.reduce_op == ReduceOp::AVERAGE {
-                        kernels::arith_in(AluOp::MULT, false, dst, scale);
+            for (k, acc) in acc.chunks_mut(CHUNK).enumerate() {
+                let len = acc.len();
+                let at = k * CHUNK * size;
+                let bytes = |c: u32| {
+                    let row = dense::channel(mem, src, c);
+                    row.get(at..at + len * size).unwrap_or(&[])
+                };
+                if op == AluOp::MAX && n > 1 {
+                    let keys = &mut keys[..acc.len()];
+                    keys.fill(Max::BOTTOM);
+                    for c in 0..n {
+                        let b = bytes(c);
+                        let fold = |keys: &mut [i32], x: f32, i: usize| {
+                            keys[i] = Max::pick(keys[i], Max::key(x));
+                        };
+                        match s.in_dtype {
+                            Dtype::FP32 => b
+                                .as_chunks::<4>()
+                                .0
+                                .iter()
+                                .enumerate()
+                                .for_each(|(i, &x)| fold(keys, f32::from_le_bytes(x), i)),
+                            Dtype::BFLOAT16 => b
+                                .as_chunks::<2>()
+                                .0
+                                .iter()
+                                .enumerate()
+                                .for_each(|(i, &x)| fold(keys, bf16(x), i)),
+                            dtype => {
+                                let t = &mut t[..acc.len()];
+                                decode_values(dtype, b, t, &fp8);
+                                t.iter().enumerate().for_each(|(i, &x)| fold(keys, x, i));
+                            }
+                        }
                     }
-                    if c > 0 {
-                        pair_kernels::fold_rows_in(op, acc, t);
+                    acc.iter_mut()
+                        .zip(keys.iter())
+                        .for_each(|(a, &k)| *a = Max::value(k));
+                    continue;
+                }
+                for c in 0..n {
+                    let b = bytes(c);
+                    match (c, s.reduce_op) {
+                        (0, ReduceOp::AVERAGE) => {
+                            decode_values(s.in_dtype, b, acc, &fp8);
+                            kernels::arith_in(AluOp::MULT, false, acc, scale);
+                        }
+                        (0, _) => decode_values(s.in_dtype, b, acc, &fp8),
+                        (_, ReduceOp::AVERAGE) => {
+                            let t = &mut t[..acc.len()];
+                            decode_values(s.in_dtype, b, t, &fp8);
+                            kernels::arith_in(AluOp::MULT, false, t, scale);
+                            pair_kernels::fold_rows_in(op, acc, t);
+                        }
+                        _ => pair_kernels::combine_in(
+                            (op, false),
+                            acc,
+                            (s.in_dtype, b),
+                            &mut t,
+                            &fp8,
+                        ),
                     }
                 }
             }

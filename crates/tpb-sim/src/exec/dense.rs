@@ -147,3 +147,26 @@ pub(crate) fn channel<'m>(mem: &'m Memory, a: &Access, c: u32) -> &'m [u8] {
     let r = range(mem, a, c);
     mem.data(a.space).get(r).unwrap_or(&[])
 }
+
+/// Runs `f(c, dst)` on each channel `c` in `0..n` of a dense `dst` (its bytes, which `f`
+/// overwrites whole, having read them first if it works in place), then marks them
+/// initialised: the write of results computed before, or of an in-place kernel. `false`
+/// (nothing done) if `dst` is not [`readable`] or a channel lies outside memory.
+pub(crate) fn write_each_channel(
+    mem: &mut Memory,
+    dst: &Access,
+    n: u32,
+    mut f: impl FnMut(u32, &mut [u8]),
+) -> bool {
+    let len = mem.data(dst.space).len();
+    if !readable(dst) || (0..n).any(|c| range(mem, dst, c).end > len) {
+        return false;
+    }
+    for c in 0..n {
+        let d = range(mem, dst, c);
+        let (data, words, _) = mem.split_for_write(dst.space);
+        f(c, &mut data[d.clone()]);
+        Shadow::set_words(words, d.start, d.len());
+    }
+    true
+}

@@ -354,29 +354,112 @@ impl<F: Fn(f32, f32) -> f32 + Copy> StageLoop for &mut ScanInner<'_, F> {
 /// Lanes of [`join`]: independent running results the compiler keeps in one vector.
 const JOIN_LANES: usize = 16;
 
-/// The fold of `max_num` (`max`) or `min_num` over the `ys[i]` whose `keep[i]` holds, or
-/// `None` if none does. Both order the numbers totally with −0 below +0 and ignore a NaN
-/// (a NaN results only when every kept value is one), so the fold is the maximum (minimum)
-/// under that order whatever the order of the steps: it is computed on integer keys that
-/// sort as that order (the sign-magnitude bits turned two's complement; a NaN is the
-/// bottom), in [`JOIN_LANES`] independent lanes. A caller folds the result into its
-/// accumulator with one more `alu_arith` step, which pins a NaN to the canonical one: the
-/// same bits as the sequential fold (checked against it in `tests/dve_fast_paths.rs` and
-/// `exec::reduce`'s tests).
-#[inline(always)]
-pub(crate) fn join<const MAX: bool>(ys: &[f32], keep: impl Fn(usize) -> bool) -> Option<f32> {
-    let bottom = if MAX { i32::MIN } else { i32::MAX };
-    // A bijection on bits; i32::MIN and i32::MAX are keys of NaN bit patterns only.
-    let key = |x: f32| {
+/// The `max_num` (`MAX`) or `min_num` fold as integer keys: both order the numbers totally
+/// with −0 below +0 and ignore a NaN (a NaN results only when every value is one), so the
+/// fold is the maximum (minimum) under that order whatever the order of the steps. It is
+/// computed on integer keys that sort as that order (the sign-magnitude bits turned two's
+/// complement; a NaN is the bottom) in [`JOIN_LANES`] independent lanes, which the compiler
+/// keeps in one vector register (fixed-size blocks, no branch).
+#[derive(Clone, Copy)]
+pub(crate) struct KeyLanes<const MAX: bool> {
+    m: [i32; JOIN_LANES],
+}
+
+impl<const MAX: bool> KeyLanes<MAX> {
+    /// The key of every NaN (i32::MIN and i32::MAX are keys of NaN bit patterns only).
+    pub(crate) const BOTTOM: i32 = if MAX { i32::MIN } else { i32::MAX };
+
+    /// No value folded yet.
+    pub(crate) const fn new() -> Self {
+        Self {
+            m: [Self::BOTTOM; JOIN_LANES],
+        }
+    }
+
+    /// The key of `x` (a bijection on the bits of non-NaN values).
+    #[inline(always)]
+    pub(crate) fn key(x: f32) -> i32 {
         let i = x.to_bits() as i32;
         if x.is_nan() {
-            bottom
+            Self::BOTTOM
         } else {
             i ^ (((i >> 31) as u32) >> 1) as i32
         }
-    };
-    let pick = |a: i32, b: i32| if MAX { a.max(b) } else { a.min(b) };
-    let mut m = [bottom; JOIN_LANES];
+    }
+
+    /// The value of key `k` (the canonical NaN for the bottom).
+    #[inline(always)]
+    pub(crate) fn value(k: i32) -> f32 {
+        if k == Self::BOTTOM {
+            f32::from_bits(crate::numerics::canonical_nan::FP32)
+        } else {
+            f32::from_bits((k ^ (((k >> 31) as u32) >> 1) as i32) as u32)
+        }
+    }
+
+    /// The larger (`MAX`) or smaller of two keys.
+    #[inline(always)]
+    pub(crate) fn pick(a: i32, b: i32) -> i32 {
+        if MAX {
+            a.max(b)
+        } else {
+            a.min(b)
+        }
+    }
+
+    /// Folds in one value.
+    #[inline(always)]
+    pub(crate) fn one(&mut self, x: f32) {
+        self.m[0] = Self::pick(self.m[0], Self::key(x));
+    }
+
+    /// Folds in every value of `xs`.
+    #[inline(always)]
+    pub(crate) fn all(&mut self, xs: &[f32]) {
+        let (blocks, rest) = xs.as_chunks::<JOIN_LANES>();
+        for b in blocks {
+            for (m, &x) in self.m.iter_mut().zip(b) {
+                *m = Self::pick(*m, Self::key(x));
+            }
+        }
+        rest.iter().for_each(|&x| self.one(x));
+    }
+
+    /// Folds in every `S`-byte element of `bytes`, decoded by `dec` (in the same loop).
+    #[inline(always)]
+    pub(crate) fn all_bytes<const S: usize>(&mut self, bytes: &[u8], dec: impl Fn([u8; S]) -> f32) {
+        let (els, _) = bytes.as_chunks::<S>();
+        let (blocks, rest) = els.as_chunks::<JOIN_LANES>();
+        for b in blocks {
+            for (m, &x) in self.m.iter_mut().zip(b) {
+                *m = Self::pick(*m, Self::key(dec(x)));
+            }
+        }
+        rest.iter().for_each(|&x| self.one(dec(x)));
+    }
+
+    /// The fold's key so far ([`Self::BOTTOM`] if every value was a NaN or none came).
+    #[inline(always)]
+    pub(crate) fn best(&self) -> i32 {
+        self.m.into_iter().fold(Self::BOTTOM, Self::pick)
+    }
+
+    /// The fold of the values so far (the canonical NaN if every one was a NaN; call
+    /// after at least one value).
+    #[inline(always)]
+    pub(crate) fn result(&self) -> f32 {
+        Self::value(self.best())
+    }
+}
+
+/// The fold of `max_num` (`max`) or `min_num` over the `ys[i]` whose `keep[i]` holds, or
+/// `None` if none does ([`KeyLanes`]: the order of the steps does not matter). A caller
+/// folds the result into its accumulator with one more `alu_arith` step, which pins a NaN
+/// to the canonical one: the same bits as the sequential fold (checked against it in
+/// `tests/dve_fast_paths.rs` and `exec::reduce`'s tests).
+#[inline(always)]
+pub(crate) fn join<const MAX: bool>(ys: &[f32], keep: impl Fn(usize) -> bool) -> Option<f32> {
+    let mut lanes = KeyLanes::<MAX>::new();
     let mut any = false;
     let (blocks, rest) = ys.as_chunks::<JOIN_LANES>();
     simd::vectorize(
@@ -384,10 +467,11 @@ pub(crate) fn join<const MAX: bool>(ys: &[f32], keep: impl Fn(usize) -> bool) ->
         || {
             for (b, block) in blocks.iter().enumerate() {
                 let mut kept = false;
-                for (j, (m, &y)) in m.iter_mut().zip(block).enumerate() {
+                for (j, (m, &y)) in lanes.m.iter_mut().zip(block).enumerate() {
                     let k = keep(b * JOIN_LANES + j);
                     kept |= k;
-                    *m = pick(*m, if k { key(y) } else { bottom });
+                    let key = KeyLanes::<MAX>::key(y);
+                    *m = KeyLanes::<MAX>::pick(*m, if k { key } else { KeyLanes::<MAX>::BOTTOM });
                 }
                 any |= kept;
             }
@@ -397,18 +481,10 @@ pub(crate) fn join<const MAX: bool>(ys: &[f32], keep: impl Fn(usize) -> bool) ->
     for (j, &y) in rest.iter().enumerate() {
         if keep(base + j) {
             any = true;
-            m[0] = pick(m[0], key(y));
+            lanes.one(y);
         }
     }
-    let k = m.into_iter().fold(bottom, pick);
-    let nan = f32::from_bits(crate::numerics::canonical_nan::FP32);
-    any.then(|| {
-        if k == bottom {
-            nan
-        } else {
-            f32::from_bits((k ^ (((k >> 31) as u32) >> 1) as i32) as u32)
-        }
-    })
+    any.then(|| lanes.result())
 }
 
 /// `keep[i]` = whether the `size`-byte element `i` of `bytes` is nonzero (a predicate's raw

@@ -11,16 +11,18 @@
 //! ```
 
 use super::access::Access;
+use super::dense::{self, CHUNK};
 use super::elements::{commit, read_all};
-use super::{num_fault, pair_kernels, Cx, Role};
+use super::lanes::record_write;
+use super::{kernels, num_fault, pair_kernels, Cx, Role};
 use crate::assumptions::{
     stream_transpose_source, tt_int_operand, tt_int_result, unsupported_64bit,
 };
 use crate::machine::FaultCause;
 
 use crate::numerics::{
-    alu_arith, alu_bitvec, alu_int64, alu_int_as, canonical_nan, decode_slice_to_f32, from_f32,
-    to_f32, Fp8Config, NumError,
+    alu_arith, alu_bitvec, alu_int64, alu_int_as, bf16_to_f32_bits, canonical_nan, decode_values,
+    from_f32, simd, to_f32, Fp8Config, NumError,
 };
 use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::validate::reduced_slots;
@@ -184,7 +186,23 @@ pub(super) fn execute(
         let vals = dense_float_reduce(cx, &src, n, group as usize, s, &fp8);
         cx.check_reads(&src, n, |_| true);
         cx.gate()?;
-        commit(cx, &dst, n, &vals, |_, _| false);
+        let per = dst.count() as usize;
+        let out_dtype = s.out_dtype;
+        let written = dense::readable(&dst)
+            && dense::datapath(&[out_dtype])
+            && dense::write_each_channel(&mut cx.st.mem, &dst, n, |c, out| {
+                let c = c as usize;
+                kernels::encode(out_dtype, &vals[c * per..(c + 1) * per], out, &fp8);
+            });
+        if written {
+            record_write(cx.out, &dst, n, per as u64);
+        } else {
+            let raw: Vec<u64> = vals
+                .iter()
+                .map(|&v| u64::from(from_f32(out_dtype, v, &fp8)))
+                .collect();
+            commit(cx, &dst, n, &raw, |_, _| false);
+        }
         return Ok(());
     }
     let mut xs = read_all(&cx.st.mem, &src, n);
@@ -221,9 +239,12 @@ pub(super) fn execute(
     Ok(())
 }
 
-/// The FP32 fold over a contiguous source: each channel decoded with the slice codec, each
-/// group folded in element order. The same values as [`reduce_group`] (checked by
-/// `dense_fold_matches_the_plain_fold` below).
+/// The FP32 fold over a contiguous source, in one SIMD dispatch: each group folded straight
+/// from its bytes (MAX / MIN as integer keys in independent lanes, `KeyLanes`, FP32 and BF16
+/// decoded in the same loop; other dtypes and ops through an L1 chunk of decoded values),
+/// each group's result negated if asked; no per-channel buffer. The same values as
+/// [`reduce_group`] (checked by `dense_fold_matches_the_plain_fold` below and
+/// `tests/dve_fast_paths.rs`).
 fn dense_float_reduce(
     cx: &Cx<'_>,
     src: &Access,
@@ -231,44 +252,100 @@ fn dense_float_reduce(
     group: usize,
     s: &S4d4Tr,
     fp8: &Fp8Config,
-) -> Vec<u64> {
+) -> Vec<f32> {
     let mem = &cx.st.mem;
+    let size = src.size;
     let count = src.count() as usize;
-    let mut xs = vec![0f32; count];
     let mut vals = Vec::with_capacity(count / group * n as usize);
-    for c in 0..n {
-        let at = mem.part_base(src.space, src.part0 + c) + src.byte(0) as usize;
-        decode_slice_to_f32(
-            s.in_dtype,
-            &mem.data(src.space)[at..at + count * src.size],
-            &mut xs,
-            fp8,
-        );
-        for g in xs.chunks(group) {
-            let mut acc = match s.op {
-                // A group of one element never reaches the ALU (see below).
-                _ if g.len() == 1 => g[0],
-                AluOp::ADD => g.iter().skip(1).fold(g[0], |a, &x| a + x),
-                // Order-free (`pair_kernels::join`): in independent lanes.
-                AluOp::MAX => pair_kernels::join::<true>(g, |_| true).unwrap_or(g[0]),
-                AluOp::MIN => pair_kernels::join::<false>(g, |_| true).unwrap_or(g[0]),
-                op => g
-                    .iter()
-                    .skip(1)
-                    .fold(g[0], |a, &x| alu_arith(op, a, x).unwrap_or(f32::NAN)),
-            };
-            if acc.is_nan() && s.op != AluOp::BYPASS && g.len() > 1 {
-                // alu_arith pins every NaN it creates or propagates; a group of one element
-                // never reaches the ALU, so its NaN keeps its bits (as in `reduce_group`).
-                acc = f32::from_bits(canonical_nan::FP32);
+    let mut t = [0f32; CHUNK];
+    simd::vectorize(
+        #[inline(always)]
+        || {
+            for c in 0..n {
+                let row = dense::channel(mem, src, c);
+                for g in row.chunks_exact(group * size) {
+                    let mut acc = if group == 1 {
+                        // A group of one element never reaches the ALU: its NaN keeps its bits.
+                        decode_values(s.in_dtype, g, &mut t[..1], fp8);
+                        t[0]
+                    } else {
+                        let acc = fold_group(s.op, s.in_dtype, g, &mut t, fp8);
+                        // alu_arith pins every NaN it creates or propagates (BYPASS none).
+                        if acc.is_nan() && s.op != AluOp::BYPASS {
+                            f32::from_bits(canonical_nan::FP32)
+                        } else {
+                            acc
+                        }
+                    };
+                    if s.negated != 0 {
+                        acc = -acc;
+                    }
+                    vals.push(acc);
+                }
             }
-            if s.negated != 0 {
-                acc = -acc;
+        },
+    );
+    vals
+}
+
+/// The fold of one group of two or more `dtype` elements (`bytes`) in element order, before
+/// the final NaN pin ([`reduce_group`]'s FP32 arm); `t` is scratch for decoded chunks.
+#[inline(always)]
+fn fold_group(op: AluOp, dtype: Dtype, bytes: &[u8], t: &mut [f32; CHUNK], fp8: &Fp8Config) -> f32 {
+    let bf16 = |b: [u8; 2]| f32::from_bits(bf16_to_f32_bits(u16::from_le_bytes(b)));
+    match (op, dtype) {
+        (AluOp::MAX, Dtype::FP32) => keys::<true, 4>(bytes, f32::from_le_bytes),
+        (AluOp::MIN, Dtype::FP32) => keys::<false, 4>(bytes, f32::from_le_bytes),
+        (AluOp::MAX, Dtype::BFLOAT16) => keys::<true, 2>(bytes, bf16),
+        (AluOp::MIN, Dtype::BFLOAT16) => keys::<false, 2>(bytes, bf16),
+        (AluOp::ADD, Dtype::FP32) => {
+            let (xs, _) = bytes.as_chunks::<4>();
+            let first = f32::from_le_bytes(xs[0]);
+            xs[1..]
+                .iter()
+                .fold(first, |a, &x| a + f32::from_le_bytes(x))
+        }
+        _ => {
+            let mut lanes = (
+                pair_kernels::KeyLanes::<true>::new(),
+                pair_kernels::KeyLanes::<false>::new(),
+            );
+            let mut acc = None;
+            for b in bytes.chunks(CHUNK * dtype.size().unwrap_or(4)) {
+                let xs = &mut t[..b.len() / dtype.size().unwrap_or(4)];
+                decode_values(dtype, b, xs, fp8);
+                match op {
+                    AluOp::MAX => lanes.0.all(xs),
+                    AluOp::MIN => lanes.1.all(xs),
+                    _ => {
+                        let (first, rest) = match acc {
+                            None => (xs[0], &xs[1..]),
+                            Some(a) => (a, &xs[..]),
+                        };
+                        acc = Some(match op {
+                            AluOp::ADD => rest.iter().fold(first, |a, &x| a + x),
+                            op => rest
+                                .iter()
+                                .fold(first, |a, &x| alu_arith(op, a, x).unwrap_or(f32::NAN)),
+                        });
+                    }
+                }
             }
-            vals.push(u64::from(from_f32(s.out_dtype, acc, fp8)));
+            match op {
+                AluOp::MAX => lanes.0.result(),
+                AluOp::MIN => lanes.1.result(),
+                _ => acc.unwrap_or(f32::NAN),
+            }
         }
     }
-    vals
+}
+
+/// [`pair_kernels::KeyLanes`] over the `S`-byte elements of `bytes`, decoded by `dec`.
+#[inline(always)]
+fn keys<const MAX: bool, const S: usize>(bytes: &[u8], dec: impl Fn([u8; S]) -> f32) -> f32 {
+    let mut lanes = pair_kernels::KeyLanes::<MAX>::new();
+    lanes.all_bytes::<S>(bytes, dec);
+    lanes.result()
 }
 
 #[cfg(test)]

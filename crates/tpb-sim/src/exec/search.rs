@@ -14,14 +14,15 @@
 use super::access::Access;
 use super::dense::{self, CHUNK};
 use super::lanes::{gather_all, record_write, scatter};
-use super::{kernels, Cx, Role};
+use super::{pair_kernels, Cx, Role};
 use crate::assumptions::{
     max8_values, search_first_matches, search_first_matches_from, search_no_match, SEARCH_SLOTS,
 };
 use crate::machine::{FaultCause, WarningKind};
-use crate::numerics::{from_f32, to_f32};
+use crate::numerics::{decode_values, from_f32, simd, to_f32};
 use tpb_isa::opcode::{Opcode, OpcodeInfo};
 use tpb_isa::wire::{CtrlIm, D4Mr, S2Bn, S4d2Bn, S4d4Mr};
+use tpb_isa::Dtype;
 
 /// Warns about active lanes whose state `written` says no instruction has set.
 fn warn_unset(cx: &mut Cx<'_>, n: u32, what: &str, written: impl Fn(usize) -> bool) {
@@ -108,37 +109,35 @@ pub(super) fn max8_find_index8(
     let fp8 = cx.cfg.fp8;
     let none = search_no_match(8 * dst.size as u32);
     if dense::readable(&src) && dense::datapath(&[s.in_dtype]) {
-        // One pass over each lane's bytes in decoded chunks (`dense`): Max8 keeps a running
-        // top 8 ([`Top8`]), FindIndex8 runs the first-match definition piece by piece,
-        // skipping blocks that equal no key.
-        let mut t = [0f32; CHUNK];
+        // One SIMD dispatch for the instruction; each lane decoded once into `xs` (`dense`):
+        // Max8 keeps a running top 8 of the values that can reach it ([`top8_of`]),
+        // FindIndex8 runs the first-match definition piece by piece, skipping blocks that
+        // equal no key.
+        let mem = &cx.st.mem;
+        let lanes = &cx.st.dve.lanes;
+        let mut xs = vec![0f32; src.count() as usize];
         let mut outs = Vec::with_capacity(n as usize);
         let mut flags = Vec::with_capacity(n as usize);
-        for c in 0..n {
-            let row = dense::channel(&cx.st.mem, &src, c);
-            let keys = cx.st.dve.lanes[c as usize].match_keys.map(f32::from_bits);
-            let mut top = Top8::default();
-            let mut found = [None; SEARCH_SLOTS];
-            for (k, bytes) in row.chunks(CHUNK * src.size).enumerate() {
-                let t = &mut t[..bytes.len() / src.size];
-                kernels::decode(s.in_dtype, bytes, t, &fp8);
-                if find {
-                    find_in_chunk(&keys, &mut found, t, (k * CHUNK) as u32);
-                } else {
-                    top.push_all(t);
+        simd::vectorize(
+            #[inline(always)]
+            || {
+                for c in 0..n {
+                    let row = dense::channel(mem, &src, c);
+                    let xs = &mut xs[..row.len() / src.size];
+                    decode_values(s.in_dtype, row, xs, &fp8);
+                    if find {
+                        let keys = lanes[c as usize].match_keys.map(f32::from_bits);
+                        let mut found = [None; SEARCH_SLOTS];
+                        find_in_chunk(&keys, &mut found, xs, 0);
+                        outs.push(found.map(|f| f.map_or(none, |i| i & none)).to_vec());
+                        flags.push(found.map(|f| f.is_some()));
+                    } else {
+                        let top = top8_of(xs).values();
+                        outs.push(top.map(|v| from_f32(s.out_dtype, v, &fp8)).to_vec());
+                    }
                 }
-            }
-            if find {
-                outs.push(found.map(|f| f.map_or(none, |i| i & none)).to_vec());
-                flags.push(found.map(|f| f.is_some()));
-            } else {
-                outs.push(
-                    top.values()
-                        .map(|v| from_f32(s.out_dtype, v, &fp8))
-                        .to_vec(),
-                );
-            }
-        }
+            },
+        );
         commit_search(cx, &dst, n, &outs, &flags);
         return Ok(());
     }
@@ -181,6 +180,7 @@ fn commit_search(
 /// [`search_first_matches_from`] over a decoded chunk whose first element has flat index
 /// `base`, skipping the 16-element blocks that hold no key (they cannot match: the
 /// definition compares with `==`).
+#[inline(always)]
 fn find_in_chunk(
     keys: &[f32; SEARCH_SLOTS],
     found: &mut [Option<u32>; SEARCH_SLOTS],
@@ -247,29 +247,65 @@ impl Top8 {
         self.len += 1;
     }
 
-    /// [`Top8::push`] of each of `xs` in order, skipping the 16-element blocks in which no
-    /// key reaches the smallest kept one's (none of them can beat it).
-    fn push_all(&mut self, xs: &[f32]) {
-        for block in xs.chunks(16) {
-            if self.len == SEARCH_SLOTS {
-                let kmin = Self::rank(self.vals[0]).0;
-                let reach = block
-                    .iter()
-                    .fold(false, |a, &x| a | (Self::rank(x).0 >= kmin));
-                if !reach {
-                    continue;
-                }
-            }
-            block.iter().for_each(|&x| self.push(x));
-        }
-    }
-
     /// The 8 values ascending; NaNs fill the low slots of a lane with fewer than 8.
     fn values(&self) -> [f32; SEARCH_SLOTS] {
         let mut out = [f32::NAN; SEARCH_SLOTS];
         out[SEARCH_SLOTS - self.len..].copy_from_slice(&self.vals[..self.len]);
         out
     }
+}
+
+/// The running Max8 of `xs` ([`Top8`]) fed only the values that can be in the result. The
+/// values are split into groups (lane `j` of each 256-value block: element `j` of each of its
+/// 16-value rows, so that the group maxima are vertical vector maxima), and the 8th largest
+/// group maximum `t` is taken, in the rank order with −0 as +0 and a NaN below −inf
+/// ([`rank_key`]): eight distinct values rank at `t` or above, so a value ranking strictly
+/// below `t` is beaten by eight and cannot be in the result. Feeding the others in order
+/// (16-value blocks with none at `t` or above skipped) gives the same 8 values as feeding
+/// them all: checked against [`max8_values`] by `top8_of_matches_max8_values` below.
+#[inline(always)]
+fn top8_of(xs: &[f32]) -> Top8 {
+    const LANES: usize = 16;
+    // The 8 largest group maxima, ascending; the bottom (every value passes) below 8 groups.
+    let mut best = [i32::MIN; SEARCH_SLOTS];
+    for block in xs.chunks(LANES * LANES) {
+        let mut m = [i32::MIN; LANES];
+        let (rows, rest) = block.as_chunks::<LANES>();
+        for row in rows {
+            for (m, &x) in m.iter_mut().zip(row) {
+                *m = (*m).max(rank_key(x));
+            }
+        }
+        for (m, &x) in m.iter_mut().zip(rest) {
+            *m = (*m).max(rank_key(x));
+        }
+        for g in m {
+            if g > best[0] {
+                let at = best.iter().position(|&b| b >= g).unwrap_or(SEARCH_SLOTS);
+                best.copy_within(1..at, 0);
+                best[at - 1] = g;
+            }
+        }
+    }
+    let t = best[0];
+    let mut top = Top8::default();
+    for block in xs.chunks(LANES) {
+        if block.iter().fold(false, |a, &x| a | (rank_key(x) >= t)) {
+            for &x in block {
+                if rank_key(x) >= t {
+                    top.push(x);
+                }
+            }
+        }
+    }
+    top
+}
+
+/// Max8's rank of `x` ([`Top8::rank`]) as an integer that sorts the same way: −0 counts as
+/// +0, a NaN is the bottom (below −inf's key).
+#[inline(always)]
+fn rank_key(x: f32) -> i32 {
+    pair_kernels::KeyLanes::<true>::key(x + 0.0)
 }
 
 /// MatchReplace8 (0x6f).
@@ -292,31 +328,72 @@ pub(super) fn match_replace8(cx: &mut Cx<'_>, s: &S4d4Mr) -> Result<(), FaultCau
     cx.gate()?;
     let fp8 = cx.cfg.fp8;
     let imm = s.immediate.value();
-    if dense::applies(&[&src], &dst, n) && dense::datapath(&[s.in_dtype, s.out_dtype]) {
-        // One sweep per lane (`dense`): decode a chunk, find its matches, put the immediate
-        // in their places, encode.
+    let datapath = dense::datapath(&[s.in_dtype, s.out_dtype]);
+    // In place (`dst` is `src`, as NKI kernels write it): chunk by chunk, each read before
+    // its bytes are written; FP32 → FP32 writes only the matches (the rest is unchanged).
+    let in_place = dense::readable(&src)
+        && (dst.space, dst.part0, dst.lo, dst.hi) == (src.space, src.part0, src.lo, src.hi)
+        && dst.size == src.size;
+    if datapath && (in_place || dense::applies(&[&src], &dst, n)) {
+        // One SIMD dispatch for the instruction (`dense`): per chunk, decode, find its
+        // matches, put the immediate in their places, encode.
         let lanes = &mut cx.st.dve.lanes;
         let (si, so) = (src.size, dst.size);
+        let (din, dout) = (s.in_dtype, s.out_dtype);
+        let fp32 = din == Dtype::FP32 && dout == Dtype::FP32;
+        let imm_bytes = imm.to_le_bytes();
         let mut founds = [[None; SEARCH_SLOTS]; 128];
         let mut t = [0f32; CHUNK];
-        let done =
-            dense::for_each_channel(&mut cx.st.mem, [&src, &src], &dst, n, |c, [x, _], d| {
-                let keys = lanes[c as usize].match_keys.map(f32::from_bits);
-                let found = &mut founds[c as usize];
-                for k in (0..count as usize).step_by(CHUNK) {
-                    let len = CHUNK.min(count as usize - k);
-                    let t = &mut t[..len];
-                    kernels::decode(s.in_dtype, &x[k * si..(k + len) * si], t, &fp8);
-                    let before = *found;
-                    find_in_chunk(&keys, found, t, k as u32);
-                    for (i, b) in found.iter().zip(&before) {
-                        if let (Some(i), None) = (i, b) {
-                            t[*i as usize - k] = imm;
+        let mut done = false;
+        simd::vectorize(
+            #[inline(always)]
+            || {
+                let mut lane = |c: u32, x: &[u8], d: Option<&mut [u8]>| {
+                    let keys = lanes[c as usize].match_keys.map(f32::from_bits);
+                    let found = &mut founds[c as usize];
+                    let mut d = d;
+                    for k in (0..count as usize).step_by(CHUNK) {
+                        let len = CHUNK.min(count as usize - k);
+                        let t = &mut t[..len];
+                        decode_values(din, &x[k * si..(k + len) * si], t, &fp8);
+                        let before = *found;
+                        find_in_chunk(&keys, found, t, k as u32);
+                        for (i, b) in found.iter().zip(&before) {
+                            if let (Some(i), None) = (i, b) {
+                                t[*i as usize - k] = imm;
+                            }
+                        }
+                        if let Some(d) = d.as_deref_mut() {
+                            pair_kernels::encode_in(dout, t, &mut d[k * so..(k + len) * so], &fp8);
                         }
                     }
-                    kernels::encode(s.out_dtype, t, &mut d[k * so..(k + len) * so], &fp8);
-                }
-            });
+                    *found
+                };
+                done = if !in_place {
+                    dense::for_each_channel(
+                        &mut cx.st.mem,
+                        [&src, &src],
+                        &dst,
+                        n,
+                        |c, [x, _], d| {
+                            lane(c, x, Some(d));
+                        },
+                    )
+                } else if fp32 {
+                    // Unmatched FP32 elements keep their bits: write only the matches.
+                    dense::write_each_channel(&mut cx.st.mem, &dst, n, |c, d| {
+                        for i in lane(c, d, None).iter().flatten() {
+                            d[*i as usize * 4..][..4].copy_from_slice(&imm_bytes);
+                        }
+                    })
+                } else {
+                    dense::write_each_channel(&mut cx.st.mem, &dst, n, |c, d| {
+                        let x = d.to_vec();
+                        lane(c, &x, Some(d));
+                    })
+                };
+            },
+        );
         if done {
             for (lane, found) in lanes.iter_mut().zip(&founds[..n as usize]) {
                 lane.matched = found.map(|f| f.is_some());
@@ -402,10 +479,11 @@ pub(super) fn load_mask_select(cx: &mut Cx<'_>, s: &CtrlIm) -> Result<(), FaultC
 mod tests {
     use super::*;
 
-    /// The running top 8 against the sort-based definition: ties, ±0, ±inf, NaNs of both
-    /// signs, lanes shorter than 8.
+    /// The running top 8, alone and fed through the threshold of [`top8_of`], against the
+    /// sort-based definition: ties, ±0 (equal ranks, later wins), ±inf, NaNs of both signs
+    /// and payloads, subnormals, duplicates, lanes shorter than 8 and lanes of many groups.
     #[test]
-    fn top8_matches_max8_values() {
+    fn top8_of_matches_max8_values() {
         let pool = [
             0.0f32,
             -0.0,
@@ -416,28 +494,36 @@ mod tests {
             f32::NEG_INFINITY,
             f32::NAN,
             f32::from_bits(0xFFC0_0001),
+            f32::from_bits(0x7F80_0001),
+            f32::from_bits(1),
+            f32::from_bits(0x8000_0001),
             2.5,
             -7.0,
             3.0,
         ];
         let mut state = 0x2545_F491u32;
-        for len in (0..40).chain([300, 1000]) {
-            for _ in 0..20 {
+        for len in (0..40).chain([255, 256, 257, 300, 1000, 2100]) {
+            for round in 0..20 {
                 let xs: Vec<f32> = (0..len)
                     .map(|_| {
                         state ^= state << 13;
                         state ^= state >> 17;
                         state ^= state << 5;
-                        pool[state as usize % pool.len()]
+                        match (round % 3, state % 7) {
+                            // Spread values (any bits: NaNs, subnormals, infinities too).
+                            (1, 0..=5) => f32::from_bits(state.rotate_left(7)),
+                            // Few distinct values: ties, ±0 at the threshold.
+                            (2, _) => [0.0, -0.0, 1.0, -1.0, 2.0][(state >> 8) as usize % 5],
+                            _ => pool[state as usize % pool.len()],
+                        }
                     })
                     .collect();
                 let mut top = Top8::default();
                 xs.iter().for_each(|&x| top.push(x));
                 let bits = |v: [f32; SEARCH_SLOTS]| v.map(f32::to_bits);
                 assert_eq!(bits(top.values()), bits(max8_values(&xs)), "{xs:?}");
-                let mut blocks = Top8::default();
-                blocks.push_all(&xs);
-                assert_eq!(bits(blocks.values()), bits(max8_values(&xs)), "{xs:?}");
+                let filtered = top8_of(&xs);
+                assert_eq!(bits(filtered.values()), bits(max8_values(&xs)), "{xs:?}");
             }
         }
     }
