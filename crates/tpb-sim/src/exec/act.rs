@@ -9,14 +9,24 @@
 //! ReadAccumulator: out[c][0] = cast(acc[c])
 //! ```
 //!
-//! Plain, element by element: inputs are read in full before anything is written, so an
-//! output that overlaps its input sees the old values (assumption `reads-before-writes`).
+//! Run through the elementwise engine ([`super::engine`]) with [`ActKernel`]: one sweep per
+//! block of elements (decode → stage → function → quantise → encode, then the running sum
+//! in element order), one dispatched call per instruction for dense operands, channel
+//! groups on threads for large instructions; an output that overlaps its input sees the old
+//! values (assumption `reads-before-writes`, the engine's snapshot). The block functions
+//! (`numerics::act_block`) are the per-element definition bit for bit, tested against it.
 
+use super::access::Access;
+use super::engine::{Bufs, Kernel, Row};
 use super::pe::{element_indices, read_raw, write_raw};
-use super::{Cx, Role, Which};
+use super::{kernels, Cx, Parts, Role, Which};
 use crate::machine::{CostShape, FaultCause, WarningKind};
-use crate::numerics::act::{apply, exactness, in_valid_range, Exactness};
-use crate::numerics::{from_f32, to_f32};
+use crate::numerics::act::{exactness, in_valid_range, valid_range, Exactness};
+use crate::numerics::act_block::{self, BLOCK};
+use crate::numerics::{
+    decode_values, encode_values, from_f32, is_datapath_dtype, simd, to_f32, Fp8Config,
+};
+use std::sync::atomic::{AtomicU32, Ordering};
 use tpb_isa::wire::{D1Rd, ImmVal, S3d3Ac, S3d3Aq, S3d3Ts, Tensor};
 use tpb_isa::{AccumCmd, ActFunc, Dtype, Gen, ImmSrc, ImmSrcN};
 
@@ -117,16 +127,27 @@ fn function(f: ActFunc) -> Result<Exactness, FaultCause> {
     })
 }
 
-/// Labels approximate results and out-of-range inputs in the report.
-fn label(cx: &mut Cx<'_>, f: ActFunc, ex: Exactness, inputs: &[Vec<f32>]) {
+/// Labels approximate results and out-of-range inputs in the report. `inputs` reads the
+/// function's inputs (a plain walk), asked only for a function with a valid range.
+fn label(
+    cx: &mut Cx<'_>,
+    f: ActFunc,
+    ex: Exactness,
+    inputs: impl FnOnce(&mut Cx<'_>) -> Result<Vec<Vec<f32>>, FaultCause>,
+) -> Result<(), FaultCause> {
     if ex != Exactness::Approximate {
-        return;
+        return Ok(());
     }
-    let outside = inputs
-        .iter()
-        .flatten()
-        .filter(|&&t| !in_valid_range(f, t))
-        .count();
+    let ranged = valid_range(f).is_some() || f == ActFunc::RECIPROCAL;
+    let outside = if ranged {
+        inputs(cx)?
+            .iter()
+            .flatten()
+            .filter(|&&t| !in_valid_range(f, t))
+            .count()
+    } else {
+        0
+    };
     let mut msg = format!(
         "function {f} is evaluated by hardware from unpublished tables; tpb computes its \
          definition (libm, rounded once to fp32): approximate"
@@ -138,21 +159,50 @@ fn label(cx: &mut Cx<'_>, f: ActFunc, ex: Exactness, inputs: &[Vec<f32>]) {
         ));
     }
     cx.out.warn(WarningKind::Approximate, msg);
+    Ok(())
 }
 
-/// Applies an accumulator command to lane `c` with the lane's outputs `ys`.
-fn accumulate(acc: &mut u32, cmd: AccumCmd, load: f32, ys: &[f32]) {
-    let start = match cmd {
-        AccumCmd::IDLE => return,
-        AccumCmd::ZERO => {
-            *acc = 0;
-            return;
+/// Resolves the source and destination of an ACT instruction: the source and the element
+/// limit first, then the destination, which must hold as many elements.
+fn operands<const A: usize, const B: usize>(
+    cx: &mut Cx<'_>,
+    src: &Tensor<A>,
+    in_dtype: Dtype,
+    dst: &Tensor<B>,
+    out_dtype: Dtype,
+    n: u32,
+) -> Result<(Access, Access), FaultCause> {
+    for d in [in_dtype, out_dtype] {
+        if !is_datapath_dtype(d) {
+            return Err(unsupported(format!("ACT dtype {d}")));
         }
-        AccumCmd::ACCUMULATE => f32::from_bits(*acc),
-        AccumCmd::ZERO_ACCUMULATE => 0.0,
-        _ => load, // LOAD_ACCUMULATE
-    };
-    *acc = ys.iter().fold(start, |a, &y| a + y).to_bits();
+    }
+    let a = cx.tensor(src, "src_mem_pattern", in_dtype, Role::READ, n)?;
+    cx.limit(a.count(), n)?;
+    let d = cx.tensor(dst, "dst_mem_pattern", out_dtype, Role::WRITE, n)?;
+    if d.count() != a.count() {
+        return Err(FaultCause::OutOfRange {
+            operand: "dst_mem_pattern",
+            detail: format!("{} outputs for {} inputs", d.count(), a.count()),
+        });
+    }
+    Ok((a, d))
+}
+
+/// The function inputs of every element, plainly (for [`label`]'s range count).
+fn plain_inputs<const N: usize>(
+    cx: &mut Cx<'_>,
+    t: &Tensor<N>,
+    dtype: Dtype,
+    n: u32,
+    stage: impl Fn(usize, f32) -> f32,
+) -> Result<Vec<Vec<f32>>, FaultCause> {
+    let (_, xs) = read_all(cx, t, "src_mem_pattern", dtype, n)?;
+    Ok(xs
+        .into_iter()
+        .enumerate()
+        .map(|(c, lane)| lane.into_iter().map(|x| stage(c, x)).collect())
+        .collect())
 }
 
 /// Activate 0x21.
@@ -183,44 +233,49 @@ pub(super) fn activate(cx: &mut Cx<'_>, s: &S3d3Ac) -> Result<(), FaultCause> {
     let bias = lane_scalars(cx, bias_src, s.bias, "bias", bias_dtype, n, Which::S1)?;
     // The imm operand: the relu slope and the load_accumulate value (fp32).
     let imm = lane_scalars(cx, s.imm_src, s.imm, "imm", Dtype::FP32, n, Which::S0)?;
-    let (src, xs) = read_all(cx, &s.src_mem_pattern, "src_mem_pattern", in_dtype, n)?;
-    let dst = cx.tensor(
+    let (src, dst) = operands(
+        cx,
+        &s.src_mem_pattern,
+        in_dtype,
         &s.dst_mem_pattern,
-        "dst_mem_pattern",
         s.out_dtype,
-        Role::WRITE,
         n,
     )?;
-    if dst.count() != src.count() {
-        return Err(FaultCause::OutOfRange {
-            operand: "dst_mem_pattern",
-            detail: format!("{} outputs for {} inputs", dst.count(), src.count()),
-        });
-    }
     cx.check_reads(&src, n, |_| true);
-    let ts: Vec<Vec<f32>> = xs
-        .iter()
-        .enumerate()
-        .map(|(c, lane)| {
-            lane.iter()
-                .map(|&x| libm::fmaf(x, scale[c], bias[c]))
-                .collect()
+    label(cx, f, ex, |cx| {
+        plain_inputs(cx, &s.src_mem_pattern, in_dtype, n, |c, x| {
+            libm::fmaf(x, scale[c], bias[c])
         })
-        .collect();
-    label(cx, f, ex, &ts);
+    })?;
     cx.gate()?;
-    let ys: Vec<Vec<f32>> = ts
-        .iter()
-        .enumerate()
-        .map(|(c, lane)| {
-            lane.iter()
-                .map(|&t| apply(f, t, imm[c]).unwrap_or(f32::NAN))
-                .collect()
-        })
-        .collect();
-    write_all(cx, &s.dst_mem_pattern, "dst_mem_pattern", s.out_dtype, &ys)?;
-    for (c, lane) in ys.iter().enumerate() {
-        accumulate(&mut cx.st.act_acc[c], cmd, imm[c], lane);
+    // The running sum's start (assumption act-accumulator); zero clears without summing.
+    let start: Option<Vec<f32>> = match cmd {
+        AccumCmd::IDLE | AccumCmd::ZERO => None,
+        AccumCmd::ACCUMULATE => Some(
+            cx.st.act_acc[..n as usize]
+                .iter()
+                .map(|&a| f32::from_bits(a))
+                .collect(),
+        ),
+        AccumCmd::ZERO_ACCUMULATE => Some(vec![0.0; n as usize]),
+        _ => Some(imm.clone()), // LOAD_ACCUMULATE
+    };
+    let run = Act {
+        f,
+        stage: Stage::Fma,
+        scale: &scale,
+        bias: &bias,
+        alpha: &imm,
+        quant: None,
+        start: start.as_deref(),
+        in_dtype,
+        out_dtype: s.out_dtype,
+    };
+    let sums = run.execute(cx, &src, &dst, n);
+    if cmd == AccumCmd::ZERO {
+        cx.st.act_acc[..n as usize].fill(0);
+    } else if start.is_some() {
+        cx.st.act_acc[..n as usize].copy_from_slice(&sums);
     }
     Ok(())
 }
@@ -240,47 +295,49 @@ pub(super) fn activate_quantize(cx: &mut Cx<'_>, s: &S3d3Aq) -> Result<(), Fault
         n,
         Which::S1,
     )?;
-    let (src, xs) = read_all(cx, &s.src_mem_pattern, "src_mem_pattern", in_dtype, n)?;
-    let dst = cx.tensor(
+    let (src, dst) = operands(
+        cx,
+        &s.src_mem_pattern,
+        in_dtype,
         &s.dst_mem_pattern,
-        "dst_mem_pattern",
         Dtype::UINT8,
-        Role::WRITE,
         n,
     )?;
-    if dst.count() != src.count() {
-        return Err(FaultCause::OutOfRange {
-            operand: "dst_mem_pattern",
-            detail: format!("{} outputs for {} inputs", dst.count(), src.count()),
-        });
-    }
     cx.check_reads(&src, n, |_| true);
     let dq = s.dequant_scale_value.value();
-    let ts: Vec<Vec<f32>> = xs
-        .iter()
-        .enumerate()
-        .map(|(c, lane)| lane.iter().map(|&x| libm::fmaf(x, dq, bias[c])).collect())
-        .collect();
-    label(cx, f, ex, &ts);
-    cx.gate()?;
-    let (qs, qz) = (s.quant_scale_value.value(), s.quant_zero_value.value());
-    let ys: Vec<Vec<f32>> = ts
-        .iter()
-        .map(|lane| {
-            lane.iter()
-                .map(|&t| {
-                    let y = apply(f, t, 0.0).unwrap_or(f32::NAN);
-                    let q = (qs * y + qz).round_ties_even();
-                    if q.is_nan() {
-                        0.0
-                    } else {
-                        q.clamp(0.0, 255.0)
-                    }
-                })
-                .collect()
+    label(cx, f, ex, |cx| {
+        plain_inputs(cx, &s.src_mem_pattern, in_dtype, n, |c, x| {
+            libm::fmaf(x, dq, bias[c])
         })
-        .collect();
-    write_all(cx, &s.dst_mem_pattern, "dst_mem_pattern", Dtype::UINT8, &ys)
+    })?;
+    cx.gate()?;
+    let scale = vec![dq; n as usize];
+    let zeros = vec![0.0; n as usize];
+    let run = Act {
+        f,
+        stage: Stage::Fma,
+        scale: &scale,
+        bias: &bias,
+        alpha: &zeros,
+        quant: Some((s.quant_scale_value.value(), s.quant_zero_value.value())),
+        start: None,
+        in_dtype,
+        out_dtype: Dtype::UINT8,
+    };
+    run.execute(cx, &src, &dst, n);
+    Ok(())
+}
+
+/// The quantisation of ActivateQuantize: `round_even(qs·y + qz)` saturated to 0..=255, NaN
+/// to 0 (assumption `act-quantize`).
+#[inline(always)]
+fn quantize(y: f32, qs: f32, qz: f32) -> f32 {
+    let q = (qs * y + qz).round_ties_even();
+    if q.is_nan() {
+        0.0
+    } else {
+        q.clamp(0.0, 255.0)
+    }
 }
 
 /// ActivationReadAccumulator 0x24 (assumption `act-accumulator`: the read does not clear).
@@ -338,52 +395,193 @@ pub(super) fn exponential(
     } else {
         Vec::new()
     };
-    let (src, xs) = read_all(cx, &s.src_mem_pattern, "src_mem_pattern", s.in_dtype, n)?;
-    let dst = cx.tensor(
+    let (src, dst) = operands(
+        cx,
+        &s.src_mem_pattern,
+        s.in_dtype,
         &s.dst_mem_pattern,
-        "dst_mem_pattern",
         s.out_dtype,
-        Role::WRITE,
         n,
     )?;
-    if dst.count() != src.count() {
-        return Err(FaultCause::OutOfRange {
-            operand: "dst_mem_pattern",
-            detail: format!("{} outputs for {} inputs", dst.count(), src.count()),
-        });
-    }
     cx.out.cost = CostShape::DveExp;
     cx.check_reads(&src, n, |_| true);
-    let ts: Vec<Vec<f32>> = xs
-        .iter()
-        .enumerate()
-        .map(|(c, lane)| lane.iter().map(|&x| x - max[c]).collect())
-        .collect();
-    label(cx, ActFunc::EXP, Exactness::Approximate, &ts);
+    // exp has no valid range: no inputs to count.
+    label(cx, ActFunc::EXP, Exactness::Approximate, |_| Ok(Vec::new()))?;
     if cmd == AccumCmd::ACCUMULATE {
         super::stt::warn_unset_accumulators(cx, row, n);
     }
     cx.gate()?;
-    let ys: Vec<Vec<f32>> = ts
-        .iter()
-        .map(|lane| {
-            lane.iter()
-                .map(|&t| apply(ActFunc::EXP, t, 0.0).unwrap_or(f32::NAN))
-                .collect()
-        })
-        .collect();
-    write_all(cx, &s.dst_mem_pattern, "dst_mem_pattern", s.out_dtype, &ys)?;
-    if cmd != AccumCmd::IDLE {
-        for (c, lane) in ys.iter().enumerate() {
-            let acc = &mut cx.st.dve.lanes[c];
-            let start = match cmd {
-                AccumCmd::ZERO_ACCUMULATE => 0.0,
-                AccumCmd::LOAD_ACCUMULATE => seed[c],
-                _ => acc.accumulator_f32(),
-            };
-            acc.accumulator = lane.iter().fold(start, |a, &y| a + y).to_bits();
-            acc.accumulator_written = true;
+    let start: Option<Vec<f32>> = match cmd {
+        AccumCmd::IDLE => None,
+        AccumCmd::ZERO_ACCUMULATE => Some(vec![0.0; n as usize]),
+        AccumCmd::LOAD_ACCUMULATE => Some(seed),
+        _ => Some(
+            cx.st.dve.lanes[..n as usize]
+                .iter()
+                .map(|l| l.accumulator_f32())
+                .collect(),
+        ),
+    };
+    let zeros = vec![0.0; n as usize];
+    let run = Act {
+        f: ActFunc::EXP,
+        stage: Stage::Sub,
+        scale: &zeros,
+        bias: &max,
+        alpha: &zeros,
+        quant: None,
+        start: start.as_deref(),
+        in_dtype: s.in_dtype,
+        out_dtype: s.out_dtype,
+    };
+    let sums = run.execute(cx, &src, &dst, n);
+    if start.is_some() {
+        for (lane, &sum) in cx.st.dve.lanes.iter_mut().zip(&sums) {
+            lane.accumulator = sum;
+            lane.accumulator_written = true;
         }
     }
     Ok(())
+}
+
+/// The stage before the function.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// `t = fmaf(x, scale, bias)` (Activate, ActivateQuantize; assumption act-rounding).
+    Fma,
+    /// `t = x - bias` in fp32 (Exponential: x − max).
+    Sub,
+}
+
+/// One ACT instruction's element pipeline, per lane `c`:
+/// `y = quant(func(stage(x, scale[c], bias[c]), alpha[c]))`, the running sum from
+/// `start[c]` over the fp32 `y` in element order.
+struct Act<'a> {
+    f: ActFunc,
+    stage: Stage,
+    scale: &'a [f32],
+    bias: &'a [f32],
+    alpha: &'a [f32],
+    quant: Option<(f32, f32)>,
+    start: Option<&'a [f32]>,
+    in_dtype: Dtype,
+    out_dtype: Dtype,
+}
+
+impl Act<'_> {
+    /// Runs the pipeline from `src` to `dst` over `n` lanes; returns the lanes' running
+    /// sums (f32 bits; meaningful with a `start`).
+    fn execute(&self, cx: &mut Cx<'_>, src: &Access, dst: &Access, n: u32) -> Vec<u32> {
+        let sums: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+        let mut k = ActKernel {
+            act: self,
+            fp8: cx.cfg.fp8,
+            size_in: src.size,
+            size_out: dst.size,
+            sums: &sums,
+            run: 0.0,
+        };
+        let Parts { driver, .. } = cx.parts();
+        driver.run(Some(src), dst, n, src.count(), u64::MAX, &mut k);
+        sums.into_iter().map(AtomicU32::into_inner).collect()
+    }
+
+    /// The pipeline on one block of lane `c`'s decoded inputs `xs` (outputs in place).
+    #[inline(always)]
+    fn block(&self, c: usize, xs: &mut [f32]) {
+        let n = xs.len().min(BLOCK);
+        let xs = &mut xs[..n];
+        let mut ts = [0f32; BLOCK];
+        let ts = &mut ts[..n];
+        match self.stage {
+            Stage::Fma => act_block::fma_block(xs, self.scale[c], self.bias[c], ts),
+            Stage::Sub => {
+                let m = self.bias[c];
+                for (t, &x) in ts.iter_mut().zip(xs.iter()) {
+                    *t = x - m;
+                }
+            }
+        }
+        act_block::apply_block(self.f, self.alpha[c], ts, xs);
+        if let Some((qs, qz)) = self.quant {
+            for y in xs.iter_mut() {
+                *y = quantize(*y, qs, qz);
+            }
+        }
+    }
+}
+
+/// [`Act`] as an engine kernel. Each lane's running sum continues across its chunks
+/// (`run`, restarted at element 0) and is published in `sums` (one writer per lane).
+#[derive(Clone)]
+struct ActKernel<'a> {
+    act: &'a Act<'a>,
+    fp8: Fp8Config,
+    size_in: usize,
+    size_out: usize,
+    sums: &'a [AtomicU32],
+    run: f32,
+}
+
+impl ActKernel<'_> {
+    /// Adds the outputs `ys` of lane `c` to its running sum, in order.
+    #[inline(always)]
+    fn accumulate(&mut self, c: usize, k0: u64, ys: &[f32]) {
+        let Some(start) = self.act.start else {
+            return;
+        };
+        if k0 == 0 {
+            self.run = start[c];
+        }
+        self.run = ys.iter().fold(self.run, |a, &y| a + y);
+        self.sums[c].store(self.run.to_bits(), Ordering::Relaxed);
+    }
+}
+
+impl Kernel for ActKernel<'_> {
+    fn load(&mut self, b: &mut Bufs, _c: u32, _k0: u64, input: &[u8]) {
+        let len = input.len() / self.size_in;
+        kernels::decode(self.act.in_dtype, input, &mut b.f[..len], &self.fp8);
+    }
+
+    fn store(&mut self, b: &mut Bufs, c: u32, k0: u64, out: &mut [u8]) {
+        let len = out.len() / self.size_out;
+        let xs = &mut b.f[..len];
+        let act = self.act;
+        simd::vectorize(
+            #[inline(always)]
+            || {
+                for block in xs.chunks_mut(BLOCK) {
+                    act.block(c as usize, block);
+                }
+            },
+        );
+        self.accumulate(c as usize, k0, xs);
+        kernels::encode(act.out_dtype, xs, out, &self.fp8);
+    }
+
+    /// Every lane in one dispatched call, block by block: decode, pipeline, encode, sum.
+    fn map_rows<'r, I: Iterator<Item = Row<'r>>>(&mut self, rows: I) -> Result<(), I> {
+        let (si, so) = (self.size_in, self.size_out);
+        let act = self.act;
+        let fp8 = self.fp8;
+        simd::vectorize(
+            #[inline(always)]
+            || {
+                let mut xs = [0f32; BLOCK];
+                for r in rows {
+                    let c = r.c as usize;
+                    let ins = r.input.chunks(BLOCK * si);
+                    for (k, (i, o)) in ins.zip(r.out.chunks_mut(BLOCK * so)).enumerate() {
+                        let xs = &mut xs[..i.len() / si];
+                        decode_values(act.in_dtype, i, xs, &fp8);
+                        act.block(c, xs);
+                        encode_values::<_, false>(act.out_dtype, xs, |y| y, o, &fp8);
+                        self.accumulate(c, (k * BLOCK) as u64, xs);
+                    }
+                }
+            },
+        );
+        Ok(())
+    }
 }

@@ -153,6 +153,16 @@ fn table_f64(f: ActFunc, x: f64) -> f64 {
 /// the prelu slope, and by assumption `act-lrelu-slope` the leaky-relu slope), or `None` for
 /// an id we do not compute. Hardwired functions are exact IEEE f32 operations.
 pub fn apply(f: ActFunc, x: f32, alpha: f32) -> Option<f32> {
+    if let Some(y) = hardwired_value(f, x, alpha) {
+        return Some(y);
+    }
+    exactness(f)?;
+    Some(table_f64(f, f64::from(x)) as f32)
+}
+
+/// [`apply`] of a hardwired function (the [`Exactness::Exact`] ids); `None` for any other.
+#[inline(always)]
+pub(crate) fn hardwired_value(f: ActFunc, x: f32, alpha: f32) -> Option<f32> {
     use ActFunc as F;
     Some(match f {
         F::IDENTITY | F::COPY => x,
@@ -190,10 +200,7 @@ pub fn apply(f: ActFunc, x: f32, alpha: f32) -> Option<f32> {
             }
         }
         F::MEMSET_ZERO => 0.0,
-        _ => {
-            exactness(f)?;
-            table_f64(f, f64::from(x)) as f32
-        }
+        _ => return None,
     })
 }
 

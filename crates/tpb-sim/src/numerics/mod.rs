@@ -24,6 +24,7 @@ mod int64;
 mod minifloat;
 // Issue 18a: the PE dot product in our documented order and the ACT functions.
 pub mod act;
+pub(crate) mod act_block;
 pub mod pe;
 pub mod simd;
 
