@@ -9,6 +9,7 @@
 //!   else:      dst[ch] is not written                              # 255 and count|0x20
 //! ```
 
+use super::access::overlaps;
 use super::elements::{read_channel_bytes, write_channel_bytes};
 use super::Cx;
 use crate::assumptions::{stream_shuffle_source, STREAM_SHUFFLE_NO_TABLE};
@@ -47,18 +48,27 @@ pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr) -> Result<(), FaultCause> {
     }
     cx.check_reads(&src, n, |c| read[c as usize]);
     cx.gate()?;
-    // Every selected source row is copied out before the first write (in place allowed).
     let row = count as usize * src.size;
-    let mut rows = Vec::with_capacity(row * n as usize);
-    let mut writes = Vec::with_capacity(n as usize);
-    for ch in 0..n {
-        if let Some(from) = stream_shuffle_source(&table, ch) {
+    let writes: Vec<(u32, u32)> = (0..n)
+        .filter_map(|ch| stream_shuffle_source(&table, ch).map(|from| (ch, from)))
+        .collect();
+    if overlaps(&src, &dst, n) {
+        // Every selected source row is copied out before the first write (in place allowed).
+        let mut rows = Vec::with_capacity(row * writes.len());
+        for &(_, from) in &writes {
             read_channel_bytes(&cx.st.mem, &src, from, &mut rows);
-            writes.push(ch);
         }
-    }
-    for (i, &ch) in writes.iter().enumerate() {
-        write_channel_bytes(&mut cx.st.mem, &dst, ch, &rows[i * row..(i + 1) * row]);
+        for (i, &(ch, _)) in writes.iter().enumerate() {
+            write_channel_bytes(&mut cx.st.mem, &dst, ch, &rows[i * row..(i + 1) * row]);
+        }
+    } else {
+        // Disjoint operands: one row at a time (it stays in cache), same result.
+        let mut buf = Vec::with_capacity(row);
+        for &(ch, from) in &writes {
+            buf.clear();
+            read_channel_bytes(&cx.st.mem, &src, from, &mut buf);
+            write_channel_bytes(&mut cx.st.mem, &dst, ch, &buf);
+        }
     }
     let out = &mut *cx.out;
     out.touch(&dst, n, true);
