@@ -104,7 +104,10 @@ pub(crate) fn for_each_channel_marking(
         .iter()
         .find(|a| a.space != dst.space)
         .map_or(0, |a| mem.data(a.space).len());
-    let fits = (0..n).all(|c| {
+    // Every range is `p * stride` plus a fixed offset (`Memory::part_base`), so the ranges
+    // of two operands keep their order from channel to channel and grow with it: the first
+    // and the last channel decide for all.
+    let fits = [0, n.saturating_sub(1)].into_iter().all(|c| {
         let (d, s) = cut(mem, c);
         d.end <= len
             && s.iter().all(|(same, r)| {
