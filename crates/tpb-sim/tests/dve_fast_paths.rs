@@ -497,12 +497,31 @@ fn check(seed: u64, family: usize, n: u8, count: u16) -> Result<(), TestCaseErro
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 92, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 80, ..ProptestConfig::default() })]
 
     #[test]
     fn dense_paths_match_the_plain_walks(
         seed: u64,
         family in 0usize..15,
+        n in 1u8..=3,
+        count in prop_oneof![1u16..=40, 1000u16..=2100],
+        level: prop::sample::Index,
+    ) {
+        let levels = simd::available();
+        let level = levels[level.index(levels.len())];
+        simd::with_level(level, || check(seed, family, n, count)).unwrap()?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// More cases of the families added last: TensorReduce (13) and in-place
+    /// MatchReplace8 (14).
+    #[test]
+    fn dense_reduce_and_in_place_match_replace_match_the_plain_walks(
+        seed: u64,
+        family in 13usize..15,
         n in 1u8..=3,
         count in prop_oneof![1u16..=40, 1000u16..=2100],
         level: prop::sample::Index,

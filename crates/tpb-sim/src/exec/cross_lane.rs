@@ -158,26 +158,20 @@ fn partition_folds(cx: &Cx<'_>, s: &S4d4Cr, src: &Access, n: u32) -> Vec<f32> {
                     keys.fill(Max::BOTTOM);
                     for c in 0..n {
                         let b = bytes(c);
-                        let fold = |keys: &mut [i32], x: f32, i: usize| {
-                            keys[i] = Max::pick(keys[i], Max::key(x));
-                        };
+                        let fold = |k: &mut i32, x: f32| *k = Max::pick(*k, Max::key(x));
                         match s.in_dtype {
-                            Dtype::FP32 => b
-                                .as_chunks::<4>()
-                                .0
-                                .iter()
-                                .enumerate()
-                                .for_each(|(i, &x)| fold(keys, f32::from_le_bytes(x), i)),
-                            Dtype::BFLOAT16 => b
-                                .as_chunks::<2>()
-                                .0
-                                .iter()
-                                .enumerate()
-                                .for_each(|(i, &x)| fold(keys, bf16(x), i)),
+                            Dtype::FP32 => keys
+                                .iter_mut()
+                                .zip(b.as_chunks::<4>().0)
+                                .for_each(|(k, &x)| fold(k, f32::from_le_bytes(x))),
+                            Dtype::BFLOAT16 => keys
+                                .iter_mut()
+                                .zip(b.as_chunks::<2>().0)
+                                .for_each(|(k, &x)| fold(k, bf16(x))),
                             dtype => {
-                                let t = &mut t[..acc.len()];
+                                let t = &mut t[..len];
                                 decode_values(dtype, b, t, &fp8);
-                                t.iter().enumerate().for_each(|(i, &x)| fold(keys, x, i));
+                                keys.iter_mut().zip(t.iter()).for_each(|(k, &x)| fold(k, x));
                             }
                         }
                     }

@@ -367,73 +367,114 @@ mod tests {
 
     fn dense_fold_matches_at_this_level() {
         let gen = Gen::Cayman;
-        let (g, groups) = (37u16, 5u16);
-        for din in [Dtype::BFLOAT16, Dtype::FP32, Dtype::FP8_EXP4, Dtype::INT16] {
-            let mut m = Machine::new(Config::new(gen));
-            let size = din.size().unwrap();
-            let total = u64::from(g) * u64::from(groups);
-            let mut state = 0xDEAD_BEEFu32;
-            let raw: Vec<u8> = (0..total * size as u64 * 3)
-                .map(|_| {
+        // FP32 specials (BF16 takes their high halves): ±0, ±inf, NaNs with payloads and
+        // signalling, subnormals, ties.
+        let specials = [
+            0u32,
+            0x8000_0000,
+            0x7F80_0000,
+            0xFF80_0000,
+            0x7FC0_0000,
+            0xFFC1_0000,
+            0x7F81_0000,
+            0x0001_0000,
+            0x8001_0000,
+            0x3F80_0000,
+            0xBF80_0000,
+        ];
+        // Groups of one, two, a few and longer than a decoded chunk.
+        for (g, groups) in [(37u16, 5u16), (1, 9), (2, 40), (1100, 1)] {
+            for din in [
+                Dtype::BFLOAT16,
+                Dtype::FP32,
+                Dtype::FP16,
+                Dtype::FP8_EXP4,
+                Dtype::INT16,
+            ] {
+                if g > 1024 && matches!(din, Dtype::FP8_EXP4 | Dtype::INT16) {
+                    continue; // (the chunked decode is FP16's too; keeps the test quick)
+                }
+                let mut m = Machine::new(Config::new(gen));
+                let size = din.size().unwrap();
+                let total = u64::from(g) * u64::from(groups);
+                let mut state = 0xDEAD_BEEFu32 ^ u32::from(g);
+                let mut next = || {
                     state ^= state << 13;
                     state ^= state >> 17;
                     state ^= state << 5;
-                    state as u8
-                })
-                .collect();
-            // Dense copy at 0, the same elements every other slot at 0x2000.
-            let dense = &raw[..total as usize * size];
-            let mut spread = vec![0u8; 2 * dense.len()];
-            for (k, e) in dense.chunks(size).enumerate() {
-                spread[2 * k * size..][..size].copy_from_slice(e);
-            }
-            for (off, bytes, per) in [(0u64, dense, total), (0x2000, &spread[..], 2 * total)] {
-                let all: Vec<u8> = (0..3).flat_map(|_| bytes.to_vec()).collect();
-                let t = crate::HostTensor::at(Space::Sbuf, 0..3)
-                    .offset(off)
-                    .elements(din, per);
-                m.write_tensor(&t, &all).unwrap();
-            }
-            for op in [
-                AluOp::ADD,
-                AluOp::MAX,
-                AluOp::MIN,
-                AluOp::MULT,
-                AluOp::ABSOLUTE_DIFF,
-            ] {
-                for negated in [0u8, 1] {
-                    let run = |m: &mut Machine, off: u32, step: i16, out: u32| {
-                        let mut i = Instruction::new(Opcode::TENSOR_REDUCE_ARITH, gen);
-                        if let Body::S4d4Tr(s) = &mut i.body {
-                            *s = S4d4Tr {
-                                src_mem_pattern: Tensor4 {
-                                    start_addr: Addr4::at(gen, Space::Sbuf, 0, off).unwrap(),
-                                    step_elem: [step, step * g as i16, 1, 1],
-                                    num_elem: [g, groups, 1, 1],
-                                },
-                                in_dtype: din,
-                                out_dtype: Dtype::FP32,
-                                num_active_channels: 3,
-                                negated,
-                                op,
-                                op_dim: TensorSubdim::X,
-                                dst_mem_pattern: Tensor4 {
-                                    start_addr: Addr4::at(gen, Space::Sbuf, 0, out).unwrap(),
-                                    step_elem: [1; 4],
-                                    num_elem: [groups, 1, 1, 1],
-                                },
-                                ..S4d4Tr::default()
-                            };
+                    state
+                };
+                let raw: Vec<u8> = (0..total * 3)
+                    .flat_map(|_| {
+                        let r = next();
+                        let bits = if r % 3 == 0 {
+                            specials[(r >> 8) as usize % specials.len()]
+                        } else {
+                            next()
+                        };
+                        match size {
+                            4 => bits.to_le_bytes().to_vec(),
+                            2 => ((bits >> 16) as u16).to_le_bytes().to_vec(),
+                            _ => vec![(bits >> 24) as u8],
                         }
-                        m.step(&i).unwrap();
-                        let t = crate::HostTensor::at(Space::Sbuf, 0..3)
-                            .offset(u64::from(out))
-                            .elements(Dtype::FP32, u64::from(groups));
-                        m.read_tensor(&t).unwrap()
-                    };
-                    let fast = run(&mut m, 0, 1, 0x8000);
-                    let plain = run(&mut m, 0x2000, 2, 0x9000);
-                    assert_eq!(fast, plain, "{op} {din} negated {negated}");
+                    })
+                    .collect();
+                // Dense copy at 0, the same elements every other slot at 0x2000.
+                let dense = &raw[..total as usize * size];
+                let mut spread = vec![0u8; 2 * dense.len()];
+                for (k, e) in dense.chunks(size).enumerate() {
+                    spread[2 * k * size..][..size].copy_from_slice(e);
+                }
+                for (off, bytes, per) in [(0u64, dense, total), (0x4000, &spread[..], 2 * total)] {
+                    let all: Vec<u8> = (0..3).flat_map(|_| bytes.to_vec()).collect();
+                    let t = crate::HostTensor::at(Space::Sbuf, 0..3)
+                        .offset(off)
+                        .elements(din, per);
+                    m.write_tensor(&t, &all).unwrap();
+                }
+                for op in [
+                    AluOp::ADD,
+                    AluOp::MAX,
+                    AluOp::MIN,
+                    AluOp::MULT,
+                    AluOp::SUBTRACT,
+                    AluOp::BYPASS,
+                    AluOp::ABSOLUTE_DIFF,
+                ] {
+                    for negated in [0u8, 1] {
+                        let run = |m: &mut Machine, off: u32, step: i16, out: u32| {
+                            let mut i = Instruction::new(Opcode::TENSOR_REDUCE_ARITH, gen);
+                            if let Body::S4d4Tr(s) = &mut i.body {
+                                *s = S4d4Tr {
+                                    src_mem_pattern: Tensor4 {
+                                        start_addr: Addr4::at(gen, Space::Sbuf, 0, off).unwrap(),
+                                        step_elem: [step, step * g as i16, 1, 1],
+                                        num_elem: [g, groups, 1, 1],
+                                    },
+                                    in_dtype: din,
+                                    out_dtype: Dtype::FP32,
+                                    num_active_channels: 3,
+                                    negated,
+                                    op,
+                                    op_dim: TensorSubdim::X,
+                                    dst_mem_pattern: Tensor4 {
+                                        start_addr: Addr4::at(gen, Space::Sbuf, 0, out).unwrap(),
+                                        step_elem: [1; 4],
+                                        num_elem: [groups, 1, 1, 1],
+                                    },
+                                    ..S4d4Tr::default()
+                                };
+                            }
+                            m.step(&i).unwrap();
+                            let t = crate::HostTensor::at(Space::Sbuf, 0..3)
+                                .offset(u64::from(out))
+                                .elements(Dtype::FP32, u64::from(groups));
+                            m.read_tensor(&t).unwrap()
+                        };
+                        let fast = run(&mut m, 0, 1, 0x10000);
+                        let plain = run(&mut m, 0x4000, 2, 0x11000);
+                        assert_eq!(fast, plain, "{op} {din} negated {negated} {g}x{groups}");
+                    }
                 }
             }
         }

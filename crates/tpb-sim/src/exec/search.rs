@@ -11,7 +11,7 @@
 //! ```
 //! Every result is computed before the first write (plan → check → commit).
 
-use super::access::Access;
+use super::access::{raw_to_bytes, Access};
 use super::dense::{self, CHUNK};
 use super::lanes::{gather_all, record_write, scatter};
 use super::{pair_kernels, Cx, Role};
@@ -129,11 +129,11 @@ pub(super) fn max8_find_index8(
                         let keys = lanes[c as usize].match_keys.map(f32::from_bits);
                         let mut found = [None; SEARCH_SLOTS];
                         find_in_chunk(&keys, &mut found, xs, 0);
-                        outs.push(found.map(|f| f.map_or(none, |i| i & none)).to_vec());
+                        outs.push(found.map(|f| f.map_or(none, |i| i & none)));
                         flags.push(found.map(|f| f.is_some()));
                     } else {
-                        let top = top8_of(xs).values();
-                        outs.push(top.map(|v| from_f32(s.out_dtype, v, &fp8)).to_vec());
+                        let top = top8_of(xs);
+                        outs.push(top.map(|v| from_f32(s.out_dtype, v, &fp8)));
                     }
                 }
             },
@@ -149,11 +149,11 @@ pub(super) fn max8_find_index8(
         if find {
             let keys = cx.st.dve.lanes[c].match_keys.map(f32::from_bits);
             let found = search_first_matches(&keys, &xs);
-            outs.push(found.map(|f| f.map_or(none, |i| i & none)).to_vec());
+            outs.push(found.map(|f| f.map_or(none, |i| i & none)));
             flags.push(found.map(|f| f.is_some()));
         } else {
             let top = max8_values(&xs);
-            outs.push(top.map(|v| from_f32(s.out_dtype, v, &fp8)).to_vec());
+            outs.push(top.map(|v| from_f32(s.out_dtype, v, &fp8)));
         }
     }
     commit_search(cx, &dst, n, &outs, &flags);
@@ -165,11 +165,17 @@ fn commit_search(
     cx: &mut Cx<'_>,
     dst: &Access,
     n: u32,
-    outs: &[Vec<u32>],
+    outs: &[[u32; SEARCH_SLOTS]],
     flags: &[[bool; SEARCH_SLOTS]],
 ) {
-    for (c, vals) in outs.iter().enumerate() {
-        scatter(&mut cx.st.mem, dst, c as u32, vals);
+    let size = dst.size;
+    let dense = dense::write_each_channel(&mut cx.st.mem, dst, n, |c, out| {
+        raw_to_bytes(size, &outs[c as usize], out);
+    });
+    if !dense {
+        for (c, vals) in outs.iter().enumerate() {
+            scatter(&mut cx.st.mem, dst, c as u32, vals);
+        }
     }
     for (lane, f) in cx.st.dve.lanes.iter_mut().zip(flags) {
         lane.matched = *f;
@@ -200,71 +206,53 @@ fn find_in_chunk(
 
 /// A running Max8 ([`max8_values`], Q22) over a lane's values in order: the 8 largest under
 /// the definition's stable order — the key (NaN as −inf), a NaN below a −inf, then the
-/// source position, so a later value beats an equal earlier one — kept ascending. Checked
-/// against the sort-based definition by `top8_matches_max8_values` below.
-#[derive(Default)]
+/// source position, so a later value beats an equal earlier one — as the 8 largest of
+/// `(rank_key, position)` packed in one integer (all distinct), kept ascending. An insertion
+/// is branch-free over the 8 lanes. Checked against the sort-based definition by
+/// `top8_of_matches_max8_values` below.
 struct Top8 {
-    /// The kept values, ascending, in `vals[..len]`.
-    vals: [f32; SEARCH_SLOTS],
-    len: usize,
+    /// `rank_key << 32 | position + 1`, ascending; `i64::MIN` (no position 0) is empty.
+    keys: [i64; SEARCH_SLOTS],
 }
 
 impl Top8 {
-    /// The definition's key and NaN rank of `x`: (key, not NaN).
-    #[inline(always)]
-    fn rank(x: f32) -> (f32, bool) {
-        if x.is_nan() {
-            (f32::NEG_INFINITY, false)
-        } else {
-            (x, true)
+    fn new() -> Self {
+        Self {
+            keys: [i64::MIN; SEARCH_SLOTS],
         }
     }
 
-    /// Whether a value of rank `a` that comes later beats one of rank `b`: `a >= b`.
+    /// Offers `x`, the lane's value at `pos`.
     #[inline(always)]
-    fn beats((ka, na): (f32, bool), (kb, nb): (f32, bool)) -> bool {
-        ka > kb || (ka == kb && na >= nb)
-    }
-
-    #[inline(always)]
-    fn push(&mut self, x: f32) {
-        let r = Self::rank(x);
-        if self.len == SEARCH_SLOTS {
-            if !Self::beats(r, Self::rank(self.vals[0])) {
-                return;
-            }
-            // Drop the smallest.
-            self.vals.copy_within(1.., 0);
-            self.len -= 1;
+    fn push(&mut self, pos: usize, x: f32) {
+        let g = (i64::from(rank_key(x)) << 32) | (pos as i64 + 1);
+        let b = self.keys;
+        // Drop the smallest and insert g in order; nothing changes if g is below b[0].
+        for i in 0..SEARCH_SLOTS - 1 {
+            self.keys[i] = b[i].max(b[i + 1].min(g));
         }
-        // After every kept value it beats (they came earlier), before the others.
-        let at = self.vals[..self.len]
-            .iter()
-            .position(|&v| !Self::beats(r, Self::rank(v)))
-            .unwrap_or(self.len);
-        self.vals.copy_within(at..self.len, at + 1);
-        self.vals[at] = x;
-        self.len += 1;
+        self.keys[SEARCH_SLOTS - 1] = b[SEARCH_SLOTS - 1].max(g);
     }
 
-    /// The 8 values ascending; NaNs fill the low slots of a lane with fewer than 8.
-    fn values(&self) -> [f32; SEARCH_SLOTS] {
-        let mut out = [f32::NAN; SEARCH_SLOTS];
-        out[SEARCH_SLOTS - self.len..].copy_from_slice(&self.vals[..self.len]);
-        out
+    /// The 8 values of `xs` ascending; NaNs fill the low slots of a lane with fewer than 8.
+    fn values(&self, xs: &[f32]) -> [f32; SEARCH_SLOTS] {
+        self.keys.map(|k| match k {
+            i64::MIN => f32::NAN,
+            k => xs[(k & 0xFFFF_FFFF) as usize - 1],
+        })
     }
 }
 
-/// The running Max8 of `xs` ([`Top8`]) fed only the values that can be in the result. The
+/// Max8 of `xs`: the running [`Top8`] fed only the values that can be in the result. The
 /// values are split into groups (lane `j` of each 256-value block: element `j` of each of its
 /// 16-value rows, so that the group maxima are vertical vector maxima), and the 8th largest
 /// group maximum `t` is taken, in the rank order with −0 as +0 and a NaN below −inf
 /// ([`rank_key`]): eight distinct values rank at `t` or above, so a value ranking strictly
-/// below `t` is beaten by eight and cannot be in the result. Feeding the others in order
-/// (16-value blocks with none at `t` or above skipped) gives the same 8 values as feeding
-/// them all: checked against [`max8_values`] by `top8_of_matches_max8_values` below.
+/// below `t` is beaten by eight and cannot be in the result. Feeding only the 16-value
+/// blocks with a value at `t` or above gives the same 8 values as feeding them all: checked
+/// against [`max8_values`] by `top8_of_matches_max8_values` below.
 #[inline(always)]
-fn top8_of(xs: &[f32]) -> Top8 {
+fn top8_of(xs: &[f32]) -> [f32; SEARCH_SLOTS] {
     const LANES: usize = 16;
     // The 8 largest group maxima, ascending; the bottom (every value passes) below 8 groups.
     let mut best = [i32::MIN; SEARCH_SLOTS];
@@ -280,25 +268,24 @@ fn top8_of(xs: &[f32]) -> Top8 {
             *m = (*m).max(rank_key(x));
         }
         for g in m {
-            if g > best[0] {
-                let at = best.iter().position(|&b| b >= g).unwrap_or(SEARCH_SLOTS);
-                best.copy_within(1..at, 0);
-                best[at - 1] = g;
+            // As `Top8::push` (ties need no order here).
+            let b = best;
+            for i in 0..SEARCH_SLOTS - 1 {
+                best[i] = b[i].max(b[i + 1].min(g));
             }
+            best[SEARCH_SLOTS - 1] = b[SEARCH_SLOTS - 1].max(g);
         }
     }
     let t = best[0];
-    let mut top = Top8::default();
-    for block in xs.chunks(LANES) {
+    let mut top = Top8::new();
+    for (b, block) in xs.chunks(LANES).enumerate() {
         if block.iter().fold(false, |a, &x| a | (rank_key(x) >= t)) {
-            for &x in block {
-                if rank_key(x) >= t {
-                    top.push(x);
-                }
+            for (j, &x) in block.iter().enumerate() {
+                top.push(b * LANES + j, x);
             }
         }
     }
-    top
+    top.values(xs)
 }
 
 /// Max8's rank of `x` ([`Top8::rank`]) as an integer that sorts the same way: −0 counts as
@@ -518,12 +505,11 @@ mod tests {
                         }
                     })
                     .collect();
-                let mut top = Top8::default();
-                xs.iter().for_each(|&x| top.push(x));
+                let mut top = Top8::new();
+                xs.iter().enumerate().for_each(|(i, &x)| top.push(i, x));
                 let bits = |v: [f32; SEARCH_SLOTS]| v.map(f32::to_bits);
-                assert_eq!(bits(top.values()), bits(max8_values(&xs)), "{xs:?}");
-                let filtered = top8_of(&xs);
-                assert_eq!(bits(filtered.values()), bits(max8_values(&xs)), "{xs:?}");
+                assert_eq!(bits(top.values(&xs)), bits(max8_values(&xs)), "{xs:?}");
+                assert_eq!(bits(top8_of(&xs)), bits(max8_values(&xs)), "{xs:?}");
             }
         }
     }
