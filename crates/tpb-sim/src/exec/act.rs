@@ -482,8 +482,21 @@ impl Act<'_> {
             run: 0.0,
         };
         let Parts { driver, .. } = cx.parts();
+        let driver = driver.weighted(self.weight());
         driver.run(Some(src), dst, n, src.count(), u64::MAX, &mut k);
         sums.into_iter().map(AtomicU32::into_inner).collect()
+    }
+
+    /// The cost of an element relative to a plain elementwise op (for the thread split):
+    /// the hardwired functions are a few operations, exp and the IEEE functions a few dozen
+    /// vector operations, the other table functions a libm call.
+    fn weight(&self) -> u64 {
+        use ActFunc as F;
+        match (exactness(self.f), self.f) {
+            (Some(Exactness::Exact), _) => 1,
+            (_, F::EXP | F::SQRT | F::RSQRT | F::ABS_RECIPROCAL_SQRT | F::RECIPROCAL) => 4,
+            _ => 32,
+        }
     }
 
     /// The pipeline on one block of lane `c`'s decoded inputs `xs` (outputs in place).

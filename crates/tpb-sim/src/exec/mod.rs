@@ -599,6 +599,14 @@ pub(crate) struct Driver<'a> {
 }
 
 impl Driver<'_> {
+    /// Lowers the element count from which an instruction is split over threads by
+    /// `weight`, the kernel's cost per element relative to a plain elementwise op (a kernel
+    /// calling libm per element is worth splitting at far fewer elements).
+    pub(crate) fn weighted(mut self, weight: u64) -> Self {
+        self.threads.min_elements /= weight.max(1);
+        self
+    }
+
     /// Runs kernel `k` from `input` to `dst` over `n` channels of `count` elements (step 4
     /// of the module docs; `split` is the element count after which the kernel changes
     /// scalar, `u64::MAX` for none) and records the write in the outcome.

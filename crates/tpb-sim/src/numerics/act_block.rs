@@ -7,7 +7,9 @@
 //! prove that its result equals the definition's, and those elements are redone by the
 //! definition itself (a scalar fix-up loop, taken only when some element is marked).
 //!
-//! - `t = fmaf(x, s, b)`: `x·s` is exact in f64 (24 + 24 significant bits), so
+//! - `t = fmaf(x, s, b)`: with `s = 1` it is the f32 sum `x + b`; with `b = ±0` the f32
+//!   product plus `b`, except where a product of non-zero factors underflowed to zero. In
+//!   general `x·s` is exact in f64 (24 + 24 significant bits), so
 //!   `r = x·s + b` in f64 is the exact sum rounded once; rounding `r` to f32 is then the
 //!   correctly rounded fma unless `r` sits exactly on an f32 rounding boundary (an f64
 //!   value strictly between the exact sum and `r` would be nearer the exact sum than `r`,
@@ -59,9 +61,40 @@ pub(crate) fn fma_block(xs: &[f32], s: f32, b: f32, ts: &mut [f32]) {
     let n = xs.len().min(ts.len()).min(BLOCK);
     let (xs, ts) = (&xs[..n], &mut ts[..n]);
     let mut mark = [0u32; BLOCK];
-    if fma_loop(xs, s, b, ts, &mut mark[..n]) {
-        fix(xs, ts, &mark[..n], |x| libm::fmaf(x, s, b));
+    let mark = &mut mark[..n];
+    let any = if s == 1.0 {
+        // x·1 is exact: the fma is the f32 sum, rounded once.
+        f32_loop(xs, ts, mark, |x| {
+            let t = x + b;
+            (t, t.is_nan())
+        })
+    } else if b == 0.0 {
+        // Adding ±0 to the rounded product is the fma, except where the product of two
+        // non-zero factors underflowed to zero (the fma keeps the exact product's sign).
+        f32_loop(xs, ts, mark, |x| {
+            let p = x * s;
+            let t = p + b;
+            (t, t.is_nan() | ((p == 0.0) & (x != 0.0) & (s != 0.0)))
+        })
+    } else {
+        fma_loop(xs, s, b, ts, mark)
+    };
+    if any {
+        fix(xs, ts, mark, |x| libm::fmaf(x, s, b));
     }
+}
+
+/// `(ts[i], marked) = g(xs[i])`; whether any element is marked.
+#[inline(always)]
+fn f32_loop(xs: &[f32], ts: &mut [f32], mark: &mut [u32], g: impl Fn(f32) -> (f32, bool)) -> bool {
+    let mut any = 0u32;
+    for ((t, m), &x) in ts.iter_mut().zip(mark.iter_mut()).zip(xs) {
+        let (v, bad) = g(x);
+        *t = v;
+        *m = u32::from(bad);
+        any |= *m;
+    }
+    any != 0
 }
 
 /// Redoes the marked elements with the definition `def`.
@@ -342,6 +375,13 @@ mod tests {
             (f32::NAN, 1.0),
             (1.0, f32::NEG_INFINITY),
             (3.0, f32::MAX),
+            // The f32 forms: s = 1, b = ±0 (with products that underflow to zero).
+            (1.0, 2.5),
+            (1.0, -0.0),
+            (1.0, f32::NAN),
+            (1.0e-30, 0.0),
+            (-1.0e-30, -0.0),
+            (f32::INFINITY, 0.0),
         ];
         for level in simd::available() {
             simd::with_level(level, || {
