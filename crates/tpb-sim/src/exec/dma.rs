@@ -11,7 +11,10 @@
 use super::{Cx, FaultCause};
 use crate::assumptions::{dma_register_address, mem2d_first_register};
 use crate::machine::{MemAccess, Region, WarningKind, MAX_ACCESS_RUNS};
-use crate::numerics::{from_f32, max_num, min_num, to_f32};
+use crate::numerics::{
+    datapath_size, decode_slice_to_f32, encode_bytes_with, encode_slice_from_f32, from_f32,
+    max_num, min_num, rows_fusable, to_f32, Fp8Config,
+};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use tpb_isa::geometry::Space;
@@ -139,13 +142,13 @@ impl Cx<'_> {
             });
         }
         self.limit(count.saturating_mul(len), 1)?;
-        let mut runs = Vec::with_capacity(count as usize);
+        let mut runs = Vec::new();
         let mut idx = [0u64; N];
         for _ in 0..count {
             let delta: i64 = (0..N)
                 .map(|d| idx[d] as i64 * i64::from(p.step_elem[d]))
                 .sum();
-            runs.push(self.dma_run(base, delta, len, name)?);
+            push_run(&mut runs, self.dma_run(base, delta, len, name)?);
             for (i, &num) in idx.iter_mut().zip(&p.num_elem) {
                 *i += 1;
                 if *i < u64::from(num) {
@@ -193,12 +196,17 @@ impl Cx<'_> {
 
     /// Reads the runs (warning once for uninitialised bytes) into one byte stream.
     fn gather(&mut self, runs: &[Run], name: &'static str) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut unset = 0;
+        let mut out = Vec::with_capacity(runs.iter().map(|r| r.len as usize).sum());
         for r in runs {
             self.read_run(r, &mut out);
-            unset += self.uninitialised_in(r);
         }
+        self.warn_unset_runs(runs, name);
+        out
+    }
+
+    /// Warns once for the uninitialised bytes the runs read (a byte read twice counts twice).
+    fn warn_unset_runs(&mut self, runs: &[Run], name: &'static str) {
+        let unset: u64 = runs.iter().map(|r| self.uninitialised_in(r)).sum();
         if unset > 0 {
             self.out.warn(
                 WarningKind::Uninitialised,
@@ -208,7 +216,6 @@ impl Cx<'_> {
                 ),
             );
         }
-        out
     }
 
     /// Scatters `bytes` over the runs in order.
@@ -218,6 +225,62 @@ impl Cx<'_> {
             let n = r.len as usize;
             self.write_run(r, &bytes[at..at + n]);
             at += n;
+        }
+    }
+
+    /// Copies the source runs' byte stream onto the destination runs directly, without the
+    /// intermediate stream of [`Cx::gather`] and [`Cx::scatter`]: the same bytes land where
+    /// the scatter puts them when no destination byte is also a source byte
+    /// ([`spaces_disjoint`]; the caller checks).
+    fn copy_runs(&mut self, src: &[Run], dst: &[Run]) {
+        let mut from = src.iter().flat_map(pieces);
+        let mut pending: Option<(Loc, u64)> = None;
+        for d in dst {
+            let mut done = 0;
+            while done < d.len {
+                let (at, len) = match pending.take().or_else(|| from.next()) {
+                    Some(p) => p,
+                    None => return,
+                };
+                let n = len.min(d.len - done);
+                self.copy_bytes(at, advance(d.loc, done), n as usize);
+                if n < len {
+                    pending = Some((advance(at, n), len - n));
+                }
+                done += n;
+            }
+        }
+    }
+
+    /// Copies `n` bytes from `from` to `to` (places in different spaces) and marks them
+    /// initialised.
+    fn copy_bytes(&mut self, from: Loc, to: Loc, n: usize) {
+        let st = &mut *self.st;
+        match (from, to) {
+            (Loc::Hbm(x), Loc::OnChip(space, p, off)) => {
+                let s = st.mem.part_base(space, p) + off as usize;
+                let (data, init) = st.mem.parts_mut(space);
+                st.hbm.read(x, &mut data[s..s + n]);
+                init.set_range(s, n);
+            }
+            (Loc::OnChip(space, p, off), Loc::Hbm(x)) => {
+                let s = st.mem.part_base(space, p) + off as usize;
+                st.hbm.write(x, &st.mem.data(space)[s..s + n]);
+            }
+            (Loc::OnChip(sa, pa, oa), Loc::OnChip(sb, pb, ob)) => {
+                let a = st.mem.part_base(sa, pa) + oa as usize;
+                let b = st.mem.part_base(sb, pb) + ob as usize;
+                // Different spaces: the destination's bytes and the other space's.
+                let (data, words, other) = st.mem.split_for_write(sb);
+                data[b..b + n].copy_from_slice(&other[a..a + n]);
+                crate::machine::Shadow::set_words(words, b, n);
+            }
+            (Loc::Hbm(x), Loc::Hbm(y)) => {
+                // Not reached (one space on both sides is not disjoint); kept total.
+                let mut buf = vec![0; n];
+                st.hbm.read(x, &mut buf);
+                st.hbm.write(y, &buf);
+            }
         }
     }
 
@@ -298,6 +361,48 @@ impl Cx<'_> {
     }
 }
 
+/// Appends `r`, merged into the last run when it continues it (the same place, the next
+/// byte): the byte stream, the footprint and the checks are those of the separate runs.
+fn push_run(runs: &mut Vec<Run>, r: Run) {
+    if let Some(last) = runs.last_mut() {
+        if advance(last.loc, last.len) == r.loc {
+            last.len += r.len;
+            return;
+        }
+    }
+    runs.push(r);
+}
+
+/// The place `n` bytes after `loc` (in the same partition, or further in HBM).
+fn advance(loc: Loc, n: u64) -> Loc {
+    match loc {
+        Loc::Hbm(x) => Loc::Hbm(x + n),
+        Loc::OnChip(s, p, o) => Loc::OnChip(s, p, o + n),
+    }
+}
+
+/// A run as (place, length) pieces for [`Cx::copy_runs`].
+fn pieces(r: &Run) -> Option<(Loc, u64)> {
+    (r.len > 0).then_some((r.loc, r.len))
+}
+
+/// Whether no source run and no destination run are in the same space, so that writing the
+/// destination cannot change a byte the source still has to give.
+fn spaces_disjoint(src: &[Run], dst: &[Run]) -> bool {
+    let space = |r: &Run| match r.loc {
+        Loc::Hbm(_) => Space::Hbm,
+        Loc::OnChip(s, ..) => s,
+    };
+    let used = |runs: &[Run]| {
+        runs.iter().fold([false; 3], |mut m, r| {
+            m[space(r) as usize] = true;
+            m
+        })
+    };
+    let (a, b) = (used(src), used(dst));
+    !(0..3).any(|k| a[k] && b[k])
+}
+
 /// Combines an incoming value `a` with the destination's `b` (§3.3: B op= A).
 fn combine(op: DgeComputeOp, a: f32, b: f32) -> f32 {
     match op {
@@ -307,6 +412,71 @@ fn combine(op: DgeComputeOp, a: f32, b: f32) -> f32 {
         DgeComputeOp::MIN => min_num(a, b),
         _ => a,
     }
+}
+
+/// The CCE path (§3.5) element by element, the definition: each `in_dtype` value of
+/// `data` goes to fp32, is combined with the `out_dtype` value of `old` at the same index
+/// (when `compute_op` reads the destination) and is encoded as `out_dtype` into `out`.
+fn convert_each(
+    in_dtype: Dtype,
+    data: &[u8],
+    out_dtype: Dtype,
+    old: Option<&[u8]>,
+    op: DgeComputeOp,
+    out: &mut [u8],
+    fp8: &Fp8Config,
+) {
+    let (i, o) = (in_dtype.size().unwrap_or(1), out_dtype.size().unwrap_or(1));
+    let raw = |b: &[u8], size: usize, k: usize| {
+        let mut w = [0u8; 4];
+        w[..size].copy_from_slice(&b[k * size..(k + 1) * size]);
+        u32::from_le_bytes(w)
+    };
+    for k in 0..data.len() / i {
+        let a = to_f32(in_dtype, raw(data, i, k), fp8);
+        let v = match old {
+            Some(b) => combine(op, a, to_f32(out_dtype, raw(b, o, k), fp8)),
+            None => a,
+        };
+        let w = from_f32(out_dtype, v, fp8).to_le_bytes();
+        out[k * o..(k + 1) * o].copy_from_slice(&w[..o]);
+    }
+}
+
+/// [`convert_each`] through the numerics' slice conversions (one dispatched, vectorised
+/// loop per pass; a cast of a float input in one pass). Returns `false`, writing nothing,
+/// for a dtype outside the datapath's (the caller then converts element by element).
+fn convert_stream(
+    in_dtype: Dtype,
+    data: &[u8],
+    out_dtype: Dtype,
+    old: Option<&[u8]>,
+    op: DgeComputeOp,
+    out: &mut [u8],
+    fp8: &Fp8Config,
+) -> bool {
+    let (Some(i), Some(_)) = (datapath_size(in_dtype), datapath_size(out_dtype)) else {
+        return false;
+    };
+    let n = data.len() / i;
+    match old {
+        None if rows_fusable(in_dtype, out_dtype) => {
+            encode_bytes_with::<false>(in_dtype, data, out_dtype, out, fp8, |x| x);
+        }
+        _ => {
+            let mut vals = vec![0f32; n];
+            decode_slice_to_f32(in_dtype, data, &mut vals, fp8);
+            if let Some(b) = old {
+                let mut olds = vec![0f32; n];
+                decode_slice_to_f32(out_dtype, b, &mut olds, fp8);
+                for (a, &b) in vals.iter_mut().zip(&olds) {
+                    *a = combine(op, *a, b);
+                }
+            }
+            encode_slice_from_f32(out_dtype, &vals, out, fp8);
+        }
+    }
+    true
 }
 
 /// DMAMEMCPY.
@@ -340,6 +510,19 @@ pub(super) fn execute_memcpy(cx: &mut Cx<'_>, s: &DmaDirect2d) -> Result<(), Fau
             detail: format!("the destination holds {dst_bytes} bytes; the source gives {out_len}"),
         });
     }
+    // A plain copy between spaces moves the bytes directly (no stream in between).
+    if !cce && spaces_disjoint(&src, &dst) {
+        // 2. diagnose, 3. gate, 4. commit.
+        cx.warn_unset_runs(&src, "src");
+        cx.touch_runs(&src, "src", false);
+        cx.touch_runs(&dst, "dst", true);
+        cx.out.gate(cx.cfg)?;
+        cx.copy_runs(&src, &dst);
+        cx.out.elements = values;
+        cx.out.bytes_written = dst_bytes;
+        cx.out.written = Cx::written_hull(&dst);
+        return Ok(());
+    }
     // 2. diagnose, 3. gate.
     let data = cx.gather(&src, "src");
     let old = if s.compute_op != DgeComputeOp::NONE {
@@ -355,22 +538,12 @@ pub(super) fn execute_memcpy(cx: &mut Cx<'_>, s: &DmaDirect2d) -> Result<(), Fau
     cx.out.gate(cx.cfg)?;
     // 4. commit.
     let bytes = match sizes {
-        (Some(i), Some(o)) if cce => {
+        (Some(_), Some(_)) if cce => {
             let fp8 = cx.cfg.fp8;
             let mut out = vec![0u8; out_len as usize];
-            for k in 0..values as usize {
-                let raw = |b: &[u8], size: usize, k: usize| {
-                    let mut w = [0u8; 4];
-                    w[..size].copy_from_slice(&b[k * size..(k + 1) * size]);
-                    u32::from_le_bytes(w)
-                };
-                let a = to_f32(s.in_dtype, raw(&data, i, k), &fp8);
-                let v = match &old {
-                    Some(b) => combine(s.compute_op, a, to_f32(s.out_dtype, raw(b, o, k), &fp8)),
-                    None => a,
-                };
-                let w = from_f32(s.out_dtype, v, &fp8).to_le_bytes();
-                out[k * o..(k + 1) * o].copy_from_slice(&w[..o]);
+            let (i, o) = (s.in_dtype, s.out_dtype);
+            if !convert_stream(i, &data, o, old.as_deref(), s.compute_op, &mut out, &fp8) {
+                convert_each(i, &data, o, old.as_deref(), s.compute_op, &mut out, &fp8);
             }
             out
         }

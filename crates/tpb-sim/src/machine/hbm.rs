@@ -4,6 +4,7 @@
 //! written, so a large HBM costs only what a program touches. Unwritten bytes read as zero
 //! and are uninitialised.
 
+use super::Shadow;
 use std::collections::BTreeMap;
 
 /// Bytes per allocated page.
@@ -117,9 +118,7 @@ impl Hbm {
         for (page, off, n) in chunks(start, bytes.len() as u64) {
             let p = self.pages.entry(page).or_insert_with(Page::new);
             p.data[off..off + n].copy_from_slice(&bytes[o..o + n]);
-            for i in off..off + n {
-                p.init[i / 64] |= 1 << (i % 64);
-            }
+            Shadow::set_words(&mut p.init, off, n);
             o += n;
         }
     }
@@ -128,9 +127,7 @@ impl Hbm {
     pub(crate) fn count_unset(&self, start: u64, len: u64) -> u64 {
         chunks(start, len)
             .map(|(page, off, n)| match self.pages.get(&page) {
-                Some(p) => (off..off + n)
-                    .filter(|&i| p.init[i / 64] >> (i % 64) & 1 == 0)
-                    .count() as u64,
+                Some(p) => Shadow::count_unset_words(&p.init, off, n),
                 None => n as u64,
             })
             .sum()
@@ -169,5 +166,43 @@ mod tests {
             })
         );
         assert!(h.check(u64::MAX, 2).is_err());
+    }
+
+    // The word-level shadow of HBM pages against a bool-per-byte model: writes and counts
+    // starting and ending inside, on and across shadow words and pages.
+    #[test]
+    fn hbm_shadow_matches_a_byte_model() {
+        let cuts = [
+            0u64,
+            1,
+            63,
+            64,
+            65,
+            200,
+            PAGE - 65,
+            PAGE - 1,
+            PAGE,
+            PAGE + 1,
+            PAGE + 130,
+        ];
+        for &a in &cuts {
+            for &b in cuts.iter().filter(|&&b| b > a) {
+                let mut h = Hbm::new(3 * PAGE);
+                let mut model = vec![false; 3 * PAGE as usize];
+                h.write(a, &vec![7; (b - a) as usize]);
+                model[a as usize..b as usize]
+                    .iter_mut()
+                    .for_each(|x| *x = true);
+                for &c in &cuts {
+                    for &d in cuts.iter().filter(|&&d| d >= c) {
+                        let want = model[c as usize..d as usize]
+                            .iter()
+                            .filter(|&&x| !x)
+                            .count();
+                        assert_eq!(h.count_unset(c, d - c), want as u64, "{a}..{b}, {c}..{d}");
+                    }
+                }
+            }
+        }
     }
 }

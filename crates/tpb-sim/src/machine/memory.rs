@@ -10,6 +10,26 @@
 use tpb_isa::geometry::{Geometry, Space};
 use tpb_isa::Gen;
 
+/// Bytes at or above which a zeroed allocation is always served with fresh zero pages
+/// mapped on first touch: glibc's largest dynamic mmap threshold (32 MiB on 64-bit). Below
+/// it, once a machine has been freed, glibc serves the next one from its heap and fills
+/// every byte with zeros (about 30 MiB of SBUF, PSUM and shadows, 2–3 ms per machine, most
+/// of a small kernel's run: issue 21 item 4); other allocators map large blocks anyway.
+const FRESH_PAGES_BYTES: usize = 32 << 20;
+
+/// `len` zeros, allocated so that untouched pages cost nothing ([`FRESH_PAGES_BYTES`]):
+/// the capacity past `len` is reserved address space, never touched (a clone copies `len`).
+/// (`vec![0; n]` asks the allocator for zeroed memory: calloc.)
+pub(crate) fn zeroed<T: Clone + Default>(len: usize) -> Vec<T> {
+    if len == 0 {
+        return Vec::new();
+    }
+    let at_least = FRESH_PAGES_BYTES.div_ceil(std::mem::size_of::<T>()) + 1;
+    let mut v = vec![T::default(); len.max(at_least)];
+    v.truncate(len);
+    v
+}
+
 /// One bit per byte: set once the byte has been written by the host or an instruction.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Shadow {
@@ -19,7 +39,7 @@ pub(crate) struct Shadow {
 impl Shadow {
     fn new(bits: usize) -> Shadow {
         Shadow {
-            words: vec![0; bits.div_ceil(64)],
+            words: zeroed(bits.div_ceil(64)),
         }
     }
 
@@ -130,9 +150,14 @@ impl Shadow {
 
     /// How many bytes of `start..start + len` are uninitialised.
     pub(crate) fn count_unset(&self, start: usize, len: usize) -> u64 {
+        Self::count_unset_words(&self.words, start, len)
+    }
+
+    /// [`Shadow::count_unset`] on a run of words (e.g. an HBM page's), bit `i` being byte `i`.
+    pub(crate) fn count_unset_words(words: &[u64], start: usize, len: usize) -> u64 {
         let mut n = 0u64;
         Self::for_masks(start, len, |w, m| {
-            n += u64::from((!self.words[w] & m).count_ones());
+            n += u64::from((!words[w] & m).count_ones());
             true
         });
         n
@@ -181,8 +206,8 @@ impl Memory {
         };
         Memory {
             geo,
-            sbuf: vec![0; sbuf_len],
-            psum: vec![0; psum_len],
+            sbuf: zeroed(sbuf_len),
+            psum: zeroed(psum_len),
             sbuf_init: Shadow::new(sbuf_len),
             psum_init: Shadow::new(psum_len),
             none: Vec::new(),
