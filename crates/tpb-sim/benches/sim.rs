@@ -493,6 +493,56 @@ fn bench_memset() -> Row {
     row_of(&mut m, &i, format!("Memset bf16 128x{f}"), 2, u64::from(f))
 }
 
+/// Matmul 0x02 of 128 × 128 weights by a 128 × `n` moving tile into PSUM (LoadWeights once,
+/// then the Matmul timed), and the sum kernel `numerics::pe::matmul` alone on the same
+/// shape: rows whose "elements" are multiply-adds.
+fn bench_matmul(din: Dtype, n: u16) -> (Row, Row) {
+    let (k, cols) = (128u32, 128u32);
+    let mut m = machine();
+    fill(&mut m, 0, din, u64::from(cols));
+    fill(&mut m, 0x1000, din, u64::from(n));
+    let mode = if din == Dtype::FP32 {
+        " fp32_mode=low_high"
+    } else {
+        ""
+    };
+    let ctrl = format!("ctrl=[num_active_rows:{k},num_active_cols:{cols},row_grp:0xf,col_grp:0xf");
+    let text = format!(
+        "load_weights src=sbuf[p0]+0x0:[[1,{cols}]] in={din}{mode} {ctrl}]\n\
+         matmul src=sbuf[p0]+0x1000:[[1,{n}]] in={din}{mode} {ctrl},psum_accumulate_flags:3] \
+         dst=psum[p0]+0x0:[[1,{n}]]\n"
+    );
+    let prog = tpb_isa::text::asm(&text, &tpb_isa::text::AsmOptions::new(GEN)).unwrap();
+    let insts: Vec<Instruction> = prog.instructions().map(|s| s.inst).collect();
+    m.step(&insts[0]).unwrap();
+    let macs = u64::from(k * cols) * u64::from(n);
+    let row = |name: String, secs: Timing| Row {
+        name,
+        elements: macs,
+        touched: 0,
+        secs,
+        copy_secs: secs,
+    };
+    let inst = time(Duration::from_millis(300), || {
+        m.step(black_box(&insts[1])).unwrap();
+    });
+    let w: Vec<f32> = (0..k * cols)
+        .map(|i| (i % 97) as f32 * 0.37 - 17.0)
+        .collect();
+    let x: Vec<f32> = (0..k * u32::from(n))
+        .map(|i| (i % 89) as f32 * 0.21 - 9.0)
+        .collect();
+    let mut out = vec![0f32; cols as usize * usize::from(n)];
+    let kernel = time(Duration::from_millis(300), || {
+        tpb_sim::numerics::pe::matmul(black_box(&w), cols as usize, &x, n.into(), &mut out);
+        black_box(&mut out);
+    });
+    (
+        row(format!("Matmul {din} 128x128x{n}"), inst),
+        row(format!("numerics::pe::matmul 128x128x{n}"), kernel),
+    )
+}
+
 fn main() {
     // `cargo bench -p tpb-sim -- WORD` runs the cases whose name contains WORD.
     let filter: Vec<String> = std::env::args()
@@ -583,6 +633,20 @@ fn main() {
             print(&f());
         }
     }
+    for din in [f32_, bf] {
+        let name = format!("Matmul {din}");
+        if wanted(&name) {
+            let (inst, kernel) = bench_matmul(din, 512);
+            let rate = |r: &Row| r.elements as f64 / r.secs.cpu / 1e9;
+            println!(
+                "{name} 128x128x512: {:.2} G MAC/s; the sum kernel alone {:.2} G MAC/s ({:.0} % \
+                 of the instruction's time)",
+                rate(&inst),
+                rate(&kernel),
+                100.0 * kernel.secs.cpu / inst.secs.cpu
+            );
+        }
+    }
     if wanted("threads") {
         // 1 → 2 (→ all cores) threads on the same instruction, in the same run.
         // The wall clock is what threads buy; it only means something on an idle machine,
@@ -663,6 +727,16 @@ fn simd_levels() {
             Box::new(move || bench_iota_n(f)),
         ));
     }
+    for din in [f32_, bf] {
+        cases.push((
+            format!("Matmul {din} 128x128x512 (G MAC/s)"),
+            Box::new(move || bench_matmul(din, 512).0),
+        ));
+    }
+    cases.push((
+        "numerics::pe::matmul 128x128x512".into(),
+        Box::new(move || bench_matmul(f32_, 512).1),
+    ));
     let levels = simd::available();
     print!("{:<40}", "case (on-CPU G elem/s, one thread)");
     for l in &levels {

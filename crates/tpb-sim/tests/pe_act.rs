@@ -368,7 +368,8 @@ fn same_bits(a: f32, b: f32) -> bool {
 }
 
 // §1.7, assumptions pe-summation-order and pe-fp32-modes: every accepted input dtype, the
-// three fp32 modes and a mixed pair, bit for bit against NumPy/ml_dtypes computing our order.
+// three fp32 modes and a mixed pair, bit for bit against NumPy/ml_dtypes computing our order,
+// at every SIMD level.
 #[test]
 fn matmul_matches_numpy_fixtures() {
     let cases = [
@@ -406,14 +407,22 @@ fn matmul_matches_numpy_fixtures() {
             fp32(wd),
             fp32(xd)
         );
-        let mut mach = Machine::new(Config::new(Gen::Cayman));
-        write_raw(&mut mach, k, 0, wd, w);
-        write_raw(&mut mach, k, 0x1000, xd, x);
-        mach.run(&program(Gen::Cayman, &text)).unwrap();
-        let got = read_f32(&mach, Space::Psum, m, 0, u64::from(n));
-        for (i, (g, &b)) in got.iter().zip(want).enumerate() {
-            let w = f32::from_bits(b);
-            assert!(same_bits(*g, w), "{case}: psum[{i}] = {g:?}, NumPy {w:?}");
+        for level in tpb_sim::numerics::simd::available() {
+            let mut mach = Machine::new(Config::new(Gen::Cayman));
+            write_raw(&mut mach, k, 0, wd, w);
+            write_raw(&mut mach, k, 0x1000, xd, x);
+            let prog = program(Gen::Cayman, &text);
+            tpb_sim::numerics::simd::with_level(level, || mach.run(&prog))
+                .unwrap()
+                .unwrap();
+            let got = read_f32(&mach, Space::Psum, m, 0, u64::from(n));
+            for (i, (g, &b)) in got.iter().zip(want).enumerate() {
+                let w = f32::from_bits(b);
+                assert!(
+                    same_bits(*g, w),
+                    "{case} at {level}: psum[{i}] = {g:?}, NumPy {w:?}"
+                );
+            }
         }
     }
 }
@@ -474,6 +483,233 @@ fn activate_matches_numpy_fixtures() {
                 let ulps = (g.to_bits() as i64 - b as i64).abs();
                 assert!(ulps <= 1, "{func}({}) = {g:?}, NumPy {w:?}", xs[i]);
             }
+        }
+    }
+}
+
+/// One operand walk for [`dense_operand_path_matches_the_gather`]: `(asm pattern, element
+/// offsets in walk order, elements of the span it covers)`.
+type Walk = (String, Vec<usize>, usize);
+
+/// A dense walk of `n` elements, or a strided / gapped one (the plain gather's walks).
+fn walk(n: usize, dense: bool, st: &mut u64) -> Walk {
+    if dense {
+        return (format!("[[1,{n}]]"), (0..n).collect(), n);
+    }
+    *st ^= *st << 13;
+    *st ^= *st >> 7;
+    *st ^= *st << 17;
+    let split = (1..n)
+        .rev()
+        .find(|d| n.is_multiple_of(*d) && *d > 1)
+        .filter(|_| *st & 1 == 0);
+    match split {
+        // Two dims: contiguous runs of `a` elements, gaps between them.
+        Some(a) => {
+            let (b, gap) = (n / a, 1 + (*st >> 8) as usize % 3);
+            let offs = (0..n).map(|e| (e / a) * (a + gap) + e % a).collect();
+            (format!("[[1,{a}],[{},{b}]]", a + gap), offs, b * (a + gap))
+        }
+        None => {
+            let s = 2 + (*st >> 8) as usize % 2;
+            (
+                format!("[[{s},{n}]]"),
+                (0..n).map(|e| e * s).collect(),
+                n * s,
+            )
+        }
+    }
+}
+
+/// Random element bits of `dtype` with the edge cases mixed in: NaN payloads, signed
+/// zeros, subnormals, infinities, and ordinary values of either sign.
+fn edge_bits(dtype: Dtype, st: &mut u64) -> u32 {
+    *st ^= *st << 13;
+    *st ^= *st >> 7;
+    *st ^= *st << 17;
+    let r = (*st >> 16) as u32;
+    let (bits, exp_bits) = match dtype.size() {
+        Some(1) if dtype == Dtype::FP8_EXP3 => (8, 3),
+        Some(1) if dtype == Dtype::FP8_EXP4 => (8, 4),
+        Some(1) => (8, 5),
+        Some(2) if dtype == Dtype::BFLOAT16 => (16, 8),
+        Some(2) => (16, 5),
+        _ => (32, 8),
+    };
+    let man = bits - 1 - exp_bits;
+    let sign = (r >> 31) << (bits - 1);
+    let exp_max = (1u32 << exp_bits) - 1;
+    let payload = (r >> 3) & ((1 << man) - 1);
+    // Infinities and NaNs rarely, so that most sums stay finite.
+    let v = match r % 64 {
+        0..=3 => 0,                             // ±0
+        4..=7 => payload.max(1),                // subnormal
+        8 => exp_max << man,                    // ±inf (a NaN in some fp8s)
+        9 => (exp_max << man) | payload.max(1), // NaN with its payload
+        // Ordinary values near 1 so that sums stay finite.
+        _ => ((exp_max / 2 - 2 + (r >> 8) % 5) << man) | payload,
+    };
+    sign | v
+}
+
+// The dense operand path (one contiguous run per partition, decoded row by row; the PSUM
+// written one row at a time) against the plain gather of the same elements laid out with
+// strides and gaps: the same PSUM bits, for fp8/bf16/fp16/fp32 inputs, the three fp32
+// modes, mixed pairs, accumulate on and off, partial partitions, at every SIMD level
+// (assumption pe-summation-order; isa-facts-pe-act-dma §1.2, §1.5.2, §1.7).
+#[test]
+fn dense_operand_path_matches_the_gather() {
+    use tpb_sim::numerics::simd;
+    let dtypes = [
+        Dtype::FP8_EXP3,
+        Dtype::FP8_EXP4,
+        Dtype::FP8_EXP5,
+        Dtype::BFLOAT16,
+        Dtype::FP16,
+        Dtype::FP32,
+    ];
+    let mut st = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = |m: u64| {
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        (st % m) as usize
+    };
+    for case in 0..18 {
+        let xd = dtypes[case % dtypes.len()];
+        let wd = if xd == Dtype::FP32 {
+            xd
+        } else {
+            dtypes[next(5)]
+        };
+        let mode = [
+            "",
+            " fp32_mode=low",
+            " fp32_mode=high",
+            " fp32_mode=low_high",
+        ][if xd == Dtype::FP32 {
+            1 + case / dtypes.len() % 3
+        } else {
+            0
+        }];
+        // One case wide enough for the register tiles of every level.
+        let (k, m, n) = if case == 5 {
+            (40, 13, 83)
+        } else {
+            (1 + next(24), 1 + next(20), 1 + next(40))
+        };
+        // The operands start at partition 0 (row_grp 0xf, §1.5.8); a small result may land
+        // at another quadrant of PSUM.
+        let (pw, px) = (0u32, 0u32);
+        let pd = if m <= 32 { 32 * next(4) as u32 } else { 0 };
+        let flags = if (case + case / 6) % 2 == 0 { 3 } else { 0 };
+        let mut seed = case as u64 * 0x9E37_79B9 + 1;
+        let w: Vec<u32> = (0..k * m).map(|_| edge_bits(wd, &mut seed)).collect();
+        let x: Vec<u32> = (0..k * n).map(|_| edge_bits(xd, &mut seed)).collect();
+        let old: Vec<u32> = (0..m * n)
+            .map(|_| edge_bits(Dtype::FP32, &mut seed))
+            .collect();
+        let mut walk_seed = seed;
+        let walks: Vec<[Walk; 3]> = [true, false]
+            .map(|dense| {
+                [
+                    walk(m, dense, &mut walk_seed),
+                    walk(n, dense, &mut walk_seed),
+                    walk(n, dense, &mut walk_seed),
+                ]
+            })
+            .into();
+        let mut results = Vec::new();
+        for level in simd::available() {
+            for [(wp, wo, wspan), (xp, xo, xspan), (dp, doff, dspan)] in &walks {
+                let mut mach = Machine::new(Config::new(Gen::Cayman));
+                // Each operand's span, its walk's elements placed and junk in the gaps.
+                let place = |bits: &[u32], per: usize, offs: &[usize], span: usize, size| {
+                    let mut img: Vec<u32> = (0..bits.len() / per * span)
+                        .map(|i| 0x5A5A_5A5A ^ i as u32)
+                        .collect();
+                    for (row, chunk) in bits.chunks(per).enumerate() {
+                        for (&o, &b) in offs.iter().zip(chunk) {
+                            img[row * span + o] = b;
+                        }
+                    }
+                    img.iter()
+                        .flat_map(|b| b.to_le_bytes()[..size].to_vec())
+                        .collect::<Vec<u8>>()
+                };
+                let put = |mach: &mut Machine, sp, p0: u32, rows, off, bytes: Vec<u8>| {
+                    let per = bytes.len() as u64 / u64::from(rows);
+                    let t = HostTensor::at(sp, p0..p0 + rows)
+                        .offset(off)
+                        .elements(Dtype::UINT8, per);
+                    mach.write_tensor(&t, &bytes).unwrap();
+                };
+                let size = |d: Dtype| d.size().unwrap();
+                put(
+                    &mut mach,
+                    Space::Sbuf,
+                    pw,
+                    k as u32,
+                    0,
+                    place(&w, m, wo, *wspan, size(wd)),
+                );
+                put(
+                    &mut mach,
+                    Space::Sbuf,
+                    px,
+                    k as u32,
+                    0x1000,
+                    place(&x, n, xo, *xspan, size(xd)),
+                );
+                put(
+                    &mut mach,
+                    Space::Psum,
+                    pd,
+                    m as u32,
+                    0x40,
+                    place(&old, n, doff, *dspan, 4),
+                );
+                // col_grp names the PSUM quadrant the result starts at (§1.5.8).
+                let col_grp = if m <= 32 { 1 << (pd / 32) } else { 0xf };
+                let ctrl = format!(
+                    "ctrl=[num_active_rows:{k},num_active_cols:{m},row_grp:0xf,col_grp:{col_grp}"
+                );
+                let text = format!(
+                    "load_weights src=sbuf[p{pw}]+0x0:{wp} in={wd}{} {ctrl}]\n\
+                     matmul src=sbuf[p{px}]+0x1000:{xp} in={xd}{mode} \
+                     {ctrl},psum_accumulate_flags:{flags}] dst=psum[p{pd}]+0x40:{dp}\n",
+                    if wd == Dtype::FP32 { mode } else { "" },
+                );
+                let prog = program(Gen::Cayman, &text);
+                simd::with_level(level, || mach.run(&prog))
+                    .unwrap()
+                    .unwrap();
+                let t = HostTensor::at(Space::Psum, pd..pd + m as u32)
+                    .offset(0x40)
+                    .elements(Dtype::UINT8, *dspan as u64 * 4);
+                let img = mach.read_tensor(&t).unwrap();
+                let got: Vec<u32> = img
+                    .chunks(dspan * 4)
+                    .flat_map(|row| {
+                        doff.iter().map(move |&o| {
+                            u32::from_le_bytes(row[4 * o..4 * o + 4].try_into().unwrap())
+                        })
+                    })
+                    .collect();
+                results.push((level, wp.clone(), xp.clone(), dp.clone(), got));
+            }
+        }
+        // Bit for bit; a NaN's payload is not part of the documented order (the vector
+        // units of different levels may pick either operand's), so any NaN matches a NaN.
+        let same =
+            |a: u32, b: u32| a == b || (f32::from_bits(a).is_nan() && f32::from_bits(b).is_nan());
+        let (_, _, _, _, want) = &results[0];
+        for (level, wp, xp, dp, got) in &results {
+            assert!(
+                got.len() == want.len() && got.iter().zip(want).all(|(&a, &b)| same(a, b)),
+                "case {case}: {wd} x {xd}{mode} {k}x{m}x{n} flags {flags} at {level}, walks \
+                 {wp} {xp} {dp}"
+            );
         }
     }
 }

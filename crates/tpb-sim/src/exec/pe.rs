@@ -8,18 +8,22 @@
 //!                psum[m][j] = bit0(flags) ? acc : psum[m][j] + acc
 //! ```
 //!
-//! Operands are gathered element by element (at most 128 × 128 weights and 128 × 512 moving
-//! elements); the sums run in `numerics::pe::matmul`, a register-blocked loop that keeps the
-//! documented order (its differential test holds it to the per-element `dot_strided`). The numbers are exact per our order, never the hardware's bits
-//! (assumption `pe-summation-order`); each Matmul says so in its report. What the sheet does
-//! not give is refused with the missing fact named.
+//! Operands that are one contiguous run per partition (the usual tiles) are decoded row by
+//! row with the slice decoders and the PSUM rows written one vector pass each; any other
+//! walk is gathered and written element by element (the plain form, held to the same bits
+//! by `dense_operand_path_matches_the_gather`). The sums run in `numerics::pe::matmul`, a
+//! register-tiled loop that keeps the documented order (its differential test holds it to
+//! the per-element `dot_strided`). The numbers are exact per our order, never the
+//! hardware's bits (assumption `pe-summation-order`); each Matmul says so in its report.
+//! What the sheet does not give is refused with the missing fact named.
 
+use super::access::bytes_to_raw;
 use super::access::{Access, Cursor};
 use super::{Cx, Role};
 use crate::assumptions::PE_SUMMATION_ORDER;
 use crate::machine::{CostShape, FaultCause, Memory, PeWeights, WarningKind};
 use crate::numerics::pe::{self, round_tf32};
-use crate::numerics::{from_f32, to_f32};
+use crate::numerics::{decode_values, simd, to_f32, Fp8Config};
 use tpb_isa::geometry::Space;
 use tpb_isa::wire::{S3Lw, S3d3Mm, Tensor};
 use tpb_isa::{Dtype, Gen, PeFp32Mode};
@@ -85,13 +89,89 @@ fn refuse_unknown_controls(get: impl Fn(&str) -> Option<u16>) -> Result<(), Faul
     )
 }
 
+/// Whether a multiplier input is rounded to tf32 (fp32 mode `low`, §8 item 7).
+fn tf32_input(dtype: Dtype, mode: PeFp32Mode) -> bool {
+    dtype == Dtype::FP32 && mode == PeFp32Mode::LOW
+}
+
 /// Converts a multiplier input per the fp32 mode (tf32 for `low`, §8 item 7).
-fn pe_value(dtype: Dtype, bits: u32, mode: PeFp32Mode, cx: &Cx<'_>) -> f32 {
-    let v = to_f32(dtype, bits, &cx.cfg.fp8);
-    if dtype == Dtype::FP32 && mode == PeFp32Mode::LOW {
+fn pe_value(dtype: Dtype, bits: u32, mode: PeFp32Mode, fp8: &Fp8Config) -> f32 {
+    let v = to_f32(dtype, bits, fp8);
+    if tf32_input(dtype, mode) {
         round_tf32(v)
     } else {
         v
+    }
+}
+
+/// Reads `rows` channels of `a` as multiplier inputs into `values` (channel k's walk is
+/// row k, `a.count()` long) and, when `raw` is given, their raw bits likewise.
+///
+/// A walk that is one contiguous run per partition (the usual tile) is decoded row by row
+/// with the slice decoders in one dispatched sweep; any other walk is gathered element by
+/// element ([`gather_inputs`], the plain form a differential test holds this one to).
+#[allow(clippy::too_many_arguments)]
+fn read_inputs(
+    mem: &Memory,
+    a: &Access,
+    rows: u32,
+    dtype: Dtype,
+    mode: PeFp32Mode,
+    fp8: &Fp8Config,
+    values: &mut [f32],
+    raw: Option<&mut [u32]>,
+) {
+    if !a.dims.is_dense() {
+        gather_inputs(mem, a, rows, dtype, mode, fp8, values, raw);
+        return;
+    }
+    let n = a.count() as usize;
+    let data = mem.data(a.space);
+    let row_bytes = |k: usize| {
+        let start = mem.part_base(a.space, a.part0 + k as u32) + a.byte(0) as usize;
+        &data[start..start + n * a.size]
+    };
+    let tf32 = tf32_input(dtype, mode);
+    simd::vectorize(
+        #[inline(always)]
+        || {
+            for (k, row) in values.chunks_exact_mut(n).take(rows as usize).enumerate() {
+                decode_values(dtype, row_bytes(k), row, fp8);
+                if tf32 {
+                    row.iter_mut().for_each(|v| *v = round_tf32(*v));
+                }
+            }
+        },
+    );
+    if let Some(raw) = raw {
+        for (k, row) in raw.chunks_exact_mut(n).take(rows as usize).enumerate() {
+            bytes_to_raw(a.size, row_bytes(k), row);
+        }
+    }
+}
+
+/// [`read_inputs`] element by element, for any walk (the plain definition).
+#[allow(clippy::too_many_arguments)]
+fn gather_inputs(
+    mem: &Memory,
+    a: &Access,
+    rows: u32,
+    dtype: Dtype,
+    mode: PeFp32Mode,
+    fp8: &Fp8Config,
+    values: &mut [f32],
+    mut raw: Option<&mut [u32]>,
+) {
+    let n = a.count() as usize;
+    for k in 0..rows as usize {
+        let idx = element_indices(mem, a, k as u32);
+        for (j, i) in idx.into_iter().enumerate() {
+            let bits = read_raw(mem, a.space, i, a.size);
+            values[k * n + j] = pe_value(dtype, bits, mode, fp8);
+            if let Some(raw) = raw.as_deref_mut() {
+                raw[k * n + j] = bits;
+            }
+        }
     }
 }
 
@@ -101,6 +181,64 @@ fn src_access(cx: &Cx<'_>, t: &Tensor<3>, dtype: Dtype, rows: u32) -> Result<Acc
         psum: false,
     };
     cx.tensor(t, "src_mem_pattern", dtype, role, rows)
+}
+
+/// Writes the sums into `cols` channels of the PSUM `dst` (row m = channel m, in walk
+/// order): stores them (`overwrite`) or adds each to the old fp32 value with one f32 RNE
+/// addition (the accumulate of `numerics::pe`, step 3). A walk that is one contiguous run
+/// per partition is one vector pass per row; any other walk goes element by element.
+fn write_sums(mem: &mut Memory, dst: &Access, cols: u32, sums: &[f32], overwrite: bool) {
+    let n = dst.count() as usize;
+    if !dst.dims.is_dense() {
+        write_rows(mem, dst, cols, |m, j, old| {
+            let acc = sums[m * n + j];
+            if overwrite {
+                acc.to_bits()
+            } else {
+                (f32::from_bits(old) + acc).to_bits()
+            }
+        });
+        return;
+    }
+    let starts: Vec<usize> = (0..cols)
+        .map(|m| mem.part_base(Space::Psum, dst.part0 + m) + dst.byte(0) as usize)
+        .collect();
+    let (data, init) = mem.parts_mut(Space::Psum);
+    simd::vectorize(
+        #[inline(always)]
+        || {
+            for (&start, row) in starts.iter().zip(sums.chunks_exact(n)) {
+                let out = data[start..start + 4 * n].as_chunks_mut::<4>().0;
+                if overwrite {
+                    for (o, &v) in out.iter_mut().zip(row) {
+                        *o = v.to_le_bytes();
+                    }
+                } else {
+                    for (o, &v) in out.iter_mut().zip(row) {
+                        *o = (f32::from_le_bytes(*o) + v).to_le_bytes();
+                    }
+                }
+            }
+        },
+    );
+    for start in starts {
+        init.set_range(start, 4 * n);
+    }
+}
+
+/// Writes `value(m, j, old)` (f32 bits; `old` is the element's bits before the
+/// instruction) to element j of channel m of the PSUM `dst`, for `m < cols`, element by
+/// element in walk order. A channel's old values are all read before it is written.
+fn write_rows(mem: &mut Memory, dst: &Access, cols: u32, value: impl Fn(usize, usize, u32) -> u32) {
+    for m in 0..cols {
+        let idx = element_indices(mem, dst, m);
+        let bits: Vec<u32> = (idx.iter().enumerate())
+            .map(|(j, &i)| value(m as usize, j, read_raw(mem, Space::Psum, i, 4)))
+            .collect();
+        for (i, b) in idx.into_iter().zip(bits) {
+            write_raw(mem, Space::Psum, i, 4, b);
+        }
+    }
 }
 
 /// LoadWeights 0x01.
@@ -149,19 +287,24 @@ pub(super) fn load_weights(cx: &mut Cx<'_>, s: &S3Lw) -> Result<(), FaultCause> 
     cx.check_reads(&src, rows, |_| true);
     cx.gate()?;
     let n = (rows * cols) as usize;
-    let (mut values, mut raw) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for k in 0..rows {
-        for i in element_indices(&cx.st.mem, &src, k) {
-            let bits = read_raw(&cx.st.mem, src.space, i, src.size);
-            raw.push(bits);
-            values.push(pe_value(s.in_dtype, bits, s.fp32_mode, cx).to_bits());
-        }
-    }
+    let (mut values, mut raw) = (vec![0f32; n], vec![0u32; n]);
+    let fp8 = cx.cfg.fp8;
+    let (dtype, mode) = (s.in_dtype, s.fp32_mode);
+    read_inputs(
+        &cx.st.mem,
+        &src,
+        rows,
+        dtype,
+        mode,
+        &fp8,
+        &mut values,
+        Some(&mut raw),
+    );
     cx.st.pe = Some(PeWeights {
         rows,
         cols,
         dtype: s.in_dtype,
-        values,
+        values: values.into_iter().map(f32::to_bits).collect(),
         raw,
         transpose: get("transpose_mode") == Some(1),
     });
@@ -270,68 +413,27 @@ pub(super) fn matmul(cx: &mut Cx<'_>, s: &S3d3Mm) -> Result<(), FaultCause> {
     }
     cx.gate()?;
 
-    // Gather the moving tile as x[k][j] (row k = partition k, in walk order).
+    // The moving tile as x[k][j] (row k = partition k, in walk order).
     let n = count as usize;
+    let fp8 = cx.cfg.fp8;
     let mut x = vec![0f32; n * rows as usize];
-    for k in 0..rows {
-        let row = &mut x[k as usize * n..(k as usize + 1) * n];
-        for (v, i) in row.iter_mut().zip(element_indices(&cx.st.mem, &src, k)) {
-            let bits = read_raw(&cx.st.mem, src.space, i, src.size);
-            *v = pe_value(s.in_dtype, bits, s.fp32_mode, cx);
-        }
-    }
+    let (dtype, mode) = (s.in_dtype, s.fp32_mode);
+    read_inputs(&cx.st.mem, &src, rows, dtype, mode, &fp8, &mut x, None);
     let Some(w) = cx.st.pe.as_ref() else {
         return Ok(());
     };
     let wcols = w.cols as usize;
-    // The sums in our order, all at once (numerics::pe::matmul, the blocked form of
-    // dot_strided); the transpose path does no arithmetic.
-    let mut sums = Vec::new();
-    if !transpose {
+    if transpose {
+        // Bit-accurate: dst[m][j] = W[j][m], no arithmetic (§1.8).
+        let wraw = w.raw.clone();
+        write_rows(&mut cx.st.mem, &dst, cols, |m, j, _| wraw[j * wcols + m]);
+    } else {
+        // The sums in our order, all at once (numerics::pe::matmul, the blocked form of
+        // dot_strided), then the PSUM write: store, or add to the old fp32 value.
         let wv: Vec<f32> = w.values.iter().map(|&b| f32::from_bits(b)).collect();
-        sums = vec![0f32; wcols * n];
+        let mut sums = vec![0f32; wcols * n];
         pe::matmul(&wv, wcols, &x, n, &mut sums);
-    }
-    let Some(w) = cx.st.pe.as_ref() else {
-        return Ok(());
-    };
-    let wraw = if transpose { w.raw.clone() } else { Vec::new() };
-    let fp8 = cx.cfg.fp8;
-    let mut bits = vec![0u32; n];
-    for m in 0..cols {
-        let idx = element_indices(&cx.st.mem, &dst, m);
-        for (j, (&i, b)) in idx.iter().zip(bits.iter_mut()).enumerate() {
-            *b = if transpose {
-                // Bit-accurate: dst[m][j] = W[j][m], no arithmetic (§1.8).
-                wraw[j * wcols + m as usize]
-            } else {
-                let acc = sums[m as usize * n + j];
-                let v = if overwrite {
-                    acc
-                } else {
-                    f32::from_bits(read_raw(&cx.st.mem, Space::Psum, i, 4)) + acc
-                };
-                from_f32(Dtype::FP32, v, &fp8)
-            };
-        }
-        // A contiguous row (the usual PSUM tile) is stored in one copy; any other walk
-        // element by element, in walk order.
-        let row = &bits[..idx.len()];
-        match idx.first() {
-            Some(&start) if idx.windows(2).all(|p| p[1] == p[0] + 4) => {
-                let (data, init) = cx.st.mem.parts_mut(Space::Psum);
-                let dst_bytes = &mut data[start..start + 4 * row.len()];
-                for (d, b) in dst_bytes.chunks_exact_mut(4).zip(row) {
-                    d.copy_from_slice(&b.to_le_bytes());
-                }
-                init.set_range(start, 4 * row.len());
-            }
-            _ => {
-                for (&i, &b) in idx.iter().zip(row) {
-                    write_raw(&mut cx.st.mem, Space::Psum, i, 4, b);
-                }
-            }
-        }
+        write_sums(&mut cx.st.mem, &dst, cols, &sums, overwrite);
     }
     cx.out.touch(&dst, cols, true);
     cx.out.cost = CostShape::Matmul {

@@ -16,6 +16,10 @@
 //!
 //! NumPy reproduces this with `np.float32` scalars in a loop, which the fixtures do.
 
+use crate::numerics::simd;
+use pulp::Simd;
+use std::ops::Range;
+
 /// One product, exact then rounded once to f32 (the IEEE f32 multiply).
 #[inline(always)]
 pub fn product(w: f32, x: f32) -> f32 {
@@ -41,7 +45,8 @@ pub fn dot_strided(w: &[f32], stride: usize, col: usize, x: &[f32]) -> f32 {
     acc
 }
 
-/// Columns of one block of [`matmul`]: four output rows of this many f32 stay in L1.
+/// Columns of one block of the plain blocked loop: four output rows of this many f32 stay
+/// in L1.
 const BLOCK_COLS: usize = 512;
 
 /// The whole product in our order: `out[m·n + j] = Σ_k w[k·cols + m] · x[k·n + j]` for
@@ -49,11 +54,19 @@ const BLOCK_COLS: usize = 512;
 /// fast form of [`dot_strided`], which a differential test holds it to bit for bit.
 ///
 /// Same order, faster loop: every output element still starts from its k = 0 product and adds
-/// the products k = 1, 2, … one at a time, each multiply and add rounded (no FMA: Rust never
-/// contracts them). Only the loop nest changes: k runs outside a sweep over a block of four
-/// output rows × up to 512 columns, so each moving element loaded serves four outputs and
-/// the additions of a row proceed side by side (vectorised at the `simd` level in force). A
-/// BLAS such as `matrixmultiply` or `gemm` would reorder the sum (k split into panels and
+/// the products k = 1, 2, … one at a time, each multiply and add rounded (no FMA: the vector
+/// multiply and add below are separate IEEE operations, and Rust never contracts `a * b + c`).
+/// Only the loop nest changes, and the products of one (m, k) across columns j are
+/// independent, so they run side by side in vector lanes:
+///
+/// - at AVX-512 and AVX2, a register tile of [`TILE_ROWS_AVX512`] (or [`TILE_ROWS_AVX2`])
+///   output rows × [`TILE_VECS`] vectors of columns stays in registers for the whole k loop
+///   (k innermost: per step one broadcast weight per row, one vector load of moving data per
+///   column vector, then one multiply and one add per accumulator), and is stored once;
+/// - at the baseline level and for the columns past the last whole vector, k runs outside
+///   a sweep over four output rows × up to 512 columns (`blocked`), auto-vectorised.
+///
+/// A BLAS such as `matrixmultiply` or `gemm` would reorder the sum (k split into panels and
 /// partial sums, FMA), so it cannot give our bits.
 pub fn matmul(w: &[f32], cols: usize, x: &[f32], n: usize, out: &mut [f32]) {
     let rows = w.len().checked_div(cols).unwrap_or(0);
@@ -61,80 +74,199 @@ pub fn matmul(w: &[f32], cols: usize, x: &[f32], n: usize, out: &mut [f32]) {
         out.iter_mut().for_each(|o| *o = 0.0);
         return;
     }
-    let out = &mut out[..cols * n];
-    crate::numerics::simd::vectorize(
-        #[inline(always)]
-        || {
-            for j0 in (0..n).step_by(BLOCK_COLS) {
-                let jl = (n - j0).min(BLOCK_COLS);
-                let mut quads = out.chunks_exact_mut(4 * n);
-                for (q, quad) in quads.by_ref().enumerate() {
-                    let (r01, r23) = quad.split_at_mut(2 * n);
-                    let (r0, r1) = r01.split_at_mut(n);
-                    let (r2, r3) = r23.split_at_mut(n);
-                    let o = [
-                        &mut r0[j0..j0 + jl],
-                        &mut r1[j0..j0 + jl],
-                        &mut r2[j0..j0 + jl],
-                        &mut r3[j0..j0 + jl],
-                    ];
-                    rows4(w, cols, x, n, 4 * q, j0, o);
-                }
-                let m0 = (cols / 4) * 4;
-                for (r, row) in quads.into_remainder().chunks_exact_mut(n).enumerate() {
-                    row1(w, cols, x, n, m0 + r, j0, &mut row[j0..j0 + jl]);
-                }
-            }
-        },
-    );
+    let (w, x, out) = (&w[..rows * cols], &x[..rows * n], &mut out[..cols * n]);
+    let mm = Mm {
+        w,
+        cols,
+        x,
+        n,
+        rows,
+    };
+    match simd::token() {
+        #[cfg(target_arch = "x86_64")]
+        simd::Token::Avx512(v) => v.vectorize(
+            #[inline(always)]
+            || mm.tiled::<_, TILE_ROWS_AVX512>(v, out),
+        ),
+        #[cfg(target_arch = "x86_64")]
+        simd::Token::Avx2(v) => v.vectorize(
+            #[inline(always)]
+            || mm.tiled::<_, TILE_ROWS_AVX2>(v, out),
+        ),
+        simd::Token::Baseline => mm.blocked(out, 0..cols, 0..n),
+    }
 }
 
-/// Four output rows `m0..m0 + 4`, columns `j0..j0 + o[i].len()`, of [`matmul`].
-#[inline(always)]
-fn rows4(w: &[f32], cols: usize, x: &[f32], n: usize, m0: usize, j0: usize, o: [&mut [f32]; 4]) {
-    let [o0, o1, o2, o3] = o;
-    let jl = o0.len();
-    let (o1, o2, o3) = (&mut o1[..jl], &mut o2[..jl], &mut o3[..jl]);
-    let wk = |k: usize, r: usize| w[k * cols + m0 + r];
-    let (a0, a1, a2, a3) = (wk(0, 0), wk(0, 1), wk(0, 2), wk(0, 3));
-    let xr = &x[j0..j0 + jl];
-    for j in 0..jl {
-        let xv = xr[j];
-        o0[j] = a0 * xv;
-        o1[j] = a1 * xv;
-        o2[j] = a2 * xv;
-        o3[j] = a3 * xv;
-    }
-    for k in 1..w.len() / cols {
-        let (a0, a1, a2, a3) = (wk(k, 0), wk(k, 1), wk(k, 2), wk(k, 3));
-        let xr = &x[k * n + j0..k * n + j0 + jl];
-        for j in 0..jl {
-            let xv = xr[j];
-            o0[j] += a0 * xv;
-            o1[j] += a1 * xv;
-            o2[j] += a2 * xv;
-            o3[j] += a3 * xv;
+/// Output rows per register tile at AVX-512: 6 × [`TILE_VECS`] accumulators, the moving
+/// vectors and a broadcast weight fit the 32 vector registers.
+const TILE_ROWS_AVX512: usize = 6;
+/// Output rows per register tile at AVX2 (16 registers of 8 lanes).
+const TILE_ROWS_AVX2: usize = 2;
+/// Column vectors per register tile (4 × 16 = 64 columns at AVX-512, 32 at AVX2).
+const TILE_VECS: usize = 4;
+
+/// The operands of one [`matmul`] (shapes checked).
+#[derive(Clone, Copy)]
+struct Mm<'a> {
+    w: &'a [f32],
+    cols: usize,
+    x: &'a [f32],
+    n: usize,
+    rows: usize,
+}
+
+impl Mm<'_> {
+    /// The register-tiled form (see [`matmul`]): whole vectors of columns in tiles of `R`
+    /// rows (then single rows), the columns past the last whole vector in [`Mm::blocked`].
+    #[inline(always)]
+    fn tiled<S: Simd, const R: usize>(self, s: S, out: &mut [f32]) {
+        let lanes = S::F32_LANES;
+        let whole = self.n / lanes * lanes;
+        let mut j = 0;
+        while j + TILE_VECS * lanes <= whole {
+            self.tile_rows::<S, R, TILE_VECS>(s, out, j);
+            j += TILE_VECS * lanes;
+        }
+        while j + lanes <= whole {
+            self.tile_rows::<S, R, 1>(s, out, j);
+            j += lanes;
+        }
+        if j < self.n {
+            self.blocked(out, 0..self.cols, j..self.n);
         }
     }
-}
 
-/// One output row `m` of [`matmul`] (the rows past the last group of four).
-#[inline(always)]
-fn row1(w: &[f32], cols: usize, x: &[f32], n: usize, m: usize, j0: usize, o: &mut [f32]) {
-    let jl = o.len();
-    for k in 0..w.len() / cols {
-        let a = w[k * cols + m];
-        let xr = &x[k * n + j0..k * n + j0 + jl];
-        if k == 0 {
-            o.iter_mut().zip(xr).for_each(|(o, &xv)| *o = a * xv);
-        } else {
-            o.iter_mut().zip(xr).for_each(|(o, &xv)| *o += a * xv);
+    /// Columns `j0..j0 + C` vectors of every output row: tiles of `R` rows, then one row
+    /// at a time.
+    #[inline(always)]
+    fn tile_rows<S: Simd, const R: usize, const C: usize>(self, s: S, out: &mut [f32], j0: usize) {
+        let mut m = 0;
+        while m + R <= self.cols {
+            self.tile::<S, R, C>(s, out, m, j0);
+            m += R;
+        }
+        while m < self.cols {
+            self.tile::<S, 1, C>(s, out, m, j0);
+            m += 1;
+        }
+    }
+
+    /// Output rows `m0..m0 + R`, columns `j0..j0 + C` vectors: the accumulators stay in
+    /// registers over the whole k loop (k = 0 is the first product, then one rounded multiply
+    /// and one rounded add per k, in order).
+    #[inline(always)]
+    fn tile<S: Simd, const R: usize, const C: usize>(
+        self,
+        s: S,
+        out: &mut [f32],
+        m0: usize,
+        j0: usize,
+    ) {
+        let width = C * S::F32_LANES;
+        let load = |k: usize| -> [S::f32s; C] {
+            let (v, _) = S::as_simd_f32s(&self.x[k * self.n + j0..][..width]);
+            core::array::from_fn(|c| v[c])
+        };
+        let weights = |k: usize| -> &[f32] { &self.w[k * self.cols + m0..][..R] };
+        let xv = load(0);
+        let wk = weights(0);
+        let mut acc: [[S::f32s; C]; R] = core::array::from_fn(|r| {
+            core::array::from_fn(|c| s.mul_f32s(s.splat_f32s(wk[r]), xv[c]))
+        });
+        for k in 1..self.rows {
+            let xv = load(k);
+            let wk = weights(k);
+            for (a, &wv) in acc.iter_mut().zip(wk) {
+                let wv = s.splat_f32s(wv);
+                for (a, &xv) in a.iter_mut().zip(&xv) {
+                    *a = s.add_f32s(*a, s.mul_f32s(wv, xv));
+                }
+            }
+        }
+        for (r, a) in acc.iter().enumerate() {
+            let (o, _) = S::as_mut_simd_f32s(&mut out[(m0 + r) * self.n + j0..][..width]);
+            o.copy_from_slice(a);
+        }
+    }
+
+    /// The plain blocked form over output rows `ms` and columns `js`: k runs outside a sweep
+    /// over four output rows × up to [`BLOCK_COLS`] columns, so each moving element loaded
+    /// serves four outputs (auto-vectorised at the level in force).
+    #[inline(always)]
+    fn blocked(self, out: &mut [f32], ms: Range<usize>, js: Range<usize>) {
+        let n = self.n;
+        for j0 in js.clone().step_by(BLOCK_COLS) {
+            let jl = (js.end - j0).min(BLOCK_COLS);
+            let mut m = ms.start;
+            while m + 4 <= ms.end {
+                let quad = &mut out[m * n..(m + 4) * n];
+                let (r01, r23) = quad.split_at_mut(2 * n);
+                let (r0, r1) = r01.split_at_mut(n);
+                let (r2, r3) = r23.split_at_mut(n);
+                let o = [
+                    &mut r0[j0..j0 + jl],
+                    &mut r1[j0..j0 + jl],
+                    &mut r2[j0..j0 + jl],
+                    &mut r3[j0..j0 + jl],
+                ];
+                self.rows4(m, j0, o);
+                m += 4;
+            }
+            for m in m..ms.end {
+                self.row1(m, j0, &mut out[m * n + j0..m * n + j0 + jl]);
+            }
+        }
+    }
+
+    /// Four output rows `m0..m0 + 4`, columns `j0..j0 + o[i].len()`, of [`Mm::blocked`].
+    #[inline(always)]
+    fn rows4(self, m0: usize, j0: usize, o: [&mut [f32]; 4]) {
+        let (w, cols, x, n) = (self.w, self.cols, self.x, self.n);
+        let [o0, o1, o2, o3] = o;
+        let jl = o0.len();
+        let (o1, o2, o3) = (&mut o1[..jl], &mut o2[..jl], &mut o3[..jl]);
+        let wk = |k: usize, r: usize| w[k * cols + m0 + r];
+        let (a0, a1, a2, a3) = (wk(0, 0), wk(0, 1), wk(0, 2), wk(0, 3));
+        let xr = &x[j0..j0 + jl];
+        for j in 0..jl {
+            let xv = xr[j];
+            o0[j] = a0 * xv;
+            o1[j] = a1 * xv;
+            o2[j] = a2 * xv;
+            o3[j] = a3 * xv;
+        }
+        for k in 1..self.rows {
+            let (a0, a1, a2, a3) = (wk(k, 0), wk(k, 1), wk(k, 2), wk(k, 3));
+            let xr = &x[k * n + j0..k * n + j0 + jl];
+            for j in 0..jl {
+                let xv = xr[j];
+                o0[j] += a0 * xv;
+                o1[j] += a1 * xv;
+                o2[j] += a2 * xv;
+                o3[j] += a3 * xv;
+            }
+        }
+    }
+
+    /// One output row `m`, columns `j0..j0 + o.len()`, of [`Mm::blocked`].
+    #[inline(always)]
+    fn row1(self, m: usize, j0: usize, o: &mut [f32]) {
+        let jl = o.len();
+        for k in 0..self.rows {
+            let a = self.w[k * self.cols + m];
+            let xr = &self.x[k * self.n + j0..k * self.n + j0 + jl];
+            if k == 0 {
+                o.iter_mut().zip(xr).for_each(|(o, &xv)| *o = a * xv);
+            } else {
+                o.iter_mut().zip(xr).for_each(|(o, &xv)| *o += a * xv);
+            }
         }
     }
 }
 
 /// FP32 → TF32 (fp32_mode = low, ASSUMED §8 item 7): round the significand to 10 bits,
 /// nearest even; infinities and NaN pass unchanged (a NaN keeps a payload bit set).
+#[inline(always)]
 pub fn round_tf32(x: f32) -> f32 {
     if !x.is_finite() {
         return x;
@@ -172,8 +304,9 @@ mod tests {
         assert_eq!(dot_strided(&w, 2, 1, &x), dot(&[2.0, 4.0, 6.0], &x));
     }
 
-    // The blocked kernel against the plain per-element order, bit for bit, at every SIMD
-    // level, on shapes with and without edges and on values where the order shows.
+    // The tiled and blocked kernels against the plain per-element order, bit for bit, at
+    // every SIMD level, on shapes with and without edges (partial tiles, single vectors,
+    // scalar tails) and on values where the order shows.
     #[test]
     fn blocked_matmul_matches_dot_strided() {
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
@@ -192,6 +325,8 @@ mod tests {
             (3, 8, 32),
             (1, 4, 1),
             (64, 12, 70),
+            // Single 8- and 16-lane vectors beside a tile, a scalar tail, single rows.
+            (9, 13, 47),
         ] {
             let w: Vec<f32> = (0..rows * cols).map(|_| next()).collect();
             let mut x: Vec<f32> = (0..rows * n).map(|_| next()).collect();
