@@ -7,6 +7,8 @@
 use crate::errors::{raise, ErrorKind};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyDict;
 use tpb_isa::Dtype;
 use tpb_sim::numerics::{E4m3Variant, Fp8Config};
 
@@ -135,11 +137,28 @@ impl<'py> HostView<'py> {
     }
 }
 
+/// A NumPy dtype's `name`, remembered per dtype object: the property is Python code in
+/// NumPy (a few microseconds a read, several reads per kernel call), the dtypes are few.
+pub fn dtype_name(dt: &Bound<'_, PyAny>) -> PyResult<String> {
+    static NAMES: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+    let py = dt.py();
+    let names = NAMES.get_or_init(py, || PyDict::new(py).unbind()).bind(py);
+    if let Some(n) = names.get_item(dt)? {
+        return n.extract();
+    }
+    let n = dt.getattr("name")?;
+    // Bounded: dtypes with metadata or other byte orders are distinct objects.
+    if names.len() < 256 {
+        names.set_item(dt, &n)?;
+    }
+    n.extract()
+}
+
 /// Views any array-like (`numpy.asarray`) and names its TPB dtype and shape.
 pub fn host_view<'py>(array: &Bound<'py, PyAny>, fp8: &Fp8Config) -> PyResult<HostView<'py>> {
     let np = array.py().import("numpy")?;
     let arr = np.call_method1("asarray", (array,))?;
-    let name: String = arr.getattr("dtype")?.getattr("name")?.extract()?;
+    let name = dtype_name(&arr.getattr("dtype")?)?;
     let dtype = tpb_dtype(&name, fp8)?;
     let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
     Ok(HostView {

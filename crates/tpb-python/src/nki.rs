@@ -95,8 +95,7 @@ pub(crate) fn dtype_arg(
 ) -> PyResult<Dtype> {
     let py = obj.py();
     if let Ok(dt) = py.import("numpy")?.call_method1("dtype", (obj,)) {
-        let name: String = dt.getattr("name")?.extract()?;
-        return tpb_dtype(&name, fp8);
+        return tpb_dtype(&crate::arrays::dtype_name(&dt)?, fp8);
     }
     let s: String = obj
         .extract()
