@@ -162,20 +162,27 @@ impl Mm<'_> {
         m0: usize,
         j0: usize,
     ) {
+        // Plain loops over fixed-size arrays only (no `array::from_fn`, whose closures
+        // LLVM left uninlined outside the level's features).
         let width = C * S::F32_LANES;
-        let load = |k: usize| -> [S::f32s; C] {
+        let zero = s.splat_f32s(0.0);
+        let load = |k: usize| {
             let (v, _) = S::as_simd_f32s(&self.x[k * self.n + j0..][..width]);
-            core::array::from_fn(|c| v[c])
+            let mut xv = [zero; C];
+            xv.copy_from_slice(&v[..C]);
+            xv
         };
         let weights = |k: usize| -> &[f32] { &self.w[k * self.cols + m0..][..R] };
-        let xv = load(0);
-        let wk = weights(0);
-        let mut acc: [[S::f32s; C]; R] = core::array::from_fn(|r| {
-            core::array::from_fn(|c| s.mul_f32s(s.splat_f32s(wk[r]), xv[c]))
-        });
+        let mut acc = [[zero; C]; R];
+        let (xv, wk) = (load(0), weights(0));
+        for (a, &wv) in acc.iter_mut().zip(wk) {
+            let wv = s.splat_f32s(wv);
+            for (a, &xv) in a.iter_mut().zip(&xv) {
+                *a = s.mul_f32s(wv, xv);
+            }
+        }
         for k in 1..self.rows {
-            let xv = load(k);
-            let wk = weights(k);
+            let (xv, wk) = (load(k), weights(k));
             for (a, &wv) in acc.iter_mut().zip(wk) {
                 let wv = s.splat_f32s(wv);
                 for (a, &xv) in a.iter_mut().zip(&xv) {
