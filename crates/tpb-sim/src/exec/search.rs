@@ -109,13 +109,14 @@ pub(super) fn max8_find_index8(
     let fp8 = cx.cfg.fp8;
     let none = search_no_match(8 * dst.size as u32);
     if dense::readable(&src) && dense::datapath(&[s.in_dtype]) {
-        // One SIMD dispatch for the instruction; each lane decoded once into `xs` (`dense`):
-        // Max8 keeps a running top 8 of the values that can reach it ([`top8_of`]),
-        // FindIndex8 runs the first-match definition piece by piece, skipping blocks that
-        // equal no key.
+        // One SIMD dispatch for the instruction; each lane decoded once, an L1 chunk at a
+        // time (`dense`): Max8 keeps a running top 8 of the values that can reach it
+        // ([`Max8Scan`]), FindIndex8 runs the first-match definition piece by piece,
+        // skipping blocks that equal no key still unfound.
         let mem = &cx.st.mem;
         let lanes = &cx.st.dve.lanes;
-        let mut xs = vec![0f32; src.count() as usize];
+        let size = src.size;
+        let mut t = [0f32; CHUNK];
         let mut outs = Vec::with_capacity(n as usize);
         let mut flags = Vec::with_capacity(n as usize);
         simd::vectorize(
@@ -123,16 +124,27 @@ pub(super) fn max8_find_index8(
             || {
                 for c in 0..n {
                     let row = dense::channel(mem, &src, c);
-                    let xs = &mut xs[..row.len() / src.size];
-                    decode_values(s.in_dtype, row, xs, &fp8);
+                    let keys = lanes[c as usize].match_keys.map(f32::from_bits);
+                    let mut found = [None; SEARCH_SLOTS];
+                    let mut scan = Max8Scan::new();
+                    for (k, bytes) in row.chunks(CHUNK * size).enumerate() {
+                        let t = &mut t[..bytes.len() / size];
+                        decode_values(s.in_dtype, bytes, t, &fp8);
+                        if find {
+                            find_in_chunk(&keys, &mut found, t, (k * CHUNK) as u32);
+                        } else {
+                            scan.feed(t, k * CHUNK);
+                        }
+                    }
                     if find {
-                        let keys = lanes[c as usize].match_keys.map(f32::from_bits);
-                        let mut found = [None; SEARCH_SLOTS];
-                        find_in_chunk(&keys, &mut found, xs, 0);
                         outs.push(found.map(|f| f.map_or(none, |i| i & none)));
                         flags.push(found.map(|f| f.is_some()));
                     } else {
-                        let top = top8_of(xs);
+                        let mut one = [0f32];
+                        let top = scan.top.values(|p| {
+                            decode_values(s.in_dtype, &row[p * size..][..size], &mut one, &fp8);
+                            one[0]
+                        });
                         outs.push(top.map(|v| from_f32(s.out_dtype, v, &fp8)));
                     }
                 }
@@ -184,8 +196,9 @@ fn commit_search(
 }
 
 /// [`search_first_matches_from`] over a decoded chunk whose first element has flat index
-/// `base`, skipping the 16-element blocks that hold no key (they cannot match: the
-/// definition compares with `==`).
+/// `base`, skipping the 16-element blocks that hold no key of a slot still unfound (only
+/// those slots can take a match, and the definition compares with `==`, so a NaN in a found
+/// slot's place matches nothing); once every slot is found the rest is skipped.
 #[inline(always)]
 fn find_in_chunk(
     keys: &[f32; SEARCH_SLOTS],
@@ -194,12 +207,35 @@ fn find_in_chunk(
     base: u32,
 ) {
     const BLOCK: usize = 16;
+    let unfound = |found: &[Option<u32>; SEARCH_SLOTS]| {
+        let mut live = *keys;
+        for (k, f) in live.iter_mut().zip(found) {
+            if f.is_some() {
+                *k = f32::NAN;
+            }
+        }
+        live
+    };
+    let mut live = unfound(found);
+    let mut left = found.iter().filter(|f| f.is_none()).count();
     for (b, block) in xs.chunks(BLOCK).enumerate() {
-        let hit = block.iter().fold(false, |a, &x| {
-            a | keys.iter().fold(false, |h, &k| h | (k == x))
-        });
-        if hit {
-            search_first_matches_from(keys, found, block, base + (b * BLOCK) as u32);
+        if left == 0 {
+            return;
+        }
+        // Bit i: element i equals a key still unfound; only those elements can match.
+        let mut hits = 0u32;
+        for (i, &x) in block.iter().enumerate() {
+            hits |= u32::from(live.iter().fold(false, |h, &k| h | (k == x))) << i;
+        }
+        if hits != 0 {
+            while hits != 0 {
+                let i = hits.trailing_zeros() as usize;
+                hits &= hits - 1;
+                let at = base + (b * BLOCK + i) as u32;
+                search_first_matches_from(keys, found, &block[i..=i], at);
+            }
+            live = unfound(found);
+            left = found.iter().filter(|f| f.is_none()).count();
         }
     }
 }
@@ -234,60 +270,74 @@ impl Top8 {
         self.keys[SEARCH_SLOTS - 1] = b[SEARCH_SLOTS - 1].max(g);
     }
 
-    /// The 8 values of `xs` ascending; NaNs fill the low slots of a lane with fewer than 8.
-    fn values(&self, xs: &[f32]) -> [f32; SEARCH_SLOTS] {
+    /// The 8 values ascending, `at(pos)` the lane's value at `pos`; NaNs fill the low slots
+    /// of a lane with fewer than 8.
+    fn values(&self, mut at: impl FnMut(usize) -> f32) -> [f32; SEARCH_SLOTS] {
         self.keys.map(|k| match k {
             i64::MIN => f32::NAN,
-            k => xs[(k & 0xFFFF_FFFF) as usize - 1],
+            k => at((k & 0xFFFF_FFFF) as usize - 1),
         })
     }
 }
 
-/// Max8 of `xs`: the running [`Top8`] fed only the values that can be in the result. The
-/// values are split into groups (lane `j` of each 256-value block: element `j` of each of its
-/// 16-value rows, so that the group maxima are vertical vector maxima), and the 8th largest
-/// group maximum `t` is taken, in the rank order with −0 as +0 and a NaN below −inf
-/// ([`rank_key`]): eight distinct values rank at `t` or above, so a value ranking strictly
-/// below `t` is beaten by eight and cannot be in the result. Feeding only the values at `t`
-/// or above (16-value blocks with none skipped) gives the same 8 values as feeding them all: checked
-/// against [`max8_values`] by `top8_of_matches_max8_values` below.
-#[inline(always)]
-fn top8_of(xs: &[f32]) -> [f32; SEARCH_SLOTS] {
-    const LANES: usize = 16;
-    // The 8 largest group maxima, ascending; the bottom (every value passes) below 8 groups.
-    let mut best = [i32::MIN; SEARCH_SLOTS];
-    for block in xs.chunks(LANES * LANES) {
-        let mut m = [i32::MIN; LANES];
-        let (rows, rest) = block.as_chunks::<LANES>();
-        for row in rows {
-            for (m, &x) in m.iter_mut().zip(row) {
-                *m = (*m).max(rank_key(x));
-            }
-        }
-        for (m, &x) in m.iter_mut().zip(rest) {
-            *m = (*m).max(rank_key(x));
-        }
-        for g in m {
-            // As `Top8::push` (ties need no order here).
-            let b = best;
-            for i in 0..SEARCH_SLOTS - 1 {
-                best[i] = b[i].max(b[i + 1].min(g));
-            }
-            best[SEARCH_SLOTS - 1] = b[SEARCH_SLOTS - 1].max(g);
+/// Max8 over a lane's values fed in order, piece by piece: the running [`Top8`] fed only the
+/// values that can be in the result. The values are split into groups (lane `j` of each
+/// 256-value block: element `j` of each of its 16-value rows, so that the group maxima are
+/// vertical vector maxima), and the 8th largest maximum `t` of the groups fed so far is
+/// taken, in the rank order with −0 as +0 and a NaN below −inf ([`rank_key`]): eight
+/// distinct values rank at `t` or above, so a value ranking strictly below `t` is beaten by
+/// eight and cannot be in the result (`t` only rises). Feeding only the values at `t` or
+/// above (16-value blocks with none skipped) gives the same 8 values as feeding them all:
+/// checked against [`max8_values`] by `top8_of_matches_max8_values` below.
+struct Max8Scan {
+    /// The 8 largest group maxima, ascending; the bottom (every value passes) below 8 groups.
+    best: [i32; SEARCH_SLOTS],
+    top: Top8,
+}
+
+impl Max8Scan {
+    fn new() -> Self {
+        Self {
+            best: [i32::MIN; SEARCH_SLOTS],
+            top: Top8::new(),
         }
     }
-    let t = best[0];
-    let mut top = Top8::new();
-    for (b, block) in xs.chunks(LANES).enumerate() {
-        if block.iter().fold(false, |a, &x| a | (rank_key(x) >= t)) {
-            for (j, &x) in block.iter().enumerate() {
-                if rank_key(x) >= t {
-                    top.push(b * LANES + j, x);
+
+    /// Feeds `xs`, the lane's values from position `base` on.
+    #[inline(always)]
+    fn feed(&mut self, xs: &[f32], base: usize) {
+        const LANES: usize = 16;
+        for block in xs.chunks(LANES * LANES) {
+            let mut m = [i32::MIN; LANES];
+            let (rows, rest) = block.as_chunks::<LANES>();
+            for row in rows {
+                for (m, &x) in m.iter_mut().zip(row) {
+                    *m = (*m).max(rank_key(x));
+                }
+            }
+            for (m, &x) in m.iter_mut().zip(rest) {
+                *m = (*m).max(rank_key(x));
+            }
+            for g in m {
+                // As `Top8::push` (ties need no order here).
+                let b = self.best;
+                for i in 0..SEARCH_SLOTS - 1 {
+                    self.best[i] = b[i].max(b[i + 1].min(g));
+                }
+                self.best[SEARCH_SLOTS - 1] = b[SEARCH_SLOTS - 1].max(g);
+            }
+        }
+        let t = self.best[0];
+        for (b, block) in xs.chunks(LANES).enumerate() {
+            if block.iter().fold(false, |a, &x| a | (rank_key(x) >= t)) {
+                for (j, &x) in block.iter().enumerate() {
+                    if rank_key(x) >= t {
+                        self.top.push(base + b * LANES + j, x);
+                    }
                 }
             }
         }
     }
-    top.values(xs)
 }
 
 /// Max8's rank of `x` ([`Top8::rank`]) as an integer that sorts the same way: −0 counts as
@@ -468,7 +518,7 @@ pub(super) fn load_mask_select(cx: &mut Cx<'_>, s: &CtrlIm) -> Result<(), FaultC
 mod tests {
     use super::*;
 
-    /// The running top 8, alone and fed through the threshold of [`top8_of`], against the
+    /// The running top 8, alone and fed through the threshold of [`Max8Scan`], against the
     /// sort-based definition: ties, ±0 (equal ranks, later wins), ±inf, NaNs of both signs
     /// and payloads, subnormals, duplicates, lanes shorter than 8 and lanes of many groups.
     #[test]
@@ -510,8 +560,20 @@ mod tests {
                 let mut top = Top8::new();
                 xs.iter().enumerate().for_each(|(i, &x)| top.push(i, x));
                 let bits = |v: [f32; SEARCH_SLOTS]| v.map(f32::to_bits);
-                assert_eq!(bits(top.values(&xs)), bits(max8_values(&xs)), "{xs:?}");
-                assert_eq!(bits(top8_of(&xs)), bits(max8_values(&xs)), "{xs:?}");
+                assert_eq!(
+                    bits(top.values(|p| xs[p])),
+                    bits(max8_values(&xs)),
+                    "{xs:?}"
+                );
+                // Fed in pieces of 1 Ki values (as the dense path) and of 100.
+                for piece in [CHUNK, 100] {
+                    let mut scan = Max8Scan::new();
+                    for (k, p) in xs.chunks(piece).enumerate() {
+                        scan.feed(p, k * piece);
+                    }
+                    let got = scan.top.values(|p| xs[p]);
+                    assert_eq!(bits(got), bits(max8_values(&xs)), "{piece} {xs:?}");
+                }
             }
         }
     }
