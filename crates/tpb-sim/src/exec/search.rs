@@ -222,12 +222,13 @@ fn find_in_chunk(
         if left == 0 {
             return;
         }
-        // Bit i: element i equals a key still unfound; only those elements can match.
-        let mut hits = 0u32;
-        for (i, &x) in block.iter().enumerate() {
-            hits |= u32::from(live.iter().fold(false, |h, &k| h | (k == x))) << i;
-        }
-        if hits != 0 {
+        let hit = |x: f32| live.iter().fold(false, |h, &k| h | (k == x));
+        if block.iter().fold(false, |a, &x| a | hit(x)) {
+            // Bit i: element i equals a key still unfound; only those elements can match.
+            let mut hits = 0u32;
+            for (i, &x) in block.iter().enumerate() {
+                hits |= u32::from(hit(x)) << i;
+            }
             while hits != 0 {
                 let i = hits.trailing_zeros() as usize;
                 hits &= hits - 1;
@@ -303,11 +304,17 @@ impl Max8Scan {
         }
     }
 
-    /// Feeds `xs`, the lane's values from position `base` on.
+    /// Feeds `xs`, the lane's values from position `base` on. Once 8 are kept, a value
+    /// ranking below the smallest kept rank cannot enter either, and that bound replaces
+    /// the group maxima (one pass over the values instead of two).
     #[inline(always)]
     fn feed(&mut self, xs: &[f32], base: usize) {
         const LANES: usize = 16;
-        for block in xs.chunks(LANES * LANES) {
+        let full = self.top.keys[0] != i64::MIN;
+        for block in xs
+            .chunks(LANES * LANES)
+            .take(if full { 0 } else { usize::MAX })
+        {
             let mut m = [i32::MIN; LANES];
             let (rows, rest) = block.as_chunks::<LANES>();
             for row in rows {
@@ -327,7 +334,12 @@ impl Max8Scan {
                 self.best[SEARCH_SLOTS - 1] = b[SEARCH_SLOTS - 1].max(g);
             }
         }
-        let t = self.best[0];
+        let kept = if full {
+            (self.top.keys[0] >> 32) as i32
+        } else {
+            i32::MIN
+        };
+        let t = self.best[0].max(kept);
         for (b, block) in xs.chunks(LANES).enumerate() {
             if block.iter().fold(false, |a, &x| a | (rank_key(x) >= t)) {
                 for (j, &x) in block.iter().enumerate() {
