@@ -222,7 +222,8 @@ fn find_in_chunk(
         if left == 0 {
             return;
         }
-        let hit = |x: f32| live.iter().fold(false, |h, &k| h | (k == x));
+        let l = live;
+        let hit = move |x: f32| l.iter().fold(false, |h, &k| h | (k == x));
         if block.iter().fold(false, |a, &x| a | hit(x)) {
             // Bit i: element i equals a key still unfound; only those elements can match.
             let mut hits = 0u32;
