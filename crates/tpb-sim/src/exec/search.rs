@@ -312,27 +312,26 @@ impl Max8Scan {
     fn feed(&mut self, xs: &[f32], base: usize) {
         const LANES: usize = 16;
         let full = self.top.keys[0] != i64::MIN;
-        for block in xs
-            .chunks(LANES * LANES)
-            .take(if full { 0 } else { usize::MAX })
-        {
-            let mut m = [i32::MIN; LANES];
-            let (rows, rest) = block.as_chunks::<LANES>();
-            for row in rows {
-                for (m, &x) in m.iter_mut().zip(row) {
+        if !full {
+            for block in xs.chunks(LANES * LANES) {
+                let mut m = [i32::MIN; LANES];
+                let (rows, rest) = block.as_chunks::<LANES>();
+                for row in rows {
+                    for (m, &x) in m.iter_mut().zip(row) {
+                        *m = (*m).max(rank_key(x));
+                    }
+                }
+                for (m, &x) in m.iter_mut().zip(rest) {
                     *m = (*m).max(rank_key(x));
                 }
-            }
-            for (m, &x) in m.iter_mut().zip(rest) {
-                *m = (*m).max(rank_key(x));
-            }
-            for g in m {
-                // As `Top8::push` (ties need no order here).
-                let b = self.best;
-                for i in 0..SEARCH_SLOTS - 1 {
-                    self.best[i] = b[i].max(b[i + 1].min(g));
+                for g in m {
+                    // As `Top8::push` (ties need no order here).
+                    let b = self.best;
+                    for i in 0..SEARCH_SLOTS - 1 {
+                        self.best[i] = b[i].max(b[i + 1].min(g));
+                    }
+                    self.best[SEARCH_SLOTS - 1] = b[SEARCH_SLOTS - 1].max(g);
                 }
-                self.best[SEARCH_SLOTS - 1] = b[SEARCH_SLOTS - 1].max(g);
             }
         }
         let kept = if full {
