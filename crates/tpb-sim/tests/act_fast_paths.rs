@@ -8,6 +8,9 @@
 //! random SIMD level and thread setting; inputs mix random bit patterns (NaN payloads,
 //! infinities, signed zeros, subnormals) with values in the functions' working ranges.
 
+mod support;
+use support::Rng;
+
 use tpb_isa::geometry::Space;
 use tpb_isa::text::{asm, AsmOptions};
 use tpb_isa::{ActFunc, Dtype, Gen, Instruction};
@@ -31,20 +34,7 @@ const DTYPES: [Dtype; 9] = [
     Dtype::INT32,
 ];
 
-struct Rng(u64);
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len() as u64) as usize]
-    }
     /// Raw bits of one `dtype` element: random bits or a value in [-12, 12).
     fn element(&mut self, dtype: Dtype) -> u32 {
         let size = dtype.size().unwrap_or(4) as u32;

@@ -10,6 +10,9 @@
 //! `addr + (k % n0)·s0 + (k / n0)·s1`, `elem_size` bytes; the source's byte stream fills the
 //! destination's), §3.5 (cast and compute through fp32, B op= A).
 
+mod support;
+use support::Rng;
+
 use tpb_isa::geometry::{Geometry, Space};
 use tpb_isa::wire::{Addr8, DmaDirect2d, DmaLoc, DmaPattern};
 use tpb_isa::{Body, DgeComputeOp, Dtype, Gen, Instruction, Opcode};
@@ -57,22 +60,6 @@ const SPECIALS: [u32; 10] = [
     0x7E00_7C01, // fp16 halves: NaN payload, +inf
     0xFC00_8001,
 ];
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-}
 
 /// Random bits with specials, in 64-byte blocks of which about one in eight is never written.
 fn fill(m: &mut Machine, rng: &mut Rng) {

@@ -14,6 +14,7 @@
 mod support;
 
 use proptest::prelude::*;
+use support::Rng;
 use support::*;
 use tpb_isa::geometry::Space;
 use tpb_isa::wire::{DtypePair, ImmVal, Tensor};
@@ -74,17 +75,7 @@ const CACHE_CMDS: [AccumCmd; 3] = [
     AccumCmd::LOAD_ACCUMULATE,
 ];
 
-struct Rng(u64);
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[(self.next() % xs.len() as u64) as usize]
-    }
     /// FP32 bits: specials (NaN payloads of both signs, signalling ones, ±inf, ±0,
     /// subnormals) one time in four, else moderate numbers.
     fn f32_bits(&mut self) -> u32 {

@@ -14,14 +14,7 @@ use tpb_sim::{Config, FaultCause, Machine, WarningKind};
 const GEN: Gen = Gen::Cayman;
 
 /// A small deterministic generator (xorshift), so the tests need no crate.
-struct Rng(u64);
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
     fn f32(&mut self) -> f32 {
         ((self.next() % 20001) as f32 - 10000.0) / 977.0
     }

@@ -104,3 +104,24 @@ pub fn f32_rows(rows: &[Vec<f32>]) -> Vec<Vec<u32>> {
         .map(|r| r.iter().map(|x| x.to_bits()).collect())
         .collect()
 }
+
+/// A small deterministic generator (xorshift64) for the randomised differential tests: the
+/// same seed gives the same cases on every machine. Tests add their own value helpers in
+/// `impl Rng` blocks of their own.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// A value in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+}
