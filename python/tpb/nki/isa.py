@@ -14,6 +14,7 @@ have yet raise :class:`tpb.NotSupported` naming it ("not supported yet: ... need
 from __future__ import annotations
 
 import enum
+import operator
 from typing import Any, Optional
 
 from .. import _tpb
@@ -523,7 +524,31 @@ def nc_stream_shuffle(dst: Any, src: Any, shuffle_mask: Any, name: Optional[str]
                 "moves raw bits and never converts")
         dst, src = apply_mask(mask, dst, src)
     _prepare(dst, name, None)
-    return _tpb.nc_stream_shuffle(dst, src, [int(m) for m in shuffle_mask], name)
+    return _tpb.nc_stream_shuffle(dst, src, _shuffle_entries(shuffle_mask), name)
+
+
+def _shuffle_entries(shuffle_mask: Any) -> list:
+    """The mask's entries as ints, refusing what an int conversion would change (3.5, "3")
+    or what no partition index can be, instead of truncating it."""
+    try:
+        entries = list(shuffle_mask)
+    except TypeError:
+        raise UsageError(
+            f"nc_stream_shuffle: shuffle_mask must be a list of 32 ints, not "
+            f"{type(shuffle_mask).__name__}") from None
+    out = []
+    for i, m in enumerate(entries):
+        try:
+            v = operator.index(m)
+        except TypeError:
+            raise UsageError(
+                f"nc_stream_shuffle: shuffle_mask[{i}] is {m!r}; each entry is an int "
+                "0..31 or 255") from None
+        if not 0 <= v <= 255:
+            raise UsageError(
+                f"nc_stream_shuffle: shuffle_mask[{i}] is {v}; each entry is 0..31 or 255")
+        out.append(v)
+    return out
 
 
 # Issue 17b: the vector engine's per-partition state (accumulator, match keys, index flops).
