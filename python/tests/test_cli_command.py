@@ -42,7 +42,7 @@ CASES = {
     "missing file": (["decode", "examples/no_such_file.bin"], None, 2),
     "decode json": (["decode", "--json", "examples/causal_mask.bin"], None, 0),
     "disasm from a pipe": (["disasm", "/dev/stdin"], (EXAMPLES / "causal_mask.bin").read_bytes(), 0),
-    "asm error from stdin": (["asm", "-", "-o", "never_written.bin"], b"no_such_op x=1\n", 1),
+    "asm error from stdin": (["asm", "-", "-o", "never_written.bin"], b"no_such_op x=1\n", 2),
 }
 
 

@@ -41,7 +41,9 @@ pub struct DisasmArgs {
 
 /// Runs `tpb asm`: assembles, validates each instruction for the generation it was written
 /// for, and writes the binary only when everything is clean (or `--no-validate`). Every
-/// problem of the file is printed as `FILE:LINE:COL: message`; exit 1 if there is any.
+/// problem of the file is printed as `FILE:LINE:COL: message`. Exit 2 if the file does not
+/// assemble (an input error, like every other command's), 1 if instructions break the
+/// generation's rules (a finding, like `tpb validate`'s).
 pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
     let name = super::printable(&args.file.display().to_string()).into_owned();
     let bytes = super::input::read_bounded(&args.file, MAX_PROGRAM_BYTES, "a program")?;
@@ -66,7 +68,7 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
             } else {
                 eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
             }
-            return Ok(ExitCode::from(1));
+            return Ok(ExitCode::from(2));
         }
     };
     // Only an `.engine` line can misplace an instruction; the check reads the full assembly,
@@ -82,7 +84,7 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
                 eprintln!("{name}:{line}:{col}: {}", super::printable(m));
             }
             eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
-            return Ok(ExitCode::from(1));
+            return Ok(ExitCode::from(2));
         }
     }
     if !args.no_validate {

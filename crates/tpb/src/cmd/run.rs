@@ -471,7 +471,9 @@ fn plan(
             Origin::Line(_) => CliError::Msg(format!("{}:{origin}: {e}", program.name)),
             Origin::Flag(_) => CliError::Msg(format!("{origin}: {e}")),
         };
-        let Some(action) = prepare(b, default_dtype, fp8, machine.gen()).map_err(here)? else {
+        let Some(action) =
+            prepare(b, default_dtype, fp8, data::Memory::of(machine)).map_err(here)?
+        else {
             continue;
         };
         let bound = match &action {
@@ -482,7 +484,7 @@ fn plan(
             Action::Reg { .. } | Action::ShowFlops { .. } => None,
         };
         if let Some(b) = bound {
-            data::fits(b, machine.gen()).map_err(here)?;
+            data::fits(b, data::Memory::of(machine)).map_err(here)?;
         }
         plan.push(Planned { at, origin, action });
     }
@@ -538,11 +540,11 @@ fn prepare(
     b: Binding,
     default_dtype: Option<Dtype>,
     fp8: &Fp8Config,
-    gen: tpb_isa::Gen,
+    mem: data::Memory,
 ) -> Result<Option<Action>, String> {
     Ok(Some(match b {
         Binding::In { file, region } => {
-            let (bound, _) = data::read_for_region(&file, &region, default_dtype, gen)?;
+            let (bound, _) = data::read_for_region(&file, &region, default_dtype, mem)?;
             Action::In {
                 bound,
                 file,
@@ -568,7 +570,7 @@ fn prepare(
             region,
             want: Want::File(file),
         } => {
-            let (bound, _) = data::read_for_region(&file, &region, default_dtype, gen)?;
+            let (bound, _) = data::read_for_region(&file, &region, default_dtype, mem)?;
             Action::Expect {
                 bound,
                 source: super::shown(&file),
@@ -680,8 +682,9 @@ fn perform(
             region,
             default_dtype,
         } => {
-            let (again, data) = data::read_for_region(file, region, *default_dtype, m.gen())
-                .map_err(|e| CliError::Msg(format!("{}: {e}", a.origin)))?;
+            let (again, data) =
+                data::read_for_region(file, region, *default_dtype, data::Memory::of(m))
+                    .map_err(|e| CliError::Msg(format!("{}: {e}", a.origin)))?;
             if again.tensor != bound.tensor {
                 return Err(CliError::Msg(format!(
                     "{}: {} changed while the program ran",
@@ -746,7 +749,7 @@ fn perform(
                     default_dtype,
                 } => {
                     let (again, data) =
-                        data::read_for_region(file, region, *default_dtype, m.gen())
+                        data::read_for_region(file, region, *default_dtype, data::Memory::of(m))
                             .map_err(|e| CliError::Msg(format!("{}: {e}", a.origin)))?;
                     if again.tensor != bound.tensor {
                         return Err(CliError::Msg(format!(
