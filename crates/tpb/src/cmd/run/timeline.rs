@@ -196,11 +196,26 @@ pub fn chrome_trace(out: &mut impl Write, program: &Program, run: &EngineRun) ->
     out.write_all(b"}\n")
 }
 
+/// Text for SVG content and attributes: markup characters as entities, and every control
+/// character but tab and newline (and U+FFFE/U+FFFF, which XML 1.0 forbids even as a reference, §2.2 `Char`)
+/// written as a visible escape `\u{1b}`, so a kernel or file name cannot break the document.
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            // Tab and newline are XML characters (a race's tooltip has lines).
+            '\t' | '\n' => out.push(c),
+            c if c.is_control() || matches!(c, '\u{fffe}' | '\u{ffff}') => {
+                out.extend(c.escape_unicode())
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Colours per engine (bars), readable on white.
