@@ -8,8 +8,49 @@ pub mod pack;
 pub mod run;
 pub mod validate;
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use thiserror::Error;
+
+/// `println!` for the report on standard output that returns a failed write (a closed pipe,
+/// a full disk) as a [`CliError`] instead of panicking: `say!("ran {n}")?`.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::cmd::say_line(format_args!($($arg)*))
+    };
+}
+pub(crate) use say;
+
+/// `eprintln!` that cannot panic: a message on standard error, dropped if standard error is
+/// gone (there is nowhere left to report that).
+macro_rules! tell {
+    ($($arg:tt)*) => {
+        $crate::cmd::tell_line(format_args!($($arg)*))
+    };
+}
+pub(crate) use tell;
+
+/// One line on standard output ([`say!`]).
+pub fn say_line(args: std::fmt::Arguments<'_>) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_fmt(args)
+        .and_then(|()| out.write_all(b"\n"))
+        .map_err(input::stdout_error)
+}
+
+/// Text (whole lines) on standard output, as [`say!`].
+pub fn say_text(text: &str) -> Result<(), CliError> {
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(input::stdout_error)
+}
+
+/// One line on standard error ([`tell!`]).
+pub fn tell_line(args: std::fmt::Arguments<'_>) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+}
 
 /// A command failure, printed as one line by `main`.
 #[derive(Debug, Error)]

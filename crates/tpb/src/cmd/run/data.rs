@@ -11,7 +11,8 @@
 //! - any other disagreement (e.g. a float16 file for a bfloat16 region) is an error: tpb never
 //!   converts values on the way in.
 
-use crate::npy::{read_data, read_header, write_npy_file, NpyArray, NpyError, NpyStyle};
+use crate::atomic::FileSet;
+use crate::npy::{read_data, read_header, write_npy, NpyArray, NpyError, NpyStyle};
 use std::path::Path;
 use tpb_isa::geometry::Space;
 use tpb_isa::{Dtype, Gen};
@@ -58,7 +59,7 @@ pub fn read_for_region(
 ) -> Result<(Bound, Vec<u8>), String> {
     let name = crate::cmd::shown(path);
     let io = |e: std::io::Error| format!("{name}: {e}");
-    let file = std::fs::File::open(path).map_err(io)?;
+    let file = crate::cmd::input::open_input(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if meta.is_dir() {
         return Err(format!("{name}: is a directory, not an .npy file"));
@@ -153,19 +154,24 @@ fn is_bit_view(d: Dtype) -> bool {
     )
 }
 
-/// Writes a region's bytes as a `.npy` file in `style`; returns the header descr written.
+/// Stages a region's bytes as a `.npy` file in `style` into the run's set of files (put in
+/// place when the run completes); returns the header descr written.
 pub fn write_output(
     path: &Path,
     bound: &Bound,
     data: Vec<u8>,
     style: NpyStyle,
+    files: &mut FileSet,
 ) -> Result<&'static str, String> {
     let arr = NpyArray::new(bound.tensor.dtype, bound.shape.clone(), data)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    write_npy_file(path, &arr, style).map_err(|e| e.to_string())?;
+    let bytes = write_npy(&arr, style).map_err(|e| e.to_string())?;
+    files
+        .stage_with(path, |out| out.write_all(&bytes))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(crate::npy::descr_for(arr.dtype, style).unwrap_or("?"))
 }
 
