@@ -56,7 +56,12 @@ fn sync_events(sync: u8) -> [u8; 8] {
 
 /// The instruction `pick` names on `gen`, with `edits` applied, and the engine its program
 /// puts it on (`None`: the opcode table's).
-fn instruction(pick: u8, sync: u8, edits: &[u8], gen: Gen) -> Option<(Instruction, Option<EngineId>)> {
+fn instruction(
+    pick: u8,
+    sync: u8,
+    edits: &[u8],
+    gen: Gen,
+) -> Option<(Instruction, Option<EngineId>)> {
     let programs = program_seeds();
     let (mut bytes, engine) = if pick & 0x80 != 0 && !programs.is_empty() {
         let p = programs[usize::from(pick & 0x7F) % programs.len()];
