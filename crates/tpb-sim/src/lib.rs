@@ -63,12 +63,15 @@
 #![warn(missing_docs)]
 
 pub mod assumptions;
+mod config;
 pub mod dma;
 pub mod engines;
 mod exec;
 pub mod machine;
 pub mod numerics;
 pub mod region;
+mod report;
+mod state;
 
 pub use machine::{
     Config, CostShape, DveLane, DveState, Fault, FaultCause, FlopKind, Flops, HostError,

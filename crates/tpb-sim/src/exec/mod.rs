@@ -48,11 +48,13 @@ mod stream_transpose;
 mod tensor_tensor;
 
 use crate::assumptions::register_address;
-use crate::machine::{
-    Config, CostShape, FaultCause, Flops, InstId, MemAccess, Memory, Region, State, StepReport,
-    Warning, WarningKind, MAX_ACCESS_RUNS,
-};
+use crate::config::Config;
 use crate::numerics::{datapath_size, NumError};
+use crate::report::{
+    CostShape, FaultCause, InstId, MemAccess, Region, StepReport, Warning, WarningKind,
+    MAX_ACCESS_RUNS,
+};
+use crate::state::{Flops, Memory, State};
 use access::{Access, Dims};
 use engine::{Lane, Threads};
 use tpb_isa::geometry::Space;

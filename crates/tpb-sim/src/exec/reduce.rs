@@ -18,7 +18,7 @@ use super::{kernels, num_fault, pair_kernels, Cx, Role};
 use crate::assumptions::{
     stream_transpose_source, tt_int_operand, tt_int_result, unsupported_64bit,
 };
-use crate::machine::FaultCause;
+use crate::report::FaultCause;
 
 use crate::numerics::{
     alu_arith, alu_bitvec, alu_int64, alu_int_as, bf16_to_f32_bits, canonical_nan, decode_values,

@@ -18,8 +18,8 @@ use super::{pair_kernels, Cx, Role};
 use crate::assumptions::{
     max8_values, search_first_matches, search_first_matches_from, search_no_match, SEARCH_SLOTS,
 };
-use crate::machine::{FaultCause, WarningKind};
 use crate::numerics::{decode_values, from_f32, simd, to_f32};
+use crate::report::{FaultCause, WarningKind};
 use tpb_isa::opcode::{Opcode, OpcodeInfo};
 use tpb_isa::wire::{CtrlIm, D4Mr, S2Bn, S4d2Bn, S4d4Mr};
 use tpb_isa::Dtype;

@@ -23,8 +23,8 @@ use crate::assumptions::{
     scan_step, select_reduce_accum_start, select_reduce_false_fill, stage_arith, stage_bitvec,
     stt_accum_start, stt_accumulate, AccumStart,
 };
-use crate::machine::{FaultCause, WarningKind};
 use crate::numerics::{decode_values, from_f32, simd, to_f32};
+use crate::report::{FaultCause, WarningKind};
 use tpb_isa::opcode::{Family, OpcodeInfo};
 use tpb_isa::wire::S2s2d2Stt;
 use tpb_isa::{AluOp, Dtype, ImmSrc};

@@ -16,11 +16,11 @@ use super::elements::{commit, read_all};
 use super::lanes::record_write;
 use super::{num_fault, pair_kernels, Cx, Role};
 use crate::assumptions::{tt_int_operand, tt_int_result, unsupported_64bit};
-use crate::machine::FaultCause;
 use crate::numerics::{
     alu_arith, alu_bitvec, alu_bitvec64, alu_int64, alu_int_as, decode_values, from_f32, simd,
     to_f32,
 };
+use crate::report::FaultCause;
 use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::wire::S3s3d3Tt;
 use tpb_isa::{AluOp, Dtype};
