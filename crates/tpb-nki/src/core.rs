@@ -2,6 +2,7 @@
 
 use crate::alloc::Arena;
 use crate::build::{self, Scalar};
+use crate::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
 use crate::names::Cmp;
 use crate::sync::{sync_semaphore, NeededWait, Tracker};
 use crate::tile::{Tile, ViewError};
@@ -12,7 +13,6 @@ use tpb_isa::text::disasm;
 use tpb_isa::validate::Report;
 use tpb_isa::wire::{encode_program, op, EventSemaphore, ImmVal};
 use tpb_isa::{AluOp, Dtype, Gen, ImmSrc, Instruction, UpdateMode, WaitMode};
-use tpb_sim::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
 use tpb_sim::engines::queue::default_dma_issuer;
 use tpb_sim::engines::{home, run_engines_with, EngineId, EngineOptions, EngineRun, Home};
 use tpb_sim::numerics::from_f32;
@@ -527,7 +527,7 @@ impl Core {
         self.dma_copy_opts(&dst.dma_view(), &src.dma_view(), engine, opts)
     }
 
-    /// [`Core::dma_copy`] on explicit views (NKI `.ap()` patterns, [`tpb_sim::dma::DmaView`]).
+    /// [`Core::dma_copy`] on explicit views (NKI `.ap()` patterns, [`crate::dma::DmaView`]).
     pub fn dma_copy_view(
         &mut self,
         dst: &DmaView,
@@ -1296,13 +1296,13 @@ fn dma_requests(
     src: &DmaView,
     opts: DmaOptions,
     out: &mut Vec<Instruction>,
-) -> Result<(), tpb_sim::dma::DmaBuildError> {
+) -> Result<(), crate::dma::DmaBuildError> {
     let err = match dma_copy_instruction(gen, dst, src, opts) {
         Ok(inst) => {
             out.push(inst);
             return Ok(());
         }
-        Err(e @ tpb_sim::dma::DmaBuildError::Shape { .. }) => e,
+        Err(e @ crate::dma::DmaBuildError::Shape { .. }) => e,
         Err(e) => return Err(e),
     };
     let same_shape = dst.pattern.len() == src.pattern.len()

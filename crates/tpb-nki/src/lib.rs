@@ -48,6 +48,7 @@ mod act;
 mod alloc;
 mod build;
 mod core;
+pub mod dma;
 // Issue 17b calls: the STT family, cache reduce + drain, search cluster.
 mod dve;
 mod dve_pool;

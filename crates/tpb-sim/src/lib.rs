@@ -64,7 +64,6 @@
 
 pub mod assumptions;
 mod config;
-pub mod dma;
 pub mod engines;
 mod exec;
 pub mod machine;
