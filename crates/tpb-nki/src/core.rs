@@ -931,7 +931,11 @@ impl Core {
             }
         };
         let accesses = std::mem::take(&mut report.accesses);
-        if inst.header.opcode != op::MATMUL.opcode() {
+        // Any write but a matmul's (by behaviour, not byte) ends the groups it touches.
+        let matmul = inst
+            .info(self.machine.gen())
+            .is_some_and(|r| matches!(r.sem, tpb_isa::opcode::Sem::Matmul(_)));
+        if !matmul {
             self.matmul_groups.end_written(&accesses);
         }
         // A DMA request's data moves on its issuer's DMA queue.

@@ -18,7 +18,7 @@ use super::{kernels, num_fault, pair_kernels, Cx, Pointer, Role, Which};
 use crate::assumptions::{cache_reduce_seed, cache_reduce_step, CACHE_REDUCE_DST_IS_FOLD};
 use crate::numerics::{from_f32, simd, to_f32};
 use crate::report::FaultCause;
-use tpb_isa::opcode::{Opcode, OpcodeInfo};
+use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::wire::{D1Rd, ImmVal, S3d3Ts};
 use tpb_isa::{AccumCmd, AluOp, Dtype, ImmSrc};
 
@@ -46,8 +46,8 @@ pub(super) fn execute(
     cx: &mut Cx<'_>,
     s: &S3d3Ts,
     row: &'static OpcodeInfo,
+    cumulative: bool,
 ) -> Result<(), FaultCause> {
-    let cumulative = row.value == Opcode::TENSOR_SCALAR_CACHE_CUMULATIVE.0;
     let n = u32::from(s.num_active_channels);
     let (src, dst, count) = cx.elementwise(
         (&s.src_mem_pattern, "src_mem_pattern", s.in_dtype),
