@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(path))
 if root:
     sys.path.insert(0, root)
 warnings.simplefilter("ignore")
+sys.argv = [path]
 if mode == "import":
     rel = os.path.relpath(path, root or os.path.dirname(path))
     name = rel[:-3].replace(os.sep, ".")

@@ -29,6 +29,10 @@ from . import collectives, compiler, constants, dtypes, isa, language, tensor, t
 from ._runner import (Kernel, baremetal, benchmark, jit, profile, profile_kernel, simulate,
                       simulate_kernel)
 
+from . import _operators
+
+_operators.install()
+
 # `nki.dtype` (an annotation in nki-library: `dtype: nki.dtype`) is the dtypes module.
 dtype = dtypes
 

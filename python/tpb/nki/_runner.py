@@ -223,12 +223,7 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
                          strict_exact=strict_exact)
     _tpb._kernel_set_auto_sync(core, bool(synchronize))
     _tpb._kernel_set_clip_views(core, out_of_bounds == "warn")
-    args = []
-    for a in arrays:
-        if isinstance(a, np.ndarray) or np.isscalar(a):
-            args.append(_hbm_input(core, a))
-        else:
-            args.append(a)
+    args = [_kernel_argument(core, a) for a in arrays]
     grid = k.grid
     out = None
     shared: list = []
@@ -246,13 +241,17 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
     return core, _outputs(out)
 
 
-def _hbm_input(core: Any, a: Any) -> Any:
-    """A kernel argument: a NumPy array (or scalar) becomes an HBM tensor of its shape and
-    dtype, written from the host before the kernel's first instruction."""
-    arr = np.ascontiguousarray(np.asarray(a))
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-    return core.from_numpy(arr, buffer="hbm")
+def _kernel_argument(core: Any, a: Any) -> Any:
+    """A kernel argument as the kernel sees it: a NumPy array becomes an HBM tensor of its
+    shape and dtype, written from the host before the kernel's first instruction; Python
+    and NumPy scalars, tuples, configuration objects and tiles pass through unchanged (NKI
+    treats them as compile-time values)."""
+    if isinstance(a, np.ndarray):
+        arr = np.ascontiguousarray(a)
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
+        return core.from_numpy(arr, buffer="hbm")
+    return a
 
 
 def simulate_kernel(kernel: Any, *arrays: Any, gen: Optional[str] = None,

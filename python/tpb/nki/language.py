@@ -599,6 +599,41 @@ def reciprocal(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) ->
     return out
 
 
+def divide(x: Any, y: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
+    """``x / y`` element-wise, as a new SBUF tile (``x / y`` on tiles is this call).
+
+    Parameters:
+        x, y: tiles (of one shape, or a ``(P, 1)`` tile beside a ``(P, F)`` one) or numbers
+            (at least one a tile).
+        dtype: the result's dtype (default: the tile's).
+
+    Semantics: DIVIDE is not a hardware instruction for NKI (nki-api §2.8, nki-semantics §3:
+    "multiply by reciprocal"), so tpb lowers it that way (assumption ``divide-lowering``):
+    ``tile / number`` is one TensorScalar multiplying by the FP32 ``1 / number``;
+    ``x / tile`` is a Vector ``Reciprocal`` of the divisor into FP32, then (unless ``x`` is
+    1) a TensorScalar or TensorTensor multiply. Results can differ from IEEE ``x / y`` in
+    the last bit, as the hardware's do.
+
+    Example::
+
+        mean = nl.divide(row_sum, 512.0)     # = row_sum / 512.0
+        inv = 1.0 / row_sum                  # one Reciprocal
+    """
+    if _is_tile(y):
+        inv = ndarray(tuple(y.shape), float32, buffer=sbuf)
+        _isa.reciprocal(inv, y, mask=mask)
+        if not _is_tile(x) and float(x) == 1.0:
+            return inv if dtype is None or np.dtype(dtype) == float32 else copy(inv, dtype)
+        if _is_tile(x):
+            return _binary("multiply", x, inv, dtype or x.dtype, mask)
+        return _binary("multiply", inv, x, dtype or y.dtype, mask)
+    if not _is_tile(x):
+        raise UsageError("nl.divide: at least one of x and y must be a tile")
+    if isinstance(y, bool) or not isinstance(y, (int, float, np.integer, np.floating)):
+        raise UsageError(f"nl.divide: y must be a tile or a number, not {type(y).__name__}")
+    return _binary("multiply", x, float(np.float32(1.0) / np.float32(y)), dtype, mask)
+
+
 def _axes(x: Any, axis: Any) -> list:
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     nd = len(x.shape)
