@@ -288,8 +288,61 @@ macro_rules! families {
                     $( Sem::$F(v) => v.form(), )*
                 }
             }
+
+            /// Every behaviour of every family, in list order.
+            pub fn all() -> impl Iterator<Item = Sem> {
+                [$( sem::$F::ALL.iter().map(|&v| Sem::$F(v)).collect::<Vec<_>>(), )*]
+                    .into_iter()
+                    .flatten()
+            }
+
+            /// The opcode rows that run this behaviour (an alias row is one more).
+            pub fn rows(self) -> impl Iterator<Item = &'static OpcodeInfo> {
+                OPCODES.iter().filter(move |r| r.sem == self)
+            }
         }
+
+        $(
+            impl FamilySem for sem::$F {
+                const FAMILY: Family = Family::$F;
+                const ALL: &'static [Self] = sem::$F::ALL;
+                #[inline]
+                fn of(s: Sem) -> Option<Self> {
+                    #[allow(unreachable_patterns)]
+                    match s {
+                        Sem::$F(v) => Some(v),
+                        _ => None,
+                    }
+                }
+                #[inline]
+                fn sem(self) -> Sem {
+                    Sem::$F(self)
+                }
+            }
+        )*
     };
+}
+
+/// A family's behaviour enum (one of [`sem`]): `sem::Search` is the variant type of
+/// [`Family::Search`]. Layers that pick or read a row by what it computes use it instead of
+/// opcode bytes: [`FamilySem::of`] takes the variant out of a row's [`Sem`], and a `match`
+/// on it without a catch-all does not build when the family gains a behaviour.
+pub trait FamilySem: Copy + Eq + fmt::Debug + 'static {
+    /// The family.
+    const FAMILY: Family;
+    /// Every variant, in declaration order.
+    const ALL: &'static [Self];
+    /// The variant, if `s` is of this family.
+    fn of(s: Sem) -> Option<Self>;
+    /// As a [`Sem`].
+    fn sem(self) -> Sem;
+
+    /// The opcode rows of this family, with their variants, in value order.
+    fn rows() -> impl Iterator<Item = (&'static OpcodeInfo, Self)> {
+        OPCODES
+            .iter()
+            .filter_map(|r| Self::of(r.sem).map(|v| (r, v)))
+    }
 }
 
 for_each_family!(families);
@@ -306,6 +359,8 @@ macro_rules! semantics {
                 pub enum $F { $( $(#[$vm])* $V, )* }
 
                 impl $F {
+                    /// Every variant, in declaration order.
+                    pub const ALL: &'static [$F] = &[$( $F::$V, )*];
                     /// Arith or Bitvec twin.
                     pub const fn alu(self) -> AluClass {
                         match self { $( $F::$V => AluClass::$alu, )* }

@@ -201,9 +201,8 @@ fn check_file(path: &Path, actual: &[u8]) {
 
 fn tpb(args: &[&str]) -> Output {
     // Under TPB_BLESS the examples are rewritten before any command reads them.
-    static EXAMPLES: std::sync::Once = std::sync::Once::new();
     if bless() {
-        EXAMPLES.call_once(write_examples);
+        write_examples();
     }
     Command::new(env!("CARGO_BIN_EXE_tpb"))
         .current_dir(root())
@@ -240,7 +239,14 @@ const BAD: &str = "examples/bad_bundles.bin";
 
 // ---- the examples are what the generators say ----------------------------------------------
 
+/// Checks (or, under TPB_BLESS, rewrites) the example programs, once per run: their one
+/// writer, so no command reads them while they are rewritten.
 fn write_examples() {
+    static EXAMPLES: std::sync::Once = std::sync::Once::new();
+    EXAMPLES.call_once(write_example_files);
+}
+
+fn write_example_files() {
     check_file(
         &root().join(CAUSAL),
         &encode_program(&causal_mask_program()),
