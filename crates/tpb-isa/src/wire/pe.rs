@@ -114,6 +114,35 @@ fn lw_subs(gen: Gen) -> &'static [Sub] {
     }
 }
 
+/// `has_valid_mm_out_dtype` (isa-facts-pe-act-dma §1.6), declared once: the `out_dtype` codes
+/// a Matmul may carry on `gen`, each with the dtype of the PSUM elements it writes. 0 is read
+/// as fp32 on every generation that has the byte; from mariana fp32 and bfloat16 may also be
+/// named (the fp32 sum is rounded to bf16 as it is written). Sunda has no `out_dtype` byte: its
+/// result is fp32 (see [`matmul_psum_dtype`]).
+pub const fn matmul_out_dtypes(gen: Gen) -> &'static [(Dtype, Dtype)] {
+    const ZERO: (Dtype, Dtype) = (Dtype::INVALID, Dtype::FP32);
+    match gen {
+        Gen::Sunda | Gen::Cayman => &[ZERO],
+        Gen::Mariana | Gen::Maverick => &[
+            ZERO,
+            (Dtype::FP32, Dtype::FP32),
+            (Dtype::BFLOAT16, Dtype::BFLOAT16),
+        ],
+    }
+}
+
+/// The PSUM element dtype a Matmul writes on `gen` for its `out_dtype` byte (`None`: the
+/// generation has no such byte, so fp32), or `None` when `has_valid_mm_out_dtype` refuses it.
+pub fn matmul_psum_dtype(gen: Gen, out_dtype: Option<Dtype>) -> Option<Dtype> {
+    match out_dtype {
+        None => Some(Dtype::FP32),
+        Some(o) => matmul_out_dtypes(gen)
+            .iter()
+            .find(|(code, _)| *code == o)
+            .map(|&(_, psum)| psum),
+    }
+}
+
 gen_block! {
     /// `S3D3_MM` bytes 34..48: the per-generation matmul controls (isa-facts-pe-act-dma §1.3).
     MmCtrl, 34, 14, mm_subs

@@ -7,7 +7,7 @@ use super::super::{Confidence, Ctx, Flow};
 use crate::gen::Gen;
 use crate::tables::{Dtype, PeFp32Mode};
 use crate::wire::gen_block::Sub;
-use crate::wire::{LwCtrl, MmCtrl, S3Lw, S3d3Mm, View};
+use crate::wire::{matmul_out_dtypes, matmul_psum_dtype, LwCtrl, MmCtrl, S3Lw, S3d3Mm, View};
 use Confidence::{Assumed, Inferred, Observed};
 
 rule!(
@@ -34,7 +34,8 @@ rule!(
 rule!(
     MM_OUT_DTYPE,
     "has_valid_mm_out_dtype",
-    "out_dtype = 0 on cayman; ∈ {0, fp32, bfloat16} from mariana",
+    "out_dtype = 0 (fp32) on cayman; ∈ {0, fp32, bfloat16} from mariana, and the PSUM elements \
+     have that dtype (the generic 4-byte PSUM-write clause does not apply)",
     "isa-facts-pe-act-dma §1.6",
     Observed
 );
@@ -405,18 +406,17 @@ pub(super) fn check_matmul<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3d3Mm>) -
         at!(S3d3Mm.ctrl),
     )?;
     let out = ctrl.get(gen, "out_dtype").map(|v| Dtype(v as u8));
+    let psum_dtype = matmul_psum_dtype(gen, out);
     if let Some(o) = out {
-        let ok = match gen {
-            Gen::Sunda | Gen::Cayman => o.0 == 0,
-            _ => o.0 == 0 || o == Dtype::FP32 || o == Dtype::BFLOAT16,
-        };
-        cx.check(&MM_OUT_DTYPE, ok, || {
-            let allowed = if gen == Gen::Cayman {
-                "0 (fp32)"
-            } else {
-                "0, fp32, bfloat16"
-            };
-            detail(at!(S3d3Mm.ctrl), o, allowed)
+        cx.check(&MM_OUT_DTYPE, psum_dtype.is_some(), || {
+            let allowed: Vec<String> = matmul_out_dtypes(gen)
+                .iter()
+                .map(|&(code, psum)| match code.0 {
+                    0 => format!("0 ({psum})"),
+                    _ => code.to_string(),
+                })
+                .collect();
+            detail(at!(S3d3Mm.ctrl), o, allowed.join(", "))
         })?;
     }
     if let Some(f) = ctrl.get(gen, "psum_accumulate_flags") {
@@ -452,21 +452,20 @@ pub(super) fn check_matmul<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3d3Mm>) -
             sbuf: true,
         },
     )?;
-    // The PSUM cells are fp32 (a bf16 result on mariana+ is rounded when written, §1.6).
-    let dst_dtype = match out {
-        Some(Dtype::BFLOAT16) => Dtype::BFLOAT16,
-        _ => Dtype::FP32,
-    };
-    tensor_valid(
+    // The PSUM elements have the dtype the out-dtype rule gives (fp32, or bf16 rounded as it
+    // is written from mariana, §1.6); that rule, not the generic 4-byte PSUM-write clause,
+    // decides what a Matmul may write (an out_dtype it refuses failed above: fp32 here).
+    tensor_valid_writing(
         cx,
         &dst,
         Operand {
             at: at!(S3d3Mm.dst_mem_pattern),
-            dtype: dst_dtype,
+            dtype: psum_dtype.unwrap_or(Dtype::FP32),
             write: true,
             psum: true,
             sbuf: false,
         },
+        PsumWrite::DecidedByOutDtypeRule,
     )?;
     cx.check(
         &MM_COUNT,
