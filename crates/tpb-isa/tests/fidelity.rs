@@ -148,3 +148,78 @@ fn pseudo_extension_byte1_is_flags() {
     let i = one(Gen::Cayman, "pseudo_dma_direct2d inst_word_len=0");
     assert!(failing(&i, Gen::Cayman).contains(&"has_valid_neuron_header"));
 }
+
+// ---- item 21: mariana's LoadWeights byte 12 is `bg_xpose_mode` -------------------------------
+
+/// A LoadWeights bundle (128 bf16 rows × 128 columns) with byte 12 set to `b12`.
+fn load_weights_bytes(gen: Gen, b12: u8) -> [u8; 64] {
+    let ctrl = match gen {
+        Gen::Maverick => "[num_active_rows:128,num_active_cols:128]",
+        _ => "[num_active_rows:128,num_active_cols:128,row_grp:0xf,col_grp:0xf]",
+    };
+    let i = one(
+        gen,
+        &format!("load_weights src=sbuf[p0]+0x0:[[1,128]] in=bf16 ctrl={ctrl}"),
+    );
+    let mut b = i.encode();
+    b[12] = b12;
+    b
+}
+
+/// The sub-parts of the body field that covers byte `offset` (name suffix, absolute offset,
+/// size, value).
+fn parts_at(inst: &Instruction, gen: Gen, offset: usize) -> (String, Vec<(String, usize, String)>) {
+    let (meta, f) = inst
+        .fields()
+        .into_iter()
+        .find(|(m, _)| m.range().contains(&offset))
+        .expect("a field covers every byte");
+    let parts = f
+        .sub_parts(gen)
+        .into_iter()
+        .map(|(suffix, off, _, value)| (suffix, meta.offset + off, value))
+        .collect();
+    (meta.name.to_string(), parts)
+}
+
+// isa-facts-pe-act-dma §1.4 (and §0.2 decision 3): on mariana S3_LW byte 12 is `bg_xpose_mode`
+// (then reserved0[3]); on sunda, cayman and maverick bytes 12..16 are reserved0[4]. Decode,
+// disasm and the field parts (explain, JSON) name it on mariana only; the bytes round-trip
+// on every generation.
+#[test]
+fn mariana_load_weights_byte12_is_bg_xpose_mode() {
+    let b = load_weights_bytes(Gen::Mariana, 1);
+    let i = Instruction::decode(&b, Gen::Mariana);
+    let text = tpb_isa::text::disasm(&i, Gen::Mariana);
+    assert!(text.contains("[bg_xpose_mode:1]"), "{text}");
+    let (_, parts) = parts_at(&i, Gen::Mariana, 12);
+    assert!(
+        parts.contains(&(".bg_xpose_mode".into(), 12, "1".into())),
+        "{parts:?}"
+    );
+    assert!(
+        failing(&i, Gen::Mariana).is_empty(),
+        "{}",
+        failures_text(&i, Gen::Mariana)
+    );
+    // BG_XPOSE_MODE values other than 0/1 are not given (§8 item 3, ASSUMED).
+    let i2 = Instruction::decode(&load_weights_bytes(Gen::Mariana, 2), Gen::Mariana);
+    assert_eq!(failing(&i2, Gen::Mariana), ["pe_transpose_mode"]);
+    for gen in [Gen::Sunda, Gen::Cayman, Gen::Maverick] {
+        let b = load_weights_bytes(gen, 1);
+        let i = Instruction::decode(&b, gen);
+        let text = tpb_isa::text::disasm(&i, gen);
+        assert!(!text.contains("bg_xpose_mode"), "{gen}: {text}");
+        assert!(text.contains("rsv12:0x01"), "{gen}: {text}");
+        let (_, parts) = parts_at(&i, gen, 12);
+        assert!(
+            parts.iter().all(|(n, _, _)| !n.contains("bg_xpose")),
+            "{gen}: {parts:?}"
+        );
+        assert_eq!(failing(&i, gen), ["s3d3_mm_reserved_zero"], "{gen}");
+        let back = one(gen, &text);
+        assert_eq!(back.encode(), b, "{gen}: {text}");
+    }
+    let back = one(Gen::Mariana, &text);
+    assert_eq!(back.encode(), b);
+}

@@ -301,14 +301,16 @@ pub(super) fn check_load_weights<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3Lw
     let gen = cx.gen;
     let subs = LwCtrl::subs(gen);
     let ctrl = s.ctrl();
-    let r0 = s.reserved0().0;
-    // Byte 12 is bg_xpose_mode on mariana only (§1.4).
-    let live = if gen == Gen::Mariana {
-        &r0[1..]
-    } else {
-        &r0[..]
-    };
-    reserved_zero(cx, &PE_RESERVED, at!(S3Lw.reserved0), live)?;
+    // Bytes 12..16: bg_xpose_mode @12 on mariana only, reserved elsewhere (§1.4).
+    let front = s.front();
+    let unnamed = front.nonzero_unnamed(gen);
+    cx.check(&PE_RESERVED, unnamed.is_empty(), || {
+        detail(
+            at!(S3Lw.front),
+            format!("non-zero bytes at {unnamed:?}"),
+            "all zero",
+        )
+    })?;
     let unnamed = ctrl.nonzero_unnamed(gen);
     cx.check(&PE_RESERVED, unnamed.is_empty(), || {
         detail(
@@ -317,13 +319,9 @@ pub(super) fn check_load_weights<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3Lw
             "all zero",
         )
     })?;
-    if gen == Gen::Mariana {
-        cx.check(&PE_TRANSPOSE, r0[0] <= 1, || {
-            detail(
-                at!(S3Lw.reserved0),
-                format!("bg_xpose_mode {}", r0[0]),
-                "0, 1",
-            )
+    if let Some(x) = front.get(gen, "bg_xpose_mode") {
+        cx.check(&PE_TRANSPOSE, x <= 1, || {
+            detail(at!(S3Lw.front), format!("bg_xpose_mode {x}"), "0, 1")
         })?;
     }
     pe_common(
