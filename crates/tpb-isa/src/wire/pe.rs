@@ -32,7 +32,7 @@ fn mm_subs(gen: Gen) -> &'static [Sub] {
         sub("perf_opt", 35, 1, Num),
         sub("num_active_rows", 38, 1, Num),
         sub("num_active_cols", 39, 1, Num),
-        sub("out_dtype", 40, 1, DtypeName),
+        sub("out_dtype", 40, 1, OutDtype),
         sub("psum_accumulate_flags", 43, 1, Num),
         sub("row_grp", 44, 1, Hex),
         sub("col_grp", 45, 1, Hex),
@@ -43,7 +43,7 @@ fn mm_subs(gen: Gen) -> &'static [Sub] {
         sub("perf_opt", 35, 1, Num),
         sub("num_active_rows", 38, 1, Num),
         sub("num_active_cols", 39, 1, Num),
-        sub("out_dtype", 40, 1, DtypeName),
+        sub("out_dtype", 40, 1, OutDtype),
         sub("flags", 42, 1, Hex),
         sub("psum_accumulate_flags", 43, 1, Num),
         sub("row_grp", 44, 1, Hex),
@@ -51,7 +51,7 @@ fn mm_subs(gen: Gen) -> &'static [Sub] {
         sub("psum_zero_region", 47, 1, Num),
     ];
     const MAVERICK: &[Sub] = &[
-        sub("out_dtype", 34, 1, DtypeName),
+        sub("out_dtype", 34, 1, OutDtype),
         sub("num_active_rows", 35, 1, Num),
         sub("num_active_cols", 36, 1, Num),
         sub("tile_size", 37, 1, Hex),
