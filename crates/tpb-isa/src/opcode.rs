@@ -64,15 +64,16 @@ macro_rules! struct_kinds {
             /// Every struct, in declaration order.
             pub const ALL: &'static [StructKind] = &[$( StructKind::$S ),*];
 
-            /// Whether bytes 4..12 are the common EVENTS preamble (and bytes 1..4 the
-            /// header's): false for DMA_COPY2D / DMA_IMMEDIATE, which carry their own wait
-            /// band there, and for the 0xDA extension record, whose bytes 1..12 are its own
-            /// fields (isa-facts-pe-act-dma §3.6, §3.10, §3.11).
-            pub const fn has_preamble(self) -> bool {
-                !matches!(
-                    self,
-                    StructKind::DmaCopy2d | StructKind::DmaImmediate | StructKind::PseudoDmaExt
-                )
+            /// What bytes 1..12 hold: the common header and EVENTS, a wait band of the
+            /// struct's own at 4..12 (DMA_COPY2D, DMA_IMMEDIATE), or the struct's own fields
+            /// from byte 1 (the 0xDA extension record's `flags` @1, `idx_nac` @2, …)
+            /// (isa-facts-pe-act-dma §3.6, §3.10, §3.11).
+            pub const fn preamble(self) -> Preamble {
+                match self {
+                    StructKind::DmaCopy2d | StructKind::DmaImmediate => Preamble::OwnWaitBand,
+                    StructKind::PseudoDmaExt => Preamble::OwnFields,
+                    _ => Preamble::Common,
+                }
             }
 
             /// The header struct name.
@@ -86,6 +87,17 @@ macro_rules! struct_kinds {
 }
 
 for_each_struct!(struct_kinds);
+
+/// What a struct's bytes 1..12 hold ([`StructKind::preamble`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Preamble {
+    /// The header's bytes 1..4 (`inst_word_len` = 0x10 …) and the EVENTS at 4..12.
+    Common,
+    /// The header's bytes 1..4, then the struct's own wait band at 4..12 (no EVENTS).
+    OwnWaitBand,
+    /// The struct's own fields from byte 1 (only the opcode byte is the header's).
+    OwnFields,
+}
 
 /// The engine that executes an opcode (multi-engine programs route by this column).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -23,7 +23,7 @@ use crate::tile::{Index, Tile};
 use crate::NkiEngine;
 use tpb_isa::geometry::Space;
 use tpb_isa::validate::chains_pe::{pe_in_dtype_ok, QUADRANTS};
-use tpb_isa::wire::{op, S3Lw, S3d3Mm};
+use tpb_isa::wire::{matmul_psum_dtype, op, S3Lw, S3d3Mm};
 use tpb_isa::{Dtype, Gen, Instruction, PeFp32Mode};
 use tpb_sim::StepReport;
 
@@ -323,12 +323,18 @@ impl Core {
                 ),
             ));
         }
-        if dst.dtype == Dtype::BFLOAT16 && self.gen() == Gen::Mariana {
+        // The generation's Matmul out dtypes (`has_valid_mm_out_dtype`, declared once in
+        // tpb_isa::wire): bf16 is one from NC-v4, but how it is rounded is not public.
+        if dst.dtype == Dtype::BFLOAT16
+            && matmul_psum_dtype(self.gen(), Some(dst.dtype)) == Some(Dtype::BFLOAT16)
+        {
             return Err(NkiError::NotSupported {
-                what: "a bfloat16 nc_matmul dst (NC-v4): how RNE or stochastic rounding is \
-                       chosen for the PSUM write is not public (isa-facts-pe-act-dma §1.6); \
-                       use an fp32 dst"
-                    .into(),
+                what: format!(
+                    "a bfloat16 nc_matmul dst ({}): how RNE or stochastic rounding is chosen \
+                     for the PSUM write is not public (isa-facts-pe-act-dma §1.6); use an \
+                     fp32 dst",
+                    self.gen()
+                ),
             });
         }
         if dst.dtype != Dtype::FP32 {

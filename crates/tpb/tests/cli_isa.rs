@@ -450,7 +450,7 @@ fn decode_json_has_the_documented_keys() {
     assert_eq!(b["struct"], "S2D2_TS_AS");
     assert_eq!(b["hex"], hex_of(&causal_mask_program()[1]));
     let f = &b["fields"][0];
-    assert_eq!(keys(f), ["name", "offset", "raw", "size", "text"]);
+    assert_eq!(keys(f), ["name", "offset", "parts", "raw", "size", "text"]);
     assert_eq!(
         (&f["name"], &f["offset"], &f["size"]),
         (&"header.opcode".into(), &0.into(), &1.into())

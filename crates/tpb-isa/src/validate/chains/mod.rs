@@ -32,7 +32,7 @@ mod ts_select;
 
 use super::common::*;
 use super::{Confidence, Ctx, Flow};
-use crate::opcode::{sem, Exec, OpcodeInfo, StructKind};
+use crate::opcode::{sem, Exec, OpcodeInfo, Preamble, StructKind};
 use crate::tables::{AluOp, Dtype};
 use crate::wire::{
     visit_view, D4Iota, Data4d, DmaCopy2d, DmaDirect2d, DmaDirect2dXpose, DmaGatherXpose,
@@ -81,13 +81,16 @@ pub(crate) fn check<const M: u8>(
 ) -> Flow {
     let info = v.info();
     // DMA_COPY2D / DMA_IMMEDIATE have their own wait band at bytes 4..12, and the 0xDA
-    // record's bytes 1..12 are its own fields (isa-facts-pe-act-dma §3.6, §3.10): the
-    // preamble's checks read a zero EVENTS there.
-    if info.is_some_and(|r| !r.kind.has_preamble()) {
-        static NO_EVENTS: [u8; 64] = [0; 64];
-        header_and_events(cx, v.header(), crate::wire::Events::view(&NO_EVENTS), true)?;
-    } else {
-        header_and_events(cx, v.header(), v.events(), info.is_some())?;
+    // record's bytes 1..12 are its own fields, `flags` @1 first (isa-facts-pe-act-dma §3.6,
+    // §3.10): the preamble's checks read a zero EVENTS there, and no word length at byte 1.
+    static NO_EVENTS: [u8; 64] = [0; 64];
+    let no_events = || crate::wire::Events::view(&NO_EVENTS);
+    match info.map(|r| r.kind.preamble()) {
+        Some(Preamble::OwnWaitBand) => header_and_events(cx, v.header(), no_events(), true, true)?,
+        Some(Preamble::OwnFields) => header_and_events(cx, v.header(), no_events(), true, false)?,
+        Some(Preamble::Common) | None => {
+            header_and_events(cx, v.header(), v.events(), info.is_some(), true)?
+        }
     }
     let Some(info) = info else { return Ok(()) };
     if !cx.check(&OPCODE_STRUCT, body_kind == Some(info.kind), || {
