@@ -524,7 +524,7 @@ impl Core {
     ) -> Result<StepReport, NkiError> {
         let mut opts = semaphore.map_or(DmaOptions::default(), DmaOptions::signal);
         opts.priority = priority;
-        self.dma_copy_opts(&dst.dma_view(), &src.dma_view(), engine, opts)
+        self.dma_copy_opts(&dst.dma_view()?, &src.dma_view()?, engine, opts)
     }
 
     /// [`Core::dma_copy`] on explicit views (NKI `.ap()` patterns, [`tpb_sim::dma::DmaView`]).
@@ -651,9 +651,9 @@ impl Core {
                 ),
             });
         }
-        let mut from = src.dma_view();
+        let mut from = src.dma_view()?;
         from.pattern[0] = [0, i64::from(dst.partitions())];
-        self.dma_copy_opts(&dst.dma_view(), &from, None, DmaOptions::default())
+        self.dma_copy_opts(&dst.dma_view()?, &from, None, DmaOptions::default())
     }
 
     /// Sets register `n` for instructions the caller builds. Registers
@@ -679,6 +679,7 @@ impl Core {
     /// Writes a tile's (or a view's) elements (raw little-endian element bytes, C order of
     /// the view).
     pub fn write(&mut self, tile: &Tile, bytes: &[u8]) -> Result<(), NkiError> {
+        tile.check()?;
         if !self.program.is_empty() {
             self.late_host_writes += 1;
         }
@@ -733,6 +734,7 @@ impl Core {
     /// Reads a tile's (or a view's) elements (raw little-endian element bytes, C order of
     /// the view).
     pub fn read(&self, tile: &Tile) -> Result<Vec<u8>, NkiError> {
+        tile.check()?;
         if tile.is_contiguous() {
             return Ok(self.machine.read_tensor(&tile.host())?);
         }

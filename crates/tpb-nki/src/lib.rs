@@ -45,7 +45,11 @@
 
 // Issue 18: activation, activation_reduce and exponential.
 mod act;
+// Index expressions as subscripts, and views pending a mask.
+mod affine;
+// `tensor.ap(pattern, offset)`.
 mod alloc;
+mod ap;
 mod build;
 mod core;
 // Issue 17b calls: the STT family, cache reduce + drain, search cluster.
@@ -59,10 +63,11 @@ pub mod sync;
 mod tile;
 
 pub use crate::core::{Core, Label, NkiError};
+pub use affine::Affine;
 pub use dve::ReduceCmd;
 pub use dve_pool::NkiEngine;
 pub use names::{act_func, alu_op, Cmp};
-pub use tile::{Index, Tile, ViewError};
+pub use tile::{free_pattern, Index, Tile, ViewError};
 
 /// A `tensor_scalar` / `select` scalar operand: a compile-time immediate or a per-partition
 /// `(P, 1)` tile read through a pointer.
