@@ -187,6 +187,9 @@ pub struct Core {
     opaque_start: bool,
     /// Host writes made after the first instruction (the re-run cannot replay them).
     late_host_writes: usize,
+    /// On-chip bytes a mask declared don't-care ([`Core::mark_masked_out`]); the re-run
+    /// marks them before its first instruction.
+    masked_out: Vec<tpb_sim::HostTensor>,
     /// Whether emission adds the waits footprints need (off: the kernel synchronises by
     /// hand, and the scheduled re-run checks it).
     auto_sync: bool,
@@ -266,6 +269,7 @@ impl Core {
             start: None,
             opaque_start: false,
             late_host_writes: 0,
+            masked_out: Vec::new(),
             auto_sync: true,
             clip_views: false,
             matmul_groups: crate::pe::MatmulGroups::default(),
@@ -417,6 +421,61 @@ impl Core {
         Ok(tile)
     }
 
+    /// `nl.ndarray(shape, dtype, buffer, name, address=(partition, offset))`: an on-chip
+    /// tile placed by the kernel at `partition` and byte `offset` (NKI 0.3.0+). Its bytes
+    /// must be free or held by other placed tiles (which it then overlaps, as the kernel
+    /// chose), never by a tile the allocator placed ([`Arena::pin`]).
+    pub fn ndarray_at(
+        &mut self,
+        shape: &[usize],
+        dtype: Dtype,
+        space: Space,
+        name: &str,
+        (partition, offset): (u32, u64),
+    ) -> Result<Tile, NkiError> {
+        let Some(k) = space_index(space) else {
+            return Err(NkiError::Value {
+                argument: "address",
+                detail: "placement applies to SBUF and PSUM tiles, not HBM".into(),
+            });
+        };
+        let mut probe = Arena::new(self.arenas[k].total(), false);
+        let tile = allocate(&mut probe, shape, dtype, space, name)?;
+        let bad = |detail: String| NkiError::Value {
+            argument: "address",
+            detail,
+        };
+        let size = dtype.size().unwrap_or(1) as u64;
+        let (parts, row) = (tile.partitions(), tile.row_bytes());
+        if u64::from(partition) + u64::from(parts) > 128 || !offset.is_multiple_of(size) {
+            return Err(bad(format!(
+                "({partition}, {offset}): {parts} partitions from {partition} pass partition 128, \
+                 or byte {offset} is not on a {dtype} element"
+            )));
+        }
+        if offset + row > self.arenas[k].total() {
+            return Err(bad(format!(
+                "({partition}, {offset}): {row} bytes per partition pass the {} bytes of {}",
+                self.arenas[k].total(),
+                space.name()
+            )));
+        }
+        self.arenas[k].pin(offset, row).map_err(|used| {
+            bad(format!(
+                "({partition}, {offset}): bytes {:#x}..{:#x} of each partition hold a tile tpb \
+                 placed (placed tiles may overlap only each other)",
+                used.start, used.end
+            ))
+        })?;
+        let tile = Tile {
+            start_partition: partition,
+            offset,
+            ..tile
+        };
+        self.end_matmul_groups(&tile);
+        Ok(tile)
+    }
+
     /// Whether [`Core::ndarray`] would allocate such a tile now (nothing is allocated): a
     /// caller can check a shape before gathering the data for it.
     pub fn check_ndarray(
@@ -437,7 +496,11 @@ impl Core {
     /// HBM tensors are bump-allocated and keep their space.
     pub fn free(&mut self, tile: &Tile) {
         if let Some(k) = space_index(tile.space) {
-            self.arenas[k].release(tile.offset, tile.row_bytes());
+            if self.arenas[k].is_pinned(tile.offset) {
+                self.arenas[k].unpin(tile.offset, tile.row_bytes());
+            } else {
+                self.arenas[k].release(tile.offset, tile.row_bytes());
+            }
         }
         self.end_matmul_groups(tile);
     }
@@ -720,6 +783,38 @@ impl Core {
             }
         }
         self.host_write(hull, &rows)
+    }
+
+    /// Declares an on-chip tile's elements written, keeping their bytes: a masked call
+    /// leaves the elements its mask skips as they were (the compiler shrinks the
+    /// instruction), and the kernel has said it does not care about them, so later unmasked
+    /// reads of them (a ragged last tile's rows) are not uninitialised reads. An HBM tensor
+    /// is left alone: its unwritten elements stay visible.
+    pub fn mark_masked_out(&mut self, tile: &Tile) -> Result<(), NkiError> {
+        tile.check()?;
+        if tile.space == Space::Hbm {
+            return Ok(());
+        }
+        let size = tile.dtype.size().unwrap_or(1) as i64;
+        let mut offs = tile.element_offsets();
+        offs.sort_unstable();
+        offs.dedup();
+        let p = tile.start_partition;
+        let mut runs: Vec<(i64, i64)> = Vec::new();
+        for o in offs {
+            match runs.last_mut() {
+                Some((start, len)) if *start + *len == o => *len += 1,
+                _ => runs.push((o, 1)),
+            }
+        }
+        for (start, len) in runs {
+            let t = tpb_sim::HostTensor::at(tile.space, p..p + tile.partitions())
+                .offset((tile.offset as i64 + start * size) as u64)
+                .elements(Dtype::UINT8, (len * size) as u64);
+            self.machine.mark_initialised(&t)?;
+            self.masked_out.push(t);
+        }
+        Ok(())
     }
 
     /// One host write, recorded for the re-run when no instruction has run yet.
@@ -1144,6 +1239,9 @@ impl Core {
         };
         for &(r, bits) in &self.constants {
             m.set_register(usize::from(r), bits)?;
+        }
+        for t in &self.masked_out {
+            m.mark_initialised(t)?;
         }
         let run = run_engines_with(&mut m, &self.program, &self.engines, opts, on_step);
         Ok((m, run))

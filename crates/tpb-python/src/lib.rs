@@ -37,6 +37,7 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<machine::Warning>()?;
     m.add_class::<nki::Core>()?;
     m.add_class::<tile::Tile>()?;
+    m.add_function(wrap_pyfunction!(tile::_ndarray_at, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_iota, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_affine_select, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_tensor_scalar, m)?)?;

@@ -48,7 +48,8 @@ def jit(fn: Optional[Callable[..., Any]] = None, **kwargs: Any) -> Any:
         kwargs: run options applied to every call (``gen=``, ``uninitialized_reads=``).
 
     Semantics: calling the kernel with NumPy arrays runs it (:func:`simulate_kernel`) and
-    returns its outputs as NumPy arrays; ``kernel[g](...)`` runs an SPMD grid.
+    returns its outputs (HBM tensors, as NKI requires: an SBUF or PSUM tile returned raises
+    :class:`tpb.UsageError`) as NumPy arrays; ``kernel[g](...)`` runs an SPMD grid.
 
     Example::
 
@@ -56,7 +57,9 @@ def jit(fn: Optional[Callable[..., Any]] = None, **kwargs: Any) -> Any:
         def k():
             t = nl.ndarray((4, 8), nl.float32)
             nisa.iota(t, [[1, 8]], channel_multiplier=8)
-            return t
+            out = nl.ndarray((4, 8), nl.float32, buffer=nl.shared_hbm)
+            nl.store(out, value=t)
+            return out
         out = k()
     """
     if fn is None:
@@ -68,6 +71,11 @@ def jit(fn: Optional[Callable[..., Any]] = None, **kwargs: Any) -> Any:
 
 def _outputs(result: Any) -> Any:
     if isinstance(result, _tpb.Tile):
+        if result.buffer != "hbm":
+            raise UsageError(
+                f"the kernel returned an {result.buffer.upper()} tile {tuple(result.shape)}: a "
+                "kernel's outputs are HBM tensors, as NKI requires (allocate "
+                "nl.ndarray(shape, dtype, buffer=nl.shared_hbm) and nl.store the tile into it)")
         return result.numpy()
     if isinstance(result, (tuple, list)):
         return type(result)(_outputs(r) for r in result)
