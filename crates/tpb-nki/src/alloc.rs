@@ -100,7 +100,9 @@ impl Arena {
         let span = |b: u64| b * TILE_ALIGN..(b + 1) * TILE_ALIGN;
         let is_free = |b: u64| {
             let r = span(b);
-            self.free.iter().any(|f| f.start <= r.start && r.end <= f.end)
+            self.free
+                .iter()
+                .any(|f| f.start <= r.start && r.end <= f.end)
         };
         if let Some(b) = blocks
             .clone()

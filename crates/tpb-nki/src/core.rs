@@ -195,6 +195,8 @@ pub struct Core {
     auto_sync: bool,
     /// Whether out-of-bounds views are clipped with a warning (else refused).
     clip_views: bool,
+    /// Inside [`Core::all_or_nothing`] (a nested one does not save the core again).
+    atomic: bool,
     /// The PSUM views a matmul wrote, for `nc_matmul(accumulate=None)` ([`crate::pe`]).
     pub(crate) matmul_groups: crate::pe::MatmulGroups,
     /// The 128 × 128 identities the PE transpose multiplies by, one per dtype.
@@ -272,6 +274,7 @@ impl Core {
             masked_out: Vec::new(),
             auto_sync: true,
             clip_views: false,
+            atomic: false,
             matmul_groups: crate::pe::MatmulGroups::default(),
             identities: Vec::new(),
         }
@@ -386,6 +389,27 @@ impl Core {
     /// on other engines) and returns it for [`Core::restore_call_engine`].
     pub(crate) fn take_call_engine(&mut self) -> Option<EngineId> {
         self.call.engine.take()
+    }
+
+    /// Runs `f`, putting the whole core back as it was if it fails: a call that emits
+    /// several instructions (a split view, a split DMA) changes nothing on a fault in any of
+    /// them. The saved copy costs a clone of the machine (its SBUF, PSUM and written HBM
+    /// pages), so only calls that split use it.
+    pub(crate) fn all_or_nothing<T>(
+        &mut self,
+        f: impl FnOnce(&mut Core) -> Result<T, NkiError>,
+    ) -> Result<T, NkiError> {
+        if self.atomic {
+            return f(self);
+        }
+        let saved = self.clone();
+        self.atomic = true;
+        let r = f(self);
+        self.atomic = false;
+        if r.is_err() {
+            *self = saved;
+        }
+        r
     }
 
     /// Puts back what [`Core::take_call_engine`] took.
@@ -604,10 +628,11 @@ impl Core {
 
     /// [`Core::dma_copy_view`] with every DMA option ([`DmaOptions`]).
     ///
-    /// A copy that does not fit one DMA_DIRECT2D is split into several requests
-    /// (one per index of an outer dim, as a DMA encoder splits it); all are built and validated before the first is emitted, but one
-    /// that faults when it runs (an uninitialised source under the strict sanitizer) leaves
-    /// the requests before it emitted.
+    /// A copy that does not fit one DMA_DIRECT2D is split into several requests (one per
+    /// index of an outer dim, as a DMA encoder splits it); all are built and validated before
+    /// the first is emitted, and they run all or nothing ([`Core::all_or_nothing`]): one that
+    /// faults when it runs (an uninitialised source under the strict sanitizer) leaves the
+    /// core as it was.
     pub fn dma_copy_opts(
         &mut self,
         dst: &DmaView,
@@ -646,16 +671,24 @@ impl Core {
             operand: "dma_copy",
             detail: e.to_string(),
         })?;
+        let n_requests = insts.len();
         // The requests go on the issuing queue; [`Core::placements`] names it when it is
-        // not the default issuer.
-        let mut last = None;
-        for inst in insts {
-            last = Some(self.emit_on(inst, &[], engine)?);
+        // not the default issuer. Several run all or nothing.
+        let emit_all = |core: &mut Core| {
+            let mut last = None;
+            for inst in insts {
+                last = Some(core.emit_on(inst, &[], engine)?);
+            }
+            last.ok_or_else(|| NkiError::Shape {
+                operand: "dma_copy",
+                detail: "nothing to copy".into(),
+            })
+        };
+        if n_requests > 1 {
+            self.all_or_nothing(emit_all)
+        } else {
+            emit_all(self)
         }
-        last.ok_or_else(|| NkiError::Shape {
-            operand: "dma_copy",
-            detail: "nothing to copy".into(),
-        })
     }
 
     /// The options a DMA request issued on `issuer` goes out with. Under the emitted
@@ -976,16 +1009,18 @@ impl Core {
         let gen = self.gen();
         let s0 = scalar(gen, operand0, bitvec, "operand0", dst)?;
         let s1 = scalar(gen, operand1, bitvec, "operand1", dst)?;
-        let i = build::tensor_scalar(
-            gen,
-            dst,
-            data,
-            bitvec,
-            [op0, op1v],
-            [s0, s1],
-            [reverse0, reverse1],
-        )?;
-        self.emit(i, &[])
+        self.elementwise(3, &[dst.clone(), data.clone()], &mut |core, v| {
+            let i = build::tensor_scalar(
+                gen,
+                &v[0],
+                &v[1],
+                bitvec,
+                [op0, op1v],
+                [s0, s1],
+                [reverse0, reverse1],
+            )?;
+            core.emit(i, &[])
+        })
     }
 
     /// `nki.isa.range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1,

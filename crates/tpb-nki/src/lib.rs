@@ -58,6 +58,8 @@ mod dve_pool;
 mod names;
 // Issue 18: nc_matmul and the Tensor-engine nc_transpose on the PE.
 mod pe;
+// Calls split when a view needs more than one instruction.
+mod split;
 pub mod support;
 pub mod sync;
 mod tile;

@@ -447,6 +447,21 @@ impl Tile {
         Ok(())
     }
 
+    /// Indices `start..start + len` of free dim `axis` (partition-first order; in range, as
+    /// the caller cut them from the view's own shape).
+    pub(crate) fn along(&self, axis: usize, start: usize, len: usize) -> Tile {
+        let size = self.dtype.size().unwrap_or(1) as i64;
+        let strides = self.strides();
+        let mut shape = self.shape.clone();
+        shape[axis] = len;
+        Tile {
+            offset: (self.offset as i64 + start as i64 * strides[axis - 1] * size) as u64,
+            shape,
+            free_strides: strides,
+            ..self.clone()
+        }
+    }
+
     /// Every dim's element stride, dim 0 included (on chip dim 0's is 0: the partitions).
     pub(crate) fn all_strides(&self) -> Vec<i64> {
         std::iter::once(self.dim0_stride())
