@@ -1423,8 +1423,9 @@ const MAX_DMA_SPLIT: usize = 4096;
 
 /// The DMAMEMCPY requests that copy `src` to `dst`: one when the views fold into
 /// DMA_DIRECT2D's two dims, else one per index of the outermost dim the two views share
-/// (same rank, same counts), recursively, as a DMA encoder splits a copy (at most
-/// [`MAX_DMA_SPLIT`] requests).
+/// (same rank, same counts), recursively, as a DMA encoder splits a copy; the innermost
+/// dim (when it is the only one left) is cut into runs of [`DMA_RUN`] elements instead (at
+/// most [`MAX_DMA_SPLIT`] requests in all).
 fn dma_requests(
     gen: Gen,
     dst: &DmaView,
@@ -1455,18 +1456,31 @@ fn dma_requests(
         return Err(err);
     };
     let n = dst.pattern[d][1];
-    if out.len() + n as usize > MAX_DMA_SPLIT {
+    let last = dst.pattern[d + 1..].iter().all(|p| p[1] == 1);
+    let run = if last { DMA_RUN.min(n) } else { 1 };
+    if run == n || out.len() + (n / run) as usize > MAX_DMA_SPLIT {
         return Err(err);
     }
-    for k in 0..n {
-        dma_requests(gen, &sub_view(dst, d, k), &sub_view(src, d, k), opts, out)?;
+    for start in (0..n).step_by(run as usize) {
+        let len = run.min(n - start);
+        dma_requests(
+            gen,
+            &sub_view(dst, d, start, len),
+            &sub_view(src, d, start, len),
+            opts,
+            out,
+        )?;
     }
     Ok(())
 }
 
-/// Index `k` of dim `d` of a DMA view, kept as a size-1 dim.
-fn sub_view(v: &DmaView, d: usize, k: i64) -> DmaView {
-    let step = v.pattern[d][0] * k;
+/// Elements per request when a copy's last dim is cut into runs: whole runs fit a count word
+/// (at most 65535) however they fold.
+const DMA_RUN: i64 = 1 << 15;
+
+/// Indices `start..start + len` of dim `d` of a DMA view.
+fn sub_view(v: &DmaView, d: usize, start: i64, len: i64) -> DmaView {
+    let step = v.pattern[d][0] * start;
     let size = v.dtype.size().unwrap_or(1) as i64;
     let place = match v.place {
         DmaPlace::Hbm(a) => DmaPlace::Hbm((a as i64 + step * size) as u64),
@@ -1482,7 +1496,7 @@ fn sub_view(v: &DmaView, d: usize, k: i64) -> DmaView {
         } => DmaPlace::on_chip(space, partition, (offset as i64 + step * size) as u64),
     };
     let mut pattern = v.pattern.clone();
-    pattern[d] = [1, 1];
+    pattern[d] = [v.pattern[d][0], len];
     DmaView::new(place, v.dtype, pattern)
 }
 

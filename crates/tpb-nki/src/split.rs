@@ -222,6 +222,29 @@ mod tests {
         assert_eq!((core.program().len(), core.read(&dst).unwrap()), before);
     }
 
+    // A DMA too large for one request (a prime row of 65537 elements: no fold, no count word)
+    // is cut into requests per partition and runs of 32768; a fault in a later request
+    // (row 1 never written) leaves everything as it was.
+    #[test]
+    fn a_split_dma_runs_all_or_nothing() {
+        let mut core = strict();
+        let src = core.ndarray(&[2, 65537], Dtype::INT8, Space::Sbuf).unwrap();
+        let dst = core.ndarray(&[2, 65537], Dtype::INT8, Space::Sbuf).unwrap();
+        let vals: Vec<u8> = (0..2 * 65537).map(|k| (k % 200) as u8).collect();
+        core.write(&dst, &vec![9; 2 * 65537]).unwrap();
+        let row0 = src.index(&[Index::At(0)]).unwrap();
+        core.write(&row0, &vals[..65537]).unwrap();
+        let e = core.dma_copy(&dst, &src, None, None).unwrap_err();
+        assert!(matches!(e, NkiError::Fault(_)), "{e}");
+        assert_eq!(core.program().len(), 0);
+        assert_eq!(core.read(&dst).unwrap(), vec![9; 2 * 65537]);
+        let row1 = src.index(&[Index::At(1)]).unwrap();
+        core.write(&row1, &vals[65537..]).unwrap();
+        core.dma_copy(&dst, &src, None, None).unwrap();
+        assert_eq!(core.program().len(), 6, "two rows of three runs");
+        assert_eq!(core.read(&dst).unwrap(), vals);
+    }
+
     // issue 29 item 11: a sum over 40000 or 70000 columns is one TensorReduce (70000 =
     // 4 · 17500 in two reduced slots, op_dim XY), folded in element order.
     #[test]
