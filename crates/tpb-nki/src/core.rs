@@ -448,7 +448,7 @@ impl Core {
     /// `nl.ndarray(shape, dtype, buffer, name, address=(partition, offset))`: an on-chip
     /// tile placed by the kernel at `partition` and byte `offset` (NKI 0.3.0+). Its bytes
     /// must be free or held by other placed tiles (which it then overlaps, as the kernel
-    /// chose), never by a tile the allocator placed ([`Arena::pin`]).
+    /// chose), never by a tile the allocator placed.
     pub fn ndarray_at(
         &mut self,
         shape: &[usize],
@@ -630,7 +630,7 @@ impl Core {
     ///
     /// A copy that does not fit one DMA_DIRECT2D is split into several requests (one per
     /// index of an outer dim, as a DMA encoder splits it); all are built and validated before
-    /// the first is emitted, and they run all or nothing ([`Core::all_or_nothing`]): one that
+    /// the first is emitted, and they run all or nothing: one that
     /// faults when it runs (an uninitialised source under the strict sanitizer) leaves the
     /// core as it was.
     pub fn dma_copy_opts(
