@@ -38,7 +38,7 @@ pub struct Tile {
     /// (legacy `par_dim` after them); they are `shape[1..=blocks]` here.
     pub blocks: usize,
     /// A view whose index expressions leave its tensor, kept for a mask to bring back in
-    /// bounds ([`crate::affine`]); any use of it as it is fails with its message.
+    /// bounds ([`Tile::index_affine`]); any use of it as it is fails with its message.
     pub pending: Option<Arc<Pending>>,
 }
 
@@ -470,7 +470,7 @@ impl Tile {
     }
 
     /// An error when the view is not usable as it is: its index expressions leave its
-    /// tensor and no mask brought them back ([`crate::affine`]).
+    /// tensor and no mask brought them back ([`Tile::index_affine`]).
     pub fn check(&self) -> Result<(), ViewError> {
         match &self.pending {
             Some(p) => Err(ViewError::OutOfBounds(p.message.clone())),
