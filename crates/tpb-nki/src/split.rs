@@ -5,7 +5,8 @@
 //! chunk fits, else one index at a time — and the pieces run all or nothing: a fault in any
 //! piece leaves the core as it was before the call ([`Core::all_or_nothing`]).
 
-use crate::core::{Core, NkiError};
+use crate::core::Core;
+use crate::error::NkiError;
 use crate::tile::Tile;
 use tpb_isa::pack::{pack, PackError};
 use tpb_isa::Gen;

@@ -242,8 +242,8 @@ impl Tile {
     /// The whole tile as a DMA view (`[[step, count], …]` outermost first; on chip the first
     /// pair is the partition dimension and the others follow the view's strides). An error
     /// when the view is pending ([`Tile::check`]).
-    pub fn dma_view(&self) -> Result<tpb_sim::dma::DmaView, ViewError> {
-        use tpb_sim::dma::{DmaPlace, DmaView};
+    pub fn dma_view(&self) -> Result<crate::dma::DmaView, ViewError> {
+        use crate::dma::{DmaPlace, DmaView};
         self.check()?;
         let free = self.shape.get(1..).unwrap_or(&[]);
         let free = free.iter().zip(self.strides()).map(|(&d, s)| [s, d as i64]);

@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use tpb_isa::{geometry::Space, Dtype, Gen};
-//! use tpb_sim::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
+//! use tpb_nki::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
 //! use tpb_sim::{Config, HostTensor, Machine};
 //!
 //! let g = Gen::Cayman;
@@ -155,10 +155,10 @@ pub enum DmaBuildError {
 /// §3.4).
 const MAX_ELEM_BYTES: u64 = 1 << 16;
 
-/// The most elements one request may walk: a simulator limit (each run is resolved and
-/// checked before the first write), far above what a tile copy needs. A larger copy is
-/// split into several requests by its caller.
-pub const MAX_DMA_ELEMENTS: u64 = 1 << 22;
+/// The most elements one request may walk (the simulator's limit: each run is resolved and
+/// checked before the first write); a larger copy is split into several requests by its
+/// caller.
+use tpb_sim::MAX_DMA_ELEMENTS;
 
 /// A folded side: address, `(byte step, count)` innermost first (two slots), element bytes.
 type Folded = (Addr8, [(i64, u64); 2], u64);
