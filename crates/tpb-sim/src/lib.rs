@@ -72,6 +72,7 @@ pub mod region;
 mod report;
 mod state;
 
+pub use exec::dma::MAX_DMA_ELEMENTS;
 pub use machine::{
     Config, CostShape, DveLane, DveState, Fault, FaultCause, FlopKind, Flops, HostError,
     HostTensor, InstId, Machine, MemAccess, Region, RunReport, StepReport, Warning, WarningKind,

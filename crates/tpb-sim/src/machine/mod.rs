@@ -159,6 +159,28 @@ impl Machine {
         Ok(())
     }
 
+    /// Marks a tensor's bytes initialised without changing them: what the strict sanitizer
+    /// ([`Config::strict`]) then reads is whatever the memory holds (a kernel's masked
+    /// instruction leaves the elements its mask skips as they were, and declares them
+    /// don't-care; tpb-nki's masks).
+    pub fn mark_initialised(&mut self, t: &HostTensor) -> Result<(), HostError> {
+        let (row, total) = self.host_check(t)?;
+        if row == 0 {
+            return Ok(());
+        }
+        if t.space == Space::Hbm {
+            self.hbm_check(t, total)?;
+            self.state.hbm.mark(t.byte_offset, total);
+            return Ok(());
+        }
+        let mem = &mut self.state.mem;
+        for i in 0..t.partitions {
+            let start = mem.part_base(t.space, t.start_partition + i) + t.byte_offset as usize;
+            mem.parts_mut(t.space).1.set_range(start, row as usize);
+        }
+        Ok(())
+    }
+
     /// Reads a tensor (device → host DMA) into a new buffer laid out as for
     /// [`Machine::write_tensor`]. Uninitialised bytes read as they are stored (zero unless
     /// written); see [`Machine::uninitialised_bytes`].
