@@ -349,6 +349,7 @@ mod tests {
             },
             runs: Vec::new(),
             exact: true,
+            shape: None,
         }
     }
 

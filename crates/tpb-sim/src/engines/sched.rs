@@ -6,18 +6,23 @@
 //! is free starts its head instruction if every wait of it holds. When no engine can start
 //! and no update or engine is still pending, the run is over: complete, or a deadlock.
 
+use super::cost::Priced;
 use super::queue::{is_dma_request, split, EngineId, NUM_ENGINES};
 use super::race::{join, Clock, Detector, History, Race, RaceSide};
 use super::signals::Signals;
 use super::sync::{amount_from_register, decode, Object, Op, Sync, Update, Wait, NUM_OBJECTS};
 use super::timing::{Costs, Timing};
-use crate::machine::{CostShape, Fault, FaultCause, InstId, Machine, Region, StepReport, Warning};
+use crate::machine::{
+    CostShape, Fault, FaultCause, InstId, Machine, MemAccess, Region, StepReport, Warning,
+};
 use crate::machine::{NUM_EVENTS, NUM_SEMAPHORES};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use tpb_isa::geometry::Space;
+use tpb_isa::opcode::Family;
 use tpb_isa::validate::is_valid;
 use tpb_isa::wire::Events;
-use tpb_isa::{Body, Instruction, UpdateMode, WaitMode};
+use tpb_isa::{Body, Gen, Instruction, UpdateMode, WaitMode};
 
 /// How to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,6 +77,10 @@ pub struct ScheduledStep {
     pub elements: u64,
     /// Bytes stored to memory.
     pub bytes_written: u64,
+    /// HBM traffic of a DMA transfer (its bytes once per side in HBM); 0 otherwise.
+    pub hbm_bytes: u64,
+    /// Tensor-engine work of a multiplying Matmul: (flops, full fp32); `None` otherwise.
+    pub pe_flops: Option<(u64, bool)>,
 }
 
 /// A semaphore or event value from a time on (for counter tracks).
@@ -218,7 +227,13 @@ impl Ord for Pending {
 struct Engine {
     queue: Vec<usize>,
     pc: usize,
+    /// When the last foreground instruction ends (the next one may start: see
+    /// [`Engine::earliest`]).
     free_at: u64,
+    /// When the last foreground instruction started (a background one may start then).
+    fg_start: u64,
+    /// When the last background instruction ends.
+    bg_end: u64,
     clock: Clock,
     last_writes: Vec<Region>,
     previous: Option<usize>,
@@ -227,6 +242,106 @@ struct Engine {
     /// A DMA queue: the issuing engine's clock at each queued request's issue and the issue's
     /// step, in order (a transfer happens after its issue).
     issued: VecDeque<(Clock, usize, u64)>,
+}
+
+impl Engine {
+    /// The earliest start of the head instruction: a background one (PE LoadWeights, an
+    /// ACT DMA issue, [`runs_in_background`]) once the last foreground instruction has
+    /// started and the last background one has ended; any other once both have ended.
+    fn earliest(&self, background: bool) -> u64 {
+        let fg = if background {
+            self.fg_start
+        } else {
+            self.free_at
+        };
+        fg.max(self.bg_end)
+    }
+}
+
+/// Whether `inst` on `e` runs beside its engine's compute pipeline: a LoadWeights loads the
+/// next stationary while the previous Matmul computes ([ARCH1] "Background LoadStationary",
+/// L282–291), and a DMA request triggered from ACT generates its descriptors on the DGE while
+/// earlier ACT compute runs ([ARCH2] L364; nki-dge.rst L238).
+fn runs_in_background(inst: &Instruction, e: EngineId, gen: Gen) -> bool {
+    match e {
+        EngineId::Pe => inst
+            .info(gen)
+            .is_some_and(|r| matches!(r.family, Family::LoadWeights)),
+        EngineId::Act => is_dma_request(inst, gen),
+        _ => false,
+    }
+}
+
+/// The shared DMA resources of a core: the busy-until time of each of its DMA engines
+/// (every queue's transfers run on them, [`Costs::dma_engine_set`]) and of its HBM share.
+struct DmaEngines {
+    free_at: Vec<u64>,
+    hbm_free_at: u64,
+}
+
+/// One transfer on the DMA engines: when its data moves, and its HBM bytes.
+struct Transfer {
+    start: u64,
+    end: u64,
+    hbm_bytes: u64,
+}
+
+impl DmaEngines {
+    /// Places a transfer of `bytes` triggered at `trigger` (its request's issue end) that may
+    /// start no earlier than `now`: after DMA_LATENCY_NS, on the engines of its partitions
+    /// once they are all free, each moving an equal share at the per-engine bandwidth; its
+    /// HBM bytes occupy the core's HBM share.
+    fn place(
+        &mut self,
+        costs: &Costs,
+        now: u64,
+        trigger: u64,
+        accesses: &[MemAccess],
+        bytes: u64,
+    ) -> Transfer {
+        let on_chip = accesses.iter().find(|a| a.region.space != Space::Hbm);
+        let set = match on_chip {
+            Some(a) => {
+                costs.dma_engine_set(a.region.partitions.start, a.region.partitions.len() as u32)
+            }
+            None => costs.dma_engine_set(0, 0),
+        };
+        let n = self.free_at.len();
+        let engines: Vec<usize> = set.clone().map(|i| i % n).collect();
+        let start = engines.iter().map(|&i| self.free_at[i]).fold(
+            now.max(trigger.saturating_add(costs.dma_latency_ps())),
+            u64::max,
+        );
+        let share = bytes.div_ceil(engines.len().max(1) as u64);
+        let sides = [false, true]
+            .into_iter()
+            .filter(|&w| {
+                accesses
+                    .iter()
+                    .any(|a| a.write == w && a.region.space == Space::Hbm)
+            })
+            .count() as u64;
+        let hbm_bytes = bytes.saturating_mul(sides);
+        let mut end = start
+            .saturating_add(costs.dma_engine_ps(share))
+            .max(start + 1);
+        if hbm_bytes > 0 {
+            let hbm_end = self
+                .hbm_free_at
+                .max(start)
+                .saturating_add(costs.hbm_ps(hbm_bytes));
+            self.hbm_free_at = hbm_end;
+            end = end.max(hbm_end);
+        }
+        for i in engines {
+            self.free_at[i] = end;
+        }
+        Transfer {
+            start,
+            end,
+            hbm_bytes,
+        }
+    }
 }
 
 fn overlaps(a: &Region, b: &Region) -> bool {
@@ -267,6 +382,8 @@ pub fn run_engines_with(
             queue,
             pc: 0,
             free_at: 0,
+            fg_start: 0,
+            bg_end: 0,
             clock: [0; NUM_ENGINES],
             last_writes: Vec::new(),
             previous: None,
@@ -298,6 +415,10 @@ pub fn run_engines_with(
     let mut seen = vec![false; NUM_OBJECTS];
     let mut detector = Detector::new(opts.max_races);
     let mut now = 0u64;
+    let mut dma = DmaEngines {
+        free_at: vec![0; costs.dma_engines()],
+        hbm_free_at: 0,
+    };
     m.set_access_recording(true);
 
     let value = |o: Object, sems: &[i32; NUM_SEMAPHORES], events: &[bool; NUM_EVENTS]| match o {
@@ -357,7 +478,11 @@ pub fn run_engines_with(
         let mut started = false;
         for e in EngineId::ALL {
             let en = &eng[e.index()];
-            if en.pc >= en.queue.len() || en.free_at > now {
+            let Some(&head) = en.queue.get(en.pc) else {
+                continue;
+            };
+            let background = runs_in_background(&insts[head], e, gen);
+            if en.earliest(background) > now {
                 continue;
             }
             // A transfer starts once its request's issue has ended.
@@ -398,7 +523,10 @@ pub fn run_engines_with(
             }
             let index = steps.len();
             let en = &mut eng[e.index()];
-            let ready = en.free_at.max(en.issued.front().map_or(0, |i| i.2));
+            let ready = en
+                .earliest(background)
+                .max(en.issued.front().map_or(0, |i| i.2));
+            let trigger = en.issued.front().map_or(0, |i| i.2);
             let mut waited_on = None;
             for w in sync.waits.iter().flatten() {
                 let o = w.object();
@@ -428,9 +556,10 @@ pub fn run_engines_with(
             if dma_queue {
                 if let Some((c, issue, _)) = en.issued.pop_front() {
                     join(&mut en.clock, &c);
-                    // The critical path runs through the issue when it ended last.
+                    // The critical path runs through the issue when its end plus the DMA
+                    // latency came last.
                     let prev_end = previous.map_or(0, |p| steps[p].end_ps);
-                    if steps[issue].end_ps >= prev_end {
+                    if steps[issue].end_ps.saturating_add(costs.dma_latency_ps()) >= prev_end {
                         previous = Some(issue);
                     }
                 }
@@ -472,24 +601,31 @@ pub fn run_engines_with(
                 .accesses
                 .iter()
                 .any(|a| !a.write && en.last_writes.iter().any(|w| overlaps(&a.region, w)));
-            let cycles = if issue_only {
-                costs.dma_issue_cycles(e)
-            } else if dma_queue {
-                costs.dma_transfer_cycles(report.bytes_written)
+            let mut hbm_bytes = 0;
+            let (start, cycles, end) = if dma_queue {
+                let t = dma.place(&costs, now, trigger, &report.accesses, report.bytes_written);
+                hbm_bytes = t.hbm_bytes;
+                (t.start, costs.cycles_in(e, t.end - t.start).max(1), t.end)
             } else {
-                // The engine's pipeline is empty: nothing ran before, or it waited or idled.
-                let exposed = en.previous.is_none() || now > en.free_at;
-                costs.cycles(
-                    e,
-                    per_partition,
-                    report.cost,
-                    !report.accesses.is_empty(),
-                    dependent,
-                    exposed,
-                )
+                let cycles = if issue_only {
+                    costs.dma_issue_cycles(e)
+                } else {
+                    // The engine's pipeline is empty: nothing ran before, or it waited or
+                    // idled.
+                    let exposed = en.previous.is_none() || now > ready;
+                    let priced = Priced {
+                        engine: e,
+                        info: inst.info(gen),
+                        body: &inst.body,
+                        shape: report.cost,
+                        accesses: &report.accesses,
+                        fallback_n: per_partition,
+                    };
+                    costs.instruction_cycles(&priced, dependent, exposed)
+                };
+                (now, cycles, now.saturating_add(costs.ps(e, cycles)))
             };
-            let end = now.saturating_add(costs.ps(e, cycles));
-            let read = now
+            let read = start
                 .saturating_add(costs.ps(e, cycles.saturating_sub(costs.read_drain()).max(1)))
                 .min(end);
             detector.access(
@@ -505,14 +641,16 @@ pub fn run_engines_with(
                 epochs,
                 &report.accesses,
             );
-            en.last_writes.clear();
-            en.last_writes.extend(
-                report
-                    .accesses
-                    .iter()
-                    .filter(|a| a.write)
-                    .map(|a| a.region.clone()),
-            );
+            if !background {
+                en.last_writes.clear();
+                en.last_writes.extend(
+                    report
+                        .accesses
+                        .iter()
+                        .filter(|a| a.write)
+                        .map(|a| a.region.clone()),
+                );
+            }
             for u in sync.updates.into_iter().flatten() {
                 let mut clock = en.clock;
                 clock[e.index()] = if u.at_read { epochs.0 } else { epochs.1 };
@@ -528,8 +666,9 @@ pub fn run_engines_with(
             let step = ScheduledStep {
                 engine: e,
                 queue_index: en.pc,
-                ready_ps: ready,
-                start_ps: now,
+                // A transfer's latency and its wait for the DMA engines count as its own.
+                ready_ps: if dma_queue { start } else { ready },
+                start_ps: start,
                 read_ps: read,
                 end_ps: end,
                 cycles,
@@ -539,6 +678,8 @@ pub fn run_engines_with(
                 inst: report.inst,
                 elements: report.elements,
                 bytes_written: report.bytes_written,
+                hbm_bytes,
+                pe_flops: pe_flops(&report),
             };
             on_step(&step, &report);
             steps.push(step);
@@ -547,7 +688,12 @@ pub fn run_engines_with(
             m.recycle_accesses(report.accesses);
             en.previous = Some(index);
             en.pc += 1;
-            en.free_at = end;
+            if background {
+                en.bg_end = end;
+            } else {
+                en.fg_start = start;
+                en.free_at = end;
+            }
             started = true;
             if issue_only {
                 if let Some(q) = e.dma_queue() {
@@ -571,8 +717,13 @@ pub fn run_engines_with(
         let next_update = heap.peek().map(|p| p.at);
         let next_free = eng
             .iter()
-            .filter(|en| en.pc < en.queue.len())
-            .map(|en| en.free_at.max(en.issued.front().map_or(0, |i| i.2)))
+            .zip(EngineId::ALL)
+            .filter(|(en, _)| en.pc < en.queue.len())
+            .map(|(en, e)| {
+                let background = runs_in_background(&insts[en.queue[en.pc]], e, gen);
+                en.earliest(background)
+                    .max(en.issued.front().map_or(0, |i| i.2))
+            })
             .filter(|&t| t > now)
             .min();
         match next_update.into_iter().chain(next_free).min() {
@@ -603,6 +754,26 @@ pub fn run_engines_with(
         critical_path,
         counters,
         costs,
+    }
+}
+
+/// A multiplying Matmul's flops (2 × rows × columns × moving elements) and whether its
+/// inputs are full fp32, for the roofline; a transpose moves bits and counts none.
+fn pe_flops(report: &StepReport) -> Option<(u64, bool)> {
+    match report.cost {
+        CostShape::Matmul {
+            fp32,
+            transpose: false,
+            ..
+        } => {
+            let rows = report
+                .accesses
+                .iter()
+                .find(|a| !a.write && a.shape.is_some())
+                .map_or(0, |a| a.region.partitions.len() as u64);
+            Some((report.elements.saturating_mul(rows).saturating_mul(2), fp32))
+        }
+        _ => None,
     }
 }
 

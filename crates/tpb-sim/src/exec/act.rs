@@ -20,7 +20,7 @@ use super::access::Access;
 use super::engine::{Bufs, Kernel, Row};
 use super::pe::{element_indices, read_raw, write_raw};
 use super::{kernels, Cx, Parts, Role, Which};
-use crate::machine::{CostShape, FaultCause, WarningKind};
+use crate::machine::{FaultCause, WarningKind};
 use crate::numerics::act::{exactness, in_valid_range, valid_range, Exactness};
 use crate::numerics::act_block::{self, BLOCK};
 use crate::numerics::{
@@ -403,7 +403,6 @@ pub(super) fn exponential(
         s.out_dtype,
         n,
     )?;
-    cx.out.cost = CostShape::DveExp;
     cx.check_reads(&src, n, |_| true);
     // exp has no valid range: no inputs to count.
     label(cx, ActFunc::EXP, Exactness::Approximate, |_| Ok(Vec::new()))?;

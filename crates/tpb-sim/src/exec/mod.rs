@@ -139,6 +139,7 @@ impl Outcome {
                 exact: runs.is_some(),
                 // One run is the hull itself: no list (see `MemAccess::runs`).
                 runs: runs.filter(|r| r.len() > 1).unwrap_or_default(),
+                shape: a.shape(),
             });
         }
     }
@@ -374,7 +375,7 @@ impl Cx<'_> {
         let dims = Dims::new(&t.step_elem, &t.num_elem).ok_or_else(|| FaultCause::Unsupported {
             what: format!("{name}: a zero element count"),
         })?;
-        Access::new(
+        let mut a = Access::new(
             name,
             space,
             p,
@@ -383,7 +384,9 @@ impl Cx<'_> {
             dims,
             self.st.mem.active(space),
             n,
-        )
+        )?;
+        a.dtype = Some(dtype);
+        Ok(a)
     }
 
     /// Resolves a pointer immediate (or, with `via_register`, a register pointer holding
@@ -541,6 +544,7 @@ impl Cx<'_> {
                 },
                 runs: Vec::new(),
                 exact: true,
+                shape: None,
             });
         }
         let mem = &self.st.mem;

@@ -17,8 +17,8 @@ mod memory;
 mod report;
 
 pub use report::{
-    CostShape, Fault, FaultCause, HostError, HostTensor, InstId, MemAccess, Region, RunReport,
-    StepReport, Warning, WarningKind, MAX_ACCESS_RUNS,
+    CostShape, Fault, FaultCause, HostError, HostTensor, InstId, MemAccess, OperandShape, Region,
+    RunReport, StepReport, Warning, WarningKind, MAX_ACCESS_RUNS,
 };
 
 pub use dve_state::{DveLane, DveState};
