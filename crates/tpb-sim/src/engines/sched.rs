@@ -192,6 +192,103 @@ impl EngineRun {
     pub fn bytes_written(&self) -> u64 {
         self.steps.iter().map(|s| s.bytes_written).sum()
     }
+
+    /// The run against the physical bound of its work on the generation (docs/engines.md
+    /// "Roofline"): its multiplying Matmuls at the tensor engine's peak and its HBM traffic
+    /// at one core's HBM bandwidth. The estimate is never below the bound.
+    pub fn roofline(&self) -> Roofline {
+        let (mut flops, mut fp32_flops, mut hbm_bytes) = (0u64, 0u64, 0u64);
+        for s in &self.steps {
+            match s.pe_flops {
+                Some((f, true)) => fp32_flops = fp32_flops.saturating_add(f),
+                Some((f, false)) => flops = flops.saturating_add(f),
+                None => {}
+            }
+            hbm_bytes = hbm_bytes.saturating_add(s.hbm_bytes);
+        }
+        let (peak, peak_fp32) = self.costs.pe_peak_gflops();
+        // flops / (GFLOP/s × 10^9) seconds = flops × 1000 / GFLOP/s picoseconds.
+        let at = |work: u64, per_s: u64, scale: u128| {
+            (u128::from(work) * scale).div_ceil(u128::from(per_s.max(1))) as u64
+        };
+        let pe_bound_ps = at(flops, peak, 1000).saturating_add(at(fp32_flops, peak_fp32, 1000));
+        let hbm_bound_ps = at(hbm_bytes, self.costs.hbm_mb_per_s(), 1_000_000);
+        Roofline {
+            pe_flops: flops,
+            pe_fp32_flops: fp32_flops,
+            hbm_bytes,
+            pe_bound_ps,
+            hbm_bound_ps,
+            estimate_ps: self.makespan_ps,
+        }
+    }
+}
+
+/// A run's estimate beside the physical bound of its work ([`EngineRun::roofline`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Roofline {
+    /// Flops of the multiplying Matmuls with bf16/fp16/tf32/fp8 inputs.
+    pub pe_flops: u64,
+    /// Flops of the multiplying Matmuls with full fp32 inputs.
+    pub pe_fp32_flops: u64,
+    /// Bytes the DMA transfers read from or wrote to HBM.
+    pub hbm_bytes: u64,
+    /// The flops at the tensor engine's peak (PE_PEAK_GFLOPS_<gen>, PE_PEAK_FP32_GFLOPS_<gen>).
+    pub pe_bound_ps: u64,
+    /// The HBM bytes at one core's HBM bandwidth (HBM_MB_PER_S_<gen>).
+    pub hbm_bound_ps: u64,
+    /// The timing model's estimate (the makespan).
+    pub estimate_ps: u64,
+}
+
+impl Roofline {
+    /// The physical bound: the larger of the PE and HBM bounds.
+    pub fn bound_ps(&self) -> u64 {
+        self.pe_bound_ps.max(self.hbm_bound_ps)
+    }
+
+    /// What bounds the work: `"PE"` or `"HBM"` (`"none"` without either).
+    pub fn bound_by(&self) -> &'static str {
+        match (self.pe_bound_ps, self.hbm_bound_ps) {
+            (0, 0) => "none",
+            (p, h) if p >= h => "PE",
+            _ => "HBM",
+        }
+    }
+
+    /// Whether the estimate respects the bound (it always should: a failure is a timing
+    /// model error).
+    pub fn holds(&self) -> bool {
+        self.estimate_ps >= self.bound_ps()
+    }
+
+    /// The fraction of the estimate the bound accounts for (1.0: at the roofline).
+    pub fn efficiency(&self) -> f64 {
+        if self.estimate_ps == 0 {
+            0.0
+        } else {
+            self.bound_ps() as f64 / self.estimate_ps as f64
+        }
+    }
+}
+
+impl std::fmt::Display for Roofline {
+    /// `estimate 12.345 us, physical bound 10.000 us (HBM: 3.1 MB; PE: 4.2 GFLOP), 81 %`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "estimate {:.3} us, physical bound {:.3} us (bound by {}; PE {:.3} us for {} flops, \
+             HBM {:.3} us for {} bytes), {:.0} % of the bound",
+            self.estimate_ps as f64 / 1e6,
+            self.bound_ps() as f64 / 1e6,
+            self.bound_by(),
+            self.pe_bound_ps as f64 / 1e6,
+            self.pe_flops.saturating_add(self.pe_fp32_flops),
+            self.hbm_bound_ps as f64 / 1e6,
+            self.hbm_bytes,
+            self.efficiency() * 100.0
+        )
+    }
 }
 
 /// An issued update waiting for its time; the heap pops the earliest, ties in issue order.
