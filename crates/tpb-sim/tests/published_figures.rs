@@ -1135,3 +1135,84 @@ fn the_docs_table_is_the_computed_one() {
         }
     }
 }
+
+/// xorshift64 (deterministic).
+fn next(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+// The roofline (docs/engines.md "Roofline"): over random kernels of loads, matmuls and
+// transposes on every generation, the estimate is never below the physical bound of the PE
+// flops at the published peak and the HBM bytes at one core's HBM bandwidth.
+#[test]
+fn no_estimate_is_below_the_physical_bound() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for case in 0..12 {
+        let g = [Gen::Sunda, Gen::Cayman, Gen::Mariana][case % 3];
+        let mut insts = Vec::new();
+        let mut directives = Vec::new();
+        for k in 0..(2 + next(&mut state) % 5) {
+            let parts = [8, 32, 128][(next(&mut state) % 3) as usize];
+            let bytes = 256 << (next(&mut state) % 5);
+            if g == Gen::Sunda || k % 2 == 1 {
+                let e = if g == Gen::Sunda {
+                    EngineId::Pool
+                } else {
+                    EngineId::Act
+                };
+                directives.push((insts.len(), Some(e)));
+                insts.push(load(g, parts, bytes, 0, 0, 1));
+                directives.push((insts.len(), None));
+            } else {
+                insts.push(load(g, parts, bytes, 0, 0, 1));
+            }
+        }
+        for _ in 0..(1 + next(&mut state) % 4) {
+            let st = [1, 32, 128][(next(&mut state) % 3) as usize];
+            let mv = [1, 64, 512][(next(&mut state) % 3) as usize];
+            let fp32 = next(&mut state) % 2 == 0;
+            let text = pe_pair(
+                st,
+                mv,
+                fp32 && g != Gen::Sunda && st == 128 && mv == 128,
+                if fp32 { "fp32" } else { "bf16" },
+            );
+            insts.extend(program(g, &text));
+        }
+        let engines = place(&insts, g, &directives).expect("placed");
+        let mut m = dma_machine(g);
+        let r = run_engines(&mut m, &insts, &engines, &EngineOptions::default());
+        let roof = r.roofline();
+        assert!(roof.bound_ps() > 0, "case {case}: {roof}");
+        assert!(roof.holds(), "case {case} on {g}: {roof}");
+    }
+}
+
+// The bound can bind: a run whose estimate is shortened below it (a made-up 100× faster
+// engine clock) is caught.
+#[test]
+fn a_too_fast_model_breaks_the_roofline() {
+    let g = Gen::Cayman;
+    let insts = program(g, &pe_pair(128, 512, false, "bf16").repeat(4));
+    let engines = place(&insts, g, &[]).expect("placed");
+    let mut timing = Timing::default();
+    timing.set("CLOCK_MHZ_PE_CAYMAN", 99_000).unwrap();
+    let opts = EngineOptions {
+        timing,
+        ..EngineOptions::default()
+    };
+    let r = run_engines(&mut Machine::new(Config::new(g)), &insts, &engines, &opts);
+    let roof = r.roofline();
+    assert_eq!(roof.bound_by(), "PE");
+    assert!(!roof.holds(), "{roof}");
+    let r = run_engines(
+        &mut Machine::new(Config::new(g)),
+        &insts,
+        &engines,
+        &EngineOptions::default(),
+    );
+    assert!(r.roofline().holds());
+}
