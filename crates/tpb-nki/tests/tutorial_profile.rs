@@ -20,9 +20,15 @@ fn sl(a: i64, b: i64) -> Index {
 /// `out = lhsT.T @ rhs` for lhsT (K, M), rhs (K, N), bf16, as the tutorial writes it.
 fn matmul_tiled(core: &mut Core, k: i64, m: i64, n: i64) {
     let bf = Dtype::BFLOAT16;
-    let lhs_t = core.ndarray(&[k as u64, m as u64], bf, Space::Hbm).unwrap();
-    let rhs = core.ndarray(&[k as u64, n as u64], bf, Space::Hbm).unwrap();
-    let out = core.ndarray(&[m as u64, n as u64], bf, Space::Hbm).unwrap();
+    let lhs_t = core
+        .ndarray(&[k as usize, m as usize], bf, Space::Hbm)
+        .unwrap();
+    let rhs = core
+        .ndarray(&[k as usize, n as usize], bf, Space::Hbm)
+        .unwrap();
+    let out = core
+        .ndarray(&[m as usize, n as usize], bf, Space::Hbm)
+        .unwrap();
     core.write(&lhs_t, &vec![0u8; (k * m * 2) as usize])
         .unwrap();
     core.write(&rhs, &vec![0u8; (k * n * 2) as usize]).unwrap();
@@ -53,7 +59,7 @@ fn matmul_tiled(core: &mut Core, k: i64, m: i64, n: i64) {
 #[test]
 fn the_tiled_matmul_tutorial_is_not_bound_by_one_dma_issuer() {
     let mut core = Core::new(Gen::Cayman);
-    matmul_tiled(&mut core, 512, 256, 1024);
+    matmul_tiled(&mut core, 256, 128, 1024);
     let (_, run) = core.schedule(&EngineOptions::default(), |_, _| {}).unwrap();
     assert!(run.races.is_empty(), "{:?}", run.races);
     let util = |e: EngineId| {
@@ -65,7 +71,7 @@ fn the_tiled_matmul_tutorial_is_not_bound_by_one_dma_issuer() {
     let (sp, act, pe) = (util(EngineId::Sp), util(EngineId::Act), util(EngineId::Pe));
     let roof = run.roofline();
     eprintln!(
-        "matmul_tiled 512x256x1024 bf16 on trn2: {:.3} us; SP {:.0} %, ACT {:.0} %, PE {:.0} %, \
+        "matmul_tiled 256x128x1024 bf16 on trn2: {:.3} us; SP {:.0} %, ACT {:.0} %, PE {:.0} %, \
          DMA.SP {:.0} %, DMA.ACT {:.0} %; {roof}",
         run.makespan_ps as f64 / 1e6,
         sp * 100.0,
