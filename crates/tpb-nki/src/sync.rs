@@ -46,7 +46,7 @@ pub const fn sync_semaphore(e: EngineId) -> u8 {
 pub fn dma_issuer(gen: Gen, turn: usize) -> EngineId {
     match gen {
         Gen::Sunda => default_dma_issuer(gen),
-        _ if turn % 2 == 0 => EngineId::Sp,
+        _ if turn.is_multiple_of(2) => EngineId::Sp,
         _ => EngineId::Act,
     }
 }

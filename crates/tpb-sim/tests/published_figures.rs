@@ -1173,7 +1173,7 @@ fn no_estimate_is_below_the_physical_bound() {
         for _ in 0..(1 + next(&mut state) % 4) {
             let st = [1, 32, 128][(next(&mut state) % 3) as usize];
             let mv = [1, 64, 512][(next(&mut state) % 3) as usize];
-            let fp32 = next(&mut state) % 2 == 0;
+            let fp32 = next(&mut state).is_multiple_of(2);
             let text = pe_pair(
                 st,
                 mv,

@@ -253,7 +253,7 @@ pub(crate) fn stt_single_pass(p: &Priced<'_>, n: u64) -> bool {
         && d1 == Dtype::BFLOAT16
         && s.op0 == AluOp::SUBTRACT
         && s.op1 == AluOp::MULT
-        && n % 2 == 0
+        && n.is_multiple_of(2)
 }
 
 /// tensor_copy_predicated's N-cost condition: its two inputs sit one in SBUF, one in PSUM
