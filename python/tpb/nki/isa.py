@@ -18,15 +18,19 @@ import operator
 from typing import Any, Optional
 
 from .. import _tpb
-from . import _context
+from . import _context, constants
 from ._mask import apply_mask
+from .constants import dge_mode, dma_engine, oob_mode
 from .._errors import UsageError
 
 
 __all__ = [
     "activation",
     "activation_reduce",
+    "constants",
+    "dge_mode",
     "dma_copy",
+    "dma_engine",
     "affine_select",
     "engine",
     "exponential",
@@ -41,6 +45,7 @@ __all__ = [
     "nc_stream_shuffle",
     "nc_transpose",
     "nc_version",
+    "oob_mode",
     "range_select",
     "reciprocal",
     "reduce_cmd",
@@ -55,6 +60,11 @@ __all__ = [
     "tensor_scalar_reduce",
     "tensor_tensor",
     "tensor_tensor_scan",
+    "tensor_engine",
+    "vector_engine",
+    "scalar_engine",
+    "gpsimd_engine",
+    "unknown_engine",
 ]
 
 
@@ -69,6 +79,14 @@ class engine(enum.Enum):
     gpsimd = "gpsimd"
     dma = "dma"
     sync = "sync"
+
+
+# Deprecated aliases NKI keeps (nki-api §3.0): `engine=nisa.vector_engine`.
+tensor_engine = engine.tensor
+vector_engine = engine.vector
+scalar_engine = engine.scalar
+gpsimd_engine = engine.gpsimd
+unknown_engine = engine.unknown
 
 
 class matmul_perf_mode(enum.Enum):
