@@ -46,7 +46,7 @@ pub use queue::{home, place, split, EngineId, Home, PlaceError, NUM_ENGINES};
 pub use race::{Clock, Race, RaceKind, RaceSide};
 pub use sched::{
     run_engines, run_engines_with, Blocked, CounterSample, Deadlock, EngineOptions, EngineRun,
-    EngineSummary, Roofline, ScheduledStep, Stop,
+    EngineSummary, Roofline, ScheduledStep, Stop, Work,
 };
 pub use sync::{Object, Sync, Wait};
 pub use timing::{Costs, Timing, TimingError};

@@ -77,10 +77,6 @@ pub struct ScheduledStep {
     pub elements: u64,
     /// Bytes stored to memory.
     pub bytes_written: u64,
-    /// HBM traffic of a DMA transfer (its bytes once per side in HBM); 0 otherwise.
-    pub hbm_bytes: u64,
-    /// Tensor-engine work of a multiplying Matmul: (flops, full fp32); `None` otherwise.
-    pub pe_flops: Option<(u64, bool)>,
 }
 
 /// A semaphore or event value from a time on (for counter tracks).
@@ -178,8 +174,34 @@ pub struct EngineRun {
     /// Semaphore and event values over time (initial values of the objects used at 0);
     /// empty unless [`EngineOptions::record_counters`].
     pub counters: Vec<CounterSample>,
+    /// The run's PE and HBM work, for [`EngineRun::roofline`].
+    pub work: Work,
     /// The timing model used.
     pub costs: Costs,
+}
+
+/// The work a run's physical bound is taken over ([`EngineRun::roofline`]); run totals, so
+/// the per-step record stays small.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    /// Flops of the multiplying Matmuls with bf16/fp16/tf32/fp8 inputs.
+    pub pe_flops: u64,
+    /// Flops of the multiplying Matmuls with full fp32 inputs.
+    pub pe_fp32_flops: u64,
+    /// Bytes the DMA transfers read from or wrote to HBM (once per side in HBM).
+    pub hbm_bytes: u64,
+}
+
+impl Work {
+    /// Adds one step's work.
+    fn add(&mut self, report: &StepReport, hbm_bytes: u64) {
+        match pe_flops(report) {
+            Some((f, true)) => self.pe_fp32_flops = self.pe_fp32_flops.saturating_add(f),
+            Some((f, false)) => self.pe_flops = self.pe_flops.saturating_add(f),
+            None => {}
+        }
+        self.hbm_bytes = self.hbm_bytes.saturating_add(hbm_bytes);
+    }
 }
 
 impl EngineRun {
@@ -197,15 +219,11 @@ impl EngineRun {
     /// "Roofline"): its multiplying Matmuls at the tensor engine's peak and its HBM traffic
     /// at one core's HBM bandwidth. The estimate is never below the bound.
     pub fn roofline(&self) -> Roofline {
-        let (mut flops, mut fp32_flops, mut hbm_bytes) = (0u64, 0u64, 0u64);
-        for s in &self.steps {
-            match s.pe_flops {
-                Some((f, true)) => fp32_flops = fp32_flops.saturating_add(f),
-                Some((f, false)) => flops = flops.saturating_add(f),
-                None => {}
-            }
-            hbm_bytes = hbm_bytes.saturating_add(s.hbm_bytes);
-        }
+        let Work {
+            pe_flops: flops,
+            pe_fp32_flops: fp32_flops,
+            hbm_bytes,
+        } = self.work;
         let (peak, peak_fp32) = self.costs.pe_peak_gflops();
         // flops / (GFLOP/s × 10^9) seconds = flops × 1000 / GFLOP/s picoseconds.
         let at = |work: u64, per_s: u64, scale: u128| {
@@ -273,18 +291,28 @@ impl Roofline {
 }
 
 impl std::fmt::Display for Roofline {
-    /// `estimate 12.345 us, physical bound 10.000 us (HBM: 3.1 MB; PE: 4.2 GFLOP), 81 %`.
+    /// `estimate 12.345 µs, physical bound 10.000 µs by HBM (PE 4.000 µs for 4194304 flops,
+    /// HBM 10.000 µs for 3145728 bytes): the bound is 81 % of the estimate`; without matmul
+    /// or HBM work, `estimate 1.103 µs, no matmul or HBM work to bound it`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let us = |ps: u64| ps as f64 / 1e6;
+        if self.bound_ps() == 0 {
+            return write!(
+                f,
+                "estimate {:.3} µs, no matmul or HBM work to bound it",
+                us(self.estimate_ps)
+            );
+        }
         write!(
             f,
-            "estimate {:.3} us, physical bound {:.3} us (bound by {}; PE {:.3} us for {} flops, \
-             HBM {:.3} us for {} bytes), {:.0} % of the bound",
-            self.estimate_ps as f64 / 1e6,
-            self.bound_ps() as f64 / 1e6,
+            "estimate {:.3} µs, physical bound {:.3} µs by {} (PE {:.3} µs for {} flops, \
+             HBM {:.3} µs for {} bytes): the bound is {:.0} % of the estimate",
+            us(self.estimate_ps),
+            us(self.bound_ps()),
             self.bound_by(),
-            self.pe_bound_ps as f64 / 1e6,
+            us(self.pe_bound_ps),
             self.pe_flops.saturating_add(self.pe_fp32_flops),
-            self.hbm_bound_ps as f64 / 1e6,
+            us(self.hbm_bound_ps),
             self.hbm_bytes,
             self.efficiency() * 100.0
         )
@@ -506,6 +534,7 @@ pub fn run_engines_with(
     let mut heap: BinaryHeap<Pending> = BinaryHeap::new();
     let mut issued = 0u64;
     let mut steps: Vec<ScheduledStep> = Vec::with_capacity(insts.len());
+    let mut work = Work::default();
     let mut warnings: Vec<Warning> = Vec::new();
     let mut counters: Vec<CounterSample> = Vec::new();
     let record_counters = opts.record_counters;
@@ -775,9 +804,8 @@ pub fn run_engines_with(
                 inst: report.inst,
                 elements: report.elements,
                 bytes_written: report.bytes_written,
-                hbm_bytes,
-                pe_flops: pe_flops(&report),
             };
+            work.add(&report, hbm_bytes);
             on_step(&step, &report);
             steps.push(step);
             warnings.extend(report.warnings);
@@ -850,6 +878,7 @@ pub fn run_engines_with(
         summary,
         critical_path,
         counters,
+        work,
         costs,
     }
 }
