@@ -27,9 +27,9 @@ import os, runpy, sys, warnings
 import tpb.nki.dropin
 tpb.nki.dropin.install()
 path, mode, root = sys.argv[1], sys.argv[2], sys.argv[3]
-sys.path.insert(0, os.path.dirname(path))
-if root:
-    sys.path.insert(0, root)
+# A package module is imported by its dotted name under --root (its own folder on sys.path
+# would shadow the standard library with modules such as nkilib's logging.py).
+sys.path.insert(0, root or os.path.dirname(path))
 warnings.simplefilter("ignore")
 sys.argv = [path]
 if mode == "import":
@@ -49,7 +49,7 @@ def run(path: pathlib.Path, import_only: bool, root: str, timeout: float) -> dic
     try:
         r = subprocess.run([sys.executable, "-c", RUNNER, str(path), mode, root],
                            capture_output=True, text=True, timeout=timeout,
-                           cwd=path.parent, env={**os.environ, "MPLBACKEND": "Agg"})
+                           cwd=root or path.parent, env={**os.environ, "MPLBACKEND": "Agg"})
         ok, tail = r.returncode == 0, (r.stderr.strip().splitlines() or [""])[-1]
     except subprocess.TimeoutExpired:
         ok, tail = False, f"timeout after {timeout:.0f} s"

@@ -8,10 +8,9 @@
 //! = aws-neuron-sdk v2.26.0 nki/isa/__init__.py; ARCH1/2/3, PERF, DMA-BW, DGE at 81ce03ae).
 
 use std::ops::Range;
-use tpb_isa::geometry::Space;
+use tpb_isa::geometry::{Geometry, Space};
 use tpb_isa::text::{asm, AsmOptions};
 use tpb_isa::{AluOp, Body, Dtype, Gen, Instruction, Opcode};
-use tpb_sim::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
 use tpb_sim::engines::{
     place, run_engines, Costs, EngineId, EngineOptions, EngineRun, Priced, Stop, Timing,
 };
@@ -842,16 +841,19 @@ fn run(
     r
 }
 
-/// A load of `parts` partitions × `bytes` per partition from HBM into SBUF.
+/// A load of `parts` partitions × `bytes` per partition from HBM into SBUF: one DMA request
+/// (a descriptor per partition, the partition dimension stepping by the SBUF partition
+/// stride of the DMA map) that adds 1 to semaphore `sem` when its data has landed.
 fn load(gen: Gen, parts: i64, bytes: i64, hbm: u64, offset: u64, sem: u8) -> Instruction {
-    let n = bytes / 4;
-    let src = DmaView::new(DmaPlace::Hbm(hbm), Dtype::FP32, vec![[n, parts], [1, n]]);
-    let dst = DmaView::new(
-        DmaPlace::on_chip(Space::Sbuf, 0, offset),
-        Dtype::FP32,
-        vec![[1, parts], [1, n]],
+    let stride = Geometry::of(gen).stride(Space::Sbuf);
+    let text = format!(
+        "dma_memcpy semaphore={sem} sem_increment=1 src=hbm+{hbm:#x}:[[{bytes},{parts}],[0,1]] \
+         src_elem_size={bytes} dst=sbuf[p0]+{offset:#x}:[[{stride},{parts}],[0,1]] \
+         dst_elem_size={bytes} in_dtype=fp32 out_dtype=fp32"
     );
-    dma_copy_instruction(gen, &dst, &src, DmaOptions::signal(sem)).expect("a DMA request")
+    let mut insts = program(gen, &text);
+    assert_eq!(insts.len(), 1, "{text}");
+    insts.remove(0)
 }
 
 fn dma_machine(gen: Gen) -> Machine {

@@ -1,6 +1,8 @@
-"""``nki.isa.constants``: the DMA enumerations of NKI 0.6.0 (nki-api §3.1).
+"""``nki.isa.constants``: the enumerations of ``nki.isa`` (NKI 0.6.0, nki-api §3.1), also
+importable as ``nisa.engine``, ``nisa.dge_mode``, ….
 
-``dge_mode`` says who generates a DMA's descriptors and ``oob_mode`` what an out-of-bounds
+``engine`` picks the engine of a call, ``reduce_cmd`` what a call does to an accumulator,
+``nc_version`` the NeuronCore version, ``matmul_perf_mode`` the matmul mode; ``dge_mode`` says who generates a DMA's descriptors and ``oob_mode`` what an out-of-bounds
 indirect transfer does; ``dma_engine`` picks the queue family of ``sendrecv``. tpb accepts
 every member where NKI does: the descriptors tpb builds are the same whoever generates
 them, so ``dge_mode`` changes no result (docs/python.md, "DMA modes").
@@ -18,7 +20,9 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["dge_mode", "dma_engine", "oob_mode"]
+__all__ = ["dge_mode", "dma_engine", "engine", "gpsimd_engine", "matmul_perf_mode",
+           "nc_version", "oob_mode", "reduce_cmd", "scalar_engine", "tensor_engine",
+           "unknown_engine", "vector_engine"]
 
 
 class dge_mode(enum.Enum):
@@ -45,3 +49,51 @@ class dma_engine(enum.Enum):
 
     dma = 1
     gpsimd_dma = 2
+
+
+class engine(enum.Enum):
+    """The engine a call runs on (``engine=``); ``unknown`` lets tpb choose as the compiler
+    does (the opcode table's engine)."""
+
+    unknown = "unknown"
+    tensor = "tensor"
+    vector = "vector"
+    scalar = "scalar"
+    gpsimd = "gpsimd"
+    dma = "dma"
+    sync = "sync"
+
+
+# Deprecated aliases NKI keeps (nki-api §3.0): `engine=nisa.vector_engine`.
+tensor_engine = engine.tensor
+vector_engine = engine.vector
+scalar_engine = engine.scalar
+gpsimd_engine = engine.gpsimd
+unknown_engine = engine.unknown
+
+
+class matmul_perf_mode(enum.Enum):
+    """``nc_matmul(perf_mode=...)``: ``none`` runs; ``double_row`` (FP8 2× mode) is refused —
+    its data layout and the PERF_OPT_MODE value are not public."""
+
+    none = "none"
+    double_row = "double_row"
+
+
+class nc_version(enum.IntEnum):
+    """NeuronCore versions: gen2 (Trn1/Inf2 = tpb ``sunda``), gen3 (Trn2 = ``cayman``),
+    gen4 (Trn3 = ``mariana``)."""
+
+    gen2 = 2
+    gen3 = 3
+    gen4 = 4
+
+
+class reduce_cmd:
+    """``nki.isa.reduce_cmd``: what a call does to the vector engine's accumulator."""
+
+    idle = "idle"
+    reset = "reset"
+    reduce = "reduce"
+    reset_reduce = "reset_reduce"
+    load_reduce = "load_reduce"

@@ -13,14 +13,15 @@ have yet raise :class:`tpb.NotSupported` naming it ("not supported yet: ... need
 
 from __future__ import annotations
 
-import enum
 import operator
 from typing import Any, Optional
 
 from .. import _tpb
 from . import _context, constants
 from ._mask import apply_mask
-from .constants import dge_mode, dma_engine, oob_mode
+from .constants import (dge_mode, dma_engine, engine, gpsimd_engine, matmul_perf_mode,
+                        nc_version, oob_mode, reduce_cmd, scalar_engine, tensor_engine,
+                        unknown_engine, vector_engine)
 from .._errors import UsageError
 
 
@@ -66,54 +67,6 @@ __all__ = [
     "gpsimd_engine",
     "unknown_engine",
 ]
-
-
-class engine(enum.Enum):
-    """The engine a call runs on (``engine=``); ``unknown`` lets tpb choose as the compiler
-    does (the opcode table's engine)."""
-
-    unknown = "unknown"
-    tensor = "tensor"
-    vector = "vector"
-    scalar = "scalar"
-    gpsimd = "gpsimd"
-    dma = "dma"
-    sync = "sync"
-
-
-# Deprecated aliases NKI keeps (nki-api §3.0): `engine=nisa.vector_engine`.
-tensor_engine = engine.tensor
-vector_engine = engine.vector
-scalar_engine = engine.scalar
-gpsimd_engine = engine.gpsimd
-unknown_engine = engine.unknown
-
-
-class matmul_perf_mode(enum.Enum):
-    """``nc_matmul(perf_mode=...)``: ``none`` runs; ``double_row`` (FP8 2× mode) is refused —
-    its data layout and the PERF_OPT_MODE value are not public."""
-
-    none = "none"
-    double_row = "double_row"
-
-
-class nc_version(enum.IntEnum):
-    """NeuronCore versions: gen2 (Trn1/Inf2 = tpb ``sunda``), gen3 (Trn2 = ``cayman``),
-    gen4 (Trn3 = ``mariana``)."""
-
-    gen2 = 2
-    gen3 = 3
-    gen4 = 4
-
-
-class reduce_cmd:
-    """``nki.isa.reduce_cmd``: what a call does to the vector engine's accumulator."""
-
-    idle = "idle"
-    reset = "reset"
-    reduce = "reduce"
-    reset_reduce = "reset_reduce"
-    load_reduce = "load_reduce"
 
 
 _GEN_VERSION = {"sunda": nc_version.gen2, "cayman": nc_version.gen3, "mariana": nc_version.gen4}

@@ -9,7 +9,8 @@
 //! The engine that walks them, chunk by chunk and channel by channel, is `engine`.
 
 use crate::assumptions::ramp_value;
-use crate::machine::{FaultCause, Memory, OperandShape, Region};
+use crate::report::{FaultCause, OperandShape, Region};
+use crate::state::Memory;
 use tpb_isa::geometry::Space;
 use tpb_isa::Dtype;
 
