@@ -42,6 +42,8 @@ pub struct Core {
     call: Label,
     /// Footprints and what each engine is ordered after.
     tracker: Tracker,
+    /// DMA requests issued without an engine so far ([`crate::sync::dma_issuer`]).
+    dma_turn: usize,
     /// The host writes made before the first instruction: the scheduled re-run replays them
     /// onto a fresh machine (a clone of the whole machine, 24 MiB of SBUF and more, cost
     /// about 10 ms per kernel).
@@ -133,6 +135,7 @@ impl Core {
             labels: Vec::new(),
             call: Label::default(),
             tracker: Tracker::default(),
+            dma_turn: 0,
             early_writes: Vec::new(),
             start: None,
             opaque_start: false,
@@ -521,7 +524,13 @@ impl Core {
             });
         }
         let gen = self.gen();
-        let engine = engine.unwrap_or(default_dma_issuer(gen));
+        let engine = match engine {
+            Some(e) => e,
+            None => {
+                self.dma_turn += 1;
+                crate::sync::dma_issuer(gen, self.dma_turn - 1)
+            }
+        };
         if !engine.issues_dma(gen) {
             return Err(NkiError::Value {
                 argument: "engine",

@@ -269,6 +269,8 @@ fn print_engines(program: &Program, run: &EngineRun) -> Result<(), CliError> {
             w = 12usize.saturating_sub(label.len()).max(2)
         )?;
     }
+    // The estimate beside the physical bound of the work (docs/engines.md "Roofline").
+    println!("roofline {}", run.roofline());
     if let (Some(&first), Some(&last)) = (run.critical_path.first(), run.critical_path.last()) {
         let span = run.steps[last].end_ps - run.steps[first].start_ps;
         let name = |i: usize| {
