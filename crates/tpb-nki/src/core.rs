@@ -1127,6 +1127,22 @@ impl Core {
         opts: &EngineOptions,
         on_step: impl FnMut(&tpb_sim::engines::ScheduledStep, &StepReport),
     ) -> Result<(Machine, EngineRun), NkiError> {
+        self.schedule_with(opts, self.machine.config().strict, on_step)
+    }
+
+    /// [`Core::schedule`] with uninitialised reads warning instead of faulting: a read the
+    /// engines reorder before its write (a missing wait) then runs on, so the write happens
+    /// and the race detector sees both sides.
+    pub fn schedule_lenient(&self, opts: &EngineOptions) -> Result<(Machine, EngineRun), NkiError> {
+        self.schedule_with(opts, false, |_, _| {})
+    }
+
+    fn schedule_with(
+        &self,
+        opts: &EngineOptions,
+        strict: bool,
+        on_step: impl FnMut(&tpb_sim::engines::ScheduledStep, &StepReport),
+    ) -> Result<(Machine, EngineRun), NkiError> {
         if self.late_host_writes > 0 {
             return Err(NkiError::NotSupported {
                 what: format!(
@@ -1157,6 +1173,7 @@ impl Core {
         for t in &self.masked_out {
             m.mark_initialised(t)?;
         }
+        m.set_strict(strict);
         let run = run_engines_with(&mut m, &self.program, &self.engines, opts, on_step);
         Ok((m, run))
     }

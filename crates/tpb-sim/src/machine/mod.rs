@@ -100,6 +100,11 @@ impl Machine {
         &self.config
     }
 
+    /// Sets [`Config::strict`]: whether a read of never-written bytes faults or warns.
+    pub fn set_strict(&mut self, strict: bool) {
+        self.config.strict = strict;
+    }
+
     /// Sets how instructions use threads ([`Config::threads`],
     /// [`Config::min_parallel_elements`]); results do not depend on it.
     pub fn set_threading(&mut self, threads: usize, min_parallel_elements: u64) {
