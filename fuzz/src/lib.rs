@@ -51,8 +51,8 @@ pub fn program_seeds() -> &'static [ProgramSeed] {
     SEEDS.get_or_init(|| {
         let mut out = Vec::new();
         for (example, (_, text)) in ENGINE_EXAMPLES.iter().enumerate() {
-            let opts = AsmOptions::new(Gen::Cayman)
-                .allow_directives(tpb::cmd::run::program::DIRECTIVES);
+            let opts =
+                AsmOptions::new(Gen::Cayman).allow_directives(tpb::cmd::run::program::DIRECTIVES);
             let Ok(a) = asm(text, &opts) else {
                 continue;
             };

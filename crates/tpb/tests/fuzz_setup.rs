@@ -139,5 +139,8 @@ fn the_run_engines_seeds_are_the_engine_examples() {
         assert_eq!(seed, want, "fuzz/seeds/run_engines/{name}");
         offset += n;
     }
-    assert!(offset <= 0x80, "a pick byte names at most 128 example instructions");
+    assert!(
+        offset <= 0x80,
+        "a pick byte names at most 128 example instructions"
+    );
 }
