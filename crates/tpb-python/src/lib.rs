@@ -13,6 +13,7 @@ mod isa;
 mod kernel;
 mod machine;
 mod nki;
+mod tile;
 // Issue 18: the activation-engine calls.
 mod nki_act;
 // Issue 17b calls.
@@ -31,11 +32,13 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(isa::asm, m)?)?;
     m.add_function(wrap_pyfunction!(isa::disasm, m)?)?;
     m.add_function(wrap_pyfunction!(isa::pack, m)?)?;
+    m.add_function(wrap_pyfunction!(isa::geometry, m)?)?;
     m.add_class::<machine::Machine>()?;
     m.add_class::<machine::RunReport>()?;
     m.add_class::<machine::Warning>()?;
     m.add_class::<nki::Core>()?;
-    m.add_class::<nki::Tile>()?;
+    m.add_class::<tile::Tile>()?;
+    m.add_function(wrap_pyfunction!(tile::_ndarray_at, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_iota, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_affine_select, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_tensor_scalar, m)?)?;

@@ -63,16 +63,19 @@
 #![warn(missing_docs)]
 
 pub mod assumptions;
-pub mod dma;
+mod config;
 pub mod engines;
 mod exec;
 pub mod machine;
 pub mod numerics;
 pub mod region;
+mod report;
+mod state;
 
+pub use exec::dma::MAX_DMA_ELEMENTS;
 pub use machine::{
     Config, CostShape, DveLane, DveState, Fault, FaultCause, FlopKind, Flops, HostError,
-    HostTensor, InstId, Machine, MemAccess, Region, RunReport, StepReport, Warning, WarningKind,
-    DEFAULT_HBM_BYTES, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_RUN_ELEMENTS,
+    HostTensor, InstId, Machine, MemAccess, OperandShape, Region, RunReport, StepReport, Warning,
+    WarningKind, DEFAULT_HBM_BYTES, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_RUN_ELEMENTS,
     DEFAULT_MIN_PARALLEL_ELEMENTS, MAX_HBM_BYTES,
 };

@@ -14,12 +14,15 @@ Example::
     def ramp_plus_one():
         t = nl.ndarray((128, 64), nl.float32)
         nisa.iota(t, [[1, 64]], channel_multiplier=64)
-        return nl.add(t, 1.0)
+        out = nl.ndarray((128, 64), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.add(t, 1.0))
+        return out
 """
 
 from __future__ import annotations
 
 import contextlib
+import operator
 from typing import Any, Iterator, Optional, Sequence, Tuple
 
 import ml_dtypes
@@ -29,22 +32,16 @@ from .. import _tpb
 from .._errors import UsageError
 from . import _context
 from . import isa as _isa
-from ._mask import IndexExpr, Predicate, apply_mask
+from ._mask import IndexExpr, Predicate, apply_mask, arange_axis, mask_box
 
-# --- dtypes (nki-api §2.3) ---------------------------------------------------------------
-bool_ = np.dtype(np.uint8)
-int8 = np.dtype(np.int8)
-int16 = np.dtype(np.int16)
-int32 = np.dtype(np.int32)
-uint8 = np.dtype(np.uint8)
-uint16 = np.dtype(np.uint16)
-uint32 = np.dtype(np.uint32)
-float16 = np.dtype(np.float16)
-float32 = np.dtype(np.float32)
-bfloat16 = np.dtype(ml_dtypes.bfloat16)
-float8_e4m3 = np.dtype(ml_dtypes.float8_e4m3)
-float8_e5m2 = np.dtype(ml_dtypes.float8_e5m2)
-float8_e4m3fn = np.dtype(ml_dtypes.float8_e4m3fn)
+# --- dtypes (nki-api §2.3) and the non-call names -----------------------------------------
+from .dtypes import (bfloat16, bool_, float4_e2m1fn_x4, float8_e4m3, float8_e4m3fn,  # noqa: E402
+                     float8_e4m3fn_x4, float8_e5m2, float8_e5m2_x4, float8_e8m0fnu, float16,
+                     float32, fp32, int8, int16, int32, tfloat32, uint8, uint16, uint32)
+from ._surface import NKIObject, nc, spmd_dim, tile_size  # noqa: E402
+from .._tpb import Tile as tensor  # noqa: E402  (annotations: `x: nl.tensor`)
+
+Tensor = tensor
 
 
 # --- memory regions (nki-api §2.1) -------------------------------------------------------
@@ -63,23 +60,13 @@ hbm = private_hbm
 shared_hbm = _Buffer("shared_hbm")
 
 
-class tile_size:
-    """Tile size limits (nki-api §2.4): ``pmax`` partitions, ``psum_fmax`` /
-    ``psum_bank_fmax`` fp32 elements per PSUM bank, ``gemm_stationary_fmax``,
-    ``gemm_moving_fmax``, ``bn_stats_fmax``, ``psum_num_banks``."""
-
-    pmax = 128
-    psum_fmax = 512
-    psum_bank_fmax = 512
-    psum_bank_fmax_bytes = 2048
-    psum_num_banks = 8
-    gemm_stationary_fmax = 128
-    gemm_moving_fmax = 512
-    bn_stats_fmax = 512
-
-
 class par_dim(int):
-    """``nl.par_dim(n)``: marks the partition dim in a shape (legacy); only as the first dim."""
+    """``nl.par_dim(n)``: marks the partition dim in a shape (legacy). Dims before it are
+    block dims: ``nl.ndarray((n, nl.par_dim(128), F))`` is ``n`` tiles of ``(128, F)``, each
+    addressed as ``t[i]`` (or ``t[i, i_p, i_f]``)."""
+
+    def __repr__(self) -> str:
+        return f"par_dim({int(self)})"
 
 
 def _refuse(name: str, form: Optional[str] = None) -> Exception:
@@ -97,33 +84,57 @@ def _is_hbm(buffer: Any) -> bool:
 
 def _shape(shape: Any) -> Tuple[int, ...]:
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-    for k, d in enumerate(shape):
-        if isinstance(d, par_dim) and k != 0:
-            raise _refuse("par_dim", "a partition dim after a block dim")
     return tuple(int(d) for d in shape)
 
 
+def _blocks(shape: Any) -> int:
+    """How many block dims come before an ``nl.par_dim`` in ``shape`` (0 without one)."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    marks = [k for k, d in enumerate(shape) if isinstance(d, par_dim)]
+    if len(marks) > 1:
+        raise UsageError(f"shape {shape}: more than one nl.par_dim")
+    return marks[0] if marks else 0
+
+
 # --- creation ----------------------------------------------------------------------------
-def ndarray(shape: Any, dtype: Any, buffer: Any = sbuf, name: str = "", **kwargs: Any) -> Any:
+def ndarray(shape: Any, dtype: Any, buffer: Any = sbuf, name: str = "", address: Any = None,
+            **kwargs: Any) -> Any:
     """An uninitialised tensor (nki-api §2.1).
 
     Parameters:
-        shape: dims, partition dim first for on-chip buffers (at most 128 partitions).
+        shape: dims, partition dim first for on-chip buffers (at most 128 partitions); a
+            legacy ``nl.par_dim`` after block dims (``(n, nl.par_dim(128), F)``) makes ``n``
+            tiles of ``(128, F)``, laid out one after another in each partition.
         dtype: an ``nl`` dtype.
         buffer: ``nl.sbuf`` (default), ``nl.psum``, or an HBM buffer.
         name: names the tile in capacity errors and profiles.
+        address: ``(partition_offset, byte_offset)`` pins an on-chip tile there (NKI 0.3.0+).
+            Pinned tiles may overlap each other (the kernel manages that space) but not a
+            tile tpb placed; the allocator keeps clear of them.
 
     Semantics: allocates space in the buffer (a capacity error names the tile, its size and
     what is left); reading it before a write raises under the uninitialised-read sanitizer.
+    A PSUM allocation larger than one 2 KiB bank starts on a bank boundary.
 
     Example::
 
         t = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf, name="scores")
     """
+    blocks = _blocks(shape)
+    dims = _shape(shape)
     if _is_hbm(buffer):
-        return _hbm_ndarray(_shape(shape), dtype, getattr(buffer, "name", buffer), name)
+        if blocks or address is not None:
+            raise UsageError(f"nl.ndarray: {'nl.par_dim' if blocks else 'address='} applies to "
+                             "on-chip buffers only, not HBM")
+        return _hbm_ndarray(dims, dtype, getattr(buffer, "name", buffer), name)
     core = _core()
-    return core.ndarray(list(_shape(shape)), dtype, buffer=getattr(buffer, "name", buffer), name=name)
+    part_first = dims[blocks:blocks + 1] + dims[:blocks] + dims[blocks + 1:]
+    space = getattr(buffer, "name", buffer)
+    if address is not None:
+        t = _tpb._ndarray_at(core, list(part_first), dtype, space, name, address)
+    else:
+        t = core.ndarray(list(part_first), dtype, buffer=space, name=name)
+    return t._with_blocks(blocks) if blocks else t
 
 
 def _hbm_ndarray(shape: Tuple[int, ...], dtype: Any, buffer: str, name: str) -> Any:
@@ -139,27 +150,31 @@ def _hbm_ndarray(shape: Tuple[int, ...], dtype: Any, buffer: str, name: str) -> 
 def load(src: Any, dtype: Any = None, *, mask: Any = None, name: Optional[str] = None,
          **kwargs: Any) -> Any:
     """``nl.load(src, dtype=None, mask=None)``: a new SBUF tile holding ``src`` (an HBM
-    tensor or a view of one: slices, ``nl.ds``, ``nl.arange`` index expressions), its first
-    dim the partitions.
+    tensor or a view of one: slices, ``nl.ds``, ``nl.arange`` index expressions, ``.ap()``
+    patterns), its first dim the partitions.
 
     Parameters:
-        src: an HBM tensor or view (at most 128 in its first dim).
+        src: an HBM tensor or view (at most 128 in its first dim). A view whose index
+            expressions leave the tensor (a ragged last tile) needs a ``mask`` that brings it
+            back in bounds.
         dtype: the tile's dtype (default: src's; a different one converts through FP32,
             round to nearest even, as ``nisa.dma_copy`` does).
-        mask: an affine predicate over the view's ``nl.arange`` indices (loads the box only).
+        mask: an affine predicate over the view's ``nl.arange`` indices: the tile keeps the
+            view's shape and only the box is loaded (the other elements are don't-care).
         name: label for profiles and errors.
 
     Semantics: one DMAMEMCPY (0xB8) issued on SP (POOL on sunda) whose transfer runs on that
-    engine's DMA queue; an instruction that reads the tile waits for the DMA's data-landed
-    semaphore, not for the request's issue.
+    engine's DMA queue (a copy that does not fit one request is split into several); an
+    instruction that reads the tile waits for the DMA's data-landed semaphore, not for the
+    request's issue.
 
     Example::
 
-        t = nl.load(a[i * 128:(i + 1) * 128, nl.ds(0, 512)])
+        t = nl.load(a[i * 128 + i_p, i_f], mask=(i * 128 + i_p < n_rows))
     """
-    (src,) = apply_mask(mask, src)
     t = ndarray(tuple(src.shape), dtype or src.dtype, buffer=sbuf, name=name or "")
-    _isa.dma_copy(t, src, name=name)
+    dst, src = apply_mask(mask, t, src)
+    _isa.dma_copy(dst, src, name=name)
     return t
 
 
@@ -169,7 +184,9 @@ def store(dst: Any, value: Any, *, mask: Any = None, name: Optional[str] = None,
     (or view) ``dst``.
 
     Parameters:
-        dst: an HBM tensor or view with value's element count.
+        dst: an HBM tensor or view with value's element count (an on-chip ``dst`` is refused,
+            as NKI refuses it: copy on chip with ``nl.copy`` / ``nisa.tensor_copy``). A
+            transposed placement (``out[i_f, i_p]``) writes the tile transposed.
         value: an SBUF tile (a PSUM tile is refused: copy it to SBUF first).
         mask: an affine predicate over the views' ``nl.arange`` indices (stores the box only).
         name: label for profiles and errors.
@@ -179,8 +196,11 @@ def store(dst: Any, value: Any, *, mask: Any = None, name: Optional[str] = None,
 
     Example::
 
-        nl.store(out[i * 128:(i + 1) * 128, :], value=t)
+        nl.store(out[i * 128 + i_p, i_f], value=t, mask=(i * 128 + i_p < n_rows))
     """
+    if getattr(dst, "buffer", None) in ("sbuf", "psum"):
+        raise UsageError(f"nl.store: dst is an {dst.buffer.upper()} tile; nl.store writes HBM "
+                         "(copy on chip with nl.copy or nisa.tensor_copy)")
     dst, value = apply_mask(mask, dst, value)
     _isa.dma_copy(dst, value, name=name)
 
@@ -257,9 +277,11 @@ def empty_like(x: Any, dtype: Any = None, buffer: Any = None, name: str = "") ->
 
 # --- indexing and loops ------------------------------------------------------------------
 def arange(*args: int) -> IndexExpr:
-    """``nl.arange(stop)`` / ``nl.arange(start, stop)``: an index vector; ``[:, None]`` puts
-    it on the partition axis, ``[None, :]`` on the free axis; affine in ints
-    (``i * 128 + nl.arange(128)[:, None]``).
+    """``nl.arange(stop)`` / ``nl.arange(start, stop)``: an index vector. Unplaced it
+    subscripts one dim as a range; ``[:, None]`` places it on the partition axis of an index
+    grid, ``[None, :]`` on the free axis (``[None, :, None]`` on the middle of three). Placed
+    expressions are affine: ``i * 128 + i_p``, ``2 * i_f + 1``, ``i_f1 * F2 + i_f2``; a
+    subscript ``t[i_f, i_p]`` places the tensor's dims transposed.
 
     Example::
 
@@ -272,7 +294,7 @@ def arange(*args: int) -> IndexExpr:
         start, stop = args
     else:
         raise UsageError("nl.arange(stop) or nl.arange(start, stop)")
-    return IndexExpr(int(start), int(stop) - int(start), 1)
+    return IndexExpr.range(int(start), int(stop) - int(start), 1)
 
 
 class _Grid(tuple):
@@ -290,16 +312,20 @@ class _Grid(tuple):
 
 
 class _MGrid:
-    """``nl.mgrid[0:128, 0:512]``: one index expression per axis (``i_p, i_f = ...`` or
-    ``.p`` / ``.x``)."""
+    """``nl.mgrid[0:128, 0:512]``: one index expression per axis of a dense grid
+    (``i_p, i_f = ...`` or ``.p`` / ``.x``)."""
 
     def __getitem__(self, key: Any) -> _Grid:
         key = key if isinstance(key, tuple) else (key,)
-        out = []
-        for axis, k in enumerate(key):
-            start = k.start or 0
-            out.append(IndexExpr(start, k.stop - start, k.step or 1, axis))
-        return _Grid(out)
+        ranges = []
+        for k in key:
+            if not isinstance(k, slice) or k.stop is None:
+                raise UsageError(f"nl.mgrid[{key!r}]: each axis is start:stop[:step]")
+            start, step = int(k.start or 0), int(k.step or 1)
+            ranges.append((start, step, len(range(start, int(k.stop), step))))
+        sizes = [n for _, _, n in ranges]
+        return _Grid(arange_axis(start, n, step, axis, sizes)
+                     for axis, (start, step, n) in enumerate(ranges))
 
 
 mgrid = _MGrid()
@@ -312,37 +338,73 @@ def ds(start: int, size: int) -> IndexExpr:
 
         t[:, nl.ds(i * 64, 64)]
     """
-    return IndexExpr(int(start), int(size), 1)
+    return IndexExpr.range(int(start), int(size), 1)
+
+
+def _range(what: str, args: Tuple[Any, ...], kwargs: dict) -> range:
+    # NKI 0.6.0: `affine_range(start, stop=None, step=1)` (range(start) when stop is None),
+    # plus the legacy loop `directives=` (nki.compiler.no_reorder(), multi_buffer(n)).
+    kwargs = dict(kwargs)
+    kwargs.pop("directives", None)
+    names = ("start", "stop", "step")
+    unknown = sorted(set(kwargs) - set(names))
+    if unknown:
+        raise UsageError(f"nl.{what}: unexpected keyword {unknown[0]!r} "
+                         "(takes start, stop, step, directives)")
+    if len(args) > 3:
+        raise UsageError(f"nl.{what}: at most 3 positional arguments (start, stop, step)")
+    given = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in given:
+            raise UsageError(f"nl.{what}: {k} given twice")
+        given[k] = v
+    if given.get("start") is None:
+        raise UsageError(f"nl.{what}: start (or stop) is required")
+    bounds = []
+    for k in names:
+        v = given.get(k, (0, None, 1)[names.index(k)])
+        if v is None:
+            continue
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise UsageError(f"nl.{what}: {k} must be an int, not {v!r}")
+        bounds.append(operator.index(v))
+    if len(bounds) == 3 and bounds[2] == 0:
+        raise UsageError(f"nl.{what}: step must not be zero")
+    return range(bounds[0]) if given.get("stop") is None else range(*bounds)
 
 
 def affine_range(*args: int, **kwargs: Any) -> range:
-    """A loop with no carried dependency (NKI 0.6.0: an alias of ``range``, unrolled).
+    """A loop with no carried dependency (NKI 0.6.0: an alias of ``range``, unrolled):
+    ``(stop)``, ``(start, stop[, step])`` or the keywords ``start=``, ``stop=``, ``step=``;
+    ``directives=`` is accepted.
 
     Example::
 
         for i in nl.affine_range(4): ...
+        for i in nl.affine_range(0, stop=8, step=2): ...
     """
-    return range(*args)
+    return _range("affine_range", args, kwargs)
 
 
 def sequential_range(*args: int, **kwargs: Any) -> range:
-    """A loop with carried dependencies (an alias of ``range``, unrolled).
+    """A loop with carried dependencies (an alias of ``range``, unrolled); arguments as
+    :func:`affine_range`.
 
     Example::
 
-        for i in nl.sequential_range(4): ...
+        for i in nl.sequential_range(start=1, stop=4): ...
     """
-    return range(*args)
+    return _range("sequential_range", args, kwargs)
 
 
 def static_range(*args: int, **kwargs: Any) -> range:
-    """A fully unrolled loop (an alias of ``range``).
+    """A fully unrolled loop (an alias of ``range``); arguments as :func:`affine_range`.
 
     Example::
 
         for i in nl.static_range(4): ...
     """
-    return range(*args)
+    return _range("static_range", args, kwargs)
 
 
 @contextlib.contextmanager
@@ -583,14 +645,74 @@ def reciprocal(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) ->
     return out
 
 
+def divide(x: Any, y: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
+    """``x / y`` element-wise, as a new SBUF tile (``x / y`` on tiles is this call).
+
+    Parameters:
+        x, y: tiles (of one shape, or a ``(P, 1)`` tile beside a ``(P, F)`` one) or numbers
+            (at least one a tile).
+        dtype: the result's dtype (default: the tile's).
+
+    Semantics: DIVIDE is not a hardware instruction for NKI (nki-api §2.8, nki-semantics §3:
+    "multiply by reciprocal"), so tpb lowers it that way (assumption ``divide-lowering``):
+    ``tile / number`` is one TensorScalar multiplying by the FP32 ``1 / number``;
+    ``x / tile`` is a Vector ``Reciprocal`` of the divisor into FP32, then (unless ``x`` is
+    1) a TensorScalar or TensorTensor multiply. Results can differ from IEEE ``x / y`` in
+    the last bit, as the hardware's do.
+
+    Example::
+
+        mean = nl.divide(row_sum, 512.0)     # = row_sum / 512.0
+        inv = 1.0 / row_sum                  # one Reciprocal
+    """
+    if _is_tile(y):
+        inv = ndarray(tuple(y.shape), float32, buffer=sbuf)
+        _isa.reciprocal(inv, y, mask=mask)
+        if not _is_tile(x) and float(x) == 1.0:
+            return inv if dtype is None or np.dtype(dtype) == float32 else copy(inv, dtype)
+        if _is_tile(x):
+            return _binary("multiply", x, inv, dtype or x.dtype, mask)
+        return _binary("multiply", inv, x, dtype or y.dtype, mask)
+    if not _is_tile(x):
+        raise UsageError("nl.divide: at least one of x and y must be a tile")
+    if isinstance(y, bool) or not isinstance(y, (int, float, np.integer, np.floating)):
+        raise UsageError(f"nl.divide: y must be a tile or a number, not {type(y).__name__}")
+    return _binary("multiply", x, float(np.float32(1.0) / np.float32(y)), dtype, mask)
+
+
 def _axes(x: Any, axis: Any) -> list:
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     nd = len(x.shape)
     return sorted(a + nd if a < 0 else a for a in axes)
 
 
-def _reduce(op: str, x: Any, axis: Any, dtype: Any, keepdims: bool, negate: bool = False) -> Any:
+def _reduce(op: str, x: Any, axis: Any, dtype: Any, keepdims: bool, negate: bool = False,
+            mask: Any = None) -> Any:
     axes = _axes(x, axis)
+    shape = [d if k not in axes else 1 for k, d in enumerate(x.shape)]
+    kept = [k for k in range(len(shape)) if k not in axes]
+    if not keepdims:
+        shape = [shape[k] for k in kept]
+        if len(shape) < 2:
+            shape.append(1)
+    out = ndarray(tuple(shape), dtype or x.dtype)
+    if mask is None:
+        _reduce_into(op, out, x, axes, negate)
+        return out
+    # The mask bounds the input's axes; the result keeps the box of the kept ones.
+    box = mask_box(mask, tuple(x.shape))
+    src = x[tuple(slice(*box.get(a, (0, n))) for a, n in enumerate(x.shape))]
+    out_axes = range(len(x.shape)) if keepdims else kept
+    key = [slice(*box.get(a, (0, n))) if a not in axes else slice(None) for a, n in
+           zip(out_axes, x.shape if keepdims else [x.shape[k] for k in kept])]
+    dst = out[tuple(key)]
+    if tuple(dst.shape) != tuple(out.shape):
+        out._mark_masked_out()
+    _reduce_into(op, dst, src, axes, negate)
+    return out
+
+
+def _reduce_into(op: str, out: Any, x: Any, axes: list, negate: bool) -> None:
     nd = len(x.shape)
     trailing = list(range(nd - len(axes), nd))
     if axes != trailing and axes[0] >= 1:
@@ -598,26 +720,16 @@ def _reduce(op: str, x: Any, axis: Any, dtype: Any, keepdims: bool, negate: bool
         # the reduced axes moved last into a contiguous tile first.
         keep = [a for a in range(1, nd) if a not in axes]
         moved = x.permute(keep + axes)
-        x2 = ndarray(tuple(moved.shape), x.dtype)
-        _isa.tensor_copy(x2, moved)
-        out = _reduce(op, x2, trailing, dtype, False, negate)
-        if keepdims:
-            return out.reshape([d if k not in axes else 1 for k, d in enumerate(x.shape)])
-        return out
-    shape = [d if k not in axes else 1 for k, d in enumerate(x.shape)]
-    if not keepdims:
-        shape = [d for k, d in enumerate(shape) if k not in axes]
-        if len(shape) < 2:
-            shape.append(1)
-    out = ndarray(tuple(shape), dtype or x.dtype)
-    _isa.tensor_reduce(out, op, x, axes if len(axes) > 1 else axes[0], negate, keepdims)
-    return out
+        x = ndarray(tuple(moved.shape), x.dtype)
+        _isa.tensor_copy(x, moved)
+    _isa.tensor_reduce(out, op, x, trailing if len(trailing) > 1 else trailing[0], negate,
+                       False)
 
 
 def _reduction(op: str, name: str) -> Any:
     def f(x: Any, axis: Any, dtype: Any = None, keepdims: bool = False, *, mask: Any = None,
           **kwargs: Any) -> Any:
-        return _reduce(op, x, axis, dtype, keepdims)
+        return _reduce(op, x, axis, dtype, keepdims, mask=mask)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (
@@ -653,7 +765,7 @@ def mean(x: Any, axis: Any, dtype: Any = None, keepdims: bool = False, *, mask: 
     n = 1
     for a in _axes(x, axis):
         n *= x.shape[a]
-    s = _reduce("add", x, axis, float32, keepdims)
+    s = _reduce("add", x, axis, float32, keepdims, mask=mask)
     out = _new_like(s, dtype or x.dtype)
     _isa.tensor_scalar(out, s, "multiply", 1.0 / n)
     return out
@@ -907,6 +1019,6 @@ __all__ = sorted(
     k for k, v in list(globals().items())
     if not k.startswith("_") and k not in ("annotations", "contextlib", "np", "ml_dtypes",
                                            "Any", "Iterator", "Optional", "Sequence", "Tuple",
-                                           "UsageError", "IndexExpr", "Predicate",
+                                           "UsageError", "IndexExpr", "Predicate", "operator",
                                            "apply_mask")
 )

@@ -21,9 +21,10 @@ use super::access::bytes_to_raw;
 use super::access::{Access, Cursor};
 use super::{Cx, Role};
 use crate::assumptions::PE_SUMMATION_ORDER;
-use crate::machine::{CostShape, FaultCause, Memory, PeWeights, WarningKind};
 use crate::numerics::pe::{self, round_tf32};
 use crate::numerics::{decode_values, simd, to_f32, Fp8Config};
+use crate::report::{CostShape, FaultCause, WarningKind};
+use crate::state::{Memory, PeWeights};
 use tpb_isa::geometry::Space;
 use tpb_isa::wire::{S3Lw, S3d3Mm, Tensor};
 use tpb_isa::{Dtype, Gen, PeFp32Mode};
@@ -309,6 +310,10 @@ pub(super) fn load_weights(cx: &mut Cx<'_>, s: &S3Lw) -> Result<(), FaultCause> 
         transpose: get("transpose_mode") == Some(1),
     });
     cx.out.elements = u64::from(rows) * u64::from(cols);
+    cx.out.cost = CostShape::LoadWeights {
+        columns: u64::from(cols),
+        fp32: dtype == Dtype::FP32 && mode != PeFp32Mode::LOW,
+    };
     Ok(())
 }
 
@@ -440,6 +445,7 @@ pub(super) fn matmul(cx: &mut Cx<'_>, s: &S3d3Mm) -> Result<(), FaultCause> {
         moving: count,
         stationary: u64::from(cols),
         fp32: s.in_dtype == Dtype::FP32 && s.fp32_mode != PeFp32Mode::LOW,
+        transpose,
     };
     cx.out.elements = count * u64::from(cols);
     cx.out.bytes_written = cx.out.elements * 4;
