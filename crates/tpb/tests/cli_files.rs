@@ -421,7 +421,10 @@ fn the_cli_prints_only_through_say_and_tell() {
         }
     }
     let mut files = Vec::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
     assert!(files.len() > 10, "{files:?}");
     let mut found = Vec::new();
     for f in files {
@@ -435,5 +438,9 @@ fn the_cli_prints_only_through_say_and_tell() {
             }
         }
     }
-    assert!(found.is_empty(), "std printing macros:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "std printing macros:\n{}",
+        found.join("\n")
+    );
 }
