@@ -112,8 +112,8 @@ fn the_fuzz_lock_is_current_for_the_workspace_crates() {
 // Issue 29: `run_engines` starts from each multi-engine example as an input. A pick byte with
 // the high bit set names an instruction of the examples, counted through them in the order
 // fuzz/src/lib.rs lists them (ENGINE_EXAMPLES); each seed file is one example: generation
-// byte 1 (cayman, Gen::ALL[1]), two timing bytes, then each instruction's pick with its
-// place, sync and edit-count bytes zero (the example's own engine and EVENTS).
+// byte 1 (cayman, Gen::ALL[1]), two timing bytes, then each instruction's pick and a zero
+// control byte (the example's own engine and EVENTS, no edits).
 #[test]
 fn the_run_engines_seeds_are_the_engine_examples() {
     use tpb_isa::text::{asm, AsmOptions};
@@ -133,7 +133,7 @@ fn the_run_engines_seeds_are_the_engine_examples() {
         let n = asm(&text, &opts).unwrap().insts().len();
         let mut want = vec![1u8, 0, 0];
         for i in offset..offset + n {
-            want.extend([0x80 | u8::try_from(i).unwrap(), 0, 0, 0]);
+            want.extend([0x80 | u8::try_from(i).unwrap(), 0]);
         }
         let seed = std::fs::read(root.join(format!("fuzz/seeds/run_engines/{name}"))).unwrap();
         assert_eq!(seed, want, "fuzz/seeds/run_engines/{name}");
