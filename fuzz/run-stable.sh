@@ -31,5 +31,9 @@ esac
 # by hand; a fixed threshold keeps every machine a lazily zeroed mapping (4x the runs/s of
 # run_engines, which makes fresh machines per input).
 export MALLOC_MMAP_THRESHOLD_=1048576
+# Saved inputs (fuzz/seeds/TARGET: past failures and hand-made seeds, kept in git) are read
+# as a second corpus; what libFuzzer finds goes to the first, corpus/TARGET.
+seeds=()
+if [ -d "seeds/$target" ]; then seeds=("seeds/$target"); fi
 exec "target/$triple/release/$target" -max_total_time="$seconds" -max_len="$max_len" \
-  -artifact_prefix=artifacts/ "$@" "corpus/$target"
+  -artifact_prefix=artifacts/ "$@" "corpus/$target" ${seeds[@]+"${seeds[@]}"}

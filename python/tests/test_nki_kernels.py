@@ -165,6 +165,35 @@ def test_profile_reports_engines_critical_path_and_timelines(tmp_path):
     assert (tmp_path / "t.svg").read_text().lstrip().startswith("<svg")
 
 
+def test_control_characters_in_a_kernel_name_keep_the_svg_well_formed(tmp_path):
+    """Issue 29 item 4: a control character in the kernel's name made the SVG timeline
+    invalid XML (XML 1.0 §2.2 allows none but tab, newline and carriage return). It is shown
+    as an escape; the JSON timeline escapes it as JSON does."""
+    import xml.etree.ElementTree as ET
+
+    def kernel():
+        return pipeline()
+
+    kernel.__name__ = "k\x01\x1b[31m<&>"
+    _, prof = nki.profile_kernel(kernel, timeline=[tmp_path / "t.svg", tmp_path / "t.json"])
+    root = ET.parse(tmp_path / "t.svg").getroot()
+    text = "".join(root.itertext())
+    assert "k\\u{1}\\u{1b}[31m<&>" in text, text
+    assert "\x01" not in text and "\x1b" not in text
+    assert json.loads((tmp_path / "t.json").read_text())["otherData"]["program"] == kernel.__name__
+
+
+def test_a_fifo_is_not_a_timeline(tmp_path):
+    """Issue 29 item 3: a FIFO given as the timeline blocked forever (and Ctrl-C could not
+    stop it); it is refused with a tpb.UsageError before anything is written."""
+    import os
+
+    fifo = tmp_path / "t.json"
+    os.mkfifo(fifo)
+    with pytest.raises(tpb.UsageError, match="FIFO"):
+        nki.profile_kernel(pipeline, timeline=fifo)
+
+
 # Sanitizers: out-of-bounds, capacity (naming the tile), uninitialised reads.
 def test_out_of_bounds_subscripts_raise():
     def kernel():

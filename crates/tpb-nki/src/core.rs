@@ -42,6 +42,8 @@ pub struct Core {
     call: Label,
     /// Footprints and what each engine is ordered after.
     tracker: Tracker,
+    /// DMA requests issued without an engine so far ([`crate::sync::dma_issuer`]).
+    dma_turn: usize,
     /// The host writes made before the first instruction: the scheduled re-run replays them
     /// onto a fresh machine (a clone of the whole machine, 24 MiB of SBUF and more, cost
     /// about 10 ms per kernel).
@@ -133,6 +135,7 @@ impl Core {
             labels: Vec::new(),
             call: Label::default(),
             tracker: Tracker::default(),
+            dma_turn: 0,
             early_writes: Vec::new(),
             start: None,
             opaque_start: false,
@@ -521,7 +524,13 @@ impl Core {
             });
         }
         let gen = self.gen();
-        let engine = engine.unwrap_or(default_dma_issuer(gen));
+        let engine = match engine {
+            Some(e) => e,
+            None => {
+                self.dma_turn += 1;
+                crate::sync::dma_issuer(gen, self.dma_turn - 1)
+            }
+        };
         if !engine.issues_dma(gen) {
             return Err(NkiError::Value {
                 argument: "engine",
@@ -1118,6 +1127,22 @@ impl Core {
         opts: &EngineOptions,
         on_step: impl FnMut(&tpb_sim::engines::ScheduledStep, &StepReport),
     ) -> Result<(Machine, EngineRun), NkiError> {
+        self.schedule_with(opts, self.machine.config().strict, on_step)
+    }
+
+    /// [`Core::schedule`] with uninitialised reads warning instead of faulting: a read the
+    /// engines reorder before its write (a missing wait) then runs on, so the write happens
+    /// and the race detector sees both sides.
+    pub fn schedule_lenient(&self, opts: &EngineOptions) -> Result<(Machine, EngineRun), NkiError> {
+        self.schedule_with(opts, false, |_, _| {})
+    }
+
+    fn schedule_with(
+        &self,
+        opts: &EngineOptions,
+        strict: bool,
+        on_step: impl FnMut(&tpb_sim::engines::ScheduledStep, &StepReport),
+    ) -> Result<(Machine, EngineRun), NkiError> {
         if self.late_host_writes > 0 {
             return Err(NkiError::NotSupported {
                 what: format!(
@@ -1148,6 +1173,7 @@ impl Core {
         for t in &self.masked_out {
             m.mark_initialised(t)?;
         }
+        m.set_strict(strict);
         let run = run_engines_with(&mut m, &self.program, &self.engines, opts, on_step);
         Ok((m, run))
     }

@@ -315,7 +315,8 @@ def profile_kernel(kernel: Any, *arrays: Any, gen: Optional[str] = None,
     eager run; a race raises :class:`tpb.RaceError` and a deadlock :class:`tpb.DeadlockError`,
     naming both instructions and the kernel source lines that emitted them. The profile has
     ``engines`` (per-engine busy/waiting/idle cycles and utilisation), ``critical_path``,
-    ``estimated_time_us``, ``instruction_counts``, ``approximate`` (the instructions whose
+    ``estimated_time_us``, ``roofline`` (the estimate beside the physical bound of the
+    kernel's matmul flops and HBM bytes on the generation), ``instruction_counts``, ``approximate`` (the instructions whose
     results are approximate, with their source lines) and ``write_timeline(path)``.
 
     Example::

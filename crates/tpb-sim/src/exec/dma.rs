@@ -332,6 +332,7 @@ impl Cx<'_> {
                     Vec::new()
                 },
                 exact,
+                shape: None,
             });
         }
     }

@@ -14,8 +14,8 @@ pub use crate::config::{
     Config, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_RUN_ELEMENTS, DEFAULT_MIN_PARALLEL_ELEMENTS,
 };
 pub use crate::report::{
-    CostShape, Fault, FaultCause, HostError, HostTensor, InstId, MemAccess, Region, RunReport,
-    StepReport, Warning, WarningKind, MAX_ACCESS_RUNS,
+    CostShape, Fault, FaultCause, HostError, HostTensor, InstId, MemAccess, OperandShape, Region,
+    RunReport, StepReport, Warning, WarningKind, MAX_ACCESS_RUNS,
 };
 pub use crate::state::hbm::{DEFAULT_HBM_BYTES, MAX_HBM_BYTES};
 pub use crate::state::{DveLane, DveState, FlopKind, Flops, NUM_EVENTS, NUM_SEMAPHORES};
@@ -98,6 +98,11 @@ impl Machine {
     /// The configuration.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// Sets [`Config::strict`]: whether a read of never-written bytes faults or warns.
+    pub fn set_strict(&mut self, strict: bool) {
+        self.config.strict = strict;
     }
 
     /// Sets how instructions use threads ([`Config::threads`],
