@@ -174,20 +174,21 @@ def unhandled_family(msg: dict) -> str | None:
 
 
 def fill_in(scratch: Path, msgs: list[dict]) -> int:
-    """Applies the compiler's fix for each unhandled-variant error: the suggested `todo!()`
-    arm (E0004), or `_` for an irrefutable parameter / `let` pattern (E0005)."""
+    """Applies the compiler's own fix for each unhandled-variant error: its suggestion when it
+    has one (a `todo!()` arm for E0004, `let … else { todo!() }` for a refutable `let`), else
+    `_` for the pattern (an irrefutable parameter pattern, E0005)."""
     edits: dict[str, list[tuple[int, int, str]]] = {}
     for m in msgs:
         if not unhandled_family(m):
             continue
-        code = m["code"]["code"]
-        todo = []
-        for child in m.get("children", []):
-            for s in child.get("spans", []):
-                if s.get("suggested_replacement") is not None:
-                    todo.append((s["file_name"], s["byte_start"], s["byte_end"], s["suggested_replacement"]))
-        if code == "E0004" and todo:
-            f, a, b, text = todo[0]
+        suggested = [
+            (s["file_name"], s["byte_start"], s["byte_end"], s["suggested_replacement"])
+            for child in m.get("children", [])
+            for s in child.get("spans", [])
+            if s.get("suggested_replacement") is not None
+        ]
+        if suggested:
+            f, a, b, text = suggested[0]
         else:
             p = primary(m)
             if not p:
