@@ -461,3 +461,23 @@ def test_a_reduction_that_no_instruction_holds_names_the_limit():
     # 65537 is prime: no split into descriptor counts of at most 65535.
     with pytest.raises(tpb.UsageError, match="reduce a smaller part per call"):
         nki.simulate_kernel(kernel, np.zeros((2, 65537), np.float16))
+
+
+def test_bad_arguments_to_the_view_calls_are_usage_errors():
+    def kernel(x):
+        t = nl.load(x)
+        for call, match in [
+            (lambda: t.ap("rows"), "pattern"),
+            (lambda: t.ap([[8, 4], [1, 8]], offset=1.5), "offset"),
+            (lambda: t.broadcast_to(None), "shape"),
+            (lambda: t.reshape(("4", 8)), "shape"),
+            (lambda: nl.ndarray((4, 8), nl.float32, address="p0"), "address"),
+            (lambda: nl.ndarray((4, 8), nl.float32, address=(0, 1, 2)), "address"),
+            (lambda: nl.arange(4)[1], "place an arange"),
+            (lambda: nl.mgrid[0:4, 3], "start:stop"),
+            (lambda: bool(nl.arange(4)[:, None] < 2), "not a Python bool"),
+        ]:
+            with pytest.raises(tpb.UsageError, match=match):
+                call()
+
+    nki.simulate_kernel(kernel, f32(4, 8))

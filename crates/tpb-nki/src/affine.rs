@@ -15,18 +15,9 @@
 //! a mask that shrinks it ([`Tile::index`] with ranges) brings it back in bounds. A pending
 //! view used as it is fails with the out-of-bounds message ([`Tile::check`]).
 
-use crate::tile::{to_internal, Index, Tile, ViewError};
+use crate::tile::{to_internal, Affine, Index, Pending, Tile, ViewError};
 use std::sync::Arc;
 use tpb_isa::geometry::Space;
-
-/// `constant + Σ coeffs[a] · i_a` over the axes of an index grid.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Affine {
-    /// The constant term.
-    pub constant: i64,
-    /// One coefficient per grid axis (0 where the subscript does not use the axis).
-    pub coeffs: Vec<i64>,
-}
 
 impl Affine {
     /// The constant `c` (an integer subscript among index expressions).
@@ -52,20 +43,6 @@ impl Affine {
     fn axes<'a>(&'a self, grid: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
         (0..self.coeffs.len()).filter(|&a| self.coeffs[a] != 0 && grid[a] > 1)
     }
-}
-
-/// A view whose subscripts leave its tensor: the tensor and the subscripts, kept until a
-/// mask shrinks the grid back inside (module docs).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Pending {
-    /// The tensor indexed (in bounds itself).
-    source: Tile,
-    /// The index grid.
-    grid: Vec<usize>,
-    /// One subscript per dim of `source`, in the kernel's dim order.
-    keys: Vec<Affine>,
-    /// What is out of bounds.
-    pub(crate) message: String,
 }
 
 impl Pending {

@@ -73,12 +73,11 @@ pub mod sync;
 mod tile;
 
 pub use crate::core::{Core, Label};
-pub use affine::Affine;
 pub use dve::ReduceCmd;
 pub use dve_pool::NkiEngine;
 pub use error::NkiError;
 pub use names::{act_func, alu_op, Cmp};
-pub use tile::{free_pattern, Index, Tile, ViewError};
+pub use tile::{free_pattern, Affine, Index, Tile, ViewError};
 
 /// A `tensor_scalar` / `select` scalar operand: a compile-time immediate or a per-partition
 /// `(P, 1)` tile read through a pointer.

@@ -2,7 +2,6 @@
 //! an index, a reshape, a reinterpretation) — NKI's `NkiTensor` views (nki-api §2.2): no
 //! data moves, the view only changes the access pattern the compiler's packer receives.
 
-use crate::affine::Pending;
 use std::fmt;
 use std::sync::Arc;
 use tpb_isa::geometry::Space;
@@ -69,6 +68,29 @@ pub enum Index {
     },
     /// `...`: as many full slices as the other subscripts leave.
     Ellipsis,
+}
+
+/// `constant + Σ coeffs[a] · i_a` over the axes of an index grid.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Affine {
+    /// The constant term.
+    pub constant: i64,
+    /// One coefficient per grid axis (0 where the subscript does not use the axis).
+    pub coeffs: Vec<i64>,
+}
+
+/// A view whose subscripts leave its tensor: the tensor and the subscripts, kept until a
+/// mask shrinks the grid back inside ([`Tile::index_affine`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Pending {
+    /// The tensor indexed (in bounds itself).
+    pub(crate) source: Tile,
+    /// The index grid.
+    pub(crate) grid: Vec<usize>,
+    /// One subscript per dim of `source`, in the kernel's dim order.
+    pub(crate) keys: Vec<Affine>,
+    /// What is out of bounds.
+    pub(crate) message: String,
 }
 
 /// Why a view cannot be taken.
