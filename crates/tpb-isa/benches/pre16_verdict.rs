@@ -59,6 +59,13 @@ pub fn is_valid_view(v: &InstView<'_>) -> bool {
         | Family::Mem2d
         | Family::LoadWeights
         | Family::Matmul
+        | Family::PeRegWrite
+        | Family::LoadTags
+        | Family::MatmulSparse
+        | Family::PeManageSeed
+        | Family::LoadWeightsMx
+        | Family::MatmulMx
+        | Family::ConvLutLoad
         | Family::Activate
         | Family::ActivateQuantize
         | Family::ActReadAccumulator

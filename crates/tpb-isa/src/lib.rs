@@ -17,8 +17,8 @@ pub use gen::{Gen, GenSet};
 pub use opcode::{Opcode, OpcodeInfo, StructKind};
 pub use tables::{
     AccumCmd, ActFunc, AffineSelectCmp, AluOp, CodeEnum, DataSrc, DgeComputeOp, DgeOpcode, Dtype,
-    ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim, UpdateMode,
-    WaitMode,
+    ImmSrc, ImmSrcN, PeFp32Mode, PeSeedMode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim,
+    UpdateMode, WaitMode,
 };
 pub mod geometry;
 pub mod hex;

@@ -23,6 +23,14 @@ macro_rules! for_each_struct {
             // Issue 18a: PE and ACT.
             S3Lw, "S3_LW", "LoadWeights (isa-facts-pe-act-dma §1.4)";
             S3d3Mm, "S3D3_MM", "Matmul (isa-facts-pe-act-dma §1.3)";
+            // Issue 29 item 22: the other PE instructions (decoded, not run).
+            PeRegWrite, "not public", "PE_REG_WRITE, whose struct is not named (isa-facts-pe-act-dma §1.10.2)";
+            S3Lt, "S3_LT", "LDTAGS (isa-facts-pe-act-dma §1.10.2)";
+            S4d3Mm, "S4D3_MM", "MATMUL_SPARSE (isa-facts-pe-act-dma §1.10.1)";
+            S2s1d2PeSeed, "S2S1D2_PE_SEED", "PE_MANAGE_SEED (isa-facts-pe-act-dma §1.10.3)";
+            Smx1Lw, "SMX1_LW", "LDWEIGHTS_MX (isa-facts-pe-act-dma §1.10.4)";
+            Smx1d3Mm, "SMX1D3_MM", "MATMUL_MX (isa-facts-pe-act-dma §1.10.4)";
+            S2Convlut, "S2_CONVLUT", "CONV_LUT_LOAD (isa-facts-pe-act-dma §1.10.2)";
             S3d3Ac, "S3D3_AC", "Activate (isa-facts-pe-act-dma §2.2)";
             S3d3Aq, "S3D3_AQ", "ActivateQuantize (isa-facts-pe-act-dma §2.4)";
             S2d2Ac, "S2D2_AC", "Activate2 (isa-facts-pe-act-dma §2.6)";
@@ -152,6 +160,8 @@ pub enum Maintenance {
     DeprecatedWorking,
     /// `// n, ucode/kaenadve exists, not maintained/used`: a log-only stub in firmware.
     NotMaintained,
+    /// The sources do not quote the header's flag for this opcode.
+    NotGiven,
 }
 
 /// Whether the shipped firmware of `gen` is known to register the "not maintained" workers
@@ -174,6 +184,7 @@ impl Maintenance {
             Maintenance::NotMaintained => {
                 "not maintained per the header (this generation's firmware worker is not public)"
             }
+            Maintenance::NotGiven => "maintenance flag not given (the header line is not quoted)",
         }
     }
 }
@@ -201,6 +212,14 @@ macro_rules! for_each_family {
             // Issue 18a: PE and ACT, and DVE Exponential.
             LoadWeights, load_weights, S3Lw, "LoadWeights (0x01, isa-facts-pe-act-dma §1.4)";
             Matmul, matmul, S3d3Mm, "Matmul (0x02, isa-facts-pe-act-dma §1.3)";
+            // Issue 29 item 22: decoded by name, refused to run.
+            PeRegWrite, pe_reg_write, PeRegWrite, "PE_REG_WRITE (0x03, isa-facts-pe-act-dma §1.10.2)";
+            LoadTags, load_tags, S3Lt, "LDTAGS (0x06, isa-facts-pe-act-dma §1.10.2)";
+            MatmulSparse, matmul_sparse, S4d3Mm, "MATMUL_SPARSE (0x07, isa-facts-pe-act-dma §1.10.1)";
+            PeManageSeed, pe_manage_seed, S2s1d2PeSeed, "PE_MANAGE_SEED (0x08, isa-facts-pe-act-dma §1.10.3)";
+            LoadWeightsMx, load_weights_mx, Smx1Lw, "LDWEIGHTS_MX (0x09, isa-facts-pe-act-dma §1.10.4)";
+            MatmulMx, matmul_mx, Smx1d3Mm, "MATMUL_MX (0x0A, isa-facts-pe-act-dma §1.10.4)";
+            ConvLutLoad, conv_lut_load, S2Convlut, "CONV_LUT_LOAD (0xE4, isa-facts-pe-act-dma §1.10.2)";
             Activate, activate, S3d3Ac, "Activate (0x21, isa-facts-pe-act-dma §2.2)";
             ActivateQuantize, activate_quantize, S3d3Aq, "ActivateQuantize (0x22, isa-facts-pe-act-dma §2.4)";
             ActReadAccumulator, act_read_accumulator, D1Rd, "ActivationReadAccumulator (0x24, isa-facts-pe-act-dma §2.5)";
@@ -462,6 +481,41 @@ semantics! {
     Matmul {
         /// `psum = weights.T @ moving`, overwriting or accumulating.
         Matmul = NotApplicable, Immediate;
+    }
+    /// PE_REG_WRITE (isa-facts-pe-act-dma §1.10.2).
+    PeRegWrite {
+        /// Writes a PE register; nothing more is public.
+        PeRegWrite = NotApplicable, Immediate;
+    }
+    /// LDTAGS (isa-facts-pe-act-dma §1.10.2).
+    LoadTags {
+        /// Loads tags into the PE array (tag-weight mode); nothing more is public.
+        LoadTags = NotApplicable, Immediate;
+    }
+    /// MATMUL_SPARSE (isa-facts-pe-act-dma §1.10.1).
+    MatmulSparse {
+        /// A structured-sparse matmul into PSUM; the sparse format is not public.
+        MatmulSparse = NotApplicable, Immediate;
+    }
+    /// PE_MANAGE_SEED (isa-facts-pe-act-dma §1.10.3).
+    PeManageSeed {
+        /// Loads or saves the PSUM stochastic-rounding seeds.
+        PeManageSeed = NotApplicable, Immediate;
+    }
+    /// LDWEIGHTS_MX (isa-facts-pe-act-dma §1.10.4).
+    LoadWeightsMx {
+        /// Loads micro-scaled stationary data and its block scales.
+        LoadWeightsMx = NotApplicable, Immediate;
+    }
+    /// MATMUL_MX (isa-facts-pe-act-dma §1.10.4).
+    MatmulMx {
+        /// A micro-scaled matmul into PSUM.
+        MatmulMx = NotApplicable, Immediate;
+    }
+    /// CONV_LUT_LOAD (isa-facts-pe-act-dma §1.10.2).
+    ConvLutLoad {
+        /// Loads a conversion lookup table; nothing more is public.
+        ConvLutLoad = NotApplicable, Immediate;
     }
     /// Activate (isa-facts-pe-act-dma §2.2).
     Activate {
@@ -767,6 +821,15 @@ const BN_STATE: &str = "it loads DVE batch-norm / match-value state that tpb doe
 const DISABLED_0X88: &str = "TensorScalarPtrMultiDualBitvec (0x88) is disabled in the sunda \
                              header: no sensible fixed second op and the DVE uop table is full \
                              (isa-facts §8)";
+const PE_NAME_ONLY: &str = "only the instruction's name (and struct name) is public: no byte \
+                            map, no semantics (isa-facts-pe-act-dma §1.10.2)";
+const PE_SPARSE_FORMAT: &str = "the sparse format (what active_row_mode and the fourth source \
+                                dimension mean) is not public (isa-facts-pe-act-dma §1.10.1)";
+const PE_SEED_PRNG: &str = "the stochastic-rounding seeds feed a PRNG that is not public, and \
+                            tpb does not model stochastic rounding (isa-facts-pe-act-dma §1.10.3, \
+                            §8 item 8)";
+const PE_MX: &str = "the MX byte maps are partial and where the block scales apply in the sum \
+                     is not public (isa-facts-pe-act-dma §1.10.4, §8 item 26)";
 const ACT2_ORDER: &str = "the order of Activate2's two ALU ops around the function, its reverse \
                           bits and the relu_param use are not public (isa-facts-pe-act-dma \
                           §2.6, §8 item 17)";
@@ -784,6 +847,12 @@ macro_rules! for_each_opcode {
         $cb! {
             LOAD_WEIGHTS = 0x01, "LDWEIGHTS", "LoadWeights", "load_weights", Pe, Maintained, ALL, LoadWeights(LoadWeights), Run, "isa-facts-pe-act-dma §1.4";
             MATMUL = 0x02, "MATMUL", "Matmul", "matmul", Pe, Maintained, ALL, Matmul(Matmul), Run, "isa-facts-pe-act-dma §1.3";
+            PE_REG_WRITE = 0x03, "PE_REG_WRITE", "PeRegWrite", "pe_reg_write", Pe, NotGiven, CAYMAN_UP, PeRegWrite(PeRegWrite), NotSupported(PE_NAME_ONLY), "isa-facts-pe-act-dma §1.10.2";
+            LOAD_TAGS = 0x06, "LDTAGS", "LdTags", "load_tags", Pe, NotGiven, CAYMAN_UP, LoadTags(LoadTags), NotSupported(PE_NAME_ONLY), "isa-facts-pe-act-dma §1.10.2";
+            MATMUL_SPARSE = 0x07, "MATMUL_SPARSE", "MatmulSparse", "matmul_sparse", Pe, NotGiven, CAYMAN_UP, MatmulSparse(MatmulSparse), NotSupported(PE_SPARSE_FORMAT), "isa-facts-pe-act-dma §1.10.1";
+            PE_MANAGE_SEED = 0x08, "PE_MANAGE_SEED", "PeManageSeed", "pe_manage_seed", Pe, NotGiven, MARIANA_UP, PeManageSeed(PeManageSeed), NotSupported(PE_SEED_PRNG), "isa-facts-pe-act-dma §1.10.3";
+            LOAD_WEIGHTS_MX = 0x09, "LDWEIGHTS_MX", "LoadWeightsMx", "load_weights_mx", Pe, NotGiven, MARIANA_UP, LoadWeightsMx(LoadWeightsMx), NotSupported(PE_MX), "isa-facts-pe-act-dma §1.10.4";
+            MATMUL_MX = 0x0A, "MATMUL_MX", "MatmulMx", "matmul_mx", Pe, NotGiven, MARIANA_UP, MatmulMx(MatmulMx), NotSupported(PE_MX), "isa-facts-pe-act-dma §1.10.4";
             ACTIVATE = 0x21, "ACTIVATE", "Activate", "activate", Act, Maintained, ALL, Activate(Activate), Run, "isa-facts-pe-act-dma §2.2";
             ACTIVATE_QUANTIZE = 0x22, "ACTIVATE_QUANTIZE", "ActivateQuantize", "activate_quantize", Act, Maintained, ALL, ActivateQuantize(ActivateQuantize), Run, "isa-facts-pe-act-dma §2.4";
             ACTIVATION_READ_ACCUMULATOR = 0x24, "ACTIVATION_READ_ACCUMULATOR", "ActivationReadAccumulator", "act_read_accumulator", Act, Maintained, ALL, ActReadAccumulator(ActReadAccumulator), Run, "isa-facts-pe-act-dma §2.5";
@@ -849,6 +918,7 @@ macro_rules! for_each_opcode {
             DMA_TRANSPOSE = 0xBD, "DMA_TRANSPOSE", "DmaTranspose", "dma_transpose", Dma, Maintained, CAYMAN_UP, DmaTranspose(Transpose), NotSupported(XPOSE_ORDER), "isa-facts-pe-act-dma §3.8";
             PSEUDO_DMA_DIRECT2D = 0xD4, "PSEUDO_DMA_DIRECT2D", "PseudoDmaDirect2d", "pseudo_dma_direct2d", Host, Maintained, ALL, PseudoDma(Lowered), NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
             PSEUDO_EXTENSION = 0xDA, "PSEUDO_EXTENSION", "PseudoExtension", "pseudo_extension", Host, Maintained, ALL, PseudoExt(Extension), NotSupported(PSEUDO_HOST), "isa-facts-pe-act-dma §3.6";
+            CONV_LUT_LOAD = 0xE4, "CONV_LUT_LOAD", "ConvLutLoad", "conv_lut_load", Pe, NotGiven, CAYMAN_UP, ConvLutLoad(ConvLutLoad), NotSupported(PE_NAME_ONLY), "isa-facts-pe-act-dma §1.10.2";
             TENSOR_TENSOR_SCAN_ARITH = 0xE5, "TENSOR_TENSOR_SCAN_ARITH", "TensorTensorScan", "tt_scan", Dve, Maintained, ALL, TensorTensorScan(Arith), Run, "isa-facts-dve-pool §10";
             TENSOR_SCALAR_CACHE_CUMULATIVE = 0xE6, "TENSOR_SCALAR_CACHE_CUMULATIVE", "TensorScalarCacheCumulative", "ts_cache_cumulative", Dve, Maintained, ALL, CacheReduce(Cumulative), Run, "isa-facts-dve-pool §12";
             COPY_PREDICATED_SCALAR = 0xE8, "COPY_PREDICATED_SCALAR", "CopyPredicatedScalar", "copy_predicated_scalar", Dve, Maintained, ALL, CopyPredicatedScalar(CopyPredicatedScalar), Run, "isa-facts-dve-pool §3";

@@ -43,6 +43,7 @@ pub fn opcode_table_markdown() -> String {
                     stubbed.join(", ")
                 )
             }
+            Maintenance::NotGiven => "not given".to_string(),
         };
         let run = match r.exec {
             Exec::Run => "runs",

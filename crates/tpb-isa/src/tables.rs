@@ -54,6 +54,52 @@ pub trait CodeEnum: Copy + Sized + 'static {
         }
         parse_u8_number(&t.to_ascii_lowercase()).map(Self::from_raw)
     }
+    /// The canonical name on `gen`: `None` where `gen`'s header does not define the value
+    /// (the row's generations, the one declaration text, JSON and validation all read).
+    fn name_on(self, gen: Gen) -> Option<&'static str> {
+        self.row().filter(|r| r.gens.contains(gen)).map(|r| r.name)
+    }
+    /// The value as `gen`'s text writes it: its name where `gen` defines it, else `0x..`.
+    fn on(self, gen: Gen) -> OnGen<Self> {
+        OnGen(self, gen)
+    }
+    /// The value for a message on `gen`: its name there, or `0x24 (symmetric_clamp, only on
+    /// maverick)` for a value another generation names, or `0x..`.
+    fn described_on(self, gen: Gen) -> String {
+        match (self.name_on(gen), self.row()) {
+            (Some(n), _) => n.to_string(),
+            (None, Some(r)) => format!("{:#04x} ({}, only on {})", r.value, r.name, r.gens),
+            (None, None) => format!("{:#04x}", self.raw()),
+        }
+    }
+    /// Parses text for `gen`: a name or alias `gen` defines (case-insensitive), or a number
+    /// (`12`, `0xC`), which is always read as the raw value.
+    fn parse_on(s: &str, gen: Gen) -> Result<Self, String> {
+        let t = s.trim();
+        if let Some(r) = Self::table().iter().find(|r| {
+            r.name.eq_ignore_ascii_case(t) || r.aliases.iter().any(|a| a.eq_ignore_ascii_case(t))
+        }) {
+            return if r.gens.contains(gen) {
+                Ok(Self::from_raw(r.value))
+            } else {
+                Err(format!(
+                    "`{t}` is a {} name only on {}; on {gen} write its number {:#04x}",
+                    Self::KIND.to_ascii_lowercase(),
+                    r.gens,
+                    r.value
+                ))
+            };
+        }
+        parse_u8_number(&t.to_ascii_lowercase())
+            .map(Self::from_raw)
+            .ok_or_else(|| {
+                format!(
+                    "unknown {} `{t}`; expected one of {} (or a number)",
+                    Self::KIND.to_ascii_lowercase(),
+                    Self::names_for(gen).join(", ")
+                )
+            })
+    }
     /// The canonical names valid on `gen`, in table order.
     fn names_for(gen: Gen) -> Vec<&'static str> {
         Self::table()
@@ -61,6 +107,19 @@ pub trait CodeEnum: Copy + Sized + 'static {
             .filter(|r| r.gens.contains(gen))
             .map(|r| r.name)
             .collect()
+    }
+}
+
+/// An enumeration value as a generation's text writes it ([`CodeEnum::on`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OnGen<E>(pub E, pub Gen);
+
+impl<E: CodeEnum> fmt::Display for OnGen<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.name_on(self.1) {
+            Some(n) => f.write_str(n),
+            None => write!(f, "{:#04x}", self.0.raw()),
+        }
     }
 }
 
@@ -498,6 +557,16 @@ code_enum! {
         LOW = 1, "low", ALL, ["tf32"];
         HIGH = 2, "high", ALL;
         LOW_HIGH = 3, "low_high", ALL;
+    }
+}
+
+code_enum! {
+    /// `PE_SEED_MODE` (S2S1D2_PE_SEED byte 33; isa-facts-pe-act-dma §1.10.3, decision 16: the
+    /// enum, not the header prose's 0/1).
+    pub struct PeSeedMode, kind "PE_SEED_MODE" {
+        NONE = 0, "none", ALL;
+        LOAD_SEED = 1, "load_seed", ALL;
+        SAVE_SEED = 2, "save_seed", ALL;
     }
 }
 

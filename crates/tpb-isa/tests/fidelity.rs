@@ -223,3 +223,173 @@ fn mariana_load_weights_byte12_is_bg_xpose_mode() {
     let back = one(Gen::Mariana, &text);
     assert_eq!(back.encode(), b);
 }
+
+// ---- item 23: enumeration names follow the generation ----------------------------------------
+
+/// A TensorScalarArith with `op0` and the input dtype given as text.
+fn ts_arith(op0: &str, in_dtype: &str) -> String {
+    format!(
+        "ts_arith src=sbuf[p0..128]+0x0:[[1,512]] in={in_dtype} out=fp32 op0={op0} imm0=0.5 \
+         dst=sbuf[p0..128]+0x1000:[[1,512]]"
+    )
+}
+
+/// The text of the body field `name` on `gen` (what decode, explain and JSON print).
+fn field_text(inst: &Instruction, gen: Gen, name: &str) -> String {
+    let (_, f) = inst
+        .fields()
+        .into_iter()
+        .find(|(m, _)| m.name == name)
+        .unwrap_or_else(|| panic!("no field {name}"));
+    f.text(gen)
+}
+
+// isa-facts §5.1, §11: ALU_OP 0x24 SYMMETRIC_CLAMP exists only from maverick; isa-facts §4.1,
+// §11: DTYPE 0x10 FP4_EXP2 only from mariana. A generation whose header does not define a
+// value prints it as a number (docs/cli-isa.md: "Enumeration names … follow the generation"),
+// accepts its name only where it is defined, and the bytes round-trip everywhere.
+#[test]
+fn enumeration_names_follow_the_generation() {
+    let b = one(Gen::Maverick, &ts_arith("symmetric_clamp", "fp4_exp2")).encode();
+    for gen in Gen::ALL {
+        let i = Instruction::decode(&b, gen);
+        let text = tpb_isa::text::disasm(&i, gen);
+        let plain = tpb_isa::text::disasm_plain(&i, gen);
+        assert_eq!(text, plain, "{gen}");
+        let (op, dtype) = (field_text(&i, gen, "op0"), field_text(&i, gen, "in_dtype"));
+        match gen {
+            Gen::Sunda | Gen::Cayman => {
+                assert_eq!((op.as_str(), dtype.as_str()), ("0x24", "0x10"), "{gen}");
+                assert!(
+                    text.contains("op0=0x24") && text.contains("in_dtype=0x10"),
+                    "{text}"
+                );
+            }
+            Gen::Mariana => {
+                assert_eq!((op.as_str(), dtype.as_str()), ("0x24", "fp4_exp2"));
+            }
+            _ => {
+                assert_eq!(
+                    (op.as_str(), dtype.as_str()),
+                    ("symmetric_clamp", "fp4_exp2")
+                );
+                assert!(text.contains("op0=symmetric_clamp"), "{text}");
+            }
+        }
+        assert!(
+            !(gen != Gen::Maverick && text.contains("symmetric_clamp")),
+            "{gen}: {text}"
+        );
+        // asm(disasm(b)) == b on every generation.
+        assert_eq!(one(gen, &text).encode(), b, "{gen}: {text}");
+    }
+    // A name is read only on a generation that defines it; the number always.
+    for gen in [Gen::Sunda, Gen::Cayman, Gen::Mariana] {
+        let e = asm(&ts_arith("symmetric_clamp", "fp32"), &AsmOptions::new(gen))
+            .expect_err("symmetric_clamp is maverick's")
+            .to_string();
+        assert!(e.contains("maverick") && e.contains("0x24"), "{gen}: {e}");
+        one(gen, &ts_arith("0x24", "fp32"));
+    }
+    for gen in [Gen::Sunda, Gen::Cayman] {
+        let e = asm(&ts_arith("mult", "fp4_exp2"), &AsmOptions::new(gen))
+            .expect_err("fp4_exp2 is mariana's")
+            .to_string();
+        assert!(e.contains("mariana") && e.contains("0x10"), "{gen}: {e}");
+    }
+    one(Gen::Mariana, &ts_arith("mult", "fp4_exp2"));
+    // Validation reads the same declaration: 0x24 is not an ALU op of cayman, and the report
+    // does not call it by a name cayman does not have.
+    let i = one(Gen::Cayman, &ts_arith("0x24", "fp32"));
+    let r = validate(&i, Gen::Cayman);
+    let f = r
+        .failures()
+        .find(|f| f.rule.name == "is_valid_aluop")
+        .expect("0x24 is refused on cayman");
+    assert!(f.value.starts_with("0x24"), "{}", f.value);
+    let i = one(Gen::Maverick, &ts_arith("symmetric_clamp", "fp32"));
+    assert!(validate(&i, Gen::Maverick)
+        .failures()
+        .all(|f| f.rule.name != "is_valid_aluop"));
+}
+
+// ---- item 22: the other PE opcodes have names ------------------------------------------------
+
+/// The PE opcodes beside LoadWeights/Matmul (isa-facts-pe-act-dma §0.1, §1.1 from
+/// `common.h:158-167,310`; generations from §1.1 "Struct presence" and the firmware lists):
+/// value, mnemonic, struct, the first generation that has it.
+const OTHER_PE: [(u8, &str, &str, Gen); 8] = [
+    (0x03, "pe_reg_write", "not public", Gen::Cayman),
+    (0x06, "load_tags", "S3_LT", Gen::Cayman),
+    (0x07, "matmul_sparse", "S4D3_MM", Gen::Cayman),
+    (0x08, "pe_manage_seed", "S2S1D2_PE_SEED", Gen::Mariana),
+    (0x09, "load_weights_mx", "SMX1_LW", Gen::Mariana),
+    (0x0A, "matmul_mx", "SMX1D3_MM", Gen::Mariana),
+    (0xE4, "conv_lut_load", "S2_CONVLUT", Gen::Cayman),
+    // 0x01/0x02 stay LoadWeights/Matmul; this row checks the table keeps them.
+    (0x02, "matmul", "S3D3_MM", Gen::Sunda),
+];
+
+// §0.1 / §1.1: each of these opcodes decodes by name on the generations that have it, losslessly
+// (any body bytes round-trip through the text), and as an opaque bundle before them.
+#[test]
+fn other_pe_opcodes_have_names() {
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    for (value, mnemonic, header_struct, first) in OTHER_PE {
+        let mut b = [0u8; 64];
+        for x in b.iter_mut() {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            *x = seed as u8;
+        }
+        b[0] = value;
+        for gen in Gen::ALL {
+            let i = Instruction::decode(&b, gen);
+            let text = tpb_isa::text::disasm(&i, gen);
+            assert_eq!(one(gen, &text).encode(), b, "{gen}: {text}");
+            match i.info(gen) {
+                Some(r) if gen >= first => {
+                    assert_eq!(r.mnemonic, mnemonic);
+                    assert_eq!(r.kind.header_name(), header_struct);
+                    assert_eq!(r.engine, tpb_isa::opcode::Engine::Pe);
+                    assert!(text.starts_with(mnemonic), "{gen}: {text}");
+                }
+                None if gen < first => assert!(text.starts_with(".bundle"), "{gen}: {text}"),
+                other => panic!("{value:#04x} on {gen}: {:?}", other.map(|r| r.mnemonic)),
+            }
+        }
+    }
+}
+
+fn pe_manage_seed(rows: u8, cols: u8) -> String {
+    format!(
+        "pe_manage_seed src_seed=sbuf[p0]+0x0:[[1,2],[512,8]] identity=sbuf[p0]+0x100:[[1,16]] \
+         identity_dtype=fp32 mode=save_seed num_active_rows={rows} num_active_cols={cols} \
+         dst_seed=psum[p0]+0x0:[[1,2],[512,8]]"
+    )
+}
+
+// §1.10.3: PE_MANAGE_SEED's quoted validator: `num_active_rows = 16`, `num_active_cols = 128`,
+// valid only on v4 (`nc == V4`, though the v5 header has the struct).
+#[test]
+fn pe_manage_seed_validator() {
+    let ok = one(Gen::Mariana, &pe_manage_seed(16, 128));
+    assert!(
+        failing(&ok, Gen::Mariana).is_empty(),
+        "{}",
+        failures_text(&ok, Gen::Mariana)
+    );
+    let bad = one(Gen::Mariana, &pe_manage_seed(8, 128));
+    assert_eq!(failing(&bad, Gen::Mariana), ["pe_seed_shape"]);
+    let bad = one(Gen::Mariana, &pe_manage_seed(16, 64));
+    assert_eq!(failing(&bad, Gen::Mariana), ["pe_seed_shape"]);
+    let v5 = Instruction::decode(&ok.encode(), Gen::Maverick);
+    assert_eq!(failing(&v5, Gen::Maverick), ["pe_seed_nc_v4"]);
+    // The run is refused (the PRNG is not public), which validate reports as a lint.
+    let lints: Vec<_> = validate(&ok, Gen::Mariana)
+        .lints()
+        .map(|f| f.rule.name)
+        .collect();
+    assert!(lints.contains(&"not_simulated"), "{lints:?}");
+}

@@ -19,8 +19,8 @@ use crate::gen::Gen;
 use crate::opcode::{Opcode, StructKind, OPCODES};
 use crate::tables::{
     AccumCmd, ActFunc, AffineSelectCmp, AluOp, CodeEnum, DataSrc, DebugCmd, DgeComputeOp,
-    DgeOpcode, Dtype, ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps,
-    TensorSubdim, UpdateMode, WaitMode,
+    DgeOpcode, Dtype, ImmSrc, ImmSrcN, PeFp32Mode, PeSeedMode, ReduceAxis, ReduceCmd, ReduceOp,
+    RevOps, TensorSubdim, UpdateMode, WaitMode,
 };
 use crate::wire::{
     Body, Data4d, DtypePair, EnumValue, Events, F32Bits, Field, FieldDyn, Header, ImmVal,
@@ -107,10 +107,15 @@ macro_rules! enum_setters {
         /// (other spellings: the plain path).
         fn enum_setter(e: EnumValue) -> Setter {
             match e {
-                $( EnumValue::$E(_) => Setter::Token(|s, _, out| {
+                $( EnumValue::$E(_) => Setter::Token(|s, gen, out| {
                     static MAP: OnceLock<NameMap> = OnceLock::new();
                     let v = MAP.get_or_init(enum_map::<$E>).get(s.as_bytes())?;
-                    $E::from_raw(u8::try_from(v).ok()?).write(out);
+                    // A name of another generation: the plain path says so.
+                    let v = $E::from_raw(u8::try_from(v).ok()?);
+                    if !v.defined_on(gen) {
+                        return None;
+                    }
+                    v.write(out);
                     Some(Set::Done)
                 }), )*
             }
@@ -209,14 +214,18 @@ fn setter_for(f: &dyn FieldDyn) -> Option<Setter> {
 }
 
 /// `IN->OUT` dtype names.
-fn set_dtype_pair(s: &str, _: Gen, out: &mut [u8]) -> Option<Set> {
+fn set_dtype_pair(s: &str, gen: Gen, out: &mut [u8]) -> Option<Set> {
     let (lo, hi) = s.split_once("->")?;
     let dtypes = dtype_map();
     let (lo, hi) = (dtypes.get(lo.as_bytes())?, dtypes.get(hi.as_bytes())?);
     if lo > 0xF || hi > 0xF {
         return None;
     }
-    DtypePair::new(Dtype::from_raw(lo as u8), Dtype::from_raw(hi as u8)).write(out);
+    let (lo, hi) = (Dtype::from_raw(lo as u8), Dtype::from_raw(hi as u8));
+    if !(lo.defined_on(gen) && hi.defined_on(gen)) {
+        return None;
+    }
+    DtypePair::new(lo, hi).write(out);
     Some(Set::Done)
 }
 

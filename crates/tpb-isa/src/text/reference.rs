@@ -21,6 +21,12 @@ pub fn field_reference_markdown() -> String {
     let mut out = String::new();
     fields(&mut out);
     out.push_str("\n### Enumeration names\n");
+    out.push_str(
+        "\nA name is written, and read, only on the generations in its row (the one \
+         declaration `disasm`, `decode`, JSON and `validate` all use); on any other generation \
+         the value is written as its number (`0x24`), and the assembler reads the number and \
+         refuses the name, saying which generations have it.\n",
+    );
     enum_table::<Dtype>(&mut out);
     enum_table::<AluOp>(&mut out);
     enum_table::<AffineSelectCmp>(&mut out);

@@ -423,16 +423,18 @@ pub(crate) fn reserved_zero<const M: u8>(
 
 #[inline(always)]
 pub(crate) fn dtype_in<const M: u8>(cx: &mut Ctx<M>, d: Dtype, at: Loc) -> Flow {
+    let gen = cx.gen;
     cx.check(&DTYPE_VALID_IN, d.is_valid_dtype(false), || {
-        detail(at, d, PLAIN_DTYPES)
+        detail(at, d.described_on(gen), PLAIN_DTYPES)
     })?;
     Ok(())
 }
 
 #[inline(always)]
 pub(crate) fn dtype_out<const M: u8>(cx: &mut Ctx<M>, d: Dtype, at: Loc) -> Flow {
+    let gen = cx.gen;
     cx.check(&DTYPE_VALID_OUT, d.is_valid_dtype(true), || {
-        detail(at, d, format!("{PLAIN_DTYPES}, fp32r"))
+        detail(at, d.described_on(gen), format!("{PLAIN_DTYPES}, fp32r"))
     })?;
     Ok(())
 }
@@ -444,7 +446,11 @@ pub(crate) const PLAIN_DTYPES: &str =
 pub(crate) fn aluop_valid<const M: u8>(cx: &mut Ctx<M>, op: AluOp, at: Loc) -> Flow {
     let gen = cx.gen;
     cx.check(&ALUOP_VALID, op.defined_on(gen), || {
-        detail(at, op, format!("the ALU_OP enum of {gen}"))
+        detail(
+            at,
+            op.described_on(gen),
+            format!("the ALU_OP enum of {gen}"),
+        )
     })?;
     Ok(())
 }

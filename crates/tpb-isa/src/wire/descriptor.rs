@@ -5,7 +5,7 @@ use super::field::{le_bytes, parse_int, put_bytes, Field};
 use super::memref::{parse_mem_ref, Offset};
 use crate::gen::Gen;
 use crate::geometry::{Geometry, Space, NUM_REGISTERS, PARTITION_ADDR_MASK};
-use crate::tables::Dtype;
+use crate::tables::{CodeEnum, Dtype};
 
 /// The ADDR4 start-address word (isa-facts §2.1): a 29-bit byte address plus marker bits
 /// 29..31, or a register reference.
@@ -582,8 +582,8 @@ impl Field for DtypePair {
     fn write(&self, b: &mut [u8]) {
         self.0.write(b)
     }
-    fn to_text(&self, _: Gen) -> String {
-        format!("{}->{}", self.lo(), self.hi())
+    fn to_text(&self, gen: Gen) -> String {
+        format!("{}->{}", self.lo().on(gen), self.hi().on(gen))
     }
     fn parse_text(s: &str, gen: Gen) -> Result<Self, String> {
         let (a, b) = s
@@ -596,19 +596,19 @@ impl Field for DtypePair {
         }
         Ok(DtypePair::new(lo, hi))
     }
-    fn parts(&self, _: Gen) -> Vec<(String, usize, usize, String)> {
+    fn parts(&self, gen: Gen) -> Vec<(String, usize, usize, String)> {
         vec![
             (
                 ".dtype_lo".into(),
                 0,
                 1,
-                format!("{} (input, low nibble)", self.lo()),
+                format!("{} (input, low nibble)", self.lo().on(gen)),
             ),
             (
                 ".dtype_hi".into(),
                 0,
                 1,
-                format!("{} (output, high nibble)", self.hi()),
+                format!("{} (output, high nibble)", self.hi().on(gen)),
             ),
         ]
     }

@@ -385,11 +385,11 @@ macro_rules! enum_field {
             fn read(b: &[u8]) -> Self { <$T>::from_raw(u8::read(b)) }
             #[inline]
             fn write(&self, b: &mut [u8]) { self.raw().write(b) }
-            fn to_text(&self, _: Gen) -> String { self.to_string() }
+            // Names follow the generation (the rows' generations): a value `gen` does not
+            // define is written, and read, as its number.
+            fn to_text(&self, gen: Gen) -> String { self.on(gen).to_string() }
             fn parse_text(s: &str, gen: Gen) -> Result<Self, String> {
-                <$T>::parse_name(s).ok_or_else(|| format!(
-                    "unknown {} `{}`; expected one of {} (or a number)",
-                    <$T>::KIND.to_ascii_lowercase(), s.trim(), <$T>::names_for(gen).join(", ")))
+                <$T>::parse_on(s, gen)
             }
             fn expected() -> String { format!("a {} name or number", <$T>::KIND) }
             #[inline(always)]
@@ -411,6 +411,7 @@ macro_rules! for_each_enum_field {
             ImmSrc,
             AccumCmd,
             PeFp32Mode,
+            PeSeedMode,
             ImmSrcN,
             ReduceCmd,
             ActFunc,
@@ -427,8 +428,8 @@ macro_rules! for_each_enum_field {
 }
 use crate::tables::{
     AccumCmd, ActFunc, AffineSelectCmp, AluOp, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype,
-    ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim, UpdateMode,
-    WaitMode,
+    ImmSrc, ImmSrcN, PeFp32Mode, PeSeedMode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim,
+    UpdateMode, WaitMode,
 };
 pub(crate) use for_each_enum_field;
 for_each_enum_field!(enum_field);

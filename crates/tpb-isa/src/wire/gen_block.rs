@@ -63,32 +63,32 @@ fn sub_set(bytes: &mut [u8], start: usize, s: &Sub, v: u16) {
     }
 }
 
-fn value_text(kind: SubKind, v: u16) -> String {
+fn value_text(kind: SubKind, v: u16, gen: Gen) -> String {
     match kind {
         SubKind::Num => v.to_string(),
         SubKind::Hex => format!("{v:#x}"),
         SubKind::OutDtype if v == 0 => "0".into(),
-        SubKind::OutDtype => Dtype::from_raw(v as u8).to_string(),
+        SubKind::OutDtype => Dtype::from_raw(v as u8).on(gen).to_string(),
     }
 }
 
 /// [`value_text`] with what the value means where the text alone does not say it.
-fn value_meaning(kind: SubKind, v: u16) -> String {
+fn value_meaning(kind: SubKind, v: u16, gen: Gen) -> String {
     match kind {
         SubKind::OutDtype if v == 0 => "0 (the default: fp32)".into(),
-        _ => value_text(kind, v),
+        _ => value_text(kind, v, gen),
     }
 }
 
 /// The canonical text of a block.
-pub(crate) fn block_text(bytes: &[u8], start: usize, subs: &[Sub]) -> String {
+pub(crate) fn block_text(bytes: &[u8], start: usize, subs: &[Sub], gen: Gen) -> String {
     let mut parts: Vec<String> = subs
         .iter()
         .map(|s| {
             format!(
                 "{}:{}",
                 s.name,
-                value_text(s.kind, sub_get(bytes, start, s))
+                value_text(s.kind, sub_get(bytes, start, s), gen)
             )
         })
         .collect();
@@ -156,10 +156,7 @@ pub(crate) fn block_parse(
         seen.push(sub.offset);
         let max = if sub.size == 2 { 0xFFFF } else { 0xFF };
         let v = match sub.kind {
-            SubKind::OutDtype => match Dtype::parse_name(val) {
-                Some(d) => i128::from(d.raw()),
-                None => parse_int(val).ok_or_else(|| format!("`{val}` is not a dtype"))?,
-            },
+            SubKind::OutDtype => i128::from(Dtype::parse_on(val, gen)?.raw()),
             _ => parse_int(val).ok_or_else(|| format!("`{val}` is not an integer"))?,
         };
         if !(0..=max).contains(&v) {
@@ -177,6 +174,7 @@ pub(crate) fn block_parts(
     bytes: &[u8],
     start: usize,
     subs: &[Sub],
+    gen: Gen,
 ) -> Vec<(String, usize, usize, String)> {
     let mut parts: Vec<_> = subs
         .iter()
@@ -185,7 +183,7 @@ pub(crate) fn block_parts(
                 format!(".{}", s.name),
                 s.offset - start,
                 s.size,
-                value_meaning(s.kind, sub_get(bytes, start, s)),
+                value_meaning(s.kind, sub_get(bytes, start, s), gen),
             )
         })
         .collect();
@@ -277,7 +275,7 @@ macro_rules! gen_block {
                 $crate::wire::field::put_bytes(b, &self.0);
             }
             fn to_text(&self, gen: $crate::gen::Gen) -> String {
-                $crate::wire::gen_block::block_text(&self.0, $start, Self::subs(gen))
+                $crate::wire::gen_block::block_text(&self.0, $start, Self::subs(gen), gen)
             }
             fn parse_text(s: &str, gen: $crate::gen::Gen) -> Result<Self, String> {
                 let mut v = $T::default();
@@ -285,7 +283,7 @@ macro_rules! gen_block {
                 Ok(v)
             }
             fn parts(&self, gen: $crate::gen::Gen) -> Vec<(String, usize, usize, String)> {
-                $crate::wire::gen_block::block_parts(&self.0, $start, Self::subs(gen))
+                $crate::wire::gen_block::block_parts(&self.0, $start, Self::subs(gen), gen)
             }
             fn expected() -> String {
                 "`[name:value,…]` with this generation's field names".into()

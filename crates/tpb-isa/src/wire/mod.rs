@@ -19,6 +19,7 @@ pub mod field;
 pub mod gen_block;
 pub mod memref;
 mod pe;
+mod pe_other;
 mod s2s2d2_stt;
 mod s3d3_cp_pred_scalar;
 mod s3s3d3_tt;
@@ -42,6 +43,7 @@ pub use descriptor::{
 pub use dma::*;
 pub use field::{Bytes, EnumValue, Field, FieldDyn, TensorRef, TextRef, TextWriter};
 pub use pe::*;
+pub use pe_other::*;
 pub use s2s2d2_stt::*;
 pub use s3d3_cp_pred_scalar::S3d3CpPredScalar;
 pub use s3s3d3_tt::S3s3d3Tt;

@@ -70,6 +70,7 @@ use tpb_isa::wire::{
     DmaCopy2d, DmaDirect2d, DmaDirect2dXpose, DmaGatherXpose, DmaImmediate, DmaIndirect1d, Mem2d,
     PseudoDmaDirect2d, PseudoDmaExt,
 };
+use tpb_isa::wire::{PeRegWrite, S2Convlut, S2s1d2PeSeed, S3Lt, S4d3Mm, Smx1Lw, Smx1d3Mm};
 use tpb_isa::{Dtype, Gen, Instruction};
 
 /// Reusable buffers, so that executing an instruction allocates nothing in the common case.
@@ -797,6 +798,28 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     }
     fn matmul(&mut self, _: Row, sem::Matmul::Matmul: sem::Matmul, s: &'a S3d3Mm) -> Executed {
         pe::matmul(self, s)
+    }
+    // Issue 29 item 22: decoded, refused by the table's exec column (the missing facts).
+    fn pe_reg_write(&mut self, row: Row, sem::PeRegWrite::PeRegWrite: sem::PeRegWrite, _: &'a PeRegWrite) -> Executed {
+        Err(not_executed(row))
+    }
+    fn load_tags(&mut self, row: Row, sem::LoadTags::LoadTags: sem::LoadTags, _: &'a S3Lt) -> Executed {
+        Err(not_executed(row))
+    }
+    fn matmul_sparse(&mut self, row: Row, sem::MatmulSparse::MatmulSparse: sem::MatmulSparse, _: &'a S4d3Mm) -> Executed {
+        Err(not_executed(row))
+    }
+    fn pe_manage_seed(&mut self, row: Row, sem::PeManageSeed::PeManageSeed: sem::PeManageSeed, _: &'a S2s1d2PeSeed) -> Executed {
+        Err(not_executed(row))
+    }
+    fn load_weights_mx(&mut self, row: Row, sem::LoadWeightsMx::LoadWeightsMx: sem::LoadWeightsMx, _: &'a Smx1Lw) -> Executed {
+        Err(not_executed(row))
+    }
+    fn matmul_mx(&mut self, row: Row, sem::MatmulMx::MatmulMx: sem::MatmulMx, _: &'a Smx1d3Mm) -> Executed {
+        Err(not_executed(row))
+    }
+    fn conv_lut_load(&mut self, row: Row, sem::ConvLutLoad::ConvLutLoad: sem::ConvLutLoad, _: &'a S2Convlut) -> Executed {
+        Err(not_executed(row))
     }
     fn activate(
         &mut self,

@@ -1023,6 +1023,14 @@ pub fn generator(f: opcode::Family) -> Option<Make> {
         | Family::DmaGatherTranspose
         | Family::DmaMemcpy2
         | Family::DmaImmediate => return None,
+        // Issue 29 item 22: the other PE instructions, refused by the exec column.
+        Family::PeRegWrite
+        | Family::LoadTags
+        | Family::MatmulSparse
+        | Family::PeManageSeed
+        | Family::LoadWeightsMx
+        | Family::MatmulMx
+        | Family::ConvLutLoad => return None,
     })
 }
 

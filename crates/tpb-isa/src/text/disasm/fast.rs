@@ -16,8 +16,8 @@ use crate::geometry::NUM_REGISTERS;
 use crate::opcode::OpcodeInfo;
 use crate::tables::{
     AccumCmd, ActFunc, AffineSelectCmp, AluOp, DataSrc, DebugCmd, DgeComputeOp, DgeOpcode, Dtype,
-    ImmSrc, ImmSrcN, PeFp32Mode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim, UpdateMode,
-    WaitMode,
+    ImmSrc, ImmSrcN, PeFp32Mode, PeSeedMode, ReduceAxis, ReduceCmd, ReduceOp, RevOps, TensorSubdim,
+    UpdateMode, WaitMode,
 };
 use crate::text::schema::{always_printed_ref, for_each_enum_field, CHANNELS_FIELD, OPCODE_FIELD};
 use crate::wire::descriptor::f32_text;
@@ -174,13 +174,13 @@ impl<S: Sink> Writer<'_, '_, S> {
             TextRef::I32(n) => out.signed(n),
             TextRef::U32(n) => out.hex(n, 1),
             TextRef::DtypePair(p) => {
-                out.name(&DTYPE_NAMES, p.lo().0);
+                out.name(&DTYPE_NAMES, p.lo().0, self.gen);
                 out.put("->");
-                out.name(&DTYPE_NAMES, p.hi().0);
+                out.name(&DTYPE_NAMES, p.hi().0, self.gen);
             }
             TextRef::Opcode(o) => out.hex(u32::from(o.0), 2),
             TextRef::Addr4(a) => address(a, self.gen, out),
-            TextRef::Enum(e) => enumeration(e, out),
+            TextRef::Enum(e) => enumeration(e, self.gen, out),
             TextRef::Bytes(b) => out.hex_bytes(b),
             // DMA addresses and patterns, 64-bit words and the PE generation blocks: their
             // own per-generation text (rare, not hot).
@@ -192,15 +192,15 @@ impl<S: Sink> Writer<'_, '_, S> {
 /// The names of dtypes (also the two halves of a `DtypePair`).
 static DTYPE_NAMES: NameTable = NameTable::of(Dtype::TABLE);
 
-/// Writes an enumeration's name (or its `0x..` value).
+/// Writes an enumeration's name on `gen` (or its `0x..` value where `gen` does not define it).
 #[inline(always)]
-fn enumeration<S: Sink>(e: EnumValue, out: &mut Line<'_, S>) {
+fn enumeration<S: Sink>(e: EnumValue, gen: Gen, out: &mut Line<'_, S>) {
     macro_rules! arms {
         ($($E:ident),*) => {
             match e {
                 $( EnumValue::$E(e) => {
                     static NAMES: NameTable = NameTable::of($E::TABLE);
-                    out.name(&NAMES, e.0);
+                    out.name(&NAMES, e.0, gen);
                 } )*
             }
         };

@@ -7,6 +7,7 @@
 //! digits (callgrind, issue 11). Enumeration names are copied as fixed 24-byte slots from
 //! padded tables for the same reason.
 
+use crate::gen::Gen;
 use crate::tables::EnumRow;
 
 /// Where a line goes: a `String` or a byte buffer.
@@ -61,10 +62,12 @@ const PAIRS: [u8; 200] = {
     t
 };
 
-/// An enumeration's names padded to fixed slots, with their lengths (0: unknown value).
+/// An enumeration's names padded to fixed slots, with their lengths (0: unknown value) and
+/// the generations that define each value (a `GenSet` mask: names follow the generation).
 pub(crate) struct NameTable {
     text: [[u8; 24]; 256],
     len: [u8; 256],
+    gens: [u8; 256],
 }
 
 impl NameTable {
@@ -74,6 +77,7 @@ impl NameTable {
         let mut t = NameTable {
             text: [[0; 24]; 256],
             len: [0; 256],
+            gens: [0; 256],
         };
         let mut i = rows.len();
         while i > 0 {
@@ -88,6 +92,7 @@ impl NameTable {
                 j += 1;
             }
             t.len[v] = name.len() as u8;
+            t.gens[v] = rows[i].gens.bits();
         }
         t
     }
@@ -245,9 +250,11 @@ impl<'a, S: Sink> Line<'a, S> {
     /// Appends the name of `value` from `table`, or `{:#04x}` when it has none (the
     /// enumerations' `Display`).
     #[inline(always)]
-    pub(crate) fn name(&mut self, table: &NameTable, value: u8) {
-        let n = usize::from(table.len[usize::from(value)]);
-        if n == 0 {
+    /// The value's name on `gen`, or `0x..` where `gen` does not define it.
+    pub(crate) fn name(&mut self, table: &NameTable, value: u8, gen: Gen) {
+        let v = usize::from(value);
+        let n = usize::from(table.len[v]);
+        if n == 0 || table.gens[v] & gen.set().bits() == 0 {
             self.hex(u32::from(value), 2);
         } else {
             self.window()[..24].copy_from_slice(&table.text[usize::from(value)]);

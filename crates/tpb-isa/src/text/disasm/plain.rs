@@ -3,6 +3,7 @@
 use super::imm_is_fp32;
 use crate::gen::Gen;
 use crate::opcode::OpcodeInfo;
+use crate::tables::CodeEnum;
 use crate::text::schema::{always_printed, CHANNELS_FIELD, OPCODE_FIELD};
 use crate::wire::descriptor::f32_text;
 use crate::wire::field::hex;
@@ -55,10 +56,10 @@ fn structured(inst: &Instruction, row: &OpcodeInfo, gen: Gen, out: &mut String) 
         match f.text_value() {
             TextRef::Imm(v) if imm_is_fp32(inst, meta.name) => out.push_str(&f32_text(v.0)),
             TextRef::Enum(EnumValue::Dtype(d)) => {
-                let _ = write!(out, "{d}");
+                let _ = write!(out, "{}", d.on(gen));
             }
             TextRef::Enum(EnumValue::AluOp(op)) => {
-                let _ = write!(out, "{op}");
+                let _ = write!(out, "{}", op.on(gen));
             }
             _ => out.push_str(&f.text(gen)),
         }

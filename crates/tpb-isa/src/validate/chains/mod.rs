@@ -19,6 +19,7 @@ mod imm_ld;
 mod immediates;
 mod iota;
 pub(crate) mod pe;
+mod pe_other;
 mod ptr_multi;
 mod range_select;
 // Issue 17b chains.
@@ -43,6 +44,7 @@ use crate::wire::{
 use crate::wire::{
     CtrlIm, D1Rd, D4Mr, S2s2d2Stt, S3d3CpPredScalar, S3s3d3Tt, S4d2Bn, S4d4Cr, S4d4Mr, S4d4Tr,
 };
+use crate::wire::{PeRegWrite, S2Convlut, S2s1d2PeSeed, S3Lt, S4d3Mm, Smx1Lw, Smx1d3Mm};
 use Confidence::{Assumed, Observed};
 
 rule!(
@@ -210,6 +212,28 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
     }
     fn matmul(&mut self, _: Row, sem::Matmul::Matmul: sem::Matmul, s: View<'a, S3d3Mm>) -> Flow {
         pe::check_matmul(self.cx, &s)
+    }
+    // Issue 29 item 22: the other PE instructions (§1.10).
+    fn pe_reg_write(&mut self, _: Row, sem::PeRegWrite::PeRegWrite: sem::PeRegWrite, _: View<'a, PeRegWrite>) -> Flow {
+        pe_other::check_unpublished(self.cx)
+    }
+    fn load_tags(&mut self, _: Row, sem::LoadTags::LoadTags: sem::LoadTags, _: View<'a, S3Lt>) -> Flow {
+        pe_other::check_unpublished(self.cx)
+    }
+    fn matmul_sparse(&mut self, _: Row, sem::MatmulSparse::MatmulSparse: sem::MatmulSparse, _: View<'a, S4d3Mm>) -> Flow {
+        pe_other::check_unpublished(self.cx)
+    }
+    fn pe_manage_seed(&mut self, _: Row, sem::PeManageSeed::PeManageSeed: sem::PeManageSeed, s: View<'a, S2s1d2PeSeed>) -> Flow {
+        pe_other::check_pe_manage_seed(self.cx, &s)
+    }
+    fn load_weights_mx(&mut self, _: Row, sem::LoadWeightsMx::LoadWeightsMx: sem::LoadWeightsMx, _: View<'a, Smx1Lw>) -> Flow {
+        pe_other::check_unpublished(self.cx)
+    }
+    fn matmul_mx(&mut self, _: Row, sem::MatmulMx::MatmulMx: sem::MatmulMx, _: View<'a, Smx1d3Mm>) -> Flow {
+        pe_other::check_unpublished(self.cx)
+    }
+    fn conv_lut_load(&mut self, _: Row, sem::ConvLutLoad::ConvLutLoad: sem::ConvLutLoad, _: View<'a, S2Convlut>) -> Flow {
+        pe_other::check_unpublished(self.cx)
     }
     fn activate(
         &mut self,
