@@ -800,25 +800,60 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
         pe::matmul(self, s)
     }
     // Issue 29 item 22: decoded, refused by the table's exec column (the missing facts).
-    fn pe_reg_write(&mut self, row: Row, sem::PeRegWrite::PeRegWrite: sem::PeRegWrite, _: &'a PeRegWrite) -> Executed {
+    fn pe_reg_write(
+        &mut self,
+        row: Row,
+        sem::PeRegWrite::PeRegWrite: sem::PeRegWrite,
+        _: &'a PeRegWrite,
+    ) -> Executed {
         Err(not_executed(row))
     }
-    fn load_tags(&mut self, row: Row, sem::LoadTags::LoadTags: sem::LoadTags, _: &'a S3Lt) -> Executed {
+    fn load_tags(
+        &mut self,
+        row: Row,
+        sem::LoadTags::LoadTags: sem::LoadTags,
+        _: &'a S3Lt,
+    ) -> Executed {
         Err(not_executed(row))
     }
-    fn matmul_sparse(&mut self, row: Row, sem::MatmulSparse::MatmulSparse: sem::MatmulSparse, _: &'a S4d3Mm) -> Executed {
+    fn matmul_sparse(
+        &mut self,
+        row: Row,
+        sem::MatmulSparse::MatmulSparse: sem::MatmulSparse,
+        _: &'a S4d3Mm,
+    ) -> Executed {
         Err(not_executed(row))
     }
-    fn pe_manage_seed(&mut self, row: Row, sem::PeManageSeed::PeManageSeed: sem::PeManageSeed, _: &'a S2s1d2PeSeed) -> Executed {
+    fn pe_manage_seed(
+        &mut self,
+        row: Row,
+        sem::PeManageSeed::PeManageSeed: sem::PeManageSeed,
+        _: &'a S2s1d2PeSeed,
+    ) -> Executed {
         Err(not_executed(row))
     }
-    fn load_weights_mx(&mut self, row: Row, sem::LoadWeightsMx::LoadWeightsMx: sem::LoadWeightsMx, _: &'a Smx1Lw) -> Executed {
+    fn load_weights_mx(
+        &mut self,
+        row: Row,
+        sem::LoadWeightsMx::LoadWeightsMx: sem::LoadWeightsMx,
+        _: &'a Smx1Lw,
+    ) -> Executed {
         Err(not_executed(row))
     }
-    fn matmul_mx(&mut self, row: Row, sem::MatmulMx::MatmulMx: sem::MatmulMx, _: &'a Smx1d3Mm) -> Executed {
+    fn matmul_mx(
+        &mut self,
+        row: Row,
+        sem::MatmulMx::MatmulMx: sem::MatmulMx,
+        _: &'a Smx1d3Mm,
+    ) -> Executed {
         Err(not_executed(row))
     }
-    fn conv_lut_load(&mut self, row: Row, sem::ConvLutLoad::ConvLutLoad: sem::ConvLutLoad, _: &'a S2Convlut) -> Executed {
+    fn conv_lut_load(
+        &mut self,
+        row: Row,
+        sem::ConvLutLoad::ConvLutLoad: sem::ConvLutLoad,
+        _: &'a S2Convlut,
+    ) -> Executed {
         Err(not_executed(row))
     }
     fn activate(

@@ -214,25 +214,60 @@ impl<'a, const M: u8> FamilyVisitor<'a, Viewed> for Chains<'_, 'a, M> {
         pe::check_matmul(self.cx, &s)
     }
     // Issue 29 item 22: the other PE instructions (§1.10).
-    fn pe_reg_write(&mut self, _: Row, sem::PeRegWrite::PeRegWrite: sem::PeRegWrite, _: View<'a, PeRegWrite>) -> Flow {
+    fn pe_reg_write(
+        &mut self,
+        _: Row,
+        sem::PeRegWrite::PeRegWrite: sem::PeRegWrite,
+        _: View<'a, PeRegWrite>,
+    ) -> Flow {
         pe_other::check_unpublished(self.cx)
     }
-    fn load_tags(&mut self, _: Row, sem::LoadTags::LoadTags: sem::LoadTags, _: View<'a, S3Lt>) -> Flow {
+    fn load_tags(
+        &mut self,
+        _: Row,
+        sem::LoadTags::LoadTags: sem::LoadTags,
+        _: View<'a, S3Lt>,
+    ) -> Flow {
         pe_other::check_unpublished(self.cx)
     }
-    fn matmul_sparse(&mut self, _: Row, sem::MatmulSparse::MatmulSparse: sem::MatmulSparse, _: View<'a, S4d3Mm>) -> Flow {
+    fn matmul_sparse(
+        &mut self,
+        _: Row,
+        sem::MatmulSparse::MatmulSparse: sem::MatmulSparse,
+        _: View<'a, S4d3Mm>,
+    ) -> Flow {
         pe_other::check_unpublished(self.cx)
     }
-    fn pe_manage_seed(&mut self, _: Row, sem::PeManageSeed::PeManageSeed: sem::PeManageSeed, s: View<'a, S2s1d2PeSeed>) -> Flow {
+    fn pe_manage_seed(
+        &mut self,
+        _: Row,
+        sem::PeManageSeed::PeManageSeed: sem::PeManageSeed,
+        s: View<'a, S2s1d2PeSeed>,
+    ) -> Flow {
         pe_other::check_pe_manage_seed(self.cx, &s)
     }
-    fn load_weights_mx(&mut self, _: Row, sem::LoadWeightsMx::LoadWeightsMx: sem::LoadWeightsMx, _: View<'a, Smx1Lw>) -> Flow {
+    fn load_weights_mx(
+        &mut self,
+        _: Row,
+        sem::LoadWeightsMx::LoadWeightsMx: sem::LoadWeightsMx,
+        _: View<'a, Smx1Lw>,
+    ) -> Flow {
         pe_other::check_unpublished(self.cx)
     }
-    fn matmul_mx(&mut self, _: Row, sem::MatmulMx::MatmulMx: sem::MatmulMx, _: View<'a, Smx1d3Mm>) -> Flow {
+    fn matmul_mx(
+        &mut self,
+        _: Row,
+        sem::MatmulMx::MatmulMx: sem::MatmulMx,
+        _: View<'a, Smx1d3Mm>,
+    ) -> Flow {
         pe_other::check_unpublished(self.cx)
     }
-    fn conv_lut_load(&mut self, _: Row, sem::ConvLutLoad::ConvLutLoad: sem::ConvLutLoad, _: View<'a, S2Convlut>) -> Flow {
+    fn conv_lut_load(
+        &mut self,
+        _: Row,
+        sem::ConvLutLoad::ConvLutLoad: sem::ConvLutLoad,
+        _: View<'a, S2Convlut>,
+    ) -> Flow {
         pe_other::check_unpublished(self.cx)
     }
     fn activate(
