@@ -113,7 +113,8 @@ fn dma_copy_casts_and_checks_its_arguments() {
     // A strided HBM view (NKI `.ap`): every other element of row 0.
     let v = DmaView::new(DmaPlace::Hbm(x.offset), Dtype::FP32, vec![[1, 1], [2, 2]]);
     let w = core.ndarray(&[1, 2], Dtype::FP32, Space::Sbuf).unwrap();
-    core.dma_copy_view(&w.dma_view(), &v, None, None).unwrap();
+    core.dma_copy_view(&w.dma_view().unwrap(), &v, None, None)
+        .unwrap();
     assert_eq!(f32s(&core.read(&w).unwrap()), [1.5, 0.25]);
     let last = core.program().last().unwrap();
     let Body::DmaDirect2d(s) = last.body else {

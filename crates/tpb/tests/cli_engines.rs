@@ -855,3 +855,30 @@ fn the_svg_tells_kinds_apart_and_names_semaphores_by_what_they_order() {
     let act_row: Vec<&(f64, f64, f64, f64)> = bars.iter().filter(|b| b.3 < 20.0).collect();
     assert_eq!(act_row.len(), 4, "{bars:?}");
 }
+
+// Issue 29 item 4: control characters (and the code points XML forbids) in the program's
+// file name or its source lines cannot break the SVG: it stays well-formed XML, and each is
+// shown as an escape (`\u{1}`). (XML 1.0 §2.2 Char: no C0 control but tab, newline and
+// carriage return, no U+FFFE/U+FFFF, not even as a character reference.)
+#[test]
+fn control_characters_in_names_keep_the_svg_well_formed() {
+    let dir = scratch("svg-controls");
+    let name = "k\u{1}\u{1b}[31m\u{7f}\u{fffe}<&>\".tpb";
+    write(
+        &dir,
+        name,
+        "iota src=0:[[1,4]] multiplier=4 out=int32 dst=sbuf[p0..1]+0x0:[[1,4]] # \u{7}\u{8}\n",
+    );
+    status(&tpb(&dir, &["run", name, "--timeline", "c.svg"]), 0);
+    let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+    let all: String = doc.descendants().filter_map(|n| n.text()).collect();
+    assert!(
+        all.contains("k\\u{1}\\u{1b}[31m\\u{7f}\\u{fffe}<&>\""),
+        "{all}"
+    );
+    assert!(
+        !all.contains(['\u{1}', '\u{7}', '\u{8}', '\u{1b}', '\u{fffe}']),
+        "{all:?}"
+    );
+}

@@ -18,7 +18,7 @@ mod access;
 // Issue 18a: PE and ACT (plain executors).
 mod act;
 mod affine_select;
-mod dma;
+pub(crate) mod dma;
 mod engine;
 mod event_semaphore;
 mod imm_ld;

@@ -53,13 +53,23 @@ impl Format {
 /// Writes `path` as JSON or SVG by its extension (checked with the other outputs before the
 /// run, so its directory exists).
 pub fn write(path: &Path, program: &Program, run: &EngineRun) -> Result<(), CliError> {
+    let mut set = crate::atomic::FileSet::default();
+    stage(path, program, run, &mut set)?;
+    set.commit().map_err(|(p, e)| CliError::io(p, e))
+}
+
+/// As [`write`], staged into `set` (put in place when the set is committed).
+pub fn stage(
+    path: &Path,
+    program: &Program,
+    run: &EngineRun,
+    set: &mut crate::atomic::FileSet,
+) -> Result<(), CliError> {
     let format = Format::of(path).map_err(|e| CliError::Msg(format!("--timeline: {e}")))?;
     match format {
         // Streamed event by event into the temporary file: memory stays small however long the run.
-        Format::Json => {
-            crate::atomic::write_with(path, |mut out| chrome_trace(&mut out, program, run))
-        }
-        Format::Svg => crate::atomic::write_file(path, svg(program, run).as_bytes()),
+        Format::Json => set.stage_with(path, |mut out| chrome_trace(&mut out, program, run)),
+        Format::Svg => set.stage_with(path, |out| out.write_all(svg(program, run).as_bytes())),
     }
     .map_err(|e| CliError::io(path, e))
 }

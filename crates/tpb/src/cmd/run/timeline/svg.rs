@@ -106,8 +106,28 @@ impl Layout {
     }
 }
 
+/// `s` as the chart shows it: every control character but tab and newline (and U+FFFE,
+/// U+FFFF, which XML 1.0 forbids even as a reference, §2.2 `Char`) as a visible escape
+/// `\u{1b}`, so a kernel or file name cannot break the document.
+fn visible(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            // Tab and newline are XML characters (a race's tooltip has lines).
+            '\t' | '\n' => out.push(c),
+            c if c.is_control() || matches!(c, '\u{fffe}' | '\u{ffff}') => {
+                out.extend(c.escape_unicode())
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text for SVG content and attributes: [`visible`], with the markup characters as entities.
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
+    visible(s)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
@@ -378,7 +398,7 @@ pub fn svg(program: &Program, run: &EngineRun) -> String {
     let _ = writeln!(
         o,
         r#"<text class="title" x="{left}" y="20" font-size="14">{}{}</text>"#,
-        esc(&fit_left(&program.name, 14.0, room)),
+        esc(&fit_left(&visible(&program.name), 14.0, room)),
         esc(&tail)
     );
     for (r, (description, util)) in row_labels.iter().enumerate() {
