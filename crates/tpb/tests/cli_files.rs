@@ -403,3 +403,44 @@ fn outputs_are_created_with_the_umask_mode() {
         }
     }
 }
+
+// Item 1: `println!`, `print!` and `eprintln!` panic when the stream fails (the panic of
+// `tpb run … | head -1`). The commands write their report with `say!` (a failed write is an
+// error, status 2) and their messages with `tell!` (dropped if standard error is gone), so
+// the CLI's sources use none of std's printing macros.
+#[test]
+fn the_cli_prints_only_through_say_and_tell() {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    assert!(files.len() > 10, "{files:?}");
+    let mut found = Vec::new();
+    for f in files {
+        for (i, line) in fs::read_to_string(&f).unwrap().lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if ["println!(", "print!(", "eprintln!(", "eprint!("]
+                .iter()
+                .any(|m| code.contains(m))
+            {
+                found.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "std printing macros:\n{}",
+        found.join("\n")
+    );
+}

@@ -270,7 +270,7 @@ fn print_engines(program: &Program, run: &EngineRun) -> Result<(), CliError> {
         )?;
     }
     // The estimate beside the physical bound of the work (docs/engines.md "Roofline").
-    println!("roofline {}", run.roofline());
+    say!("roofline {}", run.roofline())?;
     if let (Some(&first), Some(&last)) = (run.critical_path.first(), run.critical_path.last()) {
         let span = run.steps[last].end_ps - run.steps[first].start_ps;
         let name = |i: usize| {
