@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import pathlib
+import re
+import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
@@ -162,3 +164,34 @@ def test_profile_of_tensor_add_shows_the_dma_queues(tmp_path):
     names = {e.get("args", {}).get("name") for e in trace["traceEvents"] if e.get("ph") == "M"}
     assert "DMA queue of SP (hardware DGE)" in names, names
     assert (tmp_path / "t.svg").read_text().lstrip().startswith("<svg")
+
+
+def test_the_kernel_timeline_names_semaphores_by_the_kernel_lines_they_order(tmp_path):
+    """Issue 28 item 5: the SVG timeline of a kernel labels each semaphore change that lets
+    a wait through as producer → consumer with the kernel's own source lines (the emitter's
+    semaphores 250-255 are not named); the JSON counter tracks name the engines ordered."""
+    make, grid, _ = CASES["tensor_add"]
+    a, b = make()
+    kernel = load("tensor_add").tensor_add
+    _, prof = nki.profile_kernel(kernel[grid], a, b,
+                                 timeline=[tmp_path / "t.svg", tmp_path / "t.json"])
+    source = (KERNELS / "tensor_add.py").read_text().splitlines()
+    line = {key: source.index(text) + 1 for key, text in [
+        ("load_a", "    a_tile = nl.load(a_input[ix, iy])"),
+        ("load_b", "    b_tile = nl.load(b_input[ix, iy])"),
+        ("add", "    c_tile = nl.add(a_tile, b_tile)"),
+    ]}
+    root = ET.parse(tmp_path / "t.svg").getroot()
+    labels = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")
+              if t.get("class") == "sync-label"]
+    assert labels, "no semaphore label"
+    assert not [t for t in labels if re.search(r"\b(semaphore|event) \d", t)], labels
+    # Each add (tt_arith, or the EventSemaphore record holding its second wait) is let
+    # through by a load's landing.
+    consumers = {f"tt_arith L{line['add']}", f"event_semaphore L{line['add']}"}
+    loads = {f"dma_memcpy L{line['load_a']}", f"dma_memcpy L{line['load_b']}"}
+    pairs = {tuple(t.split(" → ")) for t in labels}
+    assert any(p in loads and c in consumers for p, c in pairs), labels
+    trace = json.loads((tmp_path / "t.json").read_text())
+    tracks = {e["name"] for e in trace["traceEvents"] if e.get("ph") == "C"}
+    assert any(t.startswith("semaphore ") and "→ DVE" in t for t in tracks), tracks

@@ -10,6 +10,7 @@ use cli::tpb;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
+use tpb::cmd::run::timeline::text_width;
 
 fn example(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -433,10 +434,11 @@ fn the_chrome_trace_has_engine_tracks_instruction_events_and_semaphore_counters(
     assert_eq!(range["args"]["elements"], 65536);
     assert_eq!(range["args"]["bytes"], 131072);
     assert_eq!(range["args"]["line"], 29);
-    // Semaphore 0 as a counter track: 0 at the start, 1 when POOL's EventSemaphore completes.
+    // Semaphore 0 as a counter track named by what it orders (POOL's record lets DVE's
+    // wait through): 0 at the start, 1 when POOL's EventSemaphore completes.
     let sem: Vec<(f64, i64)> = events
         .iter()
-        .filter(|e| e["ph"] == "C" && e["name"] == "semaphore 0")
+        .filter(|e| e["ph"] == "C" && e["name"] == "semaphore 0: POOL → DVE")
         .map(|e| {
             (
                 e["ts"].as_f64().unwrap(),
@@ -582,6 +584,20 @@ fn a_deadlock_shows_in_both_timelines() {
     };
     assert_eq!(count("blocked"), 2);
     assert_eq!(count("deadlock"), 1);
+    // Issue 28 item 5: POOL is blocked from the deadlock instant itself (its iota ends
+    // then); each blocked engine still shows, as a labelled tail past the deadlock.
+    for g in doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("blocked"))
+    {
+        let widest = g
+            .children()
+            .filter(|n| n.has_tag_name("rect"))
+            .filter_map(|r| r.attribute("width")?.parse::<f64>().ok())
+            .fold(0.0, f64::max);
+        assert!(widest >= 20.0, "a blocked engine drawn {widest} px wide");
+        assert!(g.children().any(|n| n.text() == Some("blocked")));
+    }
     // A run that completes has neither.
     status(
         &tpb(
@@ -612,12 +628,25 @@ fn semaphore_steps(n: usize) -> String {
     s
 }
 
+/// `n` POOL iotas each bumping semaphore 0, and `n` DVE copies, the k-th waiting for the
+/// k-th bump: `n` changes close together, each letting a wait through.
+fn ordered_steps(n: usize) -> String {
+    let mut s = semaphore_steps(n);
+    for k in 1..=n {
+        s += &format!(
+            "ts_arith src=sbuf[p0..1]+0x200:[[1,4]] in=fp32 out=fp32 op0=add imm0=1.0 \
+             dst=sbuf[p0..1]+0x100:[[1,4]] wait_mode=sem_ge_imm wait_idx=0 semaphore_value={k}\n"
+        );
+    }
+    s
+}
+
 // Issue 20 item 19: semaphore labels in the SVG never overlap (close changes used to print
 // on top of each other); a change whose label has no room keeps its dashed line.
 #[test]
 fn svg_semaphore_labels_do_not_overlap() {
     let dir = scratch("svg-labels");
-    let prog = write(&dir, "s.tpb", &semaphore_steps(12));
+    let prog = write(&dir, "s.tpb", &ordered_steps(12));
     status(&tpb(&dir, &["run", &prog, "--timeline", "s.svg"]), 0);
     let svg = svg_of(&dir.join("s.svg"));
     let doc = roxmltree::Document::parse(&svg).unwrap();
@@ -632,8 +661,7 @@ fn svg_semaphore_labels_do_not_overlap() {
         .map(|n| {
             let x: f64 = n.attribute("x").unwrap().parse().unwrap();
             let y: f64 = n.attribute("y").unwrap().parse().unwrap();
-            // 10-pixel sans-serif: no character is wider than 6 px on average.
-            (y, x, x + 6.0 * n.text().unwrap().chars().count() as f64)
+            (y, x, x + text_width(n.text().unwrap(), 10.0))
         })
         .collect();
     assert!(!labels.is_empty());
@@ -674,6 +702,158 @@ fn a_long_run_draws_a_bounded_svg() {
         })
         .sum();
     assert_eq!(total, 25_000);
+}
+
+/// An SVG text element's box: (x, y, width), the width an upper bound for regular text
+/// (the chart's own measure, from DejaVu Sans' advance widths).
+fn text_box(n: roxmltree::Node) -> (f64, f64, f64) {
+    let num = |a: &str| n.attribute(a).and_then(|v| v.parse::<f64>().ok());
+    let font = n
+        .ancestors()
+        .find_map(|a| a.attribute("font-size")?.parse::<f64>().ok())
+        .unwrap_or(12.0);
+    let text: String = n
+        .descendants()
+        .filter(|d| d.is_text() && d.parent().is_some_and(|p| !p.has_tag_name("title")))
+        .filter_map(|d| d.text())
+        .collect();
+    (
+        num("x").unwrap(),
+        num("y").unwrap(),
+        text_width(&text, font),
+    )
+}
+
+fn class_of<'a>(doc: &'a roxmltree::Document, class: &str) -> Vec<roxmltree::Node<'a, 'a>> {
+    doc.descendants()
+        .filter(|n| n.attribute("class") == Some(class))
+        .collect()
+}
+
+// Issue 28 item 5: the pipeline's timeline tells instruction kinds apart (LoadWeights and
+// Matmul have their own colours, named in a legend), names each semaphore change by what it
+// orders with source lines, keeps every label inside the canvas and no two semaphore labels
+// on top of each other, and draws the ACT-issued DMA requests that run beside ACT's
+// activations in lanes of their own.
+#[test]
+fn the_svg_tells_kinds_apart_and_names_semaphores_by_what_they_order() {
+    let dir = scratch("svg-legible");
+    let args = [
+        "run",
+        &example("pe_act_pipeline.tpb"),
+        "--timeline",
+        "p.svg",
+    ];
+    status(&tpb(&dir, &args), 0);
+    let svg = svg_of(&dir.join("p.svg"));
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let root = doc.root_element();
+    let width: f64 = root.attribute("width").unwrap().parse().unwrap();
+    let height: f64 = root.attribute("height").unwrap().parse().unwrap();
+
+    // Colour per kind: one fill per mnemonic, a different one for each.
+    let mut fills: Vec<(String, String)> = Vec::new();
+    for bar in class_of(&doc, "inst") {
+        let title = bar.first_element_child().unwrap().text().unwrap();
+        let mnemonic = ["load_weights", "matmul", "activate", "dma_memcpy"]
+            .into_iter()
+            .find(|m| title.contains(&format!(": {m} ")))
+            .unwrap_or_else(|| panic!("{title}"));
+        fills.push((mnemonic.into(), bar.attribute("fill").unwrap().into()));
+    }
+    fills.sort();
+    fills.dedup();
+    let kinds: Vec<&String> = fills.iter().map(|f| &f.0).collect();
+    assert_eq!(kinds, ["activate", "dma_memcpy", "load_weights", "matmul"]);
+    let mut colours: Vec<&String> = fills.iter().map(|f| &f.1).collect();
+    colours.dedup();
+    colours.sort();
+    colours.dedup();
+    assert_eq!(colours.len(), 4, "{fills:?}");
+    let legend: String = class_of(&doc, "legend")
+        .iter()
+        .map(|g| {
+            g.descendants()
+                .filter(|n| n.is_text())
+                .filter_map(|n| n.text())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    for kind in kinds {
+        assert!(legend.contains(kind.as_str()), "{legend}");
+    }
+    assert!(legend.contains("lw load_weights"), "{legend}");
+
+    // Semaphores by what they order: the DMA of line 27 (the weights) lets the LoadWeights
+    // of line 32 start; no label is a semaphore number.
+    let labels: Vec<&str> = class_of(&doc, "sync-label")
+        .iter()
+        .map(|n| n.text().unwrap())
+        .collect();
+    assert!(
+        labels.contains(&"dma_memcpy L27 → load_weights L32"),
+        "{labels:?}"
+    );
+    assert!(labels.contains(&"matmul L33 → activate L37"), "{labels:?}");
+    // No label names an object by number ("semaphore 1", "event 3").
+    let numbered = |l: &&str| {
+        ["semaphore ", "event "].iter().any(|o| {
+            l.split(o)
+                .skip(1)
+                .any(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        })
+    };
+    assert!(!labels.iter().any(numbered), "{labels:?}");
+
+    // Every text inside the canvas; semaphore labels apart; bar labels inside their bars.
+    for class in ["title", "row-label", "sync-label", "bar-label", "note"] {
+        let texts: Vec<_> = class_of(&doc, class);
+        assert!(!texts.is_empty(), "no {class}");
+        for n in texts {
+            let (x, y, w) = text_box(n);
+            assert!(
+                x >= 0.0 && x + w <= width && y > 10.0 && y <= height,
+                "{class} {:?} at {x}..{} of {width}",
+                n.text(),
+                x + w
+            );
+        }
+    }
+    for g in class_of(&doc, "legend") {
+        // Its short label is bold: at most 1.25 times as wide.
+        let (x, _, w) = text_box(g.children().find(|n| n.has_tag_name("text")).unwrap());
+        assert!(x + 1.25 * w <= width, "legend entry past the canvas");
+    }
+    let sync: Vec<(f64, f64, f64)> = class_of(&doc, "sync-label")
+        .into_iter()
+        .map(text_box)
+        .collect();
+    for (i, a) in sync.iter().enumerate() {
+        for b in &sync[i + 1..] {
+            let apart = a.1 != b.1 || a.0 + a.2 <= b.0 || b.0 + b.2 <= a.0;
+            assert!(apart, "semaphore labels overlap: {a:?} {b:?}");
+        }
+    }
+    let bars: Vec<(f64, f64, f64, f64)> = class_of(&doc, "inst")
+        .iter()
+        .map(|r| {
+            let a = |k: &str| r.attribute(k).unwrap().parse::<f64>().unwrap();
+            (a("x"), a("y"), a("width"), a("height"))
+        })
+        .collect();
+    for n in class_of(&doc, "bar-label") {
+        let (x, y, w) = text_box(n);
+        assert!(
+            bars.iter()
+                .any(|b| x >= b.0 && x + w <= b.0 + b.2 && y > b.1 && y < b.1 + b.3),
+            "{:?} is not inside its bar",
+            n.text()
+        );
+    }
+    // ACT's two DMA requests run beside its activations: half-height bars in two lanes.
+    let act_row: Vec<&(f64, f64, f64, f64)> = bars.iter().filter(|b| b.3 < 20.0).collect();
+    assert_eq!(act_row.len(), 4, "{bars:?}");
 }
 
 // Issue 29 item 4: control characters (and the code points XML forbids) in the program's

@@ -752,7 +752,8 @@ def dma_copy(dst: Any, src: Any, priority: Optional[int] = None, oob_mode: Any =
             (``Core.ndarray(shape, dtype, buffer="hbm")``) or SBUF (a PSUM source is refused).
         priority: 0..3, NeuronCore-v4+ only. oob_mode: ``error`` / ``skip``.
         dge_mode: ``unknown`` / ``swdge`` (issued on GpSimd) / ``hwdge`` (equal dtypes) / ``none``.
-        engine: ``sync`` (SP), ``scalar`` (ACT), ``gpsimd`` (POOL) or ``unknown``.
+        engine: ``sync`` (SP), ``scalar`` (ACT), ``gpsimd`` (POOL) or ``unknown`` (the
+            kernel's requests take SP and ACT in turn; POOL on sunda).
         name: label for profiles and errors.
 
     Example::

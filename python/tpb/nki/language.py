@@ -163,10 +163,10 @@ def load(src: Any, dtype: Any = None, *, mask: Any = None, name: Optional[str] =
             view's shape and only the box is loaded (the other elements are don't-care).
         name: label for profiles and errors.
 
-    Semantics: one DMAMEMCPY (0xB8) issued on SP (POOL on sunda) whose transfer runs on that
-    engine's DMA queue (a copy that does not fit one request is split into several); an
-    instruction that reads the tile waits for the DMA's data-landed semaphore, not for the
-    request's issue.
+    Semantics: one DMAMEMCPY (0xB8) issued on SP or ACT, the kernel's requests taking them
+    in turn (POOL on sunda), whose transfer runs on that engine's DMA queue (a copy that does
+    not fit one request is split into several); an instruction that reads the tile waits for
+    the DMA's data-landed semaphore, not for the request's issue.
 
     Example::
 
@@ -191,8 +191,8 @@ def store(dst: Any, value: Any, *, mask: Any = None, name: Optional[str] = None,
         mask: an affine predicate over the views' ``nl.arange`` indices (stores the box only).
         name: label for profiles and errors.
 
-    Semantics: one DMAMEMCPY (0xB8) on SP's DMA queue (POOL's on sunda), issued once the
-    instructions that wrote ``value`` have completed.
+    Semantics: one DMAMEMCPY (0xB8) issued on SP or ACT in turn with the kernel's other
+    requests (POOL on sunda), once the instructions that wrote ``value`` have completed.
 
     Example::
 

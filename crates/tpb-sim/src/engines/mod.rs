@@ -9,6 +9,8 @@
 //! - [`timing`]: the timing model's constants ([`crate::assumptions::TIMING_CONSTANTS`]) and
 //!   the cost of an instruction.
 //! - [`sync`]: waits and updates as conditions and deferred operations.
+//! - `counters`: the semaphore and event values over a run, each change with the step that
+//!   made it and the first wait it let through (for timelines).
 //! - [`race`]: vector clocks and the race detector.
 //! - `signals`: what a semaphore wait acquires from other engines' signals, whatever
 //!   order the timing lands them in.
@@ -34,6 +36,7 @@
 //! ```
 
 pub mod cost;
+mod counters;
 pub mod queue;
 pub mod race;
 pub mod sched;
@@ -42,11 +45,12 @@ pub mod sync;
 pub mod timing;
 
 pub use cost::{Formula, Priced};
+pub use counters::CounterSample;
 pub use queue::{home, place, split, EngineId, Home, PlaceError, NUM_ENGINES};
 pub use race::{Clock, Race, RaceKind, RaceSide};
 pub use sched::{
-    run_engines, run_engines_with, Blocked, CounterSample, Deadlock, EngineOptions, EngineRun,
-    EngineSummary, Roofline, ScheduledStep, Stop, Work,
+    run_engines, run_engines_with, Blocked, Deadlock, EngineOptions, EngineRun, EngineSummary,
+    Roofline, ScheduledStep, Stop, Work,
 };
 pub use sync::{Object, Sync, Wait};
 pub use timing::{Costs, Timing, TimingError};

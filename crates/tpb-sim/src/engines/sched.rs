@@ -7,6 +7,7 @@
 //! and no update or engine is still pending, the run is over: complete, or a deadlock.
 
 use super::cost::Priced;
+use super::counters::{CounterLog, CounterSample};
 use super::queue::{is_dma_request, split, EngineId, NUM_ENGINES};
 use super::race::{join, Clock, Detector, History, Race, RaceSide};
 use super::signals::Signals;
@@ -77,17 +78,6 @@ pub struct ScheduledStep {
     pub elements: u64,
     /// Bytes stored to memory.
     pub bytes_written: u64,
-}
-
-/// A semaphore or event value from a time on (for counter tracks).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CounterSample {
-    /// When (ps).
-    pub ps: u64,
-    /// Which object.
-    pub object: Object,
-    /// Its value from then on (events: 0 or 1).
-    pub value: i64,
 }
 
 /// An engine stuck at a wait.
@@ -536,9 +526,7 @@ pub fn run_engines_with(
     let mut steps: Vec<ScheduledStep> = Vec::with_capacity(insts.len());
     let mut work = Work::default();
     let mut warnings: Vec<Warning> = Vec::new();
-    let mut counters: Vec<CounterSample> = Vec::new();
-    let record_counters = opts.record_counters;
-    let mut seen = vec![false; NUM_OBJECTS];
+    let mut counters = CounterLog::new(opts.record_counters);
     let mut detector = Detector::new(opts.max_races);
     let mut now = 0u64;
     let mut dma = DmaEngines {
@@ -551,25 +539,6 @@ pub fn run_engines_with(
         Object::Semaphore(i) => i64::from(sems[i as usize]),
         Object::Event(i) => i64::from(events[i as usize]),
     };
-    let mut sample =
-        |o: Object, ps: u64, before: i64, after: i64, counters: &mut Vec<CounterSample>| {
-            if !record_counters {
-                return;
-            }
-            if !seen[o.slot()] {
-                seen[o.slot()] = true;
-                counters.push(CounterSample {
-                    ps: 0,
-                    object: o,
-                    value: before,
-                });
-            }
-            counters.push(CounterSample {
-                ps,
-                object: o,
-                value: after,
-            });
-        };
 
     let stop = 'run: loop {
         // 1. Updates due now, in issue order.
@@ -598,7 +567,7 @@ pub fn run_engines_with(
             }
             signals.landed(steps[p.step].engine, p.op, &p.clock);
             obj_writer[o.slot()] = Some(p.step);
-            sample(o, t, before, value(o, &sems, &events), &mut counters);
+            counters.change(o, t, before, value(o, &sems, &events), p.step);
         }
         // 2. Free engines start their head instruction if its waits hold.
         let mut started = false;
@@ -660,6 +629,7 @@ pub fn run_engines_with(
                     .acquire(w, e, value(o, &sems, &events))
                     .unwrap_or_else(|| history[o.slot()].acquire(|v| w.holds_at(v), w.closed()));
                 join(&mut en.clock, &acquired);
+                counters.released(w, index);
                 if now > ready && waited_on.is_none() && obj_writer[o.slot()].is_some() {
                     waited_on = Some(o);
                 }
@@ -674,7 +644,7 @@ pub fn run_engines_with(
                     sync_machine(m, o, &sems, &events);
                     history[o.slot()].update(value(o, &sems, &events), &en.clock);
                     obj_writer[o.slot()] = Some(index);
-                    sample(o, now, before, value(o, &sems, &events), &mut counters);
+                    counters.change(o, now, before, value(o, &sems, &events), index);
                 }
             }
             let enabled_by = waited_on.and_then(|o| obj_writer[o.slot()]);
@@ -877,7 +847,7 @@ pub fn run_engines_with(
         makespan_ps: makespan,
         summary,
         critical_path,
-        counters,
+        counters: counters.into_samples(),
         work,
         costs,
     }

@@ -33,6 +33,9 @@ pub struct Program {
     pub lines: Vec<usize>,
     /// Each instruction's source text, for reports ([`Program::source`]).
     pub sources: Sources,
+    /// For programs built by the kernel layer, each instruction's note: the kernel source
+    /// line that emitted it ([`Program::from_parts`]); empty otherwise.
+    pub notes: Sources,
     /// Each instruction's engine (the opcode table, or `.engine` / `--queue`).
     pub engines: Vec<EngineId>,
     /// The run directives, in source order (empty for binaries; `.engine` is consumed).
@@ -54,6 +57,7 @@ pub fn load(
             name: file.map_or("--hex".into(), |p| p.display().to_string()),
             gen,
             sources: Sources::binary(insts.len()),
+            notes: Sources::default(),
             engines: place(&insts, gen, &[]).unwrap_or_default(),
             insts,
             lines: Vec::new(),
@@ -199,6 +203,7 @@ fn assemble(path: &Path, src: String, gen_flag: Option<Gen>) -> Result<Program, 
         insts,
         lines: map.lines,
         sources,
+        notes: Sources::default(),
         engines,
         directives,
         dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
@@ -315,6 +320,27 @@ impl Program {
         })
     }
 
+    /// Where instruction `i` comes from: `line 14` of a text program, or the kernel layer's
+    /// note (`"acc" at kernel.py:19`); `None` for a binary bundle.
+    pub fn site(&self, i: usize) -> Option<String> {
+        if let Some(l) = self.lines.get(i) {
+            return Some(format!("line {l}"));
+        }
+        self.notes
+            .get(i)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+    }
+
+    /// The source line of instruction `i`: its line in a text program, or the line of the
+    /// kernel source that emitted it (the number after the note's last `:`).
+    pub fn line_of(&self, i: usize) -> Option<usize> {
+        if let Some(&l) = self.lines.get(i) {
+            return Some(l);
+        }
+        self.notes.get(i)?.rsplit(':').next()?.trim().parse().ok()
+    }
+
     /// A program built elsewhere (the kernel layer's emitted program): each instruction's
     /// text is its disassembly followed by `  # note` when `notes[i]` is not empty (the
     /// kernel source line that emitted it), so reports and timelines name it.
@@ -325,13 +351,16 @@ impl Program {
         engines: Vec<EngineId>,
         notes: &[String],
     ) -> Program {
-        let mut sources = Sources::default();
+        let (mut sources, mut kept) = (Sources::default(), Sources::default());
         for (i, inst) in insts.iter().enumerate() {
             let text = disasm(inst, gen);
-            match notes.get(i).filter(|n| !n.is_empty()) {
-                Some(n) => sources.push(&format!("{text}  # {n}")),
-                None => sources.push(&text),
+            let note = notes.get(i).map_or("", String::as_str);
+            if note.is_empty() {
+                sources.push(&text);
+            } else {
+                sources.push(&format!("{text}  # {note}"));
             }
+            kept.push(note);
         }
         Program {
             name: name.into(),
@@ -339,6 +368,7 @@ impl Program {
             insts,
             lines: Vec::new(),
             sources,
+            notes: kept,
             engines,
             directives: Vec::new(),
             dir: PathBuf::new(),
@@ -353,6 +383,7 @@ impl Program {
             insts: Vec::new(),
             lines: Vec::new(),
             sources: Sources::default(),
+            notes: Sources::default(),
             engines: Vec::new(),
             directives: Vec::new(),
             dir: PathBuf::new(),

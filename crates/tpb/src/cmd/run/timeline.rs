@@ -1,23 +1,27 @@
 //! The run's timeline: Chrome trace-event JSON (opens in Perfetto and chrome://tracing) and a
-//! self-contained SVG Gantt chart. Both are written atomically (a temporary file in the
-//! same directory, then a rename).
+//! self-contained SVG Gantt chart ([`svg`]). Both are written atomically (a temporary file in
+//! the same directory, then a rename).
 //!
 //! Memory stays proportional to the output, not to a document tree (issue 20 item 6): the
 //! JSON is serialised one event at a time (before: about 11 KB per instruction as a
-//! `serde_json::Value`, 1.1 GB for 100k instructions), and the SVG draws at most
-//! [`MAX_SVG_BARS`] instruction bars: beyond that, bars, waits and semaphore lines that fall
-//! in one pixel column of one row are drawn as one, so its size is bounded whatever the
-//! program. A deadlock shows in both: each blocked engine's wait up to the deadlock, and a
-//! marker at the deadlock time.
+//! `serde_json::Value`, 1.1 GB for 100k instructions), and the SVG's size is bounded
+//! ([`MAX_SVG_BARS`]). A deadlock shows in both: each blocked engine's wait up to the
+//! deadlock, and a marker at the deadlock time. Semaphores and events are named by what
+//! they order ([`orders`]).
 
-use super::engine_text::{describe, race_text, time};
+pub mod orders;
+mod svg;
+
+pub use svg::{svg, text_width, MAX_SVG_BARS};
+
+use super::engine_text::{describe, race_text};
 use super::program::Program;
 use crate::cmd::CliError;
 use serde_json::{json, Value};
-use std::fmt::Write as _;
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::Path;
-use tpb_sim::engines::{Deadlock, EngineId, EngineRun, Race, Stop};
+use tpb_sim::engines::{EngineId, EngineRun, Object, Race, Stop};
 
 /// A timeline's file format, chosen by its extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,11 +140,20 @@ pub fn chrome_trace(out: &mut impl Write, program: &Program, run: &EngineRun) ->
     for s in &run.steps {
         let i = s.inst.index;
         if s.start_ps > s.ready_ps {
+            // Named by the instruction waited for, not the semaphore's number.
+            let name = match (s.waited_on, s.enabled_by) {
+                (_, Some(by)) => format!("wait for {}", orders::short(program, run, by)),
+                (Some(o), None) => format!("wait {o}"),
+                (None, None) => "wait".into(),
+            };
             ev.push(&json!({
-                "name": match s.waited_on { Some(o) => format!("wait {o}"), None => "wait".into() },
-                "cat": "wait", "ph": "X", "pid": 1, "tid": tid(s.engine),
+                "name": name, "cat": "wait", "ph": "X", "pid": 1, "tid": tid(s.engine),
                 "ts": us(s.ready_ps), "dur": us(s.start_ps - s.ready_ps),
-                "args": {"before": i}
+                "args": {
+                    "before": i,
+                    "object": s.waited_on.map(|o| o.to_string()),
+                    "set_by": s.enabled_by.map(|b| orders::long(program, run, b)),
+                }
             }))?;
         }
         ev.push(&json!({
@@ -158,11 +171,14 @@ pub fn chrome_trace(out: &mut impl Write, program: &Program, run: &EngineRun) ->
             }
         }))?;
     }
+    // One counter track per object, named by the engines it orders.
+    let mut tracks: HashMap<Object, String> = HashMap::new();
     for c in &run.counters {
-        ev.push(
-            &json!({"name": c.object.to_string(), "ph": "C", "pid": 1, "ts": us(c.ps),
-                        "args": {"value": c.value}}),
-        )?;
+        let name = tracks
+            .entry(c.object)
+            .or_insert_with(|| orders::track(run, c.object));
+        ev.push(&json!({"name": name, "ph": "C", "pid": 1, "ts": us(c.ps),
+                        "args": {"value": c.value}}))?;
     }
     for r in &run.races {
         let s = &run.steps[later_step(r)];
@@ -204,307 +220,4 @@ pub fn chrome_trace(out: &mut impl Write, program: &Program, run: &EngineRun) ->
     )
     .map_err(io::Error::from)?;
     out.write_all(b"}\n")
-}
-
-/// Text for SVG content and attributes: markup characters as entities, and every control
-/// character but tab and newline (and U+FFFE/U+FFFF, which XML 1.0 forbids even as a reference, §2.2 `Char`)
-/// written as a visible escape `\u{1b}`, so a kernel or file name cannot break the document.
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            // Tab and newline are XML characters (a race's tooltip has lines).
-            '\t' | '\n' => out.push(c),
-            c if c.is_control() || matches!(c, '\u{fffe}' | '\u{ffff}') => {
-                out.extend(c.escape_unicode())
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Colours per engine (bars), readable on white.
-fn colour(e: EngineId) -> &'static str {
-    match e {
-        EngineId::Pe => "#4e79a7",
-        EngineId::Act => "#59a14f",
-        EngineId::Pool => "#f28e2b",
-        EngineId::Dve => "#4e9fd6",
-        EngineId::Sp => "#8c8c8c",
-        EngineId::DmaSp => "#b07aa1",
-        EngineId::DmaAct => "#9c755f",
-        EngineId::DmaPool => "#e15759",
-    }
-}
-
-/// Instruction bars drawn one per instruction; a longer run draws one bar per pixel column
-/// of each row (see the module docs).
-pub const MAX_SVG_BARS: usize = 20_000;
-
-/// Average advance of a character of the 10-pixel labels (sans-serif digits are 5.6 px).
-const LABEL_CHAR_PX: f64 = 6.0;
-
-/// Rows of semaphore labels above the chart; a label that fits in none is left out (its
-/// dashed line keeps the value in its tooltip).
-const LABEL_LANES: usize = 3;
-
-/// Places labels `(x, text)` (sorted by x) in [`LABEL_LANES`] lanes without overlap:
-/// the lane of each, or `None` when none has room.
-fn label_lanes(labels: &[(f64, String)]) -> Vec<Option<usize>> {
-    let mut ends = [f64::NEG_INFINITY; LABEL_LANES];
-    labels
-        .iter()
-        .map(|(x, text)| {
-            let lane = ends.iter().position(|&end| end + 4.0 <= *x)?;
-            ends[lane] = x + LABEL_CHAR_PX * text.chars().count() as f64;
-            Some(lane)
-        })
-        .collect()
-}
-
-/// Consecutive items of one row that fall in one pixel column when there are too many to
-/// draw one by one: `(first, last)` index ranges into `items`, which are in time order.
-fn columns<T>(items: &[T], coalesce: bool, column: impl Fn(&T) -> i64) -> Vec<(usize, usize)> {
-    let mut groups: Vec<(usize, usize)> = Vec::new();
-    for (k, it) in items.iter().enumerate() {
-        match groups.last_mut() {
-            Some(g) if coalesce && column(&items[g.1]) == column(it) => g.1 = k,
-            _ => groups.push((k, k)),
-        }
-    }
-    groups
-}
-
-/// The SVG Gantt chart: one row per engine, one `class="inst"` bar per instruction (its
-/// tooltip names it), grey hatched waits, red marks and outlines where races are, dashed
-/// lines and non-overlapping labels where semaphores and events change, and on a deadlock a
-/// red hatched `class="blocked"` wait per stuck engine and a `class="deadlock"` marker.
-pub fn svg(program: &Program, run: &EngineRun) -> String {
-    const LEFT: f64 = 170.0;
-    const WIDTH: f64 = 880.0;
-    const ROW: f64 = 44.0;
-    const TOP: f64 = 70.0;
-    let rows: Vec<EngineId> = run.summary.iter().map(|s| s.engine).collect();
-    let row_of = |e: EngineId| rows.iter().position(|&r| r == e).unwrap_or(0) as f64;
-    let span = run.makespan_ps.max(1) as f64;
-    let x = |ps: u64| LEFT + WIDTH * ps as f64 / span;
-    let column = |ps: u64| x(ps).floor() as i64;
-    let coalesce = run.steps.len() > MAX_SVG_BARS;
-    let height = TOP + ROW * rows.len() as f64 + 60.0;
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{height}" viewBox="0 0 {w} {height}" font-family="sans-serif" font-size="12">"#,
-        w = LEFT + WIDTH + 60.0
-    );
-    let _ = writeln!(
-        o,
-        r##"<defs><pattern id="wait" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#eeeeee"/><line x1="0" y1="0" x2="0" y2="6" stroke="#b0b0b0" stroke-width="2"/></pattern><pattern id="blocked" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fbe3e3"/><line x1="0" y1="0" x2="0" y2="6" stroke="#d62728" stroke-width="2"/></pattern></defs>"##
-    );
-    let _ = writeln!(o, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let deadlock: Option<&Deadlock> = match &run.stop {
-        Stop::Deadlock(d) => Some(d),
-        _ => None,
-    };
-    let _ = writeln!(
-        o,
-        r#"<text x="{LEFT}" y="20" font-size="14">{} — {}, {} races{}, run {}</text>"#,
-        esc(&program.name),
-        program.gen,
-        run.race_count,
-        if deadlock.is_some() { ", deadlock" } else { "" },
-        esc(&time(run.makespan_ps))
-    );
-    for (r, e) in rows.iter().enumerate() {
-        let y = TOP + ROW * r as f64;
-        let util = run
-            .summary
-            .iter()
-            .find(|s| s.engine == *e)
-            .map_or(0.0, |s| s.utilisation * 100.0);
-        let _ = writeln!(
-            o,
-            r##"<text x="8" y="{}">{} <tspan fill="#777">{util:.0}%</tspan></text><line x1="{LEFT}" y1="{}" x2="{}" y2="{}" stroke="#dddddd"/>"##,
-            y + ROW / 2.0 + 4.0,
-            esc(e.description()),
-            y + ROW,
-            LEFT + WIDTH,
-            y + ROW
-        );
-    }
-    let raced: std::collections::HashSet<usize> = run
-        .races
-        .iter()
-        .flat_map(|r| [r.first.step, r.second.step])
-        .collect();
-    for &e in &rows {
-        let steps: Vec<(usize, &tpb_sim::engines::ScheduledStep)> = run
-            .steps
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.engine == e)
-            .collect();
-        let y = TOP + ROW * row_of(e) + 8.0;
-        // Waits: one per instruction, or one per pixel column.
-        let waits: Vec<_> = steps
-            .iter()
-            .filter(|(_, s)| s.start_ps > s.ready_ps)
-            .collect();
-        for (a, b) in columns(&waits, coalesce, |(_, s)| column(s.ready_ps)) {
-            let (first, last) = (waits[a].1, waits[b].1);
-            let what = if a == b {
-                let i = first.inst.index;
-                let w = first
-                    .waited_on
-                    .map_or("wait".to_string(), |o| format!("waits for {o}"));
-                format!("{} {w}", describe(program, e, first.queue_index, i))
-            } else {
-                format!("{} waits of {e}", b - a + 1)
-            };
-            let _ = writeln!(
-                o,
-                r#"<rect class="wait" x="{:.2}" y="{y}" width="{:.2}" height="{}" fill="url(#wait)"><title>{}</title></rect>"#,
-                x(first.ready_ps),
-                (x(last.start_ps) - x(first.ready_ps)).max(0.5),
-                ROW - 16.0,
-                esc(&what)
-            );
-        }
-        for (a, b) in columns(&steps, coalesce, |(_, s)| column(s.start_ps)) {
-            let ((_, first), (_, last)) = (steps[a], steps[b]);
-            let any_race = steps[a..=b].iter().any(|(k, _)| raced.contains(k));
-            let stroke = if any_race {
-                r##" stroke="#d62728" stroke-width="2""##
-            } else {
-                r##" stroke="#ffffff" stroke-width="0.5""##
-            };
-            let title = if a == b {
-                format!(
-                    "{} — {} to {}, {} cycles, {} elements, {} bytes written",
-                    describe(program, e, first.queue_index, first.inst.index),
-                    time(first.start_ps),
-                    time(first.end_ps),
-                    first.cycles,
-                    first.elements,
-                    first.bytes_written
-                )
-            } else {
-                format!(
-                    "{e} #{}..#{}: {} instructions, {} to {}",
-                    first.queue_index,
-                    last.queue_index,
-                    b - a + 1,
-                    time(first.start_ps),
-                    time(last.end_ps)
-                )
-            };
-            let _ = writeln!(
-                o,
-                r#"<rect class="inst" x="{:.2}" y="{y}" width="{:.2}" height="{}" fill="{}"{stroke}><title>{}</title></rect>"#,
-                x(first.start_ps),
-                (x(last.end_ps) - x(first.start_ps)).max(0.5),
-                ROW - 16.0,
-                colour(e),
-                esc(&title)
-            );
-            let w = x(last.end_ps) - x(first.start_ps);
-            if a == b && w > 8.0 * first.inst.mnemonic.len() as f64 {
-                let _ = writeln!(
-                    o,
-                    r#"<text x="{:.2}" y="{}" fill="white" pointer-events="none">{}</text>"#,
-                    x(first.start_ps) + 4.0,
-                    y + ROW / 2.0 - 4.0,
-                    esc(first.inst.mnemonic)
-                );
-            }
-        }
-    }
-    for r in &run.races {
-        let s = &run.steps[later_step(r)];
-        let y = TOP + ROW * row_of(s.engine);
-        let _ = writeln!(
-            o,
-            r##"<path class="race" d="M {x0:.2} {y0} l -6 -8 h 12 z" fill="#d62728"><title>race: {}</title></path>"##,
-            esc(&race_text(program, run, r)),
-            x0 = x(s.start_ps),
-            y0 = y + 8.0
-        );
-    }
-    let bottom = TOP + ROW * rows.len() as f64;
-    let changes: Vec<_> = run.counters.iter().filter(|c| c.ps > 0).collect();
-    let lines = columns(&changes, changes.len() > MAX_SVG_BARS, |c| column(c.ps));
-    let labels: Vec<(f64, String)> = lines
-        .iter()
-        .map(|&(_, b)| {
-            (
-                x(changes[b].ps) + 3.0,
-                format!("{} = {}", changes[b].object, changes[b].value),
-            )
-        })
-        .collect();
-    for (&(_, b), (label, lane)) in lines.iter().zip(labels.iter().zip(label_lanes(&labels))) {
-        let c = changes[b];
-        if let Some(lane) = lane {
-            let _ = writeln!(
-                o,
-                r##"<text class="sync-label" x="{:.2}" y="{}" fill="#9467bd" font-size="10">{}</text>"##,
-                label.0,
-                TOP - 4.0 - 11.0 * lane as f64,
-                esc(&label.1)
-            );
-        }
-        let _ = writeln!(
-            o,
-            r##"<line class="sync" x1="{x0:.2}" y1="{TOP}" x2="{x0:.2}" y2="{bottom}" stroke="#9467bd" stroke-dasharray="3,3"><title>{} = {} at {}</title></line>"##,
-            c.object,
-            c.value,
-            esc(&time(c.ps)),
-            x0 = x(c.ps)
-        );
-    }
-    if let Some(d) = deadlock {
-        for b in &d.blocked {
-            let since = blocked_since(run, b.engine);
-            let _ = writeln!(
-                o,
-                r#"<rect class="blocked" x="{:.2}" y="{}" width="{:.2}" height="{}" fill="url(#blocked)"><title>{} is blocked: waits for {}</title></rect>"#,
-                x(since),
-                TOP + ROW * row_of(b.engine) + 8.0,
-                (x(d.at_ps) - x(since)).max(0.5),
-                ROW - 16.0,
-                esc(&describe(program, b.engine, b.queue_index, b.index)),
-                esc(&b.detail)
-            );
-        }
-        let _ = writeln!(
-            o,
-            r##"<g class="deadlock"><line x1="{x0:.2}" y1="{TOP}" x2="{x0:.2}" y2="{bottom}" stroke="#d62728" stroke-width="2"/><text x="{x0:.2}" y="{}" fill="#d62728" text-anchor="end">deadlock</text><title>deadlock at {}: {} engine(s) blocked</title></g>"##,
-            bottom + 30.0,
-            esc(&time(d.at_ps)),
-            d.blocked.len(),
-            x0 = x(d.at_ps)
-        );
-    }
-    let axis = bottom + 16.0;
-    for k in 0..=4 {
-        let ps = run.makespan_ps / 4 * k;
-        let _ = writeln!(
-            o,
-            r##"<text x="{:.2}" y="{axis}" fill="#555" text-anchor="middle">{}</text>"##,
-            x(ps),
-            esc(&time(ps))
-        );
-    }
-    let _ = writeln!(
-        o,
-        r##"<text x="{LEFT}" y="{}" fill="#555" font-size="11">bars: instructions (hover for details) · hatched: waiting on a semaphore or event (red: blocked in a deadlock) · dashed: a semaphore/event changes · red: a race</text>"##,
-        axis + 20.0
-    );
-    o.push_str("</svg>\n");
-    o
 }
