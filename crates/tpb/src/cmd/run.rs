@@ -701,8 +701,7 @@ fn perform(
             );
         }
         Action::Out { bound, file } => {
-            let bytes = m.read_tensor(&bound.tensor).map_err(host)?;
-            let descr = data::write_output(file, bound, bytes, style).map_err(CliError::Msg)?;
+            let descr = data::write_region_output(file, bound, m, style).map_err(CliError::Msg)?;
             let uninit = m.uninitialised_bytes(&bound.tensor).map_err(host)?;
             let note = if uninit > 0 {
                 format!("; {uninit} bytes never written (zero)")
@@ -797,9 +796,9 @@ fn perform(
             }
         }
         Action::Show { bound, pic } => {
-            let got = m.read_tensor(&bound.tensor).map_err(host)?;
+            let (corner, got) = show::corner(m, bound, pic).map_err(host)?;
             println!("show     {bound}{when}");
-            print!("{}", show::render(bound, &got, pic, fp8, "         "));
+            print!("{}", show::render(&corner, &got, pic, fp8, "         "));
         }
     }
     Ok(())

@@ -11,7 +11,9 @@
 //! - any other disagreement (e.g. a float16 file for a bfloat16 region) is an error: tpb never
 //!   converts values on the way in.
 
-use crate::npy::{read_data, read_header, write_npy_file, NpyArray, NpyError, NpyStyle};
+use crate::npy::{
+    read_data, read_header, write_npy_file, write_npy_file_with, NpyArray, NpyError, NpyStyle,
+};
 use std::path::Path;
 use tpb_isa::{Dtype, Gen};
 use tpb_sim::region::{BoundRegion as Bound, RegionSpec};
@@ -98,6 +100,35 @@ fn is_bit_view(d: Dtype) -> bool {
             | Dtype::INT32
             | Dtype::FP8_EXP5
     )
+}
+
+/// Writes a region of `m` as a `.npy` file in `style`, read piece by piece straight into the
+/// file ([`Machine::read_tensor_pieces`]), so that a region of any size is written holding
+/// one piece in memory (issue 29 item 8); returns the header descr written.
+pub fn write_region_output(
+    path: &Path,
+    bound: &Bound,
+    m: &tpb_sim::Machine,
+    style: NpyStyle,
+) -> Result<&'static str, String> {
+    /// A piece the machine could not read (not reached: `plan` checked the region), or a
+    /// write that failed.
+    struct Piece(std::io::Error);
+    impl From<tpb_sim::HostError> for Piece {
+        fn from(e: tpb_sim::HostError) -> Piece {
+            Piece(std::io::Error::other(e.to_string()))
+        }
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let t = &bound.tensor;
+    write_npy_file_with(path, t.dtype, &bound.shape, style, |out| {
+        m.read_tensor_pieces(t, |piece| out.write_all(piece).map_err(Piece))
+            .map_err(|Piece(e)| e)
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(crate::npy::descr_for(t.dtype, style).unwrap_or("?"))
 }
 
 /// Writes a region's bytes as a `.npy` file in `style`; returns the header descr written.
