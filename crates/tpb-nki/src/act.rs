@@ -10,8 +10,9 @@
 //! registers NKI says `idle` leaves alone).
 
 use crate::build::{packed, Scalar};
-use crate::core::{fp32, same_partitions, scalar, Core, NkiError};
+use crate::core::{fp32, same_partitions, scalar, Core};
 use crate::dve::drain;
+use crate::error::NkiError;
 use crate::tile::Tile;
 use crate::{Operand, ReduceCmd};
 use tpb_isa::wire::{op, DtypePair, ImmVal, S3d3Ac, S3d3Ts};

@@ -3,7 +3,8 @@
 //! `select_reduce` (0xea, then a 0x9b drain when `reduce_res` is given).
 
 use crate::build::{packed, Scalar};
-use crate::core::{fp32, same_partitions, scalar, Core, NkiError};
+use crate::core::{fp32, same_partitions, scalar, Core};
+use crate::error::NkiError;
 use crate::tile::Tile;
 use crate::Operand;
 use tpb_isa::geometry::Geometry;

@@ -4,7 +4,8 @@
 //! docs/reference/dve-pool.md).
 
 use crate::build::packed;
-use crate::core::{Core, NkiError};
+use crate::core::Core;
+use crate::error::NkiError;
 use crate::tile::Tile;
 use crate::Operand;
 use tpb_isa::wire::{

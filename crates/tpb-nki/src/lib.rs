@@ -48,9 +48,12 @@ mod act;
 mod alloc;
 mod build;
 mod core;
+pub mod dma;
 // Issue 17b calls: the STT family, cache reduce + drain, search cluster.
 mod dve;
 mod dve_pool;
+mod error;
+mod matmul_groups;
 mod names;
 // Issue 18: nc_matmul and the Tensor-engine nc_transpose on the PE.
 mod pe;
@@ -58,9 +61,10 @@ pub mod support;
 pub mod sync;
 mod tile;
 
-pub use crate::core::{Core, Label, NkiError};
+pub use crate::core::{Core, Label};
 pub use dve::ReduceCmd;
 pub use dve_pool::NkiEngine;
+pub use error::NkiError;
 pub use names::{act_func, alu_op, Cmp};
 pub use tile::{Index, Tile, ViewError};
 

@@ -13,20 +13,25 @@ have yet raise :class:`tpb.NotSupported` naming it ("not supported yet: ... need
 
 from __future__ import annotations
 
-import enum
 import operator
 from typing import Any, Optional
 
 from .. import _tpb
-from . import _context
+from . import _context, constants
 from ._mask import apply_mask
+from .constants import (dge_mode, dma_engine, engine, gpsimd_engine, matmul_perf_mode,
+                        nc_version, oob_mode, reduce_cmd, scalar_engine, tensor_engine,
+                        unknown_engine, vector_engine)
 from .._errors import UsageError
 
 
 __all__ = [
     "activation",
     "activation_reduce",
+    "constants",
+    "dge_mode",
     "dma_copy",
+    "dma_engine",
     "affine_select",
     "engine",
     "exponential",
@@ -41,6 +46,7 @@ __all__ = [
     "nc_stream_shuffle",
     "nc_transpose",
     "nc_version",
+    "oob_mode",
     "range_select",
     "reciprocal",
     "reduce_cmd",
@@ -55,47 +61,12 @@ __all__ = [
     "tensor_scalar_reduce",
     "tensor_tensor",
     "tensor_tensor_scan",
+    "tensor_engine",
+    "vector_engine",
+    "scalar_engine",
+    "gpsimd_engine",
+    "unknown_engine",
 ]
-
-
-class engine(enum.Enum):
-    """The engine a call runs on (``engine=``); ``unknown`` lets tpb choose as the compiler
-    does (the opcode table's engine)."""
-
-    unknown = "unknown"
-    tensor = "tensor"
-    vector = "vector"
-    scalar = "scalar"
-    gpsimd = "gpsimd"
-    dma = "dma"
-    sync = "sync"
-
-
-class matmul_perf_mode(enum.Enum):
-    """``nc_matmul(perf_mode=...)``: ``none`` runs; ``double_row`` (FP8 2× mode) is refused —
-    its data layout and the PERF_OPT_MODE value are not public."""
-
-    none = "none"
-    double_row = "double_row"
-
-
-class nc_version(enum.IntEnum):
-    """NeuronCore versions: gen2 (Trn1/Inf2 = tpb ``sunda``), gen3 (Trn2 = ``cayman``),
-    gen4 (Trn3 = ``mariana``)."""
-
-    gen2 = 2
-    gen3 = 3
-    gen4 = 4
-
-
-class reduce_cmd:
-    """``nki.isa.reduce_cmd``: what a call does to the vector engine's accumulator."""
-
-    idle = "idle"
-    reset = "reset"
-    reduce = "reduce"
-    reset_reduce = "reset_reduce"
-    load_reduce = "load_reduce"
 
 
 _GEN_VERSION = {"sunda": nc_version.gen2, "cayman": nc_version.gen3, "mariana": nc_version.gen4}

@@ -20,6 +20,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import operator
 from typing import Any, Iterator, Optional, Sequence, Tuple
 
 import ml_dtypes
@@ -31,20 +32,14 @@ from . import _context
 from . import isa as _isa
 from ._mask import IndexExpr, Predicate, apply_mask
 
-# --- dtypes (nki-api §2.3) ---------------------------------------------------------------
-bool_ = np.dtype(np.uint8)
-int8 = np.dtype(np.int8)
-int16 = np.dtype(np.int16)
-int32 = np.dtype(np.int32)
-uint8 = np.dtype(np.uint8)
-uint16 = np.dtype(np.uint16)
-uint32 = np.dtype(np.uint32)
-float16 = np.dtype(np.float16)
-float32 = np.dtype(np.float32)
-bfloat16 = np.dtype(ml_dtypes.bfloat16)
-float8_e4m3 = np.dtype(ml_dtypes.float8_e4m3)
-float8_e5m2 = np.dtype(ml_dtypes.float8_e5m2)
-float8_e4m3fn = np.dtype(ml_dtypes.float8_e4m3fn)
+# --- dtypes (nki-api §2.3) and the non-call names -----------------------------------------
+from .dtypes import (bfloat16, bool_, float4_e2m1fn_x4, float8_e4m3, float8_e4m3fn,  # noqa: E402
+                     float8_e4m3fn_x4, float8_e5m2, float8_e5m2_x4, float8_e8m0fnu, float16,
+                     float32, fp32, int8, int16, int32, tfloat32, uint8, uint16, uint32)
+from ._surface import NKIObject, nc, spmd_dim, tile_size  # noqa: E402
+from .._tpb import Tile as tensor  # noqa: E402  (annotations: `x: nl.tensor`)
+
+Tensor = tensor
 
 
 # --- memory regions (nki-api §2.1) -------------------------------------------------------
@@ -61,21 +56,6 @@ psum = _Buffer("psum")
 private_hbm = _Buffer("private_hbm")
 hbm = private_hbm
 shared_hbm = _Buffer("shared_hbm")
-
-
-class tile_size:
-    """Tile size limits (nki-api §2.4): ``pmax`` partitions, ``psum_fmax`` /
-    ``psum_bank_fmax`` fp32 elements per PSUM bank, ``gemm_stationary_fmax``,
-    ``gemm_moving_fmax``, ``bn_stats_fmax``, ``psum_num_banks``."""
-
-    pmax = 128
-    psum_fmax = 512
-    psum_bank_fmax = 512
-    psum_bank_fmax_bytes = 2048
-    psum_num_banks = 8
-    gemm_stationary_fmax = 128
-    gemm_moving_fmax = 512
-    bn_stats_fmax = 512
 
 
 class par_dim(int):
@@ -315,34 +295,70 @@ def ds(start: int, size: int) -> IndexExpr:
     return IndexExpr(int(start), int(size), 1)
 
 
+def _range(what: str, args: Tuple[Any, ...], kwargs: dict) -> range:
+    # NKI 0.6.0: `affine_range(start, stop=None, step=1)` (range(start) when stop is None),
+    # plus the legacy loop `directives=` (nki.compiler.no_reorder(), multi_buffer(n)).
+    kwargs = dict(kwargs)
+    kwargs.pop("directives", None)
+    names = ("start", "stop", "step")
+    unknown = sorted(set(kwargs) - set(names))
+    if unknown:
+        raise UsageError(f"nl.{what}: unexpected keyword {unknown[0]!r} "
+                         "(takes start, stop, step, directives)")
+    if len(args) > 3:
+        raise UsageError(f"nl.{what}: at most 3 positional arguments (start, stop, step)")
+    given = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in given:
+            raise UsageError(f"nl.{what}: {k} given twice")
+        given[k] = v
+    if given.get("start") is None:
+        raise UsageError(f"nl.{what}: start (or stop) is required")
+    bounds = []
+    for k in names:
+        v = given.get(k, (0, None, 1)[names.index(k)])
+        if v is None:
+            continue
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise UsageError(f"nl.{what}: {k} must be an int, not {v!r}")
+        bounds.append(operator.index(v))
+    if len(bounds) == 3 and bounds[2] == 0:
+        raise UsageError(f"nl.{what}: step must not be zero")
+    return range(bounds[0]) if given.get("stop") is None else range(*bounds)
+
+
 def affine_range(*args: int, **kwargs: Any) -> range:
-    """A loop with no carried dependency (NKI 0.6.0: an alias of ``range``, unrolled).
+    """A loop with no carried dependency (NKI 0.6.0: an alias of ``range``, unrolled):
+    ``(stop)``, ``(start, stop[, step])`` or the keywords ``start=``, ``stop=``, ``step=``;
+    ``directives=`` is accepted.
 
     Example::
 
         for i in nl.affine_range(4): ...
+        for i in nl.affine_range(0, stop=8, step=2): ...
     """
-    return range(*args)
+    return _range("affine_range", args, kwargs)
 
 
 def sequential_range(*args: int, **kwargs: Any) -> range:
-    """A loop with carried dependencies (an alias of ``range``, unrolled).
+    """A loop with carried dependencies (an alias of ``range``, unrolled); arguments as
+    :func:`affine_range`.
 
     Example::
 
-        for i in nl.sequential_range(4): ...
+        for i in nl.sequential_range(start=1, stop=4): ...
     """
-    return range(*args)
+    return _range("sequential_range", args, kwargs)
 
 
 def static_range(*args: int, **kwargs: Any) -> range:
-    """A fully unrolled loop (an alias of ``range``).
+    """A fully unrolled loop (an alias of ``range``); arguments as :func:`affine_range`.
 
     Example::
 
         for i in nl.static_range(4): ...
     """
-    return range(*args)
+    return _range("static_range", args, kwargs)
 
 
 @contextlib.contextmanager
@@ -581,6 +597,41 @@ def reciprocal(x: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) ->
     out = _new_like(x, dtype)
     _isa.reciprocal(out, x, mask=mask)
     return out
+
+
+def divide(x: Any, y: Any, dtype: Any = None, *, mask: Any = None, **kwargs: Any) -> Any:
+    """``x / y`` element-wise, as a new SBUF tile (``x / y`` on tiles is this call).
+
+    Parameters:
+        x, y: tiles (of one shape, or a ``(P, 1)`` tile beside a ``(P, F)`` one) or numbers
+            (at least one a tile).
+        dtype: the result's dtype (default: the tile's).
+
+    Semantics: DIVIDE is not a hardware instruction for NKI (nki-api §2.8, nki-semantics §3:
+    "multiply by reciprocal"), so tpb lowers it that way (assumption ``divide-lowering``):
+    ``tile / number`` is one TensorScalar multiplying by the FP32 ``1 / number``;
+    ``x / tile`` is a Vector ``Reciprocal`` of the divisor into FP32, then (unless ``x`` is
+    1) a TensorScalar or TensorTensor multiply. Results can differ from IEEE ``x / y`` in
+    the last bit, as the hardware's do.
+
+    Example::
+
+        mean = nl.divide(row_sum, 512.0)     # = row_sum / 512.0
+        inv = 1.0 / row_sum                  # one Reciprocal
+    """
+    if _is_tile(y):
+        inv = ndarray(tuple(y.shape), float32, buffer=sbuf)
+        _isa.reciprocal(inv, y, mask=mask)
+        if not _is_tile(x) and float(x) == 1.0:
+            return inv if dtype is None or np.dtype(dtype) == float32 else copy(inv, dtype)
+        if _is_tile(x):
+            return _binary("multiply", x, inv, dtype or x.dtype, mask)
+        return _binary("multiply", inv, x, dtype or y.dtype, mask)
+    if not _is_tile(x):
+        raise UsageError("nl.divide: at least one of x and y must be a tile")
+    if isinstance(y, bool) or not isinstance(y, (int, float, np.integer, np.floating)):
+        raise UsageError(f"nl.divide: y must be a tile or a number, not {type(y).__name__}")
+    return _binary("multiply", x, float(np.float32(1.0) / np.float32(y)), dtype, mask)
 
 
 def _axes(x: Any, axis: Any) -> list:
@@ -907,6 +958,6 @@ __all__ = sorted(
     k for k, v in list(globals().items())
     if not k.startswith("_") and k not in ("annotations", "contextlib", "np", "ml_dtypes",
                                            "Any", "Iterator", "Optional", "Sequence", "Tuple",
-                                           "UsageError", "IndexExpr", "Predicate",
+                                           "UsageError", "IndexExpr", "Predicate", "operator",
                                            "apply_mask")
 )
