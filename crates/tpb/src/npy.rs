@@ -224,7 +224,7 @@ pub fn read_npy_file(path: &Path, hint: Option<Dtype>) -> Result<NpyArray, NpyEr
         path: path.to_path_buf(),
         source,
     };
-    let f = std::fs::File::open(path).map_err(io)?;
+    let f = crate::input_file::open_input(path).map_err(io)?;
     let len = f.metadata().map_err(io)?;
     let len = len.is_file().then_some(len.len());
     let mut r = std::io::BufReader::new(f);
@@ -437,27 +437,6 @@ pub fn npy_header(dtype: Dtype, shape: &[usize], style: NpyStyle) -> Result<Vec<
 pub fn write_npy_file(path: &Path, arr: &NpyArray, style: NpyStyle) -> Result<(), NpyError> {
     let bytes = write_npy(arr, style)?;
     crate::atomic::write_file(path, &bytes).map_err(|source| NpyError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-/// Writes a `.npy` file of `dtype` and `shape` whose data `fill` writes straight into the
-/// file after the header (at most a buffer held at once), atomically as
-/// [`write_npy_file`]. `fill` must write exactly the array's bytes.
-pub fn write_npy_file_with(
-    path: &Path,
-    dtype: Dtype,
-    shape: &[usize],
-    style: NpyStyle,
-    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> Result<(), NpyError> {
-    let header = npy_header(dtype, shape, style)?;
-    crate::atomic::write_with(path, |out| {
-        out.write_all(&header)?;
-        fill(out)
-    })
-    .map_err(|source| NpyError::Io {
         path: path.to_path_buf(),
         source,
     })

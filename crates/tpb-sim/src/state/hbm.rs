@@ -256,6 +256,29 @@ impl Hbm {
         }
     }
 
+    /// Marks `start..start + len` (checked by the caller, with [`Hbm::check_growth`])
+    /// initialised, keeping the bytes (a block not held yet is held, zero).
+    pub(crate) fn mark(&mut self, start: u64, len: u64) {
+        let mut cur: Option<(u64, &mut Page)> = None;
+        for p in pieces(start, len) {
+            if cur.as_ref().is_none_or(|(k, _)| *k != p.page) {
+                cur = Some((
+                    p.page,
+                    &mut **self.pages.entry(p.page).or_insert_with(Page::new),
+                ));
+            }
+            let Some((_, page)) = cur.as_mut() else {
+                continue; // not reached: set just above
+            };
+            let slot = &mut page.blocks[p.block];
+            if slot.is_none() {
+                self.blocks += 1;
+            }
+            let b = slot.get_or_insert_with(Block::new);
+            Shadow::set_words(&mut b.init, p.off, p.len);
+        }
+    }
+
     /// How many bytes of `start..start + len` (checked by the caller) were never written:
     /// the work is per block held in the range, not per byte of the range.
     pub(crate) fn count_unset(&self, start: u64, len: u64) -> u64 {

@@ -5,7 +5,6 @@
 use super::CliError;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
-use std::fs::File;
 use std::io::{BufReader, BufWriter, Cursor, Read};
 use std::ops::Range;
 use std::path::PathBuf;
@@ -104,7 +103,7 @@ impl InputArgs {
                 }
                 (None, None) => return Err(CliError::Msg("no input: give a FILE or --hex".into())),
                 (Some(p), None) => {
-                    let f = File::open(p).map_err(|e| CliError::io(p, e))?;
+                    let f = open_input(p).map_err(|e| CliError::io(p, e))?;
                     let meta = f.metadata().map_err(|e| CliError::io(p, e))?;
                     if meta.is_dir() {
                         return Err(CliError::Msg(format!(
@@ -165,6 +164,17 @@ fn check_length(origin: &str, len: usize) -> Result<(), CliError> {
 }
 
 impl Bundles {
+    /// A program already read into memory (a pipe's bytes, read once), named `origin`.
+    pub fn from_memory(origin: String, bytes: Vec<u8>) -> Result<Bundles, CliError> {
+        check_length(&origin, bytes.len())?;
+        Ok(Bundles {
+            origin,
+            count: Some(bytes.len() / BUNDLE_BYTES),
+            reader: Box::new(Cursor::new(bytes)),
+            read: 0,
+        })
+    }
+
     /// How many bundles the input holds, when known before reading.
     pub fn count(&self) -> Option<usize> {
         self.count
@@ -258,7 +268,7 @@ pub fn read_bounded(path: &std::path::Path, limit: u64, what: &str) -> Result<Ve
     let reader: Box<dyn Read> = if path.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        let f = File::open(path).map_err(|e| CliError::io(path, e))?;
+        let f = open_input(path).map_err(|e| CliError::io(path, e))?;
         let meta = f.metadata().map_err(|e| CliError::io(path, e))?;
         if meta.is_dir() {
             return Err(CliError::Msg(format!("{origin}: is a directory")));
@@ -278,6 +288,8 @@ pub fn read_bounded(path: &std::path::Path, limit: u64, what: &str) -> Result<Ve
     }
     Ok(bytes)
 }
+
+pub use crate::input_file::open_input;
 
 /// A path as printed in messages.
 fn shown_path(p: &std::path::Path) -> String {
