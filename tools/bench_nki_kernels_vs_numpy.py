@@ -17,6 +17,16 @@ the same values (to a tolerance: tpb's transcendental functions are labelled app
   eagerly, minus that simulator's own bookkeeping (so the harder baseline). HBM tensors are
   arrays wrapped so that subscripts can be stored into.
 
+Two more sections (issue 30 items 1 and 4):
+
+* the fixed cost per kernel: ``simulate_kernel`` of a kernel that loads one element and
+  stores it (two DMA instructions), and of one with no instruction, beside the same kernels
+  eagerly in NumPy (target: at most 100 us);
+* two kernels in two Python threads: the wall time of 2n runs on one thread against n runs
+  on each of two threads at once (tpb releases the GIL while it simulates; target 1.7x on
+  two cores). Wall time, so the machine must be otherwise idle: the load average is
+  printed beside it.
+
 A kernel tpb cannot run yet (an instruction it does not have) is listed with the reason.
 Times are the best of --reps rounds of on-CPU time of this thread; ratio = NumPy time / tpb
 time (above 1: tpb is faster). ``--profile NAME`` prints where tpb's time goes for one
@@ -35,6 +45,7 @@ import importlib.util
 import os
 import pathlib
 import sys
+import threading
 import time
 import types
 
@@ -299,6 +310,103 @@ def best_time(fn, reps, min_s):
     return best
 
 
+def wall_time(fn, n):
+    """Wall seconds of `n` calls of `fn` on this thread."""
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return time.perf_counter() - t0
+
+
+def thread_scaling(fn, n, reps):
+    """(one thread, two threads) wall seconds per call: 2n calls on this thread against n
+    calls on each of two threads started together; best of `reps` each."""
+    fn()
+    one = min(wall_time(fn, 2 * n) for _ in range(reps))
+
+    def two():
+        threads = [threading.Thread(target=wall_time, args=(fn, n)) for _ in range(2)]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return time.perf_counter() - t0
+
+    both = min(two() for _ in range(reps))
+    return one / (2 * n), both / (2 * n)
+
+
+def load_average():
+    try:
+        return "load average %.2f %.2f %.2f" % os.getloadavg()
+    except OSError:
+        return "load average unknown"
+
+
+# The fixed-cost kernels: one element in and out, and no instruction at all.
+def fixed_copy1(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    nl.store(out, value=t)
+    return out
+
+
+def fixed_noop(a):
+    return None
+
+
+FIXED = {
+    "one element in and out": fixed_copy1,
+    "no instruction": fixed_noop,
+}
+
+
+def fixed_costs(reps, min_s):
+    print(f"Fixed cost per kernel (target <= 100 us for one element in and out; {load_average()}):")
+    hdr = f"{'kernel':<26} {'instr':>6} {'tpb us':>10} {'numpy us':>10} {'ratio':>7}"
+    print(hdr)
+    print("-" * len(hdr))
+    one = np.ones((1, 1), np.float32)
+    for label, fn in FIXED.items():
+        core = nki.Core()
+        nki.simulate_kernel(fn, one, core=core)
+        n_inst = len(core.bundles()) // 64
+        t_tpb = best_time(lambda: nki.simulate_kernel(fn, one), reps, min_s)
+        np_fn = numpy_kernel(fn)
+        t_np = best_time(lambda: run_numpy(np_fn, (), (one,)), reps, min_s)
+        print(f"{label:<26} {n_inst:>6} {t_tpb * 1e6:>10.1f} {t_np * 1e6:>10.1f} "
+              f"{t_np / t_tpb:>7.2f}")
+    print()
+
+
+def threads(a):
+    print(f"Two kernels in two Python threads (wall time; target >= 1.7x one thread; "
+          f"{load_average()}):")
+    hdr = f"{'kernel':<18} {'1 thread us':>12} {'2 threads us':>13} {'speed-up':>9}"
+    print(hdr)
+    print("-" * len(hdr))
+    one = np.ones((1, 1), np.float32)
+    cases = [("fixed_copy1", fixed_copy1, (), (one,))]
+    for name, (make, grid) in KERNELS.items():
+        if a.only and a.only not in name:
+            continue
+        kernel = load(name)
+        cases.append((name, kernel[grid] if grid else kernel, grid, make()))
+    for name, k, grid, args in cases:
+        try:
+            nki.simulate_kernel(k, *args)
+        except tpb.NotSupported:
+            continue
+        per = best_time(lambda: nki.simulate_kernel(k, *args), 1, 0.02)
+        n = max(2, int(a.min_ms / 1000 / per / 2))
+        t1, t2 = thread_scaling(lambda: nki.simulate_kernel(k, *args), n, a.reps)
+        print(f"{name:<18} {t1 * 1e6:>12.1f} {t2 * 1e6:>13.1f} {t1 / t2:>9.2f}")
+        sys.stdout.flush()
+    print(f"({load_average()} after)")
+    print()
+
+
 def load(name):
     spec = importlib.util.spec_from_file_location(f"kernel_{name}", ROOT / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
@@ -312,6 +420,8 @@ def main():
     ap.add_argument("--min-ms", type=float, default=50.0, help="least on-CPU ms per round")
     ap.add_argument("--only", default="", help="run the kernels whose name contains this")
     ap.add_argument("--profile", default="", help="cProfile tpb's run of this kernel body")
+    ap.add_argument("--section", default="all", choices=["all", "fixed", "threads", "kernels"],
+                    help="run one section only")
     a = ap.parse_args()
     min_s = a.min_ms / 1000
     if a.profile:
@@ -328,9 +438,15 @@ def main():
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
         return
+    if a.section in ("all", "fixed"):
+        fixed_costs(a.reps, min_s)
+    if a.section in ("all", "threads"):
+        threads(a)
+    if a.section not in ("all", "kernels"):
+        return
     print(f"NKI kernels: tpb.nki.simulate_kernel vs the same kernel eagerly in NumPy "
           f"{np.__version__}; one thread; best of {a.reps} rounds, on-CPU time; "
-          f"ratio = NumPy time / tpb time")
+          f"ratio = NumPy time / tpb time; {load_average()}")
     hdr = f"{'kernel':<18} {'shapes':<34} {'instr':>6} {'tpb us':>10} {'numpy us':>10} {'ratio':>7}"
     print(hdr)
     print("-" * len(hdr))

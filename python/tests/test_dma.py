@@ -24,6 +24,16 @@ def test_machine_hbm_regions_round_trip_and_bound():
         tpb.Machine(hbm_bytes=0)
 
 
+def test_a_huge_read_is_an_error_not_a_crash():
+    # Issue 29 item 8: reading 16 GiB of a 64 GiB HBM killed the interpreter (a failed
+    # allocation); it is a tpb.RegionError naming the size, and a small read still works.
+    m = tpb.Machine(gen="cayman", hbm_bytes=2**36)
+    m.write("hbm+0x10", np.array([[2.5]], dtype=np.float32))
+    with pytest.raises(tpb.RegionError, match="too large"):
+        m.read("hbm+0x0:fp32:4294967296")
+    np.testing.assert_array_equal(m.read("hbm+0x10:fp32:1"), [2.5])
+
+
 def test_machine_runs_a_dma_from_hbm_to_sbuf():
     m = tpb.Machine(gen="cayman")
     x = (np.arange(64, dtype=np.float32) * 0.25).reshape(4, 16)

@@ -301,9 +301,12 @@ impl Machine {
             .and_then(|b| b.resolve(gen))
             .map_err(region_error)?;
         let host = view.bytes()?;
-        // The array's bytes go straight in (no intermediate copy of a large array).
-        lock(py, &self.machine)
-            .write_tensor(&tensor, host.as_slice()?)
+        let bytes = host.as_slice()?;
+        // The array's bytes go straight in (no intermediate copy of a large array), with the
+        // GIL released.
+        let mut guard = lock(py, &self.machine);
+        let m = &mut *guard;
+        py.detach(|| m.write_tensor(&tensor, bytes))
             .map_err(|e| raise(ErrorKind::Region, format!("region `{spec}`: {e}")))
     }
 
@@ -312,8 +315,10 @@ impl Machine {
     fn read<'py>(&self, py: Python<'py>, region_text: &str) -> PyResult<Bound<'py, PyAny>> {
         let spec = RegionSpec::parse(region_text).map_err(region_error)?;
         let (data, fp8) = {
-            let m = lock(py, &self.machine);
-            (m.read_region(&spec).map_err(region_error)?, m.config().fp8)
+            let guard = lock(py, &self.machine);
+            let m = &*guard;
+            let data = py.detach(|| m.read_region(&spec)).map_err(region_error)?;
+            (data, m.config().fp8)
         };
         to_numpy(py, data.bytes, data.dtype, &data.shape, &fp8)
     }

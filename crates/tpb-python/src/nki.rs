@@ -78,6 +78,7 @@ impl Core {
     #[new]
     #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false, strict_exact = false))]
     fn new(
+        py: Python<'_>,
         gen: &str,
         strict: bool,
         fp8_e4m3: &str,
@@ -86,8 +87,11 @@ impl Core {
     ) -> PyResult<Core> {
         let mut c = config(gen, strict, fp8_e4m3, fp8_ocp_sat)?;
         c.strict_exact = strict_exact;
+        // A reused machine is reset here (what the last kernel wrote is zeroed): other
+        // threads run meanwhile.
+        let inner = py.detach(|| tpb_nki::Core::with_config(c));
         Ok(Core {
-            inner: Mutex::new(tpb_nki::Core::with_config(c)),
+            inner: Mutex::new(inner),
         })
     }
 
@@ -137,11 +141,13 @@ impl Core {
             .check_ndarray(&view.shape, view.dtype, space)
             .map_err(nki_error)?;
         let host = view.bytes()?;
+        let bytes = host.as_slice()?;
         let mut core = slf.get().lock(py);
         let tile = core
             .ndarray(&host.shape, host.dtype, space)
             .map_err(nki_error)?;
-        core.write(&tile, host.as_slice()?).map_err(nki_error)?;
+        let inner = &mut *core;
+        py.detach(|| inner.write(&tile, bytes)).map_err(nki_error)?;
         drop(core);
         Ok(Tile::owning(slf.clone().unbind(), tile))
     }

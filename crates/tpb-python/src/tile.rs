@@ -100,7 +100,8 @@ impl Tile {
     fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let (bytes, fp8) = {
             let core = self.core.get().lock(py);
-            let bytes = core.read(&self.tile).map_err(nki_error)?;
+            let inner = &*core;
+            let bytes = py.detach(|| inner.read(&self.tile)).map_err(nki_error)?;
             (bytes, core.machine().config().fp8)
         };
         let a = to_numpy(py, bytes, self.tile.dtype, &self.tile.shape, &fp8)?;

@@ -293,8 +293,10 @@ pub const ASSUMPTIONS: &[Assumption] = &[
         source: "isa-facts-pe-act-dma §0.2 #13, §3.4, §8 Q19",
         text: "DMA step_elem values are byte offsets between consecutive elements' starts, \
                slot 0 innermost; an element is elem_size contiguous bytes (0 = 64 KiB) and must \
-               stay inside HBM or inside one partition's active bytes. The source's bytes form \
-               one stream that the destination pattern consumes in order.",
+               stay inside HBM or inside one partition's active bytes, and every element in the \
+               space the pattern starts in (no fact says a walk past SBUF's last partition \
+               reaches PSUM, so it is a fault). The source's bytes form one stream that the \
+               destination pattern consumes in order.",
     },
     Assumption {
         id: "dma-cce",

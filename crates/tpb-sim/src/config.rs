@@ -2,7 +2,7 @@
 //! simulator's own limits ([`Config`]).
 
 use crate::numerics::Fp8Config;
-use crate::state::hbm::DEFAULT_HBM_BYTES;
+use crate::state::hbm::{DEFAULT_HBM_BYTES, DEFAULT_MAX_HBM_HELD_BYTES};
 use tpb_isa::Gen;
 
 /// The default for [`Config::max_elements`]: 2^28 elements per instruction (all channels),
@@ -51,6 +51,11 @@ pub struct Config {
     /// [`DEFAULT_HBM_BYTES`], at most [`MAX_HBM_BYTES`]; pages are allocated when written).
     /// An access past it is refused.
     pub hbm_bytes: u64,
+    /// The most bytes of host memory HBM may hold (written bytes in 1 KiB blocks with their
+    /// shadow, 1152 bytes each, and 64 KiB pages of block tables): a simulator limit; a
+    /// write that would pass it is refused before anything is written (default
+    /// [`DEFAULT_MAX_HBM_HELD_BYTES`]).
+    pub max_hbm_held_bytes: u64,
 }
 
 impl Default for Config {
@@ -77,6 +82,7 @@ impl Config {
             threads: 0,
             min_parallel_elements: DEFAULT_MIN_PARALLEL_ELEMENTS,
             hbm_bytes: DEFAULT_HBM_BYTES,
+            max_hbm_held_bytes: DEFAULT_MAX_HBM_HELD_BYTES,
         }
     }
 

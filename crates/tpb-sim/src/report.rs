@@ -186,6 +186,18 @@ pub enum FaultCause {
         /// The configured budget.
         budget: u64,
     },
+    /// A write to HBM that would take the pages the machine holds past
+    /// [`Config::max_hbm_held_bytes`](crate::Config::max_hbm_held_bytes).
+    HbmPages {
+        /// The operand.
+        operand: &'static str,
+        /// Bytes of HBM pages held before the instruction.
+        held: u64,
+        /// Bytes of new pages it needs (at least).
+        more: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// A warning turned into an error by strict mode.
     Strict(WarningKind, String),
 }
@@ -237,6 +249,18 @@ impl fmt::Display for FaultCause {
                 "run budget exceeded: {elements} more elements after {used} would pass the \
                  budget of {budget} elements per run (`tpb run --max-run-elements`, \
                  Config::max_run_elements)"
+            ),
+            FaultCause::HbmPages {
+                operand,
+                held,
+                more,
+                limit,
+            } => write!(
+                f,
+                "{operand}: writing it needs {more} or more bytes of new HBM blocks (1 KiB of data \
+                 and its shadow per block written) on top of the {held} held, past the \
+                 simulator's limit of {limit} bytes of HBM per machine \
+                 (Config::max_hbm_held_bytes; a pattern scattered over a large HBM)"
             ),
             FaultCause::Strict(kind, msg) => write!(f, "strict mode: [{}] {msg}", kind.tag()),
         }
@@ -591,5 +615,26 @@ pub enum HostError {
         index: usize,
         /// Its size.
         max: usize,
+    },
+    /// A host read or write of more bytes than one transfer may move
+    /// ([`MAX_HOST_TRANSFER_BYTES`](crate::MAX_HOST_TRANSFER_BYTES)), or than the host could
+    /// allocate.
+    #[error("a host transfer of {bytes} bytes is too large: {why} (move it in parts)")]
+    TooLarge {
+        /// Bytes asked for.
+        bytes: u64,
+        /// Why it was refused.
+        why: String,
+    },
+    /// A host write to HBM that would take the pages the machine holds past
+    /// [`Config::max_hbm_held_bytes`](crate::Config::max_hbm_held_bytes).
+    #[error("the write needs {more} or more bytes of new HBM blocks on top of the {held} held, past the simulator's limit of {limit} bytes of HBM per machine (Config::max_hbm_held_bytes)")]
+    HbmPages {
+        /// Bytes of HBM pages held before the write.
+        held: u64,
+        /// Bytes of new pages it needs (at least).
+        more: u64,
+        /// The limit.
+        limit: u64,
     },
 }

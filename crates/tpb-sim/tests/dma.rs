@@ -298,3 +298,123 @@ fn memcpy_element_limit() {
     assert!(f.to_string().contains("simulator's limit"), "{f}");
     assert_eq!(m, before);
 }
+
+// Issue 29 item 10; assumption `dma-byte-steps` (isa-facts-pe-act-dma §3.2, §8 Q20: the DMA
+// map is tpb's; no fact says a walk past SBUF's last partition reaches PSUM): a pattern of
+// 129 partition steps from SBUF partition 0 faults, naming both spaces, and changes
+// nothing; 128 steps run. The same from PSUM backwards into SBUF.
+#[test]
+fn a_walk_stays_in_the_space_it_starts_in() {
+    let g = Gen::Cayman;
+    let mut m = Machine::new(Config::new(g));
+    m.write_hbm(0, &[5; 129 * 4]).unwrap();
+    let to_sbuf = |rows: u32| {
+        one(
+            &format!(
+                "dma_memcpy src=hbm+0x0:[[4,{rows}],[0,1]] src_elem_size=4 \
+                 dst=sbuf[p0]+0x0:[[262144,{rows}],[0,1]] dst_elem_size=4 in_dtype=uint8 \
+                 out_dtype=uint8"
+            ),
+            g,
+        )
+    };
+    let before = m.clone();
+    let f = m.step(&to_sbuf(129)).unwrap_err();
+    let text = f.to_string();
+    assert!(
+        matches!(f.cause, FaultCause::OutOfRange { operand: "dst", .. }),
+        "{f}"
+    );
+    assert!(
+        text.contains("sbuf[p0]+0x0") && text.contains("psum[p0]+0x0"),
+        "{text}"
+    );
+    assert_eq!(m, before);
+    let psum = HostTensor::at(Space::Psum, 0..1).elements(Dtype::UINT8, 4);
+    assert_eq!(m.uninitialised_bytes(&psum), Ok(4));
+    let r = m.step(&to_sbuf(128)).unwrap();
+    assert_eq!(r.written.unwrap().partitions, 0..128);
+    // From PSUM partition 0 one partition back: SBUF's last partition.
+    let back = one(
+        "dma_memcpy src=hbm+0x0:[[4,2],[0,1]] src_elem_size=4 \
+         dst=psum[p0]+0x0:[[-262144,2],[0,1]] dst_elem_size=4 in_dtype=uint8 out_dtype=uint8",
+        g,
+    );
+    let f = m.step(&back).unwrap_err();
+    assert!(f.to_string().contains("psum[p0]+0x0"), "{f}");
+}
+
+// Issue 29 item 9: the host memory HBM holds is bounded per element written (1 KiB blocks)
+// and by Config::max_hbm_held_bytes: a DMA scattering 4-byte elements at 16 KiB / 32 MiB
+// steps over a 64 GiB HBM is refused before it runs (nothing written, nothing allocated);
+// half of it fits and holds 1280 bytes per element; a host write past the limit is refused.
+#[test]
+fn scattered_hbm_writes_are_bounded() {
+    let g = Gen::Cayman;
+    let cfg = Config {
+        hbm_bytes: 1 << 36,
+        max_hbm_held_bytes: 8 << 20,
+        ..Config::new(g)
+    };
+    let mut m = Machine::new(cfg);
+    let src = HostTensor::at(Space::Sbuf, 0..128).elements(Dtype::UINT8, 4096);
+    m.write_tensor(&src, &vec![9; 128 * 4096]).unwrap();
+    let scatter = |n0: u32, n1: u32| {
+        one(
+            &format!(
+                "dma_memcpy src=sbuf[p0]+0x0:[[4,{n0}],[262144,{n1}]] src_elem_size=4 \
+                 dst=hbm+0x0:[[16384,{n0}],[33554432,{n1}]] dst_elem_size=4 in_dtype=uint8 \
+                 out_dtype=uint8"
+            ),
+            g,
+        )
+    };
+    let before = m.clone();
+    // 8192 elements, each in a block of its own (four to a page): 10 MiB, past 8 MiB.
+    let f = m.step(&scatter(64, 128)).unwrap_err();
+    assert!(
+        matches!(f.cause, FaultCause::HbmPages { operand: "dst", limit, .. } if limit == 8 << 20),
+        "{f}"
+    );
+    assert!(f.to_string().contains("max_hbm_held_bytes"), "{f}");
+    assert_eq!(m, before);
+    assert_eq!(m.hbm_allocated(), 0);
+    // 4096 elements fit: a 1152-byte block each and a quarter of a 512-byte page table.
+    m.step(&scatter(32, 128)).unwrap();
+    assert_eq!(m.hbm_allocated(), 4096 * (1152 + 512 / 4));
+    // A host write of 8 MiB more is refused, naming the limit; nothing changes.
+    let before = m.clone();
+    let e = m.write_hbm(1 << 30, &vec![1; 8 << 20]).unwrap_err();
+    assert!(e.to_string().contains("max_hbm_held_bytes"), "{e}");
+    assert_eq!(m, before);
+}
+
+// Issue 29 item 8: a host read of more than MAX_HOST_TRANSFER_BYTES is refused with an
+// error (never an allocation failure); read in pieces, any size streams.
+#[test]
+fn huge_host_reads_are_refused_or_streamed() {
+    let mut m = Machine::new(Config {
+        hbm_bytes: 1 << 36,
+        ..Config::new(Gen::Cayman)
+    });
+    m.write_hbm((1 << 35) + 3, &[7]).unwrap();
+    let t = HostTensor::hbm(0).elements(Dtype::FP32, 1 << 34);
+    let e = m.read_tensor(&t).unwrap_err();
+    assert!(
+        matches!(e, tpb_sim::HostError::TooLarge { bytes, .. } if bytes == 1 << 36),
+        "{e}"
+    );
+    // 64 GiB in pieces of at most READ_PIECE_BYTES: counted and checked, never held.
+    let (mut total, mut sevens, mut largest) = (0u64, 0u64, 0usize);
+    let small = HostTensor::hbm(1 << 35).elements(Dtype::UINT8, 8 << 20);
+    m.read_tensor_pieces::<tpb_sim::HostError>(&small, |p| {
+        total += p.len() as u64;
+        sevens += p.iter().filter(|&&b| b == 7).count() as u64;
+        largest = largest.max(p.len());
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!((total, sevens), (8 << 20, 1));
+    assert_eq!(largest as u64, tpb_sim::READ_PIECE_BYTES);
+    assert_eq!(m.uninitialised_bytes(&t), Ok((1 << 36) - 1));
+}

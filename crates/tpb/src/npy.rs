@@ -387,13 +387,24 @@ pub fn read_data(
 /// An inconsistent array (see [`NpyArray::check`]) is an error.
 pub fn write_npy(arr: &NpyArray, style: NpyStyle) -> Result<Vec<u8>, NpyError> {
     arr.check()?;
-    let descr = descr_for(arr.dtype, style).ok_or(NpyError::NoByteSize(arr.dtype))?;
+    let mut out = npy_header(arr.dtype, &arr.shape, style)?;
+    out.reserve_exact(arr.data.len());
+    out.extend_from_slice(&arr.data);
+    Ok(out)
+}
+
+/// The header [`write_npy`] writes before the data of an array of `dtype` and `shape`.
+pub fn npy_header(dtype: Dtype, shape: &[usize], style: NpyStyle) -> Result<Vec<u8>, NpyError> {
+    if shape.len() > MAX_DIMS {
+        return Err(NpyError::TooManyDims(shape.len()));
+    }
+    let descr = descr_for(dtype, style).ok_or(NpyError::NoByteSize(dtype))?;
 
     let mut dict = format!(
         "{{'descr': '{descr}', 'fortran_order': False, 'shape': {}, }}",
-        ShapeFmt(&arr.shape)
+        ShapeFmt(shape)
     );
-    if let Some(first) = arr.shape.first() {
+    if let Some(first) = shape.first() {
         let digits = first.to_string().len();
         dict.extend(std::iter::repeat_n(
             ' ',
@@ -410,16 +421,15 @@ pub fn write_npy(arr: &NpyArray, style: NpyStyle) -> Result<Vec<u8>, NpyError> {
     // At most MAX_DIMS dimensions (checked above) keep the header far below version 1.0's
     // 64 KiB, so every file tpb writes is version 1.0.
     let total = wrap(2);
-    let total16 = u16::try_from(total)
-        .map_err(|_| NpyError::ShapeTooLarge(ShapeFmt(&arr.shape).to_string()))?;
-    let mut out = Vec::with_capacity(12 + total + arr.data.len());
+    let total16 =
+        u16::try_from(total).map_err(|_| NpyError::ShapeTooLarge(ShapeFmt(shape).to_string()))?;
+    let mut out = Vec::with_capacity(12 + total);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[1, 0]);
     out.extend_from_slice(&total16.to_le_bytes());
     out.extend_from_slice(dict.as_bytes());
     out.resize(out.len() + total - dict.len() - 1, b' ');
     out.push(b'\n');
-    out.extend_from_slice(&arr.data);
     Ok(out)
 }
 

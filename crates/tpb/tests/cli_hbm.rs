@@ -201,3 +201,76 @@ fn an_oversized_hbm_region_names_the_real_hbm_size() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("hbm bytes 0x10..0x30 are outside the 0x2f-byte HBM"));
 }
+
+/// Runs `tpb ARGS` in `cwd` with the process's address space limited to `kib` KiB (`ulimit
+/// -v`), so that a whole-region allocation fails where streaming does not.
+#[cfg(unix)]
+fn tpb_limited(cwd: &std::path::Path, kib: u64, args: &str) -> std::process::Output {
+    std::process::Command::new("sh")
+        .current_dir(cwd)
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {kib} && exec '{}' {args}",
+            env!("CARGO_BIN_EXE_tpb")
+        ))
+        .output()
+        .expect("run sh")
+}
+
+// Issue 29 item 8: `.show` of a 16 GiB region of a 64 GiB HBM reads only the corner it
+// prints (under a 2 GiB address-space limit; reading the region whole aborted, exit 134).
+#[cfg(unix)]
+#[test]
+fn show_of_a_huge_region_reads_only_its_corner() {
+    let dir = scratch("cli_hbm", "show_huge");
+    std::fs::write(
+        dir.join("s.tpb"),
+        ".gen cayman\n.show hbm+0x0:fp32:4294967296\n.show hbm+0x0:fp32:1048576x4096 2x3\n",
+    )
+    .unwrap();
+    let out = tpb_limited(&dir, 2 << 20, "run s.tpb --hbm-bytes 68719476736");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("show     hbm+0x0:fp32:4294967296"), "{text}");
+    assert!(text.contains("elements 0..3 (values)"), "{text}");
+}
+
+// Issue 29 item 8: `.out` streams the region into the file piece by piece (here 3 MiB of
+// HBM, three pieces, with bytes written at the piece boundaries), and the file holds every
+// byte in order.
+#[test]
+fn out_streams_a_region_in_pieces() {
+    let dir = scratch("cli_hbm", "out_pieces");
+    let marks = [0u64, (1 << 20) - 1, 1 << 20, (3 << 20) - 4];
+    let mut text = String::from(".gen cayman\n");
+    for (k, at) in marks.iter().enumerate() {
+        let a = NpyArray {
+            dtype: Dtype::UINT8,
+            shape: vec![1],
+            data: vec![k as u8 + 1],
+        };
+        let name = format!("m{k}.npy");
+        std::fs::write(dir.join(&name), write_npy(&a, NpyStyle::BitView).unwrap()).unwrap();
+        text += &format!(".in {name}@hbm+{at:#x}:uint8:1\n");
+    }
+    text += ".out hbm+0x0:uint8:768x4096@big.npy\n";
+    std::fs::write(dir.join("o.tpb"), text).unwrap();
+    let out = tpb(&dir, &["run", "o.tpb"]);
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let big = read_npy_file(&dir.join("out/big.npy"), None).unwrap();
+    assert_eq!(big.shape, [768, 4096]);
+    let mut want = vec![0u8; 3 << 20];
+    for (k, &at) in marks.iter().enumerate() {
+        want[at as usize] = k as u8 + 1;
+    }
+    assert!(big.data == want, "the streamed bytes differ");
+}

@@ -123,7 +123,7 @@ pub(crate) fn for_each_channel_marking(
     }
     for c in 0..n {
         let (d, s) = cut(mem, c);
-        let (data, words, other) = mem.split_for_write(dst.space);
+        let (data, words, other) = mem.split_for_write(dst.space, d.clone());
         let (below, rest) = data.split_at_mut(d.start);
         let (out, above) = rest.split_at_mut(d.len());
         let (below, above): (&[u8], &[u8]) = (below, above);
@@ -167,7 +167,7 @@ pub(crate) fn write_each_channel(
     }
     for c in 0..n {
         let d = range(mem, dst, c);
-        let (data, words, _) = mem.split_for_write(dst.space);
+        let (data, words, _) = mem.split_for_write(dst.space, d.clone());
         f(c, &mut data[d.clone()]);
         Shadow::set_words(words, d.start, d.len());
     }

@@ -70,7 +70,8 @@ impl Cx<'_> {
     }
 
     /// Resolves `len` bytes at `base + delta` to one run, checking it stays inside HBM or
-    /// inside one partition's active bytes.
+    /// inside one partition's active bytes, and in the space `base` is in (assumption
+    /// `dma-byte-steps`: SBUF's last partition is not followed by PSUM's first).
     fn dma_run(
         &self,
         base: Addr8,
@@ -85,7 +86,22 @@ impl Cx<'_> {
         let a = base
             .offset_by(delta)
             .ok_or_else(|| oob(format!("{:#x} + {delta} leaves its address window", base.0)))?;
-        match a.locate(self.gen) {
+        let located = a.locate(self.gen);
+        if let (Some(DmaLoc::OnChip(from, p0, o0)), Some(DmaLoc::OnChip(to, p, off))) =
+            (base.locate(self.gen), located)
+        {
+            if from != to {
+                return Err(oob(format!(
+                    "the walk from {}[p{p0}]+{o0:#x} reaches {}[p{p}]+{off:#x} (offset {delta} \
+                     bytes): a DMA pattern stays in the space it starts in (tpb's DMA map \
+                     places PSUM after SBUF's last partition, but no fact says the hardware \
+                     continues there)",
+                    from.name(),
+                    to.name()
+                )));
+            }
+        }
+        match located {
             Some(DmaLoc::Hbm(x)) => {
                 self.st.hbm.check(x, len).map_err(|e| {
                     oob(format!(
@@ -120,6 +136,25 @@ impl Cx<'_> {
                 a.0
             ))),
         }
+    }
+
+    /// Refuses a write whose new HBM blocks would take the machine past
+    /// [`Config::max_hbm_held_bytes`](crate::Config::max_hbm_held_bytes) (before anything is
+    /// written).
+    fn check_hbm_growth(&self, runs: &[Run], name: &'static str) -> Result<(), FaultCause> {
+        let hbm = runs.iter().filter_map(|r| match r.loc {
+            Loc::Hbm(x) => Some((x, r.len)),
+            Loc::OnChip(..) => None,
+        });
+        self.st
+            .hbm
+            .check_growth(hbm)
+            .map_err(|e| FaultCause::HbmPages {
+                operand: name,
+                held: e.held,
+                more: e.more,
+                limit: e.limit,
+            })
     }
 
     /// Every element run of a DMA pattern, in walk order.
@@ -271,7 +306,7 @@ impl Cx<'_> {
                 let a = st.mem.part_base(sa, pa) + oa as usize;
                 let b = st.mem.part_base(sb, pb) + ob as usize;
                 // Different spaces: the destination's bytes and the other space's.
-                let (data, words, other) = st.mem.split_for_write(sb);
+                let (data, words, other) = st.mem.split_for_write(sb, b..b + n);
                 data[b..b + n].copy_from_slice(&other[a..a + n]);
                 crate::state::Shadow::set_words(words, b, n);
             }
@@ -511,6 +546,7 @@ pub(super) fn execute_memcpy(cx: &mut Cx<'_>, s: &DmaDirect2d) -> Result<(), Fau
             detail: format!("the destination holds {dst_bytes} bytes; the source gives {out_len}"),
         });
     }
+    cx.check_hbm_growth(&dst, "dst")?;
     // A plain copy between spaces moves the bytes directly (no stream in between).
     if !cce && spaces_disjoint(&src, &dst) {
         // 2. diagnose, 3. gate, 4. commit.
@@ -603,6 +639,7 @@ pub(super) fn execute_mem2d(cx: &mut Cx<'_>, s: &Mem2d, load: bool) -> Result<()
         cx.out.elements = n as u64;
         return Ok(());
     }
+    cx.check_hbm_growth(&runs, "start_addr")?;
     cx.touch_runs(&runs, "start_addr", true);
     cx.out.gate(cx.cfg)?;
     let mut bytes = Vec::with_capacity(n * size as usize);

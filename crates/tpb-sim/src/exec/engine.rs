@@ -296,10 +296,11 @@ fn channels<'m>(
     mut f: impl FnMut(Chan<'m>),
 ) -> bool {
     let Walk { input, dst, .. } = walk;
-    let n = n as usize;
     let stride = mem.stride(dst.space);
     let read_stride = input.map_or(0, |i| mem.stride(i.space));
-    let (data, words, other) = mem.split_for_write(dst.space);
+    let (data, words, other) =
+        mem.split_for_write_parts(dst.space, dst.part0, n, dst.lo as usize..dst.hi as usize);
+    let n = n as usize;
     let outs = data
         .chunks_mut(stride)
         .zip(words.chunks_mut(stride / 64))
@@ -432,7 +433,7 @@ fn dense_rows<'m>(
     let has_input = walk.input.is_some();
     let read_stride = walk.input.map_or(0, |i| mem.stride(i.space));
     let s0 = i_part0 as usize;
-    let (data, words, other) = mem.split_for_write(dst.space);
+    let (data, words, other) = mem.split_for_write_parts(dst.space, dst.part0, n, dlo..dhi);
     let rows = data
         .chunks_mut(stride)
         .zip(words.chunks_mut(stride / 64))

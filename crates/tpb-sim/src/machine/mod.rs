@@ -20,13 +20,38 @@ pub use crate::report::{
 pub use crate::state::hbm::{DEFAULT_HBM_BYTES, MAX_HBM_BYTES};
 pub use crate::state::{DveLane, DveState, FlopKind, Flops, NUM_EVENTS, NUM_SEMAPHORES};
 
-use crate::assumptions::{firmware_stub_log, firmware_stubs_apply, INITIAL_WORD};
+pub use crate::state::hbm::DEFAULT_MAX_HBM_HELD_BYTES;
+
+use crate::assumptions::{firmware_stub_log, firmware_stubs_apply};
 use crate::exec::{self, Outcome, Scratch};
 use crate::state::{events, hbm, Memory, State};
 use std::fmt;
 use tpb_isa::geometry::{Geometry, Space, NUM_CHANNELS, NUM_REGISTERS};
 use tpb_isa::validate::{is_valid, validate};
 use tpb_isa::{Gen, Instruction};
+
+/// The most bytes one host read ([`Machine::read_tensor`]) returns: a simulator limit (the
+/// default [`DEFAULT_MAX_HBM_HELD_BYTES`]), so that reading a region of a large HBM is
+/// refused with an error instead of exhausting the host's memory. Larger regions are read in parts
+/// ([`Machine::read_tensor_into`] on pieces, as `tpb run` streams `.out`).
+pub const MAX_HOST_TRANSFER_BYTES: u64 = DEFAULT_MAX_HBM_HELD_BYTES;
+
+/// The most bytes of HBM [`Machine::read_tensor_pieces`] hands over at once.
+pub const READ_PIECE_BYTES: u64 = 1 << 20;
+
+/// A zero-length buffer with room for `total` bytes, or the reason it cannot be had.
+fn host_buffer(total: u64) -> Result<Vec<u8>, HostError> {
+    let too_large = |why: String| HostError::TooLarge { bytes: total, why };
+    if total > MAX_HOST_TRANSFER_BYTES {
+        return Err(too_large(format!(
+            "past the simulator's limit of {MAX_HOST_TRANSFER_BYTES} bytes per host read"
+        )));
+    }
+    let mut v = Vec::new();
+    v.try_reserve_exact(usize::try_from(total).unwrap_or(usize::MAX))
+        .map_err(|e| too_large(format!("the host could not allocate it ({e})")))?;
+    Ok(v)
+}
 
 /// A simulated NeuronCore slice: on-chip memory, registers, flops, semaphores and events
 /// of one generation, executing one in-order instruction stream.
@@ -43,6 +68,15 @@ pub struct Machine {
     record_accesses: bool,
     /// A cleared footprint list to reuse (see [`Machine::recycle_accesses`]).
     spare_accesses: Vec<MemAccess>,
+}
+
+/// A dropped machine's memory goes back to a pool, so that the next [`Machine::new`] of the
+/// generation reuses its pages after zeroing only what was written (issue 30 item 1).
+impl Drop for Machine {
+    fn drop(&mut self) {
+        let stand_in = self.state.mem.placeholder();
+        std::mem::replace(&mut self.state.mem, stand_in).give();
+    }
 }
 
 impl PartialEq for Machine {
@@ -75,24 +109,27 @@ impl Machine {
     /// registers and flops 0, nothing loaded, semaphores 0, events clear.
     pub fn new(config: Config) -> Machine {
         Machine {
-            state: State {
-                mem: Memory::new(config.gen),
-                hbm: hbm::Hbm::new(config.hbm_bytes),
-                regs: [INITIAL_WORD; NUM_REGISTERS as usize],
-                flops: vec![Flops::default(); NUM_CHANNELS as usize],
-                sems: [INITIAL_WORD as i32; NUM_SEMAPHORES],
-                events: [false; NUM_EVENTS],
-                retired: 0,
-                elements_run: 0,
-                pe: None,
-                act_acc: [0; NUM_CHANNELS as usize],
-                dve: DveState::default(),
-            },
+            state: State::initial(
+                Memory::new(config.gen),
+                hbm::Hbm::new(config.hbm_bytes, config.max_hbm_held_bytes),
+            ),
             scratch: Scratch::new(),
             config,
             record_accesses: false,
             spare_accesses: Vec::new(),
         }
+    }
+
+    /// Returns the machine to the state of [`Machine::new`] with the same configuration
+    /// (memory zero and uninitialised, HBM unwritten, registers, flops, semaphores, events,
+    /// the PE weights, the accumulators and the retired count as new), at the cost of what
+    /// was written since: only the written blocks of SBUF and PSUM are zeroed.
+    pub fn reset(&mut self) {
+        let stand_in = self.state.mem.placeholder();
+        let mut mem = std::mem::replace(&mut self.state.mem, stand_in);
+        mem.reset();
+        let hbm = hbm::Hbm::new(self.config.hbm_bytes, self.config.max_hbm_held_bytes);
+        self.state = State::initial(mem, hbm);
     }
 
     /// The configuration.
@@ -149,7 +186,14 @@ impl Machine {
         }
         if t.space == Space::Hbm {
             self.hbm_check(t, total)?;
-            self.state.hbm.write(t.byte_offset, bytes);
+            let hbm = &mut self.state.hbm;
+            hbm.check_growth(std::iter::once((t.byte_offset, total)))
+                .map_err(|e| HostError::HbmPages {
+                    held: e.held,
+                    more: e.more,
+                    limit: e.limit,
+                })?;
+            hbm.write(t.byte_offset, bytes);
             return Ok(());
         }
         let mem = &mut self.state.mem;
@@ -175,7 +219,14 @@ impl Machine {
         }
         if t.space == Space::Hbm {
             self.hbm_check(t, total)?;
-            self.state.hbm.mark(t.byte_offset, total);
+            let hbm = &mut self.state.hbm;
+            hbm.check_growth(std::iter::once((t.byte_offset, total)))
+                .map_err(|e| HostError::HbmPages {
+                    held: e.held,
+                    more: e.more,
+                    limit: e.limit,
+                })?;
+            hbm.mark(t.byte_offset, total);
             return Ok(());
         }
         let mem = &mut self.state.mem;
@@ -191,13 +242,16 @@ impl Machine {
     /// written); see [`Machine::uninitialised_bytes`].
     pub fn read_tensor(&self, t: &HostTensor) -> Result<Vec<u8>, HostError> {
         let (row, total) = self.host_check(t)?;
+        if t.space == Space::Hbm {
+            self.hbm_check(t, total)?;
+        }
+        let mut out = host_buffer(total)?;
         if t.space == Space::Hbm || row == 0 {
-            let mut out = vec![0u8; total as usize];
+            out.resize(total as usize, 0);
             self.read_tensor_into(t, &mut out)?;
             return Ok(out);
         }
         // Partition rows appended as they are read: no zero fill of the buffer first.
-        let mut out = Vec::with_capacity(total as usize);
         for r in self.tensor_rows(t, row as usize, total as usize) {
             out.extend_from_slice(r);
         }
@@ -241,6 +295,36 @@ impl Machine {
         let rows = self.tensor_rows(t, row, total as usize);
         for (chunk, r) in out.chunks_exact_mut(row).zip(rows) {
             chunk.copy_from_slice(r);
+        }
+        Ok(())
+    }
+
+    /// Reads a tensor piece by piece, in the order of [`Machine::read_tensor`], handing each
+    /// piece to `f` (a partition row of SBUF/PSUM, or at most [`READ_PIECE_BYTES`] of HBM):
+    /// a region of any size is read holding one piece at a time (`tpb run`'s `.out`).
+    pub fn read_tensor_pieces<E: From<HostError>>(
+        &self,
+        t: &HostTensor,
+        mut f: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let (row, total) = self.host_check(t)?;
+        if row == 0 {
+            return Ok(());
+        }
+        if t.space == Space::Hbm {
+            self.hbm_check(t, total)?;
+            let mut buf = vec![0u8; total.min(READ_PIECE_BYTES) as usize];
+            let mut at = 0;
+            while at < total {
+                let n = (total - at).min(READ_PIECE_BYTES) as usize;
+                self.state.hbm.read(t.byte_offset + at, &mut buf[..n]);
+                f(&buf[..n])?;
+                at += n as u64;
+            }
+            return Ok(());
+        }
+        for r in self.tensor_rows(t, row as usize, total as usize) {
+            f(r)?;
         }
         Ok(())
     }

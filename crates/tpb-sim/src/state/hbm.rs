@@ -1,37 +1,84 @@
 //! Device memory (HBM): one flat byte space per core with the same initialised shadow as
 //! SBUF (decisions §6.4, §5.2; isa-facts-pe-act-dma §3.2). Its size is a machine setting
-//! ([`Config::hbm_bytes`](crate::Config::hbm_bytes)); pages are allocated when first
+//! ([`Config::hbm_bytes`](crate::Config::hbm_bytes)); memory is allocated when first
 //! written, so a large HBM costs only what a program touches. Unwritten bytes read as zero
 //! and are uninitialised.
+//!
+//! What the written bytes cost is bounded (issue 29 item 9): they are held in blocks of
+//! [`BLOCK`] bytes (plus their shadow) inside 64 KiB pages, so a scattered write costs at
+//! most [`BLOCK_COST`] bytes and a page table per element written, and the blocks and pages
+//! a machine holds stay under
+//! [`Config::max_hbm_held_bytes`](crate::Config::max_hbm_held_bytes) (default
+//! [`DEFAULT_MAX_HBM_HELD_BYTES`]): a write that would take them past it is refused before
+//! anything is written ([`Hbm::check_growth`]).
 
 use super::Shadow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// Bytes per allocated page.
+/// Bytes per block (the unit of allocation).
+const BLOCK: u64 = 1 << 10;
+/// Shadow words per block (one bit per byte).
+const BLOCK_WORDS: usize = (BLOCK / 64) as usize;
+/// Bytes per page (the unit of look-up): 64 blocks.
 const PAGE: u64 = 1 << 16;
-/// Shadow words per page (one bit per byte).
-const PAGE_WORDS: usize = (PAGE / 64) as usize;
+/// Blocks per page.
+const PAGE_BLOCKS: usize = (PAGE / BLOCK) as usize;
+
+/// Host bytes one block holds: its data and shadow.
+pub const BLOCK_COST: u64 = BLOCK + BLOCK / 8;
+/// Host bytes of a page's block table.
+const PAGE_COST: u64 = (PAGE_BLOCKS * std::mem::size_of::<Option<Box<Block>>>()) as u64;
+
+/// The default for [`Config::max_hbm_held_bytes`](crate::Config::max_hbm_held_bytes): the
+/// most bytes of HBM blocks and pages one machine holds, a simulator limit, so that a
+/// pattern scattered over a large HBM is refused with an error rather than exhausting the
+/// host's memory. About four times the default HBM.
+pub const DEFAULT_MAX_HBM_HELD_BYTES: u64 = 4 << 30;
 
 /// The default HBM size: 1 GiB (decisions §6.4).
 pub const DEFAULT_HBM_BYTES: u64 = 1 << 30;
 /// The largest HBM a machine may be given: 64 GiB, beyond any one core's share of a
 /// device's HBM (Trn3's 144 GiB is shared by its cores, isa-facts-pe-act-dma §4.2). A
-/// simulator limit: pages are only allocated when written.
+/// simulator limit: memory is only allocated when written.
 pub const MAX_HBM_BYTES: u64 = 1 << 36;
 
 #[derive(Clone, PartialEq, Eq)]
+struct Block {
+    data: [u8; BLOCK as usize],
+    init: [u64; BLOCK_WORDS],
+}
+
+impl Block {
+    fn new() -> Box<Block> {
+        Box::new(Block {
+            data: [0; BLOCK as usize],
+            init: [0; BLOCK_WORDS],
+        })
+    }
+}
+
+#[derive(Clone, PartialEq, Eq)]
 struct Page {
-    data: Box<[u8]>,
-    init: Box<[u64]>,
+    blocks: [Option<Box<Block>>; PAGE_BLOCKS],
 }
 
 impl Page {
-    fn new() -> Page {
-        Page {
-            data: vec![0; PAGE as usize].into_boxed_slice(),
-            init: vec![0; PAGE_WORDS].into_boxed_slice(),
-        }
+    fn new() -> Box<Page> {
+        Box::new(Page {
+            blocks: std::array::from_fn(|_| None),
+        })
     }
+}
+
+/// A write that would take the memory held past the machine's limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TooManyPages {
+    /// Bytes held before the write.
+    pub(crate) held: u64,
+    /// Bytes of new blocks and pages the write needs (at least).
+    pub(crate) more: u64,
+    /// The limit.
+    pub(crate) limit: u64,
 }
 
 /// An address range outside HBM.
@@ -49,32 +96,52 @@ pub(crate) struct OutsideHbm {
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Hbm {
     size: u64,
-    pages: BTreeMap<u64, Page>,
+    /// The most bytes of blocks and pages it may hold.
+    limit: u64,
+    pages: BTreeMap<u64, Box<Page>>,
+    /// Blocks allocated.
+    blocks: u64,
 }
 
-/// `(page, offset in page, bytes in this page)` for each page `start..start + len` covers.
-fn chunks(start: u64, len: u64) -> impl Iterator<Item = (u64, usize, usize)> {
+/// One block's share of a byte range: `(page, block in page, offset in block, bytes)`.
+#[derive(Clone, Copy)]
+struct Piece {
+    page: u64,
+    block: usize,
+    off: usize,
+    len: usize,
+}
+
+/// The pieces of `start..start + len`, in order.
+fn pieces(start: u64, len: u64) -> impl Iterator<Item = Piece> {
     let end = start + len;
     let mut at = start;
     std::iter::from_fn(move || {
         if at >= end {
             return None;
         }
-        let page = at / PAGE;
-        let off = at % PAGE;
-        let n = (PAGE - off).min(end - at);
+        let off = at % BLOCK;
+        let n = (BLOCK - off).min(end - at);
+        let p = Piece {
+            page: at / PAGE,
+            block: (at % PAGE / BLOCK) as usize,
+            off: off as usize,
+            len: n as usize,
+        };
         at += n;
-        Some((page, off as usize, n as usize))
+        Some(p)
     })
 }
 
 impl Hbm {
     /// An empty HBM of `size` bytes (at most [`MAX_HBM_BYTES`]; larger sizes are clamped by
-    /// the caller's configuration check).
-    pub(crate) fn new(size: u64) -> Hbm {
+    /// the caller's configuration check) holding at most `limit` bytes of blocks and pages.
+    pub(crate) fn new(size: u64, limit: u64) -> Hbm {
         Hbm {
             size: size.min(MAX_HBM_BYTES),
+            limit,
             pages: BTreeMap::new(),
+            blocks: 0,
         }
     }
 
@@ -83,9 +150,9 @@ impl Hbm {
         self.size
     }
 
-    /// Bytes of pages allocated so far.
+    /// Host bytes held for written HBM: blocks (data and shadow) and page tables.
     pub(crate) fn allocated(&self) -> u64 {
-        self.pages.len() as u64 * PAGE
+        self.blocks * BLOCK_COST + self.pages.len() as u64 * PAGE_COST
     }
 
     /// Checks that `start..start + len` lies inside HBM.
@@ -100,45 +167,140 @@ impl Hbm {
         }
     }
 
+    /// Checks that writing the byte ranges `writes` (each checked by the caller) keeps the
+    /// memory held within its limit; nothing is allocated.
+    pub(crate) fn check_growth(
+        &self,
+        writes: impl Iterator<Item = (u64, u64)> + Clone,
+    ) -> Result<(), TooManyPages> {
+        let held = self.allocated();
+        let limit = self.limit;
+        let room = limit.saturating_sub(held);
+        // Cheap bound first: every range's blocks and pages, as if none were held yet.
+        let span = |start: u64, len: u64, unit: u64| match len {
+            0 => 0,
+            _ => (start + len - 1) / unit - start / unit + 1,
+        };
+        let bound = writes
+            .clone()
+            .map(|(s, l)| span(s, l, BLOCK) * BLOCK_COST + span(s, l, PAGE) * PAGE_COST)
+            .fold(0u64, u64::saturating_add);
+        if bound <= room {
+            return Ok(());
+        }
+        // Bounded work: counting stops once the new blocks found pass the room left.
+        let (mut blocks, mut pages) = (BTreeSet::new(), BTreeSet::new());
+        for (start, len) in writes {
+            for p in pieces(start, len) {
+                let page = self.pages.get(&p.page);
+                if page.is_some_and(|pg| pg.blocks[p.block].is_some()) {
+                    continue;
+                }
+                blocks.insert(p.page * PAGE_BLOCKS as u64 + p.block as u64);
+                if page.is_none() {
+                    pages.insert(p.page);
+                }
+                let more = blocks.len() as u64 * BLOCK_COST + pages.len() as u64 * PAGE_COST;
+                if more > room {
+                    return Err(TooManyPages { held, more, limit });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Reads `out.len()` bytes from `start` (checked by the caller): unwritten bytes are 0.
     pub(crate) fn read(&self, start: u64, out: &mut [u8]) {
         let mut o = 0;
-        for (page, off, n) in chunks(start, out.len() as u64) {
-            match self.pages.get(&page) {
-                Some(p) => out[o..o + n].copy_from_slice(&p.data[off..off + n]),
-                None => out[o..o + n].fill(0),
+        let mut page: Option<(u64, Option<&Page>)> = None;
+        for p in pieces(start, out.len() as u64) {
+            let pg = match page {
+                Some((k, pg)) if k == p.page => pg,
+                _ => {
+                    let pg = self.pages.get(&p.page).map(|b| &**b);
+                    page = Some((p.page, pg));
+                    pg
+                }
+            };
+            let dst = &mut out[o..o + p.len];
+            match pg.and_then(|pg| pg.blocks[p.block].as_deref()) {
+                Some(b) => dst.copy_from_slice(&b.data[p.off..p.off + p.len]),
+                None => dst.fill(0),
             }
-            o += n;
+            o += p.len;
         }
     }
 
     /// Writes `bytes` at `start` (checked by the caller) and marks them initialised.
     pub(crate) fn write(&mut self, start: u64, bytes: &[u8]) {
         let mut o = 0;
-        for (page, off, n) in chunks(start, bytes.len() as u64) {
-            let p = self.pages.entry(page).or_insert_with(Page::new);
-            p.data[off..off + n].copy_from_slice(&bytes[o..o + n]);
-            Shadow::set_words(&mut p.init, off, n);
-            o += n;
+        let mut cur: Option<(u64, &mut Page)> = None;
+        for p in pieces(start, bytes.len() as u64) {
+            if cur.as_ref().is_none_or(|(k, _)| *k != p.page) {
+                cur = Some((
+                    p.page,
+                    &mut **self.pages.entry(p.page).or_insert_with(Page::new),
+                ));
+            }
+            let Some((_, page)) = cur.as_mut() else {
+                continue; // not reached: set just above
+            };
+            let slot = &mut page.blocks[p.block];
+            if slot.is_none() {
+                self.blocks += 1;
+            }
+            let b = slot.get_or_insert_with(Block::new);
+            b.data[p.off..p.off + p.len].copy_from_slice(&bytes[o..o + p.len]);
+            Shadow::set_words(&mut b.init, p.off, p.len);
+            o += p.len;
         }
     }
 
-    /// Marks `start..start + len` (checked by the caller) initialised, keeping the bytes.
+    /// Marks `start..start + len` (checked by the caller, with [`Hbm::check_growth`])
+    /// initialised, keeping the bytes (a block not held yet is held, zero).
     pub(crate) fn mark(&mut self, start: u64, len: u64) {
-        for (page, off, n) in chunks(start, len) {
-            let p = self.pages.entry(page).or_insert_with(Page::new);
-            Shadow::set_words(&mut p.init, off, n);
+        let mut cur: Option<(u64, &mut Page)> = None;
+        for p in pieces(start, len) {
+            if cur.as_ref().is_none_or(|(k, _)| *k != p.page) {
+                cur = Some((
+                    p.page,
+                    &mut **self.pages.entry(p.page).or_insert_with(Page::new),
+                ));
+            }
+            let Some((_, page)) = cur.as_mut() else {
+                continue; // not reached: set just above
+            };
+            let slot = &mut page.blocks[p.block];
+            if slot.is_none() {
+                self.blocks += 1;
+            }
+            let b = slot.get_or_insert_with(Block::new);
+            Shadow::set_words(&mut b.init, p.off, p.len);
         }
     }
 
-    /// How many bytes of `start..start + len` (checked by the caller) were never written.
+    /// How many bytes of `start..start + len` (checked by the caller) were never written:
+    /// the work is per block held in the range, not per byte of the range.
     pub(crate) fn count_unset(&self, start: u64, len: u64) -> u64 {
-        chunks(start, len)
-            .map(|(page, off, n)| match self.pages.get(&page) {
-                Some(p) => Shadow::count_unset_words(&p.init, off, n),
-                None => n as u64,
-            })
-            .sum()
+        if len == 0 {
+            return 0;
+        }
+        let end = start + len;
+        let mut set = 0u64;
+        for (&page, pg) in self.pages.range(start / PAGE..=(end - 1) / PAGE) {
+            for (k, b) in pg.blocks.iter().enumerate() {
+                let Some(b) = b else { continue };
+                let base = page * PAGE + k as u64 * BLOCK;
+                let (from, to) = (start.max(base), end.min(base + BLOCK));
+                if from >= to {
+                    continue;
+                }
+                let n = (to - from) as usize;
+                let off = (from - base) as usize;
+                set += n as u64 - Shadow::count_unset_words(&b.init, off, n);
+            }
+        }
+        len - set
     }
 }
 
@@ -146,11 +308,11 @@ impl Hbm {
 mod tests {
     use super::*;
 
-    // decisions §6.4 / §5.2: HBM starts zero and uninitialised; writes across a page
-    // boundary read back and become initialised; the size bounds every access.
+    // decisions §6.4 / §5.2: HBM starts zero and uninitialised; writes across a block and
+    // a page boundary read back and become initialised; the size bounds every access.
     #[test]
     fn hbm_reads_writes_and_shadow() {
-        let mut h = Hbm::new(4 * PAGE);
+        let mut h = Hbm::new(4 * PAGE, DEFAULT_MAX_HBM_HELD_BYTES);
         assert_eq!(h.count_unset(0, 4 * PAGE), 4 * PAGE);
         let data: Vec<u8> = (0..100).collect();
         let at = PAGE - 40;
@@ -160,7 +322,8 @@ mod tests {
         h.read(at, &mut back);
         assert_eq!(back, data);
         assert_eq!(h.count_unset(at - 10, 120), 20);
-        assert_eq!(h.allocated(), 2 * PAGE);
+        // Two blocks in two pages.
+        assert_eq!(h.allocated(), 2 * BLOCK_COST + 2 * PAGE_COST);
         let mut z = [0xFFu8; 8];
         h.read(3 * PAGE, &mut z);
         assert_eq!(z, [0; 8]);
@@ -176,8 +339,8 @@ mod tests {
         assert!(h.check(u64::MAX, 2).is_err());
     }
 
-    // The word-level shadow of HBM pages against a bool-per-byte model: writes and counts
-    // starting and ending inside, on and across shadow words and pages.
+    // The word-level shadow of HBM blocks against a bool-per-byte model: writes and counts
+    // starting and ending inside, on and across shadow words, blocks and pages.
     #[test]
     fn hbm_shadow_matches_a_byte_model() {
         let cuts = [
@@ -187,30 +350,81 @@ mod tests {
             64,
             65,
             200,
+            BLOCK - 1,
+            BLOCK + 3,
             PAGE - 65,
             PAGE - 1,
             PAGE,
             PAGE + 1,
             PAGE + 130,
+            2 * PAGE + BLOCK,
         ];
         for &a in &cuts {
             for &b in cuts.iter().filter(|&&b| b > a) {
-                let mut h = Hbm::new(3 * PAGE);
+                let mut h = Hbm::new(3 * PAGE, DEFAULT_MAX_HBM_HELD_BYTES);
                 let mut model = vec![false; 3 * PAGE as usize];
                 h.write(a, &vec![7; (b - a) as usize]);
                 model[a as usize..b as usize]
                     .iter_mut()
                     .for_each(|x| *x = true);
+                // Unwritten bytes before each byte, to count any range at once.
+                let mut before = vec![0u64; model.len() + 1];
+                for (i, &m) in model.iter().enumerate() {
+                    before[i + 1] = before[i] + u64::from(!m);
+                }
                 for &c in &cuts {
                     for &d in cuts.iter().filter(|&&d| d >= c) {
-                        let want = model[c as usize..d as usize]
-                            .iter()
-                            .filter(|&&x| !x)
-                            .count();
-                        assert_eq!(h.count_unset(c, d - c), want as u64, "{a}..{b}, {c}..{d}");
+                        let want = before[d as usize] - before[c as usize];
+                        assert_eq!(h.count_unset(c, d - c), want, "{a}..{b}, {c}..{d}");
                     }
                 }
+                // Read back around the write (and across the next block boundary).
+                let (lo, hi) = (a.saturating_sub(70), (b + BLOCK + 70).min(3 * PAGE));
+                let mut back = vec![0xEE; (hi - lo) as usize];
+                h.read(lo, &mut back);
+                let want: Vec<u8> = model[lo as usize..hi as usize]
+                    .iter()
+                    .map(|&m| if m { 7 } else { 0 })
+                    .collect();
+                assert!(back == want, "{a}..{b}: read back");
             }
         }
+    }
+
+    // Issue 29 item 9: what a write needs is known before it runs, exactly for held blocks
+    // and pages, and a scattered pattern past the limit is refused.
+    #[test]
+    fn growth_is_checked_before_writing() {
+        let limit = 64 * (BLOCK_COST + PAGE_COST);
+        let mut h = Hbm::new(MAX_HBM_BYTES, limit);
+        h.write(10, &[1; 4]);
+        let held = h.allocated();
+        assert_eq!(held, BLOCK_COST + PAGE_COST);
+        // Into the block already held: nothing new, even with no room for a new block.
+        let mut full = Hbm::new(MAX_HBM_BYTES, held);
+        full.write(10, &[1; 4]);
+        assert_eq!(full.check_growth([(12u64, 100u64)].into_iter()), Ok(()));
+        assert!(full.check_growth([(12u64, BLOCK)].into_iter()).is_err());
+        // Four bytes every 64 KiB over the whole 64 GiB: one block and one page each, far
+        // past the limit; counting stops at the limit (63 more fit).
+        let scattered = (0..MAX_HBM_BYTES / PAGE).map(|k| (k * PAGE + 8, 4));
+        let e = h.check_growth(scattered).unwrap_err();
+        assert_eq!((e.held, e.limit), (held, limit));
+        // The first element shares the held block and page; then 63 fit, the 64th does not.
+        assert_eq!(e.more, 64 * (BLOCK_COST + PAGE_COST), "{e:?}");
+        assert_eq!(h.allocated(), held, "nothing allocated");
+        // 63 of them fit, and cost what was counted.
+        let fit: Vec<(u64, u64)> = (1..64).map(|k| (k * PAGE + 8, 4)).collect();
+        assert_eq!(h.check_growth(fit.iter().copied()), Ok(()));
+        for &(at, len) in &fit {
+            h.write(at, &vec![2; len as usize]);
+        }
+        assert_eq!(h.allocated(), limit);
+        // A dense write of 16 blocks in one page fits a limit of exactly that.
+        let dense = Hbm::new(MAX_HBM_BYTES, 16 * BLOCK_COST + PAGE_COST);
+        assert_eq!(dense.check_growth([(0u64, 16 * BLOCK)].into_iter()), Ok(()));
+        assert!(dense
+            .check_growth([(0u64, 16 * BLOCK + 1)].into_iter())
+            .is_err());
     }
 }

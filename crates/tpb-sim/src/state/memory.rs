@@ -6,7 +6,16 @@
 //! multiple of 4 KiB (see `stride_of`), whatever the address-map stride. The shadow is
 //! a bitset, one bit per byte, so each partition owns whole shadow words and the engine can
 //! hand partitions to different threads.
+//!
+//! Every write is recorded in a [`Dirty`] map of 1 KiB blocks, so that a memory can be
+//! returned to the initial state (every byte zero and uninitialised) by zeroing only what
+//! was written ([`Memory::reset`]), and machines reuse memories through a small pool
+//! ([`Memory::take`], [`Memory::give`]) instead of faulting in fresh pages for every kernel
+//! (issue 30 item 1). Writers get mutable bytes only by naming what they will write
+//! ([`Memory::parts_mut`], [`Memory::split_for_write`]) or through [`Shadow::set_range`],
+//! which records its range itself.
 
+use std::sync::Mutex;
 use tpb_isa::geometry::{Geometry, Space};
 use tpb_isa::Gen;
 
@@ -30,16 +39,152 @@ pub(crate) fn zeroed<T: Clone + Default>(len: usize) -> Vec<T> {
     v
 }
 
+/// Bytes of a space's vector per bit of its [`Dirty`] map (16 shadow words).
+const BLOCK: usize = 1024;
+/// Shadow words per block.
+const BLOCK_WORDS: usize = BLOCK / 64;
+
+/// Which [`BLOCK`]s of a space's vector may differ from the initial state: every byte
+/// outside them is zero and uninitialised. `ever` keeps the blocks written before the last
+/// reset too (the pages the memory holds, for the pool's bound).
+#[derive(Clone, Default)]
+pub(crate) struct Dirty {
+    now: Vec<u64>,
+    ever: Vec<u64>,
+}
+
+/// Sets bits `first..=last` of a bitset.
+fn set_bits(words: &mut [u64], first: usize, last: usize) {
+    let (fw, lw) = (first / 64, last / 64);
+    let lo = u64::MAX << (first % 64);
+    let hi = u64::MAX >> (63 - last % 64);
+    if fw == lw {
+        words[fw] |= lo & hi;
+        return;
+    }
+    words[fw] |= lo;
+    words[fw + 1..lw].fill(u64::MAX);
+    words[lw] |= hi;
+}
+
+/// The maximal runs `start..end` of set bits of a bitset, in order.
+fn bit_runs(words: &[u64]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let bits = words.len() * 64;
+    let next_with = move |from: usize, set: bool| {
+        let mut i = from;
+        while i < bits {
+            let w = if set { words[i / 64] } else { !words[i / 64] } >> (i % 64);
+            if w != 0 {
+                return (i + w.trailing_zeros() as usize).min(bits);
+            }
+            i = (i / 64 + 1) * 64;
+        }
+        bits
+    };
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let start = next_with(at, true);
+        if start >= bits {
+            return None;
+        }
+        let end = next_with(start, false);
+        at = end;
+        Some((start, end))
+    })
+}
+
+impl Dirty {
+    fn new(bytes: usize) -> Dirty {
+        let words = bytes.div_ceil(BLOCK).div_ceil(64);
+        Dirty {
+            now: vec![0; words],
+            ever: vec![0; words],
+        }
+    }
+
+    /// Records that bytes `start..start + len` of the vector may have changed.
+    #[inline]
+    pub(crate) fn mark(&mut self, start: usize, len: usize) {
+        if len > 0 {
+            set_bits(&mut self.now, start / BLOCK, (start + len - 1) / BLOCK);
+        }
+    }
+
+    /// Records the same bytes `bytes` (offsets in the partition) of `parts` consecutive
+    /// partitions from vector index `base`, `stride` apart.
+    #[inline]
+    fn mark_parts(
+        &mut self,
+        base: usize,
+        stride: usize,
+        parts: usize,
+        bytes: &std::ops::Range<usize>,
+    ) {
+        if bytes.is_empty() {
+            return;
+        }
+        for p in 0..parts {
+            self.mark(base + p * stride + bytes.start, bytes.len());
+        }
+    }
+
+    /// Bytes of the blocks written since the memory was made (the pages it holds).
+    fn resident(&self) -> usize {
+        let ones: u32 = self
+            .now
+            .iter()
+            .zip(&self.ever)
+            .map(|(a, b)| (a | b).count_ones())
+            .sum();
+        ones as usize * BLOCK
+    }
+
+    /// Zeroes the written blocks of `data` and their shadow `words`, and forgets them.
+    fn clear(&mut self, data: &mut [u8], words: &mut [u64]) {
+        let (bytes, shadow) = (data.len(), words.len());
+        for (a, b) in bit_runs(&self.now) {
+            data[(a * BLOCK).min(bytes)..(b * BLOCK).min(bytes)].fill(0);
+            words[(a * BLOCK_WORDS).min(shadow)..(b * BLOCK_WORDS).min(shadow)].fill(0);
+        }
+        for (e, n) in self.ever.iter_mut().zip(&mut self.now) {
+            *e |= *n;
+            *n = 0;
+        }
+    }
+
+    /// Copies the written blocks of `from` (and its shadow `from_words`) into zeroed `data`
+    /// and `words` of the same length: a clone that touches only what was written.
+    fn copy_written(&self, from: (&[u8], &[u64]), data: &mut [u8], words: &mut [u64]) {
+        for (a, b) in bit_runs(&self.now) {
+            let r = (a * BLOCK).min(data.len())..(b * BLOCK).min(data.len());
+            data[r.clone()].copy_from_slice(&from.0[r]);
+            let w = (a * BLOCK_WORDS).min(words.len())..(b * BLOCK_WORDS).min(words.len());
+            words[w.clone()].copy_from_slice(&from.1[w]);
+        }
+    }
+}
+
 /// One bit per byte: set once the byte has been written by the host or an instruction.
-#[derive(Clone, PartialEq, Eq)]
+/// Also keeps the [`Dirty`] map of the bytes it shadows (`==` compares the bits only).
+#[derive(Clone)]
 pub(crate) struct Shadow {
     words: Vec<u64>,
+    dirty: Dirty,
 }
+
+impl PartialEq for Shadow {
+    fn eq(&self, other: &Shadow) -> bool {
+        self.words == other.words
+    }
+}
+
+impl Eq for Shadow {}
 
 impl Shadow {
     fn new(bits: usize) -> Shadow {
         Shadow {
             words: zeroed(bits.div_ceil(64)),
+            dirty: Dirty::new(bits),
         }
     }
 
@@ -78,9 +223,10 @@ impl Shadow {
         f(ew, last)
     }
 
-    /// Marks bytes `start..start + len` initialised.
+    /// Marks bytes `start..start + len` initialised (and records them as written).
     #[inline]
     pub(crate) fn set_range(&mut self, start: usize, len: usize) {
+        self.dirty.mark(start, len);
         Self::set_words(&mut self.words, start, len);
     }
 
@@ -180,7 +326,10 @@ fn stride_of(active: u64) -> usize {
 }
 
 /// The on-chip memories of one generation.
-#[derive(Clone, PartialEq, Eq)]
+///
+/// `==` compares every byte and shadow bit; `clone` copies only the blocks written since
+/// the last reset into fresh zero pages (every other byte is zero and uninitialised).
+#[derive(PartialEq, Eq)]
 pub(crate) struct Memory {
     geo: Geometry,
     sbuf: Vec<u8>,
@@ -193,11 +342,42 @@ pub(crate) struct Memory {
     none_init: Shadow,
 }
 
+/// Memories given back by dropped machines, to be reset and reused ([`Memory::take`]).
+static POOL: Mutex<Vec<Memory>> = Mutex::new(Vec::new());
+/// The most memories the pool keeps (two threads running kernels, each with a machine
+/// and a scheduled re-run, need four).
+const POOL_MAX: usize = 4;
+/// A memory that has written more than this many bytes (the pages it holds) is freed, not
+/// pooled: a pool of such memories would keep their pages resident for good.
+const POOL_RESIDENT_MAX: usize = 8 << 20;
+
+impl Clone for Memory {
+    fn clone(&self) -> Memory {
+        let mut m = Memory::fresh(self.geo);
+        for (from, from_init, to, to_init) in [
+            (&self.sbuf, &self.sbuf_init, &mut m.sbuf, &mut m.sbuf_init),
+            (&self.psum, &self.psum_init, &mut m.psum, &mut m.psum_init),
+        ] {
+            from_init
+                .dirty
+                .copy_written((from, &from_init.words), to, &mut to_init.words);
+            to_init.dirty.now.clone_from(&from_init.dirty.now);
+        }
+        m
+    }
+}
+
 impl Memory {
-    /// Zero bytes, every byte uninitialised (decisions §5.2). The vectors are allocated
+    /// Zero bytes, every byte uninitialised (decisions §5.2): a reset memory from the pool
+    /// when one of this generation is there, else a new one whose vectors are allocated
     /// zeroed, so untouched pages cost nothing.
     pub(crate) fn new(gen: Gen) -> Memory {
         let geo = Geometry::of(gen);
+        Memory::take(geo).unwrap_or_else(|| Memory::fresh(geo))
+    }
+
+    /// A new memory of fresh zero pages.
+    fn fresh(geo: Geometry) -> Memory {
         let sbuf_len = geo.partitions as usize * stride_of(geo.sbuf_active_bytes.into());
         let psum_len = if geo.psum_buf_sz == 0 {
             0
@@ -212,6 +392,53 @@ impl Memory {
             psum_init: Shadow::new(psum_len),
             none: Vec::new(),
             none_init: Shadow::new(0),
+        }
+    }
+
+    /// A memory of no bytes, to stand in for one given back to the pool.
+    pub(crate) fn placeholder(&self) -> Memory {
+        Memory {
+            geo: self.geo,
+            sbuf: Vec::new(),
+            psum: Vec::new(),
+            sbuf_init: Shadow::new(0),
+            psum_init: Shadow::new(0),
+            none: Vec::new(),
+            none_init: Shadow::new(0),
+        }
+    }
+
+    /// Returns every byte written since the last reset to zero and uninitialised: the state
+    /// of [`Memory::new`], at the cost of the blocks written.
+    pub(crate) fn reset(&mut self) {
+        self.sbuf_init
+            .dirty
+            .clear(&mut self.sbuf, &mut self.sbuf_init.words);
+        self.psum_init
+            .dirty
+            .clear(&mut self.psum, &mut self.psum_init.words);
+    }
+
+    /// A pooled memory of `geo`, reset.
+    fn take(geo: Geometry) -> Option<Memory> {
+        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        let at = pool.iter().position(|m| m.geo == geo)?;
+        let mut m = pool.swap_remove(at);
+        drop(pool);
+        m.reset();
+        Some(m)
+    }
+
+    /// Gives a memory back for a later [`Memory::new`] (it is reset when taken), unless the
+    /// pool is full or the memory holds too many pages ([`POOL_RESIDENT_MAX`]).
+    pub(crate) fn give(self) {
+        let resident = self.sbuf_init.dirty.resident() + self.psum_init.dirty.resident();
+        if self.sbuf.is_empty() || resident > POOL_RESIDENT_MAX {
+            return;
+        }
+        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        if pool.len() < POOL_MAX {
+            pool.push(self);
         }
     }
 
@@ -251,13 +478,41 @@ impl Memory {
         p as usize * self.stride(space)
     }
 
-    /// The bytes and shadow words of `space`, mutably, with the other space's bytes.
+    /// The bytes and shadow words of `space`, mutably, with the other space's bytes, for a
+    /// writer that changes only bytes `writes` of the space's vector (recorded as written).
     #[inline(always)]
-    pub(crate) fn split_for_write(&mut self, space: Space) -> (&mut [u8], &mut [u64], &[u8]) {
+    pub(crate) fn split_for_write(
+        &mut self,
+        space: Space,
+        writes: std::ops::Range<usize>,
+    ) -> (&mut [u8], &mut [u64], &[u8]) {
+        let (data, init, other) = self.split(space);
+        init.dirty.mark(writes.start, writes.len());
+        (data, &mut init.words, other)
+    }
+
+    /// As [`Memory::split_for_write`], for a writer that changes only bytes `bytes` (offsets
+    /// in the partition) of partitions `first..first + parts`.
+    #[inline(always)]
+    pub(crate) fn split_for_write_parts(
+        &mut self,
+        space: Space,
+        first: u32,
+        parts: u32,
+        bytes: std::ops::Range<usize>,
+    ) -> (&mut [u8], &mut [u64], &[u8]) {
+        let (base, stride) = (self.part_base(space, first), self.stride(space));
+        let (data, init, other) = self.split(space);
+        init.dirty.mark_parts(base, stride, parts as usize, &bytes);
+        (data, &mut init.words, other)
+    }
+
+    #[inline(always)]
+    fn split(&mut self, space: Space) -> (&mut [u8], &mut Shadow, &[u8]) {
         match space {
-            Space::Sbuf => (&mut self.sbuf, &mut self.sbuf_init.words, &self.psum),
-            Space::Psum => (&mut self.psum, &mut self.psum_init.words, &self.sbuf),
-            Space::Hbm => (&mut self.none, &mut self.none_init.words, &self.sbuf),
+            Space::Sbuf => (&mut self.sbuf, &mut self.sbuf_init, &self.psum),
+            Space::Psum => (&mut self.psum, &mut self.psum_init, &self.sbuf),
+            Space::Hbm => (&mut self.none, &mut self.none_init, &self.sbuf),
         }
     }
 
@@ -281,14 +536,12 @@ impl Memory {
         }
     }
 
-    /// Bytes and shadow of a space, mutably.
+    /// Bytes and shadow of a space, mutably: every byte written must be passed to
+    /// [`Shadow::set_range`], which records it for [`Memory::reset`].
     #[inline(always)]
     pub(crate) fn parts_mut(&mut self, space: Space) -> (&mut [u8], &mut Shadow) {
-        match space {
-            Space::Sbuf => (&mut self.sbuf, &mut self.sbuf_init),
-            Space::Psum => (&mut self.psum, &mut self.psum_init),
-            Space::Hbm => (&mut self.none, &mut self.none_init),
-        }
+        let (data, init, _) = self.split(space);
+        (data, init)
     }
 }
 

@@ -12,7 +12,7 @@ mod memory;
 pub use dve_state::{DveLane, DveState};
 pub(crate) use memory::{Memory, Shadow};
 
-use crate::assumptions::FLOP_SLOTS;
+use crate::assumptions::{FLOP_SLOTS, INITIAL_WORD};
 use tpb_isa::geometry::{NUM_CHANNELS, NUM_REGISTERS};
 
 /// Semaphores per core (`NEURON_ISA_TPB_NUM_SEMAPHORES`).
@@ -60,6 +60,26 @@ pub(crate) struct State {
     pub(crate) act_acc: [u32; NUM_CHANNELS as usize],
     /// The hidden per-lane DVE state (accumulators, search flops, mask table).
     pub(crate) dve: DveState,
+}
+
+impl State {
+    /// The initial state (assumption `initial-state`) around `mem` and `hbm`, which must be
+    /// zero and uninitialised.
+    pub(crate) fn initial(mem: Memory, hbm: hbm::Hbm) -> State {
+        State {
+            mem,
+            hbm,
+            regs: [INITIAL_WORD; NUM_REGISTERS as usize],
+            flops: vec![Flops::default(); NUM_CHANNELS as usize],
+            sems: [INITIAL_WORD as i32; NUM_SEMAPHORES],
+            events: [false; NUM_EVENTS],
+            retired: 0,
+            elements_run: 0,
+            pe: None,
+            act_acc: [0; NUM_CHANNELS as usize],
+            dve: DveState::default(),
+        }
+    }
 }
 
 /// The stationary tile held by the PE array after LoadWeights (isa-facts-pe-act-dma §1.2,

@@ -173,12 +173,19 @@ impl World {
         if let Some(l) = max_elements {
             cfg.max_elements = l;
         }
+        World::around(rng, Machine::new(cfg))
+    }
+
+    /// A world around a new (or reset) machine `m`, its configuration as it is, drawing from
+    /// `rng`: two worlds made alike generate the same programs.
+    pub fn around(rng: Rng, m: Machine) -> World {
+        let cfg = *m.config();
         let mut w = World {
-            gen,
-            m: Machine::new(cfg),
-            r: RefState::new(gen, fp8),
+            gen: cfg.gen,
+            m,
+            r: RefState::new(cfg.gen, cfg.fp8),
             rng,
-            strict,
+            strict: cfg.strict,
             regs_used: Vec::new(),
         };
         w.fill_memory();

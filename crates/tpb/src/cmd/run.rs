@@ -712,8 +712,7 @@ fn perform(
             )?;
         }
         Action::Out { bound, file } => {
-            let bytes = m.read_tensor(&bound.tensor).map_err(host)?;
-            let descr = data::write_output(file, bound, bytes, style, &mut files.outputs)
+            let descr = data::write_region_output(file, bound, m, style, &mut files.outputs)
                 .map_err(CliError::Msg)?;
             let uninit = m.uninitialised_bytes(&bound.tensor).map_err(host)?;
             let note = if uninit > 0 {
@@ -810,9 +809,9 @@ fn perform(
             }
         }
         Action::Show { bound, pic } => {
-            let got = m.read_tensor(&bound.tensor).map_err(host)?;
+            let (corner, got) = show::corner(m, bound, pic).map_err(host)?;
             say!("show     {bound}{when}")?;
-            super::say_text(&show::render(bound, &got, pic, fp8, "         "))?;
+            super::say_text(&show::render(&corner, &got, pic, fp8, "         "))?;
         }
     }
     Ok(())

@@ -12,7 +12,7 @@
 //!   converts values on the way in.
 
 use crate::atomic::FileSet;
-use crate::npy::{read_data, read_header, write_npy, NpyArray, NpyError, NpyStyle};
+use crate::npy::{npy_header, read_data, read_header, write_npy, NpyArray, NpyError, NpyStyle};
 use std::path::Path;
 use tpb_isa::geometry::Space;
 use tpb_isa::{Dtype, Gen};
@@ -152,6 +152,40 @@ fn is_bit_view(d: Dtype) -> bool {
             | Dtype::INT32
             | Dtype::FP8_EXP5
     )
+}
+
+/// Stages a region of `m` as a `.npy` file in `style` into the run's set of files (put in
+/// place when the run completes), read piece by piece straight into the file
+/// ([`Machine::read_tensor_pieces`]), so that a region of any size is written holding one
+/// piece in memory (issue 29 item 8); returns the header descr written.
+pub fn write_region_output(
+    path: &Path,
+    bound: &Bound,
+    m: &Machine,
+    style: NpyStyle,
+    files: &mut FileSet,
+) -> Result<&'static str, String> {
+    /// A piece the machine could not read (not reached: `plan` checked the region), or a
+    /// write that failed.
+    struct Piece(std::io::Error);
+    impl From<HostError> for Piece {
+        fn from(e: HostError) -> Piece {
+            Piece(std::io::Error::other(e.to_string()))
+        }
+    }
+    let t = &bound.tensor;
+    let header = npy_header(t.dtype, &bound.shape, style).map_err(|e| e.to_string())?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    files
+        .stage_with(path, |out| {
+            out.write_all(&header)?;
+            m.read_tensor_pieces(t, |piece| out.write_all(piece).map_err(Piece))
+                .map_err(|Piece(e)| e)
+        })
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(crate::npy::descr_for(t.dtype, style).unwrap_or("?"))
 }
 
 /// Stages a region's bytes as a `.npy` file in `style` into the run's set of files (put in

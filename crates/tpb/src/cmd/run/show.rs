@@ -25,6 +25,50 @@ pub struct Picture {
     pub mark: Option<u32>,
 }
 
+/// The corner of a region [`render`] draws (at most `pic.rows` partitions, or HBM rows, of
+/// at most `pic.cols` elements) as a region of its own, and its bytes: only the corner is
+/// read, whatever the region's size (issue 29 item 8).
+pub fn corner(
+    m: &tpb_sim::Machine,
+    b: &Bound,
+    pic: &Picture,
+) -> Result<(Bound, Vec<u8>), tpb_sim::HostError> {
+    let t = &b.tensor;
+    let rows = u32::try_from(pic.rows)
+        .unwrap_or(u32::MAX)
+        .min(t.partitions);
+    let cols = u64::try_from(pic.cols)
+        .unwrap_or(u64::MAX)
+        .min(t.elems_per_partition);
+    let row_bytes = t.elems_per_partition.saturating_mul(b.elem_size() as u64);
+    let mut data = Vec::new();
+    for r in 0..rows {
+        // HBM has no partitions: its rows lie one after another.
+        let row = match t.space {
+            tpb_isa::geometry::Space::Hbm => tpb_sim::HostTensor {
+                byte_offset: t.byte_offset + u64::from(r) * row_bytes,
+                partitions: 1,
+                elems_per_partition: cols,
+                ..*t
+            },
+            _ => tpb_sim::HostTensor {
+                start_partition: t.start_partition + r,
+                partitions: 1,
+                elems_per_partition: cols,
+                ..*t
+            },
+        };
+        data.extend(m.read_tensor(&row)?);
+    }
+    let tensor = tpb_sim::HostTensor {
+        partitions: rows,
+        elems_per_partition: cols,
+        ..*t
+    };
+    let shape = vec![rows as usize, cols as usize];
+    Ok((Bound { tensor, shape }, data))
+}
+
 /// Renders the corner of `data` (the region's bytes, partition-major). Each line starts with
 /// `indent`; the first line is a caption.
 pub fn render(b: &Bound, data: &[u8], pic: &Picture, fp8: &Fp8Config, indent: &str) -> String {
