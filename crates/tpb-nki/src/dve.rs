@@ -44,6 +44,17 @@ impl ReduceCmd {
         })
     }
 
+    /// NKI's name of the member.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceCmd::Idle => "idle",
+            ReduceCmd::Reset => "reset",
+            ReduceCmd::Reduce => "reduce",
+            ReduceCmd::ResetReduce => "reset_reduce",
+            ReduceCmd::LoadReduce => "load_reduce",
+        }
+    }
+
     /// The `ACCUM_CMD` wire value (the compiler's map, isa-facts-dve-pool §0.3.1).
     pub fn accum_cmd(self) -> AccumCmd {
         match self {
@@ -664,3 +675,121 @@ fn cache_op(
         ..S3d3Ts::default()
     })
 }
+
+/// The lowerings of the calls this module defines ([`crate::call`]); argument positions
+/// follow the calls' Python definitions (`python/tpb/nki/isa.py`).
+pub(crate) const LOWERINGS: &[crate::call::Lowering] = {
+    use crate::call::{one, Args, Lowering};
+    &[
+        // scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False,
+        //                      reverse1=False, name=None)
+        Lowering {
+            name: "scalar_tensor_tensor",
+            lower: |c, a: &Args<'_>| {
+                one(c.scalar_tensor_tensor(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.alu(2)?,
+                    a.operand(3)?,
+                    a.alu(4)?,
+                    a.tile(5)?,
+                    a.flag(6)?,
+                    a.flag(7)?,
+                ))
+            },
+        },
+        // tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False,
+        //                    reverse1=False, name=None)
+        Lowering {
+            name: "tensor_tensor_scan",
+            lower: |c, a| {
+                one(c.tensor_tensor_scan(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.tile(2)?,
+                    a.operand(3)?,
+                    a.alu(4)?,
+                    a.alu(5)?,
+                    a.flag(6)?,
+                    a.flag(7)?,
+                ))
+            },
+        },
+        // select_reduce(dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd=idle,
+        //               reduce_op=maximum, reverse_pred=False, name=None)
+        Lowering {
+            name: "select_reduce",
+            lower: |c, a| {
+                c.select_reduce(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.tile(2)?,
+                    a.operand(3)?,
+                    a.tile_opt(4)?,
+                    a.reduce_cmd(5)?,
+                    a.alu(6)?,
+                    a.flag(7)?,
+                )
+            },
+        },
+        // tensor_scalar_reduce(dst, data, op0, operand0, reduce_op, reduce_res=None,
+        //                      reverse0=False, reduce_cmd=reset_reduce, reduce_init=None,
+        //                      reduce_res_negate=False, name=None)
+        Lowering {
+            name: "tensor_scalar_reduce",
+            lower: |c, a| {
+                c.tensor_scalar_reduce(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.alu(2)?,
+                    a.operand(3)?,
+                    a.alu(4)?,
+                    a.tile_opt(5)?,
+                    a.flag(6)?,
+                    a.reduce_cmd(7)?,
+                    a.operand_opt(8)?,
+                    a.flag(9)?,
+                )
+            },
+        },
+        // tensor_scalar_cumulative(dst, src, op0, op1, imm0, imm1=None,
+        //                          reduce_cmd=reset_reduce, name=None)
+        Lowering {
+            name: "tensor_scalar_cumulative",
+            lower: |c, a| {
+                one(c.tensor_scalar_cumulative(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.alu(2)?,
+                    a.alu(3)?,
+                    a.operand(4)?,
+                    a.operand_opt(5)?,
+                    a.reduce_cmd(6)?,
+                ))
+            },
+        },
+        // max8(dst, src, name=None)
+        Lowering {
+            name: "max8",
+            lower: |c, a| one(c.max8(a.tile(0)?, a.tile(1)?)),
+        },
+        // nc_find_index8(dst, data, vals, name=None)
+        Lowering {
+            name: "nc_find_index8",
+            lower: |c, a| c.nc_find_index8(a.tile(0)?, a.tile(1)?, a.tile(2)?),
+        },
+        // nc_match_replace8(dst, data, vals, imm, dst_idx=None, name=None)
+        Lowering {
+            name: "nc_match_replace8",
+            lower: |c, a| {
+                c.nc_match_replace8(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.tile(2)?,
+                    a.float(3)?,
+                    a.tile_opt(4)?,
+                )
+            },
+        },
+    ]
+};

@@ -230,8 +230,10 @@ impl Core {
             let v = value as i64 as u64;
             (v & ((1u64 << width) - 1)) as u32
         } else {
+            // A finite value stays finite (no silent inf from an out-of-range literal).
+            let v = crate::core::fp32("value", value)?;
             let fp8 = self.machine().config().fp8;
-            from_f32(d, value as f32, &fp8)
+            from_f32(d, v, &fp8)
         };
         let gen = self.gen();
         let p = packed::<4>(gen, dst, "dst")?;
@@ -597,3 +599,66 @@ fn partitions(t: &Tile, first: u32, n: u32) -> Tile {
     v.shape[0] = n as usize;
     v
 }
+
+/// The lowerings of the calls this module defines ([`crate::call`]); argument positions
+/// follow the calls' Python definitions (`python/tpb/nki/isa.py`).
+pub(crate) const LOWERINGS: &[crate::call::Lowering] = {
+    use crate::call::{one, Args, Lowering};
+    &[
+        // tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None)
+        Lowering {
+            name: "tensor_tensor",
+            lower: |c, a: &Args<'_>| {
+                one(c.tensor_tensor(a.tile(0)?, a.tile(1)?, a.tile(2)?, a.alu(3)?, a.engine(4)?))
+            },
+        },
+        // tensor_copy(dst, src, engine=engine.unknown, name=None)
+        Lowering {
+            name: "tensor_copy",
+            lower: |c, a| one(c.tensor_copy(a.tile(0)?, a.tile(1)?, a.engine(2)?)),
+        },
+        // memset(dst, value, engine=engine.unknown, name=None)
+        Lowering {
+            name: "memset",
+            lower: |c, a| one(c.memset(a.tile(0)?, a.float(1)?, a.engine(2)?)),
+        },
+        // reciprocal(dst, data, name=None)
+        Lowering {
+            name: "reciprocal",
+            lower: |c, a| one(c.reciprocal(a.tile(0)?, a.tile(1)?)),
+        },
+        // tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None)
+        Lowering {
+            name: "tensor_reduce",
+            lower: |c, a| {
+                let axes = a
+                    .ints(3)?
+                    .iter()
+                    .map(|&x| {
+                        usize::try_from(x).map_err(|_| a.refuse(3, format!("{x} is negative")))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                one(c.tensor_reduce(
+                    a.tile(0)?,
+                    a.alu(1)?,
+                    a.tile(2)?,
+                    &axes,
+                    a.flag(4)?,
+                    a.flag(5)?,
+                ))
+            },
+        },
+        // tensor_copy_predicated(dst, src, predicate, reverse_pred=False, name=None)
+        Lowering {
+            name: "tensor_copy_predicated",
+            lower: |c, a| {
+                one(c.tensor_copy_predicated(a.tile(0)?, a.operand(1)?, a.tile(2)?, a.flag(3)?))
+            },
+        },
+        // nc_stream_shuffle(dst, src, shuffle_mask, name=None)
+        Lowering {
+            name: "nc_stream_shuffle",
+            lower: |c, a| c.nc_stream_shuffle(a.tile(0)?, a.tile(1)?, a.ints(2)?),
+        },
+    ]
+};

@@ -40,13 +40,15 @@
 //! instructions on semaphore `255 - engine index` ([`sync::sync_semaphore`]); fill values and
 //! other FP32 constants an instruction reads from a register are placed in registers
 //! allocated from 63 downwards and set through the host API, and [`Core::disasm`] writes them
-//! as `.reg` lines. [`support::NKI_API`] lists which NKI names run.
+//! as `.reg` lines. [`call`] is the one entry every NKI call's Python definition lowers
+//! through (`python/tpb/nki/isa.py`).
 #![warn(missing_docs)]
 
 // Issue 18: activation, activation_reduce and exponential.
 mod act;
 mod alloc;
 mod build;
+pub mod call;
 mod core;
 // Issue 17b calls: the STT family, cache reduce + drain, search cluster.
 mod dve;
@@ -54,7 +56,6 @@ mod dve_pool;
 mod names;
 // Issue 18: nc_matmul and the Tensor-engine nc_transpose on the PE.
 mod pe;
-pub mod support;
 pub mod sync;
 mod tile;
 

@@ -142,11 +142,3 @@ pub fn int_or<T: IntArg>(
         None => Ok(default),
     }
 }
-
-/// [`float`] of an optional argument (`None` or absent: `default`).
-pub fn float_or(obj: Option<&Bound<'_, PyAny>>, argument: &str, default: f64) -> PyResult<f64> {
-    match obj.filter(|o| !o.is_none()) {
-        Some(o) => float(o, argument),
-        None => Ok(default),
-    }
-}

@@ -10,7 +10,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 use tpb::cmd::run::program::Program;
 use tpb::cmd::run::timeline;
 use tpb_nki::{Index, Label};
@@ -109,28 +108,6 @@ pub fn assign(
     core.write(&view, host.as_slice()?).map_err(nki_error)
 }
 
-/// Labels the next instructions of `core` with the kernel source line, `name=` and
-/// `engine=` of the call making them.
-#[pyfunction]
-#[pyo3(signature = (core, origin = None, name = None, engine = None))]
-pub fn _kernel_set_call(
-    core: &Bound<'_, Core>,
-    origin: Option<String>,
-    name: Option<String>,
-    engine: Option<&str>,
-) -> PyResult<()> {
-    let engine = match engine {
-        None | Some("unknown") => None,
-        Some(e) => Some(engine_arg(e)?),
-    };
-    core.get().lock(core.py()).set_call(Label {
-        origin: origin.map(Arc::from),
-        name: name.map(Arc::from),
-        engine,
-    });
-    Ok(())
-}
-
 /// Turns `core`'s emitted synchronisation on or off (`simulate_kernel(synchronize=...)`).
 #[pyfunction]
 pub fn _kernel_set_auto_sync(core: &Bound<'_, Core>, on: bool) {
@@ -142,25 +119,6 @@ pub fn _kernel_set_auto_sync(core: &Bound<'_, Core>, on: bool) {
 #[pyfunction]
 pub fn _kernel_set_clip_views(core: &Bound<'_, Core>, on: bool) {
     core.get().lock(core.py()).set_clip_views(on);
-}
-
-/// An `engine=` value: NKI's names (`vector`, `gpsimd`, `scalar`, `tensor`, `sync`) or the
-/// queue names (`dve`, `pool`, `act`, `pe`, `sp`).
-fn engine_arg(e: &str) -> PyResult<EngineId> {
-    let q = match e {
-        "vector" => "dve",
-        "gpsimd" => "pool",
-        "scalar" => "act",
-        "tensor" => "pe",
-        "sync" => "sp",
-        other => other,
-    };
-    EngineId::from_name(q).ok_or_else(|| {
-        raise(
-            ErrorKind::Usage,
-            format!("engine={e:?}: expected vector, gpsimd, scalar, tensor, sync or unknown"),
-        )
-    })
 }
 
 /// A kernel's profile: the emitted program re-run on the engine scheduler.
@@ -474,32 +432,4 @@ pub fn _kernel_profile(py: Python<'_>, core: &Bound<'_, Core>, name: &str) -> Py
         ));
     }
     Ok(profile)
-}
-
-/// The NKI API table (`tpb_nki::support`): `(module, name, status, detail)` rows.
-#[pyfunction]
-pub fn _nki_support() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    tpb_nki::support::NKI_API
-        .iter()
-        .map(|&(m, n, s)| (m, n, s.tag(), s.detail()))
-        .collect()
-}
-
-/// Raises `tpb.NotSupported` for `module.name` with the table's reason: "not supported
-/// yet: nki.isa.tensor_tensor needs TensorTensor (…)" or "not supported: …".
-#[pyfunction]
-#[pyo3(signature = (module, name, form = None))]
-pub fn _nki_refuse(module: &str, name: &str, form: Option<&str>) -> PyErr {
-    use tpb_nki::support::{status, Status};
-    let what = match form {
-        Some(f) => format!("nki.{module}.{name} ({f})"),
-        None => format!("nki.{module}.{name}"),
-    };
-    let msg = match status(module, name) {
-        Some(Status::NotYet(need)) => format!("not supported yet: {what} needs {need}"),
-        Some(Status::Partial(d)) => format!("not supported yet: {what}; tpb runs {d}"),
-        Some(Status::NotSupported(why)) => format!("not supported: {what}: {why}"),
-        Some(Status::Supported) | None => format!("not supported: {what}"),
-    };
-    raise(ErrorKind::NotSupported, msg)
 }

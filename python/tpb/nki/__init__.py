@@ -24,12 +24,14 @@ a :class:`Core` directly, outside a kernel::
 
 from __future__ import annotations
 
+from typing import List, Tuple
+
 from .._tpb import Core, Profile, Tile
-from . import isa, language
+from . import _api, isa, language
 from ._runner import Kernel, jit, profile_kernel, simulate_kernel
 
 
-def api_support() -> list:
+def api_support() -> List[Tuple[str, str, str, str]]:
     """Every NKI name tpb knows: ``(module, name, status, detail)`` with status
     ``supported``, ``partial``, ``not yet`` (the detail names the missing instruction) or
     ``not supported`` (the detail says why).
@@ -38,9 +40,7 @@ def api_support() -> list:
 
         [r for r in tpb.nki.api_support() if r[2] == "not yet"]
     """
-    from .. import _tpb
-
-    return list(_tpb._nki_support())
+    return _api.api_support()
 
 
 __all__ = [

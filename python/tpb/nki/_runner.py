@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
-from typing import Any, Callable, Optional, Tuple
+import os
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 
@@ -74,20 +76,40 @@ def _outputs(result: Any) -> Any:
     return result
 
 
-def _run(kernel: Any, arrays: Tuple[Any, ...], gen: str, uninitialized_reads: str,
+def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized_reads: str,
          kwargs: dict) -> Tuple[Any, Any]:
     if uninitialized_reads not in ("raise", "warn"):
-        raise UsageError('uninitialized_reads must be "raise" or "warn"')
+        raise UsageError(f'uninitialized_reads={uninitialized_reads!r}: "raise" or "warn"',
+                         parameter="uninitialized_reads")
     out_of_bounds = kwargs.pop("out_of_bounds", "raise")
     if out_of_bounds not in ("raise", "warn"):
-        raise UsageError('out_of_bounds must be "raise" or "warn"')
+        raise UsageError(f'out_of_bounds={out_of_bounds!r}: "raise" or "warn"',
+                         parameter="out_of_bounds")
     k = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
+    if not callable(k.fn):
+        raise UsageError(f"kernel: {k.fn!r} is not a function", parameter="kernel")
+    if inspect.isgeneratorfunction(k.fn) or inspect.iscoroutinefunction(k.fn) \
+            or inspect.isasyncgenfunction(k.fn):
+        raise UsageError(f"kernel {getattr(k.fn, '__name__', k.fn)!r} is a generator or async "
+                         "function: an NKI kernel is a plain function that runs its calls and "
+                         "returns its outputs", parameter="kernel")
     core = kwargs.pop("core", None)
     synchronize = kwargs.pop("synchronize", True)
-    strict_exact = bool(kwargs.pop("strict_exact", False))
+    strict_exact = kwargs.pop("strict_exact", False)
+    for opt, v in (("synchronize", synchronize), ("strict_exact", strict_exact)):
+        if not isinstance(v, bool):
+            raise UsageError(f"{opt}={v!r}: True or False", parameter=opt)
     if core is None:
-        core = _tpb.Core(gen=gen, strict=uninitialized_reads == "raise",
+        core = _tpb.Core(gen=gen or "cayman", strict=uninitialized_reads == "raise",
                          strict_exact=strict_exact)
+    elif not isinstance(core, _tpb.Core):
+        raise UsageError(f"core={core!r}: a tpb.nki.Core", parameter="core")
+    elif gen is not None and gen != core.gen:
+        raise UsageError(f"gen={gen!r} with core= (a {core.gen} core): the core's generation "
+                         "is the run's; pass one of them", parameter="gen")
+    elif strict_exact:
+        raise UsageError("strict_exact=True with core=: make the core with "
+                         "nki.Core(strict_exact=True)", parameter="strict_exact")
     _tpb._kernel_set_auto_sync(core, bool(synchronize))
     _tpb._kernel_set_clip_views(core, out_of_bounds == "warn")
     args = []
@@ -102,7 +124,12 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: str, uninitialized_reads: st
     for pos in itertools.product(*(range(d) for d in grid)) if grid else [()]:
         old = _context.enter(_context.KernelContext(core, grid, tuple(pos), shared))
         try:
-            results.append(k.fn(*args, **kwargs))
+            result = k.fn(*args, **kwargs)
+            if inspect.isgenerator(result) or inspect.isawaitable(result):
+                raise UsageError(f"kernel {getattr(k.fn, '__name__', k.fn)!r} returned "
+                                 f"{type(result).__name__}: an NKI kernel is a plain function",
+                                 parameter="kernel")
+            results.append(result)
             _context.flush(core)
         finally:
             _context.discard(core)
@@ -120,7 +147,7 @@ def _hbm_input(core: Any, a: Any) -> Any:
     return core.from_numpy(arr, buffer="hbm")
 
 
-def simulate_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
+def simulate_kernel(kernel: Any, *arrays: Any, gen: Optional[str] = None,
                     uninitialized_reads: str = "raise", **kwargs: Any) -> Any:
     """Runs a kernel and returns its outputs as NumPy arrays.
 
@@ -128,7 +155,8 @@ def simulate_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
         kernel: a ``@tpb.nki.jit`` kernel (optionally with a grid) or a plain function.
         arrays: the kernel's arguments (NumPy arrays become HBM tensors the kernel reads with
             ``nl.load``; the HBM tensors it returns come back as NumPy arrays).
-        gen: the generation (``sunda``, ``cayman``, ``mariana``, ``maverick``).
+        gen: the generation (``sunda``, ``cayman`` (the default), ``mariana``,
+            ``maverick``); with ``core=``, the core's (another one is an error).
         uninitialized_reads: ``"raise"`` (default: reading bytes never written raises
             :class:`tpb.Fault` of kind ``strict``) or ``"warn"``.
         out_of_bounds: ``"raise"`` (default: a subscript past its tile raises
@@ -156,7 +184,7 @@ def simulate_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
     return out
 
 
-def profile_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
+def profile_kernel(kernel: Any, *arrays: Any, gen: Optional[str] = None,
                    uninitialized_reads: str = "raise", timeline: Any = None,
                    **kwargs: Any) -> Tuple[Any, Any]:
     """Runs a kernel, then re-runs the program it emitted on the engine scheduler, and
@@ -179,10 +207,35 @@ def profile_kernel(kernel: Any, *arrays: Any, gen: str = "cayman",
         out, prof = tpb.nki.profile_kernel(my_kernel, a, timeline="k.svg")
         print(prof.estimated_time_us, prof.engines)
     """
+    paths = _timeline_paths(timeline)
     core, out = _run(kernel, arrays, gen, uninitialized_reads, kwargs)
     name = getattr(getattr(kernel, "fn", kernel), "__name__", "kernel")
     prof = _tpb._kernel_profile(core, name)
-    paths = [] if timeline is None else ([timeline] if isinstance(timeline, (str, bytes)) or hasattr(timeline, "__fspath__") else list(timeline))
     for p in paths:
         prof.write_timeline(p)
     return out, prof
+
+
+def _timeline_paths(timeline: Any) -> List[str]:
+    """The timeline paths, checked before the kernel runs (a bad one must not throw the
+    run away): each a str, bytes or path-like ending in ``.json`` or ``.svg``."""
+    if timeline is None:
+        return []
+    items = [timeline] if isinstance(timeline, (str, bytes)) or hasattr(timeline, "__fspath__") \
+        else timeline
+    try:
+        items = list(items)
+    except TypeError:
+        raise UsageError(f"timeline={timeline!r}: a path or a list of paths",
+                         parameter="timeline") from None
+    paths = []
+    for p in items:
+        try:
+            path = os.fsdecode(p)
+        except TypeError:
+            raise UsageError(f"timeline: {p!r} is not a path", parameter="timeline") from None
+        if not path.endswith((".json", ".svg")):
+            raise UsageError(f"timeline: {path!r} must end in .json (Chrome trace) or .svg "
+                             "(Gantt chart)", parameter="timeline")
+        paths.append(path)
+    return paths
