@@ -40,6 +40,14 @@ enum Kind {
 }
 
 impl Kind {
+    /// Whether a value of this kind is a singleton worth remembering by identity.
+    fn memoized(self) -> bool {
+        matches!(
+            self,
+            Kind::Alu | Kind::Cmp | Kind::Act | Kind::ReduceCmd | Kind::Engine | Kind::Choice
+        )
+    }
+
     const ALL: [(&'static str, Kind, &'static str); 15] = [
         ("tile", Kind::Tile, "a tile"),
         ("operand", Kind::Operand, "a number or a (P, 1) tile"),
@@ -103,7 +111,13 @@ pub struct Lowering {
     names: Vec<&'static str>,
     /// The last origin seen and its shared text (a loop's calls come from one line).
     origin: Mutex<Option<(Py<PyString>, Arc<str>)>>,
+    /// Per parameter, the last operator or enumeration member converted and its value:
+    /// `nl.multiply` or `engine.unknown` is the same object call after call.
+    memo: Mutex<Vec<Option<Seen>>>,
 }
+
+/// An argument object and the value it converted to.
+type Seen = (Py<PyAny>, Arg);
 
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
@@ -379,14 +393,16 @@ impl Lowering {
         let Some(o) = origin else {
             return Ok(None);
         };
-        let mut last = self.origin.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((obj, text)) = last.as_ref() {
+        let last = self.origin.try_lock().ok();
+        if let Some((obj, text)) = last.as_ref().and_then(|l| l.as_ref()) {
             if obj.bind(o.py()).is(o) {
                 return Ok(Some(text.clone()));
             }
         }
         let text: Arc<str> = Arc::from(o.to_cow()?.as_ref());
-        *last = Some((o.clone().unbind(), text.clone()));
+        if let Some(mut l) = last {
+            *l = Some((o.clone().unbind(), text.clone()));
+        }
         Ok(Some(text))
     }
 }
@@ -427,12 +443,14 @@ impl Lowering {
             })
             .collect::<PyResult<Vec<_>>>()?;
         let names = params.iter().map(|p| p.name).collect();
+        let memo = Mutex::new(params.iter().map(|_| None).collect());
         Ok(Lowering {
             call,
             qualname: qualname.to_string(),
             params,
             names,
             origin: Mutex::new(None),
+            memo,
         })
     }
 
@@ -487,8 +505,27 @@ impl Lowering {
         let mut core: Option<Py<Core>> = None;
         let mut label = CallLabel::default();
         let mut values = Vec::with_capacity(self.params.len());
-        for (p, obj) in self.params.iter().zip(args.iter()) {
-            values.push(self.convert(p, &obj, &mut core, &mut label)?);
+        {
+            // Converting may run Python code (an enum's `name`), which may let another thread
+            // call this lowering: that thread skips the memo rather than wait for it.
+            let mut memo = self.memo.try_lock().ok();
+            for (i, (p, obj)) in self.params.iter().zip(args.iter()).enumerate() {
+                let last = memo.as_mut().and_then(|m| m.get_mut(i));
+                if let Some(Some((seen, value))) = last.as_deref() {
+                    if seen.bind(py).is(&obj) {
+                        if let Arg::Engine(e) = value {
+                            label.engine = label_engine(*e);
+                        }
+                        values.push(value.clone());
+                        continue;
+                    }
+                }
+                let value = self.convert(p, &obj, &mut core, &mut label)?;
+                if let Some(slot) = last.filter(|_| p.kind.memoized() && !obj.is_none()) {
+                    *slot = Some((obj.clone().unbind(), value.clone()));
+                }
+                values.push(value);
+            }
         }
         let core = core.ok_or_else(|| {
             raise(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -73,7 +73,9 @@ def enter(ctx: Optional[KernelContext]) -> Optional[KernelContext]:
 
 
 _IN_PKG: Dict[str, bool] = {}  # co_filename -> whether it is a file of the tpb package
-_ORIGINS: Dict[Tuple[str, int], str] = {}  # (file, line) -> "file:line"
+# (id(code), instruction offset) -> (code, "file:line"): the offset is read without
+# computing the line (a line-table walk), the code object is kept so its id stays its own.
+_ORIGINS: Dict[Tuple[int, int], Tuple[CodeType, str]] = {}
 
 
 def _in_pkg(filename: str) -> bool:
@@ -98,13 +100,14 @@ def origin() -> Optional[str]:
         f = f.f_back
     if f is None:
         return None
-    key = (f.f_code.co_filename, f.f_lineno)
-    text = _ORIGINS.get(key)
-    if text is None:
+    code = f.f_code
+    key = (id(code), f.f_lasti)
+    entry = _ORIGINS.get(key)
+    if entry is None or entry[0] is not code:
         if len(_ORIGINS) > 65536:  # bounded: kernels generated on the fly
             _ORIGINS.clear()
-        text = _ORIGINS[key] = f"{key[0]}:{key[1]}"
-    return text
+        entry = _ORIGINS[key] = (code, f"{code.co_filename}:{f.f_lineno}")
+    return entry[1]
 
 
 # Per core: a value-returning matmul not emitted yet (``language.matmul``), so that
