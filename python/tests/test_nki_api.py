@@ -412,3 +412,60 @@ def test_loops_take_their_keywords():
                 list(nl.sequential_range(start=1, stop=7, step=2))]
 
     assert run(kernel) == [[0, 1, 2], [1, 3, 5]]
+
+
+# ---- issue 29 item 17: one rule per message ------------------------------------------------
+
+
+def test_two_psum_inputs_name_one_rule():
+    core = nki.Core()
+    a = core.ndarray((4, 8), np.float32, buffer="psum")
+    b = core.ndarray((4, 8), np.float32, buffer="psum")
+    c = core.ndarray((4, 8), np.float32)
+    nisa.memset(a, 1.0)
+    nisa.memset(b, 2.0)
+    with pytest.raises(tpb.UsageError) as e:
+        nisa.tensor_tensor(c, a, b, np.add)
+    msg = str(e.value)
+    assert "data1 and data2 are both in PSUM" in msg and "quadrant" not in msg
+    sb = core.ndarray((4, 8), np.float32)
+    nisa.tensor_copy(sb, b)
+    nisa.tensor_tensor(c, a, sb, np.add)  # one input in PSUM runs
+    np.testing.assert_array_equal(c.numpy(), np.full((4, 8), 3.0, np.float32))
+
+
+def test_transposing_more_than_128_columns_says_so():
+    def kernel(x):
+        return nl.copy(nl.transpose(nl.load(x)))
+
+    with pytest.raises(tpb.UsageError, match=r"x is 128 × 512; the PE transposes at most 128 × 128"):
+        run(kernel, np.ones((128, 512), np.float32))
+    np.testing.assert_array_equal(run(kernel, ramp(64, 128)), ramp(64, 128).T)
+
+
+def test_a_psum_tile_on_a_generation_without_psum_is_not_supported():
+    def kernel(x, y):
+        return nl.copy(nl.matmul(nl.load(x), nl.load(y), transpose_x=True))
+
+    with pytest.raises(tpb.NotSupported, match="maverick: the generation has no psum"):
+        run(kernel, np.ones((4, 4), np.float32), np.ones((4, 8), np.float32), gen="maverick")
+
+
+def test_machine_and_subscript_arguments_are_usage_errors():
+    for bad in (-1, 2**70, 0):
+        with pytest.raises(tpb.UsageError, match="hbm_bytes"):
+            tpb.Machine(hbm_bytes=bad)
+    assert tpb.Machine(hbm_bytes=4096).hbm_bytes == 4096
+    core = nki.Core()
+    t = core.from_numpy(np.zeros((4, 8), np.float32))
+    with pytest.raises(tpb.UsageError, match="outside the int64 range"):
+        t[2**70]
+    with pytest.raises(tpb.UsageError, match="not a bool"):
+        t[True]
+    for bad in (None, "x", object()):
+        with pytest.raises(tpb.UsageError, match="expected a number"):
+            t[...] = bad
+    with pytest.raises(tpb.UsageError, match="does not broadcast"):
+        t[...] = np.ones((3,), np.float32)
+    t[1] = 1.5
+    assert t.numpy()[1, 0] == 1.5 and t.numpy()[0, 0] == 0.0

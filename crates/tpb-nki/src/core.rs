@@ -412,6 +412,7 @@ impl Core {
             self.hbm_next = next;
             return Ok(tile);
         };
+        self.space_exists(k, space)?;
         let tile = allocate(&mut self.arenas[k], shape, dtype, space, name)?;
         self.end_matmul_groups(&tile);
         Ok(tile)
@@ -428,8 +429,24 @@ impl Core {
         let Some(k) = space_index(space) else {
             return self.hbm_place(shape, dtype).map(|_| ());
         };
+        self.space_exists(k, space)?;
         let mut probe = self.arenas[k].clone();
         allocate(&mut probe, shape, dtype, space, "").map(|_| ())
+    }
+
+    /// Refuses tiles in a space the generation does not have (maverick has no PSUM).
+    fn space_exists(&self, k: usize, space: Space) -> Result<(), NkiError> {
+        if self.arenas[k].total() == 0 {
+            return Err(NkiError::NotSupported {
+                what: format!(
+                    "a {} tile on {}: the generation has no {} (PSUM_BUF_SZ is 0)",
+                    space.name(),
+                    self.gen(),
+                    space.name()
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Returns an allocated tile's space (when the kernel no longer references it; its
@@ -1391,6 +1408,24 @@ fn gpsimd_sbuf(tile: &Tile, operand: &'static str) -> Result<(), NkiError> {
                 "{} is in {}; NKI's GpSimd calls (iota, affine_select) take SBUF tiles only",
                 tile,
                 tile.space.name()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// NKI's rule for the two-input Vector calls (nki-api §3.4): at most one input in PSUM.
+pub(crate) fn not_both_psum(
+    a: (&Tile, &'static str),
+    b: (&Tile, &'static str),
+) -> Result<(), NkiError> {
+    if a.0.space == Space::Psum && b.0.space == Space::Psum {
+        return Err(NkiError::Shape {
+            operand: b.1,
+            detail: format!(
+                "{} and {} are both in PSUM; the Vector engine reads at most one input from \
+                 PSUM (copy one to SBUF first)",
+                a.1, b.1
             ),
         });
     }

@@ -217,6 +217,7 @@ impl Core {
     ) -> Result<StepReport, NkiError> {
         same_partitions(dst, data, "data")?;
         same_partitions(dst, operand1, "operand1")?;
+        crate::core::not_both_psum((data, "data"), (operand1, "operand1"))?;
         let bitvec = op0.is_bitvec_op() && op1.is_bitvec_op() && op0 != AluOp::BYPASS;
         let imm0 = stt_scalar(self, operand0, bitvec, dst.dtype, "operand0", data)?;
         let body = stt_body(

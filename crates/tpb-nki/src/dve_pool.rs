@@ -124,6 +124,7 @@ impl Core {
     ) -> Result<StepReport, NkiError> {
         same_shape(dst, data1, "data1")?;
         same_shape(dst, data2, "data2")?;
+        crate::core::not_both_psum((data1, "data1"), (data2, "data2"))?;
         if matches!(engine, NkiEngine::Scalar | NkiEngine::Tensor) {
             return Err(not_supported(format!(
                 "tensor_tensor on engine {engine:?}: NKI allows vector, gpsimd or unknown"

@@ -28,7 +28,7 @@ macro_rules! int_arg {
     )*};
 }
 
-int_arg!(u8, u16, u32, u64, i32, i64, usize);
+int_arg!(u8, u16, u32, u64, i32, i64, usize, i128);
 
 /// A Python integer (or an object with `__index__`) as `T`, naming `argument` and the
 /// range `T` holds when it does not fit.

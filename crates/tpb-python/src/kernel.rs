@@ -7,7 +7,7 @@ use crate::arrays::host_view;
 use crate::errors::{raise, raise_with, ErrorKind};
 use crate::nki::{nki_error, Core, Tile};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyInt, PyList, PySlice, PyTuple};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use tpb::cmd::run::program::Program;
@@ -45,6 +45,20 @@ fn one_key(k: &Bound<'_, PyAny>) -> PyResult<Index> {
     if let Ok(f) = k.getattr("__tpb_index__") {
         let (start, size, step): (i64, i64, i64) = f.call0()?.extract()?;
         return Ok(Index::Range { start, size, step });
+    }
+    if k.is_instance_of::<PyBool>() {
+        return Err(raise(
+            ErrorKind::Usage,
+            format!("a tile subscript is not a bool ({k})"),
+        ));
+    }
+    if k.is_instance_of::<PyInt>() {
+        return k.extract::<i64>().map(Index::At).map_err(|_| {
+            raise(
+                ErrorKind::Usage,
+                format!("tile subscript {k} is outside the int64 range"),
+            )
+        });
     }
     if let Ok(i) = k.extract::<i64>() {
         return Ok(Index::At(i));
@@ -96,11 +110,39 @@ pub fn assign(
         .call1((t.core.bind(py),))?;
     let np = py.import("numpy")?;
     let target = slf.getattr("dtype")?;
+    let given = np.call_method1("asarray", (value,))?;
+    // Numbers only (ml_dtypes' are kind "V"): None or a str would become NaN or fail
+    // inside NumPy.
+    let dt = given.getattr("dtype")?;
+    let kind: String = dt.getattr("kind")?.extract()?;
+    let structured = !dt.getattr("names")?.is_none();
+    if !matches!(kind.as_str(), "b" | "i" | "u" | "f" | "V") || structured {
+        return Err(raise(
+            ErrorKind::Usage,
+            format!(
+                "tile[...] = {}: expected a number, an array of numbers or a tile",
+                value.repr()?
+            ),
+        ));
+    }
+    let shape: Vec<usize> = given.getattr("shape")?.extract()?;
+    let fits = shape.len() <= view.shape.len()
+        && shape
+            .iter()
+            .rev()
+            .zip(view.shape.iter().rev())
+            .all(|(&g, &v)| g == v || g == 1);
+    if !fits {
+        return Err(raise(
+            ErrorKind::Usage,
+            format!(
+                "tile[...] = an array of shape {shape:?}: it does not broadcast to the view's {:?}",
+                view.shape
+            ),
+        ));
+    }
     let arr = np
-        .call_method1(
-            "broadcast_to",
-            (np.call_method1("asarray", (value,))?, view.shape.clone()),
-        )?
+        .call_method1("broadcast_to", (given, view.shape.clone()))?
         .call_method1("astype", (target,))?;
     let fp8 = t.core.get().lock(py).machine().config().fp8;
     let host = host_view(&arr, &fp8)?.bytes()?;

@@ -543,6 +543,10 @@ def _in_sbuf(x: Tile) -> Tile:
 def transposed(x: Tile, dtype: Optional[DType] = None) -> Tile:
     """``x.T`` through the PE, as ``nl.transpose`` lowers it: an fp32 PSUM tile, or an SBUF
     copy in ``dtype`` when that is not fp32."""
+    if _free(x) > 128 or int(x.shape[0]) > 128:
+        raise UsageError(f"nl.transpose: x is {int(x.shape[0])} × {_free(x)}; the PE transposes "
+                         "at most 128 × 128 (the result has one partition per column of x)",
+                         parameter="x")
     src = _in_sbuf(x)
     shape = [_free(src), int(src.shape[0])]
     want = np.dtype(dtype) if dtype is not None else np.dtype(x.dtype)
