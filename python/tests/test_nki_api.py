@@ -469,3 +469,27 @@ def test_machine_and_subscript_arguments_are_usage_errors():
         t[...] = np.ones((3,), np.float32)
     t[1] = 1.5
     assert t.numpy()[1, 0] == 1.5 and t.numpy()[0, 0] == 0.0
+
+
+def test_mask_on_the_current_form_shrinks_the_operand_tile_on_partitions():
+    """`mask=` restricted to partitions 2..4 reads the (P, 1) operand's rows 2..4 too."""
+    x = ramp(4, 8)
+    col = np.arange(4, dtype=np.float32).reshape(4, 1) * 100
+    i_p = nl.arange(4)[:, None]
+
+    def kernel(a, c):
+        t = nl.load(a)
+        out = nl.zeros((4, 8), nl.float32)
+        nisa.tensor_scalar(out, t, np.add, nl.load(c), mask=(i_p >= 2))
+        return out
+
+    got = run(kernel, x, col)
+    np.testing.assert_array_equal(got[:2], np.zeros((2, 8), np.float32))
+    np.testing.assert_array_equal(got[2:], x[2:] + col[2:])
+
+
+def test_a_non_tile_dst_is_named_not_called_missing():
+    core = nki.Core()
+    x = core.from_numpy(ramp(4, 8))
+    with pytest.raises(tpb.UsageError, match="dst: expected a tile, not ndarray"):
+        nisa.tensor_copy(np.zeros((4, 8), np.float32), x)

@@ -64,15 +64,16 @@ macro_rules! struct_kinds {
             /// Every struct, in declaration order.
             pub const ALL: &'static [StructKind] = &[$( StructKind::$S ),*];
 
-            /// Whether bytes 4..12 are the common EVENTS preamble (and bytes 1..4 the
-            /// header's): false for DMA_COPY2D / DMA_IMMEDIATE, which carry their own wait
-            /// band there, and for the 0xDA extension record, whose bytes 1..12 are its own
-            /// fields (isa-facts-pe-act-dma §3.6, §3.10, §3.11).
-            pub const fn has_preamble(self) -> bool {
-                !matches!(
-                    self,
-                    StructKind::DmaCopy2d | StructKind::DmaImmediate | StructKind::PseudoDmaExt
-                )
+            /// What bytes 1..12 hold: the common header and EVENTS, a wait band of the
+            /// struct's own at 4..12 (DMA_COPY2D, DMA_IMMEDIATE), or the struct's own fields
+            /// from byte 1 (the 0xDA extension record's `flags` @1, `idx_nac` @2, …)
+            /// (isa-facts-pe-act-dma §3.6, §3.10, §3.11).
+            pub const fn preamble(self) -> Preamble {
+                match self {
+                    StructKind::DmaCopy2d | StructKind::DmaImmediate => Preamble::OwnWaitBand,
+                    StructKind::PseudoDmaExt => Preamble::OwnFields,
+                    _ => Preamble::Common,
+                }
             }
 
             /// The header struct name.
@@ -86,6 +87,17 @@ macro_rules! struct_kinds {
 }
 
 for_each_struct!(struct_kinds);
+
+/// What a struct's bytes 1..12 hold ([`StructKind::preamble`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Preamble {
+    /// The header's bytes 1..4 (`inst_word_len` = 0x10 …) and the EVENTS at 4..12.
+    Common,
+    /// The header's bytes 1..4, then the struct's own wait band at 4..12 (no EVENTS).
+    OwnWaitBand,
+    /// The struct's own fields from byte 1 (only the opcode byte is the header's).
+    OwnFields,
+}
 
 /// The engine that executes an opcode (multi-engine programs route by this column).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -288,8 +300,61 @@ macro_rules! families {
                     $( Sem::$F(v) => v.form(), )*
                 }
             }
+
+            /// Every behaviour of every family, in list order.
+            pub fn all() -> impl Iterator<Item = Sem> {
+                [$( sem::$F::ALL.iter().map(|&v| Sem::$F(v)).collect::<Vec<_>>(), )*]
+                    .into_iter()
+                    .flatten()
+            }
+
+            /// The opcode rows that run this behaviour (an alias row is one more).
+            pub fn rows(self) -> impl Iterator<Item = &'static OpcodeInfo> {
+                OPCODES.iter().filter(move |r| r.sem == self)
+            }
         }
+
+        $(
+            impl FamilySem for sem::$F {
+                const FAMILY: Family = Family::$F;
+                const ALL: &'static [Self] = sem::$F::ALL;
+                #[inline]
+                fn of(s: Sem) -> Option<Self> {
+                    #[allow(unreachable_patterns)]
+                    match s {
+                        Sem::$F(v) => Some(v),
+                        _ => None,
+                    }
+                }
+                #[inline]
+                fn sem(self) -> Sem {
+                    Sem::$F(self)
+                }
+            }
+        )*
     };
+}
+
+/// A family's behaviour enum (one of [`sem`]): `sem::Search` is the variant type of
+/// [`Family::Search`]. Layers that pick or read a row by what it computes use it instead of
+/// opcode bytes: [`FamilySem::of`] takes the variant out of a row's [`Sem`], and a `match`
+/// on it without a catch-all does not build when the family gains a behaviour.
+pub trait FamilySem: Copy + Eq + fmt::Debug + 'static {
+    /// The family.
+    const FAMILY: Family;
+    /// Every variant, in declaration order.
+    const ALL: &'static [Self];
+    /// The variant, if `s` is of this family.
+    fn of(s: Sem) -> Option<Self>;
+    /// As a [`Sem`].
+    fn sem(self) -> Sem;
+
+    /// The opcode rows of this family, with their variants, in value order.
+    fn rows() -> impl Iterator<Item = (&'static OpcodeInfo, Self)> {
+        OPCODES
+            .iter()
+            .filter_map(|r| Self::of(r.sem).map(|v| (r, v)))
+    }
 }
 
 for_each_family!(families);
@@ -306,6 +371,8 @@ macro_rules! semantics {
                 pub enum $F { $( $(#[$vm])* $V, )* }
 
                 impl $F {
+                    /// Every variant, in declaration order.
+                    pub const ALL: &'static [$F] = &[$( $F::$V, )*];
                     /// Arith or Bitvec twin.
                     pub const fn alu(self) -> AluClass {
                         match self { $( $F::$V => AluClass::$alu, )* }

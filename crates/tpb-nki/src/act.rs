@@ -10,8 +10,9 @@
 //! registers NKI says `idle` leaves alone).
 
 use crate::build::{packed, Scalar};
-use crate::core::{fp32, same_partitions, scalar, Core, NkiError};
+use crate::core::{fp32, same_partitions, scalar, Core};
 use crate::dve::drain;
+use crate::error::NkiError;
 use crate::tile::Tile;
 use crate::{Operand, ReduceCmd};
 use tpb_isa::wire::{op, DtypePair, ImmVal, S3d3Ac, S3d3Ts};
@@ -246,8 +247,9 @@ impl Core {
 
 /// The lowerings of the calls this module defines ([`crate::call`]); argument positions
 /// follow the calls' Python definitions (`python/tpb/nki/isa.py`).
-pub(crate) const LOWERINGS: &[crate::call::Lowering] = {
-    use crate::call::{Args, Lowering};
+pub(crate) const LOWERINGS: &[crate::Lowering] = {
+    use crate::call::Args;
+    use crate::Lowering;
     &[
         // activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None,
         //            reduce_cmd=idle, engine=engine.unknown, name=None)

@@ -1,7 +1,7 @@
 //! Pure instruction builders: tiles and scalars in, one [`Instruction`] out. No machine state
 //! is touched here; [`crate::Core`] validates and runs what these return.
 
-use crate::core::NkiError;
+use crate::error::NkiError;
 use crate::tile::Tile;
 use tpb_isa::geometry::{Geometry, Space};
 use tpb_isa::pack::{pack, Packed};

@@ -6,17 +6,16 @@
 //! that kind into an [`Arg`] (the same converters for every call) and runs the call's
 //! [`Lowering`], found here by name. A lowering reads its arguments by position through
 //! [`Args`] and emits the call's instructions; it sits beside the instructions it builds, as
-//! one row of its module's `LOWERINGS` table, so a new call is its Python definition and its
-//! Rust lowering: two files.
+//! one row of its module's `LOWERINGS` table (the crate root lists the tables:
+//! [`crate::lowering`]), so a new call is its Python definition and its Rust lowering: two
+//! files.
 
-use crate::core::{Core, NkiError};
-use crate::dve::ReduceCmd;
-use crate::dve_pool::NkiEngine;
+use crate::error::NkiError;
 use crate::names::Cmp;
 use crate::tile::Tile;
 use crate::Operand;
 use std::sync::Mutex;
-use tpb_isa::{ActFunc, AluOp};
+use tpb_isa::{AccumCmd, ActFunc, AluOp};
 use tpb_sim::StepReport;
 
 /// One argument of a call, converted from the caller's value by the kind its Python
@@ -262,45 +261,94 @@ impl<'a> Args<'a> {
     }
 }
 
-/// How one NKI call lowers to instructions.
-#[derive(Clone, Copy)]
-pub struct Lowering {
-    /// The call's name as its Python definition registers it (`tensor_scalar`).
-    pub name: &'static str,
-    /// Emits the call's instructions on the core; every step it ran.
-    pub lower: fn(&mut Core, &Args<'_>) -> Result<Vec<StepReport>, NkiError>,
-}
-
-impl std::fmt::Debug for Lowering {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Lowering")
-            .field("name", &self.name)
-            .finish()
-    }
-}
-
 /// One lowering step that ran one instruction, as the list every lowering returns.
 pub(crate) fn one(r: Result<StepReport, NkiError>) -> Result<Vec<StepReport>, NkiError> {
     r.map(|s| vec![s])
 }
 
-/// The lowering tables of the modules that define calls.
-const TABLES: &[&[Lowering]] = &[
-    crate::core::LOWERINGS,
-    crate::dve_pool::LOWERINGS,
-    crate::dve::LOWERINGS,
-    crate::act::LOWERINGS,
-    crate::pe::LOWERINGS,
-];
-
-/// Every lowering.
-pub fn lowerings() -> impl Iterator<Item = &'static Lowering> {
-    TABLES.iter().flat_map(|t| t.iter())
+/// NKI's `reduce_cmd` (`nki.isa.reduce_cmd`): what a call does to the DVE accumulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceCmd {
+    /// `idle` (0): leave the accumulator alone.
+    Idle,
+    /// `reset` (1): reset only.
+    Reset,
+    /// `reduce` (2): continue accumulating.
+    Reduce,
+    /// `reset_reduce` (3): reset, then accumulate.
+    ResetReduce,
+    /// `load_reduce` (4): load an initial value, then accumulate.
+    LoadReduce,
 }
 
-/// The lowering named `name`.
-pub fn lowering(name: &str) -> Option<&'static Lowering> {
-    lowerings().find(|l| l.name == name)
+impl ReduceCmd {
+    /// Parses `idle`, `reset`, `reduce`, `reset_reduce`, `load_reduce` (or 0..=4).
+    pub fn parse(s: &str) -> Option<ReduceCmd> {
+        Some(match s {
+            "idle" | "0" => ReduceCmd::Idle,
+            "reset" | "1" => ReduceCmd::Reset,
+            "reduce" | "2" => ReduceCmd::Reduce,
+            "reset_reduce" | "3" => ReduceCmd::ResetReduce,
+            "load_reduce" | "4" => ReduceCmd::LoadReduce,
+            _ => return None,
+        })
+    }
+
+    /// NKI's name of the member.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceCmd::Idle => "idle",
+            ReduceCmd::Reset => "reset",
+            ReduceCmd::Reduce => "reduce",
+            ReduceCmd::ResetReduce => "reset_reduce",
+            ReduceCmd::LoadReduce => "load_reduce",
+        }
+    }
+
+    /// The `ACCUM_CMD` wire value (the compiler's map, isa-facts-dve-pool §0.3.1).
+    pub fn accum_cmd(self) -> AccumCmd {
+        match self {
+            ReduceCmd::Idle => AccumCmd::IDLE,
+            ReduceCmd::Reset => AccumCmd::ZERO,
+            ReduceCmd::Reduce => AccumCmd::ACCUMULATE,
+            ReduceCmd::ResetReduce => AccumCmd::ZERO_ACCUMULATE,
+            ReduceCmd::LoadReduce => AccumCmd::LOAD_ACCUMULATE,
+        }
+    }
+}
+
+/// The `engine=` argument of the calls that can run on more than one engine (NKI
+/// `nki.isa.engine`). tpb runs every call on one machine; the engine only decides what the
+/// compiler would emit (the int band on GpSimd, the transpose's instruction).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NkiEngine {
+    /// `engine.unknown`: the compiler's choice (decisions §6.3).
+    #[default]
+    Unknown,
+    /// `engine.vector` (DVE).
+    Vector,
+    /// `engine.gpsimd` (POOL).
+    Gpsimd,
+    /// `engine.scalar` (ACT).
+    Scalar,
+    /// `engine.tensor` (PE).
+    Tensor,
+}
+
+impl NkiEngine {
+    /// Parses `unknown`/`vector`/`gpsimd`/`scalar`/`tensor` or the enum's numbers
+    /// (`tensor=1`, `scalar=2`, `gpsimd=3`, `vector=5`, `unknown=0`).
+    pub fn parse(s: &str) -> Option<NkiEngine> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "unknown" | "0" | "unknown_engine" => NkiEngine::Unknown,
+            "vector" | "5" | "vector_engine" => NkiEngine::Vector,
+            "gpsimd" | "3" | "gpsimd_engine" => NkiEngine::Gpsimd,
+            "scalar" | "2" | "scalar_engine" => NkiEngine::Scalar,
+            "tensor" | "1" | "tensor_engine" => NkiEngine::Tensor,
+            _ => return None,
+        })
+    }
 }
 
 /// `name` as a `&'static str` for error messages: each distinct parameter name is stored
@@ -319,16 +367,6 @@ pub fn intern(name: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lowering_names_are_unique() {
-        let names: Vec<_> = lowerings().map(|l| l.name).collect();
-        for (k, n) in names.iter().enumerate() {
-            assert!(!names[..k].contains(n), "{n} twice");
-        }
-        assert!(lowering("tensor_scalar").is_some());
-        assert!(lowering("frobnicate").is_none());
-    }
 
     #[test]
     fn a_kind_mismatch_names_the_parameter() {

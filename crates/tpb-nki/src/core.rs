@@ -2,160 +2,26 @@
 
 use crate::alloc::Arena;
 use crate::build::{self, Scalar};
+use crate::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
+use crate::error::NkiError;
 use crate::names::Cmp;
 use crate::sync::{sync_semaphore, NeededWait, Tracker};
-use crate::tile::{Tile, ViewError};
+use crate::tile::Tile;
 use crate::Operand;
 use std::sync::Arc;
 use tpb_isa::geometry::Space;
 use tpb_isa::text::disasm;
-use tpb_isa::validate::Report;
 use tpb_isa::wire::{encode_program, op, EventSemaphore, ImmVal};
 use tpb_isa::{AluOp, Dtype, Gen, ImmSrc, Instruction, UpdateMode, WaitMode};
-use tpb_sim::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
 use tpb_sim::engines::queue::default_dma_issuer;
 use tpb_sim::engines::{home, run_engines_with, EngineId, EngineOptions, EngineRun, Home};
 use tpb_sim::numerics::from_f32;
-use tpb_sim::{Config, Fault, FaultCause, HostError, Machine, StepReport};
+use tpb_sim::{Config, FaultCause, HostError, Machine, StepReport};
 
 /// Registers for constants are allocated from here downwards (our choice), at most
 /// [`MAX_CONSTANT_REGISTERS`] of them; registers below stay the user's.
 const FIRST_CONSTANT_REGISTER: u8 = 63;
 const MAX_CONSTANT_REGISTERS: usize = 32;
-
-/// Why an NKI-shaped call could not be emitted or run. Nothing was emitted and no state
-/// changed.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum NkiError {
-    /// A tile or operand shape the call cannot take.
-    #[error("{operand}: {detail}")]
-    Shape {
-        /// The argument.
-        operand: &'static str,
-        /// What is wrong.
-        detail: String,
-    },
-    /// The compiler's packer refused the operand's access pattern.
-    #[error("{operand}: {detail}")]
-    Pack {
-        /// The argument.
-        operand: &'static str,
-        /// The packer's error.
-        detail: String,
-    },
-    /// A `pattern` argument that no DATA4D holds.
-    #[error("pattern: {detail}")]
-    Pattern {
-        /// What is wrong.
-        detail: String,
-    },
-    /// An operator name that is not known, or not usable in this call.
-    #[error("{argument}: {detail}")]
-    Operator {
-        /// The argument.
-        argument: &'static str,
-        /// What is wrong.
-        detail: String,
-    },
-    /// A scalar value the instruction cannot carry.
-    #[error("{argument}: {detail}")]
-    Value {
-        /// The argument.
-        argument: &'static str,
-        /// What is wrong.
-        detail: String,
-    },
-    /// No room for a tile: names the tile, its size and what is left.
-    #[error(
-        "cannot allocate {want} bytes per partition in {space} for tile {tile}: {free} of \
-         {total} bytes per partition are free{largest}",
-        tile = if name.is_empty() { "(unnamed)".to_string() } else { format!("{name:?}") },
-        space = space.name(),
-        largest = if *largest < *free { format!(" (the largest free block is {largest} bytes)") } else { String::new() }
-    )]
-    OutOfMemory {
-        /// The tile's name (`name=`), or empty.
-        name: String,
-        /// The largest block that would fit now.
-        largest: u64,
-        /// The space.
-        space: Space,
-        /// Bytes per partition asked for.
-        want: u64,
-        /// Bytes per partition still free.
-        free: u64,
-        /// Active bytes per partition.
-        total: u64,
-    },
-    /// No register left for a constant.
-    #[error("no register left for constant {bits:#010x}: registers 0..={lowest} are the user's")]
-    Registers {
-        /// The constant's bits.
-        bits: u32,
-        /// The lowest register tpb may use.
-        lowest: u8,
-    },
-    /// A subscript outside its tile (the out-of-bounds sanitizer).
-    #[error("{0}")]
-    OutOfBounds(String),
-    /// A call or view that needs an instruction or mapping tpb does not have yet.
-    #[error("not supported yet: {what}")]
-    NotYet {
-        /// What is missing (names the instruction).
-        what: String,
-    },
-    /// A form tpb refuses because its semantics are not public, or the ISA has no encoding.
-    #[error("not supported: {what}")]
-    NotSupported {
-        /// What is not supported.
-        what: String,
-    },
-    /// The instruction the call built fails validation on the core's generation.
-    #[error("{mnemonic} is invalid on {}: {}", report.gen, first_failure(report))]
-    Invalid {
-        /// The instruction's mnemonic.
-        mnemonic: String,
-        /// The instruction as built.
-        inst: Box<Instruction>,
-        /// Every failing rule.
-        report: Report,
-    },
-    /// The simulator faulted (state unchanged).
-    #[error("{0}")]
-    Fault(Fault),
-    /// A host read or write the machine cannot serve.
-    #[error("{0}")]
-    Host(#[from] HostError),
-}
-
-impl From<ViewError> for NkiError {
-    fn from(e: ViewError) -> NkiError {
-        match e {
-            ViewError::OutOfBounds(_) => NkiError::OutOfBounds(e.to_string()),
-            ViewError::NotSupported(what) => NkiError::NotSupported { what },
-            ViewError::Invalid(detail) => NkiError::Shape {
-                operand: "index",
-                detail,
-            },
-        }
-    }
-}
-
-fn first_failure(report: &Report) -> String {
-    let mut fails = report.failures();
-    match (fails.next(), fails.count()) {
-        (Some(f), 0) => format!(
-            "{}: {} (`{}` = {})",
-            f.rule.name, f.rule.clause, f.field, f.value
-        ),
-        (Some(f), more) => format!(
-            "{}: {} (`{}` = {}) and {more} more",
-            f.rule.name, f.rule.clause, f.field, f.value
-        ),
-        (None, _) => "no failing rule".into(),
-    }
-}
 
 /// A simulated NeuronCore for NKI-shaped calls.
 #[derive(Clone, Debug)]
@@ -193,7 +59,7 @@ pub struct Core {
     /// Whether out-of-bounds views are clipped with a warning (else refused).
     clip_views: bool,
     /// The PSUM views a matmul wrote, for `nc_matmul(accumulate=None)` ([`crate::pe`]).
-    pub(crate) matmul_groups: crate::pe::MatmulGroups,
+    pub(crate) matmul_groups: crate::matmul_groups::MatmulGroups,
     /// The 128 × 128 identities the PE transpose multiplies by, one per dtype.
     pub(crate) identities: Vec<Tile>,
 }
@@ -268,7 +134,7 @@ impl Core {
             late_host_writes: 0,
             auto_sync: true,
             clip_views: false,
-            matmul_groups: crate::pe::MatmulGroups::default(),
+            matmul_groups: crate::matmul_groups::MatmulGroups::default(),
             identities: Vec::new(),
         }
     }
@@ -544,7 +410,7 @@ impl Core {
         self.dma_copy_opts(&dst.dma_view(), &src.dma_view(), engine, opts)
     }
 
-    /// [`Core::dma_copy`] on explicit views (NKI `.ap()` patterns, [`tpb_sim::dma::DmaView`]).
+    /// [`Core::dma_copy`] on explicit views (NKI `.ap()` patterns, [`crate::dma::DmaView`]).
     pub fn dma_copy_view(
         &mut self,
         dst: &DmaView,
@@ -1082,7 +948,11 @@ impl Core {
             }
         };
         let accesses = std::mem::take(&mut report.accesses);
-        if inst.header.opcode != op::MATMUL.opcode() {
+        // Any write but a matmul's (by behaviour, not byte) ends the groups it touches.
+        let matmul = inst
+            .info(self.machine.gen())
+            .is_some_and(|r| matches!(r.sem, tpb_isa::opcode::Sem::Matmul(_)));
+        if !matmul {
             self.matmul_groups.end_written(&accesses);
         }
         // A DMA request's data moves on its issuer's DMA queue.
@@ -1313,13 +1183,13 @@ fn dma_requests(
     src: &DmaView,
     opts: DmaOptions,
     out: &mut Vec<Instruction>,
-) -> Result<(), tpb_sim::dma::DmaBuildError> {
+) -> Result<(), crate::dma::DmaBuildError> {
     let err = match dma_copy_instruction(gen, dst, src, opts) {
         Ok(inst) => {
             out.push(inst);
             return Ok(());
         }
-        Err(e @ tpb_sim::dma::DmaBuildError::Shape { .. }) => e,
+        Err(e @ crate::dma::DmaBuildError::Shape { .. }) => e,
         Err(e) => return Err(e),
     };
     let same_shape = dst.pattern.len() == src.pattern.len()
@@ -1623,8 +1493,9 @@ fn dma_issuer(engine: Option<&str>, dge_mode: Option<&str>) -> Result<Option<Eng
 
 /// The lowerings of the calls this module defines ([`crate::call`]); argument positions
 /// follow the calls' Python definitions (`python/tpb/nki/isa.py`).
-pub(crate) const LOWERINGS: &[crate::call::Lowering] = {
-    use crate::call::{one, Args, Lowering};
+pub(crate) const LOWERINGS: &[crate::Lowering] = {
+    use crate::call::{one, Args};
+    use crate::Lowering;
     &[
         // iota(dst, pattern, offset=0, channel_multiplier=0, name=None)
         Lowering {

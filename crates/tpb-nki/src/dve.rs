@@ -3,9 +3,10 @@
 //! `select_reduce` (0xea, then a 0x9b drain when `reduce_res` is given).
 
 use crate::build::{packed, Scalar};
-use crate::core::{fp32, same_partitions, scalar, Core, NkiError};
+use crate::core::{fp32, same_partitions, scalar, Core};
+use crate::error::NkiError;
 use crate::tile::Tile;
-use crate::Operand;
+use crate::{Operand, ReduceCmd};
 use tpb_isa::geometry::Geometry;
 use tpb_isa::validate::{is_valid, validate};
 use tpb_isa::wire::D1Rd;
@@ -15,57 +16,6 @@ use tpb_isa::wire::{
 };
 use tpb_isa::{AccumCmd, AluOp, Dtype, ImmSrc, Instruction, RevOps};
 use tpb_sim::StepReport;
-
-/// NKI's `reduce_cmd` (`nki.isa.reduce_cmd`): what a call does to the DVE accumulator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduceCmd {
-    /// `idle` (0): leave the accumulator alone.
-    Idle,
-    /// `reset` (1): reset only.
-    Reset,
-    /// `reduce` (2): continue accumulating.
-    Reduce,
-    /// `reset_reduce` (3): reset, then accumulate.
-    ResetReduce,
-    /// `load_reduce` (4): load an initial value, then accumulate.
-    LoadReduce,
-}
-
-impl ReduceCmd {
-    /// Parses `idle`, `reset`, `reduce`, `reset_reduce`, `load_reduce` (or 0..=4).
-    pub fn parse(s: &str) -> Option<ReduceCmd> {
-        Some(match s {
-            "idle" | "0" => ReduceCmd::Idle,
-            "reset" | "1" => ReduceCmd::Reset,
-            "reduce" | "2" => ReduceCmd::Reduce,
-            "reset_reduce" | "3" => ReduceCmd::ResetReduce,
-            "load_reduce" | "4" => ReduceCmd::LoadReduce,
-            _ => return None,
-        })
-    }
-
-    /// NKI's name of the member.
-    pub fn name(self) -> &'static str {
-        match self {
-            ReduceCmd::Idle => "idle",
-            ReduceCmd::Reset => "reset",
-            ReduceCmd::Reduce => "reduce",
-            ReduceCmd::ResetReduce => "reset_reduce",
-            ReduceCmd::LoadReduce => "load_reduce",
-        }
-    }
-
-    /// The `ACCUM_CMD` wire value (the compiler's map, isa-facts-dve-pool §0.3.1).
-    pub fn accum_cmd(self) -> AccumCmd {
-        match self {
-            ReduceCmd::Idle => AccumCmd::IDLE,
-            ReduceCmd::Reset => AccumCmd::ZERO,
-            ReduceCmd::Reduce => AccumCmd::ACCUMULATE,
-            ReduceCmd::ResetReduce => AccumCmd::ZERO_ACCUMULATE,
-            ReduceCmd::LoadReduce => AccumCmd::LOAD_ACCUMULATE,
-        }
-    }
-}
 
 /// The scalar of an STT-family instruction and its dtype: an inline fp32, or a `(P, 1)`
 /// tile read through a pointer in the tile's dtype.
@@ -679,8 +629,9 @@ fn cache_op(
 
 /// The lowerings of the calls this module defines ([`crate::call`]); argument positions
 /// follow the calls' Python definitions (`python/tpb/nki/isa.py`).
-pub(crate) const LOWERINGS: &[crate::call::Lowering] = {
-    use crate::call::{one, Args, Lowering};
+pub(crate) const LOWERINGS: &[crate::Lowering] = {
+    use crate::call::{one, Args};
+    use crate::Lowering;
     &[
         // scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False,
         //                      reverse1=False, name=None)

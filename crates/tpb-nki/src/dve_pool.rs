@@ -4,49 +4,16 @@
 //! docs/reference/dve-pool.md).
 
 use crate::build::packed;
-use crate::core::{Core, NkiError};
+use crate::core::Core;
+use crate::error::NkiError;
 use crate::tile::Tile;
-use crate::Operand;
+use crate::{NkiEngine, Operand};
 use tpb_isa::wire::{
     op, Bytes, CtrlIm, D4Mr, DtypePair, ImmVal, S3d3CpPredScalar, S3s3d3Tt, S4d4Tr, Tensor4,
 };
 use tpb_isa::{AluOp, Dtype, ImmSrc, Instruction, TensorSubdim};
 use tpb_sim::numerics::from_f32;
 use tpb_sim::StepReport;
-
-/// The `engine=` argument of the calls that can run on more than one engine (NKI
-/// `nki.isa.engine`). tpb runs every call on one machine; the engine only decides what the
-/// compiler would emit (the int band on GpSimd, the transpose's instruction).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum NkiEngine {
-    /// `engine.unknown`: the compiler's choice (decisions §6.3).
-    #[default]
-    Unknown,
-    /// `engine.vector` (DVE).
-    Vector,
-    /// `engine.gpsimd` (POOL).
-    Gpsimd,
-    /// `engine.scalar` (ACT).
-    Scalar,
-    /// `engine.tensor` (PE).
-    Tensor,
-}
-
-impl NkiEngine {
-    /// Parses `unknown`/`vector`/`gpsimd`/`scalar`/`tensor` or the enum's numbers
-    /// (`tensor=1`, `scalar=2`, `gpsimd=3`, `vector=5`, `unknown=0`).
-    pub fn parse(s: &str) -> Option<NkiEngine> {
-        Some(match s.trim().to_ascii_lowercase().as_str() {
-            "unknown" | "0" | "unknown_engine" => NkiEngine::Unknown,
-            "vector" | "5" | "vector_engine" => NkiEngine::Vector,
-            "gpsimd" | "3" | "gpsimd_engine" => NkiEngine::Gpsimd,
-            "scalar" | "2" | "scalar_engine" => NkiEngine::Scalar,
-            "tensor" | "1" | "tensor_engine" => NkiEngine::Tensor,
-            _ => return None,
-        })
-    }
-}
 
 fn not_supported(what: String) -> NkiError {
     NkiError::NotSupported { what }
@@ -603,8 +570,9 @@ fn partitions(t: &Tile, first: u32, n: u32) -> Tile {
 
 /// The lowerings of the calls this module defines ([`crate::call`]); argument positions
 /// follow the calls' Python definitions (`python/tpb/nki/isa.py`).
-pub(crate) const LOWERINGS: &[crate::call::Lowering] = {
-    use crate::call::{one, Args, Lowering};
+pub(crate) const LOWERINGS: &[crate::Lowering] = {
+    use crate::call::{one, Args};
+    use crate::Lowering;
     &[
         // tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None)
         Lowering {

@@ -4,7 +4,7 @@
 //! are the NumPy ufunc names. Each maps to one `ALU_OP`; any ISA name `AluOp` knows
 //! (`mult`, `is_ge`, `0x06`) is accepted too.
 
-use crate::core::NkiError;
+use crate::error::NkiError;
 use std::fmt;
 use tpb_isa::{ActFunc, AffineSelectCmp, AluOp, CodeEnum};
 

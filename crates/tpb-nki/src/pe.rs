@@ -6,7 +6,7 @@
 //!
 //! `accumulate=None` follows NKI (nki-api §3.2): the first matmul into a PSUM tile
 //! overwrites it, later ones into the same tile add to it. tpb keeps, per core, the PSUM
-//! views a matmul has written ([`MatmulGroups`]); a write by any other instruction, an
+//! views a matmul has written (`crate::matmul_groups`); a write by any other instruction, an
 //! allocation or a free over the bytes ends that view's group, so the next matmul
 //! overwrites again (accumulating onto PSUM a non-matmul wrote is undefined on NC-v2/v3,
 //! §1.5.2 "Hazard rule").
@@ -16,65 +16,22 @@
 //! `strict_exact`) leaves the LoadWeights in the program, like a kernel stopped there.
 
 use crate::build::packed;
-use crate::core::{Core, NkiError};
+use crate::core::Core;
+use crate::error::NkiError;
 use crate::names::Cmp;
 use crate::tile::{Index, Tile};
 use crate::NkiEngine;
 use tpb_isa::geometry::Space;
 use tpb_isa::validate::chains_pe::{pe_in_dtype_ok, QUADRANTS};
-use tpb_isa::wire::{op, S3Lw, S3d3Mm};
+use tpb_isa::wire::{matmul_psum_dtype, op, S3Lw, S3d3Mm};
 use tpb_isa::{Dtype, Gen, Instruction, PeFp32Mode};
-use tpb_sim::{MemAccess, StepReport};
+use tpb_sim::StepReport;
 
 /// The PE array: 128 rows (contraction) × 128 columns (stationary free size), §1.2.
 const PE_ROWS: u32 = 128;
 const PE_COLS: u64 = 128;
 /// One PSUM bank per partition: 2 KiB = 512 fp32 (§1.6); a v2/v3 matmul writes inside one.
 const PSUM_BANK_BYTES: u64 = 2048;
-
-/// The PSUM views a matmul wrote since anything else touched their bytes: the open
-/// accumulation groups `accumulate=None` adds to.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct MatmulGroups {
-    open: Vec<Tile>,
-}
-
-impl MatmulGroups {
-    /// Whether `dst` (the same view) has an open group.
-    fn is_open(&self, dst: &Tile) -> bool {
-        self.open.iter().any(|t| t == dst)
-    }
-
-    fn open(&mut self, dst: &Tile) {
-        if !self.is_open(dst) {
-            self.open.push(dst.clone());
-        }
-    }
-
-    /// Ends every group whose bytes overlap partitions `parts` × bytes `lo..hi` of PSUM.
-    pub(crate) fn end_overlapping(&mut self, parts: std::ops::Range<u32>, lo: u64, hi: u64) {
-        self.open.retain(|t| {
-            let (start, len) = t.hull();
-            let p0 = t.start_partition;
-            let disjoint_parts = parts.end <= p0 || p0 + t.partitions() <= parts.start;
-            disjoint_parts || hi <= start || start + len <= lo
-        });
-    }
-
-    /// Ends the groups a write by a non-matmul instruction touches.
-    pub(crate) fn end_written(&mut self, accesses: &[MemAccess]) {
-        if self.open.is_empty() {
-            return;
-        }
-        for a in accesses
-            .iter()
-            .filter(|a| a.write && a.region.space == Space::Psum)
-        {
-            let (lo, hi) = (a.region.bytes.start, a.region.bytes.end);
-            self.end_overlapping(a.region.partitions.clone(), lo, hi);
-        }
-    }
-}
 
 /// The fp32 mode a PE input needs: fp32 multiplies full fp32 values (`high`), every other
 /// input `none` (§1.5.1, §1.7).
@@ -366,12 +323,18 @@ impl Core {
                 ),
             ));
         }
-        if dst.dtype == Dtype::BFLOAT16 && self.gen() == Gen::Mariana {
+        // The generation's Matmul out dtypes (`has_valid_mm_out_dtype`, declared once in
+        // tpb_isa::wire): bf16 is one from NC-v4, but how it is rounded is not public.
+        if dst.dtype == Dtype::BFLOAT16
+            && matmul_psum_dtype(self.gen(), Some(dst.dtype)) == Some(Dtype::BFLOAT16)
+        {
             return Err(NkiError::NotSupported {
-                what: "a bfloat16 nc_matmul dst (NC-v4): how RNE or stochastic rounding is \
-                       chosen for the PSUM write is not public (isa-facts-pe-act-dma §1.6); \
-                       use an fp32 dst"
-                    .into(),
+                what: format!(
+                    "a bfloat16 nc_matmul dst ({}): how RNE or stochastic rounding is chosen \
+                     for the PSUM write is not public (isa-facts-pe-act-dma §1.6); use an \
+                     fp32 dst",
+                    self.gen()
+                ),
             });
         }
         if dst.dtype != Dtype::FP32 {
@@ -504,8 +467,9 @@ impl Core {
 
 /// The lowerings of the calls this module defines ([`crate::call`]); argument positions
 /// follow the calls' Python definitions (`python/tpb/nki/isa.py`).
-pub(crate) const LOWERINGS: &[crate::call::Lowering] = {
-    use crate::call::{Args, Lowering};
+pub(crate) const LOWERINGS: &[crate::Lowering] = {
+    use crate::call::Args;
+    use crate::Lowering;
     &[
         // nc_matmul(dst, stationary, moving, is_stationary_onezero=False,
         //           is_moving_onezero=False, is_transpose=False, accumulate=None,

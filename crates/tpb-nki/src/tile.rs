@@ -252,8 +252,8 @@ impl Tile {
 
     /// The whole tile as a DMA view (`[[step, count], …]` outermost first; on chip the first
     /// pair is the partition dimension and the others follow the view's strides).
-    pub fn dma_view(&self) -> tpb_sim::dma::DmaView {
-        use tpb_sim::dma::{DmaPlace, DmaView};
+    pub fn dma_view(&self) -> crate::dma::DmaView {
+        use crate::dma::{DmaPlace, DmaView};
         if self.space == Space::Hbm {
             let mut pattern = vec![[self.dim0_stride(), self.partitions() as i64]];
             let free = self.shape.get(1..).unwrap_or(&[]);

@@ -6,10 +6,10 @@ use tpb_isa::geometry::Space;
 use tpb_isa::text::{asm, AsmOptions};
 use tpb_isa::WaitMode;
 use tpb_isa::{AluOp, Body, Dtype, Gen, Opcode};
+use tpb_nki::dma::{DmaPlace, DmaView};
 use tpb_nki::sync::sync_semaphore;
 use tpb_nki::Index;
 use tpb_nki::{Core, NkiError, Operand};
-use tpb_sim::dma::{DmaPlace, DmaView};
 use tpb_sim::engines::{place, EngineId, EngineOptions, Stop};
 
 fn f32s(b: &[u8]) -> Vec<f32> {

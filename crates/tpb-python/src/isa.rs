@@ -545,3 +545,17 @@ pub fn pack(
         )),
     }
 }
+
+/// `_geometry(gen)`: the memory geometry of a generation (`tpb_isa::geometry::Geometry`,
+/// docs/library.md): partitions and the active SBUF / PSUM bytes per partition. Read by
+/// `nl.tile_size`'s SBUF fields.
+#[pyfunction]
+#[pyo3(name = "_geometry")]
+pub fn geometry(gen: &str) -> PyResult<Vec<(&'static str, u32)>> {
+    let g = tpb_isa::geometry::Geometry::of(parse_gen(gen)?);
+    Ok(vec![
+        ("partitions", g.partitions),
+        ("sbuf_partition_bytes", g.sbuf_active_bytes),
+        ("psum_partition_bytes", g.psum_active_bytes),
+    ])
+}

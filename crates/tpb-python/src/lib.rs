@@ -28,6 +28,7 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(isa::asm, m)?)?;
     m.add_function(wrap_pyfunction!(isa::disasm, m)?)?;
     m.add_function(wrap_pyfunction!(isa::pack, m)?)?;
+    m.add_function(wrap_pyfunction!(isa::geometry, m)?)?;
     m.add_class::<machine::Machine>()?;
     m.add_class::<machine::RunReport>()?;
     m.add_class::<machine::Warning>()?;

@@ -105,7 +105,7 @@ struct Param {
 /// definition's parameter order.
 #[pyclass(module = "tpb._tpb", name = "Lowering", frozen)]
 pub struct Lowering {
-    call: &'static tpb_nki::call::Lowering,
+    call: &'static tpb_nki::Lowering,
     qualname: String,
     params: Vec<Param>,
     names: Vec<&'static str>,
@@ -416,7 +416,7 @@ impl Lowering {
     /// (`nki.isa.tensor_scalar`) starts its error messages.
     #[new]
     fn new(name: &str, qualname: &str, params: Vec<(String, String)>) -> PyResult<Lowering> {
-        let call = tpb_nki::call::lowering(name).ok_or_else(|| {
+        let call = tpb_nki::lowering(name).ok_or_else(|| {
             raise(
                 ErrorKind::Usage,
                 format!("{qualname}: no Rust lowering is named {name:?} (tpb_nki::call)"),
@@ -558,8 +558,8 @@ impl Lowering {
     }
 }
 
-/// The name of every Rust lowering (`tpb_nki::call::lowerings`).
+/// The name of every Rust lowering (`tpb_nki::lowerings`).
 #[pyfunction]
 pub fn _lowerings() -> Vec<&'static str> {
-    tpb_nki::call::lowerings().map(|l| l.name).collect()
+    tpb_nki::lowerings().map(|l| l.name).collect()
 }

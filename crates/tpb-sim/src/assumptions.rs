@@ -1040,8 +1040,8 @@ pub const fn tt_int_result(out: Dtype, r: u32) -> u64 {
 }
 
 /// The refusal of a 64-bit operand (`tt-int-operands`).
-pub fn unsupported_64bit(what: &str) -> crate::machine::FaultCause {
-    crate::machine::FaultCause::Unsupported {
+pub fn unsupported_64bit(what: &str) -> crate::report::FaultCause {
+    crate::report::FaultCause::Unsupported {
         what: format!(
             "not supported: {what} with these INT64/UINT64 dtypes has no documented datapath \
              (isa-facts-dve-pool §1.5: the 64-bit path takes an int-aluop on three INT64 or \

@@ -63,12 +63,14 @@
 #![warn(missing_docs)]
 
 pub mod assumptions;
-pub mod dma;
+mod config;
 pub mod engines;
 mod exec;
 pub mod machine;
 pub mod numerics;
 pub mod region;
+mod report;
+mod state;
 
 pub use machine::{
     Config, CostShape, DveLane, DveState, Fault, FaultCause, FlopKind, Flops, HostError,

@@ -27,8 +27,16 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from .._tpb import Core, Profile, Tile
-from . import _api, isa, language
-from ._runner import Kernel, jit, profile_kernel, simulate_kernel
+from . import _api, collectives, compiler, constants, dtypes, isa, language, tensor, typing
+from ._runner import (Kernel, baremetal, benchmark, jit, profile, profile_kernel, simulate,
+                      simulate_kernel)
+
+from . import _operators
+
+_operators.install()
+
+# `nki.dtype` (an annotation in nki-library: `dtype: nki.dtype`) is the dtypes module.
+dtype = dtypes
 
 
 def api_support() -> List[Tuple[str, str, str, str]]:
@@ -49,9 +57,20 @@ __all__ = [
     "Profile",
     "Tile",
     "api_support",
+    "baremetal",
+    "benchmark",
+    "collectives",
+    "compiler",
+    "constants",
+    "dtype",
+    "dtypes",
     "isa",
     "jit",
     "language",
+    "profile",
     "profile_kernel",
+    "simulate",
     "simulate_kernel",
+    "tensor",
+    "typing",
 ]

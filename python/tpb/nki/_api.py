@@ -248,8 +248,7 @@ class Call:
             mask = rest.pop("mask")
             bound = _bind(self.signature, self.params, args, rest)
             if bound is not None:
-                masked = [p.name for p in self.params
-                          if p.kind == "tile" and not p.optional and p.name in bound.arguments]
+                masked = _masked(self.params, bound.arguments)
                 shrunk = apply_mask(mask, *(bound.arguments[n] for n in masked))
                 for n, t in zip(masked, shrunk):
                     bound.arguments[n] = t
@@ -278,7 +277,7 @@ class Call:
         if names and names[0] == "dst" and "dst" not in kwargs:
             # A 0.6.0 call that left dst out: do the other arguments fit after it?
             shifted = _bind(sig, self.params, (_NO_TILE,) + tuple(args), kwargs)
-            if shifted is not None or not args or not isinstance(args[0], Tile):
+            if shifted is not None or not args:
                 forms = "".join(f"; legacy form {self.name}{_plain(f.signature)} returns "
                                 "a new tile" for f in self.legacy)
                 return UsageError(
@@ -293,6 +292,14 @@ class Call:
         except TypeError as e:
             return UsageError(f"{self.qualname}: {e}; the call is {head}", call=self.qualname)
         return UsageError(f"{self.qualname}: {first}; the call is {head}", call=self.qualname)
+
+
+def _masked(params: List[Param], arguments: Dict[str, object]) -> List[str]:
+    """The arguments a legacy ``mask=`` shrinks: the call's tiles (``dst`` first) and its
+    ``(P, 1)`` tile operands (on the partition axis only)."""
+    return [p.name for p in params
+            if p.name in arguments and isinstance(arguments[p.name], Tile)
+            and (p.kind == "operand" or (p.kind == "tile" and not p.optional))]
 
 
 class _NoTile:
@@ -522,8 +529,7 @@ def _returning(call: Call, bound: inspect.BoundArguments, like: Optional[str],
                              buffer="sbuf")
     dst = out
     if mask is not None:
-        names = [p.name for p in call.params
-                 if p.kind == "tile" and not p.optional and p.name in a]
+        names = [n for n in _masked(call.params, a) if n != "dst"]
         shrunk = apply_mask(mask, out, *(a[n] for n in names))
         dst = shrunk[0]
         for n, t in zip(names, shrunk[1:]):

@@ -13,6 +13,7 @@ import numpy as np
 from .. import _tpb
 from .._errors import UsageError
 from . import _context
+from ._surface import default_gen, platform_gen
 
 
 class Kernel:
@@ -42,15 +43,36 @@ class Kernel:
         return f"<tpb.nki.Kernel {getattr(self.fn, '__name__', '?')} grid={self.grid}>"
 
 
+# NKI compile and launch options (nki-api §1, §4.1): accepted on every entry point, recorded
+# on the kernel, never passed to the kernel function. `platform_target` picks the generation.
+_NKI_OPTIONS = frozenset({
+    "mode", "platform_target", "debug_kernel", "show_compiler_tb", "additional_compile_opt",
+    "save_neff_name", "save_trace_name", "artifacts_dir", "experimental_flags",
+    "enable_out_of_bound_check", "warmup", "iters", "working_directory", "overwrite",
+    "profile_nth", "kernel_return", "compiler_args",
+})
+
+
+def _split_options(kwargs: dict) -> Tuple[dict, dict]:
+    """(NKI compile/launch options, the rest) of a keyword dict."""
+    nki = {k: v for k, v in kwargs.items() if k in _NKI_OPTIONS}
+    return nki, {k: v for k, v in kwargs.items() if k not in _NKI_OPTIONS}
+
+
 def jit(fn: Optional[Callable[..., Any]] = None, **kwargs: Any) -> Any:
     """Decorates a kernel written against ``tpb.nki.language`` and ``tpb.nki.isa``.
 
     Parameters:
         fn: the kernel function.
-        kwargs: run options applied to every call (``gen=``, ``uninitialized_reads=``).
+        kwargs: run options applied to every call (``gen=``, ``uninitialized_reads=``), and
+            NKI's compile options (``mode=``, ``platform_target=``, ``debug_kernel=``,
+            ``additional_compile_opt=``, ...), which are accepted and not passed to the kernel;
+            ``platform_target="trn2"`` selects the generation as ``gen=`` does.
 
     Semantics: calling the kernel with NumPy arrays runs it (:func:`simulate_kernel`) and
-    returns its outputs as NumPy arrays; ``kernel[g](...)`` runs an SPMD grid.
+    returns its outputs as NumPy arrays; ``kernel[g](...)`` runs an SPMD grid. The
+    generation defaults to ``NEURON_PLATFORM_TARGET_OVERRIDE`` (``trn1``/``inf2``/``gen2``,
+    ``trn2``/``gen3``, ``trn3``/``gen4``) or cayman.
 
     Example::
 
@@ -64,8 +86,114 @@ def jit(fn: Optional[Callable[..., Any]] = None, **kwargs: Any) -> Any:
     if fn is None:
         return lambda f: jit(f, **kwargs)
     if isinstance(fn, Kernel):
-        return fn
+        return Kernel(fn.fn, fn.grid, **{**fn.options, **kwargs}) if kwargs else fn
     return Kernel(fn, (), **kwargs)
+
+
+def simulate(kernel: Any) -> Callable[..., Any]:
+    """``nki.simulate(kernel)``: the callable that runs ``kernel`` on tpb and returns its
+    outputs as NumPy arrays (NKI 0.6.0's CPU simulation entry point).
+
+    Example::
+
+        out = nki.simulate(tensor_add_kernel)(a, b)
+    """
+    k = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return simulate_kernel(k, *args, **kwargs)
+
+    functools.update_wrapper(run, k.fn)
+    return run
+
+
+class LatencyResult:
+    """``benchmark_result.nc_latency``: tpb's estimated kernel time (the profile's
+    ``estimated_time_us``) for every percentile — a simulation has no run-to-run spread."""
+
+    def __init__(self, estimated_us: float) -> None:
+        self.estimated_us = estimated_us
+
+    def get_latency_percentile(self, percentile: int) -> float:
+        """The estimated time in µs (the same for every percentile)."""
+        return self.estimated_us
+
+
+class BenchmarkResult:
+    """``kernel.benchmark_result``: ``nc_latency`` and the tpb ``profile`` it comes from."""
+
+    def __init__(self, profile: Any) -> None:
+        self.profile = profile
+        self.nc_latency = LatencyResult(float(profile.estimated_time_us))
+
+
+class _Launcher:
+    """A kernel under a legacy launcher (``baremetal``, ``benchmark``, ``profile``)."""
+
+    def __init__(self, kernel: Any, profiled: bool, options: dict) -> None:
+        self.kernel = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
+        self.profiled = profiled
+        self.options = options
+        self.benchmark_result: Optional[BenchmarkResult] = None
+        self.profile: Any = None
+        functools.update_wrapper(self, self.kernel.fn)
+
+    def __getitem__(self, grid: Any) -> "_Launcher":
+        return _Launcher(self.kernel[grid], self.profiled, self.options)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self.profiled:
+            return simulate_kernel(self.kernel, *args, **{**self.options, **kwargs})
+        out, prof = profile_kernel(self.kernel, *args, **{**self.options, **kwargs})
+        self.profile = prof
+        self.benchmark_result = BenchmarkResult(prof)
+        return out
+
+
+def _launcher(kernel: Any, profiled: bool, kwargs: dict) -> Any:
+    if kernel is None:
+        return lambda k: _Launcher(k, profiled, kwargs)
+    return _Launcher(kernel, profiled, kwargs)
+
+
+def baremetal(kernel: Any = None, **kwargs: Any) -> Any:
+    """Legacy ``nki.baremetal``: NumPy in, NumPy out — on tpb, the same as
+    :func:`simulate_kernel` (no device; ``save_neff_name=``, ``artifacts_dir=`` and the other
+    compile options are accepted and write nothing).
+
+    Example::
+
+        out = nki.baremetal(kernel)(a, b)
+    """
+    return _launcher(kernel, False, kwargs)
+
+
+def benchmark(kernel: Any = None, **kwargs: Any) -> Any:
+    """Legacy ``nki.benchmark``: runs the kernel with :func:`profile_kernel` and sets
+    ``kernel.benchmark_result.nc_latency.get_latency_percentile(p)`` to tpb's estimated
+    time in µs (a model, not a measurement; ``warmup=``/``iters=`` are accepted).
+
+    Example::
+
+        bench = nki.benchmark(warmup=5, iters=10)(kernel)
+        bench(a, b)
+        print(bench.benchmark_result.nc_latency.get_latency_percentile(50))
+    """
+    return _launcher(kernel, True, kwargs)
+
+
+def profile(kernel: Any = None, **kwargs: Any) -> Any:
+    """Legacy ``nki.profile``: runs the kernel with :func:`profile_kernel`; the tpb profile
+    is ``kernel.profile`` (``working_directory=`` and the NEFF/NTFF names are accepted and
+    write nothing — use ``profile_kernel(..., timeline=...)`` for a timeline file).
+
+    Example::
+
+        prof_kernel = nki.profile(working_directory="/tmp/p")(kernel)
+        prof_kernel(a)
+        print(prof_kernel.profile.estimated_time_us)
+    """
+    return _launcher(kernel, True, kwargs)
 
 
 def _outputs(result: Any) -> Any:
@@ -76,8 +204,21 @@ def _outputs(result: Any) -> Any:
     return result
 
 
+def _same_gen(gen: str) -> str:
+    """``gen`` as the tpb generation name a core reports (``trn2`` is ``cayman``)."""
+    try:
+        return platform_gen(gen)
+    except UsageError:
+        return gen
+
+
 def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized_reads: str,
          kwargs: dict) -> Tuple[Any, Any]:
+    nki_options, kwargs = _split_options(kwargs)
+    gen_asked = gen
+    if gen is None:
+        target = nki_options.get("platform_target")
+        gen = platform_gen(target) if target is not None else default_gen()
     if uninitialized_reads not in ("raise", "warn"):
         raise UsageError(f'uninitialized_reads={uninitialized_reads!r}: "raise" or "warn"',
                          parameter="uninitialized_reads")
@@ -104,47 +245,47 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
                          strict_exact=strict_exact)
     elif not isinstance(core, _tpb.Core):
         raise UsageError(f"core={core!r}: a tpb.nki.Core", parameter="core")
-    elif gen is not None and gen != core.gen:
-        raise UsageError(f"gen={gen!r} with core= (a {core.gen} core): the core's generation "
-                         "is the run's; pass one of them", parameter="gen")
+    elif gen_asked is not None and _same_gen(gen_asked) != core.gen:
+        raise UsageError(f"gen={gen_asked!r} with core= (a {core.gen} core): the core's "
+                         "generation is the run's; pass one of them", parameter="gen")
     elif strict_exact:
         raise UsageError("strict_exact=True with core=: make the core with "
                          "nki.Core(strict_exact=True)", parameter="strict_exact")
     _tpb._kernel_set_auto_sync(core, bool(synchronize))
     _tpb._kernel_set_clip_views(core, out_of_bounds == "warn")
-    args = []
-    for a in arrays:
-        if isinstance(a, np.ndarray) or np.isscalar(a):
-            args.append(_hbm_input(core, a))
-        else:
-            args.append(a)
+    args = [_kernel_argument(core, a) for a in arrays]
     grid = k.grid
-    results = []
+    out = None
     shared: list = []
     for pos in itertools.product(*(range(d) for d in grid)) if grid else [()]:
         old = _context.enter(_context.KernelContext(core, grid, tuple(pos), shared))
         try:
-            result = k.fn(*args, **kwargs)
-            if inspect.isgenerator(result) or inspect.isawaitable(result):
+            # Only the last instance's return value is the kernel's output: an earlier
+            # instance's tiles are released as soon as the next one starts.
+            out = None
+            out = k.fn(*args, **kwargs)
+            if inspect.isgenerator(out) or inspect.isawaitable(out):
                 raise UsageError(f"kernel {getattr(k.fn, '__name__', k.fn)!r} returned "
-                                 f"{type(result).__name__}: an NKI kernel is a plain function",
+                                 f"{type(out).__name__}: an NKI kernel is a plain function",
                                  parameter="kernel")
-            results.append(result)
             _context.flush(core)
         finally:
             _context.discard(core)
             _context.enter(old)
-    out = results[-1] if results else None
     return core, _outputs(out)
 
 
-def _hbm_input(core: Any, a: Any) -> Any:
-    """A kernel argument: a NumPy array (or scalar) becomes an HBM tensor of its shape and
-    dtype, written from the host before the kernel's first instruction."""
-    arr = np.ascontiguousarray(np.asarray(a))
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-    return core.from_numpy(arr, buffer="hbm")
+def _kernel_argument(core: Any, a: Any) -> Any:
+    """A kernel argument as the kernel sees it: a NumPy array becomes an HBM tensor of its
+    shape and dtype, written from the host before the kernel's first instruction; Python
+    and NumPy scalars, tuples, configuration objects and tiles pass through unchanged (NKI
+    treats them as compile-time values)."""
+    if isinstance(a, np.ndarray):
+        arr = np.ascontiguousarray(a)
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
+        return core.from_numpy(arr, buffer="hbm")
+    return a
 
 
 def simulate_kernel(kernel: Any, *arrays: Any, gen: Optional[str] = None,
@@ -155,8 +296,9 @@ def simulate_kernel(kernel: Any, *arrays: Any, gen: Optional[str] = None,
         kernel: a ``@tpb.nki.jit`` kernel (optionally with a grid) or a plain function.
         arrays: the kernel's arguments (NumPy arrays become HBM tensors the kernel reads with
             ``nl.load``; the HBM tensors it returns come back as NumPy arrays).
-        gen: the generation (``sunda``, ``cayman`` (the default), ``mariana``,
-            ``maverick``); with ``core=``, the core's (another one is an error).
+        gen: the generation (``sunda``, ``cayman``, ``mariana``, ``maverick``); by default
+            ``NEURON_PLATFORM_TARGET_OVERRIDE`` (``trn1``, ``trn2``, ``trn3``, ``gen2``...) or
+            ``cayman``; with ``core=``, the core's (another one is an error).
         uninitialized_reads: ``"raise"`` (default: reading bytes never written raises
             :class:`tpb.Fault` of kind ``strict``) or ``"warn"``.
         out_of_bounds: ``"raise"`` (default: a subscript past its tile raises
@@ -216,26 +358,25 @@ def profile_kernel(kernel: Any, *arrays: Any, gen: Optional[str] = None,
     return out, prof
 
 
-def _timeline_paths(timeline: Any) -> List[str]:
-    """The timeline paths, checked before the kernel runs (a bad one must not throw the
-    run away): each a str, bytes or path-like ending in ``.json`` or ``.svg``."""
+def _timeline_paths(timeline: Any) -> list:
+    """The timeline paths, checked before the kernel runs (a bad one would otherwise throw
+    the outputs and the profile away): each a str, bytes or path-like ending in ``.json`` or
+    ``.svg`` whose folder exists."""
     if timeline is None:
         return []
-    items = [timeline] if isinstance(timeline, (str, bytes)) or hasattr(timeline, "__fspath__") \
-        else timeline
-    try:
-        items = list(items)
-    except TypeError:
-        raise UsageError(f"timeline={timeline!r}: a path or a list of paths",
-                         parameter="timeline") from None
+    one = isinstance(timeline, (str, bytes)) or hasattr(timeline, "__fspath__")
+    if not one and not isinstance(timeline, (list, tuple)):
+        raise UsageError(f"timeline: a path or a list of paths, not {type(timeline).__name__}")
     paths = []
-    for p in items:
+    for t in [timeline] if one else timeline:
         try:
-            path = os.fsdecode(p)
+            p = os.fsdecode(t)
         except TypeError:
-            raise UsageError(f"timeline: {p!r} is not a path", parameter="timeline") from None
-        if not path.endswith((".json", ".svg")):
-            raise UsageError(f"timeline: {path!r} must end in .json (Chrome trace) or .svg "
-                             "(Gantt chart)", parameter="timeline")
-        paths.append(path)
+            raise UsageError(f"timeline: {t!r} is not a path") from None
+        if os.path.splitext(p)[1].lower() not in (".json", ".svg"):
+            raise UsageError(f"timeline: {p!r} must end in .json (Chrome trace) or .svg")
+        folder = os.path.dirname(os.path.abspath(p))
+        if not os.path.isdir(folder):
+            raise UsageError(f"timeline: the folder of {p!r} does not exist")
+        paths.append(p)
     return paths

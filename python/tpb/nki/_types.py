@@ -1,5 +1,5 @@
-"""The types NKI calls are declared with: NKI's enumerations, ``nl`` dtypes and memory
-regions, and the parameter types of ``nki.isa`` / ``nki.language`` calls.
+"""The parameter types of ``nki.isa`` / ``nki.language`` calls (NKI's enumerations are in
+:mod:`tpb.nki.constants`).
 
 A parameter type also says how its argument is converted: ``Annotated[..., Kind("alu")]``
 marks an ALU operator, ``Operand`` a number or a ``(P, 1)`` tile, and so on
@@ -16,6 +16,7 @@ import numpy as np
 
 from .._tpb import RunReport, Tile
 from ._mask import Predicate
+from .constants import dge_mode, engine, matmul_perf_mode, oob_mode
 
 __all__ = [
     "ActOp",
@@ -38,70 +39,7 @@ __all__ = [
     "ReduceCmdArg",
     "RunReport",
     "Tile",
-    "dge_mode",
-    "engine",
-    "matmul_perf_mode",
-    "nc_version",
-    "oob_mode",
-    "reduce_cmd",
 ]
-
-
-# --- NKI's enumerations (nki-api §3.1; values as NKI 0.6.0 numbers them) ------------------
-class engine(enum.Enum):
-    """The engine a call runs on (``engine=``); ``unknown`` lets tpb choose as the compiler
-    does (the opcode table's engine)."""
-
-    unknown = 0
-    tensor = 1
-    scalar = 2
-    gpsimd = 3
-    dma = 4
-    vector = 5
-    sync = 6
-
-
-class reduce_cmd(enum.Enum):
-    """``nki.isa.reduce_cmd``: what a call does to its engine's accumulator."""
-
-    idle = 0
-    reset = 1
-    reduce = 2
-    reset_reduce = 3
-    load_reduce = 4
-
-
-class nc_version(enum.IntEnum):
-    """NeuronCore versions: gen2 (Trn1/Inf2 = tpb ``sunda``), gen3 (Trn2 = ``cayman``),
-    gen4 (Trn3 = ``mariana``)."""
-
-    gen2 = 2
-    gen3 = 3
-    gen4 = 4
-
-
-class matmul_perf_mode(enum.Enum):
-    """``nc_matmul(perf_mode=...)``: ``none`` runs; ``double_row`` (FP8 2× mode) is refused —
-    its data layout and the PERF_OPT_MODE value are not public."""
-
-    none = "none"
-    double_row = "double_row"
-
-
-class oob_mode(enum.Enum):
-    """``dma_copy(oob_mode=...)``: what an out-of-bounds indirect transfer does."""
-
-    error = 0
-    skip = 1
-
-
-class dge_mode(enum.Enum):
-    """``dma_copy(dge_mode=...)``: who builds the DMA descriptors."""
-
-    unknown = 0
-    swdge = 1
-    hwdge = 2
-    none = 3
 
 
 # --- parameter types ----------------------------------------------------------------------
@@ -141,8 +79,8 @@ EngineArg = Annotated[Union[engine, str], Kind("engine")]
 DmaEngine = Annotated[Union[engine, str, int], Kind("choice")]
 """``dma_copy``'s issuing engine: an ``engine`` member, its name or its NKI number."""
 
-ReduceCmdArg = Annotated[Union[reduce_cmd, str], Kind("reduce_cmd")]
-"""A ``reduce_cmd`` member or its name."""
+ReduceCmdArg = Annotated[Union[str, enum.Enum], Kind("reduce_cmd")]
+"""A ``reduce_cmd`` member (``nisa.reduce_cmd.idle``) or its name."""
 
 OobMode = Annotated[Union[oob_mode, str, int], Kind("choice")]
 DgeMode = Annotated[Union[dge_mode, str, int], Kind("choice")]

@@ -50,23 +50,28 @@ from ._types import (
     ReduceCmdArg,
     RunReport,
     Tile,
-    dge_mode,
-    engine,
-    matmul_perf_mode,
-    nc_version,
-    oob_mode,
-    reduce_cmd,
 )
+from . import constants
+from .constants import (dge_mode, dma_engine, engine, gpsimd_engine, matmul_perf_mode,
+                        nc_version, oob_mode, reduce_cmd, scalar_engine, tensor_engine,
+                        unknown_engine, vector_engine)
 
 _FP32_MIN = -3.4028234663852886e38
 
 __all__ = [
+    "constants",
     "dge_mode",
+    "dma_engine",
     "engine",
+    "gpsimd_engine",
     "matmul_perf_mode",
     "nc_version",
     "oob_mode",
     "reduce_cmd",
+    "scalar_engine",
+    "tensor_engine",
+    "unknown_engine",
+    "vector_engine",
 ]
 
 

@@ -24,7 +24,6 @@ import math
 import operator
 from typing import Annotated, Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
-import ml_dtypes
 import numpy as np
 
 from .._errors import UsageError
@@ -35,20 +34,14 @@ from ._api import SUPPORTED, composed, constant, not_supported, not_yet, partial
 from ._mask import IndexExpr, apply_mask
 from ._types import Axes, DType, Kind, Mask, Name, Tile
 
-# --- dtypes (nki-api §2.3) ---------------------------------------------------------------
-bool_ = np.dtype(np.uint8)
-int8 = np.dtype(np.int8)
-int16 = np.dtype(np.int16)
-int32 = np.dtype(np.int32)
-uint8 = np.dtype(np.uint8)
-uint16 = np.dtype(np.uint16)
-uint32 = np.dtype(np.uint32)
-float16 = np.dtype(np.float16)
-float32 = np.dtype(np.float32)
-bfloat16 = np.dtype(ml_dtypes.bfloat16)
-float8_e4m3 = np.dtype(ml_dtypes.float8_e4m3)
-float8_e5m2 = np.dtype(ml_dtypes.float8_e5m2)
-float8_e4m3fn = np.dtype(ml_dtypes.float8_e4m3fn)
+# --- dtypes (nki-api §2.3) and the non-call names -----------------------------------------
+from .dtypes import (bfloat16, bool_, float4_e2m1fn_x4, float8_e4m3, float8_e4m3fn,  # noqa: E402
+                     float8_e4m3fn_x4, float8_e5m2, float8_e5m2_x4, float8_e8m0fnu, float16,
+                     float32, fp32, int8, int16, int32, tfloat32, uint8, uint16, uint32)
+from ._surface import NKIObject, nc, spmd_dim, tile_size  # noqa: E402
+from .._tpb import Tile as tensor  # noqa: E402  (annotations: `x: nl.tensor`)
+
+Tensor = tensor
 
 TileOrNumber = Annotated[Union[Tile, float], Kind("tile_or_number")]
 """A tile, or a number for one side of a binary operation."""
@@ -73,27 +66,15 @@ for _n in ("sbuf", "psum", "hbm", "private_hbm", "shared_hbm"):
     constant("language", _n)
 
 
-class tile_size:
-    """Tile size limits (nki-api §2.4): ``pmax`` partitions, ``psum_fmax`` /
-    ``psum_bank_fmax`` fp32 elements per PSUM bank, ``gemm_stationary_fmax``,
-    ``gemm_moving_fmax``, ``bn_stats_fmax``, ``psum_num_banks``."""
-
-    pmax = 128
-    psum_fmax = 512
-    psum_bank_fmax = 512
-    psum_bank_fmax_bytes = 2048
-    psum_num_banks = 8
-    gemm_stationary_fmax = 128
-    gemm_moving_fmax = 512
-    bn_stats_fmax = 512
-
-
 class par_dim(int):
     """``nl.par_dim(n)``: marks the partition dim in a shape (legacy); only as the first dim."""
 
 
 constant("language", "par_dim")
 constant("language", "tile_size")
+constant("language", "NKIObject")
+constant("language", "nc")
+constant("language", "spmd_dim")
 
 
 def _refuse(name: str, form: Optional[str] = None) -> Exception:
@@ -371,22 +352,31 @@ def _range(what: str, start: int, stop: Optional[int], step: int) -> range:
     a = _int(start, what, "start")
     if stop is None:
         return range(a)
-    return range(a, _int(stop, what, "stop"), _int(step, what, "step"))
+    s = _int(step, what, "step")
+    if s == 0:
+        raise UsageError(f"nl.{what}: step must not be zero", parameter="step")
+    return range(a, _int(stop, what, "stop"), s)
 
 
 @composed("language")
-def affine_range(start: int, stop: Optional[int] = None, step: int = 1) -> range:
-    """A loop with no carried dependency (NKI 0.6.0: an alias of ``range``, unrolled).
+def affine_range(start: int, stop: Optional[int] = None, step: int = 1, *,
+                 directives: object = None) -> range:
+    """A loop with no carried dependency (NKI 0.6.0: an alias of ``range``, unrolled):
+    ``(stop)``, ``(start, stop[, step])`` or the keywords ``start=``, ``stop=``, ``step=``;
+    the legacy loop ``directives=`` (``nki.compiler.no_reorder()``, ``multi_buffer(n)``) is
+    accepted and changes nothing.
 
     Example::
 
         for i in nl.affine_range(4): ...
+        for i in nl.affine_range(0, stop=8, step=2): ...
     """
     return _range("affine_range", start, stop, step)
 
 
 @composed("language")
-def sequential_range(start: int, stop: Optional[int] = None, step: int = 1) -> range:
+def sequential_range(start: int, stop: Optional[int] = None, step: int = 1, *,
+                     directives: object = None) -> range:
     """A loop with carried dependencies (an alias of ``range``, unrolled).
 
     Example::
@@ -397,7 +387,8 @@ def sequential_range(start: int, stop: Optional[int] = None, step: int = 1) -> r
 
 
 @composed("language")
-def static_range(start: int, stop: Optional[int] = None, step: int = 1) -> range:
+def static_range(start: int, stop: Optional[int] = None, step: int = 1, *,
+                 directives: object = None) -> range:
     """A fully unrolled loop (an alias of ``range``).
 
     Example::
@@ -679,8 +670,6 @@ subtract = _binary_fn("subtract")
 multiply = _binary_fn("multiply")
 maximum = _binary_fn("maximum")
 minimum = _binary_fn("minimum")
-divide = refused("language", "divide", not_supported(
-    "DIVIDE is not a hardware TensorScalar op (nki-api §2.8): multiply by reciprocal"))
 equal = _binary_fn("equal")
 not_equal = _binary_fn("not_equal")
 greater = _binary_fn("greater")
@@ -790,6 +779,44 @@ def reciprocal(x: Tile, dtype: Optional[DType] = None, *, mask: Optional[Mask] =
     d, a = apply_mask(mask, out, x)
     _isa.reciprocal(d, a)
     return out
+
+
+@composed("language", partial(
+    "multiplied by the reciprocal, as NKI documents (assumption divide-lowering): results can "
+    "differ from IEEE x / y in the last bit, as the hardware's do"))
+def divide(x: TileOrNumber, y: TileOrNumber, dtype: Optional[DType] = None, *,
+           mask: Optional[Mask] = None) -> Tile:
+    """``x / y`` element-wise, as a new SBUF tile (``x / y`` on tiles is this call).
+
+    Parameters:
+        x, y: tiles (of one shape, or a ``(P, 1)`` tile beside a ``(P, F)`` one) or numbers
+            (at least one a tile).
+        dtype: the result's dtype (default: the tile's).
+
+    Semantics: DIVIDE is not a hardware instruction for NKI (nki-api §2.8, nki-semantics §3:
+    "multiply by reciprocal"), so tpb lowers it that way (assumption ``divide-lowering``):
+    ``tile / number`` is one TensorScalar multiplying by the FP32 ``1 / number``;
+    ``x / tile`` is a Vector ``Reciprocal`` of the divisor into FP32, then (unless ``x`` is
+    1) a TensorScalar or TensorTensor multiply. Results can differ from IEEE ``x / y`` in
+    the last bit, as the hardware's do.
+
+    Example::
+
+        mean = nl.divide(row_sum, 512.0)     # = row_sum / 512.0
+        inv = 1.0 / row_sum                  # one Reciprocal
+    """
+    if isinstance(y, Tile):
+        inv = ndarray(tuple(y.shape), float32, buffer=sbuf)
+        d, a = apply_mask(mask, inv, y)
+        _isa.reciprocal(d, a)
+        if not isinstance(x, Tile) and float(x) == 1.0:
+            return inv if dtype is None or np.dtype(dtype) == float32 else copy(inv, dtype)
+        if isinstance(x, Tile):
+            return _binary("multiply", x, inv, dtype if dtype is not None else x.dtype, mask)
+        return _binary("multiply", inv, x, dtype if dtype is not None else y.dtype, mask)
+    if not isinstance(x, Tile):
+        raise UsageError("nl.divide: at least one of x and y must be a tile", parameter="x")
+    return _binary("multiply", x, float(np.float32(1.0) / np.float32(y)), dtype, mask)
 
 
 tanh = _activation_fn("tanh", "tanh(x)")
@@ -1047,5 +1074,7 @@ dropout = refused("language", "dropout", _RNG)
 __all__ = sorted(
     [c.name for c in _api.calls("language")]
     + ["bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32",
-       "bfloat16", "float8_e4m3", "float8_e5m2", "float8_e4m3fn"]
+       "bfloat16", "float8_e4m3", "float8_e5m2", "float8_e4m3fn", "float4_e2m1fn_x4",
+       "float8_e4m3fn_x4", "float8_e5m2_x4", "float8_e8m0fnu", "fp32", "tfloat32", "tensor",
+       "Tensor"]
 )

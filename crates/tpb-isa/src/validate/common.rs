@@ -351,14 +351,17 @@ pub(crate) fn header_and_events<const M: u8>(
     h: View<'_, Header>,
     e: View<'_, Events>,
     modelled: bool,
+    word_len: bool,
 ) -> Flow {
-    cx.check(&HEADER_WORD_LEN, h.inst_word_len() == INST_WORD_LEN, || {
-        detail(
-            at!(Header.inst_word_len).under("header."),
-            format!("{:#04x}", h.inst_word_len()),
-            "0x10",
-        )
-    })?;
+    if word_len {
+        cx.check(&HEADER_WORD_LEN, h.inst_word_len() == INST_WORD_LEN, || {
+            detail(
+                at!(Header.inst_word_len).under("header."),
+                format!("{:#04x}", h.inst_word_len()),
+                "0x10",
+            )
+        })?;
+    }
     let gen = cx.gen;
     cx.check(&HEADER_OPCODE, modelled, || {
         // Named, not listed: the list grows with the opcode table (issue 16 item 4).
@@ -474,12 +477,34 @@ impl Operand {
     }
 }
 
+/// Who decides the dtype an operand may write to PSUM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PsumWrite {
+    /// `tensor_start_addr_valid`'s own clause: a 4-byte dtype (isa-facts §2.2).
+    FourByte,
+    /// The instruction's own per-generation out-dtype rule, already checked (Matmul's
+    /// `has_valid_mm_out_dtype`, isa-facts-pe-act-dma §1.6): the operand's dtype is one it
+    /// admits, so the generic clause does not judge it again.
+    DecidedByOutDtypeRule,
+}
+
 /// `tensorNd_valid` / `memNd_valid` (isa-facts §2.2, §3.5; decisions §2.4).
 #[inline(always)]
 pub(crate) fn tensor_valid<const N: usize, const M: u8>(
     cx: &mut Ctx<M>,
     t: &Tensor<N>,
     op: Operand,
+) -> Flow {
+    tensor_valid_writing(cx, t, op, PsumWrite::FourByte)
+}
+
+/// [`tensor_valid`] with the PSUM-write dtype decided as `psum_write` says.
+#[inline(always)]
+pub(crate) fn tensor_valid_writing<const N: usize, const M: u8>(
+    cx: &mut Ctx<M>,
+    t: &Tensor<N>,
+    op: Operand,
+    psum_write: PsumWrite,
 ) -> Flow {
     let gen = cx.gen;
     let a = t.start_addr;
@@ -502,8 +527,8 @@ pub(crate) fn tensor_valid<const N: usize, const M: u8>(
             dtype: Dtype::UINT32,
             ..op
         };
-        start_addr_checks(cx, a, first, addr, gen)?;
-        start_addr_checks(cx, second, op, op.at.indirect_addr(), gen)?;
+        start_addr_checks(cx, a, first, addr, gen, psum_write)?;
+        start_addr_checks(cx, second, op, op.at.indirect_addr(), gen, psum_write)?;
         return Ok(());
     }
     if let AddrForm::Register(r) = form {
@@ -512,7 +537,7 @@ pub(crate) fn tensor_valid<const N: usize, const M: u8>(
             detail(addr, format!("reg[{r}]"), "reg[0..64]")
         })?;
     } else {
-        start_addr_checks(cx, a, op, addr, gen)?;
+        start_addr_checks(cx, a, op, addr, gen, psum_write)?;
     }
     if !a.shape_from_register() {
         for i in 0..N {
@@ -531,6 +556,7 @@ fn start_addr_checks<const M: u8>(
     op: Operand,
     addr: Loc,
     gen: Gen,
+    psum_write: PsumWrite,
 ) -> Flow {
     let g = Geometry::of(gen);
     let b = a.byte_addr();
@@ -568,6 +594,9 @@ fn start_addr_checks<const M: u8>(
     cx.check(&ADDR_SBUF_ALLOWED, op.sbuf || !in_sbuf, || {
         detail(addr, shown(), op.spaces_allowed(gen))
     })?;
+    if psum_write == PsumWrite::DecidedByOutDtypeRule {
+        return Ok(());
+    }
     cx.check(
         &ADDR_PSUM_WRITE,
         !(op.write && in_psum) || size == Some(4),

@@ -17,8 +17,10 @@ pub enum SubKind {
     Num,
     /// A mask or packed bit-field, written in hex.
     Hex,
-    /// A `DTYPE` code, written by name.
-    DtypeName,
+    /// An `out_dtype`: a `DTYPE` code written by name, where 0 is the default, fp32, and is
+    /// written `0` (isa-facts-pe-act-dma §1.6: "out_dtype == 0 (read as FP32)"), not the
+    /// `invalid` of the DTYPE table.
+    OutDtype,
 }
 
 /// One named sub-field of a generation block.
@@ -65,7 +67,16 @@ fn value_text(kind: SubKind, v: u16) -> String {
     match kind {
         SubKind::Num => v.to_string(),
         SubKind::Hex => format!("{v:#x}"),
-        SubKind::DtypeName => Dtype::from_raw(v as u8).to_string(),
+        SubKind::OutDtype if v == 0 => "0".into(),
+        SubKind::OutDtype => Dtype::from_raw(v as u8).to_string(),
+    }
+}
+
+/// [`value_text`] with what the value means where the text alone does not say it.
+fn value_meaning(kind: SubKind, v: u16) -> String {
+    match kind {
+        SubKind::OutDtype if v == 0 => "0 (the default: fp32)".into(),
+        _ => value_text(kind, v),
     }
 }
 
@@ -145,7 +156,7 @@ pub(crate) fn block_parse(
         seen.push(sub.offset);
         let max = if sub.size == 2 { 0xFFFF } else { 0xFF };
         let v = match sub.kind {
-            SubKind::DtypeName => match Dtype::parse_name(val) {
+            SubKind::OutDtype => match Dtype::parse_name(val) {
                 Some(d) => i128::from(d.raw()),
                 None => parse_int(val).ok_or_else(|| format!("`{val}` is not a dtype"))?,
             },
@@ -159,22 +170,36 @@ pub(crate) fn block_parse(
     Ok(())
 }
 
-/// The annotated-dump parts (suffix, offset within the field, size, value).
+/// The annotated-dump parts (suffix, offset within the field, size, value): every named
+/// sub-field, and every non-zero byte no name covers as `.rsvNN` (as the text shows it), in
+/// wire order.
 pub(crate) fn block_parts(
     bytes: &[u8],
     start: usize,
     subs: &[Sub],
 ) -> Vec<(String, usize, usize, String)> {
-    subs.iter()
+    let mut parts: Vec<_> = subs
+        .iter()
         .map(|s| {
             (
                 format!(".{}", s.name),
                 s.offset - start,
                 s.size,
-                value_text(s.kind, sub_get(bytes, start, s)),
+                value_meaning(s.kind, sub_get(bytes, start, s)),
             )
         })
-        .collect()
+        .collect();
+    for (i, &b) in bytes.iter().enumerate() {
+        let off = start + i;
+        let named = subs
+            .iter()
+            .any(|s| (s.offset..s.offset + s.size).contains(&off));
+        if b != 0 && !named {
+            parts.push((format!(".rsv{off}"), i, 1, format!("{b:#04x}")));
+        }
+    }
+    parts.sort_by_key(|p| p.1);
+    parts
 }
 
 /// Declares a generation block type: `N` verbatim bytes at bundle offset `START`, named by

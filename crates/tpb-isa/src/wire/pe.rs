@@ -32,7 +32,7 @@ fn mm_subs(gen: Gen) -> &'static [Sub] {
         sub("perf_opt", 35, 1, Num),
         sub("num_active_rows", 38, 1, Num),
         sub("num_active_cols", 39, 1, Num),
-        sub("out_dtype", 40, 1, DtypeName),
+        sub("out_dtype", 40, 1, OutDtype),
         sub("psum_accumulate_flags", 43, 1, Num),
         sub("row_grp", 44, 1, Hex),
         sub("col_grp", 45, 1, Hex),
@@ -43,7 +43,7 @@ fn mm_subs(gen: Gen) -> &'static [Sub] {
         sub("perf_opt", 35, 1, Num),
         sub("num_active_rows", 38, 1, Num),
         sub("num_active_cols", 39, 1, Num),
-        sub("out_dtype", 40, 1, DtypeName),
+        sub("out_dtype", 40, 1, OutDtype),
         sub("flags", 42, 1, Hex),
         sub("psum_accumulate_flags", 43, 1, Num),
         sub("row_grp", 44, 1, Hex),
@@ -51,7 +51,7 @@ fn mm_subs(gen: Gen) -> &'static [Sub] {
         sub("psum_zero_region", 47, 1, Num),
     ];
     const MAVERICK: &[Sub] = &[
-        sub("out_dtype", 34, 1, DtypeName),
+        sub("out_dtype", 34, 1, OutDtype),
         sub("num_active_rows", 35, 1, Num),
         sub("num_active_cols", 36, 1, Num),
         sub("tile_size", 37, 1, Hex),
@@ -114,6 +114,52 @@ fn lw_subs(gen: Gen) -> &'static [Sub] {
     }
 }
 
+/// `has_valid_mm_out_dtype` (isa-facts-pe-act-dma §1.6), declared once: the `out_dtype` codes
+/// a Matmul may carry on `gen`, each with the dtype of the PSUM elements it writes. 0 is read
+/// as fp32 on every generation that has the byte; from mariana fp32 and bfloat16 may also be
+/// named (the fp32 sum is rounded to bf16 as it is written). Sunda has no `out_dtype` byte: its
+/// result is fp32 (see [`matmul_psum_dtype`]).
+pub const fn matmul_out_dtypes(gen: Gen) -> &'static [(Dtype, Dtype)] {
+    const ZERO: (Dtype, Dtype) = (Dtype::INVALID, Dtype::FP32);
+    match gen {
+        Gen::Sunda | Gen::Cayman => &[ZERO],
+        Gen::Mariana | Gen::Maverick => &[
+            ZERO,
+            (Dtype::FP32, Dtype::FP32),
+            (Dtype::BFLOAT16, Dtype::BFLOAT16),
+        ],
+    }
+}
+
+/// The PSUM element dtype a Matmul writes on `gen` for its `out_dtype` byte (`None`: the
+/// generation has no such byte, so fp32), or `None` when `has_valid_mm_out_dtype` refuses it.
+pub fn matmul_psum_dtype(gen: Gen, out_dtype: Option<Dtype>) -> Option<Dtype> {
+    match out_dtype {
+        None => Some(Dtype::FP32),
+        Some(o) => matmul_out_dtypes(gen)
+            .iter()
+            .find(|(code, _)| *code == o)
+            .map(|&(_, psum)| psum),
+    }
+}
+
+/// `S3_LW` bytes 12..16, per generation (isa-facts-pe-act-dma §1.4, §0.2 decision 3): mariana
+/// names byte 12 `bg_xpose_mode` (`BG_XPOSE_MODE`; then `reserved0[3]`), the only operand struct
+/// in which byte 12 is live; on the other generations the four bytes are `reserved0[4]`.
+fn lw_front_subs(gen: Gen) -> &'static [Sub] {
+    const MARIANA: &[Sub] = &[sub("bg_xpose_mode", 12, 1, Num)];
+    match gen {
+        Gen::Mariana => MARIANA,
+        Gen::Sunda | Gen::Cayman | Gen::Maverick => &[],
+    }
+}
+
+gen_block! {
+    /// `S3_LW` bytes 12..16: mariana's `bg_xpose_mode`, reserved elsewhere
+    /// (isa-facts-pe-act-dma §1.4).
+    LwFront, 12, 4, lw_front_subs
+}
+
 gen_block! {
     /// `S3D3_MM` bytes 34..48: the per-generation matmul controls (isa-facts-pe-act-dma §1.3).
     MmCtrl, 34, 14, mm_subs
@@ -147,8 +193,9 @@ wire_struct! {
     /// `NEURON_ISA_TPB_S3_LW_STRUCT` — LoadWeights 0x01 ("LoadStationary",
     /// isa-facts-pe-act-dma §1.4): load the stationary tile into the PE array.
     pub struct S3Lw, bytes 12..64 {
-        /// Bytes 12..16: reserved, except that byte 12 is `bg_xpose_mode` on mariana.
-        reserved0: Bytes<4> = 12,
+        /// Bytes 12..16: `bg_xpose_mode` @12 on mariana, reserved elsewhere (named per
+        /// generation, [`LwFront`]).
+        front: LwFront = 12,
         /// Bytes 16..32: the stationary tile (SBUF).
         src_mem_pattern: Tensor3 = 16,
         /// Byte 32: the input dtype (ASSUMED offset on v2–v4, §8 item 1).
@@ -163,7 +210,7 @@ wire_struct! {
 impl S3Lw {
     /// `bg_xpose_mode` (byte 12), a live field on mariana only.
     pub fn bg_xpose_mode(&self, gen: Gen) -> Option<u8> {
-        (gen == Gen::Mariana).then_some(self.reserved0.0[0])
+        self.front.get(gen, "bg_xpose_mode").map(|v| v as u8)
     }
 }
 
@@ -246,6 +293,8 @@ mod tests {
         b[35] = 0; // 0 means 256 columns on maverick
         b[38] = 0b0010_0000; // LD_WEIGHT_FLAGS.load_order
         let s = S3Lw::parse(&b);
+        assert_eq!(s.front.nonzero_unnamed(Gen::Cayman), vec![12]);
+        assert!(s.front.nonzero_unnamed(Gen::Mariana).is_empty());
         assert_eq!(s.ctrl.get(Gen::Maverick, "num_active_rows"), Some(128));
         assert_eq!(s.ctrl.get(Gen::Maverick, "flags"), Some(0x20));
         assert_eq!(s.bg_xpose_mode(Gen::Mariana), Some(1));

@@ -9,7 +9,8 @@
 //! The engine that walks them, chunk by chunk and channel by channel, is `engine`.
 
 use crate::assumptions::ramp_value;
-use crate::machine::{FaultCause, Memory, Region};
+use crate::report::{FaultCause, Region};
+use crate::state::Memory;
 use tpb_isa::geometry::Space;
 
 /// A walk's dimensions, innermost first, normalised (see the module docs).

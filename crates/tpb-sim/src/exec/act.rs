@@ -20,12 +20,12 @@ use super::access::Access;
 use super::engine::{Bufs, Kernel, Row};
 use super::pe::{element_indices, read_raw, write_raw};
 use super::{kernels, Cx, Parts, Role, Which};
-use crate::machine::{CostShape, FaultCause, WarningKind};
 use crate::numerics::act::{exactness, in_valid_range, valid_range, Exactness};
 use crate::numerics::act_block::{self, BLOCK};
 use crate::numerics::{
     decode_values, encode_values, from_f32, is_datapath_dtype, simd, to_f32, Fp8Config,
 };
+use crate::report::{CostShape, FaultCause, WarningKind};
 use std::sync::atomic::{AtomicU32, Ordering};
 use tpb_isa::wire::{D1Rd, ImmVal, S3d3Ac, S3d3Aq, S3d3Ts, Tensor};
 use tpb_isa::{AccumCmd, ActFunc, Dtype, Gen, ImmSrc, ImmSrcN};

@@ -19,8 +19,8 @@ use super::engine::{Bufs, Kernel};
 use super::kernels;
 use super::{Cx, Parts, Role};
 use crate::assumptions::ramp_value;
-use crate::machine::FaultCause;
 use crate::numerics::{encode_bytes_with, from_f32, fusable_input, simd, Fp8Config};
+use crate::report::FaultCause;
 use tpb_isa::wire::S2d2TsAs;
 use tpb_isa::{AffineSelectCmp, Dtype, Gen};
 

@@ -16,9 +16,9 @@ use super::lanes::{gather_all, record_write, scatter};
 use super::stt::warn_unset_accumulators;
 use super::{kernels, num_fault, pair_kernels, Cx, Pointer, Role, Which};
 use crate::assumptions::{cache_reduce_seed, cache_reduce_step, CACHE_REDUCE_DST_IS_FOLD};
-use crate::machine::FaultCause;
 use crate::numerics::{from_f32, simd, to_f32};
-use tpb_isa::opcode::{Opcode, OpcodeInfo};
+use crate::report::FaultCause;
+use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::wire::{D1Rd, ImmVal, S3d3Ts};
 use tpb_isa::{AccumCmd, AluOp, Dtype, ImmSrc};
 
@@ -46,8 +46,8 @@ pub(super) fn execute(
     cx: &mut Cx<'_>,
     s: &S3d3Ts,
     row: &'static OpcodeInfo,
+    cumulative: bool,
 ) -> Result<(), FaultCause> {
-    let cumulative = row.value == Opcode::TENSOR_SCALAR_CACHE_CUMULATIVE.0;
     let n = u32::from(s.num_active_channels);
     let (src, dst, count) = cx.elementwise(
         (&s.src_mem_pattern, "src_mem_pattern", s.in_dtype),
@@ -117,7 +117,7 @@ pub(super) fn execute(
 /// The seed of lane `c`'s fold.
 fn seed(
     work: &super::Work,
-    lane: &crate::machine::DveLane,
+    lane: &crate::state::DveLane,
     cmd: AccumCmd,
     op1: AluOp,
     c: usize,
@@ -211,7 +211,7 @@ pub(super) fn read_accumulator(cx: &mut Cx<'_>, s: &D1Rd) -> Result<(), FaultCau
         .collect();
     if let Some(&first) = unset.first() {
         cx.out.warn(
-            crate::machine::WarningKind::DveStateUnset,
+            crate::report::WarningKind::DveStateUnset,
             format!(
                 "reads the accumulator of {} lane{} no instruction has written (first lane \
                  {first}); it reads 0.0",

@@ -15,11 +15,11 @@ use super::{Cx, Parts};
 use crate::assumptions::raw_move;
 #[cfg(test)]
 use crate::assumptions::reciprocal_f32;
-use crate::machine::FaultCause;
 use crate::numerics::{
     decode_slice_to_f32, encode_bytes_with, encode_rows_with, encode_slice_from_f32, from_f32,
     rows_fusable, to_f32, Fp8Config,
 };
+use crate::report::FaultCause;
 use tpb_isa::wire::S4d4Tr;
 use tpb_isa::{AluOp, Dtype};
 

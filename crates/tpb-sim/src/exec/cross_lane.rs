@@ -11,9 +11,8 @@ use super::dense::{self, CHUNK};
 use super::lanes::{gather_all, record_write, scatter};
 use super::{kernels, pair_kernels, Cx, Role};
 use crate::assumptions::cross_lane_fold;
-use crate::machine::FaultCause;
 use crate::numerics::{bf16_to_f32_bits, decode_values, from_f32, simd, to_f32};
-use tpb_isa::opcode::OpcodeInfo;
+use crate::report::FaultCause;
 use tpb_isa::wire::S4d4Cr;
 use tpb_isa::{AluOp, Dtype, ReduceAxis, ReduceOp};
 
@@ -26,12 +25,7 @@ const SBUF_ONLY_WRITE: Role = Role {
     psum: false,
 };
 
-pub(super) fn execute(
-    cx: &mut Cx<'_>,
-    s: &S4d4Cr,
-    row: &'static OpcodeInfo,
-) -> Result<(), FaultCause> {
-    let bitvec = row.is_bitvec();
+pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Cr, bitvec: bool) -> Result<(), FaultCause> {
     let n = u32::from(s.num_active_channels);
     let src = cx.tensor(
         &s.src_mem_pattern,

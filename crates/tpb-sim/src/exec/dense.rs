@@ -6,7 +6,7 @@
 //! executor's plain element walk, which the fast path is differentially tested against.
 
 use super::access::{overlaps, Access};
-use crate::machine::{Memory, Shadow};
+use crate::state::{Memory, Shadow};
 use std::ops::Range;
 use tpb_isa::geometry::Space;
 

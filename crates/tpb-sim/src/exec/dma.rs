@@ -10,11 +10,11 @@
 
 use super::{Cx, FaultCause};
 use crate::assumptions::{dma_register_address, mem2d_first_register};
-use crate::machine::{MemAccess, Region, WarningKind, MAX_ACCESS_RUNS};
 use crate::numerics::{
     datapath_size, decode_slice_to_f32, encode_bytes_with, encode_slice_from_f32, from_f32,
     max_num, min_num, rows_fusable, to_f32, Fp8Config,
 };
+use crate::report::{MemAccess, Region, WarningKind, MAX_ACCESS_RUNS};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use tpb_isa::geometry::Space;
@@ -273,7 +273,7 @@ impl Cx<'_> {
                 // Different spaces: the destination's bytes and the other space's.
                 let (data, words, other) = st.mem.split_for_write(sb);
                 data[b..b + n].copy_from_slice(&other[a..a + n]);
-                crate::machine::Shadow::set_words(words, b, n);
+                crate::state::Shadow::set_words(words, b, n);
             }
             (Loc::Hbm(x), Loc::Hbm(y)) => {
                 // Not reached (one space on both sides is not disjoint); kept total.

@@ -5,7 +5,7 @@
 //! the plain reference the chunked engine may later replace.
 
 use super::access::{Access, Cursor};
-use crate::machine::Memory;
+use crate::state::Memory;
 
 /// The element size of the 64-bit integer dtypes (isa-facts-dve-pool §1.5).
 pub(crate) fn wide_int_size(d: tpb_isa::Dtype) -> Option<usize> {

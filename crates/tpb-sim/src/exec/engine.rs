@@ -16,7 +16,7 @@
 //! bytes in one call per chunk.
 
 use super::access::{overlaps, Access, Cursor};
-use crate::machine::{Memory, Shadow};
+use crate::state::{Memory, Shadow};
 use rayon::prelude::*;
 
 /// Elements per chunk of the engine.

@@ -6,8 +6,8 @@
 //! the preamble's wait effect after, as for every instruction.
 
 use super::Cx;
-use crate::machine::events::{apply, plan};
-use crate::machine::FaultCause;
+use crate::report::FaultCause;
+use crate::state::events::{apply, plan};
 use tpb_isa::wire::{EventSemaphore, Events};
 use tpb_isa::{UpdateMode, WaitMode};
 

@@ -13,8 +13,9 @@
 use super::access::{bytes_to_raw, Cursor};
 use super::{Cx, Role};
 use crate::assumptions::{imm_ld_slot, FLOP_SLOTS};
-use crate::machine::{FaultCause, FlopKind};
 use crate::numerics::to_f32;
+use crate::report::FaultCause;
+use crate::state::FlopKind;
 use tpb_isa::wire::S2Bn;
 
 /// `bitvec`: load raw bits (…Bitvec) rather than fp32 values.

@@ -13,8 +13,8 @@ use super::access::{fill_ramp, raw_to_bytes, Cursor, Dims};
 use super::engine::{Bufs, Kernel, CHUNK};
 use super::{Cx, Parts, Role};
 use crate::assumptions::{iota_fp32, iota_keeps_bits, iota_output, ramp_value};
-use crate::machine::FaultCause;
 use crate::numerics::{encode_with, Fp8Config};
+use crate::report::FaultCause;
 use tpb_isa::wire::D4Iota;
 use tpb_isa::Dtype;
 

@@ -6,7 +6,7 @@
 
 use super::access::{bytes_to_raw, raw_to_bytes, Access, Cursor};
 use super::Outcome;
-use crate::machine::Memory;
+use crate::state::Memory;
 
 /// The raw (zero-extended) elements of channel `c` of `a`, in walk order (slot 0 fastest).
 pub(crate) fn gather(mem: &Memory, a: &Access, c: u32) -> Vec<u32> {

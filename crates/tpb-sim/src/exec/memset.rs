@@ -7,8 +7,8 @@
 
 use super::engine::{Bufs, Kernel, Row};
 use super::{Cx, Parts, Role};
-use crate::machine::FaultCause;
 use crate::numerics::simd;
+use crate::report::FaultCause;
 use tpb_isa::wire::D4Mr;
 
 pub(super) fn execute(cx: &mut Cx<'_>, s: &D4Mr) -> Result<(), FaultCause> {

@@ -48,11 +48,13 @@ mod stream_transpose;
 mod tensor_tensor;
 
 use crate::assumptions::register_address;
-use crate::machine::{
-    Config, CostShape, FaultCause, Flops, InstId, MemAccess, Memory, Region, State, StepReport,
-    Warning, WarningKind, MAX_ACCESS_RUNS,
-};
+use crate::config::Config;
 use crate::numerics::{datapath_size, NumError};
+use crate::report::{
+    CostShape, FaultCause, InstId, MemAccess, Region, StepReport, Warning, WarningKind,
+    MAX_ACCESS_RUNS,
+};
+use crate::state::{Flops, Memory, State};
 use access::{Access, Dims};
 use engine::{Lane, Threads};
 use tpb_isa::geometry::Space;
@@ -696,7 +698,9 @@ fn not_executed(row: Row) -> FaultCause {
 }
 
 /// The simulator as a [`FamilyVisitor`]: one executor per family, each naming the semantics
-/// of every variant of its family (nothing is inherited from the family silently).
+/// of every variant of its family without a catch-all (a one-behaviour family by an
+/// irrefutable pattern), so nothing is inherited from the family silently and a new variant
+/// does not build here. No executor reads the opcode byte: an alias row runs as its twin.
 impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     type Output = Executed;
 
@@ -730,12 +734,17 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     fn batch_norm_param_load(
         &mut self,
         row: Row,
-        _: sem::BatchNormParamLoad,
+        sem::BatchNormParamLoad::BatchNormParamLoad: sem::BatchNormParamLoad,
         _: &'a S2Bn,
     ) -> Executed {
         Err(not_executed(row)) // DVE batch-norm state is not modelled (isa-facts §6)
     }
-    fn match_value_load(&mut self, _: Row, _: sem::MatchValueLoad, s: &'a S2Bn) -> Executed {
+    fn match_value_load(
+        &mut self,
+        _: Row,
+        sem::MatchValueLoad::MatchValueLoad: sem::MatchValueLoad,
+        s: &'a S2Bn,
+    ) -> Executed {
         search::match_value_load(self, s) // the lane match keys (isa-facts-dve-pool §16.4)
     }
     fn iota(&mut self, _: Row, sem::Iota::Iota: sem::Iota, s: &'a D4Iota) -> Executed {
@@ -834,22 +843,41 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
         dma::execute_memcpy(self, s)
     }
     fn mem2d(&mut self, _: Row, sem: sem::Mem2d, s: &'a Mem2d) -> Executed {
-        dma::execute_mem2d(self, s, matches!(sem, sem::Mem2d::Load))
+        let load = match sem {
+            sem::Mem2d::Load => true,
+            sem::Mem2d::Store => false,
+        };
+        dma::execute_mem2d(self, s, load)
     }
     // Refused by the opcode table's `exec` column (each names the missing fact).
-    fn pseudo_dma(&mut self, row: Row, _: sem::PseudoDma, _: &'a PseudoDmaDirect2d) -> Executed {
+    fn pseudo_dma(
+        &mut self,
+        row: Row,
+        sem::PseudoDma::Lowered: sem::PseudoDma,
+        _: &'a PseudoDmaDirect2d,
+    ) -> Executed {
         Err(not_executed(row))
     }
-    fn pseudo_ext(&mut self, row: Row, _: sem::PseudoExt, _: &'a PseudoDmaExt) -> Executed {
+    fn pseudo_ext(
+        &mut self,
+        row: Row,
+        sem::PseudoExt::Extension: sem::PseudoExt,
+        _: &'a PseudoDmaExt,
+    ) -> Executed {
         Err(not_executed(row))
     }
-    fn dma_indirect(&mut self, row: Row, _: sem::DmaIndirect, _: &'a DmaIndirect1d) -> Executed {
+    fn dma_indirect(
+        &mut self,
+        row: Row,
+        sem::DmaIndirect::Indirect1d: sem::DmaIndirect,
+        _: &'a DmaIndirect1d,
+    ) -> Executed {
         Err(not_executed(row))
     }
     fn dma_transpose(
         &mut self,
         row: Row,
-        _: sem::DmaTranspose,
+        sem::DmaTranspose::Transpose: sem::DmaTranspose,
         _: &'a DmaDirect2dXpose,
     ) -> Executed {
         Err(not_executed(row))
@@ -857,15 +885,25 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     fn dma_gather_transpose(
         &mut self,
         row: Row,
-        _: sem::DmaGatherTranspose,
+        sem::DmaGatherTranspose::GatherTranspose: sem::DmaGatherTranspose,
         _: &'a DmaGatherXpose,
     ) -> Executed {
         Err(not_executed(row))
     }
-    fn dma_memcpy2(&mut self, row: Row, _: sem::DmaMemcpy2, _: &'a DmaCopy2d) -> Executed {
+    fn dma_memcpy2(
+        &mut self,
+        row: Row,
+        sem::DmaMemcpy2::Copy2d: sem::DmaMemcpy2,
+        _: &'a DmaCopy2d,
+    ) -> Executed {
         Err(not_executed(row))
     }
-    fn dma_immediate(&mut self, row: Row, _: sem::DmaImmediate, _: &'a DmaImmediate) -> Executed {
+    fn dma_immediate(
+        &mut self,
+        row: Row,
+        sem::DmaImmediate::Descriptors: sem::DmaImmediate,
+        _: &'a DmaImmediate,
+    ) -> Executed {
         Err(not_executed(row))
     }
     // Issue 17a (isa-facts-dve-pool).
@@ -965,43 +1003,74 @@ impl<'a> FamilyVisitor<'a, Owned> for Cx<'_> {
     fn scalar_tensor_tensor(
         &mut self,
         row: Row,
-        _: sem::ScalarTensorTensor,
+        sem: sem::ScalarTensorTensor,
         s: &'a S2s2d2Stt,
     ) -> Executed {
-        stt::execute(self, s, row)
+        let bitvec = match sem {
+            sem::ScalarTensorTensor::Arith => false,
+            sem::ScalarTensorTensor::Bitvec => true,
+        };
+        stt::execute(self, s, row, stt::SttMode::Stt { bitvec })
     }
     fn tensor_tensor_scan(
         &mut self,
         row: Row,
-        _: sem::TensorTensorScan,
+        sem::TensorTensorScan::Arith: sem::TensorTensorScan,
         s: &'a S2s2d2Stt,
     ) -> Executed {
-        stt::execute(self, s, row)
+        stt::execute(self, s, row, stt::SttMode::Scan)
     }
-    fn select_reduce(&mut self, row: Row, _: sem::SelectReduce, s: &'a S2s2d2Stt) -> Executed {
-        stt::execute(self, s, row)
+    fn select_reduce(
+        &mut self,
+        row: Row,
+        sem::SelectReduce::SelectReduce: sem::SelectReduce,
+        s: &'a S2s2d2Stt,
+    ) -> Executed {
+        stt::execute(self, s, row, stt::SttMode::Select)
     }
-    fn cache_reduce(&mut self, row: Row, _: sem::CacheReduce, s: &'a S3d3Ts) -> Executed {
-        cache_reduce::execute(self, s, row)
+    fn cache_reduce(&mut self, row: Row, sem: sem::CacheReduce, s: &'a S3d3Ts) -> Executed {
+        let cumulative = match sem {
+            sem::CacheReduce::Reduce => false,
+            sem::CacheReduce::Cumulative => true,
+        };
+        cache_reduce::execute(self, s, row, cumulative)
     }
     fn dve_read_accumulator(
         &mut self,
         _: Row,
-        _: sem::DveReadAccumulator,
+        sem::DveReadAccumulator::DveReadAccumulator: sem::DveReadAccumulator,
         s: &'a D1Rd,
     ) -> Executed {
         cache_reduce::read_accumulator(self, s)
     }
-    fn search(&mut self, row: Row, _: sem::Search, s: &'a S4d2Bn) -> Executed {
-        search::max8_find_index8(self, s, row)
+    fn search(&mut self, _: Row, sem: sem::Search, s: &'a S4d2Bn) -> Executed {
+        let find = match sem {
+            sem::Search::Max8 => false,
+            sem::Search::FindIndex8 => true,
+        };
+        search::max8_find_index8(self, s, find)
     }
-    fn match_replace8(&mut self, _: Row, _: sem::MatchReplace8, s: &'a S4d4Mr) -> Executed {
+    fn match_replace8(
+        &mut self,
+        _: Row,
+        sem::MatchReplace8::MatchReplace8: sem::MatchReplace8,
+        s: &'a S4d4Mr,
+    ) -> Executed {
         search::match_replace8(self, s)
     }
-    fn cross_lane_reduce(&mut self, row: Row, _: sem::CrossLaneReduce, s: &'a S4d4Cr) -> Executed {
-        cross_lane::execute(self, s, row)
+    fn cross_lane_reduce(&mut self, _: Row, sem: sem::CrossLaneReduce, s: &'a S4d4Cr) -> Executed {
+        let bitvec = match sem {
+            sem::CrossLaneReduce::Arith => false,
+            sem::CrossLaneReduce::Bitvec => true,
+        };
+        cross_lane::execute(self, s, bitvec)
     }
-    fn load_mask_select(&mut self, _: Row, _: sem::LoadMaskSelect, s: &'a CtrlIm) -> Executed {
+    fn load_mask_select(
+        &mut self,
+        _: Row,
+        sem::LoadMaskSelect::LoadMaskSelect: sem::LoadMaskSelect,
+        s: &'a CtrlIm,
+    ) -> Executed {
         search::load_mask_select(self, s)
     }
 }

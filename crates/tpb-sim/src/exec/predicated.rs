@@ -14,8 +14,8 @@ use super::elements::{commit, read_all};
 use super::lanes::record_write;
 use super::{pair_kernels, Cx, Role, Which};
 use crate::assumptions::{cp_pred_scalar_inline, predicate_true, raw_move};
-use crate::machine::FaultCause;
 use crate::numerics::{decode_values, simd};
+use crate::report::FaultCause;
 use tpb_isa::wire::{S3d3CpPredScalar, S3s3d3Tt};
 use tpb_isa::{Dtype, ImmSrc};
 

@@ -22,8 +22,9 @@ use super::engine::{Bufs, Kernel, Row};
 use super::kernels;
 use super::{num_fault, Cx, Parts, Role};
 use crate::assumptions::{dual_pair_slots, FLOP_SLOTS};
-use crate::machine::{FaultCause, FlopKind, Flops, WarningKind};
 use crate::numerics::{fusable_input, rows_fusable, Fp8Config};
+use crate::report::{FaultCause, WarningKind};
+use crate::state::{FlopKind, Flops};
 use tpb_isa::wire::S4d4Tsm;
 use tpb_isa::{AluOp, Dtype, RevOps};
 

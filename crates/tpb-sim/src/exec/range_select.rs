@@ -18,8 +18,8 @@ use super::engine::{Bufs, Kernel};
 use super::kernels;
 use super::{num_fault, Cx, Parts, Which};
 use crate::assumptions::{range_select_index, RANGE_SELECT_BOUND_DTYPE};
-use crate::machine::FaultCause;
 use crate::numerics::{alu_arith, from_f32, Fp8Config};
+use crate::report::FaultCause;
 use tpb_isa::wire::S2d2Rs;
 use tpb_isa::{AccumCmd, AluOp, Dtype, ImmSrc};
 

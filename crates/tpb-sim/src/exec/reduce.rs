@@ -18,11 +18,11 @@ use super::{kernels, num_fault, pair_kernels, Cx, Role};
 use crate::assumptions::{
     stream_transpose_source, tt_int_operand, tt_int_result, unsupported_64bit,
 };
-use crate::machine::FaultCause;
+use crate::report::FaultCause;
 
 use crate::numerics::{
-    alu_arith, alu_bitvec, alu_int64, alu_int_as, bf16_to_f32_bits, canonical_nan, decode_values,
-    from_f32, simd, to_f32, Fp8Config, NumError,
+    alu_arith, alu_bitvec, alu_int_as, bf16_to_f32_bits, canonical_nan, decode_values, from_f32,
+    simd, to_f32, Fp8Config, NumError,
 };
 use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::validate::reduced_slots;
@@ -88,7 +88,7 @@ pub(crate) fn reduce_group(
         let signed = a == Dtype::INT64;
         let mut acc = xs[0];
         for &x in &xs[1..] {
-            acc = alu_int64(op, acc, x, signed)?;
+            acc = alu_int_as::<u64>(op, acc, x, signed)?;
         }
         if negated {
             acc = acc.wrapping_neg();

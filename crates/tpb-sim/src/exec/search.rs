@@ -18,9 +18,8 @@ use super::{pair_kernels, Cx, Role};
 use crate::assumptions::{
     max8_values, search_first_matches, search_first_matches_from, search_no_match, SEARCH_SLOTS,
 };
-use crate::machine::{FaultCause, WarningKind};
 use crate::numerics::{decode_values, from_f32, simd, to_f32};
-use tpb_isa::opcode::{Opcode, OpcodeInfo};
+use crate::report::{FaultCause, WarningKind};
 use tpb_isa::wire::{CtrlIm, D4Mr, S2Bn, S4d2Bn, S4d4Mr};
 use tpb_isa::Dtype;
 
@@ -71,12 +70,7 @@ pub(super) fn match_value_load(cx: &mut Cx<'_>, s: &S2Bn) -> Result<(), FaultCau
 }
 
 /// Max8 (0x6c) and FindIndex8 (0x6e).
-pub(super) fn max8_find_index8(
-    cx: &mut Cx<'_>,
-    s: &S4d2Bn,
-    row: &'static OpcodeInfo,
-) -> Result<(), FaultCause> {
-    let find = row.value == Opcode::FIND_INDEX8.0;
+pub(super) fn max8_find_index8(cx: &mut Cx<'_>, s: &S4d2Bn, find: bool) -> Result<(), FaultCause> {
     let n = u32::from(s.num_active_channels);
     let src = cx.tensor(
         &s.src_mem_pattern,

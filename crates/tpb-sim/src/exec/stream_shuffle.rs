@@ -13,7 +13,7 @@ use super::access::overlaps;
 use super::elements::{read_channel_bytes, write_channel_bytes};
 use super::Cx;
 use crate::assumptions::{stream_shuffle_source, STREAM_SHUFFLE_NO_TABLE};
-use crate::machine::FaultCause;
+use crate::report::FaultCause;
 use tpb_isa::wire::S4d4Tr;
 
 pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr) -> Result<(), FaultCause> {

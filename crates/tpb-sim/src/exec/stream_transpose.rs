@@ -9,7 +9,7 @@
 use super::elements::{commit, read_all};
 use super::{Cx, Role};
 use crate::assumptions::stream_transpose_source;
-use crate::machine::FaultCause;
+use crate::report::FaultCause;
 use tpb_isa::wire::S4d4Tr;
 
 pub(super) fn execute(cx: &mut Cx<'_>, s: &S4d4Tr) -> Result<(), FaultCause> {

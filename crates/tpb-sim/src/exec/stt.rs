@@ -23,19 +23,34 @@ use crate::assumptions::{
     scan_step, select_reduce_accum_start, select_reduce_false_fill, stage_arith, stage_bitvec,
     stt_accum_start, stt_accumulate, AccumStart,
 };
-use crate::machine::{FaultCause, WarningKind};
 use crate::numerics::{decode_values, from_f32, simd, to_f32};
-use tpb_isa::opcode::{Family, OpcodeInfo};
+use crate::report::{FaultCause, WarningKind};
+use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::wire::S2s2d2Stt;
 use tpb_isa::{AluOp, Dtype, ImmSrc};
 
+/// Which of the struct's three computations runs (from the row's behaviour, `exec/mod.rs`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum SttMode {
+    /// ScalarTensorTensor, arithmetic (0x9d) or bit-vector (0x9e).
+    Stt {
+        /// The bit-vector twin.
+        bitvec: bool,
+    },
+    /// TensorTensorScan (0xe5).
+    Scan,
+    /// SelectReduce (0xea).
+    Select,
+}
+
+/// Executes `mode`; `row` names the opcode in messages.
 pub(super) fn execute(
     cx: &mut Cx<'_>,
     s: &S2s2d2Stt,
     row: &'static OpcodeInfo,
+    mode: SttMode,
 ) -> Result<(), FaultCause> {
-    let family = row.family;
-    let bitvec = row.is_bitvec();
+    let bitvec = matches!(mode, SttMode::Stt { bitvec: true });
     let n = u32::from(s.num_active_channels);
     let (lo, hi, out) = (s.in0_in1_dtype.lo(), s.in0_in1_dtype.hi(), s.out_dtype);
     let src0 = cx.tensor(&s.src0_mem_pattern, "src0_mem_pattern", lo, Role::READ, n)?;
@@ -73,10 +88,10 @@ pub(super) fn execute(
     cx.scalars(ptr.as_ref(), s.imm0.0, n, Which::S0);
     cx.check_reads(&src0, n, |_| true);
     cx.check_reads(&src1, n, |_| true);
-    let start = match family {
-        Family::ScalarTensorTensor if !bitvec => stt_accum_start(s.accumulator_cmd),
-        Family::SelectReduce => select_reduce_accum_start(s.accumulator_cmd),
-        _ => AccumStart::Untouched,
+    let start = match mode {
+        SttMode::Stt { bitvec: false } => stt_accum_start(s.accumulator_cmd),
+        SttMode::Select => select_reduce_accum_start(s.accumulator_cmd),
+        SttMode::Stt { bitvec: true } | SttMode::Scan => AccumStart::Untouched,
     };
     if start == AccumStart::Continue {
         warn_unset_accumulators(cx, row, n);
@@ -85,7 +100,7 @@ pub(super) fn execute(
     let rev = (s.reverse_operands.0 & 1 != 0, s.reverse_operands.0 & 2 != 0);
     if !bitvec
         && dense::applies(&[&src0, &src1], &dst, n)
-        && dense_path(cx, s, family, start, rev, [&src0, &src1, &dst], n)
+        && dense_path(cx, s, mode, start, rev, [&src0, &src1, &dst], n)
     {
         return Ok(());
     }
@@ -107,14 +122,14 @@ pub(super) fn execute(
         };
         let mut vals = Vec::with_capacity(a.len());
         let mut keep = Vec::new();
-        match family {
-            Family::ScalarTensorTensor if bitvec => {
+        match mode {
+            SttMode::Stt { bitvec: true } => {
                 for (&x, &y) in a.iter().zip(b) {
                     let t = stage_bitvec(s.op0, x, s_raw, rev.0, bits).map_err(num_fault)?;
                     vals.push(stage_bitvec(s.op1, t, y, rev.1, bits).map_err(num_fault)?);
                 }
             }
-            Family::ScalarTensorTensor => {
+            SttMode::Stt { bitvec: false } => {
                 for (&x, &y) in a.iter().zip(b) {
                     let (x, y) = (to_f32(lo, x, &fp8), to_f32(hi, y, &fp8));
                     let t = stage_arith(s.op0, x, s_f32, rev.0).map_err(num_fault)?;
@@ -125,7 +140,7 @@ pub(super) fn execute(
                     vals.push(from_f32(out, r, &fp8));
                 }
             }
-            Family::TensorTensorScan => {
+            SttMode::Scan => {
                 let mut r = s_f32;
                 for (&x, &y) in a.iter().zip(b) {
                     let (x, y) = (to_f32(lo, x, &fp8), to_f32(hi, y, &fp8));
@@ -133,7 +148,7 @@ pub(super) fn execute(
                     vals.push(from_f32(out, r, &fp8));
                 }
             }
-            _ => {
+            SttMode::Select => {
                 // SelectReduce: op0 = Bypass, op1 = Max (validated).
                 let fill = select_reduce_false_fill(s.reverse_operands);
                 let fill_bits = from_f32(out, s_f32, &fp8);
@@ -179,13 +194,13 @@ pub(super) fn execute(
 fn dense_path(
     cx: &mut Cx<'_>,
     s: &S2s2d2Stt,
-    family: Family,
+    mode: SttMode,
     start: AccumStart,
     rev: (bool, bool),
     [src0, src1, dst]: [&Access; 3],
     n: u32,
 ) -> bool {
-    let select = family == Family::SelectReduce;
+    let select = mode == SttMode::Select;
     if select && !select_reduce_false_fill(s.reverse_operands) {
         return false;
     }
@@ -221,7 +236,7 @@ fn dense_path(
                         AccumStart::Untouched => None,
                     };
                     let mut r = s_f32;
-                    if fp32 && acc.is_none() && family == Family::ScalarTensorTensor {
+                    if fp32 && acc.is_none() && matches!(mode, SttMode::Stt { .. }) {
                         let ops = (s.op0, s.op1);
                         pair_kernels::fp32_stt_in(ops, rev, s_f32, (a, b), d);
                         return;
@@ -231,8 +246,8 @@ fn dense_path(
                         let a = &a[k * sa..(k + len) * sa];
                         let b = &b[k * sb..(k + len) * sb];
                         let (t, u, keep) = (&mut t[..len], &mut u[..len], &mut keep[..len]);
-                        match family {
-                            Family::ScalarTensorTensor => {
+                        match mode {
+                            SttMode::Stt { .. } => {
                                 pair_kernels::decode_stage_in(
                                     (s.op0, s_f32, rev.0),
                                     lo,
@@ -245,12 +260,12 @@ fn dense_path(
                                     *v = pair_kernels::fold(AluOp::ADD, t, *v, false);
                                 }
                             }
-                            Family::TensorTensorScan => {
+                            SttMode::Scan => {
                                 decode_values(lo, a, t, &fp8);
                                 decode_values(hi, b, u, &fp8);
                                 r = pair_kernels::scan((s.op0, s.op1), rev, t, u, r);
                             }
-                            _ => {
+                            SttMode::Select => {
                                 // SelectReduce: op0 = Bypass, op1 = Max (validated).
                                 pair_kernels::nonzero_in(sa, a, keep);
                                 decode_values(hi, b, t, &fp8);

@@ -23,8 +23,8 @@ use super::engine::{Bufs, Kernel, Row};
 use super::kernels;
 use super::{num_fault, Cx, Parts, Which};
 use crate::assumptions::{int_operand, int_signed, pointer_scalar_dtype, ScalarPath};
-use crate::machine::FaultCause;
 use crate::numerics::{rows_fusable, Fp8Config};
+use crate::report::FaultCause;
 use tpb_isa::wire::S3d3Ts;
 use tpb_isa::{AluOp, Dtype, ImmSrc};
 

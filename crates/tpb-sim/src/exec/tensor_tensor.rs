@@ -16,11 +16,8 @@ use super::elements::{commit, read_all};
 use super::lanes::record_write;
 use super::{num_fault, pair_kernels, Cx, Role};
 use crate::assumptions::{tt_int_operand, tt_int_result, unsupported_64bit};
-use crate::machine::FaultCause;
-use crate::numerics::{
-    alu_arith, alu_bitvec, alu_bitvec64, alu_int64, alu_int_as, decode_values, from_f32, simd,
-    to_f32,
-};
+use crate::numerics::{alu_arith, alu_bitvec, alu_int_as, decode_values, from_f32, simd, to_f32};
+use crate::report::FaultCause;
 use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::wire::S3s3d3Tt;
 use tpb_isa::{AluOp, Dtype};
@@ -91,8 +88,8 @@ pub(crate) fn tt_element(
             tt_int_result(out, r)
         }
         TtPath::Bitvec { bits } => u64::from(alu_bitvec(op, a as u32, b as u32, bits)?),
-        TtPath::Int64 { signed } => alu_int64(op, a, b, signed)?,
-        TtPath::Bitvec64 => alu_bitvec64(op, a, b)?,
+        TtPath::Int64 { signed } => alu_int_as::<u64>(op, a, b, signed)?,
+        TtPath::Bitvec64 => alu_bitvec::<u64>(op, a, b, 64)?,
     })
 }
 

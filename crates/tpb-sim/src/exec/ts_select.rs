@@ -14,7 +14,7 @@
 use super::engine::{Bufs, Kernel};
 use super::{Cx, Parts, Pointer, Which};
 use crate::assumptions::{predicate_true, ts_select_inline_src1};
-use crate::machine::FaultCause;
+use crate::report::FaultCause;
 use tpb_isa::wire::S3d3TsSelect;
 use tpb_isa::ImmSrc;
 

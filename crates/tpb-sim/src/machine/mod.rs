@@ -10,175 +10,23 @@
 //! - Results are bit-exact and do not depend on the host (see [`crate::numerics`]).
 //! - No input (instruction bytes, host requests) makes the library panic.
 
-mod dve_state;
-pub(crate) mod events;
-pub(crate) mod hbm;
-mod memory;
-mod report;
-
-pub use report::{
+pub use crate::config::{
+    Config, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_RUN_ELEMENTS, DEFAULT_MIN_PARALLEL_ELEMENTS,
+};
+pub use crate::report::{
     CostShape, Fault, FaultCause, HostError, HostTensor, InstId, MemAccess, Region, RunReport,
     StepReport, Warning, WarningKind, MAX_ACCESS_RUNS,
 };
+pub use crate::state::hbm::{DEFAULT_HBM_BYTES, MAX_HBM_BYTES};
+pub use crate::state::{DveLane, DveState, FlopKind, Flops, NUM_EVENTS, NUM_SEMAPHORES};
 
-pub use dve_state::{DveLane, DveState};
-pub use hbm::{DEFAULT_HBM_BYTES, MAX_HBM_BYTES};
-pub(crate) use memory::{Memory, Shadow};
-
-use crate::assumptions::{firmware_stub_log, firmware_stubs_apply, FLOP_SLOTS, INITIAL_WORD};
+use crate::assumptions::{firmware_stub_log, firmware_stubs_apply, INITIAL_WORD};
 use crate::exec::{self, Outcome, Scratch};
-use crate::numerics::Fp8Config;
+use crate::state::{events, hbm, Memory, State};
 use std::fmt;
 use tpb_isa::geometry::{Geometry, Space, NUM_CHANNELS, NUM_REGISTERS};
 use tpb_isa::validate::{is_valid, validate};
 use tpb_isa::{Gen, Instruction};
-
-/// Semaphores per core (`NEURON_ISA_TPB_NUM_SEMAPHORES`).
-pub const NUM_SEMAPHORES: usize = 256;
-/// One-bit events per core.
-pub const NUM_EVENTS: usize = 256;
-
-/// The default for [`Config::max_elements`]: 2^28 elements per instruction (all channels),
-/// four times a full 128-partition tile of the largest SBUF (512 KiB of bytes).
-pub const DEFAULT_MAX_ELEMENTS: u64 = 1 << 28;
-
-/// The default for [`Config::max_run_elements`]: 2^32 elements over a whole run, sixteen
-/// maximum-size instructions (tens of seconds of simulation; real kernels use far fewer).
-pub const DEFAULT_MAX_RUN_ELEMENTS: u64 = 1 << 32;
-
-/// The default for [`Config::min_parallel_elements`]: with the vectorised kernels an
-/// instruction below 256 Ki elements takes well under 100 µs on one core (a 128 × 512 tile,
-/// 64 Ki elements, about 5–30 µs), the order of waking other threads on a busy machine, so
-/// splitting it could only make it slower.
-pub const DEFAULT_MIN_PARALLEL_ELEMENTS: u64 = 1 << 18;
-
-/// How a machine behaves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Config {
-    /// The generation: geometry, opcode set and validator chains (default cayman).
-    pub gen: Gen,
-    /// The FP8 conversion configuration (the model-load CSRs, decisions §4.5).
-    pub fp8: Fp8Config,
-    /// Turn every warning (uninitialised read, loader mismatch, firmware stub) into a fault.
-    pub strict: bool,
-    /// Refuse any result that is not exact: a matmul (exact only per our summation order)
-    /// or an approximate ACT/DVE table function (decisions §6.2; `tpb run --strict-exact`).
-    pub strict_exact: bool,
-    /// Mirror the shipped firmware: ImmLd and PtrMulti are log-only stubs on cayman+
-    /// (decisions §3.7; assumption `firmware-stub-scope`).
-    pub firmware_stubs: bool,
-    /// Refuse an instruction that would process more elements than this (all channels):
-    /// a simulator limit against runaway broadcast patterns, not a machine behaviour.
-    pub max_elements: u64,
-    /// Threads one large instruction is spread over, by groups of channels: 0 (the default)
-    /// for every core (the size of rayon's global pool), 1 for the calling thread only.
-    /// Results are bit-identical whatever the count.
-    pub threads: usize,
-    /// Instructions with fewer elements than this (all channels) stay on the calling thread.
-    pub min_parallel_elements: u64,
-    /// The run's budget: refuse an instruction that would take the elements processed since
-    /// the machine was created past this (all instructions, all channels), so that a hostile
-    /// program's cost is bounded. A simulator limit, not a machine behaviour.
-    pub max_run_elements: u64,
-    /// The size of device memory (HBM) in bytes (decisions §6.4: default
-    /// [`DEFAULT_HBM_BYTES`], at most [`MAX_HBM_BYTES`]; pages are allocated when written).
-    /// An access past it is refused.
-    pub hbm_bytes: u64,
-}
-
-impl Default for Config {
-    fn default() -> Config {
-        Config::new(Gen::default())
-    }
-}
-
-impl Config {
-    /// The default configuration for `gen`: ml_dtypes FP8, not strict, documented contract
-    /// for ImmLd/PtrMulti, [`DEFAULT_MAX_ELEMENTS`], [`DEFAULT_MAX_RUN_ELEMENTS`].
-    pub const fn new(gen: Gen) -> Config {
-        Config {
-            gen,
-            fp8: Fp8Config {
-                ocp_sat: false,
-                e4m3: crate::numerics::E4m3Variant::Ieee,
-            },
-            strict: false,
-            strict_exact: false,
-            firmware_stubs: false,
-            max_elements: DEFAULT_MAX_ELEMENTS,
-            max_run_elements: DEFAULT_MAX_RUN_ELEMENTS,
-            threads: 0,
-            min_parallel_elements: DEFAULT_MIN_PARALLEL_ELEMENTS,
-            hbm_bytes: DEFAULT_HBM_BYTES,
-        }
-    }
-
-    /// The threads an instruction may use: [`Config::threads`], or every core for 0.
-    pub fn thread_count(&self) -> usize {
-        match self.threads {
-            0 => rayon::current_num_threads(),
-            t => t,
-        }
-    }
-}
-
-/// Which kind of ImmLd last loaded a channel's flops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FlopKind {
-    /// TensorScalarImmLdArith (0x70): FP32 bits of the converted values.
-    Arith,
-    /// TensorScalarImmLdBitvec (0x71): zero-extended raw bits.
-    Bitvec,
-}
-
-/// One channel's DVE scalar flops (decisions §3.5; assumption `flop-layout`). Channels are
-/// relative (the DVE lane `c` of an instruction, touching partition `start + c`), so an
-/// ImmLd and the PtrMulti that consumes its scalars pair up channel by channel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Flops {
-    /// The 8 × 32-bit slots.
-    pub slots: [u32; FLOP_SLOTS],
-    /// How many slots the last ImmLd on this channel loaded (0: never loaded).
-    pub loaded: u8,
-    /// Which ImmLd loaded them (`None`: never loaded).
-    pub kind: Option<FlopKind>,
-}
-
-/// Everything a fault must leave untouched.
-#[derive(Clone, PartialEq, Eq)]
-pub(crate) struct State {
-    pub(crate) mem: Memory,
-    pub(crate) hbm: hbm::Hbm,
-    pub(crate) regs: [u32; NUM_REGISTERS as usize],
-    pub(crate) flops: Vec<Flops>,
-    pub(crate) sems: [i32; NUM_SEMAPHORES],
-    pub(crate) events: [bool; NUM_EVENTS],
-    pub(crate) retired: u64,
-    /// Elements processed by the retired instructions (for [`Config::max_run_elements`]).
-    pub(crate) elements_run: u64,
-    /// The PE array's stationary weights, loaded by LoadWeights (isa-facts-pe-act-dma §1.2).
-    pub(crate) pe: Option<PeWeights>,
-    /// The ACT accumulator: one fp32 per lane, as bits (isa-facts-pe-act-dma §2.3).
-    pub(crate) act_acc: [u32; NUM_CHANNELS as usize],
-    /// The hidden per-lane DVE state (accumulators, search flops, mask table).
-    pub(crate) dve: DveState,
-}
-
-/// The stationary tile held by the PE array after LoadWeights (isa-facts-pe-act-dma §1.2,
-/// §8 item 6): `rows` (the contraction depth, one per source partition) × `cols` (one per
-/// output partition), row-major.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct PeWeights {
-    pub(crate) rows: u32,
-    pub(crate) cols: u32,
-    pub(crate) dtype: tpb_isa::Dtype,
-    /// The fp32 values the multipliers see (tf32-rounded for fp32_mode low), as bits.
-    pub(crate) values: Vec<u32>,
-    /// The elements' raw bits (the transpose path copies them unchanged).
-    pub(crate) raw: Vec<u32>,
-    /// Loaded with transpose_mode = 1 (the bit-accurate transpose, §1.8).
-    pub(crate) transpose: bool,
-}
 
 /// A simulated NeuronCore slice: on-chip memory, registers, flops, semaphores and events
 /// of one generation, executing one in-order instruction stream.

@@ -1,5 +1,7 @@
 //! The ALU ops on their three paths: FP32 arith (decisions §4.1–4.3, §4.13), raw-bit
-//! bitvec (§4.8) and the 32-bit integer band (§4.12). Op meanings: isa-facts §5.1.
+//! bitvec (§4.8) and the integer band (§4.12), the last two written once for 32- and
+//! 64-bit words ([`IntWord`]; the 64-bit path is TensorTensor / TensorReduce on
+//! INT64/UINT64, isa-facts-dve-pool §1.5). Op meanings: isa-facts §5.1.
 
 use super::{canonical_nan, NumError};
 use tpb_isa::AluOp;
@@ -125,50 +127,214 @@ pub fn alu_arith(op: AluOp, a: f32, b: f32) -> Result<f32, NumError> {
     })
 }
 
-/// One ALU op on the bitvec path, on raw elements `bits` wide (8, 16 or 32) (decisions
-/// §4.8). Both operands are first reduced to `bits` bits (they are elements of the type);
-/// the result is masked to `bits` and zero-extended.
+/// An integer ALU word: `u32` (the 32-bit paths) or `u64` (the 64-bit path of TensorTensor
+/// and TensorReduce on INT64/UINT64, isa-facts-dve-pool §1.5; decisions §4.12). The integer
+/// and bitvec ops are written once, over this trait, for both widths.
+pub trait IntWord: Copy + Ord + private::Sealed {
+    /// The two's-complement reading of the same bits.
+    type Signed: Copy + Ord;
+    /// The word's width in bits.
+    const BITS: u32;
+    /// 0 and 1 (the compare results).
+    #[doc(hidden)]
+    fn from_bool(c: bool) -> Self;
+    #[doc(hidden)]
+    fn signed(self) -> Self::Signed;
+    #[doc(hidden)]
+    fn from_signed(s: Self::Signed) -> Self;
+    #[doc(hidden)]
+    fn wrapping_add(self, b: Self) -> Self;
+    #[doc(hidden)]
+    fn wrapping_sub(self, b: Self) -> Self;
+    #[doc(hidden)]
+    fn wrapping_mul(self, b: Self) -> Self;
+    #[doc(hidden)]
+    fn checked_div(self, b: Self) -> Option<Self>;
+    #[doc(hidden)]
+    fn checked_rem(self, b: Self) -> Option<Self>;
+    #[doc(hidden)]
+    fn is_zero(self) -> bool;
+    #[doc(hidden)]
+    fn signed_wrapping_div(a: Self::Signed, b: Self::Signed) -> Self::Signed;
+    #[doc(hidden)]
+    fn signed_wrapping_rem(a: Self::Signed, b: Self::Signed) -> Self::Signed;
+    #[doc(hidden)]
+    fn signed_wrapping_sub(a: Self::Signed, b: Self::Signed) -> Self::Signed;
+    #[doc(hidden)]
+    fn signed_wrapping_abs(a: Self::Signed) -> Self::Signed;
+    /// The low `bits` bits set.
+    #[doc(hidden)]
+    fn mask(bits: u32) -> Self;
+    #[doc(hidden)]
+    fn and(self, b: Self) -> Self;
+    #[doc(hidden)]
+    fn or(self, b: Self) -> Self;
+    #[doc(hidden)]
+    fn xor(self, b: Self) -> Self;
+    #[doc(hidden)]
+    fn not(self) -> Self;
+    /// The value as a shift count, saturated at `u32::MAX`.
+    #[doc(hidden)]
+    fn count(self) -> u32;
+    /// `self << n` / `self >> n` for `n < BITS`.
+    #[doc(hidden)]
+    fn shl(self, n: u32) -> Self;
+    #[doc(hidden)]
+    fn shr(self, n: u32) -> Self;
+    /// Arithmetic `self >> n` for `n < BITS`.
+    #[doc(hidden)]
+    fn sar(self, n: u32) -> Self;
+}
+
+mod private {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+macro_rules! int_word {
+    ($u:ty, $i:ty) => {
+        impl IntWord for $u {
+            type Signed = $i;
+            const BITS: u32 = <$u>::BITS;
+            #[inline(always)]
+            fn from_bool(c: bool) -> $u {
+                <$u>::from(c)
+            }
+            #[inline(always)]
+            fn signed(self) -> $i {
+                self as $i
+            }
+            #[inline(always)]
+            fn from_signed(s: $i) -> $u {
+                s as $u
+            }
+            #[inline(always)]
+            fn wrapping_add(self, b: $u) -> $u {
+                <$u>::wrapping_add(self, b)
+            }
+            #[inline(always)]
+            fn wrapping_sub(self, b: $u) -> $u {
+                <$u>::wrapping_sub(self, b)
+            }
+            #[inline(always)]
+            fn wrapping_mul(self, b: $u) -> $u {
+                <$u>::wrapping_mul(self, b)
+            }
+            #[inline(always)]
+            fn checked_div(self, b: $u) -> Option<$u> {
+                <$u>::checked_div(self, b)
+            }
+            #[inline(always)]
+            fn checked_rem(self, b: $u) -> Option<$u> {
+                <$u>::checked_rem(self, b)
+            }
+            #[inline(always)]
+            fn is_zero(self) -> bool {
+                self == 0
+            }
+            #[inline(always)]
+            fn signed_wrapping_div(a: $i, b: $i) -> $i {
+                a.wrapping_div(b)
+            }
+            #[inline(always)]
+            fn signed_wrapping_rem(a: $i, b: $i) -> $i {
+                a.wrapping_rem(b)
+            }
+            #[inline(always)]
+            fn signed_wrapping_sub(a: $i, b: $i) -> $i {
+                a.wrapping_sub(b)
+            }
+            #[inline(always)]
+            fn signed_wrapping_abs(a: $i) -> $i {
+                a.wrapping_abs()
+            }
+            #[inline(always)]
+            fn mask(bits: u32) -> $u {
+                <$u>::MAX >> (<$u>::BITS - bits)
+            }
+            #[inline(always)]
+            fn and(self, b: $u) -> $u {
+                self & b
+            }
+            #[inline(always)]
+            fn or(self, b: $u) -> $u {
+                self | b
+            }
+            #[inline(always)]
+            fn xor(self, b: $u) -> $u {
+                self ^ b
+            }
+            #[inline(always)]
+            fn not(self) -> $u {
+                !self
+            }
+            #[inline(always)]
+            fn count(self) -> u32 {
+                u32::try_from(self).unwrap_or(u32::MAX)
+            }
+            #[inline(always)]
+            fn shl(self, n: u32) -> $u {
+                self << n
+            }
+            #[inline(always)]
+            fn shr(self, n: u32) -> $u {
+                self >> n
+            }
+            #[inline(always)]
+            fn sar(self, n: u32) -> $u {
+                ((self as $i) >> n) as $u
+            }
+        }
+    };
+}
+int_word!(u32, i32);
+int_word!(u64, i64);
+
+/// One ALU op on the bitvec path, on raw elements `bits` wide (8, 16, 32, or 64 on the
+/// 64-bit path) held in a word `W` (decisions §4.8; isa-facts-dve-pool §1.5 for 64 bits).
+/// Both operands are first reduced to `bits` bits (they are elements of the type); the
+/// result is masked to `bits` and zero-extended.
 ///
 /// - BYPASS: `a`. BITWISE_NOT: `!a` within the width (8-bit `0x0F` → `0xF0`); ignores `b`.
-/// - BITWISE_AND/OR/XOR: bitwise.
+/// - BITWISE_AND/OR/XOR: bitwise (on 64 bits: two independent 32-bit halves, the same bits).
 /// - Shifts take `b` as an unsigned count. LOGICAL_SHIFT_LEFT and ARITH_SHIFT_LEFT are the
 ///   same op; a count ≥ `bits` gives 0 for both left shifts and LOGICAL_SHIFT_RIGHT, and the
 ///   sign fill (bit `bits − 1` copied everywhere) for ARITH_SHIFT_RIGHT (ASSUMED).
 ///
 /// Errors: CRC32 (polynomial not public), any non-bitvec op ([`NumError::Unsupported`]);
-/// a width other than 8/16/32 ([`NumError::InvalidWidth`]).
-pub fn alu_bitvec(op: AluOp, a: u32, b: u32, bits: u32) -> Result<u32, NumError> {
-    let mask = match bits {
-        8 => 0xFF,
-        16 => 0xFFFF,
-        32 => u32::MAX,
-        _ => return Err(NumError::InvalidWidth { bits }),
-    };
-    let (a, b) = (a & mask, b & mask);
+/// a width other than 8/16/32/64 or wider than `W` ([`NumError::InvalidWidth`]).
+pub fn alu_bitvec<W: IntWord>(op: AluOp, a: W, b: W, bits: u32) -> Result<W, NumError> {
+    if !matches!(bits, 8 | 16 | 32 | 64) || bits > W::BITS {
+        return Err(NumError::InvalidWidth { bits });
+    }
+    let mask = W::mask(bits);
+    let (a, b) = (a.and(mask), b.and(mask));
+    let count = b.count();
     let r = match op {
         AluOp::BYPASS => a,
-        AluOp::BITWISE_NOT => !a,
-        AluOp::BITWISE_AND => a & b,
-        AluOp::BITWISE_OR => a | b,
-        AluOp::BITWISE_XOR => a ^ b,
+        AluOp::BITWISE_NOT => a.not(),
+        AluOp::BITWISE_AND => a.and(b),
+        AluOp::BITWISE_OR => a.or(b),
+        AluOp::BITWISE_XOR => a.xor(b),
         AluOp::ARITH_SHIFT_LEFT | AluOp::LOGICAL_SHIFT_LEFT => {
-            if b >= bits {
-                0
+            if count >= bits {
+                a.xor(a)
             } else {
-                a << b
+                a.shl(count)
             }
         }
         AluOp::LOGICAL_SHIFT_RIGHT => {
-            if b >= bits {
-                0
+            if count >= bits {
+                a.xor(a)
             } else {
-                a >> b
+                a.shr(count)
             }
         }
         AluOp::ARITH_SHIFT_RIGHT => {
-            // Sign-extend the element to i32; a shift by ≥ 31 already is the sign fill.
-            let s = 32 - bits;
-            (((a << s) as i32) >> s >> b.min(31)) as u32
+            // Sign-extend the element to the word; a shift by ≥ BITS − 1 is the sign fill.
+            let s = W::BITS - bits;
+            a.shl(s).sar(s).sar(count.min(W::BITS - 1))
         }
         AluOp::CRC32 => {
             return Err(unsupported(
@@ -179,7 +345,7 @@ pub fn alu_bitvec(op: AluOp, a: u32, b: u32, bits: u32) -> Result<u32, NumError>
         }
         _ => return Err(unsupported(op, BITVEC, "not a bitvec op")),
     };
-    Ok(r & mask)
+    Ok(r.and(mask))
 }
 
 /// One op of the integer band (0xC4..=0xE1) on 32-bit operands, with the signedness
@@ -189,7 +355,8 @@ pub fn alu_int(op: AluOp, a: u32, b: u32) -> Result<u32, NumError> {
     alu_int_as(op, a, b, true)
 }
 
-/// One integer-band op on 32-bit operands (decisions §4.12). Arithmetic wraps (two's
+/// One integer-band op on 32- or 64-bit operands (decisions §4.12; the 64-bit path of
+/// TensorTensor / TensorReduce, isa-facts-dve-pool §1.5). Arithmetic wraps (two's
 /// complement); compares return 1 / 0.
 ///
 /// Signedness: `_UINT` ops are unsigned and the other fixed-sign ops (MULT_INT is the same
@@ -197,54 +364,61 @@ pub fn alu_int(op: AluOp, a: u32, b: u32) -> Result<u32, NumError> {
 /// MOD_INT and MOD are in both of the header's signedness lists (isa-facts §5.2): the
 /// hardware picks the leaf from the dtype, so they follow `signed` (operands' dtype signed).
 ///
-/// - ADD/SUBTRACT/MULT (`_INT`, `MULT_UINT`): low 32 bits of the result.
-/// - DIVIDE_*: truncating; `i32::MIN / −1` wraps to `i32::MIN`. MOD_*, and MOD (0x1B, in
-///   `is_valid_int_aluop`): remainder with the dividend's sign (C `%`); `i32::MIN % −1` = 0.
+/// - ADD/SUBTRACT/MULT (`_INT`, `MULT_UINT`): the low 32 (64) bits of the result (on 64
+///   bits the hardware's lo/hi-half carry, borrow and cross-product schedule gives exactly
+///   these bits).
+/// - DIVIDE_*: truncating; `MIN / −1` wraps to `MIN`. MOD_*, and MOD (0x1B, in
+///   `is_valid_int_aluop`): remainder with the dividend's sign (C `%`); `MIN % −1` = 0. On
+///   64 bits the hardware's algorithm is not recovered: the same rules (ASSUMED,
+///   `int64-divide`).
 /// - ABS_VALUE_INT `|a|`, ABS_DIFF_INT `|a − b|`, ABS_MAX/MIN_INT `max/min(|a|, |b|)`
-///   compose the wrapping ops: `|i32::MIN|` is `i32::MIN` (isa-facts §5.1), compared signed.
+///   compose the wrapping ops: `|MIN|` is `MIN` (isa-facts §5.1), compared signed.
+/// - MAX/MIN: signed for `_INT`, unsigned for `_UINT`.
 /// - BYPASS returns `a` (it is in maverick's `is_valid_int_aluop_dve`).
 ///
 /// Errors: divide/mod by zero → [`NumError::IntDivideByZero`] (a fatal fault on hardware);
 /// AMAX/AMIN (argmax/argmin reductions, not elementwise) and non-integer ops →
 /// [`NumError::Unsupported`].
-pub fn alu_int_as(op: AluOp, a: u32, b: u32, signed: bool) -> Result<u32, NumError> {
-    let (sa, sb) = (a as i32, b as i32);
+pub fn alu_int_as<W: IntWord>(op: AluOp, a: W, b: W, signed: bool) -> Result<W, NumError> {
+    let (sa, sb) = (a.signed(), b.signed());
     let div0 = || NumError::IntDivideByZero { op };
+    let flag = W::from_bool;
+    let abs = W::signed_wrapping_abs;
     let r = match op {
         AluOp::BYPASS => a,
         AluOp::ADD_INT => a.wrapping_add(b),
         AluOp::SUBTRACT_INT => a.wrapping_sub(b),
         AluOp::MULT_INT | AluOp::MULT_UINT => a.wrapping_mul(b),
         AluOp::DIVIDE_INT | AluOp::MOD_INT | AluOp::MOD if signed => {
-            if b == 0 {
+            if b.is_zero() {
                 return Err(div0());
             }
-            if op == AluOp::DIVIDE_INT {
-                sa.wrapping_div(sb) as u32
+            W::from_signed(if op == AluOp::DIVIDE_INT {
+                W::signed_wrapping_div(sa, sb)
             } else {
-                sa.wrapping_rem(sb) as u32
-            }
+                W::signed_wrapping_rem(sa, sb)
+            })
         }
         AluOp::DIVIDE_INT | AluOp::DIVIDE_UINT => a.checked_div(b).ok_or_else(div0)?,
         AluOp::MOD_INT | AluOp::MOD | AluOp::MOD_UINT => a.checked_rem(b).ok_or_else(div0)?,
-        AluOp::IS_EQUAL_INT => (a == b) as u32,
-        AluOp::IS_NE_INT => (a != b) as u32,
-        AluOp::ABS_MAX_INT => sa.wrapping_abs().max(sb.wrapping_abs()) as u32,
-        AluOp::ABS_MIN_INT => sa.wrapping_abs().min(sb.wrapping_abs()) as u32,
-        AluOp::ABS_DIFF_INT => sa.wrapping_sub(sb).wrapping_abs() as u32,
-        AluOp::ABS_VALUE_INT => sa.wrapping_abs() as u32,
-        AluOp::MAX_INT => sa.max(sb) as u32,
-        AluOp::MIN_INT => sa.min(sb) as u32,
-        AluOp::IS_GT_INT => (sa > sb) as u32,
-        AluOp::IS_GE_INT => (sa >= sb) as u32,
-        AluOp::IS_LE_INT => (sa <= sb) as u32,
-        AluOp::IS_LT_INT => (sa < sb) as u32,
+        AluOp::IS_EQUAL_INT => flag(a == b),
+        AluOp::IS_NE_INT => flag(a != b),
+        AluOp::ABS_MAX_INT => W::from_signed(abs(sa).max(abs(sb))),
+        AluOp::ABS_MIN_INT => W::from_signed(abs(sa).min(abs(sb))),
+        AluOp::ABS_DIFF_INT => W::from_signed(abs(W::signed_wrapping_sub(sa, sb))),
+        AluOp::ABS_VALUE_INT => W::from_signed(abs(sa)),
+        AluOp::MAX_INT => W::from_signed(sa.max(sb)),
+        AluOp::MIN_INT => W::from_signed(sa.min(sb)),
+        AluOp::IS_GT_INT => flag(sa > sb),
+        AluOp::IS_GE_INT => flag(sa >= sb),
+        AluOp::IS_LE_INT => flag(sa <= sb),
+        AluOp::IS_LT_INT => flag(sa < sb),
         AluOp::MAX_UINT => a.max(b),
         AluOp::MIN_UINT => a.min(b),
-        AluOp::IS_GT_UINT => (a > b) as u32,
-        AluOp::IS_GE_UINT => (a >= b) as u32,
-        AluOp::IS_LE_UINT => (a <= b) as u32,
-        AluOp::IS_LT_UINT => (a < b) as u32,
+        AluOp::IS_GT_UINT => flag(a > b),
+        AluOp::IS_GE_UINT => flag(a >= b),
+        AluOp::IS_LE_UINT => flag(a <= b),
+        AluOp::IS_LT_UINT => flag(a < b),
         AluOp::AMAX_INT | AluOp::AMIN_INT | AluOp::AMAX_UINT | AluOp::AMIN_UINT => {
             return Err(unsupported(
                 op,
@@ -443,18 +617,26 @@ mod tests {
 
     #[test]
     fn bitvec_errors() {
-        let e = alu_bitvec(AluOp::CRC32, 1, 2, 32).unwrap_err();
+        let e = alu_bitvec(AluOp::CRC32, 1u32, 2, 32).unwrap_err();
         assert_eq!(
             e.to_string(),
             "not supported: CRC32 on the bitvec path: polynomial and bit order are not public"
         );
         assert!(matches!(
-            alu_bitvec(AluOp::ADD, 1, 2, 8),
+            alu_bitvec(AluOp::ADD, 1u32, 2, 8),
             Err(NumError::Unsupported { path: "bitvec", .. })
         ));
         for bits in [0, 1, 7, 24, 33, 64, u32::MAX] {
             assert_eq!(
-                alu_bitvec(AluOp::BYPASS, 1, 2, bits),
+                alu_bitvec(AluOp::BYPASS, 1u32, 2, bits),
+                Err(NumError::InvalidWidth { bits })
+            );
+        }
+        // 64-bit elements only in a 64-bit word.
+        assert_eq!(alu_bitvec(AluOp::BYPASS, 1u64, 2, 64), Ok(1));
+        for bits in [0, 33, 65, u32::MAX] {
+            assert_eq!(
+                alu_bitvec(AluOp::BYPASS, 1u64, 2, bits),
                 Err(NumError::InvalidWidth { bits })
             );
         }
@@ -528,7 +710,7 @@ mod tests {
         ] {
             for signed in [true, false] {
                 assert_eq!(
-                    alu_int_as(op, 5, 0, signed),
+                    alu_int_as(op, 5u32, 0, signed),
                     Err(NumError::IntDivideByZero { op }),
                     "{op}"
                 );
@@ -573,7 +755,7 @@ mod tests {
             f32::MIN_POSITIVE,
             3e38,
         ];
-        let us = [0, 1, 7, 8, 31, 32, 0x80, 0xFFFF_FFFF, 0x8000_0000];
+        let us = [0u32, 1, 7, 8, 31, 32, 0x80, 0xFFFF_FFFF, 0x8000_0000];
         for code in 0..=255u8 {
             let op = AluOp(code);
             for &a in &fs {
@@ -588,8 +770,60 @@ mod tests {
                     }
                     let _ = alu_int_as(op, a, b, true);
                     let _ = alu_int_as(op, a, b, false);
+                    let (a, b) = (u64::from(a) << 32 | u64::from(b), u64::from(b));
+                    for w in [8, 16, 32, 64, 5] {
+                        let _ = alu_bitvec(op, a, b, w);
+                    }
+                    let _ = alu_int_as(op, a, b, true);
+                    let _ = alu_int_as(op, a, b, false);
                 }
             }
         }
+    }
+
+    // isa-facts-dve-pool §1.5: carry across the halves, low 64 bits of the product.
+    #[test]
+    fn add_carries_and_mult_keeps_the_low_bits() {
+        assert_eq!(
+            alu_int_as::<u64>(AluOp::ADD_INT, 0xFFFF_FFFF, 1, true),
+            Ok(0x1_0000_0000)
+        );
+        assert_eq!(
+            alu_int_as::<u64>(AluOp::SUBTRACT_INT, 0x1_0000_0000, 1, true),
+            Ok(0xFFFF_FFFF)
+        );
+        let (a, b) = (0x1234_5678_9ABC_DEF0u64, 0x0FED_CBA9_8765_4321u64);
+        assert_eq!(
+            alu_int_as::<u64>(AluOp::MULT_INT, a, b, true),
+            Ok((u128::from(a) * u128::from(b)) as u64)
+        );
+        assert_eq!(alu_int_as::<u64>(AluOp::MAX_INT, u64::MAX, 1, true), Ok(1));
+        assert_eq!(
+            alu_int_as::<u64>(AluOp::MAX_UINT, u64::MAX, 1, false),
+            Ok(u64::MAX)
+        );
+        assert_eq!(
+            alu_int_as::<u64>(AluOp::DIVIDE_INT, 7, 0, true),
+            Err(NumError::IntDivideByZero {
+                op: AluOp::DIVIDE_INT
+            })
+        );
+        assert_eq!(
+            alu_int_as::<u64>(AluOp::MOD_INT, -7i64 as u64, 2, true),
+            Ok(-1i64 as u64)
+        );
+        assert!(alu_int_as::<u64>(AluOp::ADD, 1, 2, true).is_err());
+        assert_eq!(
+            alu_bitvec::<u64>(AluOp::LOGICAL_SHIFT_LEFT, 1, 40, 64),
+            Ok(1 << 40)
+        );
+        assert_eq!(
+            alu_bitvec::<u64>(AluOp::ARITH_SHIFT_RIGHT, 1 << 63, 70, 64),
+            Ok(u64::MAX)
+        );
+        assert_eq!(
+            alu_bitvec::<u64>(AluOp::LOGICAL_SHIFT_RIGHT, u64::MAX, 64, 64),
+            Ok(0)
+        );
     }
 }

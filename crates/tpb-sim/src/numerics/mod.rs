@@ -19,8 +19,6 @@
 
 pub(crate) mod alu;
 mod fp8_table;
-// Issue 17a: TensorTensor / TensorReduce on INT64/UINT64.
-mod int64;
 mod minifloat;
 // Issue 18a: the PE dot product in our documented order and the ACT functions.
 pub mod act;
@@ -28,9 +26,8 @@ pub(crate) mod act_block;
 pub mod pe;
 pub mod simd;
 
-pub use alu::{alu_arith, alu_bitvec, alu_int, alu_int_as};
+pub use alu::{alu_arith, alu_bitvec, alu_int, alu_int_as, IntWord};
 pub(crate) use alu::{max_num, min_num};
-pub use int64::{alu_bitvec64, alu_int64};
 
 use fp8_table::Fp8EncodeTable;
 use minifloat::Minifloat;

@@ -137,7 +137,7 @@ impl World {
 
 fn stt_instruction(
     w: &mut World,
-    opcode: u8,
+    row: &'static OpcodeInfo,
     n: u8,
     dts: (Dtype, Dtype, Dtype),
     ops: (AluOp, AluOp),
@@ -146,7 +146,7 @@ fn stt_instruction(
     cmd: AccumCmd,
 ) -> Instruction {
     let (a, b, d) = w.stt_operands(n, dts);
-    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    let mut i = w.instruction(row);
     if let Body::S2s2d2Stt(s) = &mut i.body {
         s.src0_mem_pattern = a;
         s.src1_mem_pattern = b;
@@ -170,13 +170,21 @@ fn stt_instruction(
 pub fn gen_scalar_tensor_tensor(w: &mut World) -> Vec<Instruction> {
     let n = w.channels();
     w.random_lanes(n);
-    let i = if w.rng.chance(0.35) {
+    let (row, v) = w.row(|v: sem::ScalarTensorTensor| match v {
+        sem::ScalarTensorTensor::Arith => 65,
+        sem::ScalarTensorTensor::Bitvec => 35,
+    });
+    let bitvec = match v {
+        sem::ScalarTensorTensor::Arith => false,
+        sem::ScalarTensorTensor::Bitvec => true,
+    };
+    let i = if bitvec {
         let d = w.dtype(&INTS);
         let ops = ops_where(w.gen, |o| o.is_general_bitvec_op());
         let ops = (w.rng.pick(&ops), w.rng.pick(&ops));
         let sc = w.stt_scalar(n, d, d);
         let rev = RevOps(w.rng.below(4) as u8);
-        stt_instruction(w, 0x9E, n, (d, d, d), ops, rev, sc, AccumCmd::IDLE)
+        stt_instruction(w, row, n, (d, d, d), ops, rev, sc, AccumCmd::IDLE)
     } else {
         let dts = (w.dtype(&PLAIN), w.dtype(&PLAIN), w.out_dtype(&PLAIN));
         let ops = arith_ops(w.gen);
@@ -189,7 +197,7 @@ pub fn gen_scalar_tensor_tensor(w: &mut World) -> Vec<Instruction> {
             AccumCmd::ACCUMULATE,
             AccumCmd::ZERO_ACCUMULATE,
         ]);
-        stt_instruction(w, 0x9D, n, dts, ops, rev, sc, cmd)
+        stt_instruction(w, row, n, dts, ops, rev, sc, cmd)
     };
     vec![i]
 }
@@ -198,6 +206,7 @@ pub fn gen_scalar_tensor_tensor(w: &mut World) -> Vec<Instruction> {
 pub fn gen_tensor_tensor_scan(w: &mut World) -> Vec<Instruction> {
     let n = w.channels();
     w.random_lanes(n);
+    let (row, sem::TensorTensorScan::Arith) = w.row(|_: sem::TensorTensorScan| 1);
     let dts = (w.dtype(&PLAIN), w.dtype(&PLAIN), w.out_dtype(&PLAIN));
     let ops = arith_ops(w.gen);
     let ops = (w.rng.pick(&ops), w.rng.pick(&ops));
@@ -206,7 +215,7 @@ pub fn gen_tensor_tensor_scan(w: &mut World) -> Vec<Instruction> {
     let rev = RevOps(w.rng.below(4) as u8);
     vec![stt_instruction(
         w,
-        0xE5,
+        row,
         n,
         dts,
         ops,
@@ -234,7 +243,8 @@ pub fn gen_select_reduce(w: &mut World) -> Vec<Instruction> {
         AccumCmd::ZERO_ACCUMULATE,
     ]);
     let ops = (AluOp::BYPASS, AluOp::MAX);
-    let mut prog = vec![stt_instruction(w, 0xEA, n, dts, ops, rev, sc, cmd)];
+    let (row, sem::SelectReduce::SelectReduce) = w.row(|_: sem::SelectReduce| 1);
+    let mut prog = vec![stt_instruction(w, row, n, dts, ops, rev, sc, cmd)];
     if w.rng.chance(0.3) {
         // The NKI pairing: the running max drained by 0x9b.
         prog.push(drain(w, n));
@@ -255,7 +265,9 @@ fn cache_scalar(w: &mut World, n: u8) -> (ImmSrc, u32) {
 pub fn gen_cache_reduce(w: &mut World) -> Vec<Instruction> {
     let n = w.channels();
     w.random_lanes(n);
-    let opcode = w.rng.pick(&[0x9Au8, 0xE6]);
+    // Both cache ops share every operand rule (§12.3): the variant only picks the row.
+    let (row, sem::CacheReduce::Reduce | sem::CacheReduce::Cumulative) =
+        w.row(|_: sem::CacheReduce| 1);
     let ins: Vec<Dtype> = PLAIN
         .into_iter()
         .filter(|d| !matches!(*d, Dtype::INT32 | Dtype::UINT32))
@@ -291,7 +303,7 @@ pub fn gen_cache_reduce(w: &mut World) -> Vec<Instruction> {
         (ImmSrc::INSTRUCTION, 0)
     };
     let (src, dst) = (w.tensor(&sp), w.tensor(&dp));
-    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    let mut i = w.instruction(row);
     if let Body::S3d3Ts(s) = &mut i.body {
         s.accumulator_cmd = cmd;
         s.src_mem_pattern = src;
@@ -328,7 +340,8 @@ fn drain(w: &mut World, n: u8) -> Instruction {
     let size = dt.size().unwrap() as u32;
     let p = w.place([1], size, n, size == 4);
     let dst = w.tensor(&p);
-    let mut i = Instruction::new(Opcode(0x9B), w.gen);
+    let (row, sem::DveReadAccumulator::DveReadAccumulator) = w.row(|_: sem::DveReadAccumulator| 1);
+    let mut i = w.instruction(row);
     if let Body::D1Rd(s) = &mut i.body {
         s.dst_element_count = 1;
         s.dtype = dt;
@@ -368,7 +381,8 @@ pub fn gen_dve_read_indices(w: &mut World) -> Vec<Instruction> {
     let nums = w.factor(8, 4);
     let p = w.place([nums[0], nums[1], nums[2], nums[3]], size, n, size == 4);
     let dst = w.tensor(&p);
-    let mut i = Instruction::new(Opcode(0xE9), w.gen);
+    let (row, sem::DveReadIndices::DveReadIndices) = w.row(|_: sem::DveReadIndices| 1);
+    let mut i = w.instruction(row);
     if let Body::D4Mr(s) = &mut i.body {
         s.dst_element_count = 8;
         s.dtype = dt;
@@ -392,7 +406,8 @@ fn match_value_load(w: &mut World, n: u8) -> Instruction {
     let nums = w.factor(8, 2);
     let p = w.place([nums[0], nums[1]], dt.size().unwrap() as u32, n, true);
     let src = w.tensor(&p);
-    let mut i = Instruction::new(Opcode(0x6D), w.gen);
+    let (row, sem::MatchValueLoad::MatchValueLoad) = w.row(|_: sem::MatchValueLoad| 1);
+    let mut i = w.instruction(row);
     if let Body::S2Bn(s) = &mut i.body {
         s.src_mem_pattern = src;
         s.dtype = dt;
@@ -407,7 +422,11 @@ fn match_value_load(w: &mut World, n: u8) -> Instruction {
 pub fn gen_search(w: &mut World) -> Vec<Instruction> {
     let n = w.channels();
     w.random_lanes(n);
-    let find = w.rng.chance(0.5);
+    let (row, v) = w.row(|_: sem::Search| 1);
+    let find = match v {
+        sem::Search::Max8 => false,
+        sem::Search::FindIndex8 => true,
+    };
     let din = w.dtype(&PLAIN);
     let dout = if find {
         w.rng.pick(&[Dtype::UINT16, Dtype::UINT32])
@@ -434,7 +453,7 @@ pub fn gen_search(w: &mut World) -> Vec<Instruction> {
         }
     }
     let (src, dst) = (w.tensor(&sp), w.tensor(&dp));
-    let mut i = Instruction::new(Opcode(if find { 0x6E } else { 0x6C }), w.gen);
+    let mut i = w.instruction(row);
     if let Body::S4d2Bn(s) = &mut i.body {
         s.src_mem_pattern = src;
         s.in_dtype = din;
@@ -479,7 +498,8 @@ pub fn gen_match_replace8(w: &mut World) -> Vec<Instruction> {
         w.keys_from(&sp, din, n);
     }
     let (src, dst) = (w.tensor(&sp), w.tensor(&dp));
-    let mut i = Instruction::new(Opcode(0x6F), w.gen);
+    let (row, sem::MatchReplace8::MatchReplace8) = w.row(|_: sem::MatchReplace8| 1);
+    let mut i = w.instruction(row);
     if let Body::S4d4Mr(s) = &mut i.body {
         s.src_mem_pattern = src;
         s.in_dtype = din;
@@ -495,7 +515,14 @@ pub fn gen_match_replace8(w: &mut World) -> Vec<Instruction> {
 /// CrossLaneReduce 0x7c / 0x7d (§8.3): SBUF only; dst in one partition.
 pub fn gen_cross_lane_reduce(w: &mut World) -> Vec<Instruction> {
     let n = w.channels();
-    let bitvec = w.rng.chance(0.35);
+    let (row, v) = w.row(|v: sem::CrossLaneReduce| match v {
+        sem::CrossLaneReduce::Arith => 65,
+        sem::CrossLaneReduce::Bitvec => 35,
+    });
+    let bitvec = match v {
+        sem::CrossLaneReduce::Arith => false,
+        sem::CrossLaneReduce::Bitvec => true,
+    };
     let (din, dout, op) = if bitvec {
         let d = w.dtype(&INTS);
         let op = w.rng.pick(&[
@@ -532,7 +559,7 @@ pub fn gen_cross_lane_reduce(w: &mut World) -> Vec<Instruction> {
         w.rng.f32_bits()
     };
     let (src, dst) = (w.tensor(&sp), w.tensor(&dp));
-    let mut i = Instruction::new(Opcode(if bitvec { 0x7D } else { 0x7C }), w.gen);
+    let mut i = w.instruction(row);
     if let Body::S4d4Cr(s) = &mut i.body {
         s.src_mem_pattern = src;
         s.in_dtype = din;
@@ -561,7 +588,8 @@ pub fn gen_load_mask_select(w: &mut World) -> Vec<Instruction> {
             w.rng.below(64) as u8
         };
     }
-    let mut i = Instruction::new(Opcode(0x69), w.gen);
+    let (row, sem::LoadMaskSelect::LoadMaskSelect) = w.row(|_: sem::LoadMaskSelect| 1);
+    let mut i = w.instruction(row);
     if let Body::CtrlIm(s) = &mut i.body {
         s.immediate = Bytes(table);
     }

@@ -10,6 +10,7 @@ use crate::reference::{RefState, WINDOW};
 mod dve_state;
 pub use dve_state::*;
 use tpb_isa::geometry::Space;
+use tpb_isa::opcode::{sem, FamilySem, OpcodeInfo};
 use tpb_isa::validate::is_valid;
 use tpb_isa::wire::{Addr4, Data4d, DtypePair, F32Bits, ImmVal, Tensor};
 use tpb_isa::*;
@@ -123,6 +124,31 @@ struct Place<const N: usize> {
 }
 
 impl World {
+    /// A random opcode row of behaviour type `S` defined on this world's generation, drawn
+    /// with `weight(variant)` (0: never), and its variant. Generators choose what to build
+    /// from the table's rows and match the variant, never an opcode byte, so an alias row
+    /// (a new byte on an existing behaviour) is generated, and checked, like its twin.
+    pub fn row<S: FamilySem>(&mut self, weight: impl Fn(S) -> u64) -> (&'static OpcodeInfo, S) {
+        let gen = self.gen;
+        let rows: Vec<(&'static OpcodeInfo, S)> = S::rows()
+            .filter(|&(r, v)| r.gens.contains(gen) && weight(v) > 0)
+            .collect();
+        let total: u64 = rows.iter().map(|&(_, v)| weight(v)).sum();
+        let mut k = self.rng.below(total);
+        for &(r, v) in &rows {
+            if k < weight(v) {
+                return (r, v);
+            }
+            k -= weight(v);
+        }
+        panic!("no {:?} row on {gen}", S::FAMILY)
+    }
+
+    /// An instruction of `row` with a default body, on this world's generation.
+    pub fn instruction(&self, row: &OpcodeInfo) -> Instruction {
+        Instruction::new(Opcode(row.value), self.gen)
+    }
+
     pub fn new(seed: u64, gen: Gen) -> World {
         World::with(seed, gen, None)
     }
@@ -428,8 +454,15 @@ fn bitvec_ops(gen: Gen, crc: bool) -> Vec<AluOp> {
 }
 
 pub fn gen_imm_ld(w: &mut World) -> Instruction {
-    let arith = w.rng.chance(0.6);
-    let mut i = Instruction::new(Opcode(if arith { 0x70 } else { 0x71 }), w.gen);
+    let (row, v) = w.row(|v: sem::ImmLd| match v {
+        sem::ImmLd::Arith => 3,
+        sem::ImmLd::Bitvec => 2,
+    });
+    let arith = match v {
+        sem::ImmLd::Arith => true,
+        sem::ImmLd::Bitvec => false,
+    };
+    let mut i = w.instruction(row);
     let dtype = if arith {
         w.dtype(&PLAIN)
     } else {
@@ -478,18 +511,19 @@ fn random_flops(w: &mut World, n: u8) {
 }
 
 pub fn gen_ptr_multi(w: &mut World) -> Vec<Instruction> {
-    let dual = w.gen == Gen::Sunda && w.rng.chance(0.3);
-    let bitvec = !dual && w.rng.chance(0.35);
-    let opcode = if dual {
-        if w.rng.chance(0.05) {
-            0x88
-        } else {
-            0x87
-        }
-    } else if bitvec {
-        0x5F
-    } else {
-        0x4F
+    // The disabled DualBitvec (sunda) now and then: its refusal is part of the contract.
+    let (row, v) = w.row(|v: sem::PtrMulti| match v {
+        sem::PtrMulti::MultiArith => 65,
+        sem::PtrMulti::MultiBitvec => 35,
+        sem::PtrMulti::DualArith => 40,
+        sem::PtrMulti::DualBitvec => 2,
+    });
+    // (dual, bit-vector ops, the disabled form)
+    let (dual, bitvec, disabled) = match v {
+        sem::PtrMulti::MultiArith => (false, false, false),
+        sem::PtrMulti::MultiBitvec => (false, true, false),
+        sem::PtrMulti::DualArith => (true, false, false),
+        sem::PtrMulti::DualBitvec => (true, false, true),
     };
     let n = w.channels();
     let wn = w.rng.range(1, if dual { 4 } else { 8 }) as u16;
@@ -499,20 +533,20 @@ pub fn gen_ptr_multi(w: &mut World) -> Vec<Instruction> {
         w.rng.range(1, 2) as u16,
     ];
     let count = u64::from(wn) * inner.iter().map(|&x| u64::from(x)).product::<u64>();
-    let (din, dout) = if bitvec || opcode == 0x88 {
+    let (din, dout) = if bitvec || disabled {
         let d = w.dtype(&[Dtype::INT32, Dtype::UINT32, Dtype::UINT16, Dtype::UINT8]);
         (d, d)
     } else {
         (w.dtype(&PLAIN), w.out_dtype(&PLAIN))
     };
-    let op = if bitvec || opcode == 0x88 {
+    let op = if bitvec || disabled {
         let ops = bitvec_ops(w.gen, w.rng.chance(0.05));
         w.rng.pick(&ops)
     } else {
         let ops = arith_ops(w.gen);
         w.rng.pick(&ops)
     };
-    let rev = if opcode == 0x87 {
+    let rev = if dual && !disabled {
         RevOps(w.rng.below(4) as u8)
     } else {
         w.rng.pick(&[RevOps::NONE, RevOps::BOTH])
@@ -558,7 +592,7 @@ pub fn gen_ptr_multi(w: &mut World) -> Vec<Instruction> {
     } else {
         random_flops(w, n);
     }
-    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    let mut i = w.instruction(row);
     let src = w.tensor(&sp);
     let dst = w.tensor(&dp);
     if let Body::S4d4Tsm(s) = &mut i.body {
@@ -643,7 +677,8 @@ pub fn gen_affine_select(w: &mut World) -> Vec<Instruction> {
     }
     let fill = w.rng.f32_bits();
     let fill_reg = w.set_reg(fill);
-    let mut i = Instruction::new(Opcode(0x92), w.gen);
+    let (row, sem::AffineSelect::AffineSelect) = w.row(|_: sem::AffineSelect| 1);
+    let mut i = w.instruction(row);
     let (src, dst) = (w.tensor(&sp), w.tensor(&dp));
     let mask = data4d(w, count);
     let cm = channel_multiplier(w);
@@ -676,7 +711,8 @@ pub fn gen_iota(w: &mut World) -> Vec<Instruction> {
         n,
         dout.size() == Some(4),
     );
-    let mut i = Instruction::new(Opcode(0x7E), w.gen);
+    let (row, sem::Iota::Iota) = w.row(|_: sem::Iota| 1);
+    let mut i = w.instruction(row);
     let dst = w.tensor(&dp);
     let g = data4d(w, count);
     let cm = channel_multiplier(w);
@@ -692,9 +728,16 @@ pub fn gen_iota(w: &mut World) -> Vec<Instruction> {
 }
 
 pub fn gen_tensor_scalar(w: &mut World) -> Vec<Instruction> {
-    let opcode = w.rng.pick(&[0x43u8, 0x43, 0x53, 0x44, 0x54]);
-    let bitvec = matches!(opcode, 0x53 | 0x54);
-    let ptr_form = matches!(opcode, 0x44 | 0x54);
+    let (row, v) = w.row(|v: sem::TensorScalar| match v {
+        sem::TensorScalar::ImmArith => 2,
+        _ => 1,
+    });
+    let (bitvec, ptr_form) = match v {
+        sem::TensorScalar::ImmArith => (false, false),
+        sem::TensorScalar::ImmBitvec => (true, false),
+        sem::TensorScalar::PtrArith => (false, true),
+        sem::TensorScalar::PtrBitvec => (true, true),
+    };
     let int_arm = !bitvec && w.gen == Gen::Maverick && w.rng.chance(0.3);
     let n = w.channels();
     let (din, dout, mut op0, mut op1) = if bitvec {
@@ -782,7 +825,7 @@ pub fn gen_tensor_scalar(w: &mut World) -> Vec<Instruction> {
         (if ptr_form { ImmSrc::INSTRUCTION } else { kind }, v)
     };
     let (i0, i1) = (imm(w), imm(w));
-    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    let mut i = w.instruction(row);
     let (src, dst) = (w.tensor(&sp), w.tensor(&dp));
     if let Body::S3d3Ts(s) = &mut i.body {
         s.src_mem_pattern = src;
@@ -829,7 +872,8 @@ pub fn gen_ts_select(w: &mut World) -> Vec<Instruction> {
         ImmSrc::INSTRUCTION => w.rng.below(2) as u32,
         k => w.pointer(size, n, k == ImmSrc::REG_PTR),
     };
-    let mut i = Instruction::new(Opcode(0x98), w.gen);
+    let (row, sem::TsSelect::TsSelect) = w.row(|_: sem::TsSelect| 1);
+    let mut i = w.instruction(row);
     let (src, dst) = (w.tensor(&sp), w.tensor(&dp));
     if let Body::S3d3TsSelect(s) = &mut i.body {
         s.src0_mem_pattern = src;
@@ -888,7 +932,8 @@ pub fn gen_range_select(w: &mut World) -> Vec<Instruction> {
         AluOp::IS_LE,
         AluOp::IS_LT,
     ];
-    let mut i = Instruction::new(Opcode(0xBC), w.gen);
+    let (row, sem::RangeSelect::RangeSelect) = w.row(|_: sem::RangeSelect| 1);
+    let mut i = w.instruction(row);
     let (src, dst) = (w.tensor(&sp), w.tensor(&dp));
     if let Body::S2d2Rs(s) = &mut i.body {
         s.num_active_channels = n;
@@ -1040,8 +1085,13 @@ fn tt_operands(
 
 pub fn gen_tensor_tensor(w: &mut World) -> Vec<Instruction> {
     let n = w.channels();
-    let (opcode, op, dts) = match w.rng.below(3) {
-        0 => {
+    let (row, v) = w.row(|v: sem::TensorTensor| match v {
+        sem::TensorTensor::Arith => 2,
+        sem::TensorTensor::Bitvec => 1,
+    });
+    let int_arm = w.gen != Gen::Sunda && w.rng.chance(0.5);
+    let (op, dts) = match v {
+        sem::TensorTensor::Bitvec => {
             let d = w.dtype(&INTS);
             let ops = [
                 AluOp::BITWISE_AND,
@@ -1050,9 +1100,9 @@ pub fn gen_tensor_tensor(w: &mut World) -> Vec<Instruction> {
                 AluOp::LOGICAL_SHIFT_LEFT,
                 AluOp::LOGICAL_SHIFT_RIGHT,
             ];
-            (0x51, w.rng.pick(&ops), (d, d, d))
+            (w.rng.pick(&ops), (d, d, d))
         }
-        1 if w.gen != Gen::Sunda => {
+        sem::TensorTensor::Arith if int_arm => {
             let d = w.rng.pick(&[Dtype::INT32, Dtype::UINT32]);
             let ops = if d == Dtype::INT32 {
                 [
@@ -1069,9 +1119,9 @@ pub fn gen_tensor_tensor(w: &mut World) -> Vec<Instruction> {
                     AluOp::IS_LT_UINT,
                 ]
             };
-            (0x41, w.rng.pick(&ops), (d, d, d))
+            (w.rng.pick(&ops), (d, d, d))
         }
-        _ => {
+        sem::TensorTensor::Arith => {
             let ops = [
                 AluOp::ADD,
                 AluOp::SUBTRACT,
@@ -1083,11 +1133,11 @@ pub fn gen_tensor_tensor(w: &mut World) -> Vec<Instruction> {
                 AluOp::LOGICAL_XOR,
             ];
             let d = (w.dtype(&PLAIN), w.dtype(&PLAIN), w.dtype(&PLAIN));
-            (0x41, w.rng.pick(&ops), d)
+            (w.rng.pick(&ops), d)
         }
     };
     let (s0, s1, d) = tt_operands(w, n, dts);
-    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    let mut i = w.instruction(row);
     if let Body::S3s3d3Tt(s) = &mut i.body {
         s.in0_in1_dtype = DtypePair::new(dts.0, dts.1);
         s.out_dtype = dts.2;
@@ -1104,14 +1154,16 @@ pub fn gen_tensor_tensor(w: &mut World) -> Vec<Instruction> {
 /// Sunda's bf16 trio: contiguous bf16 sources of an even count.
 pub fn gen_tensor_tensor_bf16(w: &mut World) -> Vec<Instruction> {
     let n = w.channels();
-    let (opcode, op) = w.rng.pick(&[
-        (0x8A, AluOp::ADD),
-        (0x8B, AluOp::MULT),
-        (0x8F, AluOp::SUBTRACT),
-    ]);
+    let (row, v) = w.row(|_: sem::TensorTensorBf16| 1);
+    // The op the behaviour pins (the validator requires it).
+    let op = match v {
+        sem::TensorTensorBf16::Add => AluOp::ADD,
+        sem::TensorTensorBf16::Mult => AluOp::MULT,
+        sem::TensorTensorBf16::Sub => AluOp::SUBTRACT,
+    };
     let count = 2 * w.rng.range(1, 12) as u16;
     let out = w.dtype(&FPS);
-    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    let mut i = w.instruction(row);
     let (a, b) = (
         contiguous([count, 1, 1], 2, 0),
         contiguous([count, 1, 1], 2, 64),
@@ -1135,10 +1187,14 @@ pub fn gen_copy_cast_predicated(w: &mut World) -> Vec<Instruction> {
     let n = w.channels();
     let pred = w.dtype(&INTS);
     let data = w.dtype(&PLAIN);
-    let cast = w.rng.chance(0.5);
+    let (row, v) = w.row(|_: sem::CopyCastPredicated| 1);
+    let cast = match v {
+        sem::CopyCastPredicated::Copy => false,
+        sem::CopyCastPredicated::Cast => true,
+    };
     let out = if cast { w.dtype(&PLAIN) } else { data };
     let (s0, s1, d) = tt_operands(w, n, (pred, data, out));
-    let mut i = Instruction::new(Opcode(if cast { 0x99 } else { 0x72 }), w.gen);
+    let mut i = w.instruction(row);
     if let Body::S3s3d3Tt(s) = &mut i.body {
         s.in0_in1_dtype = DtypePair::new(pred, data);
         s.out_dtype = out;
@@ -1170,7 +1226,9 @@ pub fn gen_copy_predicated_scalar(w: &mut World) -> Vec<Instruction> {
     };
     let imm = w.rng.next() as u32 & mask;
     let (p, d) = (w.tensor(&p), w.tensor(&d));
-    let mut i = Instruction::new(Opcode(0xE8), w.gen);
+    let (row, sem::CopyPredicatedScalar::CopyPredicatedScalar) =
+        w.row(|_: sem::CopyPredicatedScalar| 1);
+    let mut i = w.instruction(row);
     if let Body::S3d3CpPredScalar(s) = &mut i.body {
         s.pred_mem_pattern = p;
         s.pred_dtype = pred;
@@ -1185,12 +1243,15 @@ pub fn gen_copy_predicated_scalar(w: &mut World) -> Vec<Instruction> {
     vec![i]
 }
 
-/// Copy (0x46) / Cast (0x47) / Reciprocal (0x48): `opcodes` are the family's.
-fn gen_s4d4_tr_elementwise(w: &mut World, opcodes: &[u8]) -> Vec<Instruction> {
+/// Copy (0x46) / Cast (0x47) / Reciprocal (0x48): one of `row`; `same_dtype` for Copy.
+fn gen_s4d4_tr_elementwise(
+    w: &mut World,
+    row: &'static OpcodeInfo,
+    same_dtype: bool,
+) -> Vec<Instruction> {
     let n = w.channels();
-    let opcode = w.rng.pick(opcodes);
     let din = w.dtype(&PLAIN);
-    let dout = if opcode == 0x46 { din } else { w.dtype(&PLAIN) };
+    let dout = if same_dtype { din } else { w.dtype(&PLAIN) };
     let count = w.rng.range(1, 24) as u64;
     let a = w.factor(count, 4);
     let s = w.place(
@@ -1203,7 +1264,7 @@ fn gen_s4d4_tr_elementwise(w: &mut World, opcodes: &[u8]) -> Vec<Instruction> {
     let so = dout.size().unwrap() as u32;
     let d = w.place([b[0], b[1], b[2], b[3]], so, n, so == 4);
     let (s, d) = (w.tensor(&s), w.tensor(&d));
-    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    let mut i = w.instruction(row);
     if let Body::S4d4Tr(t) = &mut i.body {
         t.src_mem_pattern = s;
         t.in_dtype = din;
@@ -1217,11 +1278,17 @@ fn gen_s4d4_tr_elementwise(w: &mut World, opcodes: &[u8]) -> Vec<Instruction> {
 }
 
 pub fn gen_copy_cast(w: &mut World) -> Vec<Instruction> {
-    gen_s4d4_tr_elementwise(w, &[0x46, 0x47])
+    let (row, v) = w.row(|_: sem::CopyCast| 1);
+    let same_dtype = match v {
+        sem::CopyCast::Copy => true,
+        sem::CopyCast::Cast => false,
+    };
+    gen_s4d4_tr_elementwise(w, row, same_dtype)
 }
 
 pub fn gen_reciprocal(w: &mut World) -> Vec<Instruction> {
-    gen_s4d4_tr_elementwise(w, &[0x48])
+    let (row, sem::Reciprocal::Reciprocal) = w.row(|_: sem::Reciprocal| 1);
+    gen_s4d4_tr_elementwise(w, row, false)
 }
 
 pub fn gen_memset(w: &mut World) -> Vec<Instruction> {
@@ -1238,7 +1305,8 @@ pub fn gen_memset(w: &mut World) -> Vec<Instruction> {
     };
     let v = w.rng.next() as u32 & mask;
     let d = w.tensor(&d);
-    let mut i = Instruction::new(Opcode(0x49), w.gen);
+    let (row, sem::Memset::Memset) = w.row(|_: sem::Memset| 1);
+    let mut i = w.instruction(row);
     if let Body::D4Mr(s) = &mut i.body {
         s.dst_element_count = count as u32;
         s.dtype = dt;
@@ -1252,17 +1320,20 @@ pub fn gen_memset(w: &mut World) -> Vec<Instruction> {
 
 /// The TensorReduce family: 0x42/0x52/0x83/0x84, and sunda's 0x8c/0x8d.
 pub fn gen_tensor_reduce(w: &mut World) -> Vec<Instruction> {
-    let mut opcodes = vec![0x42u8, 0x52, 0x83, 0x84];
-    if w.gen == Gen::Sunda {
-        opcodes.extend([0x8C, 0x8D]);
-    }
-    let opcode = w.rng.pick(&opcodes);
-    let transpose = matches!(opcode, 0x83 | 0x84);
-    let bitvec = matches!(opcode, 0x52 | 0x84);
+    use sem::TensorReduce as V;
+    let (row, v) = w.row(|_: V| 1);
+    // (transposed first, bit-vector, sunda's bf16 pair)
+    let (transpose, bitvec, bf16) = match v {
+        V::Arith => (false, false, false),
+        V::Bitvec => (false, true, false),
+        V::TransposeArith => (true, false, false),
+        V::TransposeBitvec => (true, true, false),
+        V::AddBf16 | V::MaxBf16 => (false, false, true),
+    };
     let n = if transpose { 32 } else { w.channels() };
-    let (din, dout, op) = match opcode {
-        0x8C => (Dtype::BFLOAT16, Dtype::FP32, AluOp::ADD),
-        0x8D => (Dtype::BFLOAT16, w.dtype(&FPS), AluOp::MAX),
+    let (din, dout, op) = match v {
+        V::AddBf16 => (Dtype::BFLOAT16, Dtype::FP32, AluOp::ADD),
+        V::MaxBf16 => (Dtype::BFLOAT16, w.dtype(&FPS), AluOp::MAX),
         _ if bitvec => {
             let d = w
                 .rng
@@ -1282,7 +1353,7 @@ pub fn gen_tensor_reduce(w: &mut World) -> Vec<Instruction> {
     let (nums, op_dim, kept): ([u16; 4], TensorSubdim, u16) = if transpose {
         let k = w.rng.range(1, 3) as u16;
         ([32, k, 1, 1], TensorSubdim::X, k)
-    } else if matches!(opcode, 0x8C | 0x8D) {
+    } else if bf16 {
         let k = w.rng.range(1, 4) as u16;
         ([2 * w.rng.range(1, 6) as u16, k, 1, 1], TensorSubdim::X, k)
     } else {
@@ -1298,7 +1369,7 @@ pub fn gen_tensor_reduce(w: &mut World) -> Vec<Instruction> {
         }
     };
     let si = din.size().unwrap() as u32;
-    let src = if matches!(opcode, 0x8C | 0x8D) {
+    let src = if bf16 {
         contiguous(nums, si, 4 * w.rng.below(8) as u32)
     } else {
         w.place(nums, si, n, true)
@@ -1306,7 +1377,7 @@ pub fn gen_tensor_reduce(w: &mut World) -> Vec<Instruction> {
     let so = dout.size().unwrap() as u32;
     let dst = w.place([kept, 1, 1, 1], so, n, so == 4);
     let (src, dst) = (w.tensor(&src), w.tensor(&dst));
-    let mut i = Instruction::new(Opcode(opcode), w.gen);
+    let mut i = w.instruction(row);
     if let Body::S4d4Tr(t) = &mut i.body {
         t.src_mem_pattern = src;
         t.in_dtype = din;
@@ -1343,7 +1414,8 @@ pub fn gen_stream_shuffle(w: &mut World) -> Vec<Instruction> {
         w.place([b[0], b[1], b[2], b[3]], size, n, size == 4)
     };
     let (src, dst) = (w.tensor(&src), w.tensor(&dst));
-    let mut i = Instruction::new(Opcode(0x6A), w.gen);
+    let (row, sem::StreamShuffle::StreamShuffle) = w.row(|_: sem::StreamShuffle| 1);
+    let mut i = w.instruction(row);
     if let Body::S4d4Tr(t) = &mut i.body {
         t.src_mem_pattern = src;
         t.in_dtype = dt;
@@ -1367,7 +1439,8 @@ pub fn gen_stream_transpose(w: &mut World) -> Vec<Instruction> {
     let dcount = 32 * blocks - w.rng.below(8) as u16;
     let dst = w.place([dcount, 1, 1, 1], size, n, size == 4);
     let (src, dst) = (w.tensor(&src), w.tensor(&dst));
-    let mut i = Instruction::new(Opcode(0x6B), w.gen);
+    let (row, sem::StreamTranspose::StreamTranspose) = w.row(|_: sem::StreamTranspose| 1);
+    let mut i = w.instruction(row);
     if let Body::S4d4Tr(t) = &mut i.body {
         t.src_mem_pattern = src;
         t.in_dtype = dt;

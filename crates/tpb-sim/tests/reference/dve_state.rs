@@ -79,12 +79,25 @@ fn probe_arith(ops: &[AluOp]) -> Result<(), RefFault> {
     Ok(())
 }
 
+/// Which computation of the `S2S2D2_STT` struct a row's behaviour is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SttRef {
+    /// ScalarTensorTensor, arithmetic (0x9d).
+    Arith,
+    /// ScalarTensorTensor, bit-vector (0x9e).
+    Bitvec,
+    /// TensorTensorScan (0xe5).
+    Scan,
+    /// SelectReduce (0xea).
+    Select,
+}
+
 /// ScalarTensorTensor 0x9d/0x9e, TensorTensorScan 0xe5 and SelectReduce 0xea (§9–§11).
 pub(crate) fn stt_family_ref(
     pre: &RefState,
     st: &mut RefState,
     s: &wire::S2s2d2Stt,
-    op: u8,
+    kind: SttRef,
     warns: &mut Vec<RefWarn>,
     strict: bool,
 ) -> Result<(), RefFault> {
@@ -96,7 +109,7 @@ pub(crate) fn stt_family_ref(
     if a.count() != b.count() || a.count() != d.count() {
         return Err(RefFault::Address);
     }
-    let bitvec = op == 0x9E;
+    let bitvec = kind == SttRef::Bitvec;
     let bits = 8 * size_of(out) as u32;
     for o in [s.op0, s.op1] {
         if bitvec {
@@ -115,10 +128,10 @@ pub(crate) fn stt_family_ref(
     let (xa, xb) = (rd_all(pre, &a, n, warns), rd_all(pre, &b, n, warns));
     // Which commands touch the accumulator: STT arith (Q15, seed 0.0) and SelectReduce
     // (Q18, seed −inf); the scan and the bitvec STT never do.
-    let seed = match (op, s.accumulator_cmd) {
-        (0x9D, AccumCmd::ZERO_ACCUMULATE) => Some(Some(0.0f32)),
-        (0xEA, AccumCmd::ZERO_ACCUMULATE) => Some(Some(f32::NEG_INFINITY)),
-        (0x9D | 0xEA, AccumCmd::ACCUMULATE) => Some(None),
+    let seed = match (kind, s.accumulator_cmd) {
+        (SttRef::Arith, AccumCmd::ZERO_ACCUMULATE) => Some(Some(0.0f32)),
+        (SttRef::Select, AccumCmd::ZERO_ACCUMULATE) => Some(Some(f32::NEG_INFINITY)),
+        (SttRef::Arith | SttRef::Select, AccumCmd::ACCUMULATE) => Some(None),
         _ => None,
     };
     if seed == Some(None) {
@@ -143,12 +156,12 @@ pub(crate) fn stt_family_ref(
         let mut r = s_f; // the scan's r[-1]
         for k in 0..d.count() as usize {
             let (x, y) = (xa[c][k], xb[c][k]);
-            let v = match op {
-                0x9E => {
+            let v = match kind {
+                SttRef::Bitvec => {
                     let t = stage_b(s.op0, x, s_bits, r0, bits)?;
                     Some(stage_b(s.op1, t, y, r1, bits)?)
                 }
-                0x9D => {
+                SttRef::Arith => {
                     let (x, y) = (to_f32(lo, x, &pre.fp8), to_f32(hi, y, &pre.fp8));
                     let t = stage_f(s.op0, x, s_f, r0)?;
                     let v = stage_f(s.op1, t, y, r1)?;
@@ -157,13 +170,13 @@ pub(crate) fn stt_family_ref(
                     }
                     Some(from_f32(out, v, &pre.fp8))
                 }
-                0xE5 => {
+                SttRef::Scan => {
                     let (x, y) = (to_f32(lo, x, &pre.fp8), to_f32(hi, y, &pre.fp8));
                     let t = stage_f(s.op0, x, r, r0)?;
                     r = stage_f(s.op1, t, y, r1)?;
                     Some(from_f32(out, r, &pre.fp8))
                 }
-                _ if x != 0 => {
+                SttRef::Select if x != 0 => {
                     let y = to_f32(hi, y, &pre.fp8);
                     if let Some(a) = acc.as_mut() {
                         *a = arith(AluOp::MAX, *a, y)?;
@@ -171,8 +184,10 @@ pub(crate) fn stt_family_ref(
                     Some(from_f32(out, y, &pre.fp8))
                 }
                 // Predicate false: First fills with imm0, None keeps dst.
-                _ if s.reverse_operands == RevOps::FIRST => Some(from_f32(out, s_f, &pre.fp8)),
-                _ => None,
+                SttRef::Select if s.reverse_operands == RevOps::FIRST => {
+                    Some(from_f32(out, s_f, &pre.fp8))
+                }
+                SttRef::Select => None,
             };
             if let Some(v) = v {
                 wr(st, &d, c as u64, k as u64, v);
@@ -191,7 +206,7 @@ pub(crate) fn cache_reduce_ref(
     pre: &RefState,
     st: &mut RefState,
     s: &wire::S3d3Ts,
-    op: u8,
+    cumulative: bool,
     warns: &mut Vec<RefWarn>,
     strict: bool,
 ) -> Result<(), RefFault> {
@@ -237,7 +252,7 @@ pub(crate) fn cache_reduce_ref(
             let tmp = stage_f(s.op0, v, f32::from_bits(s0[c]), false)?;
             // Q25: NKI's order, op1(tmp, acc).
             acc = arith(s.op1, tmp, acc)?;
-            let shown = if op == 0xE6 { acc } else { tmp };
+            let shown = if cumulative { acc } else { tmp };
             wr(
                 st,
                 &d,
@@ -346,7 +361,7 @@ pub(crate) fn max8_find_ref(
     pre: &RefState,
     st: &mut RefState,
     s: &wire::S4d2Bn,
-    op: u8,
+    find: bool,
     warns: &mut Vec<RefWarn>,
     strict: bool,
 ) -> Result<(), RefFault> {
@@ -357,7 +372,6 @@ pub(crate) fn max8_find_ref(
         return Err(RefFault::Address);
     }
     let xv = rd_all(pre, &x, n, warns);
-    let find = op == 0x6E;
     if find {
         unset(pre, n, warns, |l| l.keys_set);
     }
@@ -445,7 +459,7 @@ pub(crate) fn cross_lane_reduce_ref(
     pre: &RefState,
     st: &mut RefState,
     s: &wire::S4d4Cr,
-    op: u8,
+    bitvec: bool,
     warns: &mut Vec<RefWarn>,
     strict: bool,
 ) -> Result<(), RefFault> {
@@ -458,7 +472,6 @@ pub(crate) fn cross_lane_reduce_ref(
     }
     let xv = rd_all(pre, &x, n, warns);
     gate(warns, strict)?;
-    let bitvec = op == 0x7D;
     let scale = f32::from_bits(s.scale.0);
     let fold = |vals: Vec<u32>| -> Result<u32, RefFault> {
         if bitvec {

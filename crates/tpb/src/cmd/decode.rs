@@ -10,8 +10,8 @@
 //! any header, event or reserved field that is not at its normal value.
 
 use super::input::{
-    bundle_json, bundle_tag, field_rows, is_notable, opcode_label, stdout, stdout_error, GenArg,
-    InputArgs, JsonBundles,
+    bundle_json, bundle_tag, field_groups, field_rows, is_notable, opcode_label, stdout,
+    stdout_error, GenArg, InputArgs, JsonBundles,
 };
 use super::CliError;
 use serde_json::json;
@@ -48,15 +48,30 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             b["label"] = json!(opcode_label(inst.opcode(), gen));
             b["mnemonic"] = json!(info.map(|r| r.mnemonic));
             b["struct"] = json!(info.map(|r| r.kind.header_name()));
-            b["fields"] = field_rows(&inst, gen)
+            b["fields"] = field_groups(&inst, gen)
                 .into_iter()
-                .map(|r| {
+                .map(|g| {
+                    let parts: Vec<_> = g
+                        .parts
+                        .into_iter()
+                        .map(|p| {
+                            json!({
+                                "name": p.name,
+                                "offset": p.bytes.start,
+                                "size": p.bytes.len(),
+                                "raw": p.raw,
+                                "value": p.value,
+                            })
+                        })
+                        .collect();
+                    let r = g.field;
                     json!({
                         "name": r.name,
                         "offset": r.bytes.start,
                         "size": r.bytes.len(),
                         "text": r.value,
                         "raw": r.raw,
+                        "parts": parts,
                     })
                 })
                 .collect();

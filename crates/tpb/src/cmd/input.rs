@@ -351,17 +351,54 @@ pub struct FieldRow {
 
 /// The bundle's top-level fields (header, events, body) with their canonical text.
 pub fn field_rows(inst: &Instruction, gen: Gen) -> Vec<FieldRow> {
-    rows(inst, gen, false)
+    field_groups(inst, gen)
+        .into_iter()
+        .map(|g| g.field)
+        .collect()
 }
 
 /// Every field, each followed by its sub-parts when it has several (the annotated dump).
 /// A single-part field is one row carrying the part's meaning; verbatim bytes (reserved,
 /// opaque) say `all zero` or `not all zero`, the raw column showing the bytes.
 pub fn field_rows_with_parts(inst: &Instruction, gen: Gen) -> Vec<FieldRow> {
-    rows(inst, gen, true)
+    let mut out = Vec::new();
+    for g in field_groups(inst, gen) {
+        match g.meaning {
+            Some(meaning) => {
+                let mut r = FieldRow {
+                    value: meaning,
+                    ..g.field
+                };
+                if r.value == r.raw {
+                    // Verbatim bytes (reserved, opaque): say what they hold instead.
+                    let zero = r.raw.bytes().all(|c| c == b'0');
+                    r.value = if zero { "all zero" } else { "not all zero" }.into();
+                }
+                out.push(r);
+            }
+            None => {
+                out.push(g.field);
+                out.extend(g.parts);
+            }
+        }
+    }
+    out
 }
 
-fn rows(inst: &Instruction, gen: Gen, with_parts: bool) -> Vec<FieldRow> {
+/// One top-level field with its sub-fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldGroup {
+    /// The field, with its canonical text.
+    pub field: FieldRow,
+    /// Its sub-fields (`ctrl.out_dtype`, `src.start_addr`, `num_elem[2]`, …), each with its own
+    /// bytes and value; empty when the field is one value.
+    pub parts: Vec<FieldRow>,
+    /// For a one-value field, that value's meaning (what `explain` shows).
+    pub meaning: Option<String>,
+}
+
+/// Every field of the bundle with its sub-fields (`decode --json`'s `parts`, `explain`'s rows).
+pub fn field_groups(inst: &Instruction, gen: Gen) -> Vec<FieldGroup> {
     let b = inst.encode();
     let row = |name: String, bytes: Range<usize>, value: String| FieldRow {
         name,
@@ -377,32 +414,30 @@ fn rows(inst: &Instruction, gen: Gen, with_parts: bool) -> Vec<FieldRow> {
             4..12 => format!("events.{}", meta.name),
             _ => meta.name.to_string(),
         };
-        if !with_parts {
-            out.push(row(name, meta.range(), field.text(gen)));
-            continue;
-        }
-        match field.sub_parts(gen).as_slice() {
-            [(suffix, 0, size, meaning)] if suffix.is_empty() && *size == meta.size => {
-                let mut r = row(name, meta.range(), meaning.clone());
-                if r.value == r.raw {
-                    // Verbatim bytes (reserved, opaque): say what they hold instead.
-                    let zero = r.raw.bytes().all(|c| c == b'0');
-                    r.value = if zero { "all zero" } else { "not all zero" }.into();
-                }
-                out.push(r);
-            }
-            parts => {
-                out.push(row(name.clone(), meta.range(), field.text(gen)));
-                for (suffix, off, size, meaning) in parts {
-                    let start = meta.offset + off;
-                    out.push(row(
-                        format!("{name}{suffix}"),
-                        start..start + size,
-                        meaning.clone(),
-                    ));
-                }
-            }
-        }
+        let whole = row(name.clone(), meta.range(), field.text(gen));
+        let group = match field.sub_parts(gen).as_slice() {
+            [(suffix, 0, size, meaning)] if suffix.is_empty() && *size == meta.size => FieldGroup {
+                field: whole,
+                parts: Vec::new(),
+                meaning: Some(meaning.clone()),
+            },
+            parts => FieldGroup {
+                field: whole,
+                parts: parts
+                    .iter()
+                    .map(|(suffix, off, size, meaning)| {
+                        let start = meta.offset + off;
+                        row(
+                            format!("{name}{suffix}"),
+                            start..start + size,
+                            meaning.clone(),
+                        )
+                    })
+                    .collect(),
+                meaning: None,
+            },
+        };
+        out.push(group);
     }
     out
 }

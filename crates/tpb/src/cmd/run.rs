@@ -20,6 +20,7 @@
 pub mod bind;
 pub mod check;
 pub mod data;
+pub mod engine_text;
 pub mod engines;
 pub mod outputs;
 pub mod program;

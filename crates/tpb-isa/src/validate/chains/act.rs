@@ -4,7 +4,7 @@
 
 use super::super::common::*;
 use super::super::{Confidence, Ctx, Flow};
-use super::immediates::imm_by_src;
+use super::immediates::{imm_by_src, typed_imm_by_src};
 use crate::gen::Gen;
 use crate::tables::{AccumCmd, AluOp, Dtype, ImmSrc, ImmSrcN, ReduceCmd, RevOps};
 use crate::wire::{D1Rd, Header, S2d2Ac, S3d3Ac, S3d3Aq, S3d3Ts, Tensor, View};
@@ -191,7 +191,8 @@ pub(super) fn check_activate<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3d3Ac>)
     cx.check(&ACT_FUNC_KNOWN, f.defined_on(gen), || {
         detail(at!(S3d3Ac.activation_func), f, "a catalog id (§2.9)")
     })?;
-    // Scale and imm are fp32 (a pointer to them 4-byte aligned); the bias has its own dtype.
+    // Scale and imm are fp32 (a pointer to them 4-byte aligned); the bias has its own dtype
+    // (§2.2: a pointer to it is aligned to dtype_hi).
     imm_by_src(
         cx,
         s.scale_src(),
@@ -214,13 +215,12 @@ pub(super) fn check_activate<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3d3Ac>)
     )?;
     let b = s.bias_src_n();
     match bias_src(b) {
-        Some(src) => imm_by_src(
+        Some(src) => typed_imm_by_src(
             cx,
             src,
             s.bias(),
             at!(S3d3Ac.bias_src_n),
             at!(S3d3Ac.bias),
-            false,
             pair.hi(),
             n,
         )?,
@@ -276,13 +276,12 @@ pub(super) fn check_activate_quantize<const M: u8>(cx: &mut Ctx<M>, s: &View<'_,
     cx.check(&AQ_NO_PRELU, f != crate::tables::ActFunc::PRELU, || {
         detail(at!(S3d3Aq.activation_func), f, "any function but prelu")
     })?;
-    imm_by_src(
+    typed_imm_by_src(
         cx,
         ImmSrc::POINTER,
         s.bias_addr(),
         at!(S3d3Aq.bias_addr),
         at!(S3d3Aq.bias_addr),
-        false,
         pair.hi(),
         n,
     )?;

@@ -4,7 +4,7 @@
 
 use super::super::common::*;
 use super::super::{Confidence, Ctx, Flow};
-use crate::opcode::OpcodeInfo;
+use crate::opcode::sem;
 use crate::tables::{ReduceAxis, ReduceOp};
 use crate::wire::S4d4Cr;
 use crate::wire::View;
@@ -65,7 +65,15 @@ pub(crate) fn cross_lane_dst_count_ok(s: &View<'_, S4d4Cr>) -> bool {
     }
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S4d4Cr>) -> Flow {
+pub(super) fn check<const M: u8>(
+    cx: &mut Ctx<M>,
+    v: sem::CrossLaneReduce,
+    s: &View<'_, S4d4Cr>,
+) -> Flow {
+    let bitvec = match v {
+        sem::CrossLaneReduce::Arith => false,
+        sem::CrossLaneReduce::Bitvec => true,
+    };
     reserved_zero(cx, &CR_RESERVED, at!(S4d4Cr.reserved0), &s.reserved0().0)?;
     dtype_in(cx, s.in_dtype(), at!(S4d4Cr.in_dtype))?;
     dtype_out(cx, s.out_dtype(), at!(S4d4Cr.out_dtype))?;
@@ -104,11 +112,11 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_
             ),
         )
     })?;
-    cx.check(&CR_OP, cross_lane_op_ok(info.is_bitvec(), s), || {
+    cx.check(&CR_OP, cross_lane_op_ok(bitvec, s), || {
         detail(
             at!(S4d4Cr.reduce_op),
             format!("{} ({} -> {})", s.reduce_op(), s.in_dtype(), s.out_dtype()),
-            if info.is_bitvec() {
+            if bitvec {
                 "bitwise_or, bitwise_and, bitwise_xor with integer in == out"
             } else {
                 "add, average, max"

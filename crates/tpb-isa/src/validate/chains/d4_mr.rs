@@ -4,7 +4,6 @@
 
 use super::super::common::*;
 use super::super::{Confidence, Ctx, Flow};
-use crate::opcode::{Family, OpcodeInfo};
 use crate::tables::Dtype;
 use crate::wire::D4Mr;
 use crate::wire::View;
@@ -85,8 +84,17 @@ pub fn memset_value_fits(d: Dtype, v: u32) -> bool {
     }
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, D4Mr>) -> Flow {
-    if info.family == Family::Memset {
+/// Which of the two `D4_MR` chains runs (from the row's behaviour, `chains/mod.rs`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum MrChain {
+    /// Memset (0x49).
+    Memset,
+    /// DveReadIndices (0xe9).
+    ReadIndices,
+}
+
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, chain: MrChain, s: &View<'_, D4Mr>) -> Flow {
+    if chain == MrChain::Memset {
         // `tpb explain` lists what is not known about this chain (a lint that always holds).
         cx.check(&MR_UNKNOWN, true, || {
             detail(at!(D4Mr.dtype), s.dtype(), "see isa-facts-dve-pool Q6")
@@ -107,7 +115,7 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_
             )
         },
     )?;
-    let read_indices = info.family == Family::DveReadIndices;
+    let read_indices = chain == MrChain::ReadIndices;
     if read_indices {
         cx.check(
             &RI_DTYPE,

@@ -6,7 +6,7 @@ use super::super::common::*;
 use super::super::{Confidence, Ctx, Flow};
 use crate::gen::Gen;
 use crate::geometry::{Space, NUM_REGISTERS};
-use crate::opcode::{Opcode, OpcodeInfo};
+use crate::opcode::sem;
 use crate::tables::{CodeEnum, DataSrc, DgeComputeOp, DgeOpcode, Dtype};
 use crate::wire::{
     Addr4, Addr8, Addr8Form, AddrForm, DmaDirect2d, DmaDirect2dXpose, DmaGatherXpose,
@@ -773,9 +773,12 @@ pub(super) fn check_gather_transpose<const M: u8>(cx: &mut Ctx<M>, s: &DmaGather
     Ok(())
 }
 
-pub(super) fn check_mem2d<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &Mem2d) -> Flow {
+pub(super) fn check_mem2d<const M: u8>(cx: &mut Ctx<M>, v: sem::Mem2d, s: &Mem2d) -> Flow {
     let gen = cx.gen;
-    let load = info.value == Opcode::TENSOR_LOAD.0;
+    let load = match v {
+        sem::Mem2d::Load => true,
+        sem::Mem2d::Store => false,
+    };
     cx.check(&MEM2D_DTYPE, mem2d_dtype_valid(s.dtype), || {
         detail(
             at!(Mem2d.dtype),

@@ -4,7 +4,7 @@
 use super::super::common::*;
 use super::super::{Confidence, Ctx, Flow, Rule};
 use crate::gen::Gen;
-use crate::opcode::OpcodeInfo;
+use crate::opcode::sem;
 use crate::tables::{Dtype, ImmSrc};
 use crate::wire::{ImmVal, S2Bn, View};
 use Confidence::Observed;
@@ -39,7 +39,7 @@ rule!(
 );
 
 #[inline(always)]
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S2Bn>) -> Flow {
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, v: sem::ImmLd, s: &View<'_, S2Bn>) -> Flow {
     let gen = cx.gen;
     let t = &s.src_mem_pattern();
     let src_at = at!(S2Bn.src_mem_pattern);
@@ -54,7 +54,10 @@ pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_
     })?;
     zero_immediates(cx, &BN_ZERO_IMM, s)?;
     let d = s.dtype();
-    let bitvec = info.is_bitvec();
+    let bitvec = match v {
+        sem::ImmLd::Arith => false,
+        sem::ImmLd::Bitvec => true,
+    };
     let dtype_at = at!(S2Bn.dtype);
     let ok = if bitvec {
         matches!(

@@ -14,7 +14,14 @@ rule!(
     "isa-facts §5.3",
     Observed
 );
-rule!(TS_PTR_IMM, "ts_ptr_imm_chk", "pointer immediate: an SBUF/PSUM address aligned (arith: 4 bytes; bitvec: in_dtype) with room for the channels", "isa-facts §7", Observed);
+rule!(
+    TS_PTR_IMM,
+    "ts_ptr_imm_chk",
+    "pointer immediate: an SBUF/PSUM address aligned to the dtype it points at (arith: fp32; \
+     bitvec: in_dtype; an ACT bias: its own dtype) with room for the channels",
+    "isa-facts §7, isa-facts-pe-act-dma §2.2",
+    Observed
+);
 rule!(
     TS_SRC_ENUM,
     "is_valid_enum",
@@ -23,7 +30,8 @@ rule!(
     Observed
 );
 
-/// Checks one immediate by its source (`tensor_scalar_immediates_check`).
+/// Checks one immediate by its source (`tensor_scalar_immediates_check`): an arithmetic
+/// immediate is fp32 (a pointer to it 4-byte aligned), a bit-vector one has the input's width.
 #[inline(always)]
 pub(super) fn imm_by_src<const M: u8>(
     cx: &mut Ctx<M>,
@@ -35,10 +43,50 @@ pub(super) fn imm_by_src<const M: u8>(
     in_dtype: Dtype,
     n: u8,
 ) -> Flow {
+    let pointee = if bitvec { in_dtype } else { Dtype::FP32 };
+    by_src(
+        cx,
+        src,
+        v,
+        (src_at, at),
+        bitvec.then_some(in_dtype),
+        pointee,
+        n,
+    )
+}
+
+/// Checks an immediate whose pointer form reads `pointee` values (an Activate / ActivateQuantize
+/// bias reads its own dtype, `dtype_hi`: 2-byte aligned for bf16/fp16, isa-facts-pe-act-dma
+/// §2.2, §2.4); its instruction form is an fp32 value.
+#[inline(always)]
+pub(super) fn typed_imm_by_src<const M: u8>(
+    cx: &mut Ctx<M>,
+    src: ImmSrc,
+    v: ImmVal,
+    src_at: Loc,
+    at: Loc,
+    pointee: Dtype,
+    n: u8,
+) -> Flow {
+    by_src(cx, src, v, (src_at, at), None, pointee, n)
+}
+
+/// The immediate checks by source: `width` is the input dtype a bit-vector instruction
+/// immediate must fit; `pointee` the dtype a pointer reads.
+#[inline(always)]
+fn by_src<const M: u8>(
+    cx: &mut Ctx<M>,
+    src: ImmSrc,
+    v: ImmVal,
+    (src_at, at): (Loc, Loc),
+    width: Option<Dtype>,
+    pointee: Dtype,
+    n: u8,
+) -> Flow {
     let gen = cx.gen;
     match src {
         ImmSrc::INSTRUCTION => {
-            if bitvec {
+            if let Some(in_dtype) = width {
                 let ok = match in_dtype.size() {
                     Some(4) => true,
                     Some(2) => v.0 & 0xFFFF_0000 == 0,
@@ -51,7 +99,7 @@ pub(super) fn imm_by_src<const M: u8>(
             }
         }
         ImmSrc::POINTER => {
-            ts_ptr_imm_chk(cx, v, at, bitvec, in_dtype, n)?;
+            ptr_imm_chk(cx, v, at, pointee, n)?;
         }
         ImmSrc::REG_PTR => {
             cx.check(&IMM_REG, v.0 < crate::geometry::NUM_REGISTERS, || {
@@ -67,7 +115,8 @@ pub(super) fn imm_by_src<const M: u8>(
     Ok(())
 }
 
-/// `ts_ptr_imm_chk`: `tpb_addr_active_channels(ptr, n)` and alignment.
+/// `ts_ptr_imm_chk`: `tpb_addr_active_channels(ptr, n)` and alignment (arith: fp32;
+/// bitvec: the input dtype).
 #[inline(always)]
 pub(super) fn ts_ptr_imm_chk<const M: u8>(
     cx: &mut Ctx<M>,
@@ -77,14 +126,18 @@ pub(super) fn ts_ptr_imm_chk<const M: u8>(
     in_dtype: Dtype,
     n: u8,
 ) -> Flow {
+    let pointee = if bitvec { in_dtype } else { Dtype::FP32 };
+    ptr_imm_chk(cx, v, at, pointee, n)
+}
+
+/// A pointer to `n` lanes' values of `pointee`: in SBUF/PSUM, room for the channels, aligned
+/// to the pointee's size.
+#[inline(always)]
+fn ptr_imm_chk<const M: u8>(cx: &mut Ctx<M>, v: ImmVal, at: Loc, pointee: Dtype, n: u8) -> Flow {
     let gen = cx.gen;
     let a = crate::wire::Addr4(v.0);
     let located = a.locate(gen);
-    let align = if bitvec {
-        in_dtype.size().unwrap_or(1)
-    } else {
-        4
-    };
+    let align = pointee.size().unwrap_or(1);
     let ok = match located {
         Some((space, p, o)) => {
             let g = crate::geometry::Geometry::of(gen);

@@ -7,7 +7,7 @@ use super::super::{Confidence, Ctx, Flow};
 use crate::gen::Gen;
 use crate::tables::{Dtype, PeFp32Mode};
 use crate::wire::gen_block::Sub;
-use crate::wire::{LwCtrl, MmCtrl, S3Lw, S3d3Mm, View};
+use crate::wire::{matmul_out_dtypes, matmul_psum_dtype, LwCtrl, MmCtrl, S3Lw, S3d3Mm, View};
 use Confidence::{Assumed, Inferred, Observed};
 
 rule!(
@@ -34,7 +34,8 @@ rule!(
 rule!(
     MM_OUT_DTYPE,
     "has_valid_mm_out_dtype",
-    "out_dtype = 0 on cayman; ∈ {0, fp32, bfloat16} from mariana",
+    "out_dtype = 0 (fp32) on cayman; ∈ {0, fp32, bfloat16} from mariana, and the PSUM elements \
+     have that dtype (the generic 4-byte PSUM-write clause does not apply)",
     "isa-facts-pe-act-dma §1.6",
     Observed
 );
@@ -300,14 +301,16 @@ pub(super) fn check_load_weights<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3Lw
     let gen = cx.gen;
     let subs = LwCtrl::subs(gen);
     let ctrl = s.ctrl();
-    let r0 = s.reserved0().0;
-    // Byte 12 is bg_xpose_mode on mariana only (§1.4).
-    let live = if gen == Gen::Mariana {
-        &r0[1..]
-    } else {
-        &r0[..]
-    };
-    reserved_zero(cx, &PE_RESERVED, at!(S3Lw.reserved0), live)?;
+    // Bytes 12..16: bg_xpose_mode @12 on mariana only, reserved elsewhere (§1.4).
+    let front = s.front();
+    let unnamed = front.nonzero_unnamed(gen);
+    cx.check(&PE_RESERVED, unnamed.is_empty(), || {
+        detail(
+            at!(S3Lw.front),
+            format!("non-zero bytes at {unnamed:?}"),
+            "all zero",
+        )
+    })?;
     let unnamed = ctrl.nonzero_unnamed(gen);
     cx.check(&PE_RESERVED, unnamed.is_empty(), || {
         detail(
@@ -316,13 +319,9 @@ pub(super) fn check_load_weights<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3Lw
             "all zero",
         )
     })?;
-    if gen == Gen::Mariana {
-        cx.check(&PE_TRANSPOSE, r0[0] <= 1, || {
-            detail(
-                at!(S3Lw.reserved0),
-                format!("bg_xpose_mode {}", r0[0]),
-                "0, 1",
-            )
+    if let Some(x) = front.get(gen, "bg_xpose_mode") {
+        cx.check(&PE_TRANSPOSE, x <= 1, || {
+            detail(at!(S3Lw.front), format!("bg_xpose_mode {x}"), "0, 1")
         })?;
     }
     pe_common(
@@ -405,18 +404,17 @@ pub(super) fn check_matmul<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3d3Mm>) -
         at!(S3d3Mm.ctrl),
     )?;
     let out = ctrl.get(gen, "out_dtype").map(|v| Dtype(v as u8));
+    let psum_dtype = matmul_psum_dtype(gen, out);
     if let Some(o) = out {
-        let ok = match gen {
-            Gen::Sunda | Gen::Cayman => o.0 == 0,
-            _ => o.0 == 0 || o == Dtype::FP32 || o == Dtype::BFLOAT16,
-        };
-        cx.check(&MM_OUT_DTYPE, ok, || {
-            let allowed = if gen == Gen::Cayman {
-                "0 (fp32)"
-            } else {
-                "0, fp32, bfloat16"
-            };
-            detail(at!(S3d3Mm.ctrl), o, allowed)
+        cx.check(&MM_OUT_DTYPE, psum_dtype.is_some(), || {
+            let allowed: Vec<String> = matmul_out_dtypes(gen)
+                .iter()
+                .map(|&(code, psum)| match code.0 {
+                    0 => format!("0 ({psum})"),
+                    _ => code.to_string(),
+                })
+                .collect();
+            detail(at!(S3d3Mm.ctrl), o, allowed.join(", "))
         })?;
     }
     if let Some(f) = ctrl.get(gen, "psum_accumulate_flags") {
@@ -452,21 +450,20 @@ pub(super) fn check_matmul<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S3d3Mm>) -
             sbuf: true,
         },
     )?;
-    // The PSUM cells are fp32 (a bf16 result on mariana+ is rounded when written, §1.6).
-    let dst_dtype = match out {
-        Some(Dtype::BFLOAT16) => Dtype::BFLOAT16,
-        _ => Dtype::FP32,
-    };
-    tensor_valid(
+    // The PSUM elements have the dtype the out-dtype rule gives (fp32, or bf16 rounded as it
+    // is written from mariana, §1.6); that rule, not the generic 4-byte PSUM-write clause,
+    // decides what a Matmul may write (an out_dtype it refuses failed above: fp32 here).
+    tensor_valid_writing(
         cx,
         &dst,
         Operand {
             at: at!(S3d3Mm.dst_mem_pattern),
-            dtype: dst_dtype,
+            dtype: psum_dtype.unwrap_or(Dtype::FP32),
             write: true,
             psum: true,
             sbuf: false,
         },
+        PsumWrite::DecidedByOutDtypeRule,
     )?;
     cx.check(
         &MM_COUNT,

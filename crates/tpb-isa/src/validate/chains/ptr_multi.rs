@@ -3,7 +3,7 @@
 use super::super::common::*;
 use super::super::{Confidence, Ctx, Flow};
 use super::names;
-use crate::opcode::{Form, OpcodeInfo};
+use crate::opcode::sem;
 use crate::tables::{AluOp, CodeEnum, Dtype, RevOps, TensorSubdim};
 use crate::wire::{S4d4Tsm, View};
 use Confidence::Observed;
@@ -80,14 +80,14 @@ rule!(
 );
 
 #[inline(always)]
-pub(super) fn check<const M: u8>(
-    cx: &mut Ctx<M>,
-    info: &OpcodeInfo,
-    s: &View<'_, S4d4Tsm>,
-) -> Flow {
+pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, v: sem::PtrMulti, s: &View<'_, S4d4Tsm>) -> Flow {
     let gen = cx.gen;
-    let dual = info.form == Form::Dual;
-    let bitvec = info.is_bitvec();
+    let (dual, bitvec) = match v {
+        sem::PtrMulti::MultiArith => (false, false),
+        sem::PtrMulti::MultiBitvec => (false, true),
+        sem::PtrMulti::DualArith => (true, false),
+        sem::PtrMulti::DualBitvec => (true, true),
+    };
     let (src_at, dst_at) = (at!(S4d4Tsm.src_mem_pattern), at!(S4d4Tsm.dst_mem_pattern));
     let w = s.src_mem_pattern().num_elem[3];
     let w_at = src_at.num_elem_at::<4>(3);

@@ -9,7 +9,7 @@ use super::super::common::*;
 use super::super::{Confidence, Ctx, Flow};
 use crate::gen::Gen;
 use crate::geometry::{Geometry, Space};
-use crate::opcode::{Family, OpcodeInfo};
+use crate::opcode::sem;
 use crate::tables::{AluOp, Dtype};
 use crate::wire::View;
 use crate::wire::{Addr4, S3s3d3Tt, Tensor3};
@@ -105,13 +105,6 @@ rule!(
     "src0, src1 and dst have the same element count (counted in bf16 elements, Q2)",
     "isa-facts-dve-pool §1.7, Q2",
     Assumed
-);
-rule!(
-    CP_OPCODE,
-    "has_copy_cast_predicated_opcode",
-    "opcode == 0x72 || opcode == 0x99",
-    "isa-facts-dve-pool §2.3",
-    Observed
 );
 rule!(
     CP_PRED_DTYPE,
@@ -301,22 +294,10 @@ fn patterns<const M: u8>(
     Ok(())
 }
 
-pub(super) fn check<const M: u8>(
-    cx: &mut Ctx<M>,
-    info: &OpcodeInfo,
-    s: &View<'_, S3s3d3Tt>,
-) -> Flow {
-    match info.family {
-        Family::TensorTensorBf16 => check_bf16(cx, info, s),
-        Family::CopyCastPredicated => check_predicated(cx, info, s),
-        _ => check_tensor_tensor(cx, info, s),
-    }
-}
-
 /// `is_valid_tensor_tensor` (§1.3).
-fn check_tensor_tensor<const M: u8>(
+pub(super) fn check_tensor_tensor<const M: u8>(
     cx: &mut Ctx<M>,
-    info: &OpcodeInfo,
+    v: sem::TensorTensor,
     s: &View<'_, S3s3d3Tt>,
 ) -> Flow {
     // `tpb explain` lists what is not known about this chain (a lint that always holds).
@@ -324,7 +305,10 @@ fn check_tensor_tensor<const M: u8>(
         detail(at!(S3s3d3Tt.op), s.op(), "see isa-facts-dve-pool Q1")
     })?;
     let gen = cx.gen;
-    let bitvec = info.is_bitvec();
+    let bitvec = match v {
+        sem::TensorTensor::Arith => false,
+        sem::TensorTensor::Bitvec => true,
+    };
     let (lo, hi) = (s.in0_in1_dtype().lo(), s.in0_in1_dtype().hi());
     let pair_at = at!(S3s3d3Tt.in0_in1_dtype);
     cx.check(
@@ -391,11 +375,16 @@ fn check_tensor_tensor<const M: u8>(
 }
 
 /// `is_valid_tensor_tensor_bf16` (§1.7).
-fn check_bf16<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S3s3d3Tt>) -> Flow {
-    let want = match info.value {
-        0x8A => AluOp::ADD,
-        0x8B => AluOp::MULT,
-        _ => AluOp::SUBTRACT,
+pub(super) fn check_bf16<const M: u8>(
+    cx: &mut Ctx<M>,
+    v: sem::TensorTensorBf16,
+    s: &View<'_, S3s3d3Tt>,
+) -> Flow {
+    // The op is pinned by the behaviour (0x8a Add, 0x8b Mult, 0x8f Subtract).
+    let want = match v {
+        sem::TensorTensorBf16::Add => AluOp::ADD,
+        sem::TensorTensorBf16::Mult => AluOp::MULT,
+        sem::TensorTensorBf16::Sub => AluOp::SUBTRACT,
     };
     cx.check(&TT_BF16_OP, s.op() == want, || {
         detail(at!(S3s3d3Tt.op), s.op(), want.to_string())
@@ -461,15 +450,13 @@ fn check_bf16<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S3s3
     Ok(())
 }
 
-/// `is_valid_copy_cast_predicated` (§2.3, verbatim order after header/events).
-fn check_predicated<const M: u8>(
+/// `is_valid_copy_cast_predicated` (§2.3, verbatim order after header/events; its first
+/// clause, `has_copy_cast_predicated_opcode`, is the dispatch on the row's behaviour).
+pub(super) fn check_predicated<const M: u8>(
     cx: &mut Ctx<M>,
-    info: &OpcodeInfo,
+    v: sem::CopyCastPredicated,
     s: &View<'_, S3s3d3Tt>,
 ) -> Flow {
-    cx.check(&CP_OPCODE, matches!(info.value, 0x72 | 0x99), || {
-        detail(at!(S3s3d3Tt.op), info.value, "0x72, 0x99")
-    })?;
     let (lo, hi) = (s.in0_in1_dtype().lo(), s.in0_in1_dtype().hi());
     let pair_at = at!(S3s3d3Tt.in0_in1_dtype);
     cx.check(&CP_OUT_DTYPE, s.out_dtype().is_valid_dtype(false), || {
@@ -484,7 +471,10 @@ fn check_predicated<const M: u8>(
             "int8, int16, int32, uint8, uint16, uint32",
         )
     })?;
-    let cast = info.value == 0x99;
+    let cast = match v {
+        sem::CopyCastPredicated::Copy => false,
+        sem::CopyCastPredicated::Cast => true,
+    };
     cx.check(&CP_SAME_DTYPE, cast || hi == s.out_dtype(), || {
         detail2(
             pair_at,

@@ -6,7 +6,7 @@
 use super::super::common::*;
 use super::super::{Confidence, Ctx, Flow};
 use super::s3s3d3_tt::is_valid_dtype_64;
-use crate::opcode::{Family, OpcodeInfo};
+use crate::opcode::sem;
 use crate::tables::{AluOp, Dtype, TensorSubdim};
 use crate::wire::View;
 use crate::wire::{S4d4Tr, Tensor4};
@@ -292,42 +292,42 @@ fn copy_class_gates<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>) -> Flow 
     Ok(())
 }
 
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S4d4Tr>) -> Flow {
-    match info.family {
-        Family::CopyCast => {
-            // `is_valid_copy` / `is_valid_cast` (§4.3, verbatim order).
-            copy_class_gates(cx, s)?;
-            same_count(cx, s)?;
-            bypass(cx, s)?;
-            if info.value == 0x46 {
-                same_type(cx, s)?;
-            }
-            zero_negated(cx, s)?;
-        }
-        Family::Reciprocal => {
-            // `is_valid_reciprocal` (§5).
-            copy_class_gates(cx, s)?;
-            same_count(cx, s)?;
-            bypass(cx, s)?;
-            zero_negated(cx, s)?;
-        }
-        Family::StreamShuffle => {
-            // `is_valid_stream_shuffle` (§14.1).
-            copy_class_gates(cx, s)?;
-            bypass(cx, s)?;
-            same_type(cx, s)?;
-            same_count(cx, s)?;
-            multiple_32_channels(cx, s)?;
-            zero_negated(cx, s)?;
-        }
-        Family::StreamTranspose => check_stream_transpose(cx, s)?,
-        _ => check_reduce(cx, info, s)?,
+/// `is_valid_copy` / `is_valid_cast` (§4.3, verbatim order).
+pub(super) fn check_copy_cast<const M: u8>(
+    cx: &mut Ctx<M>,
+    v: sem::CopyCast,
+    s: &View<'_, S4d4Tr>,
+) -> Flow {
+    copy_class_gates(cx, s)?;
+    same_count(cx, s)?;
+    bypass(cx, s)?;
+    match v {
+        sem::CopyCast::Copy => same_type(cx, s)?,
+        sem::CopyCast::Cast => {}
     }
-    Ok(())
+    zero_negated(cx, s)
+}
+
+/// `is_valid_reciprocal` (§5).
+pub(super) fn check_reciprocal<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>) -> Flow {
+    copy_class_gates(cx, s)?;
+    same_count(cx, s)?;
+    bypass(cx, s)?;
+    zero_negated(cx, s)
+}
+
+/// `is_valid_stream_shuffle` (§14.1).
+pub(super) fn check_stream_shuffle<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>) -> Flow {
+    copy_class_gates(cx, s)?;
+    bypass(cx, s)?;
+    same_type(cx, s)?;
+    same_count(cx, s)?;
+    multiple_32_channels(cx, s)?;
+    zero_negated(cx, s)
 }
 
 /// `is_valid_stream_transpose` (§15, verbatim order).
-fn check_stream_transpose<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>) -> Flow {
+pub(super) fn check_stream_transpose<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>) -> Flow {
     reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1().0)?;
     cx.check(&TR_MASK_VALID, s.mask_enable() <= 1, || {
         detail(at!(S4d4Tr.mask_enable), s.mask_enable(), "0, 1")
@@ -363,14 +363,27 @@ fn check_stream_transpose<const M: u8>(cx: &mut Ctx<M>, s: &View<'_, S4d4Tr>) ->
 
 /// The TensorReduce family (§7.3, §7.5): `is_valid_tensor_reduce_common` then the op, axis,
 /// negate and shape rules.
-fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S4d4Tr>) -> Flow {
+pub(super) fn check_reduce<const M: u8>(
+    cx: &mut Ctx<M>,
+    v: sem::TensorReduce,
+    s: &View<'_, S4d4Tr>,
+) -> Flow {
     // `tpb explain` lists what is not known about this chain (a lint that always holds).
     cx.check(&TR_REDUCE_UNKNOWN, true, || {
         detail(at!(S4d4Tr.op), s.op(), "see isa-facts-dve-pool Q8, Q9")
     })?;
     let gen = cx.gen;
-    let bf16 = matches!(info.value, 0x8C | 0x8D);
-    let bitvec = info.is_bitvec();
+    use sem::TensorReduce as V;
+    // (the op sunda's bf16 pair pins, bit-vector, transposed first)
+    let (bf16_op, bitvec, transposed) = match v {
+        V::Arith => (None, false, false),
+        V::Bitvec => (None, true, false),
+        V::TransposeArith => (None, false, true),
+        V::TransposeBitvec => (None, true, true),
+        V::AddBf16 => (Some(AluOp::ADD), false, false),
+        V::MaxBf16 => (Some(AluOp::MAX), false, false),
+    };
+    let bf16 = bf16_op.is_some();
     reserved_zero(cx, &TR_RESERVED, at!(S4d4Tr.reserved1), &s.reserved1().0)?;
     cx.check(&TR_MASK_ZERO, s.mask_enable() == 0, || {
         detail(at!(S4d4Tr.mask_enable), s.mask_enable(), "0")
@@ -404,12 +417,7 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S4
     }
     patterns(cx, s, s.in_dtype())?;
     aluop_valid(cx, s.op(), at!(S4d4Tr.op))?;
-    if bf16 {
-        let want = if info.value == 0x8C {
-            AluOp::ADD
-        } else {
-            AluOp::MAX
-        };
+    if let Some(want) = bf16_op {
         cx.check(&TR_BF16_OP, s.op() == want, || {
             detail(at!(S4d4Tr.op), s.op(), want.to_string())
         })?;
@@ -477,7 +485,6 @@ fn check_reduce<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S4
     })?;
     let (src, dst) = (&s.src_mem_pattern(), &s.dst_mem_pattern());
     if let Some(k) = axes {
-        let transposed = matches!(info.value, 0x83 | 0x84);
         let kept: u64 = src.num_elem[k..].iter().map(|&m| u64::from(m)).product();
         let shaped = src.start_addr.shape_from_register() || dst.start_addr.shape_from_register();
         // TransposeTensorReduce's shape after the transpose is not public (Q10): only the

@@ -5,7 +5,7 @@
 
 use super::super::common::*;
 use super::super::{Confidence, Ctx, Flow};
-use crate::opcode::{Opcode, OpcodeInfo};
+use crate::opcode::sem;
 use crate::tables::Dtype;
 use crate::wire::View;
 use crate::wire::{S4d2Bn, S4d4Mr};
@@ -97,11 +97,7 @@ pub(crate) const fn find_index8_dst_ok(d: Dtype) -> bool {
     matches!(d, Dtype::UINT16 | Dtype::UINT32)
 }
 
-pub(super) fn check_bn<const M: u8>(
-    cx: &mut Ctx<M>,
-    info: &OpcodeInfo,
-    s: &View<'_, S4d2Bn>,
-) -> Flow {
+pub(super) fn check_bn<const M: u8>(cx: &mut Ctx<M>, v: sem::Search, s: &View<'_, S4d2Bn>) -> Flow {
     let (src, dst) = (&s.src_mem_pattern(), &s.dst_mem_pattern());
     let n_src = src.element_count();
     cx.check(
@@ -135,7 +131,11 @@ pub(super) fn check_bn<const M: u8>(
         },
     )?;
     dtype_in(cx, s.in_dtype(), at!(S4d2Bn.in_dtype))?;
-    if info.value == Opcode::FIND_INDEX8.0 {
+    let find = match v {
+        sem::Search::Max8 => false,
+        sem::Search::FindIndex8 => true,
+    };
+    if find {
         cx.check(
             &FIND_INDEX8_DST_TYPE,
             find_index8_dst_ok(s.out_dtype()),

@@ -8,7 +8,6 @@ use super::super::{Confidence, Ctx, Flow};
 use super::immediates::imm_by_src;
 use crate::gen::Gen;
 use crate::geometry::Geometry;
-use crate::opcode::{Family, OpcodeInfo};
 use crate::tables::{AccumCmd, AluOp, CodeEnum, Dtype, ImmSrc, RevOps};
 use crate::wire::View;
 use crate::wire::{Addr4, S2s2d2Stt, Tensor2};
@@ -204,13 +203,27 @@ fn same_count(a: &Tensor2, b: &Tensor2) -> bool {
         || a.element_count() == b.element_count()
 }
 
+/// Which of the three `S2S2D2_STT` chains runs (from the row's behaviour, `chains/mod.rs`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum SttChain {
+    /// ScalarTensorTensor, arithmetic (0x9d) or bit-vector (0x9e).
+    Stt {
+        /// The bit-vector twin.
+        bitvec: bool,
+    },
+    /// TensorTensorScan (0xe5).
+    Scan,
+    /// SelectReduce (0xea).
+    Select,
+}
+
 pub(super) fn check<const M: u8>(
     cx: &mut Ctx<M>,
-    info: &OpcodeInfo,
+    chain: SttChain,
     s: &View<'_, S2s2d2Stt>,
 ) -> Flow {
     let gen = cx.gen;
-    let bitvec = info.is_bitvec();
+    let bitvec = matches!(chain, SttChain::Stt { bitvec: true });
     let (lo, hi) = (s.in0_in1_dtype().lo(), s.in0_in1_dtype().hi());
     let dt = at!(S2s2d2Stt.in0_in1_dtype);
     dtype_in(cx, lo, dt.part(".dtype_lo"))?;
@@ -231,8 +244,8 @@ pub(super) fn check<const M: u8>(
     aluop_valid(cx, s.op0(), at!(S2s2d2Stt.op0))?;
     aluop_valid(cx, s.op1(), at!(S2s2d2Stt.op1))?;
     let ops = |s: &View<'_, S2s2d2Stt>| format!("{}, {}", s.op0(), s.op1());
-    match info.family {
-        Family::TensorTensorScan => {
+    match chain {
+        SttChain::Scan => {
             cx.check(&SCAN_OPS, stt_ops_ok(false, s.op0(), s.op1(), gen), || {
                 detail2(
                     at!(S2s2d2Stt.op0),
@@ -242,7 +255,7 @@ pub(super) fn check<const M: u8>(
                 )
             })?;
         }
-        Family::SelectReduce => {
+        SttChain::Select => {
             cx.check(&SR_DTYPES, select_reduce_dtypes_ok(lo, hi), || {
                 detail(
                     dt,
@@ -259,7 +272,7 @@ pub(super) fn check<const M: u8>(
                 )
             })?;
         }
-        _ => {
+        SttChain::Stt { .. } => {
             cx.check(&STT_OPS, stt_ops_ok(bitvec, s.op0(), s.op1(), gen), || {
                 let allowed = if bitvec {
                     "general bitvec ops"
@@ -337,7 +350,7 @@ pub(super) fn check<const M: u8>(
             ..read(at!(S2s2d2Stt.dst_mem_pattern), s.out_dtype())
         },
     )?;
-    if info.family == Family::ScalarTensorTensor {
+    if matches!(chain, SttChain::Stt { .. }) {
         cx.check(&STT_DST_TENSOR, true, || {
             detail(
                 at!(S2s2d2Stt.dst_mem_pattern),
@@ -375,18 +388,18 @@ pub(super) fn check<const M: u8>(
     )?;
     let cmd = s.accumulator_cmd();
     let accum_at = at!(S2s2d2Stt.accumulator_cmd);
-    match info.family {
-        Family::TensorTensorScan => {
+    match chain {
+        SttChain::Scan => {
             cx.check(&SCAN_ACCUM, cmd == AccumCmd::IDLE, || {
                 detail(accum_at, cmd, "idle")
             })?;
         }
-        Family::SelectReduce => {
+        SttChain::Select => {
             cx.check(&SR_ACCUM, stt_accum_ok(false, cmd), || {
                 detail(accum_at, cmd, "idle, accumulate, zero_accumulate")
             })?;
         }
-        _ => {
+        SttChain::Stt { .. } => {
             cx.check(&STT_ACCUM, stt_accum_ok(bitvec, cmd), || {
                 let allowed = if bitvec {
                     "idle"
@@ -406,15 +419,15 @@ pub(super) fn check<const M: u8>(
         )
     })?;
     reserved_zero(cx, &STT_RESERVED, at!(S2s2d2Stt.reserved), &s.reserved().0)?;
-    match info.family {
-        Family::SelectReduce => {
+    match chain {
+        SttChain::Select => {
             cx.check(
                 &SR_REVERSE,
                 matches!(rev, RevOps::NONE | RevOps::FIRST),
                 || detail(at!(S2s2d2Stt.reverse_operands), rev, "none, first"),
             )?;
         }
-        Family::ScalarTensorTensor => {
+        SttChain::Stt { .. } => {
             cx.check(&STT_QUADRANT, true, || {
                 detail(
                     at!(S2s2d2Stt.src0_mem_pattern).start_addr(),
@@ -423,7 +436,7 @@ pub(super) fn check<const M: u8>(
                 )
             })?;
         }
-        _ => {}
+        SttChain::Scan => {}
     }
     Ok(())
 }

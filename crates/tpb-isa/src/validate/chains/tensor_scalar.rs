@@ -5,7 +5,7 @@ use super::super::{Confidence, Ctx, Flow};
 use super::immediates::{imm_by_src, ts_ptr_imm_chk};
 use super::{four_byte, names};
 use crate::gen::Gen;
-use crate::opcode::{Form, OpcodeInfo};
+use crate::opcode::sem;
 use crate::tables::{AccumCmd, AluOp, CodeEnum, ImmSrc, RevOps};
 use crate::wire::{S3d3Ts, Tensor3, View};
 use Confidence::Observed;
@@ -83,10 +83,18 @@ rule!(
 );
 
 #[inline(always)]
-pub(super) fn check<const M: u8>(cx: &mut Ctx<M>, info: &OpcodeInfo, s: &View<'_, S3d3Ts>) -> Flow {
+pub(super) fn check<const M: u8>(
+    cx: &mut Ctx<M>,
+    v: sem::TensorScalar,
+    s: &View<'_, S3d3Ts>,
+) -> Flow {
     let gen = cx.gen;
-    let bitvec = info.is_bitvec();
-    let ptr_form = info.form == Form::Pointer;
+    let (bitvec, ptr_form) = match v {
+        sem::TensorScalar::ImmArith => (false, false),
+        sem::TensorScalar::ImmBitvec => (true, false),
+        sem::TensorScalar::PtrArith => (false, true),
+        sem::TensorScalar::PtrBitvec => (true, true),
+    };
     let (op0_at, op1_at) = (at!(S3d3Ts.op0), at!(S3d3Ts.op1));
     let (in_at, out_at) = (at!(S3d3Ts.in_dtype), at!(S3d3Ts.out_dtype));
     let (op0, op1) = (s.op0(), s.op1());

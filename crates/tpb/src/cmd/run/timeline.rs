@@ -10,7 +10,7 @@
 //! program. A deadlock shows in both: each blocked engine's wait up to the deadlock, and a
 //! marker at the deadlock time.
 
-use super::engines::{describe, race_text, time};
+use super::engine_text::{describe, race_text, time};
 use super::program::Program;
 use crate::cmd::CliError;
 use serde_json::{json, Value};

@@ -1,9 +1,9 @@
 //! The EVENTS preamble: a wait checked before the instruction, an update applied after it
 //! (isa-facts §1.3, decisions §3.8). Planning never changes state; [`apply`] cannot fail.
 
-use super::report::FaultCause;
 use super::State;
 use crate::assumptions::{EVENT_CONFLICT_FAULTS, SEM_STEP};
+use crate::report::FaultCause;
 use tpb_isa::wire::Events;
 use tpb_isa::{UpdateMode, WaitMode};
 

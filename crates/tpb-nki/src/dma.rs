@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use tpb_isa::{geometry::Space, Dtype, Gen};
-//! use tpb_sim::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
+//! use tpb_nki::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
 //! use tpb_sim::{Config, HostTensor, Machine};
 //!
 //! let g = Gen::Cayman;
