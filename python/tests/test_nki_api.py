@@ -115,11 +115,26 @@ def test_the_signatures_are_nkis():
     assert defaults["cmp_op"].default is np.equal and defaults["offset"].default == 0
 
 
-def test_mypy_sees_the_definitions():
-    """The typed source is its own stub: the package type-checks (issue 26: 20 errors)."""
+def test_mypy_sees_the_definitions(tmp_path):
+    """The typed source is its own stub: the package type-checks (issue 26: 20 errors), and
+    a kernel that passes a str where NKI documents a number or a tile, or a float where an
+    int, is caught. mypy comes with the test extra (requirements.lock); one run checks both."""
     mypy = pytest.importorskip("mypy.api")
-    out, err, status = mypy.run([str(pathlib.Path(tpb.__file__).parent)])
-    assert status == 0, out + err
+    package = pathlib.Path(tpb.__file__).parent
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(
+        "import numpy as np\n"
+        "import tpb.nki.isa as nisa\n"
+        "import tpb.nki.language as nl\n"
+        "def k(t: nl.Tile) -> None:\n"
+        "    nisa.tensor_scalar(t, t, np.add, 'two')\n"
+        "    nisa.iota(t, [[1, 8]], offset=1.5)\n")
+    out, err, status = mypy.run(["--cache-dir", str(tmp_path / "cache"), str(package),
+                                 str(kernel)])
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert all(line.startswith(str(kernel)) for line in errors), out + err
+    assert '"tensor_scalar" has incompatible type "str"' in out, out
+    assert '"iota" has incompatible type "float"' in out, out
 
 
 # ---- legacy (neuronxcc.nki) value-returning forms, positional and keyword ------------------
