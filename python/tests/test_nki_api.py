@@ -508,3 +508,12 @@ def test_a_non_tile_dst_is_named_not_called_missing():
     x = core.from_numpy(ramp(4, 8))
     with pytest.raises(tpb.UsageError, match="dst: expected a tile, not ndarray"):
         nisa.tensor_copy(np.zeros((4, 8), np.float32), x)
+
+
+def test_legacy_buffer_none_is_sbuf():
+    def kernel():
+        t = nl.zeros((2, 4), nl.float32, buffer=None)
+        assert t.buffer == "sbuf"
+        return nl.full((2, 4), 3.0, nl.float32, buffer=None)
+
+    np.testing.assert_array_equal(run(kernel), np.full((2, 4), 3.0, np.float32))

@@ -120,14 +120,15 @@ def _shape(shape: object, what: str) -> Tuple[int, ...]:
 
 # --- creation ----------------------------------------------------------------------------
 @composed("language")
-def ndarray(shape: Sequence[int], dtype: DType, buffer: Buffer = sbuf, name: str = "",
-            address: Optional[Tuple[int, int]] = None) -> Tile:
+def ndarray(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
+            name: str = "", address: Optional[Tuple[int, int]] = None) -> Tile:
     """An uninitialised tensor (nki-api §2.1).
 
     Parameters:
         shape: dims, partition dim first for on-chip buffers (at most 128 partitions).
         dtype: an ``nl`` dtype.
-        buffer: ``nl.sbuf`` (default), ``nl.psum``, or an HBM buffer.
+        buffer: ``nl.sbuf`` (default; legacy kernels' ``None`` too), ``nl.psum``, or an HBM
+            buffer.
         name: names the tile in capacity errors and profiles.
         address: ``(partition_offset, free_offset)`` placement: refused (tpb places tiles
             first-fit; an explicit address would be ignored silently otherwise).
@@ -140,7 +141,7 @@ def ndarray(shape: Sequence[int], dtype: DType, buffer: Buffer = sbuf, name: str
         t = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf, name="scores")
     """
     dims = _shape(shape, "ndarray")
-    space = _buffer_name(buffer, "ndarray")
+    space = _buffer_name(buffer if buffer is not None else sbuf, "ndarray")
     if address is not None:
         raise _refuse("ndarray", "address= (tpb places tiles first-fit)")
     if space.endswith("hbm"):
@@ -180,7 +181,8 @@ def _fill(t: Tile, value: object, what: str) -> Tile:
 
 @composed("language", partial("on-chip tiles (an allocation and a Memset); an HBM tensor is "
                               "filled by a store"))
-def zeros(shape: Sequence[int], dtype: DType, buffer: Buffer = sbuf, name: str = "") -> Tile:
+def zeros(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
+          name: str = "") -> Tile:
     """A zero-filled tensor.
 
     Parameters: as :func:`ndarray`.
@@ -195,7 +197,8 @@ def zeros(shape: Sequence[int], dtype: DType, buffer: Buffer = sbuf, name: str =
 
 
 @composed("language", partial("as zeros"))
-def ones(shape: Sequence[int], dtype: DType, buffer: Buffer = sbuf, name: str = "") -> Tile:
+def ones(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
+         name: str = "") -> Tile:
     """A one-filled tensor (as :func:`zeros`).
 
     Example::
@@ -206,8 +209,8 @@ def ones(shape: Sequence[int], dtype: DType, buffer: Buffer = sbuf, name: str = 
 
 
 @composed("language", partial("as zeros"))
-def full(shape: Sequence[int], fill_value: float, dtype: DType, buffer: Buffer = sbuf,
-         name: str = "") -> Tile:
+def full(shape: Sequence[int], fill_value: float, dtype: DType,
+         buffer: Optional[Buffer] = sbuf, name: str = "") -> Tile:
     """A tensor filled with ``fill_value`` (an allocation and a Memset); an integer dtype
     takes a whole number it holds (not nan or inf).
 
