@@ -117,7 +117,10 @@ def _iota_legacy(expr: IndexExpr, dtype: DType, *, mask: Optional[Mask] = None) 
     return out
 
 
-@lowered(status=partial("cmp_op greater, greater_equal, equal, not_equal (AFFINE_SELECT_CMP)"))
+@lowered(status=partial(
+    "cmp_op greater, greater_equal, equal, not_equal (AFFINE_SELECT_CMP); the legacy pred form "
+    "takes one nl.arange index compared with a constant (a pred comparing two index "
+    "expressions waits for the index-expression algebra, issue 27 item 1)"))
 def affine_select(dst: Tile, pattern: Pattern, channel_multiplier: int, on_true_tile: Tile,
                   on_false_value: float, cmp_op: CmpOp = np.equal, offset: int = 0,
                   name: Name = None) -> RunReport:
