@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Refreshes requirements.lock: every Python package that the build and the tests install
-# (pip, the build backend from pyproject's [build-system], the package's dependencies and its
-# `test` extra, and all they pull in), at exact versions with the hashes of every wheel and
+# (pip, the build backend from pyproject's [build-system], the package's dependencies, its
+# `test` extra and the `wheel` dependency group (zig, the portable wheel's linker), and all they
+# pull in), at exact versions with the hashes of every wheel and
 # sdist of those versions, resolved for every platform and every Python that pyproject allows.
 # .ci/test-all installs from it with `pip install --require-hashes`, as cargo uses Cargo.lock.
 #
@@ -24,7 +25,7 @@ import tomllib
 with open("pyproject.toml", "rb") as f:
     print(*tomllib.load(f)["build-system"]["requires"], "pip", sep="\n")
 PY
-"$tmp/venv/bin/uv" pip compile pyproject.toml "$tmp/build.in" --extra test \
+"$tmp/venv/bin/uv" pip compile pyproject.toml "$tmp/build.in" --extra test --group pyproject.toml:wheel \
     --universal --python-version 3.9 --generate-hashes --quiet \
     --custom-compile-command tools/lock-python.sh --output-file requirements.lock
 echo "requirements.lock refreshed; run .ci/test-all, then commit it"

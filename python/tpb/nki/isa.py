@@ -22,7 +22,7 @@ Rust lowering (:mod:`tpb.nki._api`; docs/contributing.md, "Adding an NKI call").
 from __future__ import annotations
 
 import operator
-from typing import Callable, Dict, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -100,27 +100,35 @@ def iota(dst: Tile, pattern: Pattern, offset: int = 0, channel_multiplier: int =
     """
 
 
+def _affine_form(expr: IndexExpr, what: str) -> Tuple[int, List[int], List[int]]:
+    """``(constant, coefficients, sizes)`` of a placed ``nl.arange`` expression."""
+    affine = getattr(expr, "__tpb_affine__", None)
+    if affine is None:
+        raise UsageError(f"nki.isa.{what}: place the nl.arange expression on the grid "
+                         "(nl.arange(n)[:, None] for partitions, [None, :] for the free axis)",
+                         call=f"nki.isa.{what}", parameter="expr")
+    constant, coeffs, sizes = affine()
+    return int(constant), [int(c) for c in coeffs], [int(n) for n in sizes]
+
+
 @legacy(iota)
 def _iota_legacy(expr: IndexExpr, dtype: DType, *, mask: Optional[Mask] = None) -> Tile:
-    """``iota(expr, dtype)``: a new tile holding the values of an ``nl.arange`` expression
-    (``nl.arange(64)[None, :]`` is a ``(1, 64)`` ramp, ``nl.arange(128)[:, None]`` a
-    ``(128, 1)`` one)."""
-    start, size, step = expr.__tpb_index__()
-    axis = expr.axis if expr.axis is not None else 1
-    if axis == 0:
-        shape, pattern, cm = (size, 1), [[0, 1]], step
-    else:
-        shape, pattern, cm = (1, size), [[step, size]], 0
-    out = _context.current("nki.isa.iota").core.ndarray(list(shape), dtype)
+    """``iota(expr, dtype)``: a new tile of the expression's grid shape holding its values
+    (``nl.arange(64)[None, :]`` is a ``(1, 64)`` ramp, ``nl.arange(128)[:, None] * 64 +
+    nl.arange(64)[None, :]`` a ``(128, 64)`` one)."""
+    constant, coeffs, sizes = _affine_form(expr, "iota")
+    if len(sizes) < 2:
+        sizes, coeffs = sizes + [1], coeffs + [0]
+    out = _context.current("nki.isa.iota").core.ndarray(list(sizes), dtype)
     (dst,) = apply_mask(mask, out)
-    iota(dst, pattern, offset=start, channel_multiplier=cm)
+    pattern = [[c, n] for c, n in zip(coeffs[1:], sizes[1:])]
+    iota(dst, pattern, offset=constant, channel_multiplier=coeffs[0])
     return out
 
 
 @lowered(status=partial(
     "cmp_op greater, greater_equal, equal, not_equal (AFFINE_SELECT_CMP); the legacy pred form "
-    "takes one nl.arange index compared with a constant (a pred comparing two index "
-    "expressions waits for the index-expression algebra, issue 27 item 1)"))
+    "takes one comparison of affine nl.arange expressions (not several joined with &)"))
 def affine_select(dst: Tile, pattern: Pattern, channel_multiplier: int, on_true_tile: Tile,
                   on_false_value: float, cmp_op: CmpOp = np.equal, offset: int = 0,
                   name: Name = None) -> RunReport:
@@ -140,7 +148,8 @@ def affine_select(dst: Tile, pattern: Pattern, channel_multiplier: int, on_true_
         name: label for profiles and errors.
 
     Legacy form ``affine_select(pred, on_true_tile, on_false_value, mask=None,
-    dtype=None)``: ``pred`` compares one ``nl.arange`` index with a constant.
+    dtype=None)``: ``pred`` is one comparison of affine ``nl.arange`` expressions
+    (``i_q >= i_k``), returning a new tile.
 
     Example (the causal mask of nki-library's attention kernels)::
 
@@ -153,26 +162,28 @@ def affine_select(dst: Tile, pattern: Pattern, channel_multiplier: int, on_true_
 def _affine_select_legacy(pred: Predicate, on_true_tile: Tile, on_false_value: float, *,
                           mask: Optional[Mask] = None, dtype: Optional[DType] = None) -> Tile:
     """``affine_select(pred, on_true_tile, on_false_value)``: a new tile of
-    ``on_true_tile``'s shape keeping it where ``pred`` holds."""
+    ``on_true_tile``'s shape keeping it where ``pred`` (one comparison of an affine
+    ``nl.arange`` expression, ``i_q >= i_k``) holds, as the compiler lowers it: the
+    expression's partition coefficient, free steps and constant become AffineSelect's
+    channel multiplier, pattern and offset, compared with 0."""
     if len(pred.terms) != 1:
         raise _api.refuse("isa", "affine_select",
                           "a pred joined with & (NKI: one comparison; use two calls)")
     expr, op, k = pred.terms[0]
-    start, _, step = expr.__tpb_index__()
-    free = 1
-    for d in on_true_tile.shape[1:]:
-        free *= int(d)
-    # value(i) = start + step·i compared with k, as an affine value compared with 0.
+    constant, coeffs, _ = _affine_form(expr, "affine_select")
+    shape = [int(d) for d in on_true_tile.shape]
+    if len(coeffs) != len(shape):
+        raise UsageError(f"nki.isa.affine_select: pred is over {len(coeffs)} axes, "
+                         f"on_true_tile has {len(shape)}", call="nki.isa.affine_select",
+                         parameter="pred")
+    # value op k  <=>  sign·(value - k) > 0 (or >= 0): AFFINE_SELECT_CMP has GT and GE.
     sign, cmp = {"<": (-1, "greater"), "<=": (-1, "greater_equal"),
                  ">": (1, "greater"), ">=": (1, "greater_equal")}[op]
-    if expr.axis == 0:
-        cm, pattern = sign * step, [[0, free]]
-    else:
-        cm, pattern = 0, [[sign * step, free]]
-    out = on_true_tile.core.ndarray(list(on_true_tile.shape),
-                                    dtype if dtype is not None else on_true_tile.dtype)
+    pattern = [[sign * c, n] for c, n in zip(coeffs[1:], shape[1:])]
+    out = on_true_tile.core.ndarray(shape, dtype if dtype is not None else on_true_tile.dtype)
     dst, src = apply_mask(mask, out, on_true_tile)
-    affine_select(dst, pattern, cm, src, on_false_value, cmp_op=cmp, offset=sign * (start - k))
+    affine_select(dst, pattern, sign * coeffs[0], src, on_false_value, cmp_op=cmp,
+                  offset=sign * (constant - k))
     return out
 
 
