@@ -139,11 +139,19 @@ def test_profile_of_tensor_add_shows_the_dma_queues(tmp_path):
                                    timeline=[tmp_path / "t.json", tmp_path / "t.svg"])
     np.testing.assert_array_equal(out, a + b)
     engines = {e["engine"]: e for e in prof.engines}
-    assert {"sp", "dma.sp", "dve"} <= set(engines), engines
-    # 2 loads and 1 store per instance, 4 instances: 12 requests and 12 transfers.
-    assert engines["sp"]["instructions"] == 12 and engines["dma.sp"]["instructions"] == 12
-    assert engines["dve"]["instructions"] == 4
-    assert engines["dma.sp"]["busy_cycles"] > 0 and engines["dve"]["waiting_cycles"] > 0
+    assert {"sp", "dma.sp", "act", "dma.act", "dve"} <= set(engines), engines
+    # 2 loads and 1 store per instance, 4 instances: 12 requests and 12 transfers, issued
+    # SP, ACT, SP, … (docs/engines.md "Queues in kernels"), so 6 on each queue.
+    for issuer in ("sp", "act"):
+        assert engines[issuer]["instructions"] == 6, engines
+        assert engines["dma." + issuer]["instructions"] == 6, engines
+        assert engines["dma." + issuer]["busy_cycles"] > 0, engines
+    # Each add waits for its two loads, which land on the two queues: the second wait is an
+    # EventSemaphore record just before it (docs/python.md "Engines and synchronisation").
+    assert prof.instruction_counts["tt_arith"] == 4
+    assert prof.instruction_counts["event_semaphore"] == 4
+    assert engines["dve"]["instructions"] == 8
+    assert engines["dve"]["waiting_cycles"] > 0
     assert prof.instruction_counts["dma_memcpy"] == 12
     assert prof.estimated_time_us > 0
     path = prof.critical_path

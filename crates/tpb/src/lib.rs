@@ -5,4 +5,5 @@
 pub mod atomic;
 pub mod cli;
 pub mod cmd;
+pub mod input_file;
 pub mod npy;

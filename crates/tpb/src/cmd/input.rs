@@ -5,7 +5,6 @@
 use super::CliError;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
-use std::fs::File;
 use std::io::{BufReader, BufWriter, Cursor, Read};
 use std::ops::Range;
 use std::path::PathBuf;
@@ -290,27 +289,7 @@ pub fn read_bounded(path: &std::path::Path, limit: u64, what: &str) -> Result<Ve
     Ok(bytes)
 }
 
-/// Opens an input file for reading without waiting on the open: a FIFO (named pipe) that no
-/// program is writing opens at once and reads as empty, where a plain open would wait
-/// forever for a writer (issue 29 item 3). A pipe with a writer (`<(…)`, `/dev/stdin` fed
-/// by a pipe) is read as usual, until the writer closes it; what is read is bounded by the
-/// reader (a program's size limit, an `.npy` header's shape).
-pub fn open_input(path: &std::path::Path) -> std::io::Result<File> {
-    #[cfg(unix)]
-    {
-        use rustix::fs::{fcntl_getfl, fcntl_setfl, open, Mode, OFlags};
-        let fd = open(
-            path,
-            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?;
-        // Reads block again: with a writer, a pipe waits for its data rather than failing.
-        fcntl_setfl(&fd, fcntl_getfl(&fd)? - OFlags::NONBLOCK)?;
-        Ok(File::from(fd))
-    }
-    #[cfg(not(unix))]
-    File::open(path)
-}
+pub use crate::input_file::open_input;
 
 /// A path as printed in messages.
 fn shown_path(p: &std::path::Path) -> String {
