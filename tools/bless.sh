@@ -7,6 +7,7 @@
 #   validate_outcomes.txt (rules)      tpb-isa tests/validate_fast.rs
 #   CLI goldens, examples/*.bin        tpb tests/cli_isa.rs, tests/cli_run.rs
 #   python/tpb/_tpb.pyi signatures     python/tests/test_stubs.py (tools/gen_stubs.py --check)
+#   docs/nki-support.md                python/tests/test_nki_api.py (tools/gen_nki_support.py --check)
 # Review `git diff` afterwards: a changed golden says which rule or output moved.
 set -eu
 cd "$(dirname "$0")/.."
@@ -18,7 +19,8 @@ TPB_BLESS=1 cargo test -p tpb --test cli_isa --test cli_run
 py="${TPB_PYTHON:-.venv/bin/python}"
 if [ -x "$py" ] || command -v "$py" >/dev/null 2>&1; then
     "$py" tools/gen_stubs.py
+    "$py" tools/gen_nki_support.py
 else
-    echo "bless: no Python with tpb built ($py): python/tpb/_tpb.pyi not regenerated" >&2
+    echo "bless: no Python with tpb built ($py): python/tpb/_tpb.pyi and docs/nki-support.md not regenerated" >&2
 fi
 git status --short

@@ -4,6 +4,8 @@ Prints figures measured in one run, each beside a reference measured in the same
 
 * one-element ``tpb.nki.isa.tensor_scalar`` and ``Machine.step`` against one NumPy ufunc
   call on a one-element array (goal: <= 5 us per call);
+* ``tensor_scalar`` on a 128 x 512 fp32 tile against the same instruction stepped on a
+  machine (the data) and against NumPy (issue 30 item 2: overhead <= 3 us above the data);
 * large tiles: ``Machine.step`` called from Python once per instruction against the same
   instructions run by one ``Machine.run`` call (the Rust loop, no Python per instruction;
   goal: Python within 10 % of it).
@@ -63,6 +65,31 @@ def main() -> None:
     print(f"  numpy ufunc                   {t_np * 1e6:8.2f} us")
     print(f"  tpb.nki.isa.tensor_scalar     {t_nki * 1e6:8.2f} us   ({t_nki / t_np:5.1f}x numpy)  goal <= 5 us")
     print(f"  tpb.Machine.step              {t_step * 1e6:8.2f} us   ({t_step / t_np:5.1f}x numpy)  goal <= 5 us")
+
+    # A 128 x 512 fp32 tile (issue 30 item 2): the call against the same instruction stepped
+    # on a machine (the data), and against NumPy.
+    tile_calls = calls // 10
+    data = np.random.default_rng(2).standard_normal((128, 512)).astype(np.float32)
+    a2 = core.from_numpy(data)
+    b2 = core.ndarray((128, 512), np.float32)
+    x2, y2 = data.copy(), np.empty_like(data)
+    t_nki2 = best_per_call(lambda: nki.isa.tensor_scalar(b2, a2, np.multiply, 2.0), tile_calls)
+    t_np2 = best_per_call(lambda: np.multiply(x2, 2.0, out=y2), tile_calls)
+    m2 = tpb.Machine(gen="cayman")
+    m2.write("sbuf[p0..128]+0x0", data)
+    tile_inst = tpb.decode(
+        tpb.asm(
+            "ts_arith in_dtype=fp32 out_dtype=fp32 op0=mult imm0=2.0 op1=bypass "
+            "src=sbuf[p0..128]+0x0:[[1,512],[1,1],[1,1]] "
+            "dst=sbuf[p0..128]+0x800:[[1,512],[1,1],[1,1]]"
+        )
+    )[0]
+    t_step2 = best_per_call(lambda: m2.step(tile_inst), tile_calls)
+    print("one call on a 128 x 512 fp32 tile")
+    print(f"  numpy multiply                {t_np2 * 1e6:8.2f} us")
+    print(f"  tpb.Machine.step (the data)   {t_step2 * 1e6:8.2f} us   ({t_np2 / t_step2:5.2f}x numpy speed)")
+    print(f"  tpb.nki.isa.tensor_scalar     {t_nki2 * 1e6:8.2f} us   ({t_np2 / t_nki2:5.2f}x numpy speed)")
+    print(f"  overhead above the data       {(t_nki2 - t_step2) * 1e6:8.2f} us   goal <= 3 us")
 
     # Large tiles: K steps from Python vs one run() of the same K instructions.
     free = 4096 if quick else 16384

@@ -629,7 +629,7 @@ def test_tensor_scalar_bypass_is_a_cast_and_ignores_reversal(rng):
     data = random_values(rng, (8, 16), F32)
     src = core.from_numpy(data)
     dst = core.ndarray((8, 16), BF16)
-    nki.isa.tensor_scalar(dst, src, "bypass")
+    nki.isa.tensor_scalar(dst, src, "bypass", None)
     assert_bits_equal(dst.numpy(), data.astype(BF16))
     nki.isa.tensor_scalar(dst, src, "bypass", 5.0, reverse0=True)
     assert_bits_equal(dst.numpy(), data.astype(BF16))
@@ -778,7 +778,7 @@ def test_tensor_scalar_errors():
         nki.isa.tensor_scalar(dst, src, np.add, 1.0, operand1=1.0)
     with pytest.raises(tpb.UsageError, match="unknown operator"):
         nki.isa.tensor_scalar(dst, src, "frob", 1.0)
-    with pytest.raises(tpb.UsageError, match="not an operator"):
+    with pytest.raises(tpb.UsageError, match="op0: expected an ALU operator"):
         nki.isa.tensor_scalar(dst, src, 3, 1.0)
     with pytest.raises(tpb.UsageError, match="expected a number or a"):
         nki.isa.tensor_scalar(dst, src, np.add, "a")
@@ -861,13 +861,23 @@ def test_range_select_other_fill_is_invalid():
     assert core.bundles() == b""
 
 
-@pytest.mark.parametrize("reduce_cmd", ["max", "accumulate", "reset", "bogus"])
+@pytest.mark.parametrize("reduce_cmd", ["reduce", "reset", "reset_reduce", "load_reduce"])
 def test_range_select_reduce_is_not_supported(reduce_cmd):
     """assumptions.md item 38: only reduce_cmd="idle" runs."""
     core = nki.Core()
     src = core.from_numpy(np.ones((4, 8), F32))
     dst = core.ndarray((4, 8), F32)
     with pytest.raises(tpb.NotSupported, match="reduce_cmd"):
+        nki.isa.range_select(dst, src, np.greater, np.less, 0.0, 4.0, reduce_cmd=reduce_cmd)
+    assert core.bundles() == b""
+
+
+@pytest.mark.parametrize("reduce_cmd", ["max", "accumulate", "bogus"])
+def test_range_select_reduce_cmd_is_a_member(reduce_cmd):
+    core = nki.Core()
+    src = core.from_numpy(np.ones((4, 8), F32))
+    dst = core.ndarray((4, 8), F32)
+    with pytest.raises(tpb.UsageError, match="reduce_cmd: .* is not one of idle"):
         nki.isa.range_select(dst, src, np.greater, np.less, 0.0, 4.0, reduce_cmd=reduce_cmd)
     assert core.bundles() == b""
 

@@ -348,33 +348,6 @@ def test_engine_keyword_places_dve_or_pool_instructions():
     assert {e["engine"] for e in prof.engines} == {"pool", "dve", "sp", "dma.sp"}
 
 
-# The support list (docs/nki-support.md) is generated from the Rust table and matches the
-# modules: every row is a callable or constant of its module, with a docstring.
-def support_markdown() -> str:
-    lines = [
-        "# NKI API support",
-        "",
-        "Generated from `crates/tpb-nki/src/support.rs` (`tpb.nki.api_support()`);",
-        "`python/tests/test_nki_kernels.py` keeps it current. Statuses: **supported**, **partial**",
-        "(the detail says which forms run), **not yet** (the detail names the instruction tpb",
-        "does not have yet; the call raises `tpb.NotSupported` saying so), **not supported**",
-        "(the detail says why).",
-        "",
-    ]
-    for module, title in (("language", "`nki.language` (`tpb.nki.language`)"), ("isa", "`nki.isa` (`tpb.nki.isa`)")):
-        lines += [f"## {title}", "", "| name | status | detail |", "|---|---|---|"]
-        for m, n, tag, detail in nki.api_support():
-            if m == module:
-                lines.append(f"| `{n}` | {tag} | {detail} |")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def test_support_list_is_current():
-    doc = ROOT / "docs" / "nki-support.md"
-    assert doc.read_text() == support_markdown(), "regenerate docs/nki-support.md from support_markdown()"
-
-
 def test_every_supported_name_exists_with_a_docstring():
     for m, n, tag, _ in nki.api_support():
         module = nl if m == "language" else nisa

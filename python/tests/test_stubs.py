@@ -60,7 +60,8 @@ def test_stub_declares_every_native_name_and_no_other():
     top, _, aliases = stub_tree()
     runtime = public(dir(native)) | {"__version__"}
     assert runtime - top == set(), "missing from the stub"
-    assert top - runtime == set(), "in the stub but not in tpb._tpb"
+    # The package's own (private) native helpers may be declared too, for its type checks.
+    assert top - set(dir(native)) - {"__version__"} == set(), "in the stub but not in tpb._tpb"
     assert aliases & runtime == set()
 
 

@@ -22,6 +22,15 @@ class UsageError(Error, ValueError):
     """A bad argument: an unknown generation, a wrong length, a malformed pattern."""
 
 
+class KindError(UsageError):
+    """An argument of the wrong kind for its parameter (a number where a tile goes, a tile
+    where an operator goes); nothing ran. ``call`` names the NKI call and ``parameter`` the
+    parameter. A call that gets one tries its legacy forms before reporting it."""
+
+    call: str
+    parameter: str
+
+
 class DtypeError(Error, TypeError):
     """An array or dtype argument that is not a TPB datapath dtype."""
 
@@ -74,6 +83,16 @@ class _PickledFinding:
 
     __slots__ = ("rule", "clause", "field", "byte_range", "value", "allowed", "source",
                  "confidence", "lint", "text")
+    rule: str
+    clause: str
+    field: str
+    byte_range: Tuple[int, int]
+    value: str
+    allowed: str
+    source: str
+    confidence: str
+    lint: bool
+    text: str
 
     def __init__(self, **attrs: Any) -> None:
         for name, value in attrs.items():

@@ -1,7 +1,7 @@
 """Type stubs for the native module ``tpb._tpb`` (re-exported by ``tpb`` and ``tpb.nki``)."""
 
 import os
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -9,7 +9,6 @@ import numpy.typing as npt
 __version__: str
 
 Gen = str  # "sunda" | "cayman" | "mariana" | "maverick" (or "trn1", "trn2", "v3", …)
-Op = Union[str, Callable[..., Any]]  # a numpy ufunc such as numpy.multiply, or its name
 Pattern = Sequence[Sequence[int]]  # [[step, num], …], outermost first
 
 class Instruction:
@@ -165,6 +164,8 @@ class Tile:
     ) -> Tile: ...
     def permute(self, order: Sequence[int]) -> Tile: ...
     def is_contiguous(self) -> bool: ...
+    def _with_blocks(self, blocks: int) -> Tile: ...
+    def _mark_masked_out(self) -> None: ...
 
 class Core:
     """A simulated NeuronCore for tpb.nki calls: machine, allocator, emitted program."""
@@ -187,58 +188,6 @@ class Core:
     def bundles(self) -> bytes: ...
     def disasm(self) -> str: ...
     def instructions(self) -> List[Instruction]: ...
-
-Scalar = Union[float, int, Tile]
-
-def iota(
-    dst: Tile, pattern: Pattern, offset: int = 0, channel_multiplier: int = 0
-) -> RunReport: ...
-def affine_select(
-    dst: Tile,
-    pattern: Pattern,
-    channel_multiplier: int,
-    on_true_tile: Tile,
-    on_false_value: float,
-    cmp_op: Optional[Op] = None,
-    offset: int = 0,
-) -> RunReport: ...
-def tensor_scalar(
-    dst: Tile,
-    data: Tile,
-    op0: Op,
-    operand0: Optional[Scalar] = None,
-    reverse0: bool = False,
-    op1: Optional[Op] = None,
-    operand1: Optional[Scalar] = None,
-    reverse1: bool = False,
-) -> RunReport: ...
-def range_select(
-    dst: Tile,
-    on_true_tile: Tile,
-    comp_op0: Op,
-    comp_op1: Op,
-    bound0: Scalar,
-    bound1: Scalar,
-    range_start: float = 0.0,
-    on_false_value: float = -3.4028234663852886e38,
-    reduce_cmd: str = "idle",
-) -> RunReport: ...
-def dma_copy(
-    dst: Tile,
-    src: Tile,
-    priority: Optional[int] = None,
-    oob_mode: Any = None,
-    dge_mode: Any = None,
-    engine: Any = None,
-    name: Optional[str] = None,
-) -> RunReport: ...
-def select(
-    dst: Tile,
-    predicate: Scalar,
-    on_true_tile: Tile,
-    on_false_value: Scalar,
-    reverse_pred: bool = False,
-) -> RunReport: ...
 
 class Profile:
     """A kernel's emitted program re-run on the engine scheduler."""
@@ -267,242 +216,30 @@ class Profile:
         ...
     def write_timeline(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
 
-# Issue 17b calls (NKI 0.6.0 signatures; `name` is accepted and ignored).
-ReduceCmd = Union[str, int, Any]  # "idle" | "reset" | "reduce" | "reset_reduce" | "load_reduce"
+class Lowering:
+    """The native entry of one NKI call (``tpb.nki._api``): ``lowering(origin, *args)``
+    converts each argument by its parameter's kind, labels the instructions and runs the
+    call's Rust lowering with the GIL released."""
 
-def scalar_tensor_tensor(
-    dst: Tile,
-    data: Tile,
-    op0: Op,
-    operand0: Scalar,
-    op1: Op,
-    operand1: Tile,
-    reverse0: bool = False,
-    reverse1: bool = False,
-    name: Optional[str] = None,
-) -> RunReport: ...
-def tensor_tensor_scan(
-    dst: Tile,
-    data0: Tile,
-    data1: Tile,
-    initial: Scalar,
-    op0: Op,
-    op1: Op,
-    reverse0: bool = False,
-    reverse1: bool = False,
-    name: Optional[str] = None,
-) -> RunReport: ...
-def select_reduce(
-    dst: Tile,
-    predicate: Tile,
-    on_true: Tile,
-    on_false: Scalar,
-    reduce_res: Optional[Tile] = None,
-    reduce_cmd: Optional[ReduceCmd] = None,
-    reduce_op: Optional[Op] = None,
-    reverse_pred: bool = False,
-    name: Optional[str] = None,
-) -> RunReport: ...
-def tensor_scalar_reduce(
-    dst: Tile,
-    data: Tile,
-    op0: Op,
-    operand0: Scalar,
-    reduce_op: Op,
-    reduce_res: Optional[Tile] = None,
-    reverse0: bool = False,
-    reduce_cmd: Optional[ReduceCmd] = None,
-    reduce_init: Optional[Scalar] = None,
-    reduce_res_negate: bool = False,
-    name: Optional[str] = None,
-) -> RunReport: ...
-def tensor_scalar_cumulative(
-    dst: Tile,
-    src: Tile,
-    op0: Op,
-    op1: Op,
-    imm0: Scalar,
-    imm1: Optional[Scalar] = None,
-    reduce_cmd: Optional[ReduceCmd] = None,
-    name: Optional[str] = None,
-) -> RunReport: ...
-# Issue 17a: the DVE/POOL calls.
-Engine = Union[str, int, Any, None]
+    def __init__(self, name: str, qualname: str, params: Sequence[Tuple[str, str]]) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def qualname(self) -> str: ...
+    @property
+    def params(self) -> List[Tuple[str, str]]: ...
+    def __call__(self, origin: Optional[str], *args: object) -> RunReport: ...
 
-def tensor_tensor(
-    dst: Tile,
-    data1: Tile,
-    data2: Tile,
-    op: Op,
-    engine: Engine = None,
-    name: Optional[str] = None,
-) -> RunReport:
-    """``dst = data1 op data2`` (TensorTensor 0x41/0x51); float32 math, int band on GpSimd."""
-    ...
-
-def tensor_copy(
-    dst: Tile, src: Tile, engine: Engine = None, name: Optional[str] = None
-) -> RunReport:
-    """Copy (bit-exact, equal dtypes) or Cast through float32 (Copy 0x46 / Cast 0x47)."""
-    ...
-
-def nc_matmul(
-    dst: Tile,
-    stationary: Tile,
-    moving: Tile,
-    is_stationary_onezero: bool = False,
-    is_moving_onezero: bool = False,
-    is_transpose: bool = False,
-    accumulate: Optional[bool] = None,
-    tile_position: Any = (),
-    tile_size: Any = (),
-    perf_mode: Any = None,
-    name: Optional[str] = None,
-) -> RunReport:
-    """``dst = stationary.T @ moving`` into PSUM (LoadWeights 0x01 then Matmul 0x02).
-
-    Parameters: ``stationary`` [K, M] and ``moving`` [K, N] in SBUF share the partition
-    (contraction) size K <= 128; M <= 128; N <= 512; ``dst`` [M, N] is fp32 in PSUM inside
-    one 2 KiB bank. ``accumulate=True`` adds to dst, ``False`` overwrites it, ``None``
-    overwrites the first time a matmul writes this PSUM view and adds after that.
-    ``is_transpose=True`` is the bit-accurate fp32 transpose (moving = K x K identity).
-
-    Semantics: the sum is exact per tpb's documented order (products rounded once to fp32,
-    summed in fp32 sequentially over K), not the hardware's bits; the run report says so
-    (``Core(strict_exact=True)`` raises ``tpb.Fault``). Tiling and a ``perf_mode`` other
-    than none raise ``tpb.NotSupported``.
-
-    Example::
-
-        core = tpb.nki.Core("cayman")
-        a = core.from_numpy(np.ones((64, 32), np.float32), "sbuf")
-        b = core.from_numpy(np.ones((64, 16), np.float32), "sbuf")
-        out = core.ndarray((32, 16), np.float32, "psum")
-        nisa.nc_matmul(out, a, b)
-    """
-    ...
-
-def memset(
-    dst: Tile, value: float, engine: Engine = None, name: Optional[str] = None
-) -> RunReport:
-    """Fill ``dst`` with ``value`` converted to its dtype (Memset 0x49)."""
-    ...
-
-def reciprocal(dst: Tile, data: Tile, name: Optional[str] = None) -> RunReport:
-    """``dst = 1 / data`` in float32 (Reciprocal 0x48)."""
-    ...
-
-def tensor_reduce(
-    dst: Tile,
-    op: Op,
-    data: Tile,
-    axis: Union[int, Sequence[int]],
-    negate: bool = False,
-    keepdims: bool = False,
-    name: Optional[str] = None,
-) -> RunReport:
-    """Reduce trailing free axes with ``op`` (TensorReduce 0x42/0x52)."""
-    ...
-
-def tensor_copy_predicated(
-    dst: Tile,
-    src: Union[Tile, float],
-    predicate: Tile,
-    reverse_pred: bool = False,
-    name: Optional[str] = None,
-) -> RunReport:
-    """Where ``predicate != 0`` write ``src``, else keep ``dst`` (0x72/0x99/0xe8)."""
-    ...
-
-def nc_transpose(
-    dst: Tile, data: Tile, engine: Engine = None, name: Optional[str] = None
-) -> RunReport:
-    """``dst[i, j] = data[j, i]``: StreamTranspose 0x6b on whole 32 × 32 tiles
-    (``engine="vector"``), or the PE (``"tensor"``: LoadWeights + Matmul with an identity,
-    dst in PSUM; bit-accurate for fp32 on cayman/mariana, else an fp32 dst)."""
-    ...
-
-def nc_stream_shuffle(
-    dst: Tile, src: Tile, shuffle_mask: Sequence[int], name: Optional[str] = None
-) -> RunReport:
-    """Per 32-partition quadrant, dst partition ``i`` takes src partition
-    ``shuffle_mask[i]`` (32 ints, 0..31 or 255 = keep): LoadMaskSelect 0x69 then
-    StreamShuffle 0x6a."""
-    ...
-def max8(dst: Tile, src: Tile, name: Optional[str] = None) -> RunReport: ...
-def nc_find_index8(
-    dst: Tile, data: Tile, vals: Tile, name: Optional[str] = None
-) -> RunReport: ...
-def nc_match_replace8(
-    dst: Tile,
-    data: Tile,
-    vals: Tile,
-    imm: float,
-    dst_idx: Optional[Tile] = None,
-    name: Optional[str] = None,
-) -> RunReport: ...
-
-# Issue 18: the activation engine (NKI 0.6.0 signatures; `name` is accepted and ignored).
-def activation(
-    dst: Tile,
-    op: Op,
-    data: Tile,
-    bias: Optional[Scalar] = None,
-    scale: Scalar = 1.0,
-    reduce_op: Optional[Op] = None,
-    reduce_res: Optional[Tile] = None,
-    reduce_cmd: ReduceCmd = "idle",
-    name: Optional[str] = None,
-) -> RunReport:
-    """``dst = op(data * scale + bias)`` in fp32 (Activate 0x21); with ``reduce_res``, the
-    per-partition accumulator (``reduce_cmd``) is read out by ActivationReadAccumulator 0x24.
-
-    Parameters: ``op`` an activation function (``numpy.exp``, ``"tanh"``, ...); ``bias`` a
-    number or a ``(P, 1)`` tile; ``scale`` a number or a ``(P, 1)`` float32 tile;
-    ``reduce_op`` ``None`` or add; ``reduce_cmd`` idle, reset, reduce or reset_reduce.
-
-    Semantics: hardwired functions (copy, identity, relu, square, sign, abs) are exact; table
-    functions are computed from their definition and labelled approximate.
-
-    Example::
-
-        nisa.activation(out, np.exp, x, bias=neg_max, scale=1.0)
-    """
-    ...
-
-def activation_reduce(
-    dst: Tile,
-    op: Op,
-    data: Tile,
-    reduce_op: Op,
-    reduce_res: Tile,
-    bias: Optional[Scalar] = None,
-    scale: Scalar = 1.0,
-    name: Optional[str] = None,
-) -> RunReport:
-    """``activation`` with ``reduce_cmd="reset_reduce"``: the row sums go to ``reduce_res``.
-
-    Example::
-
-        nisa.activation_reduce(out, np.exp, x, np.add, row_sum)
-    """
-    ...
-
-def exponential(
-    dst: Tile,
-    src: Tile,
-    max_value: Scalar = 0.0,
-    reduce_res: Optional[Tile] = None,
-    reduce_cmd: ReduceCmd = "idle",
-    reduce_init: Scalar = 0.0,
-    name: Optional[str] = None,
-) -> RunReport:
-    """``dst = exp(src - max_value)`` on the Vector engine (Exponential 0x30, mariana+);
-    approximate. ``reduce_cmd`` sums the fp32 outputs per partition in the Vector
-    accumulator (``load_reduce`` from ``reduce_init``); ``reduce_res`` receives it (0x9b).
-
-    Example::
-
-        nisa.exponential(out, x, max_value=row_max)
-    """
-    ...
+def _lowerings() -> List[str]: ...
+def _ndarray_at(
+    core: Core,
+    shape: Sequence[int],
+    dtype: Any,
+    buffer: str,
+    name: str,
+    address: Tuple[int, int],
+) -> Tile: ...
+def _geometry(gen: str) -> List[Tuple[str, int]]: ...
+def _kernel_profile(core: Core, name: str = "kernel") -> Profile: ...
+def _kernel_set_auto_sync(core: Core, on: bool) -> None: ...
+def _kernel_set_clip_views(core: Core, on: bool) -> None: ...

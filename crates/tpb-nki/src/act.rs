@@ -244,3 +244,66 @@ impl Core {
         self.emit_with_drain(Instruction::build(op::EXPONENTIAL, body), read)
     }
 }
+
+/// The lowerings of the calls this module defines ([`crate::call`]); argument positions
+/// follow the calls' Python definitions (`python/tpb/nki/isa.py`).
+pub(crate) const LOWERINGS: &[crate::Lowering] = {
+    use crate::call::Args;
+    use crate::Lowering;
+    &[
+        // activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None,
+        //            reduce_cmd=idle, engine=engine.unknown, name=None)
+        Lowering {
+            name: "activation",
+            lower: |c, a: &Args<'_>| {
+                c.activation(
+                    a.tile(0)?,
+                    a.act(1)?,
+                    a.tile(2)?,
+                    a.operand_opt(3)?,
+                    a.operand(4)?,
+                    a.alu_opt(5)?,
+                    a.tile_opt(6)?,
+                    a.reduce_cmd(7)?,
+                )
+            },
+        },
+        // activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0,
+        //                   name=None)
+        Lowering {
+            name: "activation_reduce",
+            lower: |c, a| {
+                c.activation_reduce(
+                    a.tile(0)?,
+                    a.act(1)?,
+                    a.tile(2)?,
+                    a.alu_opt(3)?,
+                    a.tile(4)?,
+                    a.operand_opt(5)?,
+                    a.operand(6)?,
+                )
+            },
+        },
+        // exponential(dst, src, max_value=0.0, reduce_res=None, reduce_cmd=idle,
+        //             reduce_init=0.0, name=None)
+        Lowering {
+            name: "exponential",
+            lower: |c, a| {
+                let cmd = a.reduce_cmd(4)?;
+                // NKI's default reduce_init=0.0 is "not given" unless load_reduce reads it.
+                let init = match a.operand_opt(5)? {
+                    Some(Operand::Imm(v)) if *v == 0.0 && cmd != ReduceCmd::LoadReduce => None,
+                    other => other,
+                };
+                c.exponential(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.operand(2)?,
+                    cmd,
+                    a.tile_opt(3)?,
+                    init,
+                )
+            },
+        },
+    ]
+};

@@ -309,6 +309,7 @@ impl Core {
             self.hbm_next = next;
             return Ok(tile);
         };
+        self.space_exists(k, space)?;
         let tile = allocate(&mut self.arenas[k], shape, dtype, space, name)?;
         self.end_matmul_groups(&tile);
         Ok(tile)
@@ -380,8 +381,24 @@ impl Core {
         let Some(k) = space_index(space) else {
             return self.hbm_place(shape, dtype).map(|_| ());
         };
+        self.space_exists(k, space)?;
         let mut probe = self.arenas[k].clone();
         allocate(&mut probe, shape, dtype, space, "").map(|_| ())
+    }
+
+    /// Refuses tiles in a space the generation does not have (maverick has no PSUM).
+    fn space_exists(&self, k: usize, space: Space) -> Result<(), NkiError> {
+        if self.arenas[k].total() == 0 {
+            return Err(NkiError::NotSupported {
+                what: format!(
+                    "a {} tile on {}: the generation has no {} (PSUM_BUF_SZ is 0)",
+                    space.name(),
+                    self.gen(),
+                    space.name()
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Returns an allocated tile's space (when the kernel no longer references it; its
@@ -1442,6 +1459,24 @@ fn gpsimd_sbuf(tile: &Tile, operand: &'static str) -> Result<(), NkiError> {
     Ok(())
 }
 
+/// NKI's rule for the two-input Vector calls (nki-api §3.4): at most one input in PSUM.
+pub(crate) fn not_both_psum(
+    a: (&Tile, &'static str),
+    b: (&Tile, &'static str),
+) -> Result<(), NkiError> {
+    if a.0.space == Space::Psum && b.0.space == Space::Psum {
+        return Err(NkiError::Shape {
+            operand: b.1,
+            detail: format!(
+                "{} and {} are both in PSUM; the Vector engine reads at most one input from \
+                 PSUM (copy one to SBUF first)",
+                a.1, b.1
+            ),
+        });
+    }
+    Ok(())
+}
+
 pub(crate) fn same_partitions(
     dst: &Tile,
     src: &Tile,
@@ -1597,3 +1632,159 @@ pub(crate) fn scalar(
         },
     })
 }
+
+/// `dma_copy`'s `engine` and `dge_mode` (names of NKI's `engine` and `dge_mode` members):
+/// the queue that issues the request, or `None` for the default issuer.
+fn dma_issuer(engine: Option<&str>, dge_mode: Option<&str>) -> Result<Option<EngineId>, NkiError> {
+    // Names, or NKI 0.6.0's member numbers (nki-api §3.1).
+    let software_dge = match dge_mode.unwrap_or("unknown") {
+        "unknown" | "0" | "none" | "3" | "hwdge" | "2" => false,
+        "swdge" | "1" => true,
+        other => {
+            return Err(NkiError::Value {
+                argument: "dge_mode",
+                detail: format!("{other:?} is not one of unknown, swdge, hwdge, none"),
+            })
+        }
+    };
+    Ok(match engine.unwrap_or("unknown") {
+        "unknown" | "0" | "dma" | "4" if software_dge => Some(EngineId::Pool),
+        "unknown" | "0" | "dma" | "4" => None,
+        "scalar" | "2" => Some(EngineId::Act),
+        "gpsimd" | "3" => Some(EngineId::Pool),
+        "sync" | "6" => Some(EngineId::Sp),
+        "tensor" | "1" => Some(EngineId::Pe),
+        "vector" | "5" => Some(EngineId::Dve),
+        other => {
+            return Err(NkiError::Value {
+                argument: "engine",
+                detail: format!(
+                    "{other:?} is not one of unknown, sync, scalar, gpsimd, dma, vector, tensor"
+                ),
+            })
+        }
+    })
+}
+
+/// The lowerings of the calls this module defines ([`crate::call`]); argument positions
+/// follow the calls' Python definitions (`python/tpb/nki/isa.py`).
+pub(crate) const LOWERINGS: &[crate::Lowering] = {
+    use crate::call::{one, Args};
+    use crate::Lowering;
+    &[
+        // iota(dst, pattern, offset=0, channel_multiplier=0, name=None)
+        Lowering {
+            name: "iota",
+            lower: |c, a: &Args<'_>| one(c.iota(a.tile(0)?, a.pattern(1)?, a.int(2)?, a.int(3)?)),
+        },
+        // affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value,
+        //               cmp_op=equal, offset=0, name=None)
+        Lowering {
+            name: "affine_select",
+            lower: |c, a| {
+                one(c.affine_select(
+                    a.tile(0)?,
+                    a.pattern(1)?,
+                    a.int(2)?,
+                    a.tile(3)?,
+                    a.float(4)?,
+                    a.comparison(5)?,
+                    a.int(6)?,
+                ))
+            },
+        },
+        // tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=None,
+        //               reverse1=False, engine=engine.unknown, name=None)
+        Lowering {
+            name: "tensor_scalar",
+            lower: |c, a| {
+                one(c.tensor_scalar(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.alu(2)?,
+                    a.operand_opt(3)?,
+                    a.flag(4)?,
+                    a.alu_opt(5)?,
+                    a.operand_opt(6)?,
+                    a.flag(7)?,
+                ))
+            },
+        },
+        // range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1,
+        //              reduce_cmd=idle, reduce_res=None, reduce_op=maximum, range_start=0,
+        //              on_false_value=-3.4028235e38, name=None)
+        Lowering {
+            name: "range_select",
+            lower: |c, a| {
+                if a.tile_opt(7)?.is_some() {
+                    return Err(NkiError::NotSupported {
+                        what: "range_select reduce_res: the running max's read-out is not \
+                               public; only reduce_cmd=idle runs"
+                            .into(),
+                    });
+                }
+                if a.alu(8)? != AluOp::MAX {
+                    return Err(a.refuse(8, "range_select reduces with maximum only (NKI)"));
+                }
+                let cmd = a.reduce_cmd(6)?;
+                one(c.range_select(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.comparison(2)?,
+                    a.comparison(3)?,
+                    a.operand(4)?,
+                    a.operand(5)?,
+                    a.float(9)?,
+                    a.float(10)?,
+                    cmd.name(),
+                ))
+            },
+        },
+        // select(dst, predicate, on_true_tile, on_false_value, reverse_pred=False, name=None)
+        Lowering {
+            name: "select",
+            lower: |c, a| {
+                one(c.select(
+                    a.tile(0)?,
+                    a.operand(1)?,
+                    a.tile(2)?,
+                    a.operand(3)?,
+                    a.flag(4)?,
+                ))
+            },
+        },
+        // dma_copy(dst, src, priority=None, oob_mode=error, dge_mode=unknown,
+        //          engine=unknown, name=None)
+        Lowering {
+            name: "dma_copy",
+            lower: |c, a| {
+                let (dst, src) = (a.tile(0)?, a.tile(1)?);
+                match a.choice_opt(3)?.unwrap_or("error") {
+                    "error" | "0" | "skip" | "1" => {}
+                    other => return Err(a.refuse(3, format!("{other:?} is not error or skip"))),
+                }
+                let dge = a.choice_opt(4)?;
+                let engine = dma_issuer(a.choice_opt(5)?, dge)?;
+                if matches!(dge, Some("hwdge" | "2")) && dst.dtype != src.dtype {
+                    return Err(a.refuse(4, "hwdge needs equal dtypes (use .view(); NKI dma_copy)"));
+                }
+                let priority = match a.int_opt(2)? {
+                    None => 0,
+                    Some(p @ 0..=3) if matches!(c.gen(), Gen::Mariana | Gen::Maverick) => p as u8,
+                    Some(p) => {
+                        return Err(a.refuse(
+                            2,
+                            format!("{p}: 0..=3, and only on NeuronCore-v4+ (mariana)"),
+                        ))
+                    }
+                };
+                one(c.dma_copy_with(dst, src, engine, None, priority))
+            },
+        },
+        // tpb's nl.broadcast_to over partitions (dst, src): one DMA with a partition step 0.
+        Lowering {
+            name: "broadcast_partitions",
+            lower: |c, a| one(c.broadcast_partitions(a.tile(0)?, a.tile(1)?)),
+        },
+    ]
+};

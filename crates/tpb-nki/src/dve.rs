@@ -6,7 +6,7 @@ use crate::build::{packed, Scalar};
 use crate::core::{fp32, same_partitions, scalar, Core};
 use crate::error::NkiError;
 use crate::tile::Tile;
-use crate::Operand;
+use crate::{Operand, ReduceCmd};
 use tpb_isa::geometry::Geometry;
 use tpb_isa::validate::{is_valid, validate};
 use tpb_isa::wire::D1Rd;
@@ -16,46 +16,6 @@ use tpb_isa::wire::{
 };
 use tpb_isa::{AccumCmd, AluOp, Dtype, ImmSrc, Instruction, RevOps};
 use tpb_sim::StepReport;
-
-/// NKI's `reduce_cmd` (`nki.isa.reduce_cmd`): what a call does to the DVE accumulator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduceCmd {
-    /// `idle` (0): leave the accumulator alone.
-    Idle,
-    /// `reset` (1): reset only.
-    Reset,
-    /// `reduce` (2): continue accumulating.
-    Reduce,
-    /// `reset_reduce` (3): reset, then accumulate.
-    ResetReduce,
-    /// `load_reduce` (4): load an initial value, then accumulate.
-    LoadReduce,
-}
-
-impl ReduceCmd {
-    /// Parses `idle`, `reset`, `reduce`, `reset_reduce`, `load_reduce` (or 0..=4).
-    pub fn parse(s: &str) -> Option<ReduceCmd> {
-        Some(match s {
-            "idle" | "0" => ReduceCmd::Idle,
-            "reset" | "1" => ReduceCmd::Reset,
-            "reduce" | "2" => ReduceCmd::Reduce,
-            "reset_reduce" | "3" => ReduceCmd::ResetReduce,
-            "load_reduce" | "4" => ReduceCmd::LoadReduce,
-            _ => return None,
-        })
-    }
-
-    /// The `ACCUM_CMD` wire value (the compiler's map, isa-facts-dve-pool §0.3.1).
-    pub fn accum_cmd(self) -> AccumCmd {
-        match self {
-            ReduceCmd::Idle => AccumCmd::IDLE,
-            ReduceCmd::Reset => AccumCmd::ZERO,
-            ReduceCmd::Reduce => AccumCmd::ACCUMULATE,
-            ReduceCmd::ResetReduce => AccumCmd::ZERO_ACCUMULATE,
-            ReduceCmd::LoadReduce => AccumCmd::LOAD_ACCUMULATE,
-        }
-    }
-}
 
 /// The scalar of an STT-family instruction and its dtype: an inline fp32, or a `(P, 1)`
 /// tile read through a pointer in the tile's dtype.
@@ -207,6 +167,7 @@ impl Core {
     ) -> Result<StepReport, NkiError> {
         same_partitions(dst, data, "data")?;
         same_partitions(dst, operand1, "operand1")?;
+        crate::core::not_both_psum((data, "data"), (operand1, "operand1"))?;
         let bitvec = op0.is_bitvec_op() && op1.is_bitvec_op() && op0 != AluOp::BYPASS;
         let imm0 = stt_scalar(self, operand0, bitvec, dst.dtype, "operand0", data)?;
         let body = stt_body(
@@ -665,3 +626,122 @@ fn cache_op(
         ..S3d3Ts::default()
     })
 }
+
+/// The lowerings of the calls this module defines ([`crate::call`]); argument positions
+/// follow the calls' Python definitions (`python/tpb/nki/isa.py`).
+pub(crate) const LOWERINGS: &[crate::Lowering] = {
+    use crate::call::{one, Args};
+    use crate::Lowering;
+    &[
+        // scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False,
+        //                      reverse1=False, name=None)
+        Lowering {
+            name: "scalar_tensor_tensor",
+            lower: |c, a: &Args<'_>| {
+                one(c.scalar_tensor_tensor(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.alu(2)?,
+                    a.operand(3)?,
+                    a.alu(4)?,
+                    a.tile(5)?,
+                    a.flag(6)?,
+                    a.flag(7)?,
+                ))
+            },
+        },
+        // tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False,
+        //                    reverse1=False, name=None)
+        Lowering {
+            name: "tensor_tensor_scan",
+            lower: |c, a| {
+                one(c.tensor_tensor_scan(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.tile(2)?,
+                    a.operand(3)?,
+                    a.alu(4)?,
+                    a.alu(5)?,
+                    a.flag(6)?,
+                    a.flag(7)?,
+                ))
+            },
+        },
+        // select_reduce(dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd=idle,
+        //               reduce_op=maximum, reverse_pred=False, name=None)
+        Lowering {
+            name: "select_reduce",
+            lower: |c, a| {
+                c.select_reduce(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.tile(2)?,
+                    a.operand(3)?,
+                    a.tile_opt(4)?,
+                    a.reduce_cmd(5)?,
+                    a.alu(6)?,
+                    a.flag(7)?,
+                )
+            },
+        },
+        // tensor_scalar_reduce(dst, data, op0, operand0, reduce_op, reduce_res=None,
+        //                      reverse0=False, reduce_cmd=reset_reduce, reduce_init=None,
+        //                      reduce_res_negate=False, name=None)
+        Lowering {
+            name: "tensor_scalar_reduce",
+            lower: |c, a| {
+                c.tensor_scalar_reduce(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.alu(2)?,
+                    a.operand(3)?,
+                    a.alu(4)?,
+                    a.tile_opt(5)?,
+                    a.flag(6)?,
+                    a.reduce_cmd(7)?,
+                    a.operand_opt(8)?,
+                    a.flag(9)?,
+                )
+            },
+        },
+        // tensor_scalar_cumulative(dst, src, op0, op1, imm0, imm1=None,
+        //                          reduce_cmd=reset_reduce, name=None)
+        Lowering {
+            name: "tensor_scalar_cumulative",
+            lower: |c, a| {
+                one(c.tensor_scalar_cumulative(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.alu(2)?,
+                    a.alu(3)?,
+                    a.operand(4)?,
+                    a.operand_opt(5)?,
+                    a.reduce_cmd(6)?,
+                ))
+            },
+        },
+        // max8(dst, src, name=None)
+        Lowering {
+            name: "max8",
+            lower: |c, a| one(c.max8(a.tile(0)?, a.tile(1)?)),
+        },
+        // nc_find_index8(dst, data, vals, name=None)
+        Lowering {
+            name: "nc_find_index8",
+            lower: |c, a| c.nc_find_index8(a.tile(0)?, a.tile(1)?, a.tile(2)?),
+        },
+        // nc_match_replace8(dst, data, vals, imm, dst_idx=None, name=None)
+        Lowering {
+            name: "nc_match_replace8",
+            lower: |c, a| {
+                c.nc_match_replace8(
+                    a.tile(0)?,
+                    a.tile(1)?,
+                    a.tile(2)?,
+                    a.float(3)?,
+                    a.tile_opt(4)?,
+                )
+            },
+        },
+    ]
+};

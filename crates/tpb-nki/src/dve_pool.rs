@@ -7,47 +7,13 @@ use crate::build::packed;
 use crate::core::Core;
 use crate::error::NkiError;
 use crate::tile::Tile;
-use crate::Operand;
+use crate::{NkiEngine, Operand};
 use tpb_isa::wire::{
     op, Bytes, CtrlIm, D4Mr, DtypePair, ImmVal, S3d3CpPredScalar, S3s3d3Tt, S4d4Tr, Tensor4,
 };
 use tpb_isa::{AluOp, Dtype, ImmSrc, Instruction, TensorSubdim};
 use tpb_sim::numerics::from_f32;
 use tpb_sim::StepReport;
-
-/// The `engine=` argument of the calls that can run on more than one engine (NKI
-/// `nki.isa.engine`). tpb runs every call on one machine; the engine only decides what the
-/// compiler would emit (the int band on GpSimd, the transpose's instruction).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum NkiEngine {
-    /// `engine.unknown`: the compiler's choice (decisions §6.3).
-    #[default]
-    Unknown,
-    /// `engine.vector` (DVE).
-    Vector,
-    /// `engine.gpsimd` (POOL).
-    Gpsimd,
-    /// `engine.scalar` (ACT).
-    Scalar,
-    /// `engine.tensor` (PE).
-    Tensor,
-}
-
-impl NkiEngine {
-    /// Parses `unknown`/`vector`/`gpsimd`/`scalar`/`tensor` or the enum's numbers
-    /// (`tensor=1`, `scalar=2`, `gpsimd=3`, `vector=5`, `unknown=0`).
-    pub fn parse(s: &str) -> Option<NkiEngine> {
-        Some(match s.trim().to_ascii_lowercase().as_str() {
-            "unknown" | "0" | "unknown_engine" => NkiEngine::Unknown,
-            "vector" | "5" | "vector_engine" => NkiEngine::Vector,
-            "gpsimd" | "3" | "gpsimd_engine" => NkiEngine::Gpsimd,
-            "scalar" | "2" | "scalar_engine" => NkiEngine::Scalar,
-            "tensor" | "1" | "tensor_engine" => NkiEngine::Tensor,
-            _ => return None,
-        })
-    }
-}
 
 fn not_supported(what: String) -> NkiError {
     NkiError::NotSupported { what }
@@ -128,6 +94,7 @@ impl Core {
     ) -> Result<StepReport, NkiError> {
         same_shape(dst, data1, "data1")?;
         same_shape(dst, data2, "data2")?;
+        crate::core::not_both_psum((data1, "data1"), (data2, "data2"))?;
         if matches!(engine, NkiEngine::Scalar | NkiEngine::Tensor) {
             return Err(not_supported(format!(
                 "tensor_tensor on engine {engine:?}: NKI allows vector, gpsimd or unknown"
@@ -240,8 +207,10 @@ impl Core {
             let v = value as i64 as u64;
             (v & ((1u64 << width) - 1)) as u32
         } else {
+            // A finite value stays finite (no silent inf from an out-of-range literal).
+            let v = crate::core::fp32("value", value)?;
             let fp8 = self.machine().config().fp8;
-            from_f32(d, value as f32, &fp8)
+            from_f32(d, v, &fp8)
         };
         let gen = self.gen();
         self.elementwise(4, std::slice::from_ref(dst), &mut |core, v| {
@@ -651,3 +620,67 @@ fn partitions(t: &Tile, first: u32, n: u32) -> Tile {
     v.shape[0] = n as usize;
     v
 }
+
+/// The lowerings of the calls this module defines ([`crate::call`]); argument positions
+/// follow the calls' Python definitions (`python/tpb/nki/isa.py`).
+pub(crate) const LOWERINGS: &[crate::Lowering] = {
+    use crate::call::{one, Args};
+    use crate::Lowering;
+    &[
+        // tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None)
+        Lowering {
+            name: "tensor_tensor",
+            lower: |c, a: &Args<'_>| {
+                one(c.tensor_tensor(a.tile(0)?, a.tile(1)?, a.tile(2)?, a.alu(3)?, a.engine(4)?))
+            },
+        },
+        // tensor_copy(dst, src, engine=engine.unknown, name=None)
+        Lowering {
+            name: "tensor_copy",
+            lower: |c, a| one(c.tensor_copy(a.tile(0)?, a.tile(1)?, a.engine(2)?)),
+        },
+        // memset(dst, value, engine=engine.unknown, name=None)
+        Lowering {
+            name: "memset",
+            lower: |c, a| one(c.memset(a.tile(0)?, a.float(1)?, a.engine(2)?)),
+        },
+        // reciprocal(dst, data, name=None)
+        Lowering {
+            name: "reciprocal",
+            lower: |c, a| one(c.reciprocal(a.tile(0)?, a.tile(1)?)),
+        },
+        // tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None)
+        Lowering {
+            name: "tensor_reduce",
+            lower: |c, a| {
+                let axes = a
+                    .ints(3)?
+                    .iter()
+                    .map(|&x| {
+                        usize::try_from(x).map_err(|_| a.refuse(3, format!("{x} is negative")))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                one(c.tensor_reduce(
+                    a.tile(0)?,
+                    a.alu(1)?,
+                    a.tile(2)?,
+                    &axes,
+                    a.flag(4)?,
+                    a.flag(5)?,
+                ))
+            },
+        },
+        // tensor_copy_predicated(dst, src, predicate, reverse_pred=False, name=None)
+        Lowering {
+            name: "tensor_copy_predicated",
+            lower: |c, a| {
+                one(c.tensor_copy_predicated(a.tile(0)?, a.operand(1)?, a.tile(2)?, a.flag(3)?))
+            },
+        },
+        // nc_stream_shuffle(dst, src, shuffle_mask, name=None)
+        Lowering {
+            name: "nc_stream_shuffle",
+            lower: |c, a| c.nc_stream_shuffle(a.tile(0)?, a.tile(1)?, a.ints(2)?),
+        },
+    ]
+};

@@ -45,7 +45,8 @@
 //! instructions on semaphore `255 - engine index` ([`sync::sync_semaphore`]); fill values and
 //! other FP32 constants an instruction reads from a register are placed in registers
 //! allocated from 63 downwards and set through the host API, and [`Core::disasm`] writes them
-//! as `.reg` lines. [`support::NKI_API`] lists which NKI names run.
+//! as `.reg` lines. [`call`] is the one entry every NKI call's Python definition lowers
+//! through (`python/tpb/nki/isa.py`).
 #![warn(missing_docs)]
 
 // Issue 18: activation, activation_reduce and exponential.
@@ -56,6 +57,7 @@ mod affine;
 mod alloc;
 mod ap;
 mod build;
+pub mod call;
 mod core;
 pub mod dma;
 // Issue 17b calls: the STT family, cache reduce + drain, search cluster.
@@ -68,16 +70,64 @@ mod names;
 mod pe;
 // Calls split when a view needs more than one instruction.
 mod split;
-pub mod support;
 pub mod sync;
 mod tile;
 
 pub use crate::core::{Core, Label};
-pub use dve::ReduceCmd;
-pub use dve_pool::NkiEngine;
+
+/// How one NKI call lowers to instructions.
+#[derive(Clone, Copy)]
+pub struct Lowering {
+    /// The call's name as its Python definition registers it (`tensor_scalar`).
+    pub name: &'static str,
+    /// Emits the call's instructions on the core; every step it ran.
+    pub lower: fn(&mut Core, &call::Args<'_>) -> Result<Vec<StepReport>, NkiError>,
+}
+
+impl std::fmt::Debug for Lowering {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lowering")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// The lowering tables of the modules that define calls ([`call`]).
+const LOWERING_TABLES: &[&[Lowering]] = &[
+    core::LOWERINGS,
+    dve_pool::LOWERINGS,
+    dve::LOWERINGS,
+    act::LOWERINGS,
+    pe::LOWERINGS,
+];
+
+/// Every NKI call's lowering.
+pub fn lowerings() -> impl Iterator<Item = &'static Lowering> {
+    LOWERING_TABLES.iter().flat_map(|t| t.iter())
+}
+
+/// The lowering named `name`.
+pub fn lowering(name: &str) -> Option<&'static Lowering> {
+    lowerings().find(|l| l.name == name)
+}
+
+#[cfg(test)]
+mod lowering_tests {
+    #[test]
+    fn lowering_names_are_unique() {
+        let names: Vec<_> = super::lowerings().map(|l| l.name).collect();
+        for (k, n) in names.iter().enumerate() {
+            assert!(!names[..k].contains(n), "{n} twice");
+        }
+        assert!(super::lowering("tensor_scalar").is_some());
+        assert!(super::lowering("frobnicate").is_none());
+    }
+}
+pub use call::{NkiEngine, ReduceCmd};
 pub use error::NkiError;
 pub use names::{act_func, alu_op, Cmp};
 pub use tile::{free_pattern, Affine, Index, Tile, ViewError};
+use tpb_sim::StepReport;
 
 /// A `tensor_scalar` / `select` scalar operand: a compile-time immediate or a per-partition
 /// `(P, 1)` tile read through a pointer.

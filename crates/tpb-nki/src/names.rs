@@ -15,6 +15,9 @@ const NUMPY_ALU_NAMES: &[(&str, AluOp)] = &[
     ("multiply", AluOp::MULT),
     ("maximum", AluOp::MAX),
     ("minimum", AluOp::MIN),
+    // The legacy reductions' defaults (`reduce_op=np.amax`).
+    ("amax", AluOp::MAX),
+    ("amin", AluOp::MIN),
     ("divide", AluOp::DIVIDE),
     ("true_divide", AluOp::DIVIDE),
     ("power", AluOp::POW),

@@ -464,3 +464,61 @@ impl Core {
         Ok(full.index(&[rows, rows])?)
     }
 }
+
+/// The lowerings of the calls this module defines ([`crate::call`]); argument positions
+/// follow the calls' Python definitions (`python/tpb/nki/isa.py`).
+pub(crate) const LOWERINGS: &[crate::Lowering] = {
+    use crate::call::Args;
+    use crate::Lowering;
+    &[
+        // nc_matmul(dst, stationary, moving, is_stationary_onezero=False,
+        //           is_moving_onezero=False, is_transpose=False, accumulate=None,
+        //           tile_position=(), tile_size=(), perf_mode=none, name=None)
+        Lowering {
+            name: "nc_matmul",
+            lower: |c, a: &Args<'_>| {
+                // The onezero hints (1, 2) change only speed (isa-facts-pe-act-dma §1.13).
+                if !a.ints(7)?.is_empty() || !a.ints(8)?.is_empty() {
+                    return Err(NkiError::NotSupported {
+                        what: "nc_matmul tile_position / tile_size: how NKI's row and column \
+                               tiles map onto row_grp / col_grp and the array's inputs is not \
+                               public (isa-facts-pe-act-dma §1.5.8)"
+                            .into(),
+                    });
+                }
+                match a.choice_opt(9)? {
+                    None | Some("none") => {}
+                    Some(mode) => {
+                        return Err(NkiError::NotSupported {
+                            what: format!(
+                                "nc_matmul perf_mode={mode:?}: the PERF_OPT_MODE values and the \
+                                 double-row data layout are not public (isa-facts-pe-act-dma \
+                                 §1.2, §8 item 2)"
+                            ),
+                        })
+                    }
+                }
+                let (dst, st, mv) = (a.tile(0)?, a.tile(1)?, a.tile(2)?);
+                if a.flag(5)? {
+                    c.nc_matmul_transpose(dst, st, mv)
+                } else {
+                    c.nc_matmul(dst, st, mv, a.flag_opt(6)?)
+                }
+            },
+        },
+        // tpb's nl.matmul check (dst, stationary, moving): the operands as nc_matmul takes
+        // them, nothing emitted (the Matmul is emitted later, its errors belong here).
+        Lowering {
+            name: "nc_matmul_check",
+            lower: |c, a| {
+                c.check_nc_matmul(a.tile(0)?, a.tile(1)?, a.tile(2)?)?;
+                Ok(Vec::new())
+            },
+        },
+        // nc_transpose(dst, data, engine=engine.unknown, name=None)
+        Lowering {
+            name: "nc_transpose",
+            lower: |c, a| c.nc_transpose_any(a.tile(0)?, a.tile(1)?, a.engine(2)?),
+        },
+    ]
+};

@@ -454,10 +454,20 @@ fn the_constant_registers_are_not_the_users() {
 
 #[test]
 fn gpsimd_calls_and_allocation_respect_the_memories() {
-    // Maverick has no PSUM (isa-facts §11): allocation fails up front.
+    // Maverick has no PSUM (isa-facts §11): allocation is refused up front, saying so
+    // (issue 29 item 17: not "0 of 0 bytes free").
     let mut mav = Core::new(Gen::Maverick);
     let e = mav.ndarray(&[2, 2], Dtype::FP32, Space::Psum).unwrap_err();
-    assert!(matches!(e, NkiError::OutOfMemory { total: 0, .. }), "{e}");
+    assert!(matches!(e, NkiError::NotSupported { .. }), "{e}");
+    assert!(
+        e.to_string()
+            .contains("maverick: the generation has no psum"),
+        "{e}"
+    );
+    assert!(mav
+        .check_ndarray(&[2, 2], Dtype::FP32, Space::Psum)
+        .is_err());
+    assert!(mav.ndarray(&[2, 2], Dtype::FP32, Space::Sbuf).is_ok());
     // NKI: iota's dst must be SBUF (GpSimd cannot access PSUM), though the ISA allows it.
     let mut core = Core::new(Gen::Cayman);
     let p = core.ndarray(&[2, 4], Dtype::FP32, Space::Psum).unwrap();

@@ -28,7 +28,7 @@ macro_rules! int_arg {
     )*};
 }
 
-int_arg!(u8, u16, u32, u64, i32, i64, usize);
+int_arg!(u8, u16, u32, u64, i32, i64, usize, i128);
 
 /// A Python integer (or an object with `__index__`) as `T`, naming `argument` and the
 /// range `T` holds when it does not fit.
@@ -139,14 +139,6 @@ pub fn int_or<T: IntArg>(
 ) -> PyResult<T> {
     match obj.filter(|o| !o.is_none()) {
         Some(o) => int(o, argument),
-        None => Ok(default),
-    }
-}
-
-/// [`float`] of an optional argument (`None` or absent: `default`).
-pub fn float_or(obj: Option<&Bound<'_, PyAny>>, argument: &str, default: f64) -> PyResult<f64> {
-    match obj.filter(|o| !o.is_none()) {
-        Some(o) => float(o, argument),
         None => Ok(default),
     }
 }

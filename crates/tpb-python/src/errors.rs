@@ -22,6 +22,9 @@ pub enum ErrorKind {
     NotSupported,
     /// `tpb.UsageError` (ValueError): a bad argument.
     Usage,
+    /// `tpb._errors.KindError` (a `tpb.UsageError`): an argument of the wrong kind for its
+    /// parameter; nothing ran.
+    Kind,
     /// `tpb.OutOfBoundsError` (IndexError): a subscript outside its tile.
     OutOfBounds,
     /// `tpb.CapacityError` (MemoryError): a tile that does not fit.
@@ -42,6 +45,7 @@ impl ErrorKind {
             ErrorKind::Dtype => "DtypeError",
             ErrorKind::NotSupported => "NotSupported",
             ErrorKind::Usage => "UsageError",
+            ErrorKind::Kind => "KindError",
             ErrorKind::OutOfBounds => "OutOfBoundsError",
             ErrorKind::Capacity => "CapacityError",
             ErrorKind::Race => "RaceError",

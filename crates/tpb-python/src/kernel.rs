@@ -10,7 +10,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 use tpb::cmd::run::program::Program;
 use tpb::cmd::run::timeline;
 use tpb_nki::Label;
@@ -45,11 +44,39 @@ pub fn assign(
         .call1((t.core.bind(py),))?;
     let np = py.import("numpy")?;
     let target = slf.getattr("dtype")?;
+    let given = np.call_method1("asarray", (value,))?;
+    // Numbers only (ml_dtypes' are kind "V"): None or a str would become NaN or fail
+    // inside NumPy.
+    let dt = given.getattr("dtype")?;
+    let kind: String = dt.getattr("kind")?.extract()?;
+    let structured = !dt.getattr("names")?.is_none();
+    if !matches!(kind.as_str(), "b" | "i" | "u" | "f" | "V") || structured {
+        return Err(raise(
+            ErrorKind::Usage,
+            format!(
+                "tile[...] = {}: expected a number, an array of numbers or a tile",
+                value.repr()?
+            ),
+        ));
+    }
+    let shape: Vec<usize> = given.getattr("shape")?.extract()?;
+    let want = view.user_shape();
+    let fits = shape.len() <= want.len()
+        && shape
+            .iter()
+            .rev()
+            .zip(want.iter().rev())
+            .all(|(&g, &v)| g == v || g == 1);
+    if !fits {
+        return Err(raise(
+            ErrorKind::Usage,
+            format!(
+                "tile[...] = an array of shape {shape:?}: it does not broadcast to the view's {want:?}"
+            ),
+        ));
+    }
     let mut arr = np
-        .call_method1(
-            "broadcast_to",
-            (np.call_method1("asarray", (value,))?, view.user_shape()),
-        )?
+        .call_method1("broadcast_to", (given, want))?
         .call_method1("astype", (target,))?;
     if view.blocks > 0 {
         // The kernel's order (block dims, partitions, rest) to the tile's (partitions first).
@@ -66,28 +93,6 @@ pub fn assign(
     core.write(&view, host.as_slice()?).map_err(nki_error)
 }
 
-/// Labels the next instructions of `core` with the kernel source line, `name=` and
-/// `engine=` of the call making them.
-#[pyfunction]
-#[pyo3(signature = (core, origin = None, name = None, engine = None))]
-pub fn _kernel_set_call(
-    core: &Bound<'_, Core>,
-    origin: Option<String>,
-    name: Option<String>,
-    engine: Option<&str>,
-) -> PyResult<()> {
-    let engine = match engine {
-        None | Some("unknown") => None,
-        Some(e) => Some(engine_arg(e)?),
-    };
-    core.get().lock(core.py()).set_call(Label {
-        origin: origin.map(Arc::from),
-        name: name.map(Arc::from),
-        engine,
-    });
-    Ok(())
-}
-
 /// Turns `core`'s emitted synchronisation on or off (`simulate_kernel(synchronize=...)`).
 #[pyfunction]
 pub fn _kernel_set_auto_sync(core: &Bound<'_, Core>, on: bool) {
@@ -99,25 +104,6 @@ pub fn _kernel_set_auto_sync(core: &Bound<'_, Core>, on: bool) {
 #[pyfunction]
 pub fn _kernel_set_clip_views(core: &Bound<'_, Core>, on: bool) {
     core.get().lock(core.py()).set_clip_views(on);
-}
-
-/// An `engine=` value: NKI's names (`vector`, `gpsimd`, `scalar`, `tensor`, `sync`) or the
-/// queue names (`dve`, `pool`, `act`, `pe`, `sp`).
-fn engine_arg(e: &str) -> PyResult<EngineId> {
-    let q = match e {
-        "vector" => "dve",
-        "gpsimd" => "pool",
-        "scalar" => "act",
-        "tensor" => "pe",
-        "sync" => "sp",
-        other => other,
-    };
-    EngineId::from_name(q).ok_or_else(|| {
-        raise(
-            ErrorKind::Usage,
-            format!("engine={e:?}: expected vector, gpsimd, scalar, tensor, sync or unknown"),
-        )
-    })
 }
 
 /// A kernel's profile: the emitted program re-run on the engine scheduler.
@@ -472,32 +458,4 @@ pub fn _kernel_profile(py: Python<'_>, core: &Bound<'_, Core>, name: &str) -> Py
         ));
     }
     Ok(profile)
-}
-
-/// The NKI API table (`tpb_nki::support`): `(module, name, status, detail)` rows.
-#[pyfunction]
-pub fn _nki_support() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    tpb_nki::support::NKI_API
-        .iter()
-        .map(|&(m, n, s)| (m, n, s.tag(), s.detail()))
-        .collect()
-}
-
-/// Raises `tpb.NotSupported` for `module.name` with the table's reason: "not supported
-/// yet: nki.isa.tensor_tensor needs TensorTensor (…)" or "not supported: …".
-#[pyfunction]
-#[pyo3(signature = (module, name, form = None))]
-pub fn _nki_refuse(module: &str, name: &str, form: Option<&str>) -> PyErr {
-    use tpb_nki::support::{status, Status};
-    let what = match form {
-        Some(f) => format!("nki.{module}.{name} ({f})"),
-        None => format!("nki.{module}.{name}"),
-    };
-    let msg = match status(module, name) {
-        Some(Status::NotYet(need)) => format!("not supported yet: {what} needs {need}"),
-        Some(Status::Partial(d)) => format!("not supported yet: {what}; tpb runs {d}"),
-        Some(Status::NotSupported(why)) => format!("not supported: {what}: {why}"),
-        Some(Status::Supported) | None => format!("not supported: {what}"),
-    };
-    raise(ErrorKind::NotSupported, msg)
 }

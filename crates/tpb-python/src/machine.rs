@@ -234,17 +234,28 @@ impl Machine {
     /// `hbm_bytes`: the size of device memory (HBM, default 1 GiB, at most 64 GiB; pages
     /// are allocated when written). HBM regions are written `"hbm+0x1000:fp32:4x8"`.
     #[new]
-    #[pyo3(signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false, strict_exact = false, hbm_bytes = tpb_sim::DEFAULT_HBM_BYTES))]
+    #[pyo3(
+        signature = (gen = "cayman", strict = false, fp8_e4m3 = "ieee", fp8_ocp_sat = false, strict_exact = false, hbm_bytes = None),
+        text_signature = "(gen='cayman', strict=False, fp8_e4m3='ieee', fp8_ocp_sat=False, strict_exact=False, hbm_bytes=1073741824)"
+    )]
     fn new(
         gen: &str,
         strict: bool,
         fp8_e4m3: &str,
         fp8_ocp_sat: bool,
         strict_exact: bool,
-        hbm_bytes: u64,
+        hbm_bytes: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Machine> {
+        // Any int is an argument error here, never an OverflowError (issue 29 item 14).
+        let hbm_bytes: i128 = match hbm_bytes.filter(|b| !b.is_none()) {
+            Some(b) => args::int(b, "hbm_bytes")?,
+            None => i128::from(tpb_sim::DEFAULT_HBM_BYTES),
+        };
         let mut c = config(gen, strict, fp8_e4m3, fp8_ocp_sat)?;
-        if !(1..=tpb_sim::MAX_HBM_BYTES).contains(&hbm_bytes) {
+        let Some(hbm_bytes) = u64::try_from(hbm_bytes)
+            .ok()
+            .filter(|b| (1..=tpb_sim::MAX_HBM_BYTES).contains(b))
+        else {
             return Err(raise(
                 ErrorKind::Usage,
                 format!(
@@ -252,7 +263,7 @@ impl Machine {
                     tpb_sim::MAX_HBM_BYTES
                 ),
             ));
-        }
+        };
         c.hbm_bytes = hbm_bytes;
         // A Matmul (exact per our order) or a table function (approximate) is a fault.
         c.strict_exact = strict_exact;

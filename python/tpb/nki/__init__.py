@@ -24,8 +24,10 @@ a :class:`Core` directly, outside a kernel::
 
 from __future__ import annotations
 
+from typing import List, Tuple
+
 from .._tpb import Core, Profile, Tile
-from . import collectives, compiler, constants, dtypes, isa, language, tensor, typing
+from . import _api, collectives, compiler, constants, dtypes, isa, language, tensor, typing
 from ._runner import (Kernel, baremetal, benchmark, jit, profile, profile_kernel, simulate,
                       simulate_kernel)
 
@@ -37,7 +39,7 @@ _operators.install()
 dtype = dtypes
 
 
-def api_support() -> list:
+def api_support() -> List[Tuple[str, str, str, str]]:
     """Every NKI name tpb knows: ``(module, name, status, detail)`` with status
     ``supported``, ``partial``, ``not yet`` (the detail names the missing instruction) or
     ``not supported`` (the detail says why).
@@ -46,9 +48,7 @@ def api_support() -> list:
 
         [r for r in tpb.nki.api_support() if r[2] == "not yet"]
     """
-    from .. import _tpb
-
-    return list(_tpb._nki_support())
+    return _api.api_support()
 
 
 __all__ = [

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from types import CodeType, FrameType
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -71,7 +72,10 @@ def enter(ctx: Optional[KernelContext]) -> Optional[KernelContext]:
     return old
 
 
-_IN_PKG: dict = {}  # co_filename -> whether it is a file of the tpb package
+_IN_PKG: Dict[str, bool] = {}  # co_filename -> whether it is a file of the tpb package
+# (id(code), instruction offset) -> (code, "file:line"): the offset is read without
+# computing the line (a line-table walk), the code object is kept so its id stays its own.
+_ORIGINS: Dict[Tuple[int, int], Tuple[CodeType, str]] = {}
 
 
 def _in_pkg(filename: str) -> bool:
@@ -84,17 +88,36 @@ def _in_pkg(filename: str) -> bool:
 
 def origin() -> Optional[str]:
     """``file:line`` of the first caller outside the tpb package (the kernel source)."""
-    f = sys._getframe(1)
-    while f is not None and _in_pkg(f.f_code.co_filename):
+    f: Optional[FrameType] = sys._getframe(1)
+    in_pkg = _IN_PKG
+    while f is not None:
+        name = f.f_code.co_filename
+        hit = in_pkg.get(name)
+        if hit is None:
+            hit = _in_pkg(name)
+        if not hit:
+            break
         f = f.f_back
     if f is None:
         return None
-    return f"{f.f_code.co_filename}:{f.f_lineno}"
+    code = f.f_code
+    key = (id(code), f.f_lasti)
+    entry = _ORIGINS.get(key)
+    if entry is None or entry[0] is not code:
+        if len(_ORIGINS) > 65536:  # bounded: kernels generated on the fly
+            _ORIGINS.clear()
+        entry = _ORIGINS[key] = (code, f"{code.co_filename}:{f.f_lineno}")
+    return entry[1]
 
 
 # Per core: a value-returning matmul not emitted yet (``language.matmul``), so that
 # ``acc += nl.matmul(...)`` becomes one Matmul accumulating into ``acc``, as NKI lowers it.
 _pending: Dict[int, Tuple[Any, Any, Callable[[Any], None]]] = {}
+
+
+def pending_matmuls() -> Dict[int, Tuple[Any, Any, Callable[[Any], None]]]:
+    """The pending emissions, by core (the dict itself: empty when nothing is pending)."""
+    return _pending
 
 
 def defer(core: Any, result: Any, emit: Callable[[Any], None]) -> None:
@@ -123,13 +146,3 @@ def flush(core: Any) -> None:
 def discard(core: Any) -> None:
     """Drops the core's pending matmul (a kernel run that raised)."""
     _pending.pop(id(core), None)
-
-
-def label(core: Any, name: Optional[str] = None, engine: Any = None) -> None:
-    """Labels the next instructions of ``core`` with the caller's source line (after
-    emitting a pending matmul, which keeps its own line)."""
-    flush(core)
-    eng = None if engine is None else getattr(engine, "value", engine)
-    if eng is not None and not isinstance(eng, str):
-        raise UsageError(f"engine={engine!r}: expected an nki.isa.engine member or a name")
-    _tpb._kernel_set_call(core, origin(), name, eng)

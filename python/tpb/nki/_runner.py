@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import os
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 
@@ -211,24 +212,53 @@ def _outputs(result: Any) -> Any:
     return result
 
 
+def _same_gen(gen: str) -> str:
+    """``gen`` as the tpb generation name a core reports (``trn2`` is ``cayman``)."""
+    try:
+        return platform_gen(gen)
+    except UsageError:
+        return gen
+
+
 def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized_reads: str,
          kwargs: dict) -> Tuple[Any, Any]:
     nki_options, kwargs = _split_options(kwargs)
+    gen_asked = gen
     if gen is None:
         target = nki_options.get("platform_target")
         gen = platform_gen(target) if target is not None else default_gen()
     if uninitialized_reads not in ("raise", "warn"):
-        raise UsageError('uninitialized_reads must be "raise" or "warn"')
+        raise UsageError(f'uninitialized_reads={uninitialized_reads!r}: "raise" or "warn"',
+                         parameter="uninitialized_reads")
     out_of_bounds = kwargs.pop("out_of_bounds", "raise")
     if out_of_bounds not in ("raise", "warn"):
-        raise UsageError('out_of_bounds must be "raise" or "warn"')
+        raise UsageError(f'out_of_bounds={out_of_bounds!r}: "raise" or "warn"',
+                         parameter="out_of_bounds")
     k = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
+    if not callable(k.fn):
+        raise UsageError(f"kernel: {k.fn!r} is not a function", parameter="kernel")
+    if inspect.isgeneratorfunction(k.fn) or inspect.iscoroutinefunction(k.fn) \
+            or inspect.isasyncgenfunction(k.fn):
+        raise UsageError(f"kernel {getattr(k.fn, '__name__', k.fn)!r} is a generator or async "
+                         "function: an NKI kernel is a plain function that runs its calls and "
+                         "returns its outputs", parameter="kernel")
     core = kwargs.pop("core", None)
     synchronize = kwargs.pop("synchronize", True)
-    strict_exact = bool(kwargs.pop("strict_exact", False))
+    strict_exact = kwargs.pop("strict_exact", False)
+    for opt, v in (("synchronize", synchronize), ("strict_exact", strict_exact)):
+        if not isinstance(v, bool):
+            raise UsageError(f"{opt}={v!r}: True or False", parameter=opt)
     if core is None:
-        core = _tpb.Core(gen=gen, strict=uninitialized_reads == "raise",
+        core = _tpb.Core(gen=gen or "cayman", strict=uninitialized_reads == "raise",
                          strict_exact=strict_exact)
+    elif not isinstance(core, _tpb.Core):
+        raise UsageError(f"core={core!r}: a tpb.nki.Core", parameter="core")
+    elif gen_asked is not None and _same_gen(gen_asked) != core.gen:
+        raise UsageError(f"gen={gen_asked!r} with core= (a {core.gen} core): the core's "
+                         "generation is the run's; pass one of them", parameter="gen")
+    elif strict_exact:
+        raise UsageError("strict_exact=True with core=: make the core with "
+                         "nki.Core(strict_exact=True)", parameter="strict_exact")
     _tpb._kernel_set_auto_sync(core, bool(synchronize))
     _tpb._kernel_set_clip_views(core, out_of_bounds == "warn")
     args = [_kernel_argument(core, a) for a in arrays]
@@ -242,6 +272,10 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
             # instance's tiles are released as soon as the next one starts.
             out = None
             out = k.fn(*args, **kwargs)
+            if inspect.isgenerator(out) or inspect.isawaitable(out):
+                raise UsageError(f"kernel {getattr(k.fn, '__name__', k.fn)!r} returned "
+                                 f"{type(out).__name__}: an NKI kernel is a plain function",
+                                 parameter="kernel")
             _context.flush(core)
         finally:
             _context.discard(core)
@@ -272,7 +306,7 @@ def simulate_kernel(kernel: Any, *arrays: Any, gen: Optional[str] = None,
             ``nl.load``; the HBM tensors it returns come back as NumPy arrays).
         gen: the generation (``sunda``, ``cayman``, ``mariana``, ``maverick``); by default
             ``NEURON_PLATFORM_TARGET_OVERRIDE`` (``trn1``, ``trn2``, ``trn3``, ``gen2``...) or
-            ``cayman``.
+            ``cayman``; with ``core=``, the core's (another one is an error).
         uninitialized_reads: ``"raise"`` (default: reading bytes never written raises
             :class:`tpb.Fault` of kind ``strict``) or ``"warn"``.
         out_of_bounds: ``"raise"`` (default: a subscript past its tile raises

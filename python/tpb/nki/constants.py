@@ -55,13 +55,13 @@ class engine(enum.Enum):
     """The engine a call runs on (``engine=``); ``unknown`` lets tpb choose as the compiler
     does (the opcode table's engine)."""
 
-    unknown = "unknown"
-    tensor = "tensor"
-    vector = "vector"
-    scalar = "scalar"
-    gpsimd = "gpsimd"
-    dma = "dma"
-    sync = "sync"
+    unknown = 0
+    tensor = 1
+    scalar = 2
+    gpsimd = 3
+    dma = 4
+    vector = 5
+    sync = 6
 
 
 # Deprecated aliases NKI keeps (nki-api §3.0): `engine=nisa.vector_engine`.
@@ -89,11 +89,13 @@ class nc_version(enum.IntEnum):
     gen4 = 4
 
 
-class reduce_cmd:
-    """``nki.isa.reduce_cmd``: what a call does to the vector engine's accumulator."""
+class reduce_cmd(enum.Enum):
+    """``nki.isa.reduce_cmd``: what a call does to its engine's accumulator (``idle`` leaves
+    it, ``reset`` zeroes it, ``reduce`` accumulates, ``reset_reduce`` zeroes then
+    accumulates, ``load_reduce`` loads an initial value then accumulates)."""
 
-    idle = "idle"
-    reset = "reset"
-    reduce = "reduce"
-    reset_reduce = "reset_reduce"
-    load_reduce = "load_reduce"
+    idle = 0
+    reset = 1
+    reduce = 2
+    reset_reduce = 3
+    load_reduce = 4

@@ -4,98 +4,81 @@ Operators and comparisons are NumPy ufuncs (``numpy.multiply``, ``numpy.greater_
 ``nki.language`` operators (``nl.multiply``) or their names; scalar operands are Python
 numbers (immediates) or ``(P, 1)`` tiles (one value per partition, read through a pointer).
 Every tile argument may be a view (``t[:, nl.ds(i * 64, 64)]``, ``t[32:64]``). Every call
-takes ``name=`` (labels the instruction in profiles, races and capacity errors),
-``engine=`` where NKI has it, and the legacy ``mask=`` (an affine predicate over
-``nl.arange`` indices, which shrinks the operands as the compiler does). Each call returns
-a :class:`tpb.RunReport` for the instruction it ran. Calls whose instruction tpb does not
-have yet raise :class:`tpb.NotSupported` naming it ("not supported yet: ... needs ...").
+takes ``name=`` (labels the instruction in profiles, races and capacity errors) and
+``engine=`` where NKI has it, and returns a :class:`tpb.RunReport` for the instructions it
+ran. The legacy (``neuronxcc.nki``) forms run too: value-returning calls without ``dst``,
+positional or keyword (``nisa.tensor_reduce(op=nl.add, data=x, axis=1)``), and ``mask=``
+(an affine predicate over ``nl.arange`` indices, which shrinks the operands as the compiler
+does). A bad argument raises :class:`tpb.UsageError` naming the parameter; a call whose
+instruction tpb does not have yet raises :class:`tpb.NotSupported` naming it.
+
+Each call is defined once, here: its signature, types and docstring, registered with its
+Rust lowering (:mod:`tpb.nki._api`; docs/contributing.md, "Adding an NKI call").
 """
+
+# mypy: disable-error-code="empty-body"
+# (a lowered call's body is its docstring: the registry supplies the implementation)
 
 from __future__ import annotations
 
 import operator
-from typing import Any, Optional
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
 
 from .. import _tpb
-from . import _context, constants
-from ._mask import apply_mask
+from .._errors import UsageError
+from . import _api, _context
+from ._api import SUPPORTED, composed, legacy, lowered, not_supported, not_yet, partial, refused
+from ._mask import IndexExpr, Predicate, apply_mask
+from ._types import (
+    ActOp,
+    AluOp,
+    Axes,
+    CmpOp,
+    DgeMode,
+    DmaEngine,
+    DType,
+    EngineArg,
+    Ints,
+    Mask,
+    Name,
+    OobMode,
+    Operand,
+    Pattern,
+    PerfMode,
+    ReduceCmdArg,
+    RunReport,
+    Tile,
+)
+from . import constants
 from .constants import (dge_mode, dma_engine, engine, gpsimd_engine, matmul_perf_mode,
                         nc_version, oob_mode, reduce_cmd, scalar_engine, tensor_engine,
                         unknown_engine, vector_engine)
-from .._errors import UsageError
 
+_FP32_MIN = -3.4028234663852886e38
 
 __all__ = [
-    "activation",
-    "activation_reduce",
     "constants",
     "dge_mode",
-    "dma_copy",
     "dma_engine",
-    "affine_select",
     "engine",
-    "exponential",
-    "get_nc_version",
-    "iota",
+    "gpsimd_engine",
     "matmul_perf_mode",
-    "max8",
-    "memset",
-    "nc_find_index8",
-    "nc_match_replace8",
-    "nc_matmul",
-    "nc_stream_shuffle",
-    "nc_transpose",
     "nc_version",
     "oob_mode",
-    "range_select",
-    "reciprocal",
     "reduce_cmd",
-    "scalar_tensor_tensor",
-    "select",
-    "select_reduce",
-    "tensor_copy",
-    "tensor_copy_predicated",
-    "tensor_reduce",
-    "tensor_scalar",
-    "tensor_scalar_cumulative",
-    "tensor_scalar_reduce",
-    "tensor_tensor",
-    "tensor_tensor_scan",
-    "tensor_engine",
-    "vector_engine",
     "scalar_engine",
-    "gpsimd_engine",
+    "tensor_engine",
     "unknown_engine",
+    "vector_engine",
 ]
 
 
-_GEN_VERSION = {"sunda": nc_version.gen2, "cayman": nc_version.gen3, "mariana": nc_version.gen4}
-
-
-def get_nc_version() -> nc_version:
-    """The NeuronCore version of the kernel run's generation.
-
-    Example::
-
-        if nisa.get_nc_version() >= nisa.nc_version.gen3: ...
-    """
-    ctx = _context.current("nki.isa.get_nc_version")
-    gen = ctx.core.gen
-    if gen not in _GEN_VERSION:
-        raise _tpb._nki_refuse("isa", "get_nc_version", f"generation {gen}")
-    return _GEN_VERSION[gen]
-
-
-def _op_name(op: Any) -> Any:
-    return getattr(op, "__tpb_op__", op)
-
-
-def _prepare(dst: Any, name: Optional[str], eng: Any) -> None:
-    _context.label(dst.core, name, eng)
-
-
-def iota(dst: Any, pattern: Any, offset: int = 0, channel_multiplier: int = 0, *,
-         name: Optional[str] = None, mask: Any = None) -> Any:
+# --- GpSimd -----------------------------------------------------------------------------------
+@lowered(status=SUPPORTED)
+def iota(dst: Tile, pattern: Pattern, offset: int = 0, channel_multiplier: int = 0,
+         name: Name = None) -> RunReport:
     """GpSimd ``Iota``: ``dst[c, w, z, y, x] = offset + c·channel_multiplier + Σ index·step``
     in int32, cast to ``dst``'s dtype.
 
@@ -106,21 +89,49 @@ def iota(dst: Any, pattern: Any, offset: int = 0, channel_multiplier: int = 0, *
         offset: int32 start value.
         channel_multiplier: int32 added per partition.
         name: label for profiles and errors.
-        mask: legacy affine predicate; shrinks ``dst``.
+
+    Legacy form ``iota(expr, dtype, mask=None)`` returns a new tile holding an
+    ``nl.arange`` expression.
 
     Example::
 
         ramp = nl.ndarray((128, 64), nl.float32)
         nisa.iota(ramp, [[1, 64]], offset=0, channel_multiplier=64)   # ramp[p, x] = 64p + x
     """
-    (dst,) = apply_mask(mask, dst)
-    _prepare(dst, name, None)
-    return _tpb.iota(dst, pattern, offset, channel_multiplier)
 
 
-def affine_select(dst: Any, pattern: Any, channel_multiplier: int, on_true_tile: Any,
-                  on_false_value: float, cmp_op: Any = None, offset: int = 0, *,
-                  name: Optional[str] = None, mask: Any = None) -> Any:
+def _affine_form(expr: IndexExpr, what: str) -> Tuple[int, List[int], List[int]]:
+    """``(constant, coefficients, sizes)`` of a placed ``nl.arange`` expression."""
+    affine = getattr(expr, "__tpb_affine__", None)
+    if affine is None:
+        raise UsageError(f"nki.isa.{what}: place the nl.arange expression on the grid "
+                         "(nl.arange(n)[:, None] for partitions, [None, :] for the free axis)",
+                         call=f"nki.isa.{what}", parameter="expr")
+    constant, coeffs, sizes = affine()
+    return int(constant), [int(c) for c in coeffs], [int(n) for n in sizes]
+
+
+@legacy(iota)
+def _iota_legacy(expr: IndexExpr, dtype: DType, *, mask: Optional[Mask] = None) -> Tile:
+    """``iota(expr, dtype)``: a new tile of the expression's grid shape holding its values
+    (``nl.arange(64)[None, :]`` is a ``(1, 64)`` ramp, ``nl.arange(128)[:, None] * 64 +
+    nl.arange(64)[None, :]`` a ``(128, 64)`` one)."""
+    constant, coeffs, sizes = _affine_form(expr, "iota")
+    if len(sizes) < 2:
+        sizes, coeffs = sizes + [1], coeffs + [0]
+    out = _context.current("nki.isa.iota").core.ndarray(list(sizes), dtype)
+    (dst,) = apply_mask(mask, out)
+    pattern = [[c, n] for c, n in zip(coeffs[1:], sizes[1:])]
+    iota(dst, pattern, offset=constant, channel_multiplier=coeffs[0])
+    return out
+
+
+@lowered(status=partial(
+    "cmp_op greater, greater_equal, equal, not_equal (AFFINE_SELECT_CMP); the legacy pred form "
+    "takes one comparison of affine nl.arange expressions (not several joined with &)"))
+def affine_select(dst: Tile, pattern: Pattern, channel_multiplier: int, on_true_tile: Tile,
+                  on_false_value: float, cmp_op: CmpOp = np.equal, offset: int = 0,
+                  name: Name = None) -> RunReport:
     """GpSimd ``AffineSelect``: keeps ``on_true_tile`` where
     ``cmp_op(offset + c·channel_multiplier + Σ index·step, 0)`` holds, else the FP32
     ``on_false_value`` (cast to ``dst``'s dtype).
@@ -135,65 +146,92 @@ def affine_select(dst: Any, pattern: Any, channel_multiplier: int, on_true_tile:
             ``nl.not_equal`` (``less`` forms raise: negate the coefficients).
         offset: int32 constant term.
         name: label for profiles and errors.
-        mask: legacy affine predicate; shrinks the tiles.
+
+    Legacy form ``affine_select(pred, on_true_tile, on_false_value, mask=None,
+    dtype=None)``: ``pred`` is one comparison of affine ``nl.arange`` expressions
+    (``i_q >= i_k``), returning a new tile.
 
     Example (the causal mask of nki-library's attention kernels)::
 
         nisa.affine_select(masked, [[-1, 512]], 1, scores, -3.4028235e38,
                            cmp_op=nl.greater_equal)
     """
-    dst, on_true_tile = apply_mask(mask, dst, on_true_tile)
-    _prepare(dst, name, None)
-    return _tpb.affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value,
-                              cmp_op=_op_name(cmp_op) if cmp_op is not None else None,
-                              offset=offset)
 
 
-def tensor_scalar(dst: Any = None, data: Any = None, op0: Any = None, operand0: Any = None,
-                  reverse0: bool = False, op1: Any = None, operand1: Any = None,
-                  reverse1: bool = False, engine: Any = None, *, name: Optional[str] = None,
-                  mask: Any = None, dtype: Any = None) -> Any:
+@legacy(affine_select)
+def _affine_select_legacy(pred: Predicate, on_true_tile: Tile, on_false_value: float, *,
+                          mask: Optional[Mask] = None, dtype: Optional[DType] = None) -> Tile:
+    """``affine_select(pred, on_true_tile, on_false_value)``: a new tile of
+    ``on_true_tile``'s shape keeping it where ``pred`` (one comparison of an affine
+    ``nl.arange`` expression, ``i_q >= i_k``) holds, as the compiler lowers it: the
+    expression's partition coefficient, free steps and constant become AffineSelect's
+    channel multiplier, pattern and offset, compared with 0."""
+    if len(pred.terms) != 1:
+        raise _api.refuse("isa", "affine_select",
+                          "a pred joined with & (NKI: one comparison; use two calls)")
+    expr, op, k = pred.terms[0]
+    constant, coeffs, _ = _affine_form(expr, "affine_select")
+    shape = [int(d) for d in on_true_tile.shape]
+    if len(coeffs) != len(shape):
+        raise UsageError(f"nki.isa.affine_select: pred is over {len(coeffs)} axes, "
+                         f"on_true_tile has {len(shape)}", call="nki.isa.affine_select",
+                         parameter="pred")
+    # value op k  <=>  sign·(value - k) > 0 (or >= 0): AFFINE_SELECT_CMP has GT and GE.
+    sign, cmp = {"<": (-1, "greater"), "<=": (-1, "greater_equal"),
+                 ">": (1, "greater"), ">=": (1, "greater_equal")}[op]
+    pattern = [[sign * c, n] for c, n in zip(coeffs[1:], shape[1:])]
+    out = on_true_tile.core.ndarray(shape, dtype if dtype is not None else on_true_tile.dtype)
+    dst, src = apply_mask(mask, out, on_true_tile)
+    affine_select(dst, pattern, sign * coeffs[0], src, on_false_value, cmp_op=cmp,
+                  offset=sign * (constant - k))
+    return out
+
+
+# --- Vector engine (and the engine= calls) ------------------------------------------------
+@lowered(status=SUPPORTED)
+def tensor_scalar(dst: Tile, data: Tile, op0: AluOp, operand0: Optional[Operand],
+                  reverse0: bool = False, op1: Optional[AluOp] = None,
+                  operand1: Optional[Operand] = None, reverse1: bool = False,
+                  engine: EngineArg = engine.unknown, name: Name = None) -> RunReport:
     """Vector ``TensorScalar``: ``dst = (data op0 operand0) op1 operand1`` element-wise;
     arithmetic ops compute in FP32 (operands FP32), bitvec ops on integer bits.
 
     Parameters:
-        dst: tile to write (the legacy form without ``dst`` returns a new tile instead:
-            ``tensor_scalar(data, op0, operand0, ..., dtype=None)``).
+        dst: tile to write.
         data: input tile, same partitions and element count as ``dst``.
         op0, op1: ALU operators (``nl.multiply``, ``numpy.add``, ``"bitwise_and"``, ...);
             ``op1=None`` for one op (then ``operand1`` must be ``None``).
-        operand0, operand1: a number or a ``(P, 1)`` tile.
+        operand0, operand1: a number or a ``(P, 1)`` tile (``None`` for a unary op0 such as
+            ``nl.abs``).
         reverse0, reverse1: swap the operand order of that stage.
         engine: ``engine.vector`` / ``unknown`` (TensorScalar runs on the Vector engine).
         name: label for profiles and errors.
-        mask: legacy affine predicate; shrinks the tiles.
+
+    Legacy form ``tensor_scalar(data, op0, operand0, ..., dtype=None, mask=None)`` returns
+    a new tile.
 
     Example::
 
         nisa.tensor_scalar(out, x, nl.multiply, 0.5, op1=nl.add, operand1=1.0)
     """
-    if data is not None and not _is_tile(data):
-        # Legacy positional form tensor_scalar(data, op0, operand0, ...): shift.
-        dst, data, op0, operand0 = None, dst, data, op0
-    if dst is None:
-        # Legacy value-returning form: a new SBUF tile like data (dtype= to cast).
-        from . import language as nl
-
-        out = nl.ndarray(tuple(data.shape), dtype or data.dtype, buffer=nl.sbuf)
-        tensor_scalar(out, data, op0, operand0, reverse0, op1, operand1, reverse1, engine,
-                      name=name, mask=mask)
-        return out
-    dst, data = apply_mask(mask, dst, data)
-    _prepare(dst, name, engine)
-    return _tpb.tensor_scalar(dst, data, _op_name(op0), operand0, reverse0,
-                              _op_name(op1) if op1 is not None else None, operand1, reverse1)
 
 
-def range_select(dst: Any, on_true_tile: Any, comp_op0: Any, comp_op1: Any, bound0: Any,
-                 bound1: Any, reduce_cmd: Any = "idle", reduce_res: Any = None,
-                 reduce_op: Any = None, range_start: float = 0.0,
-                 on_false_value: float = -3.4028234663852886e38, *,
-                 name: Optional[str] = None) -> Any:
+@legacy(tensor_scalar, like="data")
+def _tensor_scalar_legacy(data: Tile, op0: AluOp, operand0: Optional[Operand],
+                          reverse0: bool = False, op1: Optional[AluOp] = None,
+                          operand1: Optional[Operand] = None, reverse1: bool = False, *,
+                          dtype: Optional[DType] = None, mask: Optional[Mask] = None,
+                          engine: EngineArg = engine.unknown) -> Tile:
+    """``tensor_scalar(data, op0, operand0, ...)`` returning a new tile like ``data``."""
+
+
+@lowered(status=partial("reduce_cmd=idle (tpb's default: NKI 0.6.0's is reset_reduce, whose "
+                        "accumulator read-out is not public)"))
+def range_select(dst: Tile, on_true_tile: Tile, comp_op0: CmpOp, comp_op1: CmpOp,
+                 bound0: Operand, bound1: Operand, reduce_cmd: ReduceCmdArg = reduce_cmd.idle,
+                 reduce_res: Optional[Tile] = None, reduce_op: AluOp = np.maximum,
+                 range_start: float = 0, on_false_value: float = _FP32_MIN,
+                 name: Name = None) -> RunReport:
     """Vector ``RangeSelect`` (cayman and later): keeps element ``k`` where
     ``comp_op0(range_start + k, bound0)`` and ``comp_op1(range_start + k, bound1)`` hold
     (FP32), else ``on_false_value``.
@@ -204,8 +242,10 @@ def range_select(dst: Any, on_true_tile: Any, comp_op0: Any, comp_op1: Any, boun
         comp_op0, comp_op1: ``nl.equal``, ``nl.less``, ``nl.less_equal``, ``nl.greater``,
             ``nl.greater_equal``.
         bound0, bound1: numbers or ``(P, 1)`` FP32 tiles.
-        reduce_cmd: only ``"idle"`` (the running max's read-out is not public).
-        reduce_res, reduce_op: must be ``None`` (see ``reduce_cmd``).
+        reduce_cmd: only ``idle`` runs (the running max's read-out is not public); NKI's
+            default is ``reset_reduce``, tpb's ``idle``.
+        reduce_res: must be ``None`` (see ``reduce_cmd``).
+        reduce_op: ``nl.maximum`` (the only reduction NKI allows).
         range_start: FP32 index of the first element.
         on_false_value: FP32 fill (NKI requires FP32_MIN).
         name: label for profiles and errors.
@@ -214,16 +254,21 @@ def range_select(dst: Any, on_true_tile: Any, comp_op0: Any, comp_op1: Any, boun
 
         nisa.range_select(out, scores, nl.greater_equal, nl.less, lo, hi)
     """
-    if reduce_res is not None:
-        raise _tpb._nki_refuse("isa", "range_select", "reduce_res")
-    _prepare(dst, name, None)
-    cmd = getattr(reduce_cmd, "name", reduce_cmd)
-    return _tpb.range_select(dst, on_true_tile, _op_name(comp_op0), _op_name(comp_op1), bound0,
-                             bound1, range_start, on_false_value, cmd)
 
 
-def select(dst: Any, predicate: Any, on_true_tile: Any, on_false_value: Any,
-           reverse_pred: bool = False, *, name: Optional[str] = None) -> Any:
+@legacy(range_select, like="on_true_tile")
+def _range_select_legacy(*, on_true_tile: Tile, comp_op0: CmpOp, comp_op1: CmpOp,
+                         bound0: Operand, bound1: Operand,
+                         reduce_cmd: ReduceCmdArg = reduce_cmd.idle,
+                         reduce_res: Optional[Tile] = None, reduce_op: AluOp = np.amax,
+                         range_start: float = 0, on_false_value: float = _FP32_MIN,
+                         mask: Optional[Mask] = None, dtype: Optional[DType] = None) -> Tile:
+    """``range_select(on_true_tile=..., ...)`` returning a new tile."""
+
+
+@lowered(status=SUPPORTED)
+def select(dst: Tile, predicate: Operand, on_true_tile: Tile, on_false_value: Operand,
+           reverse_pred: bool = False, name: Name = None) -> RunReport:
     """Vector ``TensorScalarSelect`` (tpb's name; no NKI call emits it directly):
     ``dst = predicate ? on_true_tile : on_false_value`` with one predicate per partition.
 
@@ -239,16 +284,28 @@ def select(dst: Any, predicate: Any, on_true_tile: Any, on_false_value: Any,
 
         nisa.select(out, keep, scores, 0.0)
     """
-    _prepare(dst, name, None)
-    return _tpb.select(dst, predicate, on_true_tile, on_false_value, reverse_pred)
 
 
-def _eng(e: Any) -> Any:
-    return None if e is None else getattr(e, "value", e)
+_GEN_VERSION = {"sunda": nc_version.gen2, "cayman": nc_version.gen3, "mariana": nc_version.gen4}
 
 
-def tensor_tensor(dst: Any, data1: Any, data2: Any, op: Any, engine: Any = None, *,
-                  name: Optional[str] = None, mask: Any = None) -> Any:
+@composed("isa")
+def get_nc_version() -> nc_version:
+    """The NeuronCore version of the kernel run's generation.
+
+    Example::
+
+        if nisa.get_nc_version() >= nisa.nc_version.gen3: ...
+    """
+    gen = _context.current("nki.isa.get_nc_version").core.gen
+    if gen not in _GEN_VERSION:
+        raise _api.refuse("isa", "get_nc_version", f"generation {gen}")
+    return _GEN_VERSION[gen]
+
+
+@lowered(status=SUPPORTED)
+def tensor_tensor(dst: Tile, data1: Tile, data2: Tile, op: AluOp,
+                  engine: EngineArg = engine.unknown, name: Name = None) -> RunReport:
     """``TensorTensor``: ``dst = data1 op data2`` element-wise (FP32 arithmetic; bitvec ops
     on integer bits; int32/uint32 operands on the GpSimd integer band unless
     ``engine=engine.vector``).
@@ -259,82 +316,113 @@ def tensor_tensor(dst: Any, data1: Any, data2: Any, op: Any, engine: Any = None,
         op: an ALU operator (``nl.add``, ``nl.maximum``, ``np.bitwise_and``, ...).
         engine: ``engine.vector``, ``engine.gpsimd`` or ``unknown`` (the queue it runs on).
         name: label for profiles and errors.
-        mask: legacy affine predicate; shrinks the tiles.
+
+    Legacy form ``tensor_tensor(data1, data2, op, dtype=None, mask=None)`` returns a new
+    tile (default dtype: the wider input's).
 
     Example::
 
         nisa.tensor_tensor(c, a, b, nl.add)
     """
-    dst, data1, data2 = apply_mask(mask, dst, data1, data2)
-    _prepare(dst, name, engine)
-    return _tpb.tensor_tensor(dst, data1, data2, _op_name(op), _eng(engine), name)
 
 
-def tensor_copy(dst: Any, src: Any = None, engine: Any = None, *, name: Optional[str] = None,
-                mask: Any = None, dtype: Any = None) -> Any:
+def _wider(a: Dict[str, object]) -> Tuple[Sequence[int], object]:
+    """The legacy tensor_tensor result: data1's shape, the wider input dtype (data1's on a
+    tie)."""
+    d1, d2 = a["data1"], a["data2"]
+    assert isinstance(d1, Tile) and isinstance(d2, Tile)
+    t1, t2 = np.dtype(d1.dtype), np.dtype(d2.dtype)
+    return tuple(d1.shape), t2 if t2.itemsize > t1.itemsize else t1
+
+
+@legacy(tensor_tensor, result=_wider)
+def _tensor_tensor_legacy(data1: Tile, data2: Tile, op: AluOp, *,
+                          dtype: Optional[DType] = None, mask: Optional[Mask] = None,
+                          engine: EngineArg = engine.unknown) -> Tile:
+    """``tensor_tensor(data1, data2, op)`` returning a new tile."""
+
+
+@lowered(status=SUPPORTED)
+def tensor_copy(dst: Tile, src: Tile, engine: EngineArg = engine.unknown,
+                name: Name = None) -> RunReport:
     """``Copy`` (bit-exact when the dtypes are equal) or ``Cast`` through FP32.
 
     Parameters:
-        dst: tile to write (legacy ``tensor_copy(src, dtype=None)`` returns a new tile).
+        dst: tile to write.
         src: tile with dst's partitions and element count.
         engine: ``engine.vector``, ``engine.gpsimd`` (SBUF only) or ``unknown``.
         name: label for profiles and errors.
-        mask: legacy affine predicate.
+
+    Legacy form ``tensor_copy(src, dtype=None, mask=None)`` returns a new tile.
 
     Example::
 
         nisa.tensor_copy(sb_tile, psum_tile)
     """
-    if src is None:
-        from . import language as nl
-
-        out = nl.ndarray(tuple(dst.shape), dtype or dst.dtype, buffer=nl.sbuf)
-        tensor_copy(out, dst, engine, name=name, mask=mask)
-        return out
-    dst, src = apply_mask(mask, dst, src)
-    _prepare(dst, name, engine)
-    return _tpb.tensor_copy(dst, src, _eng(engine), name)
 
 
-def memset(dst: Any, value: Any, engine: Any = None, *, name: Optional[str] = None,
-           mask: Any = None) -> Any:
+@legacy(tensor_copy, like="src")
+def _tensor_copy_legacy(src: Tile, *, mask: Optional[Mask] = None,
+                        dtype: Optional[DType] = None,
+                        engine: EngineArg = engine.unknown) -> Tile:
+    """``tensor_copy(src)`` returning a new tile."""
+
+
+@lowered(status=SUPPORTED)
+def memset(dst: Tile, value: float, engine: EngineArg = engine.unknown,
+           name: Name = None) -> RunReport:
     """``Memset``: fills ``dst`` with the compile-time ``value`` converted to its dtype.
 
     Parameters:
         dst: tile to fill.
-        value: a number (an int for integer dtypes).
+        value: a number (an int in the dtype's range for integer dtypes; a finite float
+            stays finite in the tile's dtype).
         engine: ``engine.vector``, ``engine.gpsimd`` or ``unknown``.
         name: label for profiles and errors.
-        mask: legacy affine predicate.
+
+    Legacy form ``memset(shape, value, dtype, mask=None, engine=...)`` returns a new tile.
 
     Example::
 
         nisa.memset(acc, 0.0)
     """
-    (dst,) = apply_mask(mask, dst)
-    _prepare(dst, name, engine)
-    return _tpb.memset(dst, value, _eng(engine), name)
 
 
-def reciprocal(dst: Any, data: Any, *, name: Optional[str] = None, mask: Any = None) -> Any:
+@legacy(memset)
+def _memset_legacy(shape: Sequence[int], value: float, dtype: DType, *,
+                   mask: Optional[Mask] = None, engine: EngineArg = engine.unknown) -> Tile:
+    """``memset(shape, value, dtype)``: a new SBUF tile filled with ``value``."""
+    out = _context.current("nki.isa.memset").core.ndarray(list(shape), dtype)
+    (dst,) = apply_mask(mask, out)
+    memset(dst, value, engine=engine)
+    return out
+
+
+@lowered(status=SUPPORTED)
+def reciprocal(dst: Tile, data: Tile, name: Name = None) -> RunReport:
     """Vector ``Reciprocal``: ``dst = 1 / data`` in FP32.
 
     Parameters:
         dst: tile to write; data: tile with dst's partitions and element count.
         name: label for profiles and errors.
-        mask: legacy affine predicate.
+
+    Legacy form ``reciprocal(data, dtype=None, mask=None)`` returns a new tile.
 
     Example::
 
         nisa.reciprocal(inv, sums)
     """
-    dst, data = apply_mask(mask, dst, data)
-    _prepare(dst, name, None)
-    return _tpb.reciprocal(dst, data, name)
 
 
-def tensor_reduce(dst: Any, op: Any, data: Any, axis: Any, negate: bool = False,
-                  keepdims: bool = False, *, name: Optional[str] = None) -> Any:
+@legacy(reciprocal, like="data")
+def _reciprocal_legacy(data: Tile, *, dtype: Optional[DType] = None,
+                       mask: Optional[Mask] = None) -> Tile:
+    """``reciprocal(data)`` returning a new tile."""
+
+
+@lowered(status=SUPPORTED)
+def tensor_reduce(dst: Tile, op: AluOp, data: Tile, axis: Axes, negate: bool = False,
+                  keepdims: bool = False, name: Name = None) -> RunReport:
     """``TensorReduce``: reduces the trailing free axes ``axis`` of ``data`` with ``op``.
 
     Parameters:
@@ -346,16 +434,41 @@ def tensor_reduce(dst: Any, op: Any, data: Any, axis: Any, negate: bool = False,
         keepdims: dst keeps the reduced axes with size 1.
         name: label for profiles and errors.
 
+    Legacy form ``tensor_reduce(op, data, axis, mask=None, dtype=None, negate=False,
+    keepdims=False)`` returns a new tile.
+
     Example::
 
         nisa.tensor_reduce(row_max, nl.maximum, scores, axis=1, keepdims=True)
     """
-    _prepare(dst, name, None)
-    return _tpb.tensor_reduce(dst, _op_name(op), data, axis, negate, keepdims, name)
 
 
-def tensor_copy_predicated(dst: Any, src: Any, predicate: Any, reverse_pred: bool = False, *,
-                           name: Optional[str] = None) -> Any:
+def _reduced(a: Dict[str, object]) -> Tuple[Sequence[int], object]:
+    """The legacy tensor_reduce result: data's shape without (or with size-1) ``axis``."""
+    data, axis = a["data"], a["axis"]
+    assert isinstance(data, Tile)
+    nd = len(data.shape)
+    items = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    axes = {operator.index(x) % nd for x in items}  # type: ignore[arg-type]
+    if a.get("keepdims"):
+        shape = [1 if k in axes else d for k, d in enumerate(data.shape)]
+    else:
+        shape = [d for k, d in enumerate(data.shape) if k not in axes]
+        if len(shape) < 2:
+            shape.append(1)
+    return shape, data.dtype
+
+
+@legacy(tensor_reduce, result=_reduced)
+def _tensor_reduce_legacy(op: AluOp, data: Tile, axis: Axes, *, mask: Optional[Mask] = None,
+                          dtype: Optional[DType] = None, negate: bool = False,
+                          keepdims: bool = False) -> Tile:
+    """``tensor_reduce(op, data, axis)`` returning a new tile."""
+
+
+@lowered(status=SUPPORTED)
+def tensor_copy_predicated(dst: Tile, src: Operand, predicate: Tile,
+                           reverse_pred: bool = False, name: Name = None) -> RunReport:
     """Vector ``CopyPredicated``: ``dst = src`` where ``predicate`` is nonzero (or zero with
     ``reverse_pred``); other elements of ``dst`` keep their values.
 
@@ -365,21 +478,46 @@ def tensor_copy_predicated(dst: Any, src: Any, predicate: Any, reverse_pred: boo
         reverse_pred: select where the predicate is zero.
         name: label for profiles and errors.
 
+    Legacy form ``tensor_copy_predicated(*, src, dst, predicate, reverse_pred=False,
+    mask=None, dtype=None)`` (keywords; writes ``dst``).
+
     Example::
 
         nisa.tensor_copy_predicated(out, fill, keep)
     """
-    _prepare(dst, name, None)
-    return _tpb.tensor_copy_predicated(dst, src, predicate, reverse_pred, name)
 
 
-def nc_transpose(dst: Any, data: Any = None, engine: Any = None, *,
-                 name: Optional[str] = None) -> Any:
+@legacy(tensor_copy_predicated)
+def _tensor_copy_predicated_legacy(*, src: Operand, dst: Tile, predicate: Tile,
+                                   reverse_pred: bool = False, mask: Optional[Mask] = None,
+                                   dtype: Optional[DType] = None) -> RunReport:
+    """The legacy keyword form: ``dtype`` must be ``dst``'s (a predicated copy does not
+    convert)."""
+    _same_dtype("tensor_copy_predicated", dtype, dst)
+    if isinstance(src, Tile):
+        dst, src, predicate = apply_mask(mask, dst, src, predicate)
+    else:
+        dst, predicate = apply_mask(mask, dst, predicate)
+    return tensor_copy_predicated(dst, src, predicate, reverse_pred=reverse_pred)
+
+
+def _same_dtype(call: str, dtype: Optional[DType], t: Tile) -> None:
+    if dtype is not None and np.dtype(dtype) != np.dtype(t.dtype):
+        raise UsageError(f"nki.isa.{call}: dtype={dtype} differs from dst's {t.dtype}: the "
+                         "call writes dst's dtype and never converts", call=f"nki.isa.{call}",
+                         parameter="dtype")
+
+
+@lowered(status=partial(
+    "engine.vector on whole 32×32 SBUF tiles (StreamTranspose); engine.tensor up to 128 × "
+    "128 into PSUM: fp32 bit-accurate on cayman/mariana, other dtypes need an fp32 dst (the "
+    "16/8-bit PSUM transpose layout is not public)"))
+def nc_transpose(dst: Tile, data: Tile, engine: EngineArg = engine.unknown,
+                 name: Name = None) -> RunReport:
     """Partition ↔ free transpose: ``dst[i, j] = data[j, i]`` (free dims flattened).
 
     Parameters:
-        dst: tile of the transposed shape ``[M, K]`` (legacy ``nc_transpose(data)`` returns
-            a new tile instead, as :func:`tpb.nki.language.transpose`).
+        dst: tile of the transposed shape ``[M, K]``.
         data: ``[K, M]`` tile.
         engine: ``engine.vector`` (StreamTranspose on whole ``[32, 32]`` tiles, SBUF),
             ``engine.tensor`` (the PE: data in SBUF, dst in PSUM, K, M ≤ 128) or
@@ -394,73 +532,72 @@ def nc_transpose(dst: Any, data: Any = None, engine: Any = None, *,
     NaN/Inf spread along the row, and the report says exact-per-our-order (the 16/8-bit
     PSUM transpose layout is not public).
 
+    Legacy form ``nc_transpose(data, mask=None, dtype=None, engine=...)`` returns a new tile
+    (as :func:`tpb.nki.language.transpose` on the PE; a ``[32, 32]`` SBUF copy with
+    ``engine.vector``).
+
     Example::
 
         t = nl.ndarray((128, 96), nl.float32, buffer=nl.psum)
         nisa.nc_transpose(t, x, engine=nisa.engine.tensor)     # x is (96, 128) in SBUF
     """
-    if data is None:
-        from . import language as nl
-
-        return nl.transpose(dst)
-    _prepare(dst, name, engine)
-    return _tpb.nc_transpose(dst, data, _eng(engine), name)
 
 
-def nc_matmul(dst: Any, stationary: Any = None, moving: Any = None,
-              is_stationary_onezero: bool = False, is_moving_onezero: bool = False,
-              is_transpose: bool = False, accumulate: Optional[bool] = None,
-              tile_position: Any = (), tile_size: Any = (), perf_mode: Any = None, *,
-              name: Optional[str] = None) -> Any:
-    """Tensor engine: ``dst = stationary.T @ moving`` into PSUM, as one ``LoadWeights``
-    (0x01) then one ``Matmul`` (0x02) on the PE queue.
-
-    Parameters:
-        dst: fp32 PSUM tile ``[M, N]`` inside one 2 KiB bank (N ≤ 512). The legacy form
-            ``nc_matmul(stationary, moving)`` returns a new PSUM tile, and
-            ``psum += nisa.nc_matmul(a, b)`` accumulates into ``psum`` as NKI lowers it.
-        stationary: SBUF tile ``[K, M]`` (K, M ≤ 128), loaded into the array.
-        moving: SBUF tile ``[K, N]`` streamed through it; fp8 (e4m3/e5m2), bf16, fp16 or
-            fp32 (fp32 only with fp32).
-        is_stationary_onezero, is_moving_onezero: speed hints (no effect on the result).
-        is_transpose: the bit-accurate PE transpose (NC-v3+): ``moving`` is the ``K × K``
-            identity and ``dst`` gets ``stationary``'s fp32 bits transposed (on sunda the
-            flag only affects profiling: an ordinary matmul).
-        accumulate: ``False`` overwrites ``dst``; ``True`` adds to it (PSUM accumulation in
-            fp32); ``None`` (default, NKI's rule) overwrites the first time a matmul writes
-            this PSUM view and adds after that, until another instruction writes those
-            bytes or the tile is freed.
-        tile_position, tile_size: must be empty (the row/column tiling encoding is not
-            public; raises :class:`tpb.NotSupported`).
-        perf_mode: ``None``, ``"none"`` or ``matmul_perf_mode.none`` (double_row's layout
-            is not public).
-        name: label for profiles and errors.
-
-    Semantics: exact per tpb's documented order, not the hardware's bits (the PE's
-    summation order is not public): each product is rounded once to fp32, the products are
-    added sequentially over ``k = 0..K-1`` in fp32 (RNE, no FMA), and accumulation adds
-    that sum to the old PSUM value in fp32. The report labels the Matmul
-    ``exact-per-our-order``; ``tpb.nki.Core(strict_exact=True)`` and
-    ``simulate_kernel(..., strict_exact=True)`` raise :class:`tpb.Fault` instead.
-
-    Example (accumulate over K tiles)::
-
-        acc = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
-        for k in nl.affine_range(4):
-            nisa.nc_matmul(acc, lhsT[k], rhs[k])     # k = 0 overwrites, then adds
-    """
-    if moving is None:
-        from . import language as nl
-
-        return nl.matmul(dst, stationary, transpose_x=True)
-    _prepare(dst, name, None)
-    return _tpb.nc_matmul(dst, stationary, moving, is_stationary_onezero, is_moving_onezero,
-                          is_transpose, accumulate, tile_position, tile_size,
-                          _eng(perf_mode), name)
+def _free(x: Tile) -> int:
+    n = 1
+    for d in x.shape[1:]:
+        n *= int(d)
+    return n
 
 
-def nc_stream_shuffle(dst: Any, src: Any, shuffle_mask: Any, name: Optional[str] = None,
-                      *, dtype: Any = None, mask: Any = None) -> Any:
+def _in_sbuf(x: Tile) -> Tile:
+    """``x`` itself when it is in SBUF, else an SBUF copy (the PE reads SBUF only)."""
+    if x.buffer == "sbuf":
+        return x
+    out = x.core.ndarray(list(x.shape), x.dtype)
+    tensor_copy(out, x)
+    return out
+
+
+def transposed(x: Tile, dtype: Optional[DType] = None) -> Tile:
+    """``x.T`` through the PE, as ``nl.transpose`` lowers it: an fp32 PSUM tile, or an SBUF
+    copy in ``dtype`` when that is not fp32."""
+    if _free(x) > 128 or int(x.shape[0]) > 128:
+        raise UsageError(f"nl.transpose: x is {int(x.shape[0])} × {_free(x)}; the PE transposes "
+                         "at most 128 × 128 (the result has one partition per column of x)",
+                         parameter="x")
+    src = _in_sbuf(x)
+    shape = [_free(src), int(src.shape[0])]
+    want = np.dtype(dtype) if dtype is not None else np.dtype(x.dtype)
+    out = x.core.ndarray(shape, np.float32, buffer="psum")
+    nc_transpose(out, src, engine=engine.tensor)
+    if want == np.float32:
+        return out
+    res = x.core.ndarray(shape, want)
+    tensor_copy(res, out)
+    return res
+
+
+@legacy(nc_transpose)
+def _nc_transpose_legacy(data: Tile, *, mask: Optional[Mask] = None,
+                         dtype: Optional[DType] = None,
+                         engine: EngineArg = engine.unknown) -> Tile:
+    """``nc_transpose(data)``: a new tile holding ``data.T``."""
+    if mask is not None:
+        raise _api.refuse("isa", "nc_transpose", "mask= in the legacy form")
+    if getattr(engine, "name", engine) == "vector":
+        out = data.core.ndarray([_free(data), int(data.shape[0])],
+                                dtype if dtype is not None else data.dtype)
+        nc_transpose(out, data, engine=engine)
+        return out
+    return transposed(data, dtype)
+
+
+@lowered(status=partial(
+    "LoadMaskSelect then StreamShuffle, by tpb's assumed permutation source (the most recent "
+    "LoadMaskSelect table, isa-facts-dve-pool Q20); a mask entry reading past src's "
+    "partitions into dst is refused"))
+def nc_stream_shuffle(dst: Tile, src: Tile, shuffle_mask: Ints, name: Name = None) -> RunReport:
     """Vector ``StreamShuffle``: inside each 32-partition quadrant, output partition ``i``
     takes input partition ``shuffle_mask[i]``; 255 leaves output partition ``i`` unchanged.
     A pure move (raw bits): ``dst`` and ``src`` have one dtype and the same elements per
@@ -471,9 +608,10 @@ def nc_stream_shuffle(dst: Any, src: Any, shuffle_mask: Any, name: Optional[str]
         dst: tile to write; src: tile to read (may be ``dst``).
         shuffle_mask: 32 ints, each 0..31 (a partition of the same quadrant) or 255.
         name: label for profiles and errors.
-        dtype, mask: the legacy (NKI 0.1) keywords. A call that passes either is read in the
-            legacy argument order ``nc_stream_shuffle(src, dst, shuffle_mask)``; ``dtype``
-            must then equal the tiles' dtype (a shuffle never converts).
+
+    Legacy form ``nc_stream_shuffle(src, dst, shuffle_mask, dtype=None, mask=None)`` (NKI
+    0.1: src first): a call that passes ``dtype`` or ``mask`` is read in that order;
+    ``dtype`` must then equal the tiles' dtype (a shuffle never converts).
 
     The active partitions ``A = ceil(max(src_P, dst_P) / 32) * 32`` decide where the tiles
     may start: A ∈ {96, 128} at partition 0, A = 64 at 0 or 64, A = 32 at a multiple of 32.
@@ -484,48 +622,23 @@ def nc_stream_shuffle(dst: Any, src: Any, shuffle_mask: Any, name: Optional[str]
         nisa.nc_stream_shuffle(out, src, list(range(31, -1, -1)))
         # out[i] == src[31 - i]
     """
-    if dtype is not None or mask is not None:
-        # NKI 0.1: nc_stream_shuffle(src, dst, shuffle_mask, *, dtype=None, mask=None).
-        dst, src = src, dst
-        import numpy as np
-
-        if dtype is not None and np.dtype(dtype) != np.dtype(dst.dtype):
-            raise UsageError(
-                f"nc_stream_shuffle: dtype={dtype} differs from dst's {dst.dtype}; a shuffle "
-                "moves raw bits and never converts")
-        dst, src = apply_mask(mask, dst, src)
-    _prepare(dst, name, None)
-    return _tpb.nc_stream_shuffle(dst, src, _shuffle_entries(shuffle_mask), name)
 
 
-def _shuffle_entries(shuffle_mask: Any) -> list:
-    """The mask's entries as ints, refusing what an int conversion would change (3.5, "3")
-    or what no partition index can be, instead of truncating it."""
-    try:
-        entries = list(shuffle_mask)
-    except TypeError:
-        raise UsageError(
-            f"nc_stream_shuffle: shuffle_mask must be a list of 32 ints, not "
-            f"{type(shuffle_mask).__name__}") from None
-    out = []
-    for i, m in enumerate(entries):
-        try:
-            v = operator.index(m)
-        except TypeError:
-            raise UsageError(
-                f"nc_stream_shuffle: shuffle_mask[{i}] is {m!r}; each entry is an int "
-                "0..31 or 255") from None
-        if not 0 <= v <= 255:
-            raise UsageError(
-                f"nc_stream_shuffle: shuffle_mask[{i}] is {v}; each entry is 0..31 or 255")
-        out.append(v)
-    return out
+@legacy(nc_stream_shuffle)
+def _nc_stream_shuffle_legacy(src: Tile, dst: Tile, shuffle_mask: Ints, *,
+                              dtype: Optional[DType] = None,
+                              mask: Optional[Mask] = None) -> RunReport:
+    """NKI 0.1's ``nc_stream_shuffle(src, dst, shuffle_mask)``."""
+    _same_dtype("nc_stream_shuffle", dtype, dst)
+    dst, src = apply_mask(mask, dst, src)
+    return nc_stream_shuffle(dst, src, shuffle_mask)
 
 
 # Issue 17b: the vector engine's per-partition state (accumulator, match keys, index flops).
-def scalar_tensor_tensor(dst: Any, data: Any, op0: Any, operand0: Any, op1: Any, operand1: Any,
-                         reverse0: bool = False, reverse1: bool = False, *,
-                         name: Optional[str] = None) -> Any:
+@lowered(status=SUPPORTED)
+def scalar_tensor_tensor(dst: Tile, data: Tile, op0: AluOp, operand0: Operand, op1: AluOp,
+                         operand1: Tile, reverse0: bool = False, reverse1: bool = False,
+                         name: Name = None) -> RunReport:
     """Vector ``ScalarTensorTensor`` (0x9d; 0x9e when both ops are bitvec):
     ``dst = (data op0 operand0) op1 operand1`` per element in FP32, converted to ``dst``'s
     dtype.
@@ -538,18 +651,27 @@ def scalar_tensor_tensor(dst: Any, data: Any, op0: Any, operand0: Any, op1: Any,
         reverse0, reverse1: swap the operands of stage 0 / stage 1.
         name: label for profiles and errors.
 
+    Legacy form ``scalar_tensor_tensor(*, data, op0, operand0, op1, operand1, ...,
+    dtype=None, mask=None)`` returns a new tile.
+
     Example (``out = 0.5 * a + b``)::
 
         nisa.scalar_tensor_tensor(out, a, nl.multiply, 0.5, nl.add, b)
     """
-    _prepare(dst, name, None)
-    return _tpb.scalar_tensor_tensor(dst, data, _op_name(op0), operand0, _op_name(op1),
-                                     operand1, reverse0, reverse1, name)
 
 
-def tensor_tensor_scan(dst: Any, data0: Any, data1: Any, initial: Any, op0: Any, op1: Any,
-                       reverse0: bool = False, reverse1: bool = False, *,
-                       name: Optional[str] = None) -> Any:
+@legacy(scalar_tensor_tensor, like="data")
+def _scalar_tensor_tensor_legacy(*, data: Tile, op0: AluOp, operand0: Operand, op1: AluOp,
+                                 operand1: Tile, reverse0: bool = False,
+                                 reverse1: bool = False, dtype: Optional[DType] = None,
+                                 mask: Optional[Mask] = None) -> Tile:
+    """``scalar_tensor_tensor(data=..., ...)`` returning a new tile."""
+
+
+@lowered(status=SUPPORTED)
+def tensor_tensor_scan(dst: Tile, data0: Tile, data1: Tile, initial: Operand, op0: AluOp,
+                       op1: AluOp, reverse0: bool = False, reverse1: bool = False,
+                       name: Name = None) -> RunReport:
     """Vector ``TensorTensorScan`` (0xe5): per partition
     ``r[i] = op1(op0(data0[i], r[i-1]), data1[i])`` in FP32 from ``r[-1] = initial``, and
     ``dst[i] = r[i]``.
@@ -561,18 +683,28 @@ def tensor_tensor_scan(dst: Any, data0: Any, data1: Any, initial: Any, op0: Any,
         reverse0, reverse1: swap the operands of ``op0`` / ``op1``.
         name: label for profiles and errors.
 
+    Legacy form ``tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False,
+    reverse1=False, dtype=None, mask=None)`` returns a new tile.
+
     Example (the running ``r = decay * r + x`` along the free axis)::
 
         nisa.tensor_tensor_scan(out, decay, x, 0.0, nl.multiply, nl.add)
     """
-    _prepare(dst, name, None)
-    return _tpb.tensor_tensor_scan(dst, data0, data1, initial, _op_name(op0), _op_name(op1),
-                                   reverse0, reverse1, name)
 
 
-def select_reduce(dst: Any, predicate: Any, on_true: Any, on_false: Any, reduce_res: Any = None,
-                  reduce_cmd: Any = None, reduce_op: Any = None, reverse_pred: bool = False, *,
-                  name: Optional[str] = None) -> Any:
+@legacy(tensor_tensor_scan, like="data0")
+def _tensor_tensor_scan_legacy(data0: Tile, data1: Tile, initial: Operand, op0: AluOp,
+                               op1: AluOp, reverse0: bool = False, reverse1: bool = False, *,
+                               dtype: Optional[DType] = None,
+                               mask: Optional[Mask] = None) -> Tile:
+    """``tensor_tensor_scan(data0, data1, initial, op0, op1)`` returning a new tile."""
+
+
+@lowered(status=partial("reduce_op maximum, reverse_pred=False (its encoding is not public)"))
+def select_reduce(dst: Tile, predicate: Tile, on_true: Tile, on_false: Operand,
+                  reduce_res: Optional[Tile] = None, reduce_cmd: ReduceCmdArg = reduce_cmd.idle,
+                  reduce_op: AluOp = np.maximum, reverse_pred: bool = False,
+                  name: Name = None) -> RunReport:
     """Vector ``SelectReduce`` (0xea), then ``DveReadAccumulator`` (0x9b) with ``reduce_res``:
     ``dst = where(predicate != 0, on_true, on_false)``; the maximum of the selected values
     goes to the per-partition accumulator (``reset_reduce`` starts it at -inf, ``reduce``
@@ -592,16 +724,29 @@ def select_reduce(dst: Any, predicate: Any, on_true: Any, on_false: Any, reduce_
         nisa.select_reduce(out, keep, scores, -1e30, reduce_res=row_max,
                            reduce_cmd=nisa.reduce_cmd.reset_reduce)
     """
-    _prepare(dst, name, None)
-    op = None if reduce_op is None else _op_name(reduce_op)
-    return _tpb.select_reduce(dst, predicate, on_true, on_false, reduce_res, reduce_cmd, op,
-                              reverse_pred, name)
 
 
-def tensor_scalar_reduce(dst: Any, data: Any, op0: Any, operand0: Any, reduce_op: Any,
-                         reduce_res: Any = None, reverse0: bool = False, reduce_cmd: Any = None,
-                         reduce_init: Any = None, reduce_res_negate: bool = False, *,
-                         name: Optional[str] = None) -> Any:
+@legacy(select_reduce)
+def _select_reduce_legacy(*, dst: Tile, predicate: Tile, on_true: Tile, on_false: Operand,
+                          reduce_res: Optional[Tile] = None,
+                          reduce_cmd: ReduceCmdArg = reduce_cmd.idle,
+                          reduce_op: AluOp = np.amax, reverse_pred: bool = False,
+                          mask: Optional[Mask] = None,
+                          dtype: Optional[DType] = None) -> RunReport:
+    """The legacy keyword form (writes ``dst``; ``dtype`` must be ``dst``'s)."""
+    _same_dtype("select_reduce", dtype, dst)
+    dst, predicate, on_true = apply_mask(mask, dst, predicate, on_true)
+    return select_reduce(dst, predicate, on_true, on_false, reduce_res, reduce_cmd, reduce_op,
+                         reverse_pred)
+
+
+@lowered(status=partial("reverse0=False (the ISA requires no reversal)"))
+def tensor_scalar_reduce(dst: Tile, data: Tile, op0: AluOp, operand0: Operand,
+                         reduce_op: AluOp, reduce_res: Optional[Tile] = None,
+                         reverse0: bool = False,
+                         reduce_cmd: ReduceCmdArg = reduce_cmd.reset_reduce,
+                         reduce_init: Optional[Operand] = None, reduce_res_negate: bool = False,
+                         name: Name = None) -> RunReport:
     """Vector ``TensorScalarCacheReduce`` (0x9a), then ``DveReadAccumulator`` (0x9b) with
     ``reduce_res``: ``dst = data op0 operand0`` in FP32, and ``reduce_op`` folds those values
     along the free axes into the per-partition accumulator.
@@ -619,19 +764,28 @@ def tensor_scalar_reduce(dst: Any, data: Any, op0: Any, operand0: Any, reduce_op
         reduce_res_negate: negate the value written to ``reduce_res``.
         name: label for profiles and errors.
 
+    Legacy form ``tensor_scalar_reduce(*, data, op0, operand0, reduce_op, reduce_res, ...,
+    dtype=None, mask=None)`` returns a new tile.
+
     Example (``row_sum = sum(2 * x)`` per partition)::
 
         nisa.tensor_scalar_reduce(out, x, nl.multiply, 2.0, nl.add, reduce_res=row_sum)
     """
-    _prepare(dst, name, None)
-    return _tpb.tensor_scalar_reduce(dst, data, _op_name(op0), operand0, _op_name(reduce_op),
-                                     reduce_res, reverse0, reduce_cmd, reduce_init,
-                                     reduce_res_negate, name)
 
 
-def tensor_scalar_cumulative(dst: Any, src: Any, op0: Any, op1: Any, imm0: Any,
-                             imm1: Any = None, reduce_cmd: Any = None,
-                             name: Optional[str] = None) -> Any:
+@legacy(tensor_scalar_reduce, like="data")
+def _tensor_scalar_reduce_legacy(*, data: Tile, op0: AluOp, operand0: Operand,
+                                 reduce_op: AluOp, reduce_res: Optional[Tile],
+                                 reverse0: bool = False, dtype: Optional[DType] = None,
+                                 mask: Optional[Mask] = None) -> Tile:
+    """``tensor_scalar_reduce(data=..., ...)`` returning a new tile."""
+
+
+@lowered(status=SUPPORTED)
+def tensor_scalar_cumulative(dst: Tile, src: Tile, op0: AluOp, op1: AluOp, imm0: Operand,
+                             imm1: Optional[Operand] = None,
+                             reduce_cmd: ReduceCmdArg = reduce_cmd.reset_reduce,
+                             name: Name = None) -> RunReport:
     """Vector ``TensorScalarCacheCumulative`` (0xe6): a running scan along each partition's
     free elements in FP32, ``reg = op1(op0(src[i], imm0), reg); dst[i] = reg``, kept in the
     vector engine's per-partition accumulator.
@@ -654,12 +808,10 @@ def tensor_scalar_cumulative(dst: Any, src: Any, op0: Any, op1: Any, imm0: Any,
         nisa.tensor_scalar_cumulative(out, x, nl.multiply, nl.add, 1.0)
         # out == numpy.cumsum(x, axis=1) computed in float32
     """
-    _prepare(dst, name, None)
-    return _tpb.tensor_scalar_cumulative(dst, src, _op_name(op0), _op_name(op1), imm0, imm1,
-                                         reduce_cmd, name)
 
 
-def max8(dst: Any, src: Any, *, name: Optional[str] = None) -> Any:
+@lowered(status=SUPPORTED)
+def max8(dst: Tile, src: Tile, name: Name = None) -> RunReport:
     """Vector ``Max8`` (0x6c): the 8 largest values of each partition of ``src`` (FP32
     compare, NaN below every number), in descending order, into ``dst`` ``(P, 8)``.
 
@@ -667,15 +819,31 @@ def max8(dst: Any, src: Any, *, name: Optional[str] = None) -> Any:
         dst: ``(P, 8)`` tile; src: tile with 8..16384 elements per partition.
         name: label for profiles and errors.
 
+    Legacy form ``max8(*, src, mask=None, dtype=None)`` returns a new ``(P, 8)`` tile.
+
     Example::
 
         nisa.max8(top, scores)   # top[p] == sorted(scores[p])[::-1][:8]
     """
-    _prepare(dst, name, None)
-    return _tpb.max8(dst, src, name)
 
 
-def nc_find_index8(dst: Any, data: Any, vals: Any, *, name: Optional[str] = None) -> Any:
+def _p8(param: str, default: Optional[DType] = None) -> Callable[[Dict[str, object]], Tuple[Sequence[int], object]]:
+    def result(a: Dict[str, object]) -> Tuple[Sequence[int], object]:
+        t = a[param]
+        assert isinstance(t, Tile)
+        return (int(t.shape[0]), 8), default if default is not None else t.dtype
+
+    return result
+
+
+@legacy(max8, result=_p8("src"))
+def _max8_legacy(*, src: Tile, mask: Optional[Mask] = None,
+                 dtype: Optional[DType] = None) -> Tile:
+    """``max8(src=...)`` returning a new ``(P, 8)`` tile."""
+
+
+@lowered(status=SUPPORTED)
+def nc_find_index8(dst: Tile, data: Tile, vals: Tile, name: Name = None) -> RunReport:
     """Vector ``MatchValueLoad`` (0x6d) then ``FindIndex8`` (0x6e): for each of the 8
     ``vals`` of a partition, the index of its first occurrence in ``data`` (exact FP32
     equality) into ``dst[p, i]``; a value that does not occur gives all ones.
@@ -685,17 +853,25 @@ def nc_find_index8(dst: Any, data: Any, vals: Any, *, name: Optional[str] = None
             vals: ``(P, 8)`` tile.
         name: label for profiles and errors.
 
+    Legacy form ``nc_find_index8(*, data, vals, mask=None, dtype=None)`` returns a new
+    ``(P, 8)`` tile (uint32 by default).
+
     Example (the arg-top-8)::
 
         nisa.max8(top, x)
         nisa.nc_find_index8(idx, x, top)
     """
-    _prepare(dst, name, None)
-    return _tpb.nc_find_index8(dst, data, vals, name)
 
 
-def nc_match_replace8(dst: Any, data: Any, vals: Any, imm: float, dst_idx: Any = None, *,
-                      name: Optional[str] = None) -> Any:
+@legacy(nc_find_index8, result=_p8("data", np.uint32))
+def _nc_find_index8_legacy(*, data: Tile, vals: Tile, mask: Optional[Mask] = None,
+                           dtype: Optional[DType] = None) -> Tile:
+    """``nc_find_index8(data=..., vals=...)`` returning a new ``(P, 8)`` tile."""
+
+
+@lowered(status=SUPPORTED)
+def nc_match_replace8(dst: Tile, data: Tile, vals: Tile, imm: float,
+                      dst_idx: Optional[Tile] = None, name: Name = None) -> RunReport:
     """Vector ``MatchValueLoad`` (0x6d), ``MatchReplace8`` (0x6f) and, with ``dst_idx``,
     ``DveReadIndices`` (0xe9): ``dst`` = ``data`` with the first occurrence of each of the 8
     ``vals`` replaced by the FP32 ``imm``.
@@ -707,82 +883,126 @@ def nc_match_replace8(dst: Any, data: Any, vals: Any, imm: float, dst_idx: Any =
             for a value that does not occur).
         name: label for profiles and errors.
 
+    Legacy form ``nc_match_replace8(*, data, vals, imm, dst_idx=None, mask=None,
+    dtype=None)`` returns a new tile.
+
     Example (remove the current top 8 before the next ``max8``)::
 
         nisa.nc_match_replace8(x, x, top, -np.inf)
     """
-    _prepare(dst, name, None)
-    return _tpb.nc_match_replace8(dst, data, vals, imm, dst_idx, name)
 
 
-def _is_tile(x: Any) -> bool:
-    return isinstance(x, _tpb.Tile)
+@legacy(nc_match_replace8, like="data")
+def _nc_match_replace8_legacy(*, data: Tile, vals: Tile, imm: float,
+                              dst_idx: Optional[Tile] = None, mask: Optional[Mask] = None,
+                              dtype: Optional[DType] = None) -> Tile:
+    """``nc_match_replace8(data=..., ...)`` returning a new tile."""
 
 
-def _refused(fname: str) -> Any:
-    def call(*args: Any, **kwargs: Any) -> Any:
-        raise _tpb._nki_refuse("isa", fname)
-
-    row = [r for r in _tpb._nki_support() if r[0] == "isa" and r[1] == fname][0]
-    call.__name__ = fname
-    call.__qualname__ = fname
-    call.__doc__ = (
-        f"``nki.isa.{fname}`` ({row[2]}: {row[3]}).\n\n"
-        "Parameters: as NKI 0.6.0 documents them (docs/nki-support.md).\n\n"
-        "Semantics: raises :class:`tpb.NotSupported` naming what is missing.\n\n"
-        f"Example::\n\n    nisa.{fname}(...)  # raises tpb.NotSupported\n"
-    )
-    return call
-
-
-_SUPPORTED_HERE = set(__all__)
-for _m, _n, _tag, _detail in _tpb._nki_support():
-    if _m == "isa" and _n not in _SUPPORTED_HERE:
-        globals()[_n] = _refused(_n)
-        __all__.append(_n)
-
-
-def dma_copy(dst: Any, src: Any, priority: Optional[int] = None, oob_mode: Any = None,
-             dge_mode: Any = None, engine: Any = None, *, name: Optional[str] = None) -> Any:
-    """``DMAMEMCPY`` (0xB8): ``dst = src`` element by element in C order between HBM and SBUF
-    (a dtype change converts through fp32, round to nearest even).
+# --- Tensor engine ------------------------------------------------------------------------
+@lowered(status=partial(
+    "fp32 PSUM dst on sunda/cayman/mariana, exact per tpb's summation order; "
+    "tile_position/tile_size, perf_mode double_row, fp8/16-bit is_transpose and a bf16 dst "
+    "are refused (encodings or layouts not public)"))
+def nc_matmul(dst: Tile, stationary: Tile, moving: Tile, is_stationary_onezero: bool = False,
+              is_moving_onezero: bool = False, is_transpose: bool = False,
+              accumulate: Optional[bool] = None, tile_position: Ints = (),
+              tile_size: Ints = (), perf_mode: Optional[PerfMode] = matmul_perf_mode.none,
+              name: Name = None) -> RunReport:
+    """Tensor engine: ``dst = stationary.T @ moving`` into PSUM, as one ``LoadWeights``
+    (0x01) then one ``Matmul`` (0x02) on the PE queue.
 
     Parameters:
-        dst, src: tiles of one core with equal element counts, in HBM
-            (``Core.ndarray(shape, dtype, buffer="hbm")``) or SBUF (a PSUM source is refused).
-        priority: 0..3, NeuronCore-v4+ only. oob_mode: ``error`` / ``skip``.
-        dge_mode: ``unknown`` / ``swdge`` (issued on GpSimd) / ``hwdge`` (equal dtypes) / ``none``.
-        engine: ``sync`` (SP), ``scalar`` (ACT), ``gpsimd`` (POOL) or ``unknown`` (the
-            kernel's requests take SP and ACT in turn; POOL on sunda).
+        dst: fp32 PSUM tile ``[M, N]`` inside one 2 KiB bank (N ≤ 512).
+        stationary: SBUF tile ``[K, M]`` (K, M ≤ 128), loaded into the array.
+        moving: SBUF tile ``[K, N]`` streamed through it; fp8 (e4m3/e5m2), bf16, fp16 or
+            fp32 (fp32 only with fp32).
+        is_stationary_onezero, is_moving_onezero: speed hints (no effect on the result).
+        is_transpose: the bit-accurate PE transpose (NC-v3+): ``moving`` is the ``K × K``
+            identity and ``dst`` gets ``stationary``'s fp32 bits transposed (on sunda the
+            flag only affects profiling: an ordinary matmul).
+        accumulate: ``False`` overwrites ``dst``; ``True`` adds to it (PSUM accumulation in
+            fp32); ``None`` (default, NKI's rule) overwrites the first time a matmul writes
+            this PSUM view and adds after that, until another instruction writes those
+            bytes or the tile is freed.
+        tile_position, tile_size: must be empty (the row/column tiling encoding is not
+            public; raises :class:`tpb.NotSupported`).
+        perf_mode: ``matmul_perf_mode.none`` (double_row's layout is not public).
         name: label for profiles and errors.
 
-    Example::
+    Semantics: exact per tpb's documented order, not the hardware's bits (the PE's
+    summation order is not public): each product is rounded once to fp32, the products are
+    added sequentially over ``k = 0..K-1`` in fp32 (RNE, no FMA), and accumulation adds
+    that sum to the old PSUM value in fp32. The report labels the Matmul
+    ``exact-per-our-order``; ``tpb.nki.Core(strict_exact=True)`` and
+    ``simulate_kernel(..., strict_exact=True)`` raise :class:`tpb.Fault` instead.
 
-        nisa.dma_copy(h, x, engine=nisa.engine.scalar)
+    Legacy form ``nc_matmul(stationary, moving, ...)`` returns a new fp32 PSUM tile, and
+    ``psum += nisa.nc_matmul(a, b)`` accumulates into ``psum`` as NKI lowers it.
+
+    Example (accumulate over K tiles)::
+
+        acc = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
+        for k in nl.affine_range(4):
+            nisa.nc_matmul(acc, lhsT[k], rhs[k])     # k = 0 overwrites, then adds
     """
-    _prepare(dst, name, None)
-    return _tpb.dma_copy(dst, src, priority, _eng(oob_mode), _eng(dge_mode), _eng(engine), name)
 
 
-# Issue 18: the activation engine (ACT) and DVE Exponential.
-def _legacy_out(data: Any, dtype: Any) -> Any:
-    from . import language as nl
-
-    return nl.ndarray(tuple(data.shape), dtype or data.dtype, buffer=nl.sbuf)
+_NC_MATMUL_CHECK = _api.internal_lowering(
+    "nc_matmul_check", [("dst", "tile"), ("stationary", "tile"), ("moving", "tile")])
 
 
-def activation(dst: Any, op: Any, data: Any = None, bias: Any = None, scale: Any = 1.0,
-               reduce_op: Any = None, reduce_res: Any = None, reduce_cmd: Any = "idle", *,
-               name: Optional[str] = None, engine: Any = None, mask: Any = None,
-               dtype: Any = None) -> Any:
+def deferred_matmul(stationary: Tile, moving: Tile, what: str) -> Tile:
+    """A new fp32 PSUM tile for ``stationary.T @ moving`` whose Matmul is emitted just before
+    the core's next call, so that ``acc += <it>`` is one Matmul accumulating into ``acc`` (as
+    the NKI compiler lowers ``psum += nl.matmul(...)``). Its errors belong to this line."""
+    core = stationary.core
+    origin = _context.origin()
+    out = core.ndarray([_free(stationary), _free(moving)], np.float32, buffer="psum",
+                       name=f"{what} at {origin}" if origin else what)
+    _NC_MATMUL_CHECK(origin, out, stationary, moving)
+    lower = nc_matmul.__nki_call__.lowering  # type: ignore[attr-defined]
+
+    def emit(acc: Optional[Tile]) -> None:
+        lower(origin, out if acc is None else acc, stationary, moving, False, False, False,
+              acc is not None, (), (), None, None)
+
+    _context.defer(core, out, emit)
+    return out
+
+
+@legacy(nc_matmul)
+def _nc_matmul_legacy(stationary: Tile, moving: Tile, *, is_stationary_onezero: bool = False,
+                      is_moving_onezero: bool = False, is_transpose: bool = False,
+                      tile_position: Ints = (), tile_size: Ints = (),
+                      mask: Optional[Mask] = None) -> Tile:
+    """``nc_matmul(stationary, moving)``: a new fp32 PSUM tile; ``psum += it`` accumulates."""
+    if mask is not None:
+        raise _api.refuse("isa", "nc_matmul", "mask= (operand masks are not lowered)")
+    if tile_position or tile_size or is_transpose:
+        out = stationary.core.ndarray([_free(stationary), _free(moving)], np.float32,
+                                      buffer="psum")
+        nc_matmul(out, stationary, moving, is_stationary_onezero, is_moving_onezero,
+                  is_transpose, False, tile_position, tile_size)
+        return out
+    return deferred_matmul(stationary, moving, "nisa.nc_matmul")
+
+
+# --- Scalar engine (ACT) and DVE Exponential ------------------------------------------------
+@lowered(status=partial(
+    "reduce_cmd idle, reset, reduce, reset_reduce (load_reduce has no NKI value argument); "
+    "op prelu refused (its slope operand is not an activation argument); table functions "
+    "approximate"))
+def activation(dst: Tile, op: ActOp, data: Tile, bias: Optional[Operand] = None,
+               scale: Operand = 1.0, reduce_op: Optional[AluOp] = None,
+               reduce_res: Optional[Tile] = None, reduce_cmd: ReduceCmdArg = reduce_cmd.idle,
+               engine: EngineArg = engine.unknown, name: Name = None) -> RunReport:
     """Scalar-engine ``Activate`` (0x21): ``dst = op(data * scale + bias)`` per element in
     FP32 (one fused multiply-add, then the function), converted to ``dst``'s dtype; then,
     with ``reduce_res``, ``ActivationReadAccumulator`` (0x24).
 
     Parameters:
-        dst: tile to write (SBUF or PSUM). The legacy form without ``dst``,
-            ``activation(op, data, bias=None, scale=1.0, ..., dtype=None)``, returns a new
-            SBUF tile of ``data``'s shape instead.
+        dst: tile to write (SBUF or PSUM).
         op: the function: ``nl.exp``, ``nl.tanh``, ``nl.sigmoid``, ``nl.relu``, ``nl.gelu``,
             ``nl.silu``, ``nl.copy``, ``numpy.exp``, ``numpy.sqrt``, ... or a name
             (``"gelu_apprx_tanh"``).
@@ -794,9 +1014,8 @@ def activation(dst: Any, op: Any, data: Any = None, bias: Any = None, scale: Any
         reduce_cmd: what happens to the accumulator (one FP32 per partition):
             ``idle`` (default) leaves it, ``reset`` zeroes it, ``reduce`` adds each row sum of
             the outputs, ``reset_reduce`` zeroes then adds.
+        engine: ``engine.scalar`` or ``unknown`` (Neuron 2.33's parameter).
         name: label for profiles and errors.
-        engine: ``engine.scalar`` or ``unknown``.
-        mask: legacy affine predicate; shrinks the tiles.
 
     Semantics: copy, identity, relu, square, sign and abs are exact. The other functions
     (exp, tanh, sigmoid, gelu, silu, erf, log, sqrt, rsqrt, sin, ...) come from tables the
@@ -805,64 +1024,66 @@ def activation(dst: Any, op: Any, data: Any = None, bias: Any = None, scale: Any
     :class:`tpb.RunReport` and in :func:`tpb.nki.profile_kernel`'s profile; a run with
     ``strict_exact=True`` raises :class:`tpb.Fault` instead.
 
+    Legacy form ``activation(op, data, bias=None, scale=1.0, ..., mask=None, dtype=None)``
+    returns a new tile.
+
     Example (softmax numerator and its row sums)::
 
         nisa.activation(e, nl.exp, x, bias=neg_max, reduce_res=row_sum,
                         reduce_cmd=nisa.reduce_cmd.reset_reduce)
     """
-    if not _is_tile(dst):
-        # Legacy value-returning form activation(op, data, ...).
-        op, data = dst, op
-        out = _legacy_out(data, dtype)
-        activation(out, op, data, bias, scale, reduce_op, reduce_res, reduce_cmd, name=name,
-                   engine=engine, mask=mask)
-        return out
-    dst, data = apply_mask(mask, dst, data)
-    _prepare(dst, name, engine)
-    return _tpb.activation(dst, _op_name(op), data, bias, scale,
-                           None if reduce_op is None else _op_name(reduce_op), reduce_res,
-                           getattr(reduce_cmd, "name", reduce_cmd))
 
 
-def activation_reduce(dst: Any, op: Any, data: Any = None, reduce_op: Any = None,
-                      reduce_res: Any = None, bias: Any = None, scale: Any = 1.0, *,
-                      name: Optional[str] = None, mask: Any = None, dtype: Any = None) -> Any:
+@legacy(activation, like="data")
+def _activation_legacy(op: ActOp, data: Tile, *, bias: Optional[Operand] = None,
+                       scale: Operand = 1.0, reduce_op: Optional[AluOp] = None,
+                       reduce_res: Optional[Tile] = None,
+                       reduce_cmd: ReduceCmdArg = reduce_cmd.idle,
+                       mask: Optional[Mask] = None, dtype: Optional[DType] = None) -> Tile:
+    """``activation(op, data, ...)`` returning a new tile."""
+
+
+@lowered(status=partial("reduce_op add; table functions approximate"))
+def activation_reduce(dst: Tile, op: ActOp, data: Tile, reduce_op: Optional[AluOp],
+                      reduce_res: Tile, bias: Optional[Operand] = None, scale: Operand = 1.0,
+                      name: Name = None) -> RunReport:
     """:func:`activation` with ``reduce_cmd=reset_reduce``: ``dst = op(data * scale + bias)``
     and ``reduce_res[p] = sum(dst row p)`` (summed in FP32 before the cast to ``dst``'s
     dtype), as one ``Activate`` and one ``ActivationReadAccumulator``.
 
     Parameters:
-        dst: tile to write (legacy form without ``dst`` returns a new SBUF tile).
+        dst: tile to write.
         op: the function (see :func:`activation`).
         data: input tile.
         reduce_op: ``nl.add``.
         reduce_res: the ``(P, 1)`` tile for the row sums.
         bias, scale: as :func:`activation`.
         name: label for profiles and errors.
-        mask: legacy affine predicate.
+
+    Legacy form ``activation_reduce(op, data, *, reduce_op, reduce_res, bias=None,
+    scale=1.0, mask=None, dtype=None)`` returns a new tile.
 
     Example::
 
         nisa.activation_reduce(e, nl.exp, x, nl.add, row_sum, bias=neg_max)
     """
-    if not _is_tile(dst):
-        op, data = dst, op
-        out = _legacy_out(data, dtype)
-        activation_reduce(out, op, data, reduce_op, reduce_res, bias, scale, name=name,
-                          mask=mask)
-        return out
-    if reduce_res is None:
-        raise UsageError("activation_reduce: reduce_res is required")
-    dst, data = apply_mask(mask, dst, data)
-    _prepare(dst, name, None)
-    return _tpb.activation_reduce(dst, _op_name(op), data,
-                                  "add" if reduce_op is None else _op_name(reduce_op),
-                                  reduce_res, bias, scale)
 
 
-def exponential(dst: Any, src: Any, max_value: Any = 0.0, reduce_res: Any = None,
-                reduce_cmd: Any = "idle", reduce_init: Any = 0.0, *,
-                name: Optional[str] = None) -> Any:
+@legacy(activation_reduce, like="data")
+def _activation_reduce_legacy(op: ActOp, data: Tile, *, reduce_op: Optional[AluOp],
+                              reduce_res: Tile, bias: Optional[Operand] = None,
+                              scale: Operand = 1.0, mask: Optional[Mask] = None,
+                              dtype: Optional[DType] = None) -> Tile:
+    """``activation_reduce(op, data, reduce_op=..., reduce_res=...)`` returning a new tile."""
+
+
+@lowered(status=partial(
+    "mariana and later (the firmware does not wire it before v4); reduce_cmd idle, reduce, "
+    "reset_reduce, load_reduce (reset alone is outside the ISA's accumulator contract); "
+    "approximate"))
+def exponential(dst: Tile, src: Tile, max_value: Operand = 0.0,
+                reduce_res: Optional[Tile] = None, reduce_cmd: ReduceCmdArg = reduce_cmd.idle,
+                reduce_init: Operand = 0.0, name: Name = None) -> RunReport:
     """Vector-engine ``Exponential`` (0x30; NeuronCore-v4, tpb ``mariana``, and later):
     ``dst = exp(src - max_value)`` per element in FP32, converted to ``dst``'s dtype.
 
@@ -886,6 +1107,108 @@ def exponential(dst: Any, src: Any, max_value: Any = 0.0, reduce_res: Any = None
         nisa.exponential(e, scores, max_value=row_max, reduce_res=row_sum,
                          reduce_cmd=nisa.reduce_cmd.reset_reduce)
     """
-    _prepare(dst, name, None)
-    return _tpb.exponential(dst, src, max_value, reduce_res,
-                            getattr(reduce_cmd, "name", reduce_cmd), reduce_init)
+
+
+# --- DMA ------------------------------------------------------------------------------------
+@lowered(status=partial("direct copies between HBM and SBUF tiles (DMAMEMCPY 0xB8); indirect "
+                        "copies are refused"))
+def dma_copy(dst: Tile, src: Tile, priority: Optional[int] = None,
+             oob_mode: OobMode = oob_mode.error, dge_mode: DgeMode = dge_mode.unknown,
+             engine: DmaEngine = engine.unknown, name: Name = None) -> RunReport:
+    """``DMAMEMCPY`` (0xB8): ``dst = src`` element by element in C order between HBM and SBUF
+    (a dtype change converts through fp32, round to nearest even).
+
+    Parameters:
+        dst, src: tiles of one core with equal element counts, in HBM
+            (``Core.ndarray(shape, dtype, buffer="hbm")``) or SBUF (a PSUM source is refused).
+        priority: 0..3, NeuronCore-v4+ only. oob_mode: ``error`` / ``skip``.
+        dge_mode: ``unknown`` / ``swdge`` (issued on GpSimd) / ``hwdge`` (equal dtypes) / ``none``.
+        engine: ``sync`` (SP), ``scalar`` (ACT), ``gpsimd`` (POOL) or ``unknown`` (the
+            kernel's requests take SP and ACT in turn; POOL on sunda).
+        name: label for profiles and errors.
+
+    Semantics: the data moves at once; the request is recorded on its issuing engine's
+    queue (``Core.disasm`` writes ``.engine`` lines) and its transfer on that engine's DMA
+    queue, which bumps the queue's semaphore when the data has landed: what the emitted
+    waits of the data's readers wait for.
+
+    Legacy form ``dma_copy(*, dst, src, mask=None, dst_rmw_op=None, oob_mode=...,
+    dge_mode=...)``.
+
+    Example::
+
+        >>> import numpy as np, tpb.nki as nki
+        >>> core = nki.Core(gen="cayman")
+        >>> x = core.from_numpy(np.arange(8, dtype=np.float32).reshape(2, 4))
+        >>> h = core.ndarray((2, 4), np.float32, buffer="hbm")
+        >>> _ = nki.isa.dma_copy(h, x, engine="scalar")
+        >>> y = core.ndarray((2, 4), np.float32)
+        >>> _ = nki.isa.dma_copy(y, h)
+        >>> y.numpy()[1]
+        array([4., 5., 6., 7.], dtype=float32)
+    """
+
+
+@legacy(dma_copy)
+def _dma_copy_legacy(*, dst: Tile, src: Tile, mask: Optional[Mask] = None,
+                     dst_rmw_op: Optional[AluOp] = None, oob_mode: OobMode = oob_mode.error,
+                     dge_mode: DgeMode = dge_mode.unknown) -> RunReport:
+    """The legacy keyword form; ``dst_rmw_op`` is refused (NKI 0.3.0 moved it to
+    ``dma_compute``)."""
+    if dst_rmw_op is not None:
+        raise _api.refuse("isa", "dma_copy", "dst_rmw_op= (a read-modify-write DMA)")
+    dst, src = apply_mask(mask, dst, src)
+    return dma_copy(dst, src, oob_mode=oob_mode, dge_mode=dge_mode)
+
+
+_BROADCAST_PARTITIONS = _api.internal_lowering(
+    "broadcast_partitions", [("dst", "tile"), ("src", "tile")])
+
+
+def broadcast_partitions(dst: Tile, src: Tile) -> RunReport:
+    """``dst[p, ...] = src[0, ...]`` for every partition: one DMA whose source has a
+    partition step of 0 (``nl.broadcast_to`` over partitions; engines cannot read one
+    partition into many)."""
+    if _context.pending_matmuls():
+        _context.flush(dst.core)
+    return _BROADCAST_PARTITIONS(_context.origin(), dst, src)
+
+
+# --- names tpb refuses (docs/nki-support.md says why) -----------------------------------------
+_RNG = not_supported("the random number generators' state is not public")
+_LNC = not_supported("one NeuronCore is modelled (no LNC2)")
+_REGS = not_supported("virtual registers and on-device control flow are not modelled")
+_NO_INST = not_supported("no instruction for it in tpb")
+_MX = not_supported("NC-v4 MX formats are not modelled")
+_BN = not_supported("the BatchNorm state's semantics are not public")
+
+dma_transpose = refused("isa", "dma_transpose", not_supported(
+    "DMA_TRANSPOSE (0xBD) decodes and validates, but its tile order is not public"))
+dma_compute = refused("isa", "dma_compute", not_yet(
+    "a tpb.nki call over DMAMEMCPY's compute_op (which runs; issue 19 follow-up)"))
+tensor_partition_reduce = refused("isa", "tensor_partition_reduce", not_supported(
+    "no cross-partition reduce instruction in tpb"))
+activate2 = refused("isa", "activate2", not_supported("NC-v4 only; no maverick Activate2 facts"))
+nc_matmul_mx = refused("isa", "nc_matmul_mx", _MX)
+quantize_mx = refused("isa", "quantize_mx", _MX)
+bn_stats = refused("isa", "bn_stats", _BN)
+bn_aggr = refused("isa", "bn_aggr", _BN)
+rng = refused("isa", "rng", _RNG)
+rand2 = refused("isa", "rand2", _RNG)
+set_rng_seed = refused("isa", "set_rng_seed", _RNG)
+rand_set_state = refused("isa", "rand_set_state", _RNG)
+rand_get_state = refused("isa", "rand_get_state", _RNG)
+dropout = refused("isa", "dropout", _RNG)
+local_gather = refused("isa", "local_gather", not_supported("no gather instruction in tpb"))
+nc_n_gather = refused("isa", "nc_n_gather", not_supported("no gather instruction in tpb"))
+sequence_bounds = refused("isa", "sequence_bounds", _NO_INST)
+nonzero_with_count = refused("isa", "nonzero_with_count", _NO_INST)
+topk = refused("isa", "topk", _NO_INST)
+core_barrier = refused("isa", "core_barrier", _LNC)
+sendrecv = refused("isa", "sendrecv", _LNC)
+register_alloc = refused("isa", "register_alloc", _REGS)
+register_move = refused("isa", "register_move", _REGS)
+register_load = refused("isa", "register_load", _REGS)
+register_store = refused("isa", "register_store", _REGS)
+
+__all__ += [c.name for c in _api.calls("isa")]
