@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # a cycle (the check fails when one is gone, so the list cannot go stale). Keyed by
 # (package, parent module, sorted members).
 KNOWN_CYCLES: dict[tuple[str, str, tuple[str, ...]], str] = {
-    ("tpb-python", "", ("kernel", "nki", "nki_dve")): "issue 26 item 3 (one NKI definition)",
+    # `Tile` moved out of nki.rs (tile.rs) joins the same cycle.
+    ("tpb-python", "", ("kernel", "nki", "nki_dve", "tile")): "issue 26 item 3 (one NKI definition)",
     ("python/tpb", "nki", ("isa", "language")): "issue 26 item 3 (one NKI definition)",
 }
 

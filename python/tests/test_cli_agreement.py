@@ -6,17 +6,20 @@ Each examples/*.tpb carries its bindings as directives (docs/cli-run.md): `.in F
 Machine.write, the registers set, the instructions assembled with tpb.asm, the outputs read
 with Machine.read); the output bits must agree, and agree with the example's `.expect` file.
 
-The CLI is the binary `$TPB_CLI`, else target/{release,debug}/tpb when built (cargo test
-builds target/debug/tpb), else `cargo run --release -p tpb`; the test is skipped when none is
-available.
+The CLI is the binary `$TPB_CLI`, else {release,debug}/tpb in cargo's target directory when
+built (cargo test builds debug/tpb; CARGO_TARGET_DIR is honoured, see cargo_target_dir), else
+`cargo run --release --manifest-path <repo>/Cargo.toml -p tpb`; the test is skipped when none
+is available.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -45,16 +48,38 @@ DTYPES = {
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.tpb"))
 
 
+def cargo_target_dir() -> Path:
+    """The directory cargo builds this repository into, found as cargo finds it: `cargo
+    metadata` (which reads CARGO_TARGET_DIR and any `build.target-dir` in a cargo config),
+    else CARGO_TARGET_DIR (relative to the working directory, as cargo reads it), else
+    <repo>/target."""
+    if shutil.which("cargo"):
+        meta = subprocess.run(
+            ["cargo", "metadata", "--format-version", "1", "--no-deps", "--offline",
+             "--manifest-path", str(REPO / "Cargo.toml")],
+            capture_output=True, timeout=120,
+        )
+        if meta.returncode == 0:
+            return Path(json.loads(meta.stdout)["target_directory"])
+    env = os.environ.get("CARGO_TARGET_DIR")
+    return Path(env).resolve() if env else REPO / "target"
+
+
 def cli_command() -> list[str] | None:
+    """The `tpb` binary to compare with: $TPB_CLI, else the newest of release/debug `tpb`
+    where cargo builds (cargo_target_dir), else `cargo run` on this repository's manifest
+    (from any working directory), else None."""
     env = os.environ.get("TPB_CLI")
     if env:
         return [env]
-    built = [REPO / "target" / kind / "tpb" for kind in ("release", "debug")]
+    target = cargo_target_dir()
+    built = [target / kind / "tpb" for kind in ("release", "debug")]
     built = [b for b in built if b.is_file() and os.access(b, os.X_OK)]
     if built:
         return [str(max(built, key=lambda b: b.stat().st_mtime))]
     if shutil.which("cargo"):
-        return ["cargo", "run", "-q", "--release", "-p", "tpb", "--"]
+        return ["cargo", "run", "-q", "--release", "--manifest-path", str(REPO / "Cargo.toml"),
+                "-p", "tpb", "--"]
     return None
 
 

@@ -118,7 +118,7 @@ def test_core_ndarray_and_tile_properties():
     core = nki.Core(gen="cayman")
     assert core.gen == "cayman"
     t = core.ndarray((4, 3, 5), BF16)
-    assert t.shape == [4, 3, 5]
+    assert t.shape == (4, 3, 5)
     assert t.dtype == np.dtype(BF16)
     assert t.buffer == "sbuf"
     assert t.region == f"sbuf[p0..4]+{t.offset:#x}:bfloat16:4x3x5"
@@ -146,7 +146,7 @@ def test_from_numpy_round_trips_every_dtype(dtype, rng):
     core = nki.Core()
     a = random_values(rng, (16, 2, 9), dtype)
     t = core.from_numpy(a)
-    assert t.shape == [16, 2, 9] and t.dtype == np.dtype(dtype)
+    assert t.shape == (16, 2, 9) and t.dtype == np.dtype(dtype)
     assert_bits_equal(t.numpy(), a)
     # The tile's region reads the same bytes through a Machine-style read.
     assert core.bundles() == b""  # writes emit no instruction

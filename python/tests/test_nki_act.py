@@ -16,6 +16,7 @@ import tpb
 import tpb.nki as nki
 from tpb.nki import isa as nisa
 from tpb.nki import language as nl
+from _outputs import hbm
 
 rng = np.random.default_rng(18)
 
@@ -100,7 +101,7 @@ def test_nl_functions_match_numpy(name):
     tx = core.from_numpy(x)
 
     def kernel(t):
-        return getattr(nl, name)(t), getattr(nl, name)(t, dtype=nl.bfloat16)
+        return hbm(getattr(nl, name)(t), getattr(nl, name)(t, dtype=nl.bfloat16))
 
     y, yb = nki.simulate_kernel(kernel, tx, core=core)
     want = NL[name](x.astype(np.float64))
@@ -150,7 +151,7 @@ def test_legacy_value_returning_form():
     x = grid(4, 8)
 
     def kernel(t):
-        return nisa.activation(np.tanh, t, scale=0.5, dtype=nl.float32)
+        return hbm(nisa.activation(np.tanh, t, scale=0.5, dtype=nl.float32))
 
     y = nki.simulate_kernel(kernel, core.from_numpy(x), core=core)
     assert ulps(y, np.tanh(x.astype(np.float64) * 0.5)).max() <= 1
@@ -159,7 +160,7 @@ def test_legacy_value_returning_form():
 def test_softmax_matches_numpy():
     core = nki.Core("cayman")
     x = rng.standard_normal((32, 96)).astype(np.float32)
-    y = nki.simulate_kernel(lambda t: nl.softmax(t, axis=1), core.from_numpy(x), core=core)
+    y = nki.simulate_kernel(lambda t: hbm(nl.softmax(t, axis=1)), core.from_numpy(x), core=core)
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-9)
     with pytest.raises(tpb.NotSupported, match="softmax"):
@@ -171,10 +172,10 @@ def test_strict_exact_raises_for_table_functions():
     x = grid(4, 8)
 
     def kernel(t):
-        return nl.exp(t)
+        return hbm(nl.exp(t))
 
     core = nki.Core("cayman", strict_exact=True)
-    assert nki.simulate_kernel(lambda t: nl.relu(t), core.from_numpy(x), core=core).shape == (4, 8)
+    assert nki.simulate_kernel(lambda t: hbm(nl.relu(t)), core.from_numpy(x), core=core).shape == (4, 8)
     with pytest.raises(tpb.Fault) as e:
         nki.simulate_kernel(kernel, core.from_numpy(x), core=core)
     assert e.value.kind == "strict" and "approximate" in str(e.value)
@@ -188,7 +189,7 @@ def test_profile_lists_approximate_instructions_with_their_source_line():
 
     def kernel(t):
         a = nl.relu(t)
-        return nl.exp(a)  # the approximate one
+        return hbm(nl.exp(a))  # the approximate one
 
     _, prof = nki.profile_kernel(kernel, core.from_numpy(x), core=core)
     assert [a["mnemonic"] for a in prof.approximate] == ["activate"]
@@ -236,7 +237,7 @@ def test_emitted_act_program_runs_in_tpb_run(tmp_path):
         e = nl.ndarray((32, 16), nl.float32)
         s = nl.ndarray((32, 1), nl.float32)
         nisa.activation_reduce(e, nl.exp, x, nl.add, s, bias=-0.5)
-        return nl.multiply(e, s)
+        return hbm(nl.multiply(e, s))
 
     core = nki.Core("cayman")
     out = nki.simulate_kernel(kernel, core=core)
@@ -257,7 +258,7 @@ def test_activation_reduce_costs_one_min_ii_more():
         a, b = nl.ndarray((16, 32), nl.float32), nl.ndarray((16, 512), nl.float32)
         nisa.activation(a, nl.exp, small)
         nisa.activation_reduce(b, nl.exp, big, nl.add, nl.ndarray((16, 1), nl.float32))
-        return b
+        return hbm(b)
 
     _, prof = nki.profile_kernel(kernel)
     act = [e for e in prof.engines if e["engine"] == "act"][0]

@@ -16,6 +16,7 @@ import tpb.nki as nki
 from tpb import _tpb
 from tpb.nki import isa as nisa
 from tpb.nki import language as nl
+from _outputs import hbm
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -36,7 +37,7 @@ def test_views_read_and_compute_like_numpy():
     def kernel():
         t = ramp(64, 32)
         i_p, i_f = nl.arange(16)[:, None], nl.arange(8)[None, :]
-        return (
+        return hbm(
             t[8:40, 4:20],
             t[3],
             t[:, nl.ds(10, 4)],
@@ -63,7 +64,7 @@ def test_mgrid_and_a_box_mask_shrink_the_instruction():
         src = ramp(8, 16)
         i_p, i_f = nl.mgrid[0:8, 0:16]
         nisa.tensor_scalar(t, src, nl.add, 100.0, mask=(i_p < 4) & (i_f >= 8))
-        return t
+        return hbm(t)
 
     got = nki.simulate_kernel(kernel)
     want = np.zeros((8, 16), np.float32)
@@ -90,7 +91,7 @@ def test_spmd_grid_program_id_and_num_programs():
         seen.append((nl.program_id(0), nl.program_id(1), nl.num_programs(0), nl.num_programs((0, 1)),
                      nl.program_ndim()))
         t = nl.full((4, 4), nl.program_id(0) * 10 + nl.program_id(1), nl.int32)
-        return t
+        return hbm(t)
 
     out = kernel[2, 3]()
     assert seen == [(i, j, 2, 6, 2) for i in range(2) for j in range(3)]
@@ -112,7 +113,7 @@ def pipeline():
     u = nl.multiply(t[0:32], 0.5)
     v = nl.add(u, t[32:64, 0:1])  # a (P, 1) operand from the other half
     nisa.iota(t, [[0, 32]], offset=7)  # overwrites what DVE read: a write after read
-    return v
+    return hbm(v)
 
 
 def test_emitted_program_runs_in_tpb_run_with_no_race(tmp_path):
@@ -149,19 +150,48 @@ def test_profile_reports_engines_critical_path_and_timelines(tmp_path):
     out, prof = nki.profile_kernel(pipeline, timeline=[tmp_path / "t.json", tmp_path / "t.svg"])
     assert out.shape == (32, 32)
     engines = {e["engine"]: e for e in prof.engines}
-    assert set(engines) == {"pool", "dve"}
+    assert set(engines) == {"pool", "dve", "sp", "dma.sp"}  # the store of the output on SP
     assert engines["pool"]["instructions"] == 2 and engines["dve"]["instructions"] == 2
     assert all(0 < e["utilisation"] <= 1 for e in engines.values())
     assert engines["dve"]["waiting_cycles"] > 0
     assert prof.estimated_time_us > 0
     path = prof.critical_path
     assert path[0]["mnemonic"] == "iota" and path[-1]["end_us"] == pytest.approx(prof.estimated_time_us)
-    assert all("test_nki_kernels.py" in p["origin"] for p in path)
-    assert prof.instruction_counts == {"iota": 2, "ts_arith": 2}
+    assert all(re.search(r"(test_nki_kernels|_outputs)\.py:\d+$", p["origin"]) for p in path)
+    assert prof.instruction_counts == {"iota": 2, "ts_arith": 2, "dma_memcpy": 1}
     assert prof.races == []
     trace = json.loads((tmp_path / "t.json").read_text())
     assert trace["otherData"]["races"] == 0
     assert (tmp_path / "t.svg").read_text().lstrip().startswith("<svg")
+
+
+def test_control_characters_in_a_kernel_name_keep_the_svg_well_formed(tmp_path):
+    """Issue 29 item 4: a control character in the kernel's name made the SVG timeline
+    invalid XML (XML 1.0 §2.2 allows none but tab, newline and carriage return). It is shown
+    as an escape; the JSON timeline escapes it as JSON does."""
+    import xml.etree.ElementTree as ET
+
+    def kernel():
+        return pipeline()
+
+    kernel.__name__ = "k\x01\x1b[31m<&>"
+    _, prof = nki.profile_kernel(kernel, timeline=[tmp_path / "t.svg", tmp_path / "t.json"])
+    root = ET.parse(tmp_path / "t.svg").getroot()
+    text = "".join(root.itertext())
+    assert "k\\u{1}\\u{1b}[31m<&>" in text, text
+    assert "\x01" not in text and "\x1b" not in text
+    assert json.loads((tmp_path / "t.json").read_text())["otherData"]["program"] == kernel.__name__
+
+
+def test_a_fifo_is_not_a_timeline(tmp_path):
+    """Issue 29 item 3: a FIFO given as the timeline blocked forever (and Ctrl-C could not
+    stop it); it is refused with a tpb.UsageError before anything is written."""
+    import os
+
+    fifo = tmp_path / "t.json"
+    os.mkfifo(fifo)
+    with pytest.raises(tpb.UsageError, match="FIFO"):
+        nki.profile_kernel(pipeline, timeline=fifo)
 
 
 # Sanitizers: out-of-bounds, capacity (naming the tile), uninitialised reads.
@@ -175,7 +205,7 @@ def test_out_of_bounds_subscripts_raise():
 
     def kernel2():
         t = nl.ndarray((128, 64), nl.float32)
-        return t[:, nl.ds(60, 8)]
+        return hbm(t[:, nl.ds(60, 8)])
 
     with pytest.raises(IndexError):
         nki.simulate_kernel(kernel2)
@@ -199,7 +229,7 @@ def test_tiles_freed_in_a_loop_are_reused():
         for i in nl.affine_range(64):
             t = nl.ndarray((128, 16384), nl.float32)  # 64 KiB per partition each
             nisa.iota(t, [[0, 16384]], offset=i)
-        return t[0:1, 0:1]
+        return hbm(t[0:1, 0:1])
 
     assert nki.simulate_kernel(kernel)[0, 0] == 63
 
@@ -207,7 +237,7 @@ def test_tiles_freed_in_a_loop_are_reused():
 def test_uninitialised_reads_raise_unless_asked_to_warn():
     def kernel():
         t = nl.ndarray((4, 8), nl.float32)
-        return nl.add(t, 1.0)
+        return hbm(nl.add(t, 1.0))
 
     with pytest.raises(tpb.Fault, match="uninitialised") as e:
         nki.simulate_kernel(kernel)
@@ -224,7 +254,7 @@ def test_engine_and_name_keywords():
         with pytest.raises(tpb.UsageError, match="runs on DVE only"):
             nisa.tensor_scalar(u, t, nl.add, 1.0, engine=nisa.engine.gpsimd)
         v = nisa.tensor_scalar(data=u, op0=np.multiply, operand0=2.0)  # legacy, returns a tile
-        return v
+        return hbm(v)
 
     np.testing.assert_array_equal(nki.simulate_kernel(kernel), (ramp_np(4, 8) + 1) * 2)
 
@@ -250,7 +280,7 @@ def test_language_ops_against_numpy():
         t = ramp(32, 16)
         t32 = ramp(32, 32)
         u = nl.add(t, 1.0)
-        return (
+        return hbm(
             nl.add(t, u),
             nl.maximum(t, nl.multiply(u, 0.5)),
             nl.sum(t, axis=1, keepdims=True),
@@ -283,7 +313,7 @@ def test_language_ops_against_numpy():
 def test_broadcast_to_copies_a_zero_step_view():
     def kernel():
         t = ramp(8, 4)
-        return nl.broadcast_to(t[:, 1:2], (8, 6)), t[:, 2:3].broadcast(1, 3)
+        return hbm(nl.broadcast_to(t[:, 1:2], (8, 6)), t[:, 2:3].broadcast(1, 3))
 
     b, v = nki.simulate_kernel(kernel)
     r = ramp_np(8, 4)
@@ -309,13 +339,13 @@ def test_engine_keyword_places_dve_or_pool_instructions():
         nisa.tensor_copy(u, t, engine=nisa.engine.gpsimd)
         v = nl.ndarray((4, 8), nl.float32)
         nisa.tensor_copy(v, u, engine=nisa.engine.vector)
-        return v
+        return hbm(v)
 
     np.testing.assert_array_equal(nki.simulate_kernel(kernel, core=core), ramp_np(4, 8))
     text = core.disasm()
     assert ".engine pool\n" in text and ".engine auto\n" in text
     _, prof = nki.profile_kernel(kernel)
-    assert {e["engine"] for e in prof.engines} == {"pool", "dve"}
+    assert {e["engine"] for e in prof.engines} == {"pool", "dve", "sp", "dma.sp"}
 
 
 # The support list (docs/nki-support.md) is generated from the Rust table and matches the

@@ -45,9 +45,10 @@ def test_load_converts_and_a_masked_store_writes_the_box_only():
         nl.store(out, value=nl.zeros((128, 16), nl.float32))
         i_p = nl.arange(128)[:, None]
         i_f = nl.arange(16)[None, :]
+        # The masked load keeps the view's shape and fills the box (issue 27 item 6).
         t = nl.load(a[i_p, i_f], dtype=nl.bfloat16, mask=(i_p < 100))
-        assert tuple(t.shape) == (100, 16) and t.dtype == nl.bfloat16
-        nl.store(conv, value=nl.copy(t, dtype=nl.float32))
+        assert t.shape == (128, 16) and t.dtype == nl.bfloat16
+        nl.store(conv[i_p, i_f], value=nl.copy(t, dtype=nl.float32), mask=(i_p < 100))
         nl.store(out[i_p, i_f], value=nl.load(a), mask=(i_p < 100) & (i_f >= 4))
         return conv, out
 
@@ -123,9 +124,14 @@ def test_without_synchronisation_a_load_races_with_its_reader():
     out, prof = nki.profile_kernel(kernel, a)
     np.testing.assert_array_equal(out, a + 1.0)
     assert {e["engine"] for e in prof.engines} == {"sp", "dma.sp", "dve"}
-    with pytest.raises(tpb.RaceError) as e:
-        nki.profile_kernel(kernel, a, synchronize=False, uninitialized_reads="warn")
-    assert {e.value.first["engine"], e.value.second["engine"]} == {"dma.sp", "dve"}
+    # With the default uninitialized_reads="raise" too (issue 29 item 13): the read that ran
+    # before its load is reported as the race it is, naming both kernel lines.
+    for reads in ("warn", "raise"):
+        with pytest.raises(tpb.RaceError) as e:
+            nki.profile_kernel(kernel, a, synchronize=False, uninitialized_reads=reads)
+        assert {e.value.first["engine"], e.value.second["engine"]} == {"dma.sp", "dve"}
+        for side in (e.value.first, e.value.second):
+            assert "test_nki_load_store.py" in side["origin"], side
 
 
 def test_an_hbm_fill_is_refused_with_the_way_round():

@@ -20,6 +20,7 @@ import tpb
 import tpb.nki as nki
 import tpb.nki.isa as nisa
 import tpb.nki.language as nl
+from _outputs import hbm
 
 rng = np.random.default_rng(18)
 
@@ -257,7 +258,7 @@ def tiled(lhsT, rhs):
         acc = nl.zeros((m, n), nl.float32, buffer=nl.psum)
         for lt, rt in tiles:
             acc += nl.matmul(lt, rt, transpose_x=True)  # LINE_ACC
-        return nl.copy(acc)
+        return hbm(nl.copy(acc))
 
     return k
 
@@ -287,7 +288,7 @@ def test_nl_matmul_and_transpose_values():
         tx, ty = sbuf(x), sbuf(y)
         xy = nl.matmul(tx, ty)  # transpose_x=False: x is transposed on the PE first
         xT = nl.transpose(tx)
-        return nl.copy(xy), nl.copy(xT)
+        return hbm(nl.copy(xy), nl.copy(xT))
 
     xy, xT = nki.simulate_kernel(k)
     assert same_bits(xT, x.T.copy())
@@ -302,7 +303,7 @@ def test_nl_transpose_keeps_a_bf16_tile_exact():
         tt = nl.transpose(sbuf(x))
         # A PSUM write needs a 4-byte dtype: the bf16 result is copied out to SBUF.
         assert tt.buffer == "sbuf" and np.dtype(tt.dtype) == nl.bfloat16
-        return nl.copy(tt)
+        return hbm(nl.copy(tt))
 
     out = nki.simulate_kernel(k)
     assert out.dtype == x.dtype and np.array_equal(out, x.T)
@@ -318,7 +319,7 @@ def test_legacy_nc_matmul_form_accumulates():
         psum = nl.zeros((16, 24), nl.float32, buffer=nl.psum)
         psum += nisa.nc_matmul(ta, tb)
         psum += nisa.nc_matmul(ta, tb)
-        return nl.copy(psum)
+        return hbm(nl.copy(psum))
 
     out = nki.simulate_kernel(k)
     once = our_order(a, b)
@@ -358,7 +359,7 @@ def test_emitted_program_has_the_transpose_and_runs_race_free():
 
     @nki.jit
     def k():
-        return nl.copy(nl.transpose(nl.copy(nl.matmul(sbuf(a), sbuf(a), transpose_x=True))))
+        return hbm(nl.copy(nl.transpose(nl.copy(nl.matmul(sbuf(a), sbuf(a), transpose_x=True)))))
 
     c = core_with()
     out = nki.simulate_kernel(k, core=c)
@@ -376,7 +377,7 @@ def test_a_held_back_matmul_runs_before_a_later_host_write():
         t = sbuf(a)
         r = nl.matmul(t, t, transpose_x=True)
         t[...] = np.zeros_like(a)  # must not reach the matmul above
-        return nl.copy(r)
+        return hbm(nl.copy(r))
 
     assert same_bits(nki.simulate_kernel(k), our_order(a, a))
 
@@ -390,7 +391,7 @@ def test_pe_program_runs_in_tpb_run_and_strict_exact_refuses_it(tmp_path):
         x = nl.ndarray((64, 32), nl.float32)
         nisa.iota(x, [[1, 32]], channel_multiplier=32)
         y = nl.multiply(x, 1.0 / 1024)
-        return nl.copy(nl.transpose(nl.copy(nl.matmul(y, y, transpose_x=True))))
+        return hbm(nl.copy(nl.transpose(nl.copy(nl.matmul(y, y, transpose_x=True)))))
 
     c = core_with()
     out = nki.simulate_kernel(k, core=c)
@@ -413,7 +414,7 @@ def test_name_labels_the_pe_instructions():
         t = sbuf(a)
         acc = nl.ndarray((16, 16), nl.float32, buffer=nl.psum)
         nisa.nc_matmul(acc, t, t, name="gram")
-        return nl.copy(acc)
+        return hbm(nl.copy(acc))
 
     out, prof = nki.profile_kernel(k)
     assert same_bits(out, our_order(a, a))
@@ -433,7 +434,7 @@ def test_matmul_accumulates_into_a_subscripted_psum_view():
         acc[:, 8:16] += nl.matmul(ta, tb, transpose_x=True)
         out = nl.ndarray((16, 24), nl.float32)
         out[...] = acc  # legacy assignment of a tile: a copy on the device
-        return out
+        return hbm(out)
 
     out = nki.simulate_kernel(k)
     once = our_order(a, b)
@@ -521,7 +522,7 @@ def test_a_failed_kernel_leaves_no_matmul_pending():
 
     @nki.jit
     def fine():
-        return nl.copy(sbuf(a))
+        return hbm(nl.copy(sbuf(a)))
 
     nki.simulate_kernel(fine, core=c)
     assert "matmul" not in [i.mnemonic for i in c.instructions()[n:]]

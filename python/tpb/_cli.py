@@ -8,6 +8,7 @@ output, exit statuses and files are the binary's.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from typing import Optional, Sequence
@@ -33,13 +34,28 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         2
     """
     args = list(sys.argv[1:] if argv is None else argv)
-    sys.stdout.flush()
-    sys.stderr.flush()
+    # None when Python started with the descriptor closed (`tpb … >&-`).
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
     return _tpb.cli(args)
+
+
+def _open_closed_standard_descriptors() -> None:
+    """Opens /dev/null on each of descriptors 0, 1 and 2 that is closed, lowest first, as the
+    Rust runtime does before the binary's ``main``: so ``tpb … >&-`` discards the report as
+    the binary does, and no file the command opens can become its standard output."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            # The lowest free descriptor: this one, since those below it are open.
+            os.open(os.devnull, os.O_RDWR)
 
 
 def console() -> None:
     """Entry point of the ``tpb`` console script and ``python -m tpb``."""
+    _open_closed_standard_descriptors()
     # Default SIGINT: Ctrl-C kills the process (status 130 from the shell), as with the binary.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     sys.exit(main())

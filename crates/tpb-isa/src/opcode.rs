@@ -775,7 +775,8 @@ const ACT2_ORDER: &str = "the order of Activate2's two ALU ops around the functi
 /// same rows; here it generates the `Opcode` constants and [`OPCODES`].
 /// Columns: constant = value, header name, display, mnemonic, engine, maintenance,
 /// generations, semantics (family and its [`sem`] variant: how the opcode runs; the family
-/// gives the struct), exec (run, or refused and why), source.
+/// gives the struct), exec (run, or refused and why), source. A row may carry `#[cfg(…)]`
+/// attributes (every callback passes them on).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! for_each_opcode {
@@ -803,6 +804,11 @@ macro_rules! for_each_opcode {
             TENSOR_SCALAR_PTR_BITVEC = 0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "TensorScalarPtrBitvec", "ts_ptr_bitvec", Dve, DeprecatedWorking, ALL, TensorScalar(PtrBitvec), Run, "isa-facts §7";
             TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "TensorScalarPtrMultiBitvec", "ptr_multi_bitvec", Dve, NotMaintained, ALL, PtrMulti(MultiBitvec), Run, "seed 000 §3";
             BATCH_NORM_PARAM_LOAD = 0x64, "BATCH_NORM_PARAM_LOAD", "BatchNormParamLoad", "bn_param_load", Dve, Maintained, ALL, BatchNormParamLoad(BatchNormParamLoad), NotSupported(BN_STATE), "isa-facts §6 (S2_BN siblings)";
+            // Test-only (feature `test-alias-row`, issue 26): an alias of FindIndex8 under a
+            // new byte, the row its only edit; tpb-sim's tests/alias_row.rs checks every layer
+            // treats it as its twin.
+            #[cfg(feature = "test-alias-row")]
+            FIND_INDEX8_ALIAS = 0x66, "FIND_INDEX8_ALIAS", "FindIndex8Alias", "find_index8_alias", Dve, Maintained, ALL, Search(FindIndex8), Run, "isa-facts-dve-pool §16 (test-only alias)";
             LOAD_MASK_SELECT = 0x69, "LOAD_MASK_SELECT", "LoadMaskSelect", "load_mask_select", Dve, Maintained, ALL, LoadMaskSelect(LoadMaskSelect), Run, "isa-facts-dve-pool §14.2";
             STREAM_SHUFFLE = 0x6A, "STREAM_SHUFFLE", "StreamShuffle", "stream_shuffle", Dve, Maintained, ALL, StreamShuffle(StreamShuffle), Run, "isa-facts-dve-pool §14.1";
             STREAM_TRANSPOSE = 0x6B, "STREAM_TRANSPOSE", "StreamTranspose", "stream_transpose", Dve, Maintained, ALL, StreamTranspose(StreamTranspose), Run, "isa-facts-dve-pool §15";
@@ -854,13 +860,13 @@ macro_rules! for_each_opcode {
 }
 
 macro_rules! opcode_table {
-    ($( $C:ident = $v:literal, $hn:literal, $disp:literal, $mn:literal, $e:ident, $m:ident, $g:ident, $fam:ident($sv:ident), $exec:expr, $src:literal; )*) => {
+    ($( $(#[$attr:meta])* $C:ident = $v:literal, $hn:literal, $disp:literal, $mn:literal, $e:ident, $m:ident, $g:ident, $fam:ident($sv:ident), $exec:expr, $src:literal; )*) => {
         impl Opcode {
-            $( #[doc = $disp] pub const $C: Opcode = Opcode($v); )*
+            $( $(#[$attr])* #[doc = $disp] pub const $C: Opcode = Opcode($v); )*
         }
         /// Every modelled opcode, in value order.
         pub const OPCODES: &[OpcodeInfo] = &[
-            $( OpcodeInfo { value: $v, header_name: $hn, display: $disp, mnemonic: $mn,
+            $( $(#[$attr])* OpcodeInfo { value: $v, header_name: $hn, display: $disp, mnemonic: $mn,
                             kind: Family::$fam.kind(),
                             engine: Engine::$e, maintenance: Maintenance::$m, gens: GenSet::$g,
                             sem: Sem::$fam(sem::$fam::$sv), family: Family::$fam,

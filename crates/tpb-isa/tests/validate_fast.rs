@@ -21,72 +21,21 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use tpb_isa::opcode::{Family, OPCODES};
-use tpb_isa::text::{asm, AsmOptions};
 use tpb_isa::validate::{failing_rules, is_valid, is_valid_view, validate, validate_view, Rule};
 use tpb_isa::wire::InstView;
 use tpb_isa::{Gen, Instruction};
 
 #[path = "support/bundles.rs"]
 mod bundles;
+#[path = "support/doc_bases.rs"]
+mod doc_bases;
 #[path = "support/golden.rs"]
 mod golden;
 
+use doc_bases::{bases, Base};
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The ```tpb blocks of docs/syntax.md.
-fn doc_blocks() -> Vec<String> {
-    let doc = std::fs::read_to_string(root().join("../../docs/syntax.md"))
-        .expect("docs/syntax.md is readable");
-    let (mut out, mut cur): (Vec<String>, Option<String>) = (Vec::new(), None);
-    for line in doc.lines() {
-        match &mut cur {
-            None if line.trim_start().starts_with("```tpb") => cur = Some(String::new()),
-            Some(_) if line.trim_start().starts_with("```") => out.extend(cur.take()),
-            Some(t) => {
-                t.push_str(line);
-                t.push('\n');
-            }
-            None => {}
-        }
-    }
-    out
-}
-
-/// One base bundle: the bytes of a documented example of a modelled opcode, checked on a
-/// generation that defines the opcode.
-struct Base {
-    name: String,
-    bytes: [u8; 64],
-    gen: Gen,
-}
-
-/// Every documented instruction of a modelled opcode, on every generation defining it, once.
-fn bases() -> Vec<Base> {
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    for text in doc_blocks() {
-        let a = asm(&text, &AsmOptions::new(Gen::Cayman)).expect("docs examples assemble");
-        for s in a.instructions() {
-            let bytes = s.inst.encode();
-            let Some(row) = s.inst.info(s.gen) else {
-                continue;
-            };
-            for g in Gen::ALL {
-                if row.gens.contains(g) && seen.insert((bytes, g)) {
-                    let prefix = format!("{} on {g} #", row.mnemonic);
-                    let k = out.iter().filter(|b: &&Base| b.name.starts_with(&prefix));
-                    out.push(Base {
-                        name: format!("{prefix}{}", k.count()),
-                        bytes,
-                        gen: g,
-                    });
-                }
-            }
-        }
-    }
-    out
 }
 
 /// The verdict equals the report's, on the view and on the owned instruction.

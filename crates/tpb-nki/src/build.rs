@@ -2,7 +2,7 @@
 //! is touched here; [`crate::Core`] validates and runs what these return.
 
 use crate::error::NkiError;
-use crate::tile::Tile;
+use crate::tile::{Tile, ViewError};
 use tpb_isa::geometry::{Geometry, Space};
 use tpb_isa::pack::{pack, Packed};
 use tpb_isa::wire::{op, D4Iota, F32Bits};
@@ -15,12 +15,9 @@ pub(crate) fn packed<const N: usize>(
     tile: &Tile,
     operand: &'static str,
 ) -> Result<Packed<N>, NkiError> {
-    let ap = tile.access_pattern().ok_or_else(|| NkiError::Shape {
-        operand,
-        detail: format!(
-            "{} elements per partition cannot be split into descriptor counts of at most 65535",
-            tile.free_elements()
-        ),
+    let ap = tile.access_pattern().map_err(|e| match e {
+        ViewError::NotSupported(detail) => NkiError::Shape { operand, detail },
+        other => other.into(),
     })?;
     pack::<N>(gen, &ap).map_err(|e| NkiError::Pack {
         operand,
@@ -60,6 +57,7 @@ pub(crate) fn data4d(pattern: &[[i64; 2]], base: i64) -> Result<Data4d, NkiError
 /// A pointer immediate to a `(P, 1)` tile: its ADDR4 start address (isa-facts §7,
 /// `ts_ptr_imm_chk`).
 pub(crate) fn pointer(gen: Gen, tile: &Tile, operand: &'static str) -> Result<ImmVal, NkiError> {
+    tile.check()?;
     if tile.free_elements() != 1 {
         return Err(NkiError::Shape {
             operand,

@@ -42,6 +42,8 @@ pub struct Core {
     call: Label,
     /// Footprints and what each engine is ordered after.
     tracker: Tracker,
+    /// DMA requests issued without an engine so far ([`crate::sync::dma_issuer`]).
+    dma_turn: usize,
     /// The host writes made before the first instruction: the scheduled re-run replays them
     /// onto a fresh machine (a clone of the whole machine, 24 MiB of SBUF and more, cost
     /// about 10 ms per kernel).
@@ -53,11 +55,16 @@ pub struct Core {
     opaque_start: bool,
     /// Host writes made after the first instruction (the re-run cannot replay them).
     late_host_writes: usize,
+    /// On-chip bytes a mask declared don't-care ([`Core::mark_masked_out`]); the re-run
+    /// marks them before its first instruction.
+    masked_out: Vec<tpb_sim::HostTensor>,
     /// Whether emission adds the waits footprints need (off: the kernel synchronises by
     /// hand, and the scheduled re-run checks it).
     auto_sync: bool,
     /// Whether out-of-bounds views are clipped with a warning (else refused).
     clip_views: bool,
+    /// Inside [`Core::all_or_nothing`] (a nested one does not save the core again).
+    atomic: bool,
     /// The PSUM views a matmul wrote, for `nc_matmul(accumulate=None)` ([`crate::pe`]).
     pub(crate) matmul_groups: crate::matmul_groups::MatmulGroups,
     /// The 128 × 128 identities the PE transpose multiplies by, one per dtype.
@@ -128,12 +135,15 @@ impl Core {
             labels: Vec::new(),
             call: Label::default(),
             tracker: Tracker::default(),
+            dma_turn: 0,
             early_writes: Vec::new(),
             start: None,
             opaque_start: false,
             late_host_writes: 0,
+            masked_out: Vec::new(),
             auto_sync: true,
             clip_views: false,
+            atomic: false,
             matmul_groups: crate::matmul_groups::MatmulGroups::default(),
             identities: Vec::new(),
         }
@@ -250,6 +260,27 @@ impl Core {
         self.call.engine.take()
     }
 
+    /// Runs `f`, putting the whole core back as it was if it fails: a call that emits
+    /// several instructions (a split view, a split DMA) changes nothing on a fault in any of
+    /// them. The saved copy costs a clone of the machine (its SBUF, PSUM and written HBM
+    /// pages), so only calls that split use it.
+    pub(crate) fn all_or_nothing<T>(
+        &mut self,
+        f: impl FnOnce(&mut Core) -> Result<T, NkiError>,
+    ) -> Result<T, NkiError> {
+        if self.atomic {
+            return f(self);
+        }
+        let saved = self.clone();
+        self.atomic = true;
+        let r = f(self);
+        self.atomic = false;
+        if r.is_err() {
+            *self = saved;
+        }
+        r
+    }
+
     /// Puts back what [`Core::take_call_engine`] took.
     pub(crate) fn restore_call_engine(&mut self, engine: Option<EngineId>) {
         self.call.engine = engine;
@@ -283,6 +314,61 @@ impl Core {
         Ok(tile)
     }
 
+    /// `nl.ndarray(shape, dtype, buffer, name, address=(partition, offset))`: an on-chip
+    /// tile placed by the kernel at `partition` and byte `offset` (NKI 0.3.0+). Its bytes
+    /// must be free or held by other placed tiles (which it then overlaps, as the kernel
+    /// chose), never by a tile the allocator placed.
+    pub fn ndarray_at(
+        &mut self,
+        shape: &[usize],
+        dtype: Dtype,
+        space: Space,
+        name: &str,
+        (partition, offset): (u32, u64),
+    ) -> Result<Tile, NkiError> {
+        let Some(k) = space_index(space) else {
+            return Err(NkiError::Value {
+                argument: "address",
+                detail: "placement applies to SBUF and PSUM tiles, not HBM".into(),
+            });
+        };
+        let mut probe = Arena::new(self.arenas[k].total(), false);
+        let tile = allocate(&mut probe, shape, dtype, space, name)?;
+        let bad = |detail: String| NkiError::Value {
+            argument: "address",
+            detail,
+        };
+        let size = dtype.size().unwrap_or(1) as u64;
+        let (parts, row) = (tile.partitions(), tile.row_bytes());
+        if u64::from(partition) + u64::from(parts) > 128 || !offset.is_multiple_of(size) {
+            return Err(bad(format!(
+                "({partition}, {offset}): {parts} partitions from {partition} pass partition 128, \
+                 or byte {offset} is not on a {dtype} element"
+            )));
+        }
+        if offset + row > self.arenas[k].total() {
+            return Err(bad(format!(
+                "({partition}, {offset}): {row} bytes per partition pass the {} bytes of {}",
+                self.arenas[k].total(),
+                space.name()
+            )));
+        }
+        self.arenas[k].pin(offset, row).map_err(|used| {
+            bad(format!(
+                "({partition}, {offset}): bytes {:#x}..{:#x} of each partition hold a tile tpb \
+                 placed (placed tiles may overlap only each other)",
+                used.start, used.end
+            ))
+        })?;
+        let tile = Tile {
+            start_partition: partition,
+            offset,
+            ..tile
+        };
+        self.end_matmul_groups(&tile);
+        Ok(tile)
+    }
+
     /// Whether [`Core::ndarray`] would allocate such a tile now (nothing is allocated): a
     /// caller can check a shape before gathering the data for it.
     pub fn check_ndarray(
@@ -303,7 +389,11 @@ impl Core {
     /// HBM tensors are bump-allocated and keep their space.
     pub fn free(&mut self, tile: &Tile) {
         if let Some(k) = space_index(tile.space) {
-            self.arenas[k].release(tile.offset, tile.row_bytes());
+            if self.arenas[k].is_pinned(tile.offset) {
+                self.arenas[k].unpin(tile.offset, tile.row_bytes());
+            } else {
+                self.arenas[k].release(tile.offset, tile.row_bytes());
+            }
         }
         self.end_matmul_groups(tile);
     }
@@ -390,7 +480,7 @@ impl Core {
     ) -> Result<StepReport, NkiError> {
         let mut opts = semaphore.map_or(DmaOptions::default(), DmaOptions::signal);
         opts.priority = priority;
-        self.dma_copy_opts(&dst.dma_view(), &src.dma_view(), engine, opts)
+        self.dma_copy_opts(&dst.dma_view()?, &src.dma_view()?, engine, opts)
     }
 
     /// [`Core::dma_copy`] on explicit views (NKI `.ap()` patterns, [`crate::dma::DmaView`]).
@@ -407,10 +497,11 @@ impl Core {
 
     /// [`Core::dma_copy_view`] with every DMA option ([`DmaOptions`]).
     ///
-    /// A copy that does not fit one DMA_DIRECT2D is split into several requests
-    /// (one per index of an outer dim, as a DMA encoder splits it); all are built and validated before the first is emitted, but one
-    /// that faults when it runs (an uninitialised source under the strict sanitizer) leaves
-    /// the requests before it emitted.
+    /// A copy that does not fit one DMA_DIRECT2D is split into several requests (one per
+    /// index of an outer dim, as a DMA encoder splits it); all are built and validated before
+    /// the first is emitted, and they run all or nothing: one that
+    /// faults when it runs (an uninitialised source under the strict sanitizer) leaves the
+    /// core as it was.
     pub fn dma_copy_opts(
         &mut self,
         dst: &DmaView,
@@ -433,7 +524,13 @@ impl Core {
             });
         }
         let gen = self.gen();
-        let engine = engine.unwrap_or(default_dma_issuer(gen));
+        let engine = match engine {
+            Some(e) => e,
+            None => {
+                self.dma_turn += 1;
+                crate::sync::dma_issuer(gen, self.dma_turn - 1)
+            }
+        };
         if !engine.issues_dma(gen) {
             return Err(NkiError::Value {
                 argument: "engine",
@@ -449,16 +546,24 @@ impl Core {
             operand: "dma_copy",
             detail: e.to_string(),
         })?;
+        let n_requests = insts.len();
         // The requests go on the issuing queue; [`Core::placements`] names it when it is
-        // not the default issuer.
-        let mut last = None;
-        for inst in insts {
-            last = Some(self.emit_on(inst, &[], engine)?);
+        // not the default issuer. Several run all or nothing.
+        let emit_all = |core: &mut Core| {
+            let mut last = None;
+            for inst in insts {
+                last = Some(core.emit_on(inst, &[], engine)?);
+            }
+            last.ok_or_else(|| NkiError::Shape {
+                operand: "dma_copy",
+                detail: "nothing to copy".into(),
+            })
+        };
+        if n_requests > 1 {
+            self.all_or_nothing(emit_all)
+        } else {
+            emit_all(self)
         }
-        last.ok_or_else(|| NkiError::Shape {
-            operand: "dma_copy",
-            detail: "nothing to copy".into(),
-        })
     }
 
     /// The options a DMA request issued on `issuer` goes out with. Under the emitted
@@ -517,9 +622,9 @@ impl Core {
                 ),
             });
         }
-        let mut from = src.dma_view();
+        let mut from = src.dma_view()?;
         from.pattern[0] = [0, i64::from(dst.partitions())];
-        self.dma_copy_opts(&dst.dma_view(), &from, None, DmaOptions::default())
+        self.dma_copy_opts(&dst.dma_view()?, &from, None, DmaOptions::default())
     }
 
     /// Sets register `n` for instructions the caller builds. Registers
@@ -545,6 +650,7 @@ impl Core {
     /// Writes a tile's (or a view's) elements (raw little-endian element bytes, C order of
     /// the view).
     pub fn write(&mut self, tile: &Tile, bytes: &[u8]) -> Result<(), NkiError> {
+        tile.check()?;
         if !self.program.is_empty() {
             self.late_host_writes += 1;
         }
@@ -587,6 +693,38 @@ impl Core {
         self.host_write(hull, &rows)
     }
 
+    /// Declares an on-chip tile's elements written, keeping their bytes: a masked call
+    /// leaves the elements its mask skips as they were (the compiler shrinks the
+    /// instruction), and the kernel has said it does not care about them, so later unmasked
+    /// reads of them (a ragged last tile's rows) are not uninitialised reads. An HBM tensor
+    /// is left alone: its unwritten elements stay visible.
+    pub fn mark_masked_out(&mut self, tile: &Tile) -> Result<(), NkiError> {
+        tile.check()?;
+        if tile.space == Space::Hbm {
+            return Ok(());
+        }
+        let size = tile.dtype.size().unwrap_or(1) as i64;
+        let mut offs = tile.element_offsets();
+        offs.sort_unstable();
+        offs.dedup();
+        let p = tile.start_partition;
+        let mut runs: Vec<(i64, i64)> = Vec::new();
+        for o in offs {
+            match runs.last_mut() {
+                Some((start, len)) if *start + *len == o => *len += 1,
+                _ => runs.push((o, 1)),
+            }
+        }
+        for (start, len) in runs {
+            let t = tpb_sim::HostTensor::at(tile.space, p..p + tile.partitions())
+                .offset((tile.offset as i64 + start * size) as u64)
+                .elements(Dtype::UINT8, (len * size) as u64);
+            self.machine.mark_initialised(&t)?;
+            self.masked_out.push(t);
+        }
+        Ok(())
+    }
+
     /// One host write, recorded for the re-run when no instruction has run yet.
     fn host_write(&mut self, t: tpb_sim::HostTensor, bytes: &[u8]) -> Result<(), NkiError> {
         self.machine.write_tensor(&t, bytes)?;
@@ -599,6 +737,7 @@ impl Core {
     /// Reads a tile's (or a view's) elements (raw little-endian element bytes, C order of
     /// the view).
     pub fn read(&self, tile: &Tile) -> Result<Vec<u8>, NkiError> {
+        tile.check()?;
         if tile.is_contiguous() {
             return Ok(self.machine.read_tensor(&tile.host())?);
         }
@@ -745,16 +884,18 @@ impl Core {
         let gen = self.gen();
         let s0 = scalar(gen, operand0, bitvec, "operand0", dst)?;
         let s1 = scalar(gen, operand1, bitvec, "operand1", dst)?;
-        let i = build::tensor_scalar(
-            gen,
-            dst,
-            data,
-            bitvec,
-            [op0, op1v],
-            [s0, s1],
-            [reverse0, reverse1],
-        )?;
-        self.emit(i, &[])
+        self.elementwise(3, &[dst.clone(), data.clone()], &mut |core, v| {
+            let i = build::tensor_scalar(
+                gen,
+                &v[0],
+                &v[1],
+                bitvec,
+                [op0, op1v],
+                [s0, s1],
+                [reverse0, reverse1],
+            )?;
+            core.emit(i, &[])
+        })
     }
 
     /// `nki.isa.range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1,
@@ -986,6 +1127,22 @@ impl Core {
         opts: &EngineOptions,
         on_step: impl FnMut(&tpb_sim::engines::ScheduledStep, &StepReport),
     ) -> Result<(Machine, EngineRun), NkiError> {
+        self.schedule_with(opts, self.machine.config().strict, on_step)
+    }
+
+    /// [`Core::schedule`] with uninitialised reads warning instead of faulting: a read the
+    /// engines reorder before its write (a missing wait) then runs on, so the write happens
+    /// and the race detector sees both sides.
+    pub fn schedule_lenient(&self, opts: &EngineOptions) -> Result<(Machine, EngineRun), NkiError> {
+        self.schedule_with(opts, false, |_, _| {})
+    }
+
+    fn schedule_with(
+        &self,
+        opts: &EngineOptions,
+        strict: bool,
+        on_step: impl FnMut(&tpb_sim::engines::ScheduledStep, &StepReport),
+    ) -> Result<(Machine, EngineRun), NkiError> {
         if self.late_host_writes > 0 {
             return Err(NkiError::NotSupported {
                 what: format!(
@@ -1013,6 +1170,10 @@ impl Core {
         for &(r, bits) in &self.constants {
             m.set_register(usize::from(r), bits)?;
         }
+        for t in &self.masked_out {
+            m.mark_initialised(t)?;
+        }
+        m.set_strict(strict);
         let run = run_engines_with(&mut m, &self.program, &self.engines, opts, on_step);
         Ok((m, run))
     }
@@ -1158,8 +1319,9 @@ const MAX_DMA_SPLIT: usize = 4096;
 
 /// The DMAMEMCPY requests that copy `src` to `dst`: one when the views fold into
 /// DMA_DIRECT2D's two dims, else one per index of the outermost dim the two views share
-/// (same rank, same counts), recursively, as a DMA encoder splits a copy (at most
-/// [`MAX_DMA_SPLIT`] requests).
+/// (same rank, same counts), recursively, as a DMA encoder splits a copy; the innermost
+/// dim (when it is the only one left) is cut into runs of [`DMA_RUN`] elements instead (at
+/// most [`MAX_DMA_SPLIT`] requests in all).
 fn dma_requests(
     gen: Gen,
     dst: &DmaView,
@@ -1190,18 +1352,31 @@ fn dma_requests(
         return Err(err);
     };
     let n = dst.pattern[d][1];
-    if out.len() + n as usize > MAX_DMA_SPLIT {
+    let last = dst.pattern[d + 1..].iter().all(|p| p[1] == 1);
+    let run = if last { DMA_RUN.min(n) } else { 1 };
+    if run == n || out.len() + (n / run) as usize > MAX_DMA_SPLIT {
         return Err(err);
     }
-    for k in 0..n {
-        dma_requests(gen, &sub_view(dst, d, k), &sub_view(src, d, k), opts, out)?;
+    for start in (0..n).step_by(run as usize) {
+        let len = run.min(n - start);
+        dma_requests(
+            gen,
+            &sub_view(dst, d, start, len),
+            &sub_view(src, d, start, len),
+            opts,
+            out,
+        )?;
     }
     Ok(())
 }
 
-/// Index `k` of dim `d` of a DMA view, kept as a size-1 dim.
-fn sub_view(v: &DmaView, d: usize, k: i64) -> DmaView {
-    let step = v.pattern[d][0] * k;
+/// Elements per request when a copy's last dim is cut into runs: whole runs fit a count word
+/// (at most 65535) however they fold.
+const DMA_RUN: i64 = 1 << 15;
+
+/// Indices `start..start + len` of dim `d` of a DMA view.
+fn sub_view(v: &DmaView, d: usize, start: i64, len: i64) -> DmaView {
+    let step = v.pattern[d][0] * start;
     let size = v.dtype.size().unwrap_or(1) as i64;
     let place = match v.place {
         DmaPlace::Hbm(a) => DmaPlace::Hbm((a as i64 + step * size) as u64),
@@ -1217,7 +1392,7 @@ fn sub_view(v: &DmaView, d: usize, k: i64) -> DmaView {
         } => DmaPlace::on_chip(space, partition, (offset as i64 + step * size) as u64),
     };
     let mut pattern = v.pattern.clone();
-    pattern[d] = [1, 1];
+    pattern[d] = [v.pattern[d][0], len];
     DmaView::new(place, v.dtype, pattern)
 }
 

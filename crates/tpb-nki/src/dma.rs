@@ -151,6 +151,15 @@ pub enum DmaBuildError {
     },
 }
 
+/// The most bytes one DMA element (`elem_size`) holds: 64 KiB, written as 0 (isa-facts-pe-act-dma
+/// §3.4).
+const MAX_ELEM_BYTES: u64 = 1 << 16;
+
+/// The most elements one request may walk (the simulator's limit: each run is resolved and
+/// checked before the first write); a larger copy is split into several requests by its
+/// caller.
+use tpb_sim::MAX_DMA_ELEMENTS;
+
 /// A folded side: address, `(byte step, count)` innermost first (two slots), element bytes.
 type Folded = (Addr8, [(i64, u64); 2], u64);
 
@@ -192,20 +201,42 @@ fn fold(gen: Gen, v: &DmaView, operand: &'static str) -> Result<Folded, DmaBuild
             dims.push((bytes, count));
         }
     }
-    // Fold the innermost contiguous dims into the element.
+    // Fold the innermost contiguous dims into the element; a contiguous dim too long to
+    // fold whole folds its largest divisor that fits 64 KiB (`[n·k, k]` → a k-element run
+    // walked n times: the same bytes in the same order).
     let mut elem = size as u64;
     while let Some(&(step, count)) = dims.last() {
-        if step != elem as i64 || elem * count > 1 << 16 {
+        if step != elem as i64 {
             break;
         }
-        elem *= count;
-        dims.pop();
+        if elem * count <= MAX_ELEM_BYTES {
+            elem *= count;
+            dims.pop();
+            continue;
+        }
+        let k = (2..=MAX_ELEM_BYTES / elem)
+            .rev()
+            .find(|&k| count.is_multiple_of(k))
+            .unwrap_or(1);
+        if k > 1 {
+            elem *= k;
+            let last = dims.len() - 1;
+            dims[last] = (elem as i64, count / k);
+        }
+        break;
     }
     if dims.len() > 2 {
         return Err(shape(format!(
             "{} non-contiguous dims remain after folding the contiguous ones into {elem}-byte \
              elements; DMA_DIRECT2D has two (split the copy)",
             dims.len()
+        )));
+    }
+    let walked: u64 = dims.iter().map(|d| d.1).product();
+    if walked > MAX_DMA_ELEMENTS {
+        return Err(shape(format!(
+            "walks {walked} {elem}-byte elements, more than the simulator's {MAX_DMA_ELEMENTS} \
+             per request (split the copy)"
         )));
     }
     let mut slots = [(0i64, 1u64); 2];
@@ -301,6 +332,34 @@ mod tests {
             (s.src_elem_size, s.src.step_elem, s.src.num_elem),
             (2, [4, 256], [64, 4])
         );
+    }
+
+    // issue 29 item 11: a (128, 32769) fp32 row is 131076 bytes, more than one element
+    // holds; its largest divisor that fits (10923 = 32769 / 3) folds instead, so the copy
+    // walks 128 × 3 elements. A strided copy of 5M elements walks more than one request may.
+    #[test]
+    fn long_rows_fold_a_divisor_and_huge_walks_are_refused() {
+        let g = Gen::Cayman;
+        let hbm = DmaView::new(
+            DmaPlace::Hbm(0),
+            Dtype::FP32,
+            vec![[32769, 128], [1, 32769]],
+        );
+        let sb = DmaView::new(
+            DmaPlace::on_chip(Space::Sbuf, 0, 0),
+            Dtype::FP32,
+            vec![[1, 128], [1, 32769]],
+        );
+        let i = dma_copy_instruction(g, &sb, &hbm, DmaOptions::default()).unwrap();
+        let Body::DmaDirect2d(s) = i.body else {
+            panic!()
+        };
+        assert_eq!((s.src_elem_size, s.src.num_elem), (43692, [3, 128]));
+        assert_eq!((s.dst_elem_size, s.dst.num_elem), (43692, [3, 128]));
+        let strided = DmaView::new(DmaPlace::Hbm(0), Dtype::FP32, vec![[2000, 5000], [2, 1000]]);
+        let flat = DmaView::new(DmaPlace::Hbm(1 << 26), Dtype::FP32, vec![[1, 5_000_000]]);
+        let e = dma_copy_instruction(g, &flat, &strided, DmaOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("per request"), "{e}");
     }
 
     #[test]

@@ -89,6 +89,9 @@ fn tensor4(
     slots: &[(i64, u64)],
 ) -> Result<(Tensor4, u8), NkiError> {
     let p = packed::<4>(gen, tile, operand)?;
+    if slots.is_empty() {
+        return Ok((p.tensor, p.num_active_channels));
+    }
     let mut t = Tensor4 {
         start_addr: p.tensor.start_addr,
         step_elem: [1; 4],
@@ -137,24 +140,27 @@ impl Core {
             Some(i) if ints && engine != NkiEngine::Vector => i,
             _ => op,
         };
-        let s0 = packed::<3>(gen, data1, "data1")?;
-        let s1 = packed::<3>(gen, data2, "data2")?;
-        let d = packed::<3>(gen, dst, "dst")?;
-        let body = S3s3d3Tt {
-            in0_in1_dtype: DtypePair::new(data1.dtype, data2.dtype),
-            out_dtype: dst.dtype,
-            op: alu,
-            num_active_channels: d.num_active_channels,
-            src0_mem_pattern: s0.tensor,
-            src1_mem_pattern: s1.tensor,
-            dst_mem_pattern: d.tensor,
-        };
         let opcode = if bitvec {
             op::TENSOR_TENSOR_BITVEC
         } else {
             op::TENSOR_TENSOR_ARITH
         };
-        self.run(Instruction::build(opcode, body))
+        let views = [dst.clone(), data1.clone(), data2.clone()];
+        self.elementwise(3, &views, &mut |core, v| {
+            let s0 = packed::<3>(gen, &v[1], "data1")?;
+            let s1 = packed::<3>(gen, &v[2], "data2")?;
+            let d = packed::<3>(gen, &v[0], "dst")?;
+            let body = S3s3d3Tt {
+                in0_in1_dtype: DtypePair::new(v[1].dtype, v[2].dtype),
+                out_dtype: v[0].dtype,
+                op: alu,
+                num_active_channels: d.num_active_channels,
+                src0_mem_pattern: s0.tensor,
+                src1_mem_pattern: s1.tensor,
+                dst_mem_pattern: d.tensor,
+            };
+            core.run(Instruction::build(opcode, body))
+        })
     }
 
     fn s4d4_tr(
@@ -164,8 +170,11 @@ impl Core {
         src: &Tile,
     ) -> Result<StepReport, NkiError> {
         same_shape(dst, src, "src")?;
-        let body = bypass_move(self.gen(), dst, src)?;
-        self.run(Instruction::build(opcode, body))
+        let gen = self.gen();
+        self.elementwise(4, &[dst.clone(), src.clone()], &mut |core, v| {
+            let body = bypass_move(gen, &v[0], &v[1])?;
+            core.run(Instruction::build(opcode, body))
+        })
     }
 
     /// `nki.isa.tensor_copy(dst, src, engine=engine.unknown)`: an on-chip copy, bit-exact when
@@ -235,16 +244,18 @@ impl Core {
             from_f32(d, value as f32, &fp8)
         };
         let gen = self.gen();
-        let p = packed::<4>(gen, dst, "dst")?;
-        let body = D4Mr {
-            dst_element_count: u32::try_from(dst.free_elements()).unwrap_or(u32::MAX),
-            dtype: d,
-            num_active_channels: p.num_active_channels,
-            set_value: bits,
-            dst_mem_pattern: p.tensor,
-            ..D4Mr::default()
-        };
-        self.run(Instruction::build(op::MEMSET, body))
+        self.elementwise(4, std::slice::from_ref(dst), &mut |core, v| {
+            let p = packed::<4>(gen, &v[0], "dst")?;
+            let body = D4Mr {
+                dst_element_count: u32::try_from(v[0].free_elements()).unwrap_or(u32::MAX),
+                dtype: d,
+                num_active_channels: p.num_active_channels,
+                set_value: bits,
+                dst_mem_pattern: p.tensor,
+                ..D4Mr::default()
+            };
+            core.run(Instruction::build(op::MEMSET, body))
+        })
     }
 
     /// `nki.isa.tensor_reduce(dst, op, data, axis, negate=False, keepdims=False)`: reduce the
@@ -277,16 +288,6 @@ impl Core {
                 ),
             });
         }
-        if !data.is_contiguous() || !dst.is_contiguous() {
-            // The reduction's descriptor walks the tile's elements in order from its start.
-            return Err(NkiError::NotYet {
-                what: format!(
-                    "tensor_reduce of the strided view {}: its descriptor needs contiguous \
-                     free dims (copy the view to a tile first)",
-                    if data.is_contiguous() { dst } else { data }
-                ),
-            });
-        }
         let reduced: u64 = axes.iter().map(|&a| data.shape[a] as u64).product();
         let kept = data.free_elements() / reduced.max(1);
         if dst.partitions() != data.partitions() || dst.free_elements() != kept {
@@ -307,9 +308,8 @@ impl Core {
                 detail: "negate applies to arithmetic reductions only".into(),
             });
         }
-        let reduced_i = i64::try_from(reduced).unwrap_or(i64::MAX);
-        let (src, n) = tensor4(gen, data, "data", &[(1, reduced), (reduced_i, kept)])?;
-        let (d, _) = tensor4(gen, dst, "dst", &[(1, kept)])?;
+        let (src, n, op_dim) = reduce_pattern(gen, data, axes[0])?;
+        let (d, _) = tensor4(gen, dst, "dst", &[])?;
         let body = S4d4Tr {
             src_mem_pattern: src,
             in_dtype: data.dtype,
@@ -317,7 +317,7 @@ impl Core {
             num_active_channels: n,
             negated: u8::from(negate),
             op,
-            op_dim: TensorSubdim::X,
+            op_dim,
             dst_mem_pattern: d,
             ..S4d4Tr::default()
         };
@@ -548,6 +548,59 @@ impl Core {
 
 /// The S4D4_TR body of a Bypass move of `src` into `dst` (Copy/Cast/Reciprocal,
 /// StreamTranspose, StreamShuffle, §4.2), over dst's partitions.
+/// TensorReduce's source: the data view's reduced dims (`first_reduced..`, innermost) then
+/// its kept dims, each merged and split into descriptor words as the packer does
+/// ([`crate::free_pattern`]); `op_dim` covers the reduced slots (X = slot 0, XY = 0..1, …).
+/// Both together must fit the four slots of a `TENSOR4D`.
+fn reduce_pattern(
+    gen: tpb_isa::Gen,
+    data: &Tile,
+    first_reduced: usize,
+) -> Result<(Tensor4, u8, TensorSubdim), NkiError> {
+    let dims: Vec<(usize, i64)> = data.shape[1..]
+        .iter()
+        .copied()
+        .zip(data.strides())
+        .collect();
+    let (kept, reduced) = dims.split_at(first_reduced - 1);
+    let limit = |what: &str| NkiError::Shape {
+        operand: "data",
+        detail: format!(
+            "{data}: the reduction needs {what}; one TensorReduce walks at most 4 \
+             descriptor dims of at most 65535 elements (steps of at most 32767): reduce a \
+             smaller part per call"
+        ),
+    };
+    let r = crate::free_pattern(reduced.iter().copied())
+        .ok_or_else(|| limit("a count with no split into descriptor words"))?;
+    let mut k = crate::free_pattern(kept.iter().copied())
+        .ok_or_else(|| limit("a count with no split into descriptor words"))?;
+    k.retain(|d| d.num != 1);
+    // Innermost first: the reduced dims fill the low slots, the kept ones follow.
+    let slots: Vec<(i64, u64)> = r
+        .iter()
+        .rev()
+        .chain(k.iter().rev())
+        .map(|d| (d.step, d.num as u64))
+        .collect();
+    if slots.len() > 4 {
+        return Err(limit(&format!(
+            "{} descriptor dims ({} reduced, {} kept)",
+            slots.len(),
+            r.len(),
+            k.len()
+        )));
+    }
+    let op_dim = match r.len() {
+        1 => TensorSubdim::X,
+        2 => TensorSubdim::XY,
+        3 => TensorSubdim::XYZ,
+        _ => TensorSubdim::XYZW,
+    };
+    let (t, n) = tensor4(gen, data, "data", &slots)?;
+    Ok((t, n, op_dim))
+}
+
 fn bypass_move(gen: tpb_isa::Gen, dst: &Tile, src: &Tile) -> Result<S4d4Tr, NkiError> {
     let s = packed::<4>(gen, src, "src")?;
     let d = packed::<4>(gen, dst, "dst")?;

@@ -25,9 +25,11 @@
 //! # let _ = Operand::Imm(1.0);
 //! ```
 //!
-//! Tiles may be views ([`Tile::index`], [`Tile::reshape`], [`Tile::view`]): a slice, an
-//! integer, an `nl.ds` range or an affine `nl.arange` expression only changes the access
-//! pattern the packer receives. Each emitted instruction goes to its engine's queue
+//! Tiles may be views ([`Tile::index`], [`Tile::index_affine`], [`Tile::ap`],
+//! [`Tile::reshape`], [`Tile::view`]): a slice, an integer, an `nl.ds` range, an affine
+//! `nl.arange` / `nl.mgrid` expression over an index grid or a raw `[step, num]` pattern only
+//! changes the access pattern the packer receives; a view too large for one instruction is
+//! split as a compiler would, all or nothing. Each emitted instruction goes to its engine's queue
 //! ([`Core::engines`]) with the semaphore waits its footprint needs ([`sync`]), so
 //! [`Core::disasm`] / [`Core::bundles`] is a race-free multi-engine program;
 //! [`Core::schedule`] re-runs it on the engine scheduler, and [`Core::first_difference`]
@@ -36,7 +38,10 @@
 //! Emission choices that are ours, not the compiler's (the compiler's register allocation,
 //! tile placement and semaphore allocation are not public): tiles start at partition 0 and
 //! are first-fit allocated at 64-byte aligned offsets within the partition, a PSUM tile that
-//! fits a 2 KiB bank inside one bank, and freed by [`Core::free`]; each engine counts its
+//! fits a 2 KiB bank inside one bank (a larger one from a bank boundary), tiles the kernel
+//! places (`address=`) pinned where it says, and freed by [`Core::free`]; the elements a
+//! masked call leaves out of its on-chip destination are declared written without a value
+//! ([`Core::mark_masked_out`]); each engine counts its
 //! instructions on semaphore `255 - engine index` ([`sync::sync_semaphore`]); fill values and
 //! other FP32 constants an instruction reads from a register are placed in registers
 //! allocated from 63 downwards and set through the host API, and [`Core::disasm`] writes them
@@ -45,7 +50,11 @@
 
 // Issue 18: activation, activation_reduce and exponential.
 mod act;
+// Index expressions as subscripts, and views pending a mask.
+mod affine;
+// `tensor.ap(pattern, offset)`.
 mod alloc;
+mod ap;
 mod build;
 mod core;
 pub mod dma;
@@ -57,6 +66,8 @@ mod matmul_groups;
 mod names;
 // Issue 18: nc_matmul and the Tensor-engine nc_transpose on the PE.
 mod pe;
+// Calls split when a view needs more than one instruction.
+mod split;
 pub mod support;
 pub mod sync;
 mod tile;
@@ -66,7 +77,7 @@ pub use dve::ReduceCmd;
 pub use dve_pool::NkiEngine;
 pub use error::NkiError;
 pub use names::{act_func, alu_op, Cmp};
-pub use tile::{Index, Tile, ViewError};
+pub use tile::{free_pattern, Affine, Index, Tile, ViewError};
 
 /// A `tensor_scalar` / `select` scalar operand: a compile-time immediate or a per-partition
 /// `(P, 1)` tile read through a pointer.

@@ -70,7 +70,7 @@ pub const NKI_API: &[(&str, &str, Status)] = &[
     ("language", "program_ndim", Status::Supported),
     ("language", "device_print", Status::Supported),
     ("language", "load", Status::Supported),
-    ("language", "store", Status::Partial("from SBUF tiles (a PSUM value is refused, as NKI 0.3.0+ dma_copy does: copy it to SBUF first)")),
+    ("language", "store", Status::Partial("from SBUF tiles into HBM (a PSUM value is refused, as NKI 0.3.0+ dma_copy does: copy it to SBUF first; an SBUF or PSUM dst is refused, as NKI refuses it)")),
     ("language", "load_transpose2d", Status::NotYet("DMA_TRANSPOSE (0xBD), whose tile order is not public; or the PE transpose (issue 18a)")),
     ("language", "copy", Status::Supported),
     ("language", "broadcast_to", Status::Supported),

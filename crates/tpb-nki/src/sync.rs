@@ -24,6 +24,8 @@
 
 use std::ops::Range;
 use tpb_isa::geometry::Space;
+use tpb_isa::Gen;
+use tpb_sim::engines::queue::default_dma_issuer;
 use tpb_sim::engines::{EngineId, NUM_ENGINES};
 use tpb_sim::MemAccess;
 
@@ -32,6 +34,21 @@ use tpb_sim::MemAccess;
 /// [`FIRST_USER_FREE_SEMAPHORE`] stay the user's.
 pub const fn sync_semaphore(e: EngineId) -> u8 {
     255 - e.index() as u8
+}
+
+/// The engine that issues the `turn`-th DMA request of a kernel that names none (`nl.load`,
+/// `nl.store`, `dma_copy` with `engine=unknown`). From cayman on, the two hardware DGE
+/// instances of a NeuronCore are commanded through the Sync engine and the Scalar engine
+/// (trainium2_arch.rst@81ce03ae L347) and the compiler chooses which (L357, its rule not
+/// published); tpb alternates SP, ACT, SP, … so loads and stores spread over both DGE rings
+/// and both DMA queues (ASSUMED: the alternation is ours). A request from ACT generates its descriptors beside ACT's compute
+/// (L364). Sunda has no hardware DGE: POOL (software DGE) issues every request.
+pub fn dma_issuer(gen: Gen, turn: usize) -> EngineId {
+    match gen {
+        Gen::Sunda => default_dma_issuer(gen),
+        _ if turn.is_multiple_of(2) => EngineId::Sp,
+        _ => EngineId::Act,
+    }
 }
 
 /// Semaphores `0..FIRST_USER_FREE_SEMAPHORE` are never used by the emitted synchronisation.
@@ -349,6 +366,7 @@ mod tests {
             },
             runs: Vec::new(),
             exact: true,
+            shape: None,
         }
     }
 

@@ -3,6 +3,7 @@
 //! data moves, the view only changes the access pattern the compiler's packer receives.
 
 use std::fmt;
+use std::sync::Arc;
 use tpb_isa::geometry::Space;
 use tpb_isa::pack::{AccessPattern, Dim, DimOrder};
 use tpb_isa::Dtype;
@@ -10,6 +11,10 @@ use tpb_isa::Dtype;
 /// `shape[0]` partitions from `start_partition`; element `[p, i1, i2, …]` is at byte
 /// `offset + (i1·s1 + i2·s2 + …)·size` of partition `start_partition + p`, where `s1, s2, …`
 /// are the element strides of the free dims ([`Tile::strides`]; C order for an allocation).
+///
+/// `shape` is always partition first. A tile with legacy block dims
+/// (`nl.ndarray((n, nl.par_dim(128), F))`) keeps them as free dims after the partitions and
+/// shows the kernel its own order ([`Tile::user_shape`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Tile {
     /// SBUF or PSUM.
@@ -28,6 +33,12 @@ pub struct Tile {
     /// HBM only: the element stride of dim 0 (`None`: C order, the product of the free
     /// dims). On chip dim 0 is the partitions.
     pub outer_stride: Option<i64>,
+    /// On chip: how many block dims come before the partition dim in the kernel's shape
+    /// (legacy `par_dim` after them); they are `shape[1..=blocks]` here.
+    pub blocks: usize,
+    /// A view whose index expressions leave its tensor, kept for a mask to bring back in
+    /// bounds ([`Tile::index_affine`]); any use of it as it is fails with its message.
+    pub pending: Option<Arc<Pending>>,
 }
 
 /// One subscript of `tile[...]` (NKI `NkiTensor.__getitem__`, nki-api §2.2 and §4.2).
@@ -57,6 +68,29 @@ pub enum Index {
     },
     /// `...`: as many full slices as the other subscripts leave.
     Ellipsis,
+}
+
+/// `constant + Σ coeffs[a] · i_a` over the axes of an index grid.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Affine {
+    /// The constant term.
+    pub constant: i64,
+    /// One coefficient per grid axis (0 where the subscript does not use the axis).
+    pub coeffs: Vec<i64>,
+}
+
+/// A view whose subscripts leave its tensor: the tensor and the subscripts, kept until a
+/// mask shrinks the grid back inside ([`Tile::index_affine`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Pending {
+    /// The tensor indexed (in bounds itself).
+    pub(crate) source: Tile,
+    /// The index grid.
+    pub(crate) grid: Vec<usize>,
+    /// One subscript per dim of `source`, in the kernel's dim order.
+    pub(crate) keys: Vec<Affine>,
+    /// What is out of bounds.
+    pub(crate) message: String,
 }
 
 /// Why a view cannot be taken.
@@ -95,6 +129,8 @@ impl Tile {
             shape,
             free_strides: Vec::new(),
             outer_stride: None,
+            blocks: 0,
+            pending: None,
         }
     }
 
@@ -203,68 +239,49 @@ impl Tile {
         )
     }
 
-    /// The access pattern that walks the view in order. Adjacent free dims that walk
-    /// contiguously merge (`[[n·s, m], [s, n]]` → `[[s, m·n]]`) and size-1 dims drop, as
-    /// the compiler's packer would; a count too large for one count word is split into
-    /// `[[k·s, N/k], [s, k]]` with the largest `k` that divides `N` and keeps the step in
-    /// the signed step word (`k·s <= 32767`, `N/k <= 65535`). `None` when no split exists.
-    pub fn access_pattern(&self) -> Option<AccessPattern> {
+    /// The access pattern that walks the view in order ([`free_pattern`] of its free dims).
+    /// An error when the view is pending ([`Tile::check`]) or a count has no split into
+    /// descriptor words.
+    pub fn access_pattern(&self) -> Result<AccessPattern, ViewError> {
+        self.check()?;
         let free = self.shape.get(1..).unwrap_or(&[]);
-        let mut dims: Vec<Dim> = Vec::new();
-        for (&d, s) in free.iter().zip(self.strides()) {
-            if d == 1 {
-                continue;
-            }
-            match dims.last_mut() {
-                Some(last) if last.step == s * d as i64 => {
-                    *last = Dim::new(s, last.num * d as i64);
-                }
-                _ => dims.push(Dim::new(s, d as i64)),
-            }
-        }
-        if dims.is_empty() {
-            dims.push(Dim::new(1, 1));
-        }
-        let mut split = Vec::with_capacity(dims.len() + 1);
-        for d in dims {
-            let n = d.num as u64;
-            if n <= MAX_NUM {
-                split.push(d);
-                continue;
-            }
-            let s = d.step.unsigned_abs().max(1);
-            let k = (1..=MAX_STEP / s)
-                .rev()
-                .find(|&k| n.is_multiple_of(k) && n / k <= MAX_NUM)?;
-            split.push(Dim::new(d.step * k as i64, (n / k) as i64));
-            split.push(Dim::new(d.step, k as i64));
-        }
-        Some(
-            AccessPattern::new(
-                self.space,
-                self.start_partition,
-                i64::from(self.partitions()),
-                self.offset,
-            )
-            .with_free(split, DimOrder::OutermostFirst),
+        let dims = free_pattern(free.iter().copied().zip(self.strides())).ok_or_else(|| {
+            ViewError::NotSupported(format!(
+                "{self}: {} elements per partition in a dim whose count has no split into \
+                 descriptor counts of at most 65535 (a step of at most 32767 times a count)",
+                self.free_elements()
+            ))
+        })?;
+        Ok(AccessPattern::new(
+            self.space,
+            self.start_partition,
+            i64::from(self.partitions()),
+            self.offset,
         )
+        .with_free(dims, DimOrder::OutermostFirst))
     }
 
     /// The whole tile as a DMA view (`[[step, count], …]` outermost first; on chip the first
-    /// pair is the partition dimension and the others follow the view's strides).
-    pub fn dma_view(&self) -> crate::dma::DmaView {
+    /// pair is the partition dimension and the others follow the view's strides). An error
+    /// when the view is pending ([`Tile::check`]).
+    pub fn dma_view(&self) -> Result<crate::dma::DmaView, ViewError> {
         use crate::dma::{DmaPlace, DmaView};
+        self.check()?;
+        let free = self.shape.get(1..).unwrap_or(&[]);
+        let free = free.iter().zip(self.strides()).map(|(&d, s)| [s, d as i64]);
         if self.space == Space::Hbm {
             let mut pattern = vec![[self.dim0_stride(), self.partitions() as i64]];
-            let free = self.shape.get(1..).unwrap_or(&[]);
-            pattern.extend(free.iter().zip(self.strides()).map(|(&d, s)| [s, d as i64]));
-            return DmaView::new(DmaPlace::Hbm(self.offset), self.dtype, pattern);
+            pattern.extend(free);
+            return Ok(DmaView::new(
+                DmaPlace::Hbm(self.offset),
+                self.dtype,
+                pattern,
+            ));
         }
         let mut pattern = vec![[1, self.partitions() as i64]];
-        let free = self.shape.get(1..).unwrap_or(&[]);
-        pattern.extend(free.iter().zip(self.strides()).map(|(&d, s)| [s, d as i64]));
+        pattern.extend(free);
         let place = DmaPlace::on_chip(self.space, self.start_partition, self.offset);
-        DmaView::new(place, self.dtype, pattern)
+        Ok(DmaView::new(place, self.dtype, pattern))
     }
 
     /// The region in `tpb run`'s syntax, `sbuf[p0..128]+0x400:bf16:128x512` (a strided
@@ -274,9 +291,11 @@ impl Tile {
     }
 
     /// `tile[index]` (NKI semantics, nki-api §2.2): integers, slices, `nl.ds` ranges and
-    /// `...`; missing trailing subscripts are full slices. On the partition dim an integer
-    /// keeps a size-1 dim and the step must be 1 (an operand's partitions are contiguous,
-    /// nki-semantics §1.7); integers drop free dims, keeping at least one.
+    /// `...` in the kernel's dim order ([`Tile::user_shape`]); missing trailing subscripts
+    /// are full slices. On chip an integer on the partition dim keeps a size-1 dim and the
+    /// partition step must be 1 (an operand's partitions are contiguous, nki-semantics §1.7);
+    /// integers drop free and block dims, keeping at least one free dim. In HBM an integer
+    /// drops its dim, as NumPy does (`x[b, 0:128, 0:8]` is `[128, 8]`), keeping at least one.
     pub fn index(&self, keys: &[Index]) -> Result<Tile, ViewError> {
         let full = self.expand(keys)?;
         self.index_full(&full)
@@ -292,7 +311,7 @@ impl Tile {
             Err(ViewError::OutOfBounds(msg)) => {
                 let clipped: Vec<Index> = full
                     .iter()
-                    .zip(&self.shape)
+                    .zip(&self.user_shape())
                     .map(|(&k, &n)| clip(k, n as i64))
                     .collect();
                 let t = self.index_full(&clipped)?;
@@ -300,6 +319,12 @@ impl Tile {
             }
             other => other.map(|t| (t, None)),
         }
+    }
+
+    /// The shape as the kernel sees it: block dims first, then the partitions, then the
+    /// other free dims (the same as [`Tile::shape`] without block dims).
+    pub fn user_shape(&self) -> Vec<usize> {
+        to_user(&self.shape, self.blocks)
     }
 
     /// The subscripts with `...` and missing trailing dims expanded to full slices.
@@ -314,39 +339,32 @@ impl Tile {
         let given = keys.len() - ellipses;
         if given > rank {
             return Err(ViewError::Invalid(format!(
-                "too many indices: {given} for a {rank}-dimensional tile {self}"
+                "too many indices: {given} for a {rank}-dimensional tensor {self}"
             )));
         }
         let mut full: Vec<Index> = Vec::with_capacity(rank);
         for k in keys {
             if *k == Index::Ellipsis {
-                full.extend(std::iter::repeat_n(
-                    Index::Slice {
-                        start: None,
-                        stop: None,
-                        step: None,
-                    },
-                    rank - given,
-                ));
+                full.extend(std::iter::repeat_n(FULL, rank - given));
             } else {
                 full.push(*k);
             }
         }
         while full.len() < rank {
-            full.push(Index::Slice {
-                start: None,
-                stop: None,
-                step: None,
-            });
+            full.push(FULL);
         }
         Ok(full)
     }
 
-    /// [`Tile::index`] on one subscript per dim.
+    /// [`Tile::index`] on one subscript per dim (the kernel's dim order).
     fn index_full(&self, full: &[Index]) -> Result<Tile, ViewError> {
+        if let Some(p) = &self.pending {
+            return p.index(full);
+        }
         if self.space == Space::Hbm {
             return self.index_hbm(full);
         }
+        let full = to_internal(full, self.blocks);
         let rank = self.shape.len();
         let size = self.dtype.size().unwrap_or(1) as i64;
         let strides = self.strides();
@@ -354,9 +372,10 @@ impl Tile {
         let mut offset = self.offset as i64;
         let mut shape = Vec::with_capacity(rank);
         let mut free_strides = Vec::with_capacity(rank);
+        let mut blocks = 0;
         for (dim, key) in full.iter().enumerate() {
             let n = self.shape[dim] as i64;
-            let (first, count, step) = resolve(*key, n, dim)?;
+            let (first, count, step) = resolve(*key, n, user_dim(dim, self.blocks))?;
             if dim == 0 {
                 if count > 1 && step != 1 {
                     return Err(ViewError::NotSupported(format!(
@@ -373,6 +392,7 @@ impl Tile {
             if !matches!(key, Index::At(_)) {
                 shape.push(count as usize);
                 free_strides.push(s * step);
+                blocks += usize::from(dim <= self.blocks);
             }
         }
         if shape.len() < 2 {
@@ -392,26 +412,30 @@ impl Tile {
             shape,
             free_strides,
             outer_stride: None,
+            blocks,
+            pending: None,
         })
     }
 
-    /// [`Tile::index_full`] of an HBM tensor: dim 0 is an ordinary strided dim (any step);
-    /// an integer keeps it as a size-1 dim, as on chip, and drops a free dim.
+    /// [`Tile::index_full`] of an HBM tensor: every dim is an ordinary strided dim (any
+    /// step); an integer drops its dim (NumPy), leaving at least one.
     fn index_hbm(&self, full: &[Index]) -> Result<Tile, ViewError> {
         let size = self.dtype.size().unwrap_or(1) as i64;
-        let strides: Vec<i64> = std::iter::once(self.dim0_stride())
-            .chain(self.strides())
-            .collect();
+        let strides = self.all_strides();
         let mut offset = self.offset as i64;
         let mut shape = Vec::with_capacity(full.len());
         let mut kept = Vec::with_capacity(full.len());
         for (dim, key) in full.iter().enumerate() {
             let (first, count, step) = resolve(*key, self.shape[dim] as i64, dim)?;
             offset += first * strides[dim] * size;
-            if dim == 0 || !matches!(key, Index::At(_)) {
+            if !matches!(key, Index::At(_)) {
                 shape.push(count as usize);
                 kept.push(strides[dim] * step);
             }
+        }
+        if shape.is_empty() {
+            shape.push(1);
+            kept.push(1);
         }
         if offset < 0 {
             return Err(ViewError::OutOfBounds(format!(
@@ -426,12 +450,59 @@ impl Tile {
             shape,
             free_strides: kept[1..].to_vec(),
             outer_stride: Some(kept[0]),
+            blocks: 0,
+            pending: None,
         })
     }
 
+    /// Refuses `what` on a pending view or a tile with block dims (index them first: NKI's
+    /// block dims are addressed one block at a time).
+    fn plain_view(&self, what: &str) -> Result<(), ViewError> {
+        self.check()?;
+        if self.blocks > 0 {
+            return Err(ViewError::NotSupported(format!(
+                "{what} of a tile with {} block dim(s) before its partition dim: index the \
+                 block dims first (t[i])",
+                self.blocks
+            )));
+        }
+        Ok(())
+    }
+
+    /// Indices `start..start + len` of free dim `axis` (partition-first order; in range, as
+    /// the caller cut them from the view's own shape).
+    pub(crate) fn along(&self, axis: usize, start: usize, len: usize) -> Tile {
+        let size = self.dtype.size().unwrap_or(1) as i64;
+        let strides = self.strides();
+        let mut shape = self.shape.clone();
+        shape[axis] = len;
+        Tile {
+            offset: (self.offset as i64 + start as i64 * strides[axis - 1] * size) as u64,
+            shape,
+            free_strides: strides,
+            ..self.clone()
+        }
+    }
+
+    /// Every dim's element stride, dim 0 included (on chip dim 0's is 0: the partitions).
+    pub(crate) fn all_strides(&self) -> Vec<i64> {
+        std::iter::once(self.dim0_stride())
+            .chain(self.strides())
+            .collect()
+    }
+
+    /// An error when the view is not usable as it is: its index expressions leave its
+    /// tensor and no mask brought them back ([`Tile::index_affine`]).
+    pub fn check(&self) -> Result<(), ViewError> {
+        match &self.pending {
+            Some(p) => Err(ViewError::OutOfBounds(p.message.clone())),
+            None => Ok(()),
+        }
+    }
     /// `tile.reshape(shape)` (nki-api §2.2): same element count, partition dim kept, one
     /// `-1` allowed; the view's free dims must be contiguous.
     pub fn reshape(&self, shape: &[i64]) -> Result<Tile, ViewError> {
+        self.plain_view("reshape")?;
         let total = i64::from(self.partitions()) * self.free_elements() as i64;
         let known: i64 = shape.iter().filter(|&&d| d != -1).product();
         let holes = shape.iter().filter(|&&d| d == -1).count();
@@ -493,6 +564,7 @@ impl Tile {
     /// `tile.broadcast(dim, size)` (nki-api §2.2): a size-1 free dim read `size` times (step
     /// 0); the partition dim cannot be broadcast on chip.
     pub fn broadcast(&self, dim: usize, size: usize) -> Result<Tile, ViewError> {
+        self.plain_view("broadcast")?;
         if dim == 0 || dim >= self.shape.len() {
             return Err(ViewError::Invalid(format!(
                 "broadcast dim {dim}: a free dim of {self} (the partition dim cannot be broadcast)"
@@ -518,6 +590,7 @@ impl Tile {
     /// The view with its free dims in `order` (a permutation of `1..rank`; the partition dim
     /// stays first): only the strides move, as NumPy's `transpose` of the free axes.
     pub fn permute(&self, order: &[usize]) -> Result<Tile, ViewError> {
+        self.plain_view("permute")?;
         let rank = self.shape.len();
         let mut seen = vec![false; rank];
         let valid = order.len() == rank - 1
@@ -542,6 +615,7 @@ impl Tile {
     /// `tile.view(dtype)` (`reinterpret_cast`, nki-api §2.2): the same bytes as another
     /// dtype; the last dim is scaled by the byte-size ratio and must be contiguous.
     pub fn view(&self, dtype: Dtype) -> Result<Tile, ViewError> {
+        self.plain_view("view")?;
         let (from, to) = match (self.dtype.size(), dtype.size()) {
             (Some(a), Some(b)) => (a, b),
             _ => return Err(ViewError::Invalid(format!("{dtype} has no byte size"))),
@@ -570,6 +644,85 @@ impl Tile {
     }
 }
 
+/// A full slice, `:`.
+const FULL: Index = Index::Slice {
+    start: None,
+    stop: None,
+    step: None,
+};
+
+/// Kernel-order items (block dims, the partitions, the rest) in partition-first order.
+pub(crate) fn to_internal<T: Clone>(user: &[T], blocks: usize) -> Vec<T> {
+    if blocks == 0 || user.len() <= blocks {
+        return user.to_vec();
+    }
+    let mut out = Vec::with_capacity(user.len());
+    out.push(user[blocks].clone());
+    out.extend_from_slice(&user[..blocks]);
+    out.extend_from_slice(&user[blocks + 1..]);
+    out
+}
+
+/// Partition-first items in kernel order (the inverse of [`to_internal`]).
+pub(crate) fn to_user<T: Clone>(internal: &[T], blocks: usize) -> Vec<T> {
+    if blocks == 0 || internal.len() <= blocks {
+        return internal.to_vec();
+    }
+    let mut out = Vec::with_capacity(internal.len());
+    out.extend_from_slice(&internal[1..=blocks]);
+    out.push(internal[0].clone());
+    out.extend_from_slice(&internal[blocks + 1..]);
+    out
+}
+
+/// The kernel-order position of partition-first dim `dim`.
+fn user_dim(dim: usize, blocks: usize) -> usize {
+    match dim {
+        0 => blocks,
+        d if d <= blocks => d - 1,
+        d => d,
+    }
+}
+
+/// The descriptor dims that walk free dims `(count, step)` (outermost first) in order, as
+/// the compiler's packer receives them: size-1 dims drop, adjacent dims that walk
+/// contiguously merge (`[[n·s, m], [s, n]]` → `[[s, m·n]]`), and a count too large for one
+/// count word is split into `[[k·s, N/k], [s, k]]` with the largest `k` that divides `N` and
+/// keeps the step in the signed step word (`k·s <= 32767`, `N/k <= 65535`). `None` when a
+/// count has no such split. No dims at all is `[[1, 1]]`.
+pub fn free_pattern(dims: impl IntoIterator<Item = (usize, i64)>) -> Option<Vec<Dim>> {
+    let mut merged: Vec<Dim> = Vec::new();
+    for (d, s) in dims {
+        if d == 1 {
+            continue;
+        }
+        match merged.last_mut() {
+            Some(last) if last.step == s * d as i64 => {
+                *last = Dim::new(s, last.num * d as i64);
+            }
+            _ => merged.push(Dim::new(s, d as i64)),
+        }
+    }
+    if merged.is_empty() {
+        merged.push(Dim::new(1, 1));
+    }
+    let mut split = Vec::with_capacity(merged.len() + 1);
+    for d in merged {
+        let n = d.num as u64;
+        if n <= MAX_NUM {
+            split.push(d);
+            continue;
+        }
+        let s = d.step.unsigned_abs().max(1);
+        let k = (1..=MAX_STEP / s)
+            .rev()
+            .find(|&k| n.is_multiple_of(k) && n / k <= MAX_NUM)?;
+        split.push(Dim::new(d.step * k as i64, (n / k) as i64));
+        split.push(Dim::new(d.step, k as i64));
+    }
+    Some(split)
+}
+
 /// A slice or range clipped to a dim of size `n` (NumPy's slice clipping; a range keeps the
 /// elements that fall inside).
 fn clip(key: Index, n: i64) -> Index {
@@ -592,7 +745,7 @@ fn clip(key: Index, n: i64) -> Index {
 }
 
 /// A subscript on a dim of size `n` as (first, count, step), bounds checked.
-fn resolve(key: Index, n: i64, dim: usize) -> Result<(i64, i64, i64), ViewError> {
+pub(crate) fn resolve(key: Index, n: i64, dim: usize) -> Result<(i64, i64, i64), ViewError> {
     let oob = |what: String| ViewError::OutOfBounds(format!("{what} on dim {dim} of size {n}"));
     match key {
         Index::At(i) => {
@@ -842,7 +995,7 @@ mod tests {
 
     #[test]
     fn a_prime_count_beyond_one_word_has_no_pattern() {
-        assert!(tile(&[1, 65537]).access_pattern().is_none());
+        assert!(tile(&[1, 65537]).access_pattern().is_err());
     }
 
     #[test]
@@ -876,14 +1029,15 @@ mod tests {
         assert_eq!((v.shape.clone(), v.dim0_stride()), (vec![128, 512], 1024));
         assert!(!v.is_contiguous());
         assert_eq!(v.to_string(), "hbm+0x81800:fp32:128x512 (strides 1024,1)");
-        assert_eq!(v.dma_view().pattern, vec![[1024, 128], [1, 512]]);
+        assert_eq!(v.dma_view().unwrap().pattern, vec![[1024, 128], [1, 512]]);
         assert_eq!(&v.hbm_element_offsets()[510..514], &[510, 511, 1024, 1025]);
         // Whole rows are contiguous and reshape freely; a column block does not.
         let rows = a.index(&[sl(0, 2)]).unwrap();
         assert!(rows.is_contiguous());
         assert_eq!(rows.reshape(&[4, 512]).unwrap().shape, vec![4, 512]);
         assert!(matches!(v.reshape(&[-1]), Err(ViewError::NotSupported(_))));
-        // A step on dim 0 is a DMA stride (no partitions in HBM); an integer keeps the dim.
+        // A step on dim 0 is a DMA stride (no partitions in HBM); an integer drops its dim,
+        // as in NumPy (nki-api §2.2; issue 27: `x[b, 0:128, 0:8]` is [128, 8]).
         let odd = a
             .index(&[Index::Slice {
                 start: Some(1),
@@ -892,7 +1046,20 @@ mod tests {
             }])
             .unwrap();
         assert_eq!((odd.shape[0], odd.dim0_stride()), (128, 2048));
-        assert_eq!(a.index(&[Index::At(3)]).unwrap().shape, vec![1, 1024]);
+        let row = a.index(&[Index::At(3)]).unwrap();
+        assert_eq!(
+            (row.shape.clone(), row.offset),
+            (vec![1024], 0x1000 + 3 * 1024 * 4)
+        );
+        let x = Tile::contiguous(Space::Hbm, 0, 0, Dtype::FP32, vec![4, 256, 16]);
+        let v = x.index(&[Index::At(2), sl(0, 128), sl(0, 8)]).unwrap();
+        assert_eq!((v.shape.clone(), v.dim0_stride()), (vec![128, 8], 16));
+        assert_eq!(
+            x.index(&[Index::At(1), Index::At(2), Index::At(3)])
+                .unwrap()
+                .shape,
+            vec![1]
+        );
         assert!(matches!(
             a.index(&[sl(0, 257)]),
             Err(ViewError::OutOfBounds(_))

@@ -48,16 +48,16 @@ fn load_compute_store_round_trip() {
     core.store(&y, &u).unwrap();
     let got = f32s(&core.read(&y).unwrap());
     assert_eq!(got, xs.iter().map(|v| v * 3.0).collect::<Vec<_>>());
-    // Two DMA requests on SP, one DVE instruction.
+    // Two DMA requests, one DVE instruction. Requests naming no engine alternate SP, ACT
+    // (tpb_nki::sync::dma_issuer: the two DGE instances, trainium2_arch.rst L347).
     let p = core.program();
     assert_eq!(p[0].opcode(), Opcode::DMA_MEMCPY);
     assert_eq!(p[2].opcode(), Opcode::DMA_MEMCPY);
     let engines = place(p, g, &core.placements()).unwrap();
-    assert_eq!(engines, [EngineId::Sp, EngineId::Dve, EngineId::Sp]);
+    assert_eq!(engines, [EngineId::Sp, EngineId::Dve, EngineId::Act]);
     let text = core.disasm();
-    // SP is the default issuer, so no `.engine` line is needed (placements name only
-    // requests on another queue).
-    assert!(!text.contains(".engine"), "{text}");
+    // SP is the table's default issuer: only the request on ACT needs an `.engine` line.
+    assert_eq!(text.matches(".engine act").count(), 1, "{text}");
     // `.engine` lines are `tpb run` directives; the instructions assemble back.
     let code: String = text
         .lines()
@@ -113,7 +113,8 @@ fn dma_copy_casts_and_checks_its_arguments() {
     // A strided HBM view (NKI `.ap`): every other element of row 0.
     let v = DmaView::new(DmaPlace::Hbm(x.offset), Dtype::FP32, vec![[1, 1], [2, 2]]);
     let w = core.ndarray(&[1, 2], Dtype::FP32, Space::Sbuf).unwrap();
-    core.dma_copy_view(&w.dma_view(), &v, None, None).unwrap();
+    core.dma_copy_view(&w.dma_view().unwrap(), &v, None, None)
+        .unwrap();
     assert_eq!(f32s(&core.read(&w).unwrap()), [1.5, 0.25]);
     let last = core.program().last().unwrap();
     let Body::DmaDirect2d(s) = last.body else {
@@ -378,7 +379,8 @@ fn start_partition_views_move_and_order_their_rows() {
             last.events.wait_idx,
             last.events.semaphore_value
         ),
-        (WaitMode::SEM_GE_IMM, sync_semaphore(EngineId::DmaSp), 2)
+        // The store is the kernel's second request: ACT issues it (`sync::dma_issuer`).
+        (WaitMode::SEM_GE_IMM, sync_semaphore(EngineId::DmaAct), 1)
     );
     let want: Vec<f32> = (32..64)
         .flat_map(|p| (4..12).map(move |c| (p * 16 + c) as f32))

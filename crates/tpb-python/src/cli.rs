@@ -13,7 +13,9 @@ use std::ffi::OsString;
 /// Output goes to the process's standard output and error (file descriptors 1 and 2, not
 /// ``sys.stdout``) and is flushed before returning; the GIL is released while it runs.
 /// Status 0 is success, 1 a finding (an invalid bundle, a failed expectation), 2 an input
-/// or usage error.
+/// or usage error, or a standard output that cannot be written (descriptor 1 closed or
+/// read-only, a reader that closed the pipe, a full disk: one line on standard error, and
+/// ``run`` writes none of its files).
 ///
 /// Example::
 ///

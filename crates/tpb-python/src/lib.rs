@@ -13,6 +13,7 @@ mod isa;
 mod kernel;
 mod machine;
 mod nki;
+mod tile;
 // Issue 18: the activation-engine calls.
 mod nki_act;
 // Issue 17b calls.
@@ -36,7 +37,8 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<machine::RunReport>()?;
     m.add_class::<machine::Warning>()?;
     m.add_class::<nki::Core>()?;
-    m.add_class::<nki::Tile>()?;
+    m.add_class::<tile::Tile>()?;
+    m.add_function(wrap_pyfunction!(tile::_ndarray_at, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_iota, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_affine_select, m)?)?;
     m.add_function(wrap_pyfunction!(nki::nki_tensor_scalar, m)?)?;

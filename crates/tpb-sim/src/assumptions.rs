@@ -184,19 +184,23 @@ pub const ASSUMPTIONS: &[Assumption] = &[
     },
     Assumption {
         id: "engine-timing",
-        source: "nki-semantics §1.1–§1.3, §6",
-        text: "The multi-engine schedule uses the constants of `TIMING_CONSTANTS` (overridable): \
-               DVE/ACT/PE take max(MIN_II, N) cycles plus DEPENDENT_OVERHEAD when the \
-               instruction reads what the engine's previous instruction wrote, POOL \
-               POOL_START + N, an instruction with no memory operand SYNC_CYCLES; N is \
-               elements per partition; cycles convert to time with the engine's clock for \
-               the generation. A Matmul takes max(min(PE_MIN_II, stationary columns), moving \
-               N) cycles, times PE_FP32_FACTOR for full fp32 inputs; an activation that \
-               reduces into the accumulator adds ACT_MIN_II; DVE Exponential takes \
-               max(DVE_MIN_II, N / EXP_DVE_SPEEDUP). A PE or ACT instruction that starts with \
-               its engine's pipeline empty (first in its queue, or after a wait or idle time) \
-               adds TENSOR_ACCESS_OVERHEAD instead of DEPENDENT_OVERHEAD. An instruction \
-               executes functionally when it starts.",
+        source: "docs/engines.md \"Published figures\" (aws-neuron-sdk v2.26.0 nki/isa/__init__.py; the architecture guides and nki_perf_guide.rst @81ce03ae)",
+        text: "The multi-engine schedule uses the constants of `TIMING_CONSTANTS` (overridable). \
+               Each opcode family is priced by the published formula of its NKI call \
+               (engines::cost::Formula) over N, the elements per partition of its input \
+               (its output for iota and memset), with the dtype, location and contiguity \
+               cases the docs give; a family with no published formula takes max(MIN_II, N) \
+               (ASSUMED), an instruction with no memory operand SYNC_CYCLES, and every DVE \
+               formula is floored at MIN_II (ASSUMED: the docs call MIN_II the minimum \
+               initiation interval). A most-minor stride over ACCESS_STRIDE_LIMIT_BYTES \
+               doubles N. A PE or ACT instruction that starts with its engine's pipeline \
+               empty adds TENSOR_ACCESS_OVERHEAD; otherwise one that reads what its engine's \
+               previous instruction wrote adds DEPENDENT_OVERHEAD, and on DVE/ACT/POOL also \
+               SMALL_TILE_OVERHEAD when N is below MIN_II. A LoadWeights takes \
+               columns × (PE_FP32_FACTOR for fp32) / PE_FAST_LOAD_SPEEDUP and may start when \
+               the previous Matmul starts (background load); the next Matmul waits for it. \
+               Cycles convert to time with the engine's clock for the generation. An \
+               instruction executes functionally when it starts.",
     },
     Assumption {
         id: "engine-sync-timing",
@@ -315,11 +319,15 @@ pub const ASSUMPTIONS: &[Assumption] = &[
     },
     Assumption {
         id: "dma-timing",
-        source: "isa-facts-pe-act-dma §3.13, §4.2, §8 Q24, Q27",
-        text: "Issuing a DMA request keeps the issuing engine busy DMA_ISSUE_NS; its data then \
-               moves on that engine's DMA queue (DMA.SP, DMA.ACT, DMA.POOL), one transfer \
-               at a time in issue order, taking DMA_LATENCY_NS plus the bytes at \
-               DMA_ENGINE_MB_PER_S × DMA_ENGINES_PER_QUEUE.",
+        source: "nki-dma-bandwidth-guide.rst L39-63, nki-dma-overview.rst L26-46, trainium2_arch.rst L289, L364, nki-dge.rst L124, L238 (aws-neuron-sdk@81ce03ae)",
+        text: "Issuing a DMA request keeps the issuing engine busy DMA_ISSUE_NS (from ACT it runs \
+               beside ACT's compute: it may start when the previous ACT instruction starts); \
+               its data then moves on that engine's DMA queue (DMA.SP, DMA.ACT, DMA.POOL), in \
+               issue order, on the core's DMA_ENGINES engines that every queue shares: it \
+               starts DMA_LATENCY_NS after its issue ends and once the engines of its \
+               partitions (one per DMA_PARTITIONS_PER_ENGINE partitions, all for HBM to HBM) \
+               are free, each moving an equal share at DMA_ENGINE_MB_PER_S of the generation; \
+               its HBM bytes (once per side in HBM) also occupy the core's HBM_MB_PER_S share.",
     },
     Assumption {
         id: "dma-completion",
@@ -574,34 +582,54 @@ pub struct TimingConstant {
 /// repeats mariana); SP's clock is not published and repeats ACT's.
 #[rustfmt::skip]
 pub const TIMING_CONSTANTS: &[TimingConstant] = &[
-    TimingConstant { name: "DVE_MIN_II", default: 64, unit: "DVE cycles", source: "nki-semantics §1.3 (MIN_II ≈ 64)" },
-    TimingConstant { name: "ACT_MIN_II", default: 64, unit: "ACT cycles", source: "nki-semantics §1.3, isa-facts-pe-act-dma §2.13 (activation ≈ max(MIN_II, N), MIN_II ≈ 64)" },
-    TimingConstant { name: "PE_MIN_II", default: 64, unit: "PE cycles", source: "isa-facts-pe-act-dma §1.13, §4.2 (MM_INIT_LATENCY 64 on v2; matmul ≈ max(min(64, N_stationary), N_moving); ASSUMED the same on later generations)" },
-    TimingConstant { name: "PE_FP32_FACTOR", default: 4, unit: "×", source: "isa-facts-pe-act-dma §1.13, §4.2 (NKI: an fp32 matmul costs 4× the fp8/bf16/fp16/tf32 one; the onezero hints' 2× is not modelled)" },
-    TimingConstant { name: "EXP_DVE_SPEEDUP", default: 4, unit: "×", source: "isa-facts-pe-act-dma §4.2 (NKI: DVE Exponential has 4× the throughput of an ACT exp)" },
-    TimingConstant { name: "TENSOR_ACCESS_OVERHEAD", default: 60, unit: "PE/ACT cycles", source: "nki-semantics §6, isa-facts-pe-act-dma §2.13, §4.2 (≈ 60 cycles on NCv2); ASSUMED on later generations, and paid only by a PE/ACT instruction that starts with its engine's pipeline empty" },
-    TimingConstant { name: "DEPENDENT_OVERHEAD", default: 100, unit: "engine cycles", source: "nki-semantics §1.3, §6 (~100 static overhead)" },
-    TimingConstant { name: "POOL_START", default: 150, unit: "POOL cycles", source: "nki-semantics §1.1, §1.2 (GPSIMD_START ≈ 150)" },
+    TimingConstant { name: "DVE_MIN_II", default: 64, unit: "DVE cycles", source: "aws-neuron-sdk v2.26.0 general/nki/api/nki/isa/__init__.py L171-172 and every DVE 'Estimated instruction cost' (MIN_II roughly 64 engine cycles)" },
+    TimingConstant { name: "ACT_MIN_II", default: 64, unit: "ACT cycles", source: "aws-neuron-sdk v2.26.0 general/nki/api/nki/isa/__init__.py L168-172 (activation: max(MIN_II, N), MIN_II roughly 64)" },
+    TimingConstant { name: "POOL_MIN_II", default: 64, unit: "POOL cycles", source: "aws-neuron-sdk v2.26.0 general/nki/api/nki/isa/__init__.py L1396-1400 (tensor_copy on any engine: max(MIN_II, N), MIN_II roughly 64)" },
+    TimingConstant { name: "PE_MIN_II", default: 64, unit: "PE cycles", source: "aws-neuron-sdk v2.26.0 general/nki/api/nki/isa/__init__.py L906-911 (nc_matmul max(min(64, N_stationary), N_moving)); trainium_inferentia2_arch.rst@81ce03ae L267 (MM_INIT_LATENCY 64 on NeuronCore-v2; the ISA reference gives it for every generation)" },
+    TimingConstant { name: "PE_FP32_FACTOR", default: 4, unit: "×", source: "aws-neuron-sdk v2.26.0 general/nki/api/nki/isa/__init__.py L910-911 (4 * max(...) for float32 inputs); trainium_inferentia2_arch.rst@81ce03ae L268-269" },
+    TimingConstant { name: "PE_FAST_LOAD_SPEEDUP", default: 4, unit: "×", source: "trainium_inferentia2_arch.rst@81ce03ae L297-299 (fast LoadStationary up to 4x faster than a MultiplyMoving of the same free size); nki_perf_guide.rst@81ce03ae L677-680 (LS_II ~= 128/4)" },
+    TimingConstant { name: "EXP_DVE_SPEEDUP", default: 4, unit: "×", source: "trainium3_arch.rst@81ce03ae L179 (nisa.exponential on VectorE at 4x the throughput of the ScalarE exp)" },
+    TimingConstant { name: "TENSOR_ACCESS_OVERHEAD", default: 60, unit: "PE/ACT cycles", source: "trainium_inferentia2_arch.rst@81ce03ae L772-775 (tensor access static overhead approximately 60 cycles on NeuronCore-v2); ASSUMED on later generations, and paid only by a PE/ACT instruction that starts with its engine's pipeline empty" },
+    TimingConstant { name: "DEPENDENT_OVERHEAD", default: 100, unit: "engine cycles", source: "trainium_inferentia2_arch.rst@81ce03ae L401-404 (static instruction overhead of 100 engine cycles for instructions depending on the previous one's output)" },
+    TimingConstant { name: "SMALL_TILE_OVERHEAD", default: 100, unit: "engine cycles", source: "nki_perf_guide.rst@81ce03ae L414-417 (one element per partition: static instruction overhead in the order of ~100 cycles) and L426-428 (dependent 1-element ScalarE chain: 264 cycles); ASSUMED to apply to a dependent DVE/ACT/POOL instruction with N below its MIN_II" },
+    TimingConstant { name: "ACCESS_STRIDE_LIMIT_BYTES", default: 16, unit: "bytes", source: "trainium_inferentia2_arch.rst@81ce03ae L756-763 (a most-minor stride over 16 bytes halves the read/write interface bandwidth)" },
+    TimingConstant { name: "POOL_START", default: 150, unit: "POOL cycles", source: "aws-neuron-sdk v2.26.0 general/nki/api/nki/isa/__init__.py L289-292, L565-567 (GPSIMD_START roughly 150 engine cycles: iota, affine_select)" },
     TimingConstant { name: "SYNC_CYCLES", default: 64, unit: "engine cycles", source: "ASSUMED (an instruction without memory operands)" },
     TimingConstant { name: "READ_DRAIN", default: 16, unit: "engine cycles", source: "ASSUMED (`_READ` fires this long before the end)" },
-    TimingConstant { name: "DMA_ISSUE_NS", default: 600, unit: "ns", source: "isa-facts-pe-act-dma §3.13, §4.2 (NKI trainium2_arch: a DGE DMA instruction ≈ 600 ns on NC-v3; ASSUMED the same on other generations)" },
-    TimingConstant { name: "DMA_LATENCY_NS", default: 0, unit: "ns", source: "ASSUMED (DMA latency to HBM is not published, isa-facts-pe-act-dma §4.2; §8 Q27: the issue time is the only fixed term)" },
-    TimingConstant { name: "DMA_ENGINE_MB_PER_S", default: 28991, unit: "MB/s", source: "isa-facts-pe-act-dma §3.13 (NKI: 27 GiB/s per DMA engine on v2; ASSUMED on later generations)" },
-    TimingConstant { name: "DMA_ENGINES_PER_QUEUE", default: 16, unit: "DMA engines", source: "ASSUMED (a queue's descriptors spread over the core's 16 DMA engines, isa-facts-pe-act-dma §3.13)" },
-    TimingConstant { name: "CLOCK_MHZ_PE_SUNDA", default: 2800, unit: "MHz", source: "nki-semantics §6" },
-    TimingConstant { name: "CLOCK_MHZ_ACT_SUNDA", default: 1400, unit: "MHz", source: "nki-semantics §6" },
-    TimingConstant { name: "CLOCK_MHZ_POOL_SUNDA", default: 1400, unit: "MHz", source: "nki-semantics §6" },
-    TimingConstant { name: "CLOCK_MHZ_DVE_SUNDA", default: 1120, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "DMA_ISSUE_NS", default: 600, unit: "ns", source: "trainium2_arch.rst@81ce03ae L364 and nki-dge.rst@81ce03ae L124, L238 (a hardware-DGE DMA instruction takes about 600 ns; from ScalarE it hides behind earlier compute); ASSUMED for POOL's software DGE" },
+    TimingConstant { name: "DMA_LATENCY_NS", default: 1300, unit: "ns", source: "nki-dma-bandwidth-guide.rst@81ce03ae L39-41 (semaphore-to-start latency ~1300 ns cross-engine)" },
+    TimingConstant { name: "DMA_ENGINES", default: 16, unit: "DMA engines", source: "nki-dma-bandwidth-guide.rst@81ce03ae L59-63 (16 engines per NeuronCore, shared by its DMA queues); nki-dma-overview.rst@81ce03ae L26-29 (queues scheduled round robin onto the engines)" },
+    TimingConstant { name: "DMA_PARTITIONS_PER_ENGINE", default: 8, unit: "partitions", source: "nki-dma-overview.rst@81ce03ae L46 and trainium2_arch.rst@81ce03ae L289 (each of the 16 engines moves 128/16 = 8 partitions of a transfer; fewer partitions use fewer engines, nki-dma-bandwidth-guide.rst@81ce03ae L118)" },
+    TimingConstant { name: "DMA_ENGINE_MB_PER_S_SUNDA", default: 17000, unit: "MB/s", source: "nki-dma-bandwidth-guide.rst@81ce03ae L61 (TRN1 17 B/ns per engine)" },
+    TimingConstant { name: "DMA_ENGINE_MB_PER_S_CAYMAN", default: 23000, unit: "MB/s", source: "nki-dma-bandwidth-guide.rst@81ce03ae L62 (TRN2 23 B/ns per engine)" },
+    TimingConstant { name: "DMA_ENGINE_MB_PER_S_MARIANA", default: 33000, unit: "MB/s", source: "nki-dma-bandwidth-guide.rst@81ce03ae L63 (TRN3 33 B/ns per engine)" },
+    TimingConstant { name: "DMA_ENGINE_MB_PER_S_MAVERICK", default: 33000, unit: "MB/s", source: "ASSUMED (= mariana)" },
+    TimingConstant { name: "HBM_MB_PER_S_SUNDA", default: 410000, unit: "MB/s", source: "trainium_inferentia2_arch.rst@81ce03ae L19-21 (820 GB/s per device of 2 NeuronCores)" },
+    TimingConstant { name: "HBM_MB_PER_S_CAYMAN", default: 375000, unit: "MB/s", source: "trainium2_arch.rst@81ce03ae L15-16 (3 TB/s per device of 8 NeuronCores)" },
+    TimingConstant { name: "HBM_MB_PER_S_MARIANA", default: 587500, unit: "MB/s", source: "trainium3_arch.rst@81ce03ae L15-16 (4.7 TB/s per device of 8 NeuronCores)" },
+    TimingConstant { name: "HBM_MB_PER_S_MAVERICK", default: 587500, unit: "MB/s", source: "ASSUMED (= mariana)" },
+    TimingConstant { name: "PE_PEAK_GFLOPS_SUNDA", default: 92000, unit: "GFLOP/s", source: "trainium_inferentia2_arch.rst@81ce03ae L103 (92 bf16/fp16/tf32/cfp8 and 23 fp32 TFLOPS)" },
+    TimingConstant { name: "PE_PEAK_FP32_GFLOPS_SUNDA", default: 23000, unit: "GFLOP/s", source: "trainium_inferentia2_arch.rst@81ce03ae L103 (92 bf16/fp16/tf32/cfp8 and 23 fp32 TFLOPS)" },
+    TimingConstant { name: "PE_PEAK_GFLOPS_CAYMAN", default: 79000, unit: "GFLOP/s", source: "trainium2_arch.rst@81ce03ae L71 (79 bf16/fp16/tf32 and 20 fp32 dense TFLOPS; fp8's 158 is not used: tpb prices fp8 as bf16, as ISA-2.26 does)" },
+    TimingConstant { name: "PE_PEAK_FP32_GFLOPS_CAYMAN", default: 20000, unit: "GFLOP/s", source: "trainium2_arch.rst@81ce03ae L71 (79 bf16/fp16/tf32 and 20 fp32 dense TFLOPS; fp8's 158 is not used: tpb prices fp8 as bf16, as ISA-2.26 does)" },
+    TimingConstant { name: "PE_PEAK_GFLOPS_MARIANA", default: 79000, unit: "GFLOP/s", source: "trainium3_arch.rst@81ce03ae L68 (79 bf16/fp16/tf32 and 20 fp32 TFLOPS)" },
+    TimingConstant { name: "PE_PEAK_FP32_GFLOPS_MARIANA", default: 20000, unit: "GFLOP/s", source: "trainium3_arch.rst@81ce03ae L68 (79 bf16/fp16/tf32 and 20 fp32 TFLOPS)" },
+    TimingConstant { name: "PE_PEAK_GFLOPS_MAVERICK", default: 158000, unit: "GFLOP/s", source: "ASSUMED (mariana per array column, 256 columns)" },
+    TimingConstant { name: "PE_PEAK_FP32_GFLOPS_MAVERICK", default: 40000, unit: "GFLOP/s", source: "ASSUMED (mariana per array column, 256 columns)" },
+    TimingConstant { name: "CLOCK_MHZ_PE_SUNDA", default: 2800, unit: "MHz", source: "trainium_inferentia2_arch.rst@81ce03ae L65-75 (engine frequency table)" },
+    TimingConstant { name: "CLOCK_MHZ_ACT_SUNDA", default: 1400, unit: "MHz", source: "trainium_inferentia2_arch.rst@81ce03ae L65-75 (engine frequency table)" },
+    TimingConstant { name: "CLOCK_MHZ_POOL_SUNDA", default: 1400, unit: "MHz", source: "trainium_inferentia2_arch.rst@81ce03ae L65-75 (engine frequency table)" },
+    TimingConstant { name: "CLOCK_MHZ_DVE_SUNDA", default: 1120, unit: "MHz", source: "trainium_inferentia2_arch.rst@81ce03ae L65-75 (engine frequency table)" },
     TimingConstant { name: "CLOCK_MHZ_SP_SUNDA", default: 1400, unit: "MHz", source: "ASSUMED (= ACT)" },
-    TimingConstant { name: "CLOCK_MHZ_PE_CAYMAN", default: 2400, unit: "MHz", source: "nki-semantics §6" },
-    TimingConstant { name: "CLOCK_MHZ_ACT_CAYMAN", default: 1200, unit: "MHz", source: "nki-semantics §6" },
-    TimingConstant { name: "CLOCK_MHZ_POOL_CAYMAN", default: 1200, unit: "MHz", source: "nki-semantics §6" },
-    TimingConstant { name: "CLOCK_MHZ_DVE_CAYMAN", default: 960, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_PE_CAYMAN", default: 2400, unit: "MHz", source: "trainium2_arch.rst@81ce03ae L48-60 (engine frequency table)" },
+    TimingConstant { name: "CLOCK_MHZ_ACT_CAYMAN", default: 1200, unit: "MHz", source: "trainium2_arch.rst@81ce03ae L48-60 (engine frequency table)" },
+    TimingConstant { name: "CLOCK_MHZ_POOL_CAYMAN", default: 1200, unit: "MHz", source: "trainium2_arch.rst@81ce03ae L48-60 (engine frequency table)" },
+    TimingConstant { name: "CLOCK_MHZ_DVE_CAYMAN", default: 960, unit: "MHz", source: "trainium2_arch.rst@81ce03ae L48-60 (engine frequency table)" },
     TimingConstant { name: "CLOCK_MHZ_SP_CAYMAN", default: 1200, unit: "MHz", source: "ASSUMED (= ACT)" },
-    TimingConstant { name: "CLOCK_MHZ_PE_MARIANA", default: 2400, unit: "MHz", source: "nki-semantics §6" },
-    TimingConstant { name: "CLOCK_MHZ_ACT_MARIANA", default: 1200, unit: "MHz", source: "nki-semantics §6" },
-    TimingConstant { name: "CLOCK_MHZ_POOL_MARIANA", default: 1200, unit: "MHz", source: "nki-semantics §6" },
-    TimingConstant { name: "CLOCK_MHZ_DVE_MARIANA", default: 1200, unit: "MHz", source: "nki-semantics §6" },
+    TimingConstant { name: "CLOCK_MHZ_PE_MARIANA", default: 2400, unit: "MHz", source: "trainium3_arch.rst@81ce03ae L45-57 (engine frequency table)" },
+    TimingConstant { name: "CLOCK_MHZ_ACT_MARIANA", default: 1200, unit: "MHz", source: "trainium3_arch.rst@81ce03ae L45-57 (engine frequency table)" },
+    TimingConstant { name: "CLOCK_MHZ_POOL_MARIANA", default: 1200, unit: "MHz", source: "trainium3_arch.rst@81ce03ae L45-57 (engine frequency table)" },
+    TimingConstant { name: "CLOCK_MHZ_DVE_MARIANA", default: 1200, unit: "MHz", source: "trainium3_arch.rst@81ce03ae L45-57 (engine frequency table)" },
     TimingConstant { name: "CLOCK_MHZ_SP_MARIANA", default: 1200, unit: "MHz", source: "ASSUMED (= ACT)" },
     TimingConstant { name: "CLOCK_MHZ_PE_MAVERICK", default: 2400, unit: "MHz", source: "ASSUMED (= mariana)" },
     TimingConstant { name: "CLOCK_MHZ_ACT_MAVERICK", default: 1200, unit: "MHz", source: "ASSUMED (= mariana)" },

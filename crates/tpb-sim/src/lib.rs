@@ -1,11 +1,12 @@
 //! # tpb-sim — bit-exact reference simulator for the TPB instruction slice
 //!
 //! A [`Machine`] holds one generation's on-chip state (SBUF and PSUM with their real sizes
-//! and address map, a byte-level "initialised" shadow, 64 registers, per-channel DVE scalar
-//! flops, 256 semaphores and 256 events) and executes decoded [`tpb_isa::Instruction`]s:
-//! ImmLd (0x70/0x71), PtrMulti (0x4F/0x5F, sunda Dual 0x87), AffineSelect (0x92), Iota
-//! (0x7E), TensorScalar / TensorScalarPtr (0x43/0x53/0x44/0x54), TensorScalarSelect (0x98)
-//! and RangeSelect (0xBC).
+//! and address map, a byte-level "initialised" shadow, HBM, 64 registers, per-channel DVE
+//! scalar flops, the hidden DVE lane state, the PE weights, the ACT accumulator, 256
+//! semaphores and 256 events) and executes decoded [`tpb_isa::Instruction`]s: every opcode
+//! whose row in the opcode table (`tpb_isa::opcode`, README "What is modelled") has the `exec`
+//! column `Run`; the other rows are refused with the reason the table gives. Execution
+//! dispatches on the row's behaviour variant, never on the opcode byte.
 //!
 //! Build an instruction from its fields, run it, read the result back (Iota writes
 //! `base + channel_multiplier·p + Σ step·i` into each partition, isa-facts §9):
@@ -56,10 +57,14 @@
 //! makes the library panic.
 //!
 //! Modules: [`numerics`] (dtype codecs and ALU ops, no knowledge of instructions),
-//! [`machine`] (state, host API, step/run), [`region`] (the `sbuf[p0..128]+0x400:fp32:128x512`
+//! [`machine`] (the machine, host API, step/run), [`region`] (the `sbuf[p0..128]+0x400:fp32:128x512`
 //! region syntax and region reads/writes), [`engines`] (one queue per engine, the timing
 //! model, race and deadlock detection), [`assumptions`] (every ASSUMED behaviour), and the
-//! private `exec` (one execute function per instruction).
+//! private `state` (what a fault leaves untouched: memory, HBM, registers, flops, lanes,
+//! semaphores, events), `report` (faults, warnings, step reports), `config` and `exec` (one
+//! execute function per family). They use one another without cycles
+//! (`tools/check_module_cycles.py`): `exec` uses `state`, `machine` uses both. DMA requests
+//! for kernels are built by `tpb_nki::dma`.
 #![warn(missing_docs)]
 
 pub mod assumptions;
@@ -72,9 +77,10 @@ pub mod region;
 mod report;
 mod state;
 
+pub use exec::dma::MAX_DMA_ELEMENTS;
 pub use machine::{
     Config, CostShape, DveLane, DveState, Fault, FaultCause, FlopKind, Flops, HostError,
-    HostTensor, InstId, Machine, MemAccess, Region, RunReport, StepReport, Warning, WarningKind,
-    DEFAULT_HBM_BYTES, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_RUN_ELEMENTS,
+    HostTensor, InstId, Machine, MemAccess, OperandShape, Region, RunReport, StepReport, Warning,
+    WarningKind, DEFAULT_HBM_BYTES, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_RUN_ELEMENTS,
     DEFAULT_MIN_PARALLEL_ELEMENTS, MAX_HBM_BYTES,
 };

@@ -267,15 +267,16 @@ impl Fault {
     }
 }
 
-/// How the timing model prices an instruction beyond its elements per partition (assumption
-/// `engine-timing`; the formulas live in `engines::timing::Costs::cycles`).
+/// What an instruction's handler tells the timing model beyond its operands (assumption
+/// `engine-timing`; the formulas live in `engines::cost`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CostShape {
-    /// `max(MIN_II, N)` on its engine (POOL: `POOL_START + N`).
+    /// Priced from its opcode's formula and its operands alone.
     #[default]
     Elementwise,
     /// Matmul (isa-facts-pe-act-dma §1.13): `max(min(PE_MIN_II, stationary), moving)` cycles,
-    /// × `PE_FP32_FACTOR` when the inputs are full fp32 (fp32_mode other than low/tf32).
+    /// × `PE_FP32_FACTOR` when the inputs are full fp32 (fp32_mode other than low/tf32) and
+    /// it is not a transpose.
     Matmul {
         /// Moving elements per partition (the matmul's N).
         moving: u64,
@@ -283,9 +284,16 @@ pub enum CostShape {
         stationary: u64,
         /// Full fp32 inputs.
         fp32: bool,
+        /// transpose_mode 1: bits moved, no arithmetic (nc_transpose on the PE).
+        transpose: bool,
     },
-    /// DVE Exponential (§4.2): `EXP_DVE_SPEEDUP` × the throughput of an ACT exp.
-    DveExp,
+    /// LoadWeights (LoadStationary): the weights' free size (array columns).
+    LoadWeights {
+        /// Array columns loaded (elements per partition of the stationary tile).
+        columns: u64,
+        /// Full fp32 weights.
+        fp32: bool,
+    },
 }
 
 /// What one executed instruction did.
@@ -330,6 +338,32 @@ pub struct MemAccess {
     pub runs: Vec<Range<u64>>,
     /// Whether the runs are exactly the bytes touched.
     pub exact: bool,
+    /// The operand's walk as the timing model prices it (a tensor operand of a compute
+    /// engine); `None` for DMA buffers and scalar pointers.
+    pub shape: Option<OperandShape>,
+}
+
+/// A compute-engine tensor operand as the published cost formulas see it: N (its elements
+/// per partition), its dtype, and the byte stride of its most-minor free dimension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperandShape {
+    /// Elements per partition (the docs' N for this operand).
+    pub elements: u64,
+    /// The element type.
+    pub dtype: Dtype,
+    /// Bytes per element.
+    pub elem_bytes: u64,
+    /// Bytes between consecutive elements of the most-minor dimension (the element size
+    /// when contiguous; 0 for a broadcast).
+    pub stride_bytes: u64,
+}
+
+impl OperandShape {
+    /// Physically contiguous elements in the most-minor free dimension (ARCH2's
+    /// performance-mode condition 1c; also a single element).
+    pub fn contiguous(&self) -> bool {
+        self.elements <= 1 || self.stride_bytes == self.elem_bytes
+    }
 }
 
 impl MemAccess {

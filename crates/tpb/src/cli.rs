@@ -3,7 +3,7 @@
 //! package's `tpb` command (through the extension module, in-process) are one program with
 //! the same output, exit statuses and files.
 
-use crate::cmd;
+use crate::cmd::{self, tell};
 use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -17,7 +17,9 @@ use std::process::ExitCode;
 ///
 /// Standard output and error are the process's own (file descriptors 1 and 2) and are
 /// flushed before returning, so output written by an in-process caller afterwards comes
-/// after it. A panic (a bug: library code never panics) is reported on stderr by the
+/// after it. A closed standard output is refused before anything runs, and a write to it
+/// that fails (a reader that closed the pipe, a full disk) ends the command with status 2
+/// and one line on stderr; a command that writes files writes none of them then. A panic (a bug: library code never panics) is reported on stderr by the
 /// panic hook and returns 101, the status Rust gives a panicking binary, rather than
 /// unwinding into the caller.
 pub fn run<I, T>(args: I) -> u8
@@ -25,11 +27,41 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    if let Some(why) = unusable_stdout() {
+        tell!("tpb: error: {why}");
+        return 2;
+    }
     let code = catch_unwind(AssertUnwindSafe(|| run_cli(args))).unwrap_or(ExitCode::from(101));
     // Errors here mean the stream is gone (a closed pipe); the status already says what ran.
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
     exit_status(code)
+}
+
+/// Why standard output cannot take the report, if it cannot: it is closed (`>&-`) or open
+/// for reading only. Rust's standard output drops writes to a closed descriptor without a
+/// word, and the first file the command opened would become descriptor 1 and take the report.
+/// A write that fails later (a closed pipe, a full disk) is an error where it happens.
+fn unusable_stdout() -> Option<&'static str> {
+    #[cfg(unix)]
+    {
+        use rustix::fs::{fcntl_getfl, OFlags};
+        match fcntl_getfl(std::io::stdout()) {
+            Err(_) => {
+                return Some(
+                    "standard output is closed; give the report somewhere to go (`>/dev/null` \
+                     discards it)",
+                )
+            }
+            Ok(flags) if flags & OFlags::RWMODE == OFlags::RDONLY => {
+                return Some(
+                    "standard output is open for reading only; tpb writes its report there",
+                )
+            }
+            Ok(_) => {}
+        }
+    }
+    None
 }
 
 /// The number behind an [`ExitCode`] (opaque in std; the commands build it from a `u8`).
@@ -84,7 +116,7 @@ where
         {
             let text = e.to_string();
             let first = text.lines().next().unwrap_or_default();
-            eprintln!("tpb: {first}");
+            tell!("tpb: {first}");
             return ExitCode::from(2);
         }
         // Help, version and usage errors: printed where clap prints them (stdout for help,
@@ -109,7 +141,7 @@ where
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("tpb: error: {}", cmd::printable(&e.to_string()));
+            tell!("tpb: error: {}", cmd::printable(&e.to_string()));
             ExitCode::from(2)
         }
     }
@@ -123,6 +155,6 @@ fn report_peak_memory() {
     }
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
-        eprintln!("tpb: peak memory {}", line["VmHWM:".len()..].trim());
+        tell!("tpb: peak memory {}", line["VmHWM:".len()..].trim());
     }
 }

@@ -224,7 +224,7 @@ pub fn read_npy_file(path: &Path, hint: Option<Dtype>) -> Result<NpyArray, NpyEr
         path: path.to_path_buf(),
         source,
     };
-    let f = std::fs::File::open(path).map_err(io)?;
+    let f = crate::cmd::input::open_input(path).map_err(io)?;
     let len = f.metadata().map_err(io)?;
     let len = len.is_file().then_some(len.len());
     let mut r = std::io::BufReader::new(f);

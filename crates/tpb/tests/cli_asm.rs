@@ -1,6 +1,7 @@
 //! `tpb asm` / `tpb disasm` end to end (issue 3 item 1): the round trip on the shipped
 //! programs, every error of a file with line and column, and validation unless
-//! `--no-validate`.
+//! `--no-validate`. Exit status (docs/cli-isa.md): 2 for a file that does not assemble (an
+//! input error, issue 29 item 5), 1 for instructions that break the generation's rules.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -59,7 +60,7 @@ fn every_assembly_error_is_reported_with_line_and_column() {
     .unwrap();
     let out = scratch("bad.bin");
     let r = tpb(&["asm", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(r.status.code(), Some(2), "a syntax error is an input error");
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(err.contains("bad.tpb:2:"), "{err}");
     assert!(
@@ -104,7 +105,7 @@ fn a_flood_of_errors_is_capped_and_the_last_line_says_so() {
     std::fs::write(&src, format!("iota {}\n", "iota ".repeat(200_000))).unwrap();
     let out = scratch("flood.bin");
     let r = tpb(&["asm", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(r.status.code(), Some(2));
     let err = String::from_utf8_lossy(&r.stderr);
     assert_eq!(
         err.lines().count(),
@@ -114,4 +115,49 @@ fn a_flood_of_errors_is_capped_and_the_last_line_says_so() {
     let last = err.lines().last().unwrap();
     assert!(last.contains("more than 100 assembly errors"), "{last}");
     assert!(last.contains("only the first 100 are reported"), "{last}");
+}
+
+/// Issue 29 item 5: a 10 MB literal is not echoed whole. Each quoted piece of the source is cut
+/// in the message (its length said), so stderr stays small whatever the file holds; `tpb run`
+/// of the same file too.
+#[test]
+fn a_long_literal_is_cut_in_the_message() {
+    const HUGE: usize = 10 << 20;
+    let src = scratch("huge.tpb");
+    std::fs::write(
+        &src,
+        format!(
+            "iota dst={}\n{}\niota src={}:[[1,1]]\n",
+            "9".repeat(HUGE),
+            "x".repeat(HUGE),
+            "\u{1b}".repeat(1000)
+        ),
+    )
+    .unwrap();
+    let out = scratch("huge.bin");
+    for args in [
+        vec!["asm", src.to_str().unwrap(), "-o", out.to_str().unwrap()],
+        vec!["run", src.to_str().unwrap()],
+    ] {
+        let r = tpb(&args);
+        assert_eq!(r.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert!(
+            err.len() < 16 << 10,
+            "{args:?}: {} bytes of stderr",
+            err.len()
+        );
+        assert!(err.contains(":1:10: "), "{args:?}: {err}");
+        assert!(err.contains(":2:1: unknown mnemonic `xxxx"), "{err}");
+        assert!(
+            err.contains(&format!("({HUGE} characters)")),
+            "the message says how long the literal was: {err}"
+        );
+        assert!(
+            err.contains("expected one of"),
+            "the rest of the message stays: {err}"
+        );
+        assert!(!err.contains('\u{1b}'), "{err:?}");
+    }
+    assert!(!out.exists());
 }

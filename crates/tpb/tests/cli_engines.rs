@@ -311,6 +311,76 @@ fn timing_constants_are_overridable_and_change_the_schedule() {
     }
 }
 
+/// The numbers of `tpb run`'s `roofline` line: (estimate, bound, bound by, PE µs, flops,
+/// HBM µs, bytes).
+fn roofline(out: &str) -> (f64, f64, String, f64, u64, f64, u64) {
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix("roofline "))
+        .unwrap_or_else(|| panic!("no roofline line:\n{out}"));
+    // estimate E µs, physical bound B µs by X (PE P µs for F flops, HBM H µs for N bytes): …
+    let words: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || "(),:".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let at = |i: usize| words.get(i).copied().unwrap_or_else(|| panic!("{line}"));
+    let num = |i: usize| at(i).parse::<f64>().unwrap_or_else(|_| panic!("{line}"));
+    let int = |i: usize| at(i).parse::<u64>().unwrap_or_else(|_| panic!("{line}"));
+    assert_eq!(
+        [0, 4, 7, 9, 14, 15, 20].map(at),
+        ["estimate", "bound", "by", "PE", "flops", "HBM", "bytes"],
+        "{line}"
+    );
+    (
+        num(1),
+        num(5),
+        at(8).into(),
+        num(10),
+        int(13),
+        num(16),
+        int(19),
+    )
+}
+
+/// The roofline line (docs/engines.md "Roofline") counts the pipeline's two 128 × 128 × 256
+/// bf16 matmuls and its HBM bytes (W 128 × 128 bf16 and X 128 × 512 bf16 in, 128 × 512 fp32
+/// out), names the larger bound, and the estimate stays above it when the HBM bandwidth is
+/// cut a thousandfold (then HBM bounds the run by far).
+#[test]
+fn the_roofline_line_gives_the_pe_and_hbm_work_and_the_estimate_respects_it() {
+    let dir = scratch("roofline");
+    let (out, _) = status(&tpb(&dir, &["run", &example("pe_act_pipeline.tpb")]), 0);
+    let (estimate, bound, by, pe_us, flops, hbm_us, bytes) = roofline(&out);
+    assert_eq!(flops, 2 * 2 * 128 * 128 * 256, "{out}");
+    assert_eq!(
+        bytes,
+        128 * 128 * 2 + 128 * 512 * 2 + 128 * 512 * 4,
+        "{out}"
+    );
+    assert_eq!(bound, pe_us.max(hbm_us), "{out}");
+    assert_eq!(by, if hbm_us > pe_us { "HBM" } else { "PE" }, "{out}");
+    assert!(estimate >= bound && bound > 0.0, "{out}");
+    let run = out.lines().find(|l| l.starts_with("engines")).unwrap();
+    assert!(run.contains(&format!("run {estimate:.3} µs")), "{out}");
+    // 425984 bytes at 375 MB/s: HBM bounds the run at about 1.1 ms.
+    let (slow, _) = status(
+        &tpb(
+            &dir,
+            &[
+                "run",
+                &example("pe_act_pipeline.tpb"),
+                "--timing",
+                "HBM_MB_PER_S_CAYMAN=375",
+            ],
+        ),
+        0,
+    );
+    let (estimate, bound, by, _, _, hbm_us, _) = roofline(&slow);
+    assert_eq!(by, "HBM", "{slow}");
+    assert!((hbm_us - 425_984.0 / 375.0).abs() < 0.01, "{slow}");
+    assert!(estimate >= bound, "{slow}");
+}
+
 #[test]
 fn the_chrome_trace_has_engine_tracks_instruction_events_and_semaphore_counters() {
     let dir = scratch("json");
@@ -604,4 +674,31 @@ fn a_long_run_draws_a_bounded_svg() {
         })
         .sum();
     assert_eq!(total, 25_000);
+}
+
+// Issue 29 item 4: control characters (and the code points XML forbids) in the program's
+// file name or its source lines cannot break the SVG: it stays well-formed XML, and each is
+// shown as an escape (`\u{1}`). (XML 1.0 §2.2 Char: no C0 control but tab, newline and
+// carriage return, no U+FFFE/U+FFFF, not even as a character reference.)
+#[test]
+fn control_characters_in_names_keep_the_svg_well_formed() {
+    let dir = scratch("svg-controls");
+    let name = "k\u{1}\u{1b}[31m\u{7f}\u{fffe}<&>\".tpb";
+    write(
+        &dir,
+        name,
+        "iota src=0:[[1,4]] multiplier=4 out=int32 dst=sbuf[p0..1]+0x0:[[1,4]] # \u{7}\u{8}\n",
+    );
+    status(&tpb(&dir, &["run", name, "--timeline", "c.svg"]), 0);
+    let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+    let all: String = doc.descendants().filter_map(|n| n.text()).collect();
+    assert!(
+        all.contains("k\\u{1}\\u{1b}[31m\\u{7f}\\u{fffe}<&>\""),
+        "{all}"
+    );
+    assert!(
+        !all.contains(['\u{1}', '\u{7}', '\u{8}', '\u{1b}', '\u{fffe}']),
+        "{all:?}"
+    );
 }

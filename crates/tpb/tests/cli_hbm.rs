@@ -148,3 +148,56 @@ fn pe_act_pipeline_example_matches_numpy() {
     let strict = tpb(&dir, &["run", example.to_str().unwrap(), "--strict-exact"]);
     assert_eq!(strict.status.code(), Some(1));
 }
+
+// Issue 29 item 5: an HBM region larger than the configured HBM is refused before anything
+// runs, naming the real size; one whose byte count overflows 64 bits too (it was reported as
+// "outside the 0x0-byte HBM"). A region past the HBM is an input error (docs/cli-run.md,
+// "Device memory (HBM)").
+#[test]
+fn an_oversized_hbm_region_names_the_real_hbm_size() {
+    let dir = scratch("cli_hbm", "oversized");
+    for (region, hbm) in [
+        // 2^61 × 4 fp32: 2^63 elements, whose byte count overflows 64 bits.
+        ("hbm+0x0:fp32:2305843009213693952x4", None),
+        // 2 TiB, past the default 1 GiB.
+        ("hbm+0x0:fp32:128x4294967296", None),
+        // 16 GiB in a 1 MiB HBM, as a flag.
+        ("hbm+0x10:fp32:4294967296", Some("1048576")),
+    ] {
+        std::fs::write(dir.join("p.tpb"), format!(".out {region} @ a.npy\n")).unwrap();
+        let mut args = vec!["run", "p.tpb"];
+        if let Some(h) = hbm {
+            args.extend(["--hbm-bytes", h]);
+        }
+        let out = tpb(&dir, &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{region}: {err}");
+        let size = match hbm {
+            None => "0x40000000",
+            Some(_) => "0x100000",
+        };
+        assert!(
+            err.contains(&format!("outside the {size}-byte HBM")),
+            "{region}: {err}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{region}: refused before the program runs: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(!dir.join("out").exists());
+    }
+    // The same region fits a large enough HBM.
+    std::fs::write(dir.join("p.tpb"), ".out hbm+0x10:fp32:4x2 @ a.npy\n").unwrap();
+    let out = tpb(&dir, &["run", "p.tpb", "--hbm-bytes", "48"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = tpb(&dir, &["run", "p.tpb", "--hbm-bytes", "47"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("hbm bytes 0x10..0x30 are outside the 0x2f-byte HBM"));
+}

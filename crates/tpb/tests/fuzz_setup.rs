@@ -108,3 +108,39 @@ fn the_fuzz_lock_is_current_for_the_workspace_crates() {
         }
     }
 }
+
+// Issue 29: `run_engines` starts from each multi-engine example as an input. A pick byte with
+// the high bit set names an instruction of the examples, counted through them in the order
+// fuzz/src/lib.rs lists them (ENGINE_EXAMPLES); each seed file is one example: generation
+// byte 1 (cayman, Gen::ALL[1]), two timing bytes, then each instruction's pick and a zero
+// control byte (the example's own engine and EVENTS, no edits).
+#[test]
+fn the_run_engines_seeds_are_the_engine_examples() {
+    use tpb_isa::text::{asm, AsmOptions};
+    let lib = read("fuzz/src/lib.rs");
+    let names: Vec<&str> = lib
+        .split("include_str!(\"../../examples/engines/")
+        .skip(1)
+        .filter_map(|s| s.split(".tpb\")").next())
+        .collect();
+    assert_eq!(names.len(), 5, "{names:?}");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut offset = 0;
+    for name in names {
+        let text = read(&format!("examples/engines/{name}.tpb"));
+        let opts = AsmOptions::new(tpb_isa::Gen::Cayman)
+            .allow_directives(tpb::cmd::run::program::DIRECTIVES);
+        let n = asm(&text, &opts).unwrap().insts().len();
+        let mut want = vec![1u8, 0, 0];
+        for i in offset..offset + n {
+            want.extend([0x80 | u8::try_from(i).unwrap(), 0]);
+        }
+        let seed = std::fs::read(root.join(format!("fuzz/seeds/run_engines/{name}"))).unwrap();
+        assert_eq!(seed, want, "fuzz/seeds/run_engines/{name}");
+        offset += n;
+    }
+    assert!(
+        offset <= 0x80,
+        "a pick byte names at most 128 example instructions"
+    );
+}

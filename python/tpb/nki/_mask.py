@@ -1,62 +1,147 @@
-"""Index expressions (``nl.arange``, ``nl.mgrid``, ``nl.ds``) and affine masks.
+"""Index expressions (``nl.arange``, ``nl.mgrid``, ``nl.ds``) and masks.
 
-An index expression is ``start + step·arange(size)`` on one axis of a subscript
-(``[:, None]`` = the partition axis, ``[None, :]`` = the free axis); it subscripts a tile as
-the equivalent range. A comparison of an index expression with an integer is a predicate;
-``&`` joins predicates. A ``mask=`` that is a box (each axis bounded by comparisons) shrinks
-the instruction's operands to the box, as the compiler does; any other predicate is refused.
+An unplaced ``nl.arange(n)`` or ``nl.ds(start, size)`` is a range: it subscripts one dim as
+``start:start+size`` would. Placed (``nl.arange(n)[:, None]``, ``nl.mgrid[0:P, 0:F]``) it is
+an axis of an index grid, and arithmetic builds affine forms over the grid's axes:
+``i * 128 + i_p``, ``i_f1 * F2 + i_f2``, ``i_h + i_kh``. A tile subscripted with such forms is
+a view of the grid's shape whose axis 0 is the partitions (``tpb_nki::affine``); transposed
+placement (``out[jf, ip]``) follows the forms.
+
+A comparison of a form with an integer is a predicate; ``&`` joins predicates. A ``mask=``
+whose terms each bound one grid axis is a box: the call runs on the box (the compiler
+shrinks the instruction to it), so an out-of-bounds view of a ragged last tile comes back in
+bounds, and the elements of the call's on-chip destination the mask leaves out are declared
+don't-care (later unmasked reads of them are not uninitialised reads). A predicate that is
+not a box (``i_p >= i_f``, ``|``) raises :class:`tpb.NotSupported` (``nisa.affine_select``
+applies such masks).
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+import operator
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .._errors import NotSupported, UsageError
 
 
+def _int(k: Any, what: str) -> int:
+    try:
+        return operator.index(k)
+    except TypeError:
+        raise UsageError(f"{what}: {k!r} is not an integer (index expressions are affine in "
+                         "integers)") from None
+
+
 class IndexExpr:
-    """``start + step·arange(size)`` on subscript axis ``axis`` (None: not placed yet)."""
+    """``constant + Σ coeffs[a]·i_a`` over the axes of an index grid (``sizes[a]`` indices
+    on axis ``a``), or, unplaced (``rank`` is None), the range ``start + step·arange(size)``.
+    """
 
-    __slots__ = ("start", "size", "step", "axis")
+    __slots__ = ("constant", "coeffs", "sizes", "rank")
 
-    def __init__(self, start: int, size: int, step: int = 1, axis: Optional[int] = None) -> None:
-        self.start, self.size, self.step, self.axis = start, size, step, axis
+    def __init__(self, constant: int, coeffs: Sequence[int], sizes: Sequence[int],
+                 rank: Optional[int] = None) -> None:
+        self.constant = constant
+        self.coeffs = tuple(coeffs)
+        self.sizes = tuple(sizes)
+        self.rank = rank
 
+    @classmethod
+    def range(cls, start: int, size: int, step: int = 1) -> "IndexExpr":
+        """The unplaced range ``start + step·arange(size)``."""
+        if size < 1:
+            raise UsageError(f"an index range of {size} elements (at least 1)")
+        return cls(start, (step,), (size,), None)
+
+    # ---- the two subscript forms --------------------------------------------------------
     def __tpb_index__(self) -> Tuple[int, int, int]:
-        return (self.start, self.size, self.step)
+        """``(start, size, step)`` of an unplaced range."""
+        if self.rank is not None:
+            raise UsageError("a placed index expression is not a range")
+        return (self.constant, self.sizes[0], self.coeffs[0])
 
-    def _with(self, start: int, step: int) -> "IndexExpr":
-        return IndexExpr(start, self.size, step, self.axis)
+    def __getattr__(self, name: str) -> Any:
+        if name == "__tpb_affine__" and self.rank is not None:
+            return lambda: (self.constant, list(self.coeffs), list(self.sizes))
+        raise AttributeError(name)
 
-    def __add__(self, k: Any) -> "IndexExpr":
-        if isinstance(k, IndexExpr):
-            raise NotSupported("not supported: the sum of two index expressions as a subscript")
-        return self._with(self.start + int(k), self.step)
+    # ---- placement ----------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> "IndexExpr":
+        if self.rank is not None:
+            raise UsageError("this index expression is placed already")
+        key = key if isinstance(key, tuple) else (key,)
+        slots = [i for i, k in enumerate(key) if k is not None]
+        if len(slots) != 1 or key[slots[0]] != slice(None):
+            raise UsageError("place an arange with exactly one ':' and None elsewhere "
+                             "(e.g. nl.arange(128)[:, None])")
+        rank = len(key)
+        coeffs = [0] * rank
+        sizes = [1] * rank
+        coeffs[slots[0]] = self.coeffs[0]
+        sizes[slots[0]] = self.sizes[0]
+        return IndexExpr(self.constant, coeffs, sizes, rank)
+
+    # ---- arithmetic ---------------------------------------------------------------------
+    def _scaled(self, k: int) -> "IndexExpr":
+        return IndexExpr(self.constant * k, [c * k for c in self.coeffs], self.sizes, self.rank)
+
+    def __add__(self, other: Any) -> "IndexExpr":
+        if not isinstance(other, IndexExpr):
+            k = _int(other, "index expression + value")
+            return IndexExpr(self.constant + k, self.coeffs, self.sizes, self.rank)
+        if self.rank is None or other.rank is None:
+            raise NotSupported(
+                "not supported: the sum of an unplaced nl.arange / nl.ds with another index "
+                "expression: place both (nl.arange(n)[:, None], nl.arange(n)[None, :]) or "
+                "use nl.mgrid")
+        if self.rank != other.rank:
+            raise UsageError(f"index expressions over {self.rank} and {other.rank} axes "
+                             "cannot be added")
+        sizes = []
+        for a, (m, n) in enumerate(zip(self.sizes, other.sizes)):
+            if m != 1 and n != 1 and m != n:
+                raise UsageError(f"index expressions of sizes {m} and {n} on axis {a} do not "
+                                 "broadcast")
+            sizes.append(m if m != 1 else n)
+        coeffs = [a + b for a, b in zip(self.coeffs, other.coeffs)]
+        return IndexExpr(self.constant + other.constant, coeffs, sizes, self.rank)
 
     __radd__ = __add__
 
-    def __sub__(self, k: Any) -> "IndexExpr":
-        return self._with(self.start - int(k), self.step)
+    def __neg__(self) -> "IndexExpr":
+        return self._scaled(-1)
+
+    def __pos__(self) -> "IndexExpr":
+        return self
+
+    def __sub__(self, other: Any) -> "IndexExpr":
+        if isinstance(other, IndexExpr):
+            return self + (-other)
+        return self + (-_int(other, "index expression - value"))
+
+    def __rsub__(self, other: Any) -> "IndexExpr":
+        return (-self) + other
 
     def __mul__(self, k: Any) -> "IndexExpr":
-        return self._with(self.start * int(k), self.step * int(k))
+        if isinstance(k, IndexExpr):
+            raise NotSupported("not supported: the product of two index expressions (not "
+                               "affine)")
+        return self._scaled(_int(k, "index expression * value"))
 
     __rmul__ = __mul__
 
-    def __getitem__(self, key: Any) -> "IndexExpr":
-        key = key if isinstance(key, tuple) else (key,)
-        slots = [i for i, k in enumerate(key) if k is not None]
-        if len(slots) != 1:
-            raise UsageError("place an arange with exactly one ':' (e.g. nl.arange(128)[:, None])")
-        return IndexExpr(self.start, self.size, self.step, slots[0])
+    def _not_affine(self, *args: Any) -> Any:
+        raise NotSupported("not supported: division or modulo of an index expression (an "
+                           "access pattern is affine in its indices)")
 
+    __floordiv__ = __rfloordiv__ = __truediv__ = __rtruediv__ = _not_affine
+    __mod__ = __rmod__ = _not_affine
+
+    # ---- predicates ---------------------------------------------------------------------
     def _cmp(self, op: str, k: Any) -> "Predicate":
         if isinstance(k, IndexExpr):
-            raise NotSupported(
-                "not supported: a mask comparing two index expressions (not a box); "
-                "use nisa.affine_select"
-            )
-        return Predicate([(self, op, int(k))])
+            return (self - k)._cmp(op, 0)
+        return Predicate([(self, op, _int(k, f"index expression {op} value"))])
 
     def __lt__(self, k: Any) -> "Predicate":  # type: ignore[override]
         return self._cmp("<", k)
@@ -71,7 +156,19 @@ class IndexExpr:
         return self._cmp(">=", k)
 
     def __repr__(self) -> str:
-        return f"IndexExpr(start={self.start}, size={self.size}, step={self.step}, axis={self.axis})"
+        if self.rank is None:
+            return (f"IndexExpr(start={self.constant}, size={self.sizes[0]}, "
+                    f"step={self.coeffs[0]})")
+        terms = " + ".join(f"{c}*i{a}[{n}]" for a, (c, n) in
+                           enumerate(zip(self.coeffs, self.sizes)) if c)
+        return f"IndexExpr({self.constant}{' + ' + terms if terms else ''})"
+
+
+def arange_axis(start: int, size: int, step: int, axis: int, sizes: Sequence[int]) -> IndexExpr:
+    """Axis ``axis`` of the grid ``sizes`` (one ``nl.mgrid`` output)."""
+    coeffs = [0] * len(sizes)
+    coeffs[axis] = step
+    return IndexExpr(start, coeffs, sizes, len(sizes))
 
 
 class Predicate:
@@ -80,57 +177,95 @@ class Predicate:
     def __init__(self, terms: List[Tuple[IndexExpr, str, int]]) -> None:
         self.terms = terms
 
-    def __and__(self, other: "Predicate") -> "Predicate":
+    def __and__(self, other: Any) -> "Predicate":
+        if not isinstance(other, Predicate):
+            raise NotSupported(f"not supported: '&' of a mask and {other!r}")
         return Predicate(self.terms + other.terms)
 
     def __or__(self, other: Any) -> "Predicate":
-        raise NotSupported("not supported: '|' in a mask (not a box)")
+        raise NotSupported("not supported: '|' in a mask (not a box; use nisa.affine_select)")
 
-    def box(self) -> Dict[int, Tuple[int, int]]:
-        """Per subscript axis, the kept positions ``[lo, hi)`` of the index expression."""
+    def __bool__(self) -> bool:
+        raise UsageError("a mask is not a Python bool (pass it as mask=; join terms with &)")
+
+    def box(self, shape: Sequence[int]) -> Dict[int, Tuple[int, int]]:
+        """Per grid axis, the kept index range ``[lo, hi)`` within ``shape``."""
         out: Dict[int, Tuple[int, int]] = {}
         for e, op, k in self.terms:
-            if e.axis is None or e.step <= 0:
-                raise NotSupported("not supported: a mask over an unplaced or decreasing index")
-            lo, hi = out.get(e.axis, (0, e.size))
-            # value(i) = start + step·i; keep i with value op k.
-            def first_at_least(v: int) -> int:
-                return max(0, -(-(v - e.start) // e.step))
-
+            if e.rank is None:
+                raise NotSupported("not supported: a mask over an unplaced nl.arange (place it: "
+                                   "nl.arange(n)[:, None])")
+            axes = [a for a, c in enumerate(e.coeffs) if c and e.sizes[a] > 1]
+            # value = constant + c·i on one axis; keep i with value op k.
+            if not axes:
+                holds = {"<": e.constant < k, "<=": e.constant <= k,
+                         ">": e.constant > k, ">=": e.constant >= k}[op]
+                if not holds:
+                    raise NotSupported(f"not supported: the mask term {e!r} {op} {k} selects "
+                                       "nothing (the instruction would be dropped)")
+                continue
+            if len(axes) > 1:
+                raise NotSupported(
+                    f"not supported: the mask term {e!r} {op} {k} bounds several axes at once "
+                    "(not a box; nisa.affine_select applies such masks)")
+            a = axes[0]
+            if a >= len(shape):
+                raise UsageError(f"the mask bounds axis {a} of a {len(shape)}-dim view")
+            c = e.coeffs[a]
+            lo, hi = out.get(a, (0, int(shape[a])))
+            # Integer bounds on i: c·i op (k - constant), as a closed range [lo_i, hi_i].
+            rhs = k - e.constant
             if op == "<":
-                hi = min(hi, first_at_least(k))
-            elif op == "<=":
-                hi = min(hi, first_at_least(k + 1))
+                rhs, op = rhs - 1, "<="
             elif op == ">":
-                lo = max(lo, first_at_least(k + 1))
-            else:
-                lo = max(lo, first_at_least(k))
-            out[e.axis] = (lo, hi)
+                rhs, op = rhs + 1, ">="
+            if (op == "<=") == (c > 0):   # i <= floor(rhs / c)
+                hi = min(hi, rhs // c + 1)
+            else:                         # i >= ceil(rhs / c)
+                lo = max(lo, -(-rhs // c))
+            out[a] = (lo, hi)
         return out
 
 
-def apply_mask(mask: Any, *tiles: Any) -> Tuple[Any, ...]:
-    """The tiles shrunk to the mask's box (each tile whose shape equals the first's; a
-    ``(P, 1)`` operand is shrunk on the partition axis only)."""
+def _shrink(t: Any, box: Dict[int, Tuple[int, int]], ref: Tuple[int, ...]) -> Any:
+    if t is None or not hasattr(t, "shape") or not hasattr(t, "ap"):
+        return t
+    shape = tuple(t.shape)
+    if shape == ref:
+        axes = range(len(shape))
+    elif shape and ref and shape[0] == ref[0]:
+        axes = range(1)   # a (P, 1) operand, or a result with other free dims
+    else:
+        return t
+    key = []
+    for axis, n in enumerate(shape):
+        lo, hi = box.get(axis, (0, n)) if axis in axes else (0, n)
+        if hi <= lo:
+            raise NotSupported("not supported: a mask that selects no element (the "
+                               "instruction would be dropped)")
+        key.append(slice(lo, hi))
+    return t[tuple(key)] if any(k != slice(0, n) for k, n in zip(key, shape)) else t
+
+
+def mask_box(mask: Any, shape: Sequence[int]) -> Dict[int, Tuple[int, int]]:
+    """The box ``mask`` keeps of a view of ``shape`` (axis → ``[lo, hi)``)."""
+    if not isinstance(mask, Predicate):
+        raise NotSupported(f"not supported: mask={mask!r} (an affine predicate over nl.arange "
+                           "indices)")
+    return mask.box(shape)
+
+
+def apply_mask(mask: Any, *tiles: Any, marks_dst: bool = True) -> Tuple[Any, ...]:
+    """The tiles shrunk to the mask's box, in the coordinates of the first tile's shape
+    (tiles of that shape shrink on every axis, a tile with its partitions on the partition
+    axis only). With ``marks_dst`` the first tile is the call's destination: if it is on
+    chip, the elements the mask leaves out are declared don't-care (module docs)."""
     if mask is None:
         return tiles
-    if not isinstance(mask, Predicate):
-        raise NotSupported(f"not supported: mask={mask!r} (an affine predicate over nl.arange indices)")
-    box = mask.box()
-    ref = list(tiles[0].shape)
-    out = []
-    for t in tiles:
-        if t is None or not hasattr(t, "shape"):
-            out.append(t)
-            continue
-        shape = list(t.shape)
-        key = []
-        for axis, n in enumerate(shape):
-            lo, hi = box.get(axis, (0, n))
-            if shape != ref and axis > 0:
-                lo, hi = 0, n
-            if hi <= lo:
-                raise NotSupported("not supported: a mask that selects no element (the instruction would be dropped)")
-            key.append(slice(lo, hi))
-        out.append(t[tuple(key)])
-    return tuple(out)
+    ref = tuple(tiles[0].shape)
+    box = mask_box(mask, ref)
+    out = tuple(_shrink(t, box, ref) for t in tiles)
+    first = tiles[0]
+    if marks_dst and out[0] is not first and getattr(first, "buffer", "hbm") != "hbm":
+        first._mark_masked_out()
+    return out

@@ -69,7 +69,8 @@ def jit(fn: Optional[Callable[..., Any]] = None, **kwargs: Any) -> Any:
             ``platform_target="trn2"`` selects the generation as ``gen=`` does.
 
     Semantics: calling the kernel with NumPy arrays runs it (:func:`simulate_kernel`) and
-    returns its outputs as NumPy arrays; ``kernel[g](...)`` runs an SPMD grid. The
+    returns its outputs (HBM tensors, as NKI requires: an SBUF or PSUM tile returned raises
+    :class:`tpb.UsageError`) as NumPy arrays; ``kernel[g](...)`` runs an SPMD grid. The
     generation defaults to ``NEURON_PLATFORM_TARGET_OVERRIDE`` (``trn1``/``inf2``/``gen2``,
     ``trn2``/``gen3``, ``trn3``/``gen4``) or cayman.
 
@@ -79,7 +80,9 @@ def jit(fn: Optional[Callable[..., Any]] = None, **kwargs: Any) -> Any:
         def k():
             t = nl.ndarray((4, 8), nl.float32)
             nisa.iota(t, [[1, 8]], channel_multiplier=8)
-            return t
+            out = nl.ndarray((4, 8), nl.float32, buffer=nl.shared_hbm)
+            nl.store(out, value=t)
+            return out
         out = k()
     """
     if fn is None:
@@ -197,6 +200,11 @@ def profile(kernel: Any = None, **kwargs: Any) -> Any:
 
 def _outputs(result: Any) -> Any:
     if isinstance(result, _tpb.Tile):
+        if result.buffer != "hbm":
+            raise UsageError(
+                f"the kernel returned an {result.buffer.upper()} tile {tuple(result.shape)}: a "
+                "kernel's outputs are HBM tensors, as NKI requires (allocate "
+                "nl.ndarray(shape, dtype, buffer=nl.shared_hbm) and nl.store the tile into it)")
         return result.numpy()
     if isinstance(result, (tuple, list)):
         return type(result)(_outputs(r) for r in result)
@@ -307,7 +315,8 @@ def profile_kernel(kernel: Any, *arrays: Any, gen: Optional[str] = None,
     eager run; a race raises :class:`tpb.RaceError` and a deadlock :class:`tpb.DeadlockError`,
     naming both instructions and the kernel source lines that emitted them. The profile has
     ``engines`` (per-engine busy/waiting/idle cycles and utilisation), ``critical_path``,
-    ``estimated_time_us``, ``instruction_counts``, ``approximate`` (the instructions whose
+    ``estimated_time_us``, ``roofline`` (the estimate beside the physical bound of the
+    kernel's matmul flops and HBM bytes on the generation), ``instruction_counts``, ``approximate`` (the instructions whose
     results are approximate, with their source lines) and ``write_timeline(path)``.
 
     Example::

@@ -14,7 +14,9 @@ Example::
     def ramp_plus_one():
         t = nl.ndarray((128, 64), nl.float32)
         nisa.iota(t, [[1, 64]], channel_multiplier=64)
-        return nl.add(t, 1.0)
+        out = nl.ndarray((128, 64), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.add(t, 1.0))
+        return out
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from .. import _tpb
 from .._errors import UsageError
 from . import _context
 from . import isa as _isa
-from ._mask import IndexExpr, Predicate, apply_mask
+from ._mask import IndexExpr, Predicate, apply_mask, arange_axis, mask_box
 
 # --- dtypes (nki-api §2.3) and the non-call names -----------------------------------------
 from .dtypes import (bfloat16, bool_, float4_e2m1fn_x4, float8_e4m3, float8_e4m3fn,  # noqa: E402
@@ -59,7 +61,12 @@ shared_hbm = _Buffer("shared_hbm")
 
 
 class par_dim(int):
-    """``nl.par_dim(n)``: marks the partition dim in a shape (legacy); only as the first dim."""
+    """``nl.par_dim(n)``: marks the partition dim in a shape (legacy). Dims before it are
+    block dims: ``nl.ndarray((n, nl.par_dim(128), F))`` is ``n`` tiles of ``(128, F)``, each
+    addressed as ``t[i]`` (or ``t[i, i_p, i_f]``)."""
+
+    def __repr__(self) -> str:
+        return f"par_dim({int(self)})"
 
 
 def _refuse(name: str, form: Optional[str] = None) -> Exception:
@@ -77,33 +84,57 @@ def _is_hbm(buffer: Any) -> bool:
 
 def _shape(shape: Any) -> Tuple[int, ...]:
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-    for k, d in enumerate(shape):
-        if isinstance(d, par_dim) and k != 0:
-            raise _refuse("par_dim", "a partition dim after a block dim")
     return tuple(int(d) for d in shape)
 
 
+def _blocks(shape: Any) -> int:
+    """How many block dims come before an ``nl.par_dim`` in ``shape`` (0 without one)."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    marks = [k for k, d in enumerate(shape) if isinstance(d, par_dim)]
+    if len(marks) > 1:
+        raise UsageError(f"shape {shape}: more than one nl.par_dim")
+    return marks[0] if marks else 0
+
+
 # --- creation ----------------------------------------------------------------------------
-def ndarray(shape: Any, dtype: Any, buffer: Any = sbuf, name: str = "", **kwargs: Any) -> Any:
+def ndarray(shape: Any, dtype: Any, buffer: Any = sbuf, name: str = "", address: Any = None,
+            **kwargs: Any) -> Any:
     """An uninitialised tensor (nki-api §2.1).
 
     Parameters:
-        shape: dims, partition dim first for on-chip buffers (at most 128 partitions).
+        shape: dims, partition dim first for on-chip buffers (at most 128 partitions); a
+            legacy ``nl.par_dim`` after block dims (``(n, nl.par_dim(128), F)``) makes ``n``
+            tiles of ``(128, F)``, laid out one after another in each partition.
         dtype: an ``nl`` dtype.
         buffer: ``nl.sbuf`` (default), ``nl.psum``, or an HBM buffer.
         name: names the tile in capacity errors and profiles.
+        address: ``(partition_offset, byte_offset)`` pins an on-chip tile there (NKI 0.3.0+).
+            Pinned tiles may overlap each other (the kernel manages that space) but not a
+            tile tpb placed; the allocator keeps clear of them.
 
     Semantics: allocates space in the buffer (a capacity error names the tile, its size and
     what is left); reading it before a write raises under the uninitialised-read sanitizer.
+    A PSUM allocation larger than one 2 KiB bank starts on a bank boundary.
 
     Example::
 
         t = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf, name="scores")
     """
+    blocks = _blocks(shape)
+    dims = _shape(shape)
     if _is_hbm(buffer):
-        return _hbm_ndarray(_shape(shape), dtype, getattr(buffer, "name", buffer), name)
+        if blocks or address is not None:
+            raise UsageError(f"nl.ndarray: {'nl.par_dim' if blocks else 'address='} applies to "
+                             "on-chip buffers only, not HBM")
+        return _hbm_ndarray(dims, dtype, getattr(buffer, "name", buffer), name)
     core = _core()
-    return core.ndarray(list(_shape(shape)), dtype, buffer=getattr(buffer, "name", buffer), name=name)
+    part_first = dims[blocks:blocks + 1] + dims[:blocks] + dims[blocks + 1:]
+    space = getattr(buffer, "name", buffer)
+    if address is not None:
+        t = _tpb._ndarray_at(core, list(part_first), dtype, space, name, address)
+    else:
+        t = core.ndarray(list(part_first), dtype, buffer=space, name=name)
+    return t._with_blocks(blocks) if blocks else t
 
 
 def _hbm_ndarray(shape: Tuple[int, ...], dtype: Any, buffer: str, name: str) -> Any:
@@ -119,27 +150,31 @@ def _hbm_ndarray(shape: Tuple[int, ...], dtype: Any, buffer: str, name: str) -> 
 def load(src: Any, dtype: Any = None, *, mask: Any = None, name: Optional[str] = None,
          **kwargs: Any) -> Any:
     """``nl.load(src, dtype=None, mask=None)``: a new SBUF tile holding ``src`` (an HBM
-    tensor or a view of one: slices, ``nl.ds``, ``nl.arange`` index expressions), its first
-    dim the partitions.
+    tensor or a view of one: slices, ``nl.ds``, ``nl.arange`` index expressions, ``.ap()``
+    patterns), its first dim the partitions.
 
     Parameters:
-        src: an HBM tensor or view (at most 128 in its first dim).
+        src: an HBM tensor or view (at most 128 in its first dim). A view whose index
+            expressions leave the tensor (a ragged last tile) needs a ``mask`` that brings it
+            back in bounds.
         dtype: the tile's dtype (default: src's; a different one converts through FP32,
             round to nearest even, as ``nisa.dma_copy`` does).
-        mask: an affine predicate over the view's ``nl.arange`` indices (loads the box only).
+        mask: an affine predicate over the view's ``nl.arange`` indices: the tile keeps the
+            view's shape and only the box is loaded (the other elements are don't-care).
         name: label for profiles and errors.
 
     Semantics: one DMAMEMCPY (0xB8) issued on SP (POOL on sunda) whose transfer runs on that
-    engine's DMA queue; an instruction that reads the tile waits for the DMA's data-landed
-    semaphore, not for the request's issue.
+    engine's DMA queue (a copy that does not fit one request is split into several); an
+    instruction that reads the tile waits for the DMA's data-landed semaphore, not for the
+    request's issue.
 
     Example::
 
-        t = nl.load(a[i * 128:(i + 1) * 128, nl.ds(0, 512)])
+        t = nl.load(a[i * 128 + i_p, i_f], mask=(i * 128 + i_p < n_rows))
     """
-    (src,) = apply_mask(mask, src)
     t = ndarray(tuple(src.shape), dtype or src.dtype, buffer=sbuf, name=name or "")
-    _isa.dma_copy(t, src, name=name)
+    dst, src = apply_mask(mask, t, src)
+    _isa.dma_copy(dst, src, name=name)
     return t
 
 
@@ -149,7 +184,9 @@ def store(dst: Any, value: Any, *, mask: Any = None, name: Optional[str] = None,
     (or view) ``dst``.
 
     Parameters:
-        dst: an HBM tensor or view with value's element count.
+        dst: an HBM tensor or view with value's element count (an on-chip ``dst`` is refused,
+            as NKI refuses it: copy on chip with ``nl.copy`` / ``nisa.tensor_copy``). A
+            transposed placement (``out[i_f, i_p]``) writes the tile transposed.
         value: an SBUF tile (a PSUM tile is refused: copy it to SBUF first).
         mask: an affine predicate over the views' ``nl.arange`` indices (stores the box only).
         name: label for profiles and errors.
@@ -159,8 +196,11 @@ def store(dst: Any, value: Any, *, mask: Any = None, name: Optional[str] = None,
 
     Example::
 
-        nl.store(out[i * 128:(i + 1) * 128, :], value=t)
+        nl.store(out[i * 128 + i_p, i_f], value=t, mask=(i * 128 + i_p < n_rows))
     """
+    if getattr(dst, "buffer", None) in ("sbuf", "psum"):
+        raise UsageError(f"nl.store: dst is an {dst.buffer.upper()} tile; nl.store writes HBM "
+                         "(copy on chip with nl.copy or nisa.tensor_copy)")
     dst, value = apply_mask(mask, dst, value)
     _isa.dma_copy(dst, value, name=name)
 
@@ -237,9 +277,11 @@ def empty_like(x: Any, dtype: Any = None, buffer: Any = None, name: str = "") ->
 
 # --- indexing and loops ------------------------------------------------------------------
 def arange(*args: int) -> IndexExpr:
-    """``nl.arange(stop)`` / ``nl.arange(start, stop)``: an index vector; ``[:, None]`` puts
-    it on the partition axis, ``[None, :]`` on the free axis; affine in ints
-    (``i * 128 + nl.arange(128)[:, None]``).
+    """``nl.arange(stop)`` / ``nl.arange(start, stop)``: an index vector. Unplaced it
+    subscripts one dim as a range; ``[:, None]`` places it on the partition axis of an index
+    grid, ``[None, :]`` on the free axis (``[None, :, None]`` on the middle of three). Placed
+    expressions are affine: ``i * 128 + i_p``, ``2 * i_f + 1``, ``i_f1 * F2 + i_f2``; a
+    subscript ``t[i_f, i_p]`` places the tensor's dims transposed.
 
     Example::
 
@@ -252,7 +294,7 @@ def arange(*args: int) -> IndexExpr:
         start, stop = args
     else:
         raise UsageError("nl.arange(stop) or nl.arange(start, stop)")
-    return IndexExpr(int(start), int(stop) - int(start), 1)
+    return IndexExpr.range(int(start), int(stop) - int(start), 1)
 
 
 class _Grid(tuple):
@@ -270,16 +312,20 @@ class _Grid(tuple):
 
 
 class _MGrid:
-    """``nl.mgrid[0:128, 0:512]``: one index expression per axis (``i_p, i_f = ...`` or
-    ``.p`` / ``.x``)."""
+    """``nl.mgrid[0:128, 0:512]``: one index expression per axis of a dense grid
+    (``i_p, i_f = ...`` or ``.p`` / ``.x``)."""
 
     def __getitem__(self, key: Any) -> _Grid:
         key = key if isinstance(key, tuple) else (key,)
-        out = []
-        for axis, k in enumerate(key):
-            start = k.start or 0
-            out.append(IndexExpr(start, k.stop - start, k.step or 1, axis))
-        return _Grid(out)
+        ranges = []
+        for k in key:
+            if not isinstance(k, slice) or k.stop is None:
+                raise UsageError(f"nl.mgrid[{key!r}]: each axis is start:stop[:step]")
+            start, step = int(k.start or 0), int(k.step or 1)
+            ranges.append((start, step, len(range(start, int(k.stop), step))))
+        sizes = [n for _, _, n in ranges]
+        return _Grid(arange_axis(start, n, step, axis, sizes)
+                     for axis, (start, step, n) in enumerate(ranges))
 
 
 mgrid = _MGrid()
@@ -292,7 +338,7 @@ def ds(start: int, size: int) -> IndexExpr:
 
         t[:, nl.ds(i * 64, 64)]
     """
-    return IndexExpr(int(start), int(size), 1)
+    return IndexExpr.range(int(start), int(size), 1)
 
 
 def _range(what: str, args: Tuple[Any, ...], kwargs: dict) -> range:
@@ -640,8 +686,33 @@ def _axes(x: Any, axis: Any) -> list:
     return sorted(a + nd if a < 0 else a for a in axes)
 
 
-def _reduce(op: str, x: Any, axis: Any, dtype: Any, keepdims: bool, negate: bool = False) -> Any:
+def _reduce(op: str, x: Any, axis: Any, dtype: Any, keepdims: bool, negate: bool = False,
+            mask: Any = None) -> Any:
     axes = _axes(x, axis)
+    shape = [d if k not in axes else 1 for k, d in enumerate(x.shape)]
+    kept = [k for k in range(len(shape)) if k not in axes]
+    if not keepdims:
+        shape = [shape[k] for k in kept]
+        if len(shape) < 2:
+            shape.append(1)
+    out = ndarray(tuple(shape), dtype or x.dtype)
+    if mask is None:
+        _reduce_into(op, out, x, axes, negate)
+        return out
+    # The mask bounds the input's axes; the result keeps the box of the kept ones.
+    box = mask_box(mask, tuple(x.shape))
+    src = x[tuple(slice(*box.get(a, (0, n))) for a, n in enumerate(x.shape))]
+    out_axes = range(len(x.shape)) if keepdims else kept
+    key = [slice(*box.get(a, (0, n))) if a not in axes else slice(None) for a, n in
+           zip(out_axes, x.shape if keepdims else [x.shape[k] for k in kept])]
+    dst = out[tuple(key)]
+    if tuple(dst.shape) != tuple(out.shape):
+        out._mark_masked_out()
+    _reduce_into(op, dst, src, axes, negate)
+    return out
+
+
+def _reduce_into(op: str, out: Any, x: Any, axes: list, negate: bool) -> None:
     nd = len(x.shape)
     trailing = list(range(nd - len(axes), nd))
     if axes != trailing and axes[0] >= 1:
@@ -649,26 +720,16 @@ def _reduce(op: str, x: Any, axis: Any, dtype: Any, keepdims: bool, negate: bool
         # the reduced axes moved last into a contiguous tile first.
         keep = [a for a in range(1, nd) if a not in axes]
         moved = x.permute(keep + axes)
-        x2 = ndarray(tuple(moved.shape), x.dtype)
-        _isa.tensor_copy(x2, moved)
-        out = _reduce(op, x2, trailing, dtype, False, negate)
-        if keepdims:
-            return out.reshape([d if k not in axes else 1 for k, d in enumerate(x.shape)])
-        return out
-    shape = [d if k not in axes else 1 for k, d in enumerate(x.shape)]
-    if not keepdims:
-        shape = [d for k, d in enumerate(shape) if k not in axes]
-        if len(shape) < 2:
-            shape.append(1)
-    out = ndarray(tuple(shape), dtype or x.dtype)
-    _isa.tensor_reduce(out, op, x, axes if len(axes) > 1 else axes[0], negate, keepdims)
-    return out
+        x = ndarray(tuple(moved.shape), x.dtype)
+        _isa.tensor_copy(x, moved)
+    _isa.tensor_reduce(out, op, x, trailing if len(trailing) > 1 else trailing[0], negate,
+                       False)
 
 
 def _reduction(op: str, name: str) -> Any:
     def f(x: Any, axis: Any, dtype: Any = None, keepdims: bool = False, *, mask: Any = None,
           **kwargs: Any) -> Any:
-        return _reduce(op, x, axis, dtype, keepdims)
+        return _reduce(op, x, axis, dtype, keepdims, mask=mask)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (
@@ -704,7 +765,7 @@ def mean(x: Any, axis: Any, dtype: Any = None, keepdims: bool = False, *, mask: 
     n = 1
     for a in _axes(x, axis):
         n *= x.shape[a]
-    s = _reduce("add", x, axis, float32, keepdims)
+    s = _reduce("add", x, axis, float32, keepdims, mask=mask)
     out = _new_like(s, dtype or x.dtype)
     _isa.tensor_scalar(out, s, "multiply", 1.0 / n)
     return out

@@ -210,10 +210,13 @@ pub fn addr8_text(a: Addr8, gen: Gen) -> String {
     match (a.form(), a.locate(gen)) {
         (_, Some(DmaLoc::Hbm(x))) => format!("hbm+{x:#x}"),
         (_, Some(DmaLoc::OnChip(sp, p, o))) => format!("{}[p{p}]+{o:#x}", sp.name()),
+        // `reg[LO,HI]` says byte 7 is exactly ADDR_REG and bytes 2..7 are zero; any other
+        // bits (the marker is byte 7 & 0xFC, so 0x81..0x83 are registers too) need the raw
+        // word to survive the text.
         (Addr8Form::Register { lo, hi }, _)
             if u32::from(lo) < NUM_REGISTERS
                 && u32::from(hi) < NUM_REGISTERS
-                && a.0 & 0x00FF_FFFF_FFFF_0000 == 0 =>
+                && a.0 & !0xFFFF == u64::from(Addr8::ADDR_REG) << 56 =>
         {
             format!("reg[{lo},{hi}]")
         }

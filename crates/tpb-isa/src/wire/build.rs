@@ -38,12 +38,12 @@ impl<B: BodyStruct> TypedOpcode<B> {
 }
 
 macro_rules! typed_ops {
-    ($( $C:ident = $v:literal, $hn:literal, $disp:literal, $mn:literal, $e:ident, $m:ident, $g:ident, $fam:ident($sv:ident), $exec:expr, $src:literal; )*) => {
+    ($( $(#[$attr:meta])* $C:ident = $v:literal, $hn:literal, $disp:literal, $mn:literal, $e:ident, $m:ident, $g:ident, $fam:ident($sv:ident), $exec:expr, $src:literal; )*) => {
         /// One constant per modelled opcode, typed by its operand struct (from the opcode
         /// table): `op::IOTA` is a `TypedOpcode<D4Iota>`.
         pub mod op {
             use super::*;
-            $( #[doc = $disp] pub const $C: TypedOpcode<crate::wire::family_body::$fam> = TypedOpcode::new(Opcode::$C); )*
+            $( $(#[$attr])* #[doc = $disp] pub const $C: TypedOpcode<crate::wire::family_body::$fam> = TypedOpcode::new(Opcode::$C); )*
         }
     };
 }

@@ -5,6 +5,7 @@
 //!
 //! - [`queue`]: which queue an instruction goes to (the opcode table's engine column, and
 //!   the `.engine` check).
+//! - [`cost`]: the published cost formula of each opcode family and N as the docs define it.
 //! - [`timing`]: the timing model's constants ([`crate::assumptions::TIMING_CONSTANTS`]) and
 //!   the cost of an instruction.
 //! - [`sync`]: waits and updates as conditions and deferred operations.
@@ -32,6 +33,7 @@
 //! assert!(run.races.is_empty());
 //! ```
 
+pub mod cost;
 pub mod queue;
 pub mod race;
 pub mod sched;
@@ -39,11 +41,12 @@ mod signals;
 pub mod sync;
 pub mod timing;
 
+pub use cost::{Formula, Priced};
 pub use queue::{home, place, split, EngineId, Home, PlaceError, NUM_ENGINES};
 pub use race::{Clock, Race, RaceKind, RaceSide};
 pub use sched::{
     run_engines, run_engines_with, Blocked, CounterSample, Deadlock, EngineOptions, EngineRun,
-    EngineSummary, ScheduledStep, Stop,
+    EngineSummary, Roofline, ScheduledStep, Stop, Work,
 };
 pub use sync::{Object, Sync, Wait};
 pub use timing::{Costs, Timing, TimingError};

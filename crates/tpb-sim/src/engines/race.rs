@@ -636,6 +636,7 @@ mod tests {
             },
             runs: Vec::new(),
             exact: true,
+            shape: None,
         }
     }
 

@@ -6,18 +6,23 @@
 //! is free starts its head instruction if every wait of it holds. When no engine can start
 //! and no update or engine is still pending, the run is over: complete, or a deadlock.
 
+use super::cost::Priced;
 use super::queue::{is_dma_request, split, EngineId, NUM_ENGINES};
 use super::race::{join, Clock, Detector, History, Race, RaceSide};
 use super::signals::Signals;
 use super::sync::{amount_from_register, decode, Object, Op, Sync, Update, Wait, NUM_OBJECTS};
 use super::timing::{Costs, Timing};
-use crate::machine::{CostShape, Fault, FaultCause, InstId, Machine, Region, StepReport, Warning};
+use crate::machine::{
+    CostShape, Fault, FaultCause, InstId, Machine, MemAccess, Region, StepReport, Warning,
+};
 use crate::machine::{NUM_EVENTS, NUM_SEMAPHORES};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use tpb_isa::geometry::Space;
+use tpb_isa::opcode::Family;
 use tpb_isa::validate::is_valid;
 use tpb_isa::wire::Events;
-use tpb_isa::{Body, Instruction, UpdateMode, WaitMode};
+use tpb_isa::{Body, Gen, Instruction, UpdateMode, WaitMode};
 
 /// How to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -169,8 +174,34 @@ pub struct EngineRun {
     /// Semaphore and event values over time (initial values of the objects used at 0);
     /// empty unless [`EngineOptions::record_counters`].
     pub counters: Vec<CounterSample>,
+    /// The run's PE and HBM work, for [`EngineRun::roofline`].
+    pub work: Work,
     /// The timing model used.
     pub costs: Costs,
+}
+
+/// The work a run's physical bound is taken over ([`EngineRun::roofline`]); run totals, so
+/// the per-step record stays small.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    /// Flops of the multiplying Matmuls with bf16/fp16/tf32/fp8 inputs.
+    pub pe_flops: u64,
+    /// Flops of the multiplying Matmuls with full fp32 inputs.
+    pub pe_fp32_flops: u64,
+    /// Bytes the DMA transfers read from or wrote to HBM (once per side in HBM).
+    pub hbm_bytes: u64,
+}
+
+impl Work {
+    /// Adds one step's work.
+    fn add(&mut self, report: &StepReport, hbm_bytes: u64) {
+        match pe_flops(report) {
+            Some((f, true)) => self.pe_fp32_flops = self.pe_fp32_flops.saturating_add(f),
+            Some((f, false)) => self.pe_flops = self.pe_flops.saturating_add(f),
+            None => {}
+        }
+        self.hbm_bytes = self.hbm_bytes.saturating_add(hbm_bytes);
+    }
 }
 
 impl EngineRun {
@@ -182,6 +213,109 @@ impl EngineRun {
     /// Total bytes written.
     pub fn bytes_written(&self) -> u64 {
         self.steps.iter().map(|s| s.bytes_written).sum()
+    }
+
+    /// The run against the physical bound of its work on the generation (docs/engines.md
+    /// "Roofline"): its multiplying Matmuls at the tensor engine's peak and its HBM traffic
+    /// at one core's HBM bandwidth. The estimate is never below the bound.
+    pub fn roofline(&self) -> Roofline {
+        let Work {
+            pe_flops: flops,
+            pe_fp32_flops: fp32_flops,
+            hbm_bytes,
+        } = self.work;
+        let (peak, peak_fp32) = self.costs.pe_peak_gflops();
+        // flops / (GFLOP/s × 10^9) seconds = flops × 1000 / GFLOP/s picoseconds.
+        let at = |work: u64, per_s: u64, scale: u128| {
+            (u128::from(work) * scale).div_ceil(u128::from(per_s.max(1))) as u64
+        };
+        let pe_bound_ps = at(flops, peak, 1000).saturating_add(at(fp32_flops, peak_fp32, 1000));
+        let hbm_bound_ps = at(hbm_bytes, self.costs.hbm_mb_per_s(), 1_000_000);
+        Roofline {
+            pe_flops: flops,
+            pe_fp32_flops: fp32_flops,
+            hbm_bytes,
+            pe_bound_ps,
+            hbm_bound_ps,
+            estimate_ps: self.makespan_ps,
+        }
+    }
+}
+
+/// A run's estimate beside the physical bound of its work ([`EngineRun::roofline`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Roofline {
+    /// Flops of the multiplying Matmuls with bf16/fp16/tf32/fp8 inputs.
+    pub pe_flops: u64,
+    /// Flops of the multiplying Matmuls with full fp32 inputs.
+    pub pe_fp32_flops: u64,
+    /// Bytes the DMA transfers read from or wrote to HBM.
+    pub hbm_bytes: u64,
+    /// The flops at the tensor engine's peak (PE_PEAK_GFLOPS_<gen>, PE_PEAK_FP32_GFLOPS_<gen>).
+    pub pe_bound_ps: u64,
+    /// The HBM bytes at one core's HBM bandwidth (HBM_MB_PER_S_<gen>).
+    pub hbm_bound_ps: u64,
+    /// The timing model's estimate (the makespan).
+    pub estimate_ps: u64,
+}
+
+impl Roofline {
+    /// The physical bound: the larger of the PE and HBM bounds.
+    pub fn bound_ps(&self) -> u64 {
+        self.pe_bound_ps.max(self.hbm_bound_ps)
+    }
+
+    /// What bounds the work: `"PE"` or `"HBM"` (`"none"` without either).
+    pub fn bound_by(&self) -> &'static str {
+        match (self.pe_bound_ps, self.hbm_bound_ps) {
+            (0, 0) => "none",
+            (p, h) if p >= h => "PE",
+            _ => "HBM",
+        }
+    }
+
+    /// Whether the estimate respects the bound (it always should: a failure is a timing
+    /// model error).
+    pub fn holds(&self) -> bool {
+        self.estimate_ps >= self.bound_ps()
+    }
+
+    /// The fraction of the estimate the bound accounts for (1.0: at the roofline).
+    pub fn efficiency(&self) -> f64 {
+        if self.estimate_ps == 0 {
+            0.0
+        } else {
+            self.bound_ps() as f64 / self.estimate_ps as f64
+        }
+    }
+}
+
+impl std::fmt::Display for Roofline {
+    /// `estimate 12.345 µs, physical bound 10.000 µs by HBM (PE 4.000 µs for 4194304 flops,
+    /// HBM 10.000 µs for 3145728 bytes): the bound is 81 % of the estimate`; without matmul
+    /// or HBM work, `estimate 1.103 µs, no matmul or HBM work to bound it`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let us = |ps: u64| ps as f64 / 1e6;
+        if self.bound_ps() == 0 {
+            return write!(
+                f,
+                "estimate {:.3} µs, no matmul or HBM work to bound it",
+                us(self.estimate_ps)
+            );
+        }
+        write!(
+            f,
+            "estimate {:.3} µs, physical bound {:.3} µs by {} (PE {:.3} µs for {} flops, \
+             HBM {:.3} µs for {} bytes): the bound is {:.0} % of the estimate",
+            us(self.estimate_ps),
+            us(self.bound_ps()),
+            self.bound_by(),
+            us(self.pe_bound_ps),
+            self.pe_flops.saturating_add(self.pe_fp32_flops),
+            us(self.hbm_bound_ps),
+            self.hbm_bytes,
+            self.efficiency() * 100.0
+        )
     }
 }
 
@@ -218,7 +352,13 @@ impl Ord for Pending {
 struct Engine {
     queue: Vec<usize>,
     pc: usize,
+    /// When the last foreground instruction ends (the next one may start: see
+    /// [`Engine::earliest`]).
     free_at: u64,
+    /// When the last foreground instruction started (a background one may start then).
+    fg_start: u64,
+    /// When the last background instruction ends.
+    bg_end: u64,
     clock: Clock,
     last_writes: Vec<Region>,
     previous: Option<usize>,
@@ -227,6 +367,106 @@ struct Engine {
     /// A DMA queue: the issuing engine's clock at each queued request's issue and the issue's
     /// step, in order (a transfer happens after its issue).
     issued: VecDeque<(Clock, usize, u64)>,
+}
+
+impl Engine {
+    /// The earliest start of the head instruction: a background one (PE LoadWeights, an
+    /// ACT DMA issue, [`runs_in_background`]) once the last foreground instruction has
+    /// started and the last background one has ended; any other once both have ended.
+    fn earliest(&self, background: bool) -> u64 {
+        let fg = if background {
+            self.fg_start
+        } else {
+            self.free_at
+        };
+        fg.max(self.bg_end)
+    }
+}
+
+/// Whether `inst` on `e` runs beside its engine's compute pipeline: a LoadWeights loads the
+/// next stationary while the previous Matmul computes ([ARCH1] "Background LoadStationary",
+/// L282–291), and a DMA request triggered from ACT generates its descriptors on the DGE while
+/// earlier ACT compute runs ([ARCH2] L364; nki-dge.rst L238).
+fn runs_in_background(inst: &Instruction, e: EngineId, gen: Gen) -> bool {
+    match e {
+        EngineId::Pe => inst
+            .info(gen)
+            .is_some_and(|r| matches!(r.family, Family::LoadWeights)),
+        EngineId::Act => is_dma_request(inst, gen),
+        _ => false,
+    }
+}
+
+/// The shared DMA resources of a core: the busy-until time of each of its DMA engines
+/// (every queue's transfers run on them, [`Costs::dma_engine_set`]) and of its HBM share.
+struct DmaEngines {
+    free_at: Vec<u64>,
+    hbm_free_at: u64,
+}
+
+/// One transfer on the DMA engines: when its data moves, and its HBM bytes.
+struct Transfer {
+    start: u64,
+    end: u64,
+    hbm_bytes: u64,
+}
+
+impl DmaEngines {
+    /// Places a transfer of `bytes` triggered at `trigger` (its request's issue end) that may
+    /// start no earlier than `now`: after DMA_LATENCY_NS, on the engines of its partitions
+    /// once they are all free, each moving an equal share at the per-engine bandwidth; its
+    /// HBM bytes occupy the core's HBM share.
+    fn place(
+        &mut self,
+        costs: &Costs,
+        now: u64,
+        trigger: u64,
+        accesses: &[MemAccess],
+        bytes: u64,
+    ) -> Transfer {
+        let on_chip = accesses.iter().find(|a| a.region.space != Space::Hbm);
+        let set = match on_chip {
+            Some(a) => {
+                costs.dma_engine_set(a.region.partitions.start, a.region.partitions.len() as u32)
+            }
+            None => costs.dma_engine_set(0, 0),
+        };
+        let n = self.free_at.len();
+        let engines: Vec<usize> = set.clone().map(|i| i % n).collect();
+        let start = engines.iter().map(|&i| self.free_at[i]).fold(
+            now.max(trigger.saturating_add(costs.dma_latency_ps())),
+            u64::max,
+        );
+        let share = bytes.div_ceil(engines.len().max(1) as u64);
+        let sides = [false, true]
+            .into_iter()
+            .filter(|&w| {
+                accesses
+                    .iter()
+                    .any(|a| a.write == w && a.region.space == Space::Hbm)
+            })
+            .count() as u64;
+        let hbm_bytes = bytes.saturating_mul(sides);
+        let mut end = start
+            .saturating_add(costs.dma_engine_ps(share))
+            .max(start + 1);
+        if hbm_bytes > 0 {
+            let hbm_end = self
+                .hbm_free_at
+                .max(start)
+                .saturating_add(costs.hbm_ps(hbm_bytes));
+            self.hbm_free_at = hbm_end;
+            end = end.max(hbm_end);
+        }
+        for i in engines {
+            self.free_at[i] = end;
+        }
+        Transfer {
+            start,
+            end,
+            hbm_bytes,
+        }
+    }
 }
 
 fn overlaps(a: &Region, b: &Region) -> bool {
@@ -267,6 +507,8 @@ pub fn run_engines_with(
             queue,
             pc: 0,
             free_at: 0,
+            fg_start: 0,
+            bg_end: 0,
             clock: [0; NUM_ENGINES],
             last_writes: Vec::new(),
             previous: None,
@@ -292,12 +534,17 @@ pub fn run_engines_with(
     let mut heap: BinaryHeap<Pending> = BinaryHeap::new();
     let mut issued = 0u64;
     let mut steps: Vec<ScheduledStep> = Vec::with_capacity(insts.len());
+    let mut work = Work::default();
     let mut warnings: Vec<Warning> = Vec::new();
     let mut counters: Vec<CounterSample> = Vec::new();
     let record_counters = opts.record_counters;
     let mut seen = vec![false; NUM_OBJECTS];
     let mut detector = Detector::new(opts.max_races);
     let mut now = 0u64;
+    let mut dma = DmaEngines {
+        free_at: vec![0; costs.dma_engines()],
+        hbm_free_at: 0,
+    };
     m.set_access_recording(true);
 
     let value = |o: Object, sems: &[i32; NUM_SEMAPHORES], events: &[bool; NUM_EVENTS]| match o {
@@ -357,7 +604,11 @@ pub fn run_engines_with(
         let mut started = false;
         for e in EngineId::ALL {
             let en = &eng[e.index()];
-            if en.pc >= en.queue.len() || en.free_at > now {
+            let Some(&head) = en.queue.get(en.pc) else {
+                continue;
+            };
+            let background = runs_in_background(&insts[head], e, gen);
+            if en.earliest(background) > now {
                 continue;
             }
             // A transfer starts once its request's issue has ended.
@@ -398,7 +649,10 @@ pub fn run_engines_with(
             }
             let index = steps.len();
             let en = &mut eng[e.index()];
-            let ready = en.free_at.max(en.issued.front().map_or(0, |i| i.2));
+            let ready = en
+                .earliest(background)
+                .max(en.issued.front().map_or(0, |i| i.2));
+            let trigger = en.issued.front().map_or(0, |i| i.2);
             let mut waited_on = None;
             for w in sync.waits.iter().flatten() {
                 let o = w.object();
@@ -428,9 +682,10 @@ pub fn run_engines_with(
             if dma_queue {
                 if let Some((c, issue, _)) = en.issued.pop_front() {
                     join(&mut en.clock, &c);
-                    // The critical path runs through the issue when it ended last.
+                    // The critical path runs through the issue when its end plus the DMA
+                    // latency came last.
                     let prev_end = previous.map_or(0, |p| steps[p].end_ps);
-                    if steps[issue].end_ps >= prev_end {
+                    if steps[issue].end_ps.saturating_add(costs.dma_latency_ps()) >= prev_end {
                         previous = Some(issue);
                     }
                 }
@@ -472,24 +727,31 @@ pub fn run_engines_with(
                 .accesses
                 .iter()
                 .any(|a| !a.write && en.last_writes.iter().any(|w| overlaps(&a.region, w)));
-            let cycles = if issue_only {
-                costs.dma_issue_cycles(e)
-            } else if dma_queue {
-                costs.dma_transfer_cycles(report.bytes_written)
+            let mut hbm_bytes = 0;
+            let (start, cycles, end) = if dma_queue {
+                let t = dma.place(&costs, now, trigger, &report.accesses, report.bytes_written);
+                hbm_bytes = t.hbm_bytes;
+                (t.start, costs.cycles_in(e, t.end - t.start).max(1), t.end)
             } else {
-                // The engine's pipeline is empty: nothing ran before, or it waited or idled.
-                let exposed = en.previous.is_none() || now > en.free_at;
-                costs.cycles(
-                    e,
-                    per_partition,
-                    report.cost,
-                    !report.accesses.is_empty(),
-                    dependent,
-                    exposed,
-                )
+                let cycles = if issue_only {
+                    costs.dma_issue_cycles(e)
+                } else {
+                    // The engine's pipeline is empty: nothing ran before, or it waited or
+                    // idled.
+                    let exposed = en.previous.is_none() || now > ready;
+                    let priced = Priced {
+                        engine: e,
+                        info: inst.info(gen),
+                        body: &inst.body,
+                        shape: report.cost,
+                        accesses: &report.accesses,
+                        fallback_n: per_partition,
+                    };
+                    costs.instruction_cycles(&priced, dependent, exposed)
+                };
+                (now, cycles, now.saturating_add(costs.ps(e, cycles)))
             };
-            let end = now.saturating_add(costs.ps(e, cycles));
-            let read = now
+            let read = start
                 .saturating_add(costs.ps(e, cycles.saturating_sub(costs.read_drain()).max(1)))
                 .min(end);
             detector.access(
@@ -505,14 +767,16 @@ pub fn run_engines_with(
                 epochs,
                 &report.accesses,
             );
-            en.last_writes.clear();
-            en.last_writes.extend(
-                report
-                    .accesses
-                    .iter()
-                    .filter(|a| a.write)
-                    .map(|a| a.region.clone()),
-            );
+            if !background {
+                en.last_writes.clear();
+                en.last_writes.extend(
+                    report
+                        .accesses
+                        .iter()
+                        .filter(|a| a.write)
+                        .map(|a| a.region.clone()),
+                );
+            }
             for u in sync.updates.into_iter().flatten() {
                 let mut clock = en.clock;
                 clock[e.index()] = if u.at_read { epochs.0 } else { epochs.1 };
@@ -528,8 +792,9 @@ pub fn run_engines_with(
             let step = ScheduledStep {
                 engine: e,
                 queue_index: en.pc,
-                ready_ps: ready,
-                start_ps: now,
+                // A transfer's latency and its wait for the DMA engines count as its own.
+                ready_ps: if dma_queue { start } else { ready },
+                start_ps: start,
                 read_ps: read,
                 end_ps: end,
                 cycles,
@@ -540,6 +805,7 @@ pub fn run_engines_with(
                 elements: report.elements,
                 bytes_written: report.bytes_written,
             };
+            work.add(&report, hbm_bytes);
             on_step(&step, &report);
             steps.push(step);
             warnings.extend(report.warnings);
@@ -547,7 +813,12 @@ pub fn run_engines_with(
             m.recycle_accesses(report.accesses);
             en.previous = Some(index);
             en.pc += 1;
-            en.free_at = end;
+            if background {
+                en.bg_end = end;
+            } else {
+                en.fg_start = start;
+                en.free_at = end;
+            }
             started = true;
             if issue_only {
                 if let Some(q) = e.dma_queue() {
@@ -571,8 +842,13 @@ pub fn run_engines_with(
         let next_update = heap.peek().map(|p| p.at);
         let next_free = eng
             .iter()
-            .filter(|en| en.pc < en.queue.len())
-            .map(|en| en.free_at.max(en.issued.front().map_or(0, |i| i.2)))
+            .zip(EngineId::ALL)
+            .filter(|(en, _)| en.pc < en.queue.len())
+            .map(|(en, e)| {
+                let background = runs_in_background(&insts[en.queue[en.pc]], e, gen);
+                en.earliest(background)
+                    .max(en.issued.front().map_or(0, |i| i.2))
+            })
             .filter(|&t| t > now)
             .min();
         match next_update.into_iter().chain(next_free).min() {
@@ -602,7 +878,28 @@ pub fn run_engines_with(
         summary,
         critical_path,
         counters,
+        work,
         costs,
+    }
+}
+
+/// A multiplying Matmul's flops (2 × rows × columns × moving elements) and whether its
+/// inputs are full fp32, for the roofline; a transpose moves bits and counts none.
+fn pe_flops(report: &StepReport) -> Option<(u64, bool)> {
+    match report.cost {
+        CostShape::Matmul {
+            fp32,
+            transpose: false,
+            ..
+        } => {
+            let rows = report
+                .accesses
+                .iter()
+                .find(|a| !a.write && a.shape.is_some())
+                .map_or(0, |a| a.region.partitions.len() as u64);
+            Some((report.elements.saturating_mul(rows).saturating_mul(2), fp32))
+        }
+        _ => None,
     }
 }
 

@@ -1,6 +1,7 @@
 //! The timing model's values: [`TIMING_CONSTANTS`] with the user's overrides, and the
 //! cost of one instruction (assumption `engine-timing`).
 
+use super::cost::{self, Formula, Priced};
 use super::queue::{EngineId, NUM_ENGINES};
 use crate::assumptions::{TimingConstant, TIMING_CONSTANTS};
 use crate::machine::CostShape;
@@ -12,6 +13,13 @@ pub const MAX_CYCLES: u64 = 1 << 20;
 
 /// The fastest clock a constant may name, in MHz.
 pub const MAX_CLOCK_MHZ: u64 = 100_000;
+
+/// The largest bandwidth (MB/s) or peak (GFLOP/s) a constant may name.
+pub const MAX_RATE: u64 = 1_000_000_000;
+
+fn is_rate(unit: &str) -> bool {
+    matches!(unit, "MB/s" | "GFLOP/s")
+}
 
 /// Picoseconds per microsecond: the schedule's time unit is the picosecond.
 const PS_PER_US: u64 = 1_000_000;
@@ -60,7 +68,8 @@ impl Timing {
         TIMING_CONSTANTS.iter().zip(self.values.iter().copied())
     }
 
-    /// Sets one constant: a clock is 1..=[`MAX_CLOCK_MHZ`] MHz, any other constant at most
+    /// Sets one constant: a clock is 1..=[`MAX_CLOCK_MHZ`] MHz, a bandwidth or peak
+    /// 1..=[`MAX_RATE`], any other constant at most
     /// [`MAX_CYCLES`] cycles, so that no schedule of a bounded run overflows its picosecond
     /// clock (see [`Timing::check`] for the rule between constants).
     pub fn set(&mut self, name: &str, value: u64) -> Result<(), TimingError> {
@@ -74,6 +83,13 @@ impl Timing {
                 return Err(TimingError::Value(
                     format!("{name}={value}"),
                     "a clock is at most 100000 MHz",
+                ));
+            }
+        } else if is_rate(TIMING_CONSTANTS[i].unit) {
+            if value == 0 || value > MAX_RATE {
+                return Err(TimingError::Value(
+                    format!("{name}={value}"),
+                    "a bandwidth or peak is 1..=10^9 (MB/s or GFLOP/s)",
                 ));
             }
         } else if value > MAX_CYCLES {
@@ -154,11 +170,14 @@ impl Timing {
 
     /// The values the scheduler needs for `gen`, looked up once.
     pub fn costs(&self, gen: Gen) -> Costs {
+        let g = gen.name().to_ascii_uppercase();
+        let per_gen = |name: &str| self.value(&format!("{name}_{g}")).max(1);
         Costs {
+            gen,
             min_ii: [
                 self.value("PE_MIN_II"),
                 self.value("ACT_MIN_II"),
-                0,
+                self.value("POOL_MIN_II"),
                 self.value("DVE_MIN_II"),
                 self.value("SYNC_CYCLES"),
                 0,
@@ -167,14 +186,19 @@ impl Timing {
             ],
             dma_issue_ns: self.value("DMA_ISSUE_NS"),
             dma_latency_ns: self.value("DMA_LATENCY_NS"),
-            dma_queue_mb_per_s: self
-                .value("DMA_ENGINE_MB_PER_S")
-                .saturating_mul(self.value("DMA_ENGINES_PER_QUEUE"))
-                .max(1),
+            dma_engine_mb_per_s: per_gen("DMA_ENGINE_MB_PER_S"),
+            dma_engines: self.value("DMA_ENGINES").clamp(1, MAX_DMA_ENGINES as u64) as usize,
+            dma_partitions_per_engine: self.value("DMA_PARTITIONS_PER_ENGINE").max(1),
+            hbm_mb_per_s: per_gen("HBM_MB_PER_S"),
+            pe_peak_gflops: per_gen("PE_PEAK_GFLOPS"),
+            pe_peak_fp32_gflops: per_gen("PE_PEAK_FP32_GFLOPS"),
             pool_start: self.value("POOL_START"),
             dependent: self.value("DEPENDENT_OVERHEAD"),
+            small_tile: self.value("SMALL_TILE_OVERHEAD"),
             access: self.value("TENSOR_ACCESS_OVERHEAD"),
+            stride_limit: self.value("ACCESS_STRIDE_LIMIT_BYTES"),
             pe_fp32_factor: self.value("PE_FP32_FACTOR").max(1),
+            pe_fast_load: self.value("PE_FAST_LOAD_SPEEDUP").max(1),
             exp_dve_speedup: self.value("EXP_DVE_SPEEDUP").max(1),
             sync: self.value("SYNC_CYCLES").max(1),
             read_drain: self.value("READ_DRAIN"),
@@ -183,71 +207,138 @@ impl Timing {
     }
 }
 
+/// The most DMA engines a core may be given (`DMA_ENGINES`).
+pub const MAX_DMA_ENGINES: usize = 64;
+
 /// The timing model for one generation (see [`Timing::costs`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Costs {
+    gen: Gen,
     min_ii: [u64; NUM_ENGINES],
     pool_start: u64,
     dependent: u64,
+    small_tile: u64,
     access: u64,
+    stride_limit: u64,
     pe_fp32_factor: u64,
+    pe_fast_load: u64,
     exp_dve_speedup: u64,
     sync: u64,
     read_drain: u64,
     mhz: [u64; NUM_ENGINES],
     dma_issue_ns: u64,
     dma_latency_ns: u64,
-    dma_queue_mb_per_s: u64,
+    dma_engine_mb_per_s: u64,
+    dma_engines: usize,
+    dma_partitions_per_engine: u64,
+    hbm_mb_per_s: u64,
+    pe_peak_gflops: u64,
+    pe_peak_fp32_gflops: u64,
 }
 
 impl Costs {
-    /// Cycles of an instruction on `engine` (assumption `engine-timing`): `n` elements per
-    /// partition, `shape` what its handler reported, `memory` whether it has memory
-    /// operands, `dependent` whether it reads what the engine's previous instruction wrote,
-    /// `exposed` whether its engine's pipeline was empty (the first instruction of its queue,
-    /// or one that starts after its engine waited or sat idle).
+    /// The generation.
+    pub fn gen(&self) -> Gen {
+        self.gen
+    }
+
+    /// Cycles of one executed instruction on its engine (assumption `engine-timing`): its
+    /// opcode's published formula ([`Formula`], docs/engines.md "Published figures") over N,
+    /// the elements per partition of its input, then the overheads:
     ///
-    /// * PE Matmul: `max(min(PE_MIN_II, stationary columns), moving N)`, × `PE_FP32_FACTOR`
-    ///   for full fp32 (isa-facts-pe-act-dma §1.13); LoadWeights and the rest of PE, ACT and
-    ///   DVE: `max(MIN_II, N)` (NKI's `activation_reduce` note, `max(MIN_II, N) + MIN_II`
-    ///   (§2.13), is the Activate plus the 0x24 drain it emits); DVE Exponential: `max(DVE_MIN_II, ⌈N / EXP_DVE_SPEEDUP⌉)`
-    ///   (§4.2); POOL: `POOL_START + N`.
-    /// * Plus, on PE and ACT, `TENSOR_ACCESS_OVERHEAD` when `exposed` (a back-to-back
-    ///   instruction hides it behind the previous one), else `DEPENDENT_OVERHEAD` when
-    ///   `dependent`; on the other engines `DEPENDENT_OVERHEAD` when `dependent`.
-    pub fn cycles(
-        &self,
-        engine: EngineId,
-        n: u64,
-        shape: CostShape,
-        memory: bool,
-        dependent: bool,
-        exposed: bool,
-    ) -> u64 {
-        if !memory {
+    /// * on PE and ACT, `TENSOR_ACCESS_OVERHEAD` when `exposed` (its engine's pipeline was
+    ///   empty: first in its queue, or after a wait or idle time);
+    /// * else `DEPENDENT_OVERHEAD` when `dependent` (it reads what its engine's previous
+    ///   instruction wrote), plus, on DVE/ACT/POOL, `SMALL_TILE_OVERHEAD` when N is below
+    ///   the engine's MIN_II.
+    ///
+    /// A LoadWeights pays neither (it runs in the background of the previous Matmul).
+    pub fn instruction_cycles(&self, p: &Priced<'_>, dependent: bool, exposed: bool) -> u64 {
+        let formula = p.info.map_or(Formula::Assumed, |i| Formula::of(i.sem));
+        if formula == Formula::Sync || p.accesses.is_empty() {
             return self.sync;
         }
+        let engine = p.engine;
         let min_ii = self.min_ii[engine.index()];
-        let base = match (engine, shape) {
-            (EngineId::Pool, _) => self.pool_start.saturating_add(n),
-            (
-                _,
+        let n_doc = cost::doc_n(p, formula);
+        let mut n = n_doc;
+        if engine != EngineId::Pe && cost::strided(p, self.stride_limit) {
+            n = n.saturating_mul(2);
+        }
+        if let Formula::MinIi { perf_mode: true } = formula {
+            n = n.div_ceil(cost::perf_mode_speedup(p, self.gen));
+        }
+        let twice = n.saturating_mul(2);
+        let base = match formula {
+            Formula::MinIi { .. } | Formula::Assumed | Formula::Dma | Formula::Linear => {
+                min_ii.max(n)
+            }
+            Formula::TensorTensor => min_ii.max(if cost::tensor_tensor_single_pass(p, self.gen) {
+                n
+            } else {
+                twice
+            }),
+            Formula::Scan => min_ii.max(twice),
+            Formula::ScalarTensorTensor => min_ii.max(if cost::stt_single_pass(p, n_doc) {
+                n
+            } else {
+                twice
+            }),
+            Formula::Predicated => min_ii.max(if cost::predicated_single_pass(p) {
+                n
+            } else {
+                twice
+            }),
+            Formula::Reciprocal => min_ii.max(n.saturating_mul(8)),
+            Formula::Memset => min_ii.max(if cost::memset_half(p) {
+                n.div_ceil(2)
+            } else {
+                n
+            }),
+            Formula::Reduce => min_ii.max(if cost::reduce_half(p) {
+                n.div_ceil(2)
+            } else {
+                n
+            }),
+            Formula::GpsimdStart => self.pool_start.saturating_add(n),
+            Formula::ReadAccumulator => min_ii,
+            Formula::DveExp => min_ii.max(n.div_ceil(self.exp_dve_speedup)),
+            Formula::Matmul => match p.shape {
                 CostShape::Matmul {
                     moving,
                     stationary,
                     fp32,
-                },
-            ) => {
-                let factor = if fp32 { self.pe_fp32_factor } else { 1 };
-                min_ii.min(stationary).max(moving).saturating_mul(factor)
+                    transpose,
+                } => {
+                    let factor = if fp32 && !transpose {
+                        self.pe_fp32_factor
+                    } else {
+                        1
+                    };
+                    min_ii.min(stationary).max(moving).saturating_mul(factor)
+                }
+                _ => min_ii.max(n),
+            },
+            Formula::LoadWeights => {
+                return match p.shape {
+                    CostShape::LoadWeights { columns, fp32 } => {
+                        let factor = if fp32 { self.pe_fp32_factor } else { 1 };
+                        columns.saturating_mul(factor).div_ceil(self.pe_fast_load)
+                    }
+                    _ => n.div_ceil(self.pe_fast_load),
+                }
+                .saturating_add(if exposed { self.access } else { 0 })
+                .max(1);
             }
-            (_, CostShape::DveExp) => min_ii.max(n.div_ceil(self.exp_dve_speedup)),
-            (_, CostShape::Elementwise) => min_ii.max(n),
+            Formula::Sync => self.sync,
         };
-        let extra = if exposed && matches!(engine, EngineId::Pe | EngineId::Act) {
+        let pe_or_act = matches!(engine, EngineId::Pe | EngineId::Act);
+        let extra = if exposed && pe_or_act {
             self.access
         } else if dependent {
+            let small = engine != EngineId::Pe && n_doc < min_ii;
             self.dependent
+                .saturating_add(if small { self.small_tile } else { 0 })
         } else {
             0
         };
@@ -262,11 +353,63 @@ impl Costs {
             .clamp(1, u128::from(u64::MAX)) as u64
     }
 
-    /// Nanoseconds (a DMA queue's cycles) to move `bytes`: DMA_LATENCY_NS plus the bytes at
-    /// the queue's bandwidth (DMA_ENGINE_MB_PER_S × DMA_ENGINES_PER_QUEUE).
-    pub fn dma_transfer_cycles(&self, bytes: u64) -> u64 {
-        let move_ns = (u128::from(bytes) * 1000).div_ceil(u128::from(self.dma_queue_mb_per_s));
-        (u128::from(self.dma_latency_ns) + move_ns).clamp(1, u128::from(u64::MAX)) as u64
+    /// DMA_LATENCY_NS in picoseconds: from the trigger (the issue's end) to the first byte.
+    pub fn dma_latency_ps(&self) -> u64 {
+        self.dma_latency_ns.saturating_mul(1000)
+    }
+
+    /// The DMA engines per core.
+    pub fn dma_engines(&self) -> usize {
+        self.dma_engines
+    }
+
+    /// The engines a transfer with `partitions` on-chip partitions (0: HBM to HBM) spreads
+    /// over, starting with partition `first`: one per DMA_PARTITIONS_PER_ENGINE partitions,
+    /// at most DMA_ENGINES, each engine serving a fixed group of partitions (`(partition /
+    /// DMA_PARTITIONS_PER_ENGINE) mod DMA_ENGINES`).
+    pub fn dma_engine_set(&self, first: u32, partitions: u32) -> std::ops::Range<usize> {
+        let e = self.dma_engines;
+        if partitions == 0 {
+            return 0..e;
+        }
+        let per = self.dma_partitions_per_engine;
+        let g0 = (u64::from(first) / per) as usize;
+        let g1 = (u64::from(first) + u64::from(partitions)).div_ceil(per) as usize;
+        let count = (g1 - g0).clamp(1, e);
+        let start = g0 % e;
+        start..start + count
+    }
+
+    /// Picoseconds for one DMA engine to move `bytes` at DMA_ENGINE_MB_PER_S of the
+    /// generation.
+    pub fn dma_engine_ps(&self, bytes: u64) -> u64 {
+        (u128::from(bytes) * 1_000_000)
+            .div_ceil(u128::from(self.dma_engine_mb_per_s))
+            .min(u128::from(u64::MAX)) as u64
+    }
+
+    /// Picoseconds for `bytes` of HBM traffic at one core's share of the device's HBM
+    /// bandwidth (HBM_MB_PER_S of the generation).
+    pub fn hbm_ps(&self, bytes: u64) -> u64 {
+        (u128::from(bytes) * 1_000_000)
+            .div_ceil(u128::from(self.hbm_mb_per_s))
+            .min(u128::from(u64::MAX)) as u64
+    }
+
+    /// The core's aggregate DMA bandwidth, MB/s: DMA_ENGINES × DMA_ENGINE_MB_PER_S.
+    pub fn dma_core_mb_per_s(&self) -> u64 {
+        self.dma_engine_mb_per_s
+            .saturating_mul(self.dma_engines as u64)
+    }
+
+    /// One core's HBM bandwidth, MB/s.
+    pub fn hbm_mb_per_s(&self) -> u64 {
+        self.hbm_mb_per_s
+    }
+
+    /// The tensor engine's peak, GFLOP/s: (bf16/fp16/tf32/fp8, fp32).
+    pub fn pe_peak_gflops(&self) -> (u64, u64) {
+        (self.pe_peak_gflops, self.pe_peak_fp32_gflops)
     }
 
     /// Cycles before the end at which `_READ` updates fire.
@@ -302,62 +445,32 @@ fn position(name: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
-    // nki-semantics §1.3: DVE max(MIN_II, N); §1.1: POOL GPSIMD_START + N.
+    // The clocks convert cycles to time (trainium2_arch.rst engine frequency table).
     #[test]
-    fn cost_formulas() {
+    fn clocks_convert_cycles_to_time() {
         let t = Timing::default().costs(Gen::Cayman);
-        let e = CostShape::Elementwise;
-        assert_eq!(t.cycles(EngineId::Dve, 10, e, true, false, false), 64);
-        assert_eq!(t.cycles(EngineId::Dve, 512, e, true, false, false), 512);
-        assert_eq!(t.cycles(EngineId::Dve, 512, e, true, true, false), 612);
-        // DVE pays no access overhead; its dependent overhead stays.
-        assert_eq!(t.cycles(EngineId::Dve, 512, e, true, true, true), 612);
-        assert_eq!(t.cycles(EngineId::Pool, 512, e, true, false, false), 662);
-        assert_eq!(t.cycles(EngineId::Sp, 0, e, false, false, false), 64);
         // 960 cycles at 960 MHz are 1 µs.
         assert_eq!(t.ps(EngineId::Dve, 960), 1_000_000);
         assert_eq!(t.cycles_in(EngineId::Dve, 1_000_000), 960);
         assert_eq!(Timing::default().clock_mhz(EngineId::Dve, Gen::Sunda), 1120);
     }
 
-    // isa-facts-pe-act-dma §1.13, §2.13, §4.2: the PE/ACT/DVE-exp formulas and the ~60-cycle
-    // tensor access overhead of an instruction that starts with its engine's pipeline empty.
+    // nki-dma-bandwidth-guide.rst L59-63: 16 engines × 17 / 23 / 33 B/ns per generation; a
+    // transfer spreads over one engine per 8 partitions (nki-dma-overview.rst L46).
     #[test]
-    fn pe_act_cost_formulas() {
+    fn dma_bandwidth_per_generation_and_engine_sets() {
+        let mb = |g| Timing::default().costs(g).dma_core_mb_per_s();
+        assert_eq!(mb(Gen::Sunda), 272_000);
+        assert_eq!(mb(Gen::Cayman), 368_000);
+        assert_eq!(mb(Gen::Mariana), 528_000);
         let t = Timing::default().costs(Gen::Cayman);
-        let mm = |moving, stationary, fp32| CostShape::Matmul {
-            moving,
-            stationary,
-            fp32,
-        };
-        let pe = |shape, exposed| t.cycles(EngineId::Pe, 0, shape, true, false, exposed);
-        assert_eq!(pe(mm(512, 128, false), false), 512);
-        assert_eq!(pe(mm(16, 128, false), false), 64);
-        // max(min(64, N_stationary), N_moving): a narrow stationary tile lowers the floor.
-        assert_eq!(pe(mm(16, 32, false), false), 32);
-        assert_eq!(pe(mm(512, 128, true), false), 2048);
-        assert_eq!(pe(mm(512, 128, false), true), 572);
-        let act = |n, shape, dep, exposed| t.cycles(EngineId::Act, n, shape, true, dep, exposed);
-        assert_eq!(act(512, CostShape::Elementwise, false, false), 512);
-        assert_eq!(act(512, CostShape::Elementwise, true, false), 612);
-        // An exposed instruction pays the access overhead instead of the dependent one.
-        assert_eq!(act(512, CostShape::Elementwise, true, true), 572);
-        let dve = |n| t.cycles(EngineId::Dve, n, CostShape::DveExp, true, false, false);
-        assert_eq!(dve(512), 128);
-        assert_eq!(dve(100), 64);
-        let mut slow = Timing::default();
-        slow.set_text("PE_FP32_FACTOR=0").unwrap();
-        slow.set_text("EXP_DVE_SPEEDUP=0").unwrap();
-        let s = slow.costs(Gen::Cayman);
-        // A zero factor counts as 1 (never a division by zero or a free instruction).
-        assert_eq!(
-            s.cycles(EngineId::Pe, 0, mm(512, 128, true), true, false, false),
-            512
-        );
-        assert_eq!(
-            s.cycles(EngineId::Dve, 512, CostShape::DveExp, true, false, false),
-            512
-        );
+        assert_eq!(t.dma_engine_set(0, 128), 0..16);
+        assert_eq!(t.dma_engine_set(0, 4), 0..1);
+        assert_eq!(t.dma_engine_set(8, 16), 1..3);
+        assert_eq!(t.dma_engine_set(0, 0), 0..16);
+        // 23 bytes at 23 000 MB/s are 1 ns.
+        assert_eq!(t.dma_engine_ps(23), 1000);
+        assert_eq!(t.dma_latency_ps(), 1_300_000);
     }
 
     #[test]
@@ -374,6 +487,10 @@ mod tests {
         t.set_text("POOL_START=1048576").unwrap();
         assert!(t.set_text("CLOCK_MHZ_DVE_CAYMAN=100001").is_err());
         t.set_text("CLOCK_MHZ_DVE_CAYMAN=100000").unwrap();
+        // Bandwidths are rates, not cycle counts: 1 TB/s is accepted, 0 is not.
+        t.set_text("HBM_MB_PER_S_CAYMAN=1000000").unwrap();
+        assert!(t.set_text("DMA_ENGINE_MB_PER_S_CAYMAN=0").is_err());
+        assert!(t.set_text("PE_PEAK_GFLOPS_CAYMAN=1000000001").is_err());
         let e = t.apply_file("# c\nPOOL_START = 7\n\nBAD\n").unwrap_err();
         assert_eq!(e.0, 4);
         assert_eq!(t.get("POOL_START"), Some(7));

@@ -9,9 +9,10 @@
 //! The engine that walks them, chunk by chunk and channel by channel, is `engine`.
 
 use crate::assumptions::ramp_value;
-use crate::report::{FaultCause, Region};
+use crate::report::{FaultCause, OperandShape, Region};
 use crate::state::Memory;
 use tpb_isa::geometry::Space;
+use tpb_isa::Dtype;
 
 /// A walk's dimensions, innermost first, normalised (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,6 +160,8 @@ pub(crate) struct Access {
     pub(crate) lo: u64,
     /// End of the hull.
     pub(crate) hi: u64,
+    /// The dtype, for the timing model (set by `Cx::tensor`).
+    pub(crate) dtype: Option<Dtype>,
 }
 
 impl Access {
@@ -208,12 +211,29 @@ impl Access {
             dims,
             lo: lo_b as u64,
             hi: hi_b as u64,
+            dtype: None,
         })
     }
 
     /// Elements per channel.
     pub(crate) fn count(&self) -> u64 {
         self.dims.count()
+    }
+
+    /// The operand as the timing model prices it (`None` without a dtype).
+    pub(crate) fn shape(&self) -> Option<OperandShape> {
+        let d = &self.dims;
+        let step = if d.n == 0 {
+            1
+        } else {
+            d.steps[0].unsigned_abs()
+        };
+        Some(OperandShape {
+            elements: self.count(),
+            dtype: self.dtype?,
+            elem_bytes: self.size as u64,
+            stride_bytes: step.saturating_mul(self.size as u64),
+        })
     }
 
     /// The hull over `n` channels.

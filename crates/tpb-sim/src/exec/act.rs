@@ -25,7 +25,7 @@ use crate::numerics::act_block::{self, BLOCK};
 use crate::numerics::{
     decode_values, encode_values, from_f32, is_datapath_dtype, simd, to_f32, Fp8Config,
 };
-use crate::report::{CostShape, FaultCause, WarningKind};
+use crate::report::{FaultCause, WarningKind};
 use std::sync::atomic::{AtomicU32, Ordering};
 use tpb_isa::wire::{D1Rd, ImmVal, S3d3Ac, S3d3Aq, S3d3Ts, Tensor};
 use tpb_isa::{AccumCmd, ActFunc, Dtype, Gen, ImmSrc, ImmSrcN};
@@ -403,7 +403,6 @@ pub(super) fn exponential(
         s.out_dtype,
         n,
     )?;
-    cx.out.cost = CostShape::DveExp;
     cx.check_reads(&src, n, |_| true);
     // exp has no valid range: no inputs to count.
     label(cx, ActFunc::EXP, Exactness::Approximate, |_| Ok(Vec::new()))?;

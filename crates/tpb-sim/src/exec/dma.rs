@@ -25,7 +25,7 @@ use tpb_isa::{DataSrc, DgeComputeOp, Dtype};
 /// The most elements (contiguous runs) one DMA pattern may walk: a simulator limit (each run
 /// is resolved and checked before the first write, so the plan is held in memory), far above
 /// what a tile copy needs (a 128 × 512 strided copy is 65536).
-pub(crate) const MAX_DMA_ELEMENTS: u64 = 1 << 22;
+pub const MAX_DMA_ELEMENTS: u64 = 1 << 22;
 
 /// One contiguous run of bytes a DMA touches: HBM address, or (space, partition, offset).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -332,6 +332,7 @@ impl Cx<'_> {
                     Vec::new()
                 },
                 exact,
+                shape: None,
             });
         }
     }

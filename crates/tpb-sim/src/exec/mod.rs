@@ -18,7 +18,7 @@ mod access;
 // Issue 18a: PE and ACT (plain executors).
 mod act;
 mod affine_select;
-mod dma;
+pub(crate) mod dma;
 mod engine;
 mod event_semaphore;
 mod imm_ld;
@@ -141,6 +141,7 @@ impl Outcome {
                 exact: runs.is_some(),
                 // One run is the hull itself: no list (see `MemAccess::runs`).
                 runs: runs.filter(|r| r.len() > 1).unwrap_or_default(),
+                shape: a.shape(),
             });
         }
     }
@@ -376,7 +377,7 @@ impl Cx<'_> {
         let dims = Dims::new(&t.step_elem, &t.num_elem).ok_or_else(|| FaultCause::Unsupported {
             what: format!("{name}: a zero element count"),
         })?;
-        Access::new(
+        let mut a = Access::new(
             name,
             space,
             p,
@@ -385,7 +386,9 @@ impl Cx<'_> {
             dims,
             self.st.mem.active(space),
             n,
-        )
+        )?;
+        a.dtype = Some(dtype);
+        Ok(a)
     }
 
     /// Resolves a pointer immediate (or, with `via_register`, a register pointer holding
@@ -543,6 +546,7 @@ impl Cx<'_> {
                 },
                 runs: Vec::new(),
                 exact: true,
+                shape: None,
             });
         }
         let mem = &self.st.mem;

@@ -310,6 +310,10 @@ pub(super) fn load_weights(cx: &mut Cx<'_>, s: &S3Lw) -> Result<(), FaultCause> 
         transpose: get("transpose_mode") == Some(1),
     });
     cx.out.elements = u64::from(rows) * u64::from(cols);
+    cx.out.cost = CostShape::LoadWeights {
+        columns: u64::from(cols),
+        fp32: dtype == Dtype::FP32 && mode != PeFp32Mode::LOW,
+    };
     Ok(())
 }
 
@@ -441,6 +445,7 @@ pub(super) fn matmul(cx: &mut Cx<'_>, s: &S3d3Mm) -> Result<(), FaultCause> {
         moving: count,
         stationary: u64::from(cols),
         fp32: s.in_dtype == Dtype::FP32 && s.fp32_mode != PeFp32Mode::LOW,
+        transpose,
     };
     cx.out.elements = count * u64::from(cols);
     cx.out.bytes_written = cx.out.elements * 4;

@@ -14,8 +14,8 @@ pub use crate::config::{
     Config, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_RUN_ELEMENTS, DEFAULT_MIN_PARALLEL_ELEMENTS,
 };
 pub use crate::report::{
-    CostShape, Fault, FaultCause, HostError, HostTensor, InstId, MemAccess, Region, RunReport,
-    StepReport, Warning, WarningKind, MAX_ACCESS_RUNS,
+    CostShape, Fault, FaultCause, HostError, HostTensor, InstId, MemAccess, OperandShape, Region,
+    RunReport, StepReport, Warning, WarningKind, MAX_ACCESS_RUNS,
 };
 pub use crate::state::hbm::{DEFAULT_HBM_BYTES, MAX_HBM_BYTES};
 pub use crate::state::{DveLane, DveState, FlopKind, Flops, NUM_EVENTS, NUM_SEMAPHORES};
@@ -100,6 +100,11 @@ impl Machine {
         &self.config
     }
 
+    /// Sets [`Config::strict`]: whether a read of never-written bytes faults or warns.
+    pub fn set_strict(&mut self, strict: bool) {
+        self.config.strict = strict;
+    }
+
     /// Sets how instructions use threads ([`Config::threads`],
     /// [`Config::min_parallel_elements`]); results do not depend on it.
     pub fn set_threading(&mut self, threads: usize, min_parallel_elements: u64) {
@@ -155,6 +160,28 @@ impl Machine {
             let (data, init) = mem.parts_mut(t.space);
             data[start..start + row].copy_from_slice(chunk);
             init.set_range(start, row);
+        }
+        Ok(())
+    }
+
+    /// Marks a tensor's bytes initialised without changing them: what the strict sanitizer
+    /// ([`Config::strict`]) then reads is whatever the memory holds (a kernel's masked
+    /// instruction leaves the elements its mask skips as they were, and declares them
+    /// don't-care; tpb-nki's masks).
+    pub fn mark_initialised(&mut self, t: &HostTensor) -> Result<(), HostError> {
+        let (row, total) = self.host_check(t)?;
+        if row == 0 {
+            return Ok(());
+        }
+        if t.space == Space::Hbm {
+            self.hbm_check(t, total)?;
+            self.state.hbm.mark(t.byte_offset, total);
+            return Ok(());
+        }
+        let mem = &mut self.state.mem;
+        for i in 0..t.partitions {
+            let start = mem.part_base(t.space, t.start_partition + i) + t.byte_offset as usize;
+            mem.parts_mut(t.space).1.set_range(start, row as usize);
         }
         Ok(())
     }

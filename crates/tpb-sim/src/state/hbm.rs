@@ -123,6 +123,14 @@ impl Hbm {
         }
     }
 
+    /// Marks `start..start + len` (checked by the caller) initialised, keeping the bytes.
+    pub(crate) fn mark(&mut self, start: u64, len: u64) {
+        for (page, off, n) in chunks(start, len) {
+            let p = self.pages.entry(page).or_insert_with(Page::new);
+            Shadow::set_words(&mut p.init, off, n);
+        }
+    }
+
     /// How many bytes of `start..start + len` (checked by the caller) were never written.
     pub(crate) fn count_unset(&self, start: u64, len: u64) -> u64 {
         chunks(start, len)

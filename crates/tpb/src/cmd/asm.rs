@@ -2,7 +2,7 @@
 
 use super::input::{stdout, stdout_error, GenArg, InputArgs, MAX_PROGRAM_BYTES};
 use super::run::program::DIRECTIVES as RUN_DIRECTIVES;
-use super::CliError;
+use super::{tell, CliError};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,9 +41,13 @@ pub struct DisasmArgs {
 
 /// Runs `tpb asm`: assembles, validates each instruction for the generation it was written
 /// for, and writes the binary only when everything is clean (or `--no-validate`). Every
-/// problem of the file is printed as `FILE:LINE:COL: message`; exit 1 if there is any.
+/// problem of the file is printed as `FILE:LINE:COL: message`. Exit 2 if the file does not
+/// assemble (an input error, like every other command's), 1 if instructions break the
+/// generation's rules (a finding, like `tpb validate`'s).
 pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
     let name = super::printable(&args.file.display().to_string()).into_owned();
+    // A bad output (a FIFO, a device, a link) is refused before the work.
+    crate::atomic::check_target(&args.output).map_err(|e| CliError::io(&args.output, e))?;
     let bytes = super::input::read_bounded(&args.file, MAX_PROGRAM_BYTES, "a program")?;
     let src =
         String::from_utf8(bytes).map_err(|_| CliError::Msg(format!("{name}: not UTF-8 text")))?;
@@ -56,17 +60,17 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
         Err(errors) => {
             for e in &errors {
                 let line = format!("{name}:{}:{}: {}", e.line, e.column, e.message);
-                eprintln!("{}", super::printable(&line));
+                tell!("{}", super::printable(&line));
             }
             if errors.is_truncated() {
-                eprintln!(
+                tell!(
                     "tpb: error: more than {MAX_ASM_ERRORS} assembly errors in {name}; \
                      only the first {MAX_ASM_ERRORS} are reported"
                 );
             } else {
-                eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
+                tell!("tpb: error: {} assembly error(s) in {name}", errors.len());
             }
-            return Ok(ExitCode::from(1));
+            return Ok(ExitCode::from(2));
         }
     };
     // Only an `.engine` line can misplace an instruction; the check reads the full assembly,
@@ -79,10 +83,10 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
             super::run::program::engines_of(&insts, &map.lines, directives, assembly.final_gen)
         {
             for (line, col, m) in &errors {
-                eprintln!("{name}:{line}:{col}: {}", super::printable(m));
+                tell!("{name}:{line}:{col}: {}", super::printable(m));
             }
-            eprintln!("tpb: error: {} assembly error(s) in {name}", errors.len());
-            return Ok(ExitCode::from(1));
+            tell!("tpb: error: {} assembly error(s) in {name}", errors.len());
+            return Ok(ExitCode::from(2));
         }
     }
     if !args.no_validate {
@@ -96,18 +100,18 @@ pub fn run_asm(args: AsmArgs) -> Result<ExitCode, CliError> {
             }
             for f in validate_view(&view).failures() {
                 let line = format!("{name}:{line}: invalid on {gen}: {f}");
-                eprintln!("{}", super::printable(&line));
+                tell!("{}", super::printable(&line));
             }
             bad += 1;
         }
         if bad > 0 {
-            eprintln!("tpb: error: {bad} instruction(s) in {name} are invalid (use --no-validate to write them anyway)");
+            tell!("tpb: error: {bad} instruction(s) in {name} are invalid (use --no-validate to write them anyway)");
             return Ok(ExitCode::from(1));
         }
     }
     let bytes = bundles.as_flattened();
     crate::atomic::write_file(&args.output, bytes).map_err(|e| CliError::io(&args.output, e))?;
-    eprintln!(
+    tell!(
         "wrote {} bundle(s), {} bytes, to {}",
         bundles.len(),
         bytes.len(),

@@ -104,7 +104,7 @@ impl InputArgs {
                 }
                 (None, None) => return Err(CliError::Msg("no input: give a FILE or --hex".into())),
                 (Some(p), None) => {
-                    let f = File::open(p).map_err(|e| CliError::io(p, e))?;
+                    let f = open_input(p).map_err(|e| CliError::io(p, e))?;
                     let meta = f.metadata().map_err(|e| CliError::io(p, e))?;
                     if meta.is_dir() {
                         return Err(CliError::Msg(format!(
@@ -165,6 +165,17 @@ fn check_length(origin: &str, len: usize) -> Result<(), CliError> {
 }
 
 impl Bundles {
+    /// A program already read into memory (a pipe's bytes, read once), named `origin`.
+    pub fn from_memory(origin: String, bytes: Vec<u8>) -> Result<Bundles, CliError> {
+        check_length(&origin, bytes.len())?;
+        Ok(Bundles {
+            origin,
+            count: Some(bytes.len() / BUNDLE_BYTES),
+            reader: Box::new(Cursor::new(bytes)),
+            read: 0,
+        })
+    }
+
     /// How many bundles the input holds, when known before reading.
     pub fn count(&self) -> Option<usize> {
         self.count
@@ -258,7 +269,7 @@ pub fn read_bounded(path: &std::path::Path, limit: u64, what: &str) -> Result<Ve
     let reader: Box<dyn Read> = if path.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        let f = File::open(path).map_err(|e| CliError::io(path, e))?;
+        let f = open_input(path).map_err(|e| CliError::io(path, e))?;
         let meta = f.metadata().map_err(|e| CliError::io(path, e))?;
         if meta.is_dir() {
             return Err(CliError::Msg(format!("{origin}: is a directory")));
@@ -277,6 +288,28 @@ pub fn read_bounded(path: &std::path::Path, limit: u64, what: &str) -> Result<Ve
         return Err(over());
     }
     Ok(bytes)
+}
+
+/// Opens an input file for reading without waiting on the open: a FIFO (named pipe) that no
+/// program is writing opens at once and reads as empty, where a plain open would wait
+/// forever for a writer (issue 29 item 3). A pipe with a writer (`<(…)`, `/dev/stdin` fed
+/// by a pipe) is read as usual, until the writer closes it; what is read is bounded by the
+/// reader (a program's size limit, an `.npy` header's shape).
+pub fn open_input(path: &std::path::Path) -> std::io::Result<File> {
+    #[cfg(unix)]
+    {
+        use rustix::fs::{fcntl_getfl, fcntl_setfl, open, Mode, OFlags};
+        let fd = open(
+            path,
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        // Reads block again: with a writer, a pipe waits for its data rather than failing.
+        fcntl_setfl(&fd, fcntl_getfl(&fd)? - OFlags::NONBLOCK)?;
+        Ok(File::from(fd))
+    }
+    #[cfg(not(unix))]
+    File::open(path)
 }
 
 /// A path as printed in messages.

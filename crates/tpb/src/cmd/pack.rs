@@ -14,7 +14,7 @@
 //! prints one JSON object instead.
 
 use super::input::parse_gen;
-use super::CliError;
+use super::{say, CliError};
 use serde_json::json;
 use std::process::ExitCode;
 use tpb_isa::geometry::Space;
@@ -124,7 +124,7 @@ fn report<const N: usize>(args: &Args, ap: &AccessPattern) -> Result<ExitCode, C
             "slot_source": packed.slot_source.to_vec(),
             "bytes": tpb_isa::hex::encode(&bytes),
         });
-        println!("{v}");
+        say!("{v}")?;
     } else {
         let sources: Vec<String> = packed
             .slot_source
@@ -134,15 +134,15 @@ fn report<const N: usize>(args: &Args, ap: &AccessPattern) -> Result<ExitCode, C
                 None => "fill".to_string(),
             })
             .collect();
-        println!("descriptor:          TENSOR{N}D {text}");
-        println!("num_active_channels: {}", packed.num_active_channels);
-        println!(
+        say!("descriptor:          TENSOR{N}D {text}")?;
+        say!("num_active_channels: {}", packed.num_active_channels)?;
+        say!(
             "active_dims:         {} (limit {})",
             packed.active_dims,
             N + 1
-        );
-        println!("slots:               [{}]", sources.join(", "));
-        println!("bytes:               {}", hex(&bytes));
+        )?;
+        say!("slots:               [{}]", sources.join(", "))?;
+        say!("bytes:               {}", hex(&bytes))?;
     }
     debug_assert_eq!(bytes.len(), <tpb_isa::wire::Tensor<N> as Field>::SIZE);
     Ok(ExitCode::SUCCESS)

@@ -30,9 +30,10 @@ pub mod timeline;
 pub mod value;
 
 use super::input::GenArg;
-use super::CliError;
+use super::{say, tell, CliError};
 use crate::npy::NpyStyle;
 use bind::{Binding, Origin, Paths, Want};
+use outputs::RunFiles;
 use program::Program;
 use region::{parse_dtype, BoundRegion as Bound, RegionSpec};
 use serde_json::json;
@@ -316,7 +317,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         match engines::mid_program(&program, &plan) {
             None => return engines::run(&args, &program, machine, &plan, &fp8, style),
             Some(why) if args.timeline.is_empty() => {
-                println!("mode     one in-order stream (as --serial): {why}")
+                say!("mode     one in-order stream (as --serial): {why}")?
             }
             Some(why) => {
                 return Err(CliError::Msg(format!(
@@ -328,18 +329,20 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
 
     let n = program.insts.len();
-    println!(
+    say!(
         "program  {} ({}, {n} instruction{})",
         super::shown(Path::new(&program.name)),
         program.gen,
         plural(n)
-    );
+    )?;
     let mut tally = Tally::default();
     let mut totals = Totals::default();
+    // Dropped unless committed: a run that stops early writes none of its files.
+    let mut files = RunFiles::default();
     let mut next = plan.iter().peekable();
     for p in 0..=n {
         while let Some(a) = next.next_if(|a| a.at == p) {
-            perform(&mut machine, a, n, &fp8, style, &mut tally)?;
+            perform(&mut machine, a, n, &fp8, style, &mut tally, &mut files)?;
         }
         let Some(inst) = program.insts.get(p) else {
             break;
@@ -347,29 +350,32 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         match machine.step_at(p, inst) {
             Ok(step) => {
                 if args.trace {
-                    print_trace(&step);
+                    print_trace(&step)?;
                 }
                 totals.add(&step);
             }
             Err(fault) => {
-                summary(&totals, &tally);
+                // A faulted run writes no outputs: the `.out`s after the fault never ran,
+                // and the set is all or nothing.
+                summary(&totals, &tally)?;
                 for f in &tally.failed {
-                    eprintln!("tpb: error: expectation failed: {}", super::printable(f));
+                    tell!("tpb: error: expectation failed: {}", super::printable(f));
                 }
                 let cause = fault.to_string().replace("\n  ", "; ");
                 let line = format!("{}{cause}", program.where_is(p));
-                eprintln!("tpb: error: {}", super::printable(&line));
+                tell!("tpb: error: {}", super::printable(&line));
                 return Ok(ExitCode::from(1));
             }
         }
     }
-    write_manifest(args.out_dir(), &program, &tally)?;
-    summary(&totals, &tally);
+    stage_manifest(args.out_dir(), &program, &tally, &mut files)?;
+    summary(&totals, &tally)?;
+    files.commit()?;
     if tally.failed.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
     for f in &tally.failed {
-        eprintln!("tpb: error: expectation failed: {}", super::printable(f));
+        tell!("tpb: error: expectation failed: {}", super::printable(f));
     }
     Ok(ExitCode::from(1))
 }
@@ -472,7 +478,9 @@ fn plan(
             Origin::Line(_) => CliError::Msg(format!("{}:{origin}: {e}", program.name)),
             Origin::Flag(_) => CliError::Msg(format!("{origin}: {e}")),
         };
-        let Some(action) = prepare(b, default_dtype, fp8, machine.gen()).map_err(here)? else {
+        let Some(action) =
+            prepare(b, default_dtype, fp8, data::Memory::of(machine)).map_err(here)?
+        else {
             continue;
         };
         let bound = match &action {
@@ -483,7 +491,7 @@ fn plan(
             Action::Reg { .. } | Action::ShowFlops { .. } => None,
         };
         if let Some(b) = bound {
-            data::fits(b, machine.gen()).map_err(here)?;
+            data::fits(b, data::Memory::of(machine)).map_err(here)?;
         }
         plan.push(Planned { at, origin, action });
     }
@@ -539,11 +547,11 @@ fn prepare(
     b: Binding,
     default_dtype: Option<Dtype>,
     fp8: &Fp8Config,
-    gen: tpb_isa::Gen,
+    mem: data::Memory,
 ) -> Result<Option<Action>, String> {
     Ok(Some(match b {
         Binding::In { file, region } => {
-            let (bound, _) = data::read_for_region(&file, &region, default_dtype, gen)?;
+            let (bound, _) = data::read_for_region(&file, &region, default_dtype, mem)?;
             Action::In {
                 bound,
                 file,
@@ -569,7 +577,7 @@ fn prepare(
             region,
             want: Want::File(file),
         } => {
-            let (bound, _) = data::read_for_region(&file, &region, default_dtype, gen)?;
+            let (bound, _) = data::read_for_region(&file, &region, default_dtype, mem)?;
             Action::Expect {
                 bound,
                 source: super::shown(&file),
@@ -671,6 +679,7 @@ fn perform(
     fp8: &Fp8Config,
     style: NpyStyle,
     tally: &mut Tally,
+    files: &mut RunFiles,
 ) -> Result<(), CliError> {
     let host = |e: tpb_sim::HostError| CliError::Msg(format!("{}: {e}", a.origin));
     let when = when(&a.action, a.at, n);
@@ -681,8 +690,9 @@ fn perform(
             region,
             default_dtype,
         } => {
-            let (again, data) = data::read_for_region(file, region, *default_dtype, m.gen())
-                .map_err(|e| CliError::Msg(format!("{}: {e}", a.origin)))?;
+            let (again, data) =
+                data::read_for_region(file, region, *default_dtype, data::Memory::of(m))
+                    .map_err(|e| CliError::Msg(format!("{}: {e}", a.origin)))?;
             if again.tensor != bound.tensor {
                 return Err(CliError::Msg(format!(
                     "{}: {} changed while the program ran",
@@ -691,19 +701,20 @@ fn perform(
                 )));
             }
             m.write_tensor(&bound.tensor, &data).map_err(host)?;
-            println!("in       {} -> {bound}{when}", super::shown(file));
+            say!("in       {} -> {bound}{when}", super::shown(file))?;
         }
         Action::Reg { index, value } => {
             m.set_register(*index, *value).map_err(host)?;
-            println!(
+            say!(
                 "reg      r{index} = {value:#010x} (fp32 {}, int {}){when}",
                 f32_text(*value),
                 *value as i32
-            );
+            )?;
         }
         Action::Out { bound, file } => {
             let bytes = m.read_tensor(&bound.tensor).map_err(host)?;
-            let descr = data::write_output(file, bound, bytes, style).map_err(CliError::Msg)?;
+            let descr = data::write_output(file, bound, bytes, style, &mut files.outputs)
+                .map_err(CliError::Msg)?;
             let uninit = m.uninitialised_bytes(&bound.tensor).map_err(host)?;
             let note = if uninit > 0 {
                 format!("; {uninit} bytes never written (zero)")
@@ -719,10 +730,10 @@ fn perform(
             } else {
                 descr.to_string()
             };
-            println!(
+            say!(
                 "out      {bound} -> {} ({what}){when}{note}",
                 super::shown(file)
-            );
+            )?;
             tally.outputs.push(json!({
                 "file": file.display().to_string(),
                 "region": bound.to_string(),
@@ -747,7 +758,7 @@ fn perform(
                     default_dtype,
                 } => {
                     let (again, data) =
-                        data::read_for_region(file, region, *default_dtype, m.gen())
+                        data::read_for_region(file, region, *default_dtype, data::Memory::of(m))
                             .map_err(|e| CliError::Msg(format!("{}: {e}", a.origin)))?;
                     if again.tensor != bound.tensor {
                         return Err(CliError::Msg(format!(
@@ -770,10 +781,10 @@ fn perform(
                     } else {
                         String::new()
                     };
-                    println!(
+                    say!(
                         "expect   {bound} == {source}: ok, {} elements{when}{note}",
                         bound.count()
-                    );
+                    )?;
                 }
                 Some(mm) => {
                     let mut detail = check::describe(bound, &mm, fp8);
@@ -781,7 +792,7 @@ fn perform(
                     if uninit > 0 {
                         detail += &format!(" ({uninit} bytes of the region were never written)");
                     }
-                    println!("expect   {bound} == {source}: FAILED{when}: {detail}");
+                    say!("expect   {bound} == {source}: FAILED{when}: {detail}")?;
                     tally
                         .failed
                         .push(format!("{}: {bound} == {source}: {detail}", a.origin));
@@ -789,18 +800,19 @@ fn perform(
             }
         }
         Action::ShowFlops { channels } => {
-            println!(
+            say!(
                 "flops    channels {}..{}{when}",
-                channels.start, channels.end
-            );
+                channels.start,
+                channels.end
+            )?;
             for c in channels.clone() {
-                print!("{}", show::flops_line(c, &m.flops()[c as usize]));
+                super::say_text(&show::flops_line(c, &m.flops()[c as usize]))?;
             }
         }
         Action::Show { bound, pic } => {
             let got = m.read_tensor(&bound.tensor).map_err(host)?;
-            println!("show     {bound}{when}");
-            print!("{}", show::render(bound, &got, pic, fp8, "         "));
+            say!("show     {bound}{when}")?;
+            super::say_text(&show::render(bound, &got, pic, fp8, "         "))?;
         }
     }
     Ok(())
@@ -819,45 +831,53 @@ fn when(a: &Action, at: usize, n: usize) -> String {
     }
 }
 
-fn print_trace(step: &StepReport) {
-    println!("{step}");
+fn print_trace(step: &StepReport) -> Result<(), CliError> {
+    say!("{step}")?;
     for w in &step.warnings {
-        println!("      warning [{}]: {}", w.kind.tag(), w.message);
+        say!("      warning [{}]: {}", w.kind.tag(), w.message)?;
     }
+    Ok(())
 }
 
 /// The closing lines: totals, warnings, expectations.
-fn summary(totals: &Totals, tally: &Tally) {
+fn summary(totals: &Totals, tally: &Tally) -> Result<(), CliError> {
     let n = totals.instructions;
-    println!(
+    say!(
         "ran      {n} instruction{}: {} elements, {} bytes written",
         plural(n),
         totals.elements,
         totals.bytes_written
-    );
+    )?;
     let count = totals.warning_count;
     if count == 0 {
-        println!("warnings none");
+        say!("warnings none")?;
     } else {
-        println!("warnings {count}");
+        say!("warnings {count}")?;
         for w in &totals.warnings {
-            println!("         {w}");
+            say!("         {w}")?;
         }
         if count > totals.warnings.len() {
-            println!("         … and {} more", count - totals.warnings.len());
+            say!("         … and {} more", count - totals.warnings.len())?;
         }
     }
     let (p, f) = (tally.passed, tally.failed.len());
     match (p, f) {
-        (0, 0) => println!("expect   none"),
-        (p, 0) => println!("expect   {p} passed"),
-        (p, f) => println!("expect   {p} passed, {f} FAILED"),
+        (0, 0) => say!("expect   none")?,
+        (p, 0) => say!("expect   {p} passed")?,
+        (p, f) => say!("expect   {p} passed, {f} FAILED")?,
     }
+    Ok(())
 }
 
-/// Writes `<out-dir>/<program>.manifest.json` describing the outputs (when there are any):
-/// file, region, dtype, shape, descr, and the Python line that loads it as its real type.
-fn write_manifest(out_dir: &Path, program: &Program, tally: &Tally) -> Result<(), CliError> {
+/// Stages `<out-dir>/<program>.manifest.json` describing the outputs (when there are any):
+/// file, region, dtype, shape, descr, and the Python line that loads it as its real type. It
+/// is put in place last, after every file it lists.
+fn stage_manifest(
+    out_dir: &Path,
+    program: &Program,
+    tally: &Tally,
+    files: &mut RunFiles,
+) -> Result<(), CliError> {
     if tally.outputs.is_empty() {
         return Ok(());
     }
@@ -869,8 +889,10 @@ fn write_manifest(out_dir: &Path, program: &Program, tally: &Tally) -> Result<()
     });
     let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     std::fs::create_dir_all(out_dir).map_err(|e| CliError::io(out_dir, e))?;
-    crate::atomic::write_file(&path, text.as_bytes()).map_err(|e| CliError::io(&path, e))?;
-    println!("manifest {}", super::shown(&path));
+    let staged = crate::atomic::stage(&path, |out| out.write_all(text.as_bytes()))
+        .map_err(|e| CliError::io(&path, e))?;
+    files.manifest = Some(staged);
+    say!("manifest {}", super::shown(&path))?;
     Ok(())
 }
 

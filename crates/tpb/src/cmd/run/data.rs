@@ -11,25 +11,55 @@
 //! - any other disagreement (e.g. a float16 file for a bfloat16 region) is an error: tpb never
 //!   converts values on the way in.
 
-use crate::npy::{read_data, read_header, write_npy_file, NpyArray, NpyError, NpyStyle};
+use crate::atomic::FileSet;
+use crate::npy::{read_data, read_header, write_npy, NpyArray, NpyError, NpyStyle};
 use std::path::Path;
+use tpb_isa::geometry::Space;
 use tpb_isa::{Dtype, Gen};
 use tpb_sim::region::{BoundRegion as Bound, RegionSpec};
+use tpb_sim::{HostError, Machine};
+
+/// The memory a region must fit: the generation's SBUF and PSUM, and the machine's HBM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Memory {
+    /// The generation (SBUF/PSUM geometry).
+    pub gen: Gen,
+    /// The size of HBM in bytes (`--hbm-bytes`).
+    pub hbm_bytes: u64,
+}
+
+impl Memory {
+    /// The memory of `machine`.
+    pub fn of(machine: &Machine) -> Memory {
+        Memory {
+            gen: machine.gen(),
+            hbm_bytes: machine.hbm_size(),
+        }
+    }
+
+    /// `gen`'s memory with the default HBM size.
+    pub fn default_of(gen: Gen) -> Memory {
+        Memory {
+            gen,
+            hbm_bytes: tpb_sim::DEFAULT_HBM_BYTES,
+        }
+    }
+}
 
 /// Reads `path` for `region`, with `default_dtype` (`--dtype`) used when the region names
 /// none, and binds the region to the array. The header is read first and the bound region
-/// checked against `gen`'s memory (`fits`) before any data is read, so the data read is
+/// checked against the memory (`fits`) before any data is read, so the data read is
 /// bounded by the machine, whatever the header or the file's length says. Errors are one
 /// line naming the file.
 pub fn read_for_region(
     path: &Path,
     region: &RegionSpec,
     default_dtype: Option<Dtype>,
-    gen: Gen,
+    mem: Memory,
 ) -> Result<(Bound, Vec<u8>), String> {
     let name = crate::cmd::shown(path);
     let io = |e: std::io::Error| format!("{name}: {e}");
-    let file = std::fs::File::open(path).map_err(io)?;
+    let file = crate::cmd::input::open_input(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if meta.is_dir() {
         return Err(format!("{name}: is a directory, not an .npy file"));
@@ -71,18 +101,42 @@ pub fn read_for_region(
     let bound = region
         .bind_to(dtype, &header.shape)
         .map_err(|e| format!("{name}: {e}"))?;
-    fits(&bound, gen).map_err(|e| format!("{name}: {e}"))?;
+    fits(&bound, mem).map_err(|e| format!("{name}: {e}"))?;
     let arr = read_data(&mut r, &header, hint, left).map_err(|e| format!("{name}: {e}"))?;
     Ok((bound, arr.data))
 }
 
-/// Checks a bound region against `gen`'s memory: `region sbuf[…]: … on cayman`.
-pub fn fits(b: &Bound, gen: Gen) -> Result<(), String> {
-    b.tensor.check(gen).map(|_| ()).map_err(|e| match e {
+/// Checks a bound region against the memory: `region sbuf[…]: … on cayman`. An HBM region
+/// must lie inside the machine's HBM (its size named in the message, even when the region's
+/// byte count passes 2^64).
+pub fn fits(b: &Bound, mem: Memory) -> Result<(), String> {
+    let t = &b.tensor;
+    let outside_hbm = |end: Option<u64>| match end {
+        Some(end) => HostError::Hbm {
+            start: t.byte_offset,
+            end,
+            size: mem.hbm_bytes,
+        }
+        .to_string(),
+        None => format!(
+            "hbm bytes from {:#x} span more than 2^64 bytes, outside the {:#x}-byte HBM \
+             (Config::hbm_bytes, `tpb run --hbm-bytes`)",
+            t.byte_offset, mem.hbm_bytes
+        ),
+    };
+    let checked = match t.check(mem.gen) {
+        // The only HBM error of the generation check: the byte count overflows.
+        Err(HostError::Hbm { .. }) => Err(outside_hbm(None)),
+        Ok((_, total)) if t.space == Space::Hbm => match t.byte_offset.checked_add(total) {
+            Some(end) if end <= mem.hbm_bytes => Ok(()),
+            end => Err(outside_hbm(end)),
+        },
+        Ok(_) => Ok(()),
         // Already names the generation.
-        tpb_sim::HostError::NoSuchSpace { .. } => format!("region {b}: {e}"),
-        e => format!("region {b}: {e} on {gen}"),
-    })
+        Err(e @ HostError::NoSuchSpace { .. }) => Err(e.to_string()),
+        Err(e) => Err(format!("{e} on {}", mem.gen)),
+    };
+    checked.map_err(|e| format!("region {b}: {e}"))
 }
 
 /// Integer arrays (and ml_dtypes' `<f1`, read as e5m2) carry bits that any dtype of the same
@@ -100,19 +154,24 @@ fn is_bit_view(d: Dtype) -> bool {
     )
 }
 
-/// Writes a region's bytes as a `.npy` file in `style`; returns the header descr written.
+/// Stages a region's bytes as a `.npy` file in `style` into the run's set of files (put in
+/// place when the run completes); returns the header descr written.
 pub fn write_output(
     path: &Path,
     bound: &Bound,
     data: Vec<u8>,
     style: NpyStyle,
+    files: &mut FileSet,
 ) -> Result<&'static str, String> {
     let arr = NpyArray::new(bound.tensor.dtype, bound.shape.clone(), data)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    write_npy_file(path, &arr, style).map_err(|e| e.to_string())?;
+    let bytes = write_npy(&arr, style).map_err(|e| e.to_string())?;
+    files
+        .stage_with(path, |out| out.write_all(&bytes))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(crate::npy::descr_for(arr.dtype, style).unwrap_or("?"))
 }
 
@@ -157,12 +216,12 @@ mod tests {
             &write_npy(&arr(Dtype::UINT16, vec![2, 2]), NpyStyle::BitView).unwrap(),
         );
         let r = RegionSpec::parse("sbuf[p0..2]:bf16").unwrap();
-        let (b, data) = read_for_region(&bits, &r, None, Gen::Cayman).unwrap();
+        let (b, data) = read_for_region(&bits, &r, None, Memory::default_of(Gen::Cayman)).unwrap();
         assert_eq!(b.tensor.dtype, Dtype::BFLOAT16);
         assert_eq!(data.len(), 8);
         let r = RegionSpec::parse("sbuf[p0..2]").unwrap();
         assert_eq!(
-            read_for_region(&bits, &r, None, Gen::Cayman)
+            read_for_region(&bits, &r, None, Memory::default_of(Gen::Cayman))
                 .unwrap()
                 .0
                 .tensor
@@ -174,12 +233,18 @@ mod tests {
             "v2.npy",
             &write_npy(&arr(Dtype::BFLOAT16, vec![2, 2]), NpyStyle::MlDtypes).unwrap(),
         );
-        let e = read_for_region(&blob, &r, None, Gen::Cayman).unwrap_err();
+        let e = read_for_region(&blob, &r, None, Memory::default_of(Gen::Cayman)).unwrap_err();
         assert!(
             e.contains("raw 2-byte blob") && e.contains("--dtype"),
             "{e}"
         );
-        let (b, _) = read_for_region(&blob, &r, Some(Dtype::BFLOAT16), Gen::Cayman).unwrap();
+        let (b, _) = read_for_region(
+            &blob,
+            &r,
+            Some(Dtype::BFLOAT16),
+            Memory::default_of(Gen::Cayman),
+        )
+        .unwrap();
         assert_eq!(b.tensor.dtype, Dtype::BFLOAT16);
 
         let f16 = tmp(
@@ -187,11 +252,11 @@ mod tests {
             &write_npy(&arr(Dtype::FP16, vec![2, 2]), NpyStyle::BitView).unwrap(),
         );
         let r = RegionSpec::parse("sbuf[p0..2]:bf16").unwrap();
-        let e = read_for_region(&f16, &r, None, Gen::Cayman).unwrap_err();
+        let e = read_for_region(&f16, &r, None, Memory::default_of(Gen::Cayman)).unwrap_err();
         assert!(e.contains("holds fp16 but the region is bfloat16"), "{e}");
 
         let bad = tmp("bad.npy", b"not numpy");
-        let e = read_for_region(&bad, &r, None, Gen::Cayman).unwrap_err();
+        let e = read_for_region(&bad, &r, None, Memory::default_of(Gen::Cayman)).unwrap_err();
         assert!(e.ends_with("bad .npy magic (not a .npy file)"), "{e}");
     }
 }

@@ -3,9 +3,10 @@
 //! timeline (see docs/engines.md).
 
 use super::engine_text::{describe, race_text, time};
+use super::outputs::RunFiles;
 use super::program::Program;
 use super::{perform, plural, summary, timeline, Args, Planned, Tally, Totals};
-use crate::cmd::CliError;
+use crate::cmd::{say, tell, CliError};
 use crate::npy::NpyStyle;
 use std::path::Path;
 use std::process::ExitCode;
@@ -82,12 +83,12 @@ pub(super) fn run(
         record_counters: !args.timeline.is_empty(),
         ..EngineOptions::default()
     };
-    println!(
+    say!(
         "program  {} ({}, {n} instruction{})",
         crate::cmd::shown(std::path::Path::new(&program.name)),
         program.gen,
         plural(n)
-    );
+    )?;
     let counts: Vec<String> = EngineId::ALL
         .into_iter()
         .filter_map(|e| {
@@ -95,47 +96,46 @@ pub(super) fn run(
             (c > 0).then(|| format!("{e} {c}"))
         })
         .collect();
-    println!(
+    say!(
         "queues   {}",
         if counts.is_empty() {
             "none".to_string()
         } else {
             counts.join(", ")
         }
-    );
+    )?;
     let mut tally = Tally::default();
+    // Dropped unless committed: a run that stops early writes none of its files.
+    let mut files = RunFiles::default();
     for a in plan.iter().filter(|p| p.at == 0) {
-        perform(&mut machine, a, n, fp8, style, &mut tally)?;
+        perform(&mut machine, a, n, fp8, style, &mut tally, &mut files)?;
     }
     let mut report = Totals::default();
+    // The first failed trace line (a closed standard output): the run cannot stop from
+    // inside the engine loop, so tracing stops and the error ends the command after it.
+    let mut trace_error = None;
     let run = run_engines_with(
         &mut machine,
         &program.insts,
         &program.engines,
         &opts,
         |s, step| {
-            if args.trace {
-                println!(
-                    "{step}  [{} #{}, {} .. {}]",
-                    s.engine.label(),
-                    s.queue_index,
-                    time(s.start_ps),
-                    time(s.end_ps)
-                );
-                for w in &step.warnings {
-                    println!("      warning [{}]: {}", w.kind.tag(), w.message);
-                }
+            if args.trace && trace_error.is_none() {
+                trace_error = trace_line(s, step).err();
             }
             report.add(step);
         },
     );
+    if let Some(e) = trace_error {
+        return Err(e);
+    }
     let mut failed = false;
     match &run.stop {
         Stop::Completed => {
             for a in plan.iter().filter(|p| p.at == n && n > 0) {
-                perform(&mut machine, a, n, fp8, style, &mut tally)?;
+                perform(&mut machine, a, n, fp8, style, &mut tally, &mut files)?;
             }
-            super::write_manifest(args.out_dir(), program, &tally)?;
+            super::stage_manifest(args.out_dir(), program, &tally, &mut files)?;
         }
         Stop::Fault {
             engine,
@@ -143,19 +143,21 @@ pub(super) fn run(
             fault,
         } => {
             failed = true;
-            summary(&report, &tally);
+            files.drop_outputs();
+            summary(&report, &tally)?;
             let cause = fault.cause.to_string().replace("\n  ", "; ");
             let line = format!(
                 "{}{}: {cause} (on {engine}, queue position {queue_index})",
                 program.where_is(fault.inst.index),
                 fault.inst
             );
-            eprintln!("tpb: error: {}", crate::cmd::printable(&line));
+            tell!("tpb: error: {}", crate::cmd::printable(&line));
         }
         Stop::Deadlock(d) => {
             failed = true;
-            summary(&report, &tally);
-            eprintln!(
+            files.drop_outputs();
+            summary(&report, &tally)?;
+            tell!(
                 "tpb: error: deadlock at {}: every unfinished queue waits and no update can \
                  arrive ({} engine{} blocked)",
                 time(d.at_ps),
@@ -168,31 +170,32 @@ pub(super) fn run(
                     describe(program, b.engine, b.queue_index, b.index),
                     b.detail
                 );
-                eprintln!("{}", crate::cmd::printable(&line));
+                tell!("{}", crate::cmd::printable(&line));
             }
         }
     }
     if run.stop == Stop::Completed {
-        summary(&report, &tally);
+        summary(&report, &tally)?;
     }
-    print_races(program, &run);
-    print_engines(program, &run);
+    print_races(program, &run)?;
+    print_engines(program, &run)?;
     for path in &args.timeline {
         let parent = path.parent().unwrap_or(Path::new(""));
         if super::outputs::normalize(parent) == super::outputs::normalize(args.out_dir()) {
             std::fs::create_dir_all(args.out_dir()).map_err(|e| CliError::io(args.out_dir(), e))?;
         }
-        timeline::write(path, program, &run)?;
-        println!("timeline {}", crate::cmd::shown(path));
+        timeline::stage(path, program, &run, &mut files.timelines)?;
+        say!("timeline {}", crate::cmd::shown(path))?;
     }
+    files.commit()?;
     for f in &tally.failed {
-        eprintln!(
+        tell!(
             "tpb: error: expectation failed: {}",
             crate::cmd::printable(f)
         );
     }
     if run.race_count > 0 && !args.allow_races {
-        eprintln!(
+        tell!(
             "tpb: error: {} race{} between engines (see `races` above; --allow-races accepts \
              them)",
             run.race_count,
@@ -207,25 +210,43 @@ pub(super) fn run(
     })
 }
 
-fn print_races(program: &Program, run: &EngineRun) {
-    if run.race_count == 0 {
-        println!("races    none");
-        return;
+/// One `--trace` line for a step on the engines, and its warnings.
+fn trace_line(
+    s: &tpb_sim::engines::ScheduledStep,
+    step: &tpb_sim::StepReport,
+) -> Result<(), CliError> {
+    say!(
+        "{step}  [{} #{}, {} .. {}]",
+        s.engine.label(),
+        s.queue_index,
+        time(s.start_ps),
+        time(s.end_ps)
+    )?;
+    for w in &step.warnings {
+        say!("      warning [{}]: {}", w.kind.tag(), w.message)?;
     }
-    println!("races    {}", run.race_count);
-    for r in &run.races {
-        println!("         {}", race_text(program, run, r));
-    }
-    if run.race_count > run.races.len() {
-        println!("         … and {} more", run.race_count - run.races.len());
-    }
+    Ok(())
 }
 
-fn print_engines(program: &Program, run: &EngineRun) {
-    if run.summary.is_empty() {
-        return;
+fn print_races(program: &Program, run: &EngineRun) -> Result<(), CliError> {
+    if run.race_count == 0 {
+        return say!("races    none");
     }
-    println!(
+    say!("races    {}", run.race_count)?;
+    for r in &run.races {
+        say!("         {}", race_text(program, run, r))?;
+    }
+    if run.race_count > run.races.len() {
+        say!("         … and {} more", run.race_count - run.races.len())?;
+    }
+    Ok(())
+}
+
+fn print_engines(program: &Program, run: &EngineRun) -> Result<(), CliError> {
+    if run.summary.is_empty() {
+        return Ok(());
+    }
+    say!(
         "engines  {:<5} {:>6} {:>12} {:>12} {:>12} {:>6}   (engine cycles; run {})",
         "",
         "insts",
@@ -234,11 +255,11 @@ fn print_engines(program: &Program, run: &EngineRun) {
         "idle",
         "util",
         time(run.makespan_ps)
-    );
+    )?;
     for s in &run.summary {
         // Label and count share 12 columns, so the longer DMA queue labels stay aligned.
         let label = s.engine.label();
-        println!(
+        say!(
             "         {label}{:>w$} {:>12} {:>12} {:>12} {:>5.1}%",
             s.instructions,
             s.busy_cycles,
@@ -246,8 +267,10 @@ fn print_engines(program: &Program, run: &EngineRun) {
             s.idle_cycles,
             s.utilisation * 100.0,
             w = 12usize.saturating_sub(label.len()).max(2)
-        );
+        )?;
     }
+    // The estimate beside the physical bound of the work (docs/engines.md "Roofline").
+    println!("roofline {}", run.roofline());
     if let (Some(&first), Some(&last)) = (run.critical_path.first(), run.critical_path.last()) {
         let span = run.steps[last].end_ps - run.steps[first].start_ps;
         let name = |i: usize| {
@@ -282,11 +305,12 @@ fn print_engines(program: &Program, run: &EngineRun) {
         } else {
             names(path)
         };
-        println!(
+        say!(
             "critical {} instruction{}, {}: {shown}",
             path.len(),
             plural(path.len()),
             time(span)
-        );
+        )?;
     }
+    Ok(())
 }

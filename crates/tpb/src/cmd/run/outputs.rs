@@ -3,11 +3,49 @@
 //! writable, distinct by what it resolves to, and reached through no symbolic link under
 //! `--out-dir`; a program's `.out` stays inside `--out-dir`.
 
+use crate::atomic::{FileSet, Staged};
+use crate::cmd::CliError;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 /// `--out-dir` when the command line names none.
 pub const DEFAULT_OUT_DIR: &str = "out";
+
+/// Every file a run writes, staged as the run goes and put in place together when it ends
+/// (docs/cli-run.md, "Output files"): the `.npy` outputs, then the timelines, then the
+/// manifest, which lists the outputs and so comes last. Dropped without [`RunFiles::commit`]
+/// (an error, a closed standard output), the run leaves none of them.
+#[derive(Default)]
+pub struct RunFiles {
+    /// The `.npy` outputs (`.out`, `--out`).
+    pub outputs: FileSet,
+    /// The `--timeline` files.
+    pub timelines: FileSet,
+    /// `<out-dir>/<program>.manifest.json`, when there are outputs.
+    pub manifest: Option<Staged>,
+}
+
+impl RunFiles {
+    /// A run that faulted or deadlocked writes no outputs (the `.out`s after the fault never
+    /// ran, and a part of the set would pass for the whole); its timelines show how it
+    /// stopped and are still written.
+    pub fn drop_outputs(&mut self) {
+        self.outputs = FileSet::default();
+        self.manifest = None;
+    }
+
+    /// Puts every staged file in place.
+    pub fn commit(self) -> Result<(), CliError> {
+        let io = |(path, e): (PathBuf, std::io::Error)| CliError::io(path, e);
+        self.outputs.commit().map_err(io)?;
+        self.timelines.commit().map_err(io)?;
+        if let Some(m) = self.manifest {
+            let path = m.target().to_path_buf();
+            m.commit().map_err(|e| CliError::io(path, e))?;
+        }
+        Ok(())
+    }
+}
 
 /// What one file is: an existing file's device and inode (so that hard links, directory
 /// links and `x/..` detours to one file compare equal), else its resolved path.
@@ -130,6 +168,10 @@ pub fn check(outputs: &[Output<'_>], out_dir: &Path, out_dir_named: bool) -> Res
         if file.is_dir() {
             return Err(err(format!("`{shown}` is a directory")));
         }
+        // A FIFO would block the run forever, a device would take the bytes or be replaced.
+        if let Err(e) = crate::atomic::check_target(file) {
+            return Err(err(format!("`{shown}` {e}")));
+        }
         let parent = file
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
@@ -181,8 +223,8 @@ pub fn check(outputs: &[Output<'_>], out_dir: &Path, out_dir_named: bool) -> Res
 
 /// Why `file` may not be written, if a symbolic link is on its way: the first link from
 /// inside `out_dir` to `file` (the file itself included) when `file` is below `out_dir`; for
-/// a file elsewhere, the file itself if it is a link to a file (the user chose the
-/// directories; a link is still never written through).
+/// a file elsewhere, the file itself if it is a link (the user chose the directories; a link
+/// is still never written through, whatever it points to: a file, a FIFO, `/dev/null`).
 pub fn link_on_the_way(out_dir: &Path, file: &Path) -> Option<String> {
     let link = first_link(out_dir, file)?;
     Some(format!(
@@ -206,10 +248,7 @@ fn first_link(out_dir: &Path, file: &Path) -> Option<PathBuf> {
             }
             None
         }
-        // A device reached through a link (`/dev/stdout`) is written in place.
-        Err(_) => {
-            (is_symlink(&file) && fs::metadata(&file).is_ok_and(|m| m.is_file())).then_some(file)
-        }
+        Err(_) => is_symlink(&file).then_some(file),
     }
 }
 

@@ -10,7 +10,7 @@
 //! the same generation (one program runs on one machine). Binary programs decode for `--gen`
 //! (default cayman).
 
-use super::super::input::InputArgs;
+use super::super::input::{Bundles, InputArgs};
 use super::super::CliError;
 use std::path::{Path, PathBuf};
 use tpb_isa::text::{asm_each, disasm, AsmOptions, Directive, Item};
@@ -47,14 +47,8 @@ pub fn load(
     hex: Option<&str>,
     gen_flag: Option<Gen>,
 ) -> Result<Program, CliError> {
-    let binary = |file: Option<&Path>| -> Result<Program, CliError> {
-        let gen = gen_flag.unwrap_or_default();
-        let loaded = InputArgs {
-            file: file.map(Path::to_path_buf),
-            hex: hex.map(str::to_string),
-        }
-        .open()?;
-        // Decoded as it is read: the file's bytes are never all in memory beside the program.
+    let gen = gen_flag.unwrap_or_default();
+    let binary = |file: Option<&Path>, loaded: Bundles| -> Result<Program, CliError> {
         let insts = loaded.decode_all(gen)?;
         Ok(Program {
             name: file.map_or("--hex".into(), |p| p.display().to_string()),
@@ -67,17 +61,27 @@ pub fn load(
             dir: PathBuf::new(),
         })
     };
+    // Decoded as it is read: the file's bytes are never all in memory beside the program.
+    let streamed = |file: Option<&Path>| -> Result<Program, CliError> {
+        let loaded = InputArgs {
+            file: file.map(Path::to_path_buf),
+            hex: hex.map(str::to_string),
+        }
+        .open()?;
+        binary(file, loaded)
+    };
     let Some(path) = file.filter(|_| hex.is_none()) else {
-        return binary(file);
+        return streamed(file);
     };
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    // A binary program is decoded as it is read (its bytes are never all in memory beside
-    // the decoded program): a `.bin` file, or one whose first bytes hold a NUL.
-    if ext.as_deref() == Some("bin") || starts_binary(path, ext.as_deref())? {
-        return binary(Some(path));
+    // A pipe or a device is read once: a second open would not see what the first took.
+    let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
+    // A binary program: a `.bin` file, or one whose first bytes hold a NUL.
+    if ext.as_deref() == Some("bin") || (regular && starts_binary(path, ext.as_deref())?) {
+        return streamed(Some(path));
     }
     let bytes = super::super::input::read_bounded(
         path,
@@ -85,16 +89,18 @@ pub fn load(
         "a program",
     )?;
     let text = match ext.as_deref() {
-        Some("tpb" | "s" | "asm") => Some(
-            String::from_utf8(bytes)
-                .map_err(|_| CliError::Msg(format!("{}: not UTF-8 text", path.display())))?,
-        ),
-        _ if bytes.contains(&0) => None,
-        _ => String::from_utf8(bytes).ok(),
+        Some("tpb" | "s" | "asm") => Ok(String::from_utf8(bytes)
+            .map_err(|_| CliError::Msg(format!("{}: not UTF-8 text", path.display())))?),
+        _ if bytes.contains(&0) => Err(bytes),
+        _ => String::from_utf8(bytes).map_err(|e| e.into_bytes()),
     };
     match text {
-        None => binary(Some(path)),
-        Some(src) => assemble(path, src, gen_flag),
+        Ok(src) => assemble(path, src, gen_flag),
+        Err(_) if regular => streamed(Some(path)),
+        Err(bytes) => binary(
+            Some(path),
+            Bundles::from_memory(path.display().to_string(), bytes)?,
+        ),
     }
 }
 
@@ -106,7 +112,7 @@ fn starts_binary(path: &Path, ext: Option<&str>) -> Result<bool, CliError> {
         return Ok(false);
     }
     let mut head = Vec::with_capacity(64);
-    std::fs::File::open(path)
+    super::super::input::open_input(path)
         .and_then(|f| f.take(64).read_to_end(&mut head))
         .map_err(|e| CliError::io(path, e))?;
     Ok(head.contains(&0))

@@ -49,13 +49,23 @@ impl Format {
 /// Writes `path` as JSON or SVG by its extension (checked with the other outputs before the
 /// run, so its directory exists).
 pub fn write(path: &Path, program: &Program, run: &EngineRun) -> Result<(), CliError> {
+    let mut set = crate::atomic::FileSet::default();
+    stage(path, program, run, &mut set)?;
+    set.commit().map_err(|(p, e)| CliError::io(p, e))
+}
+
+/// As [`write`], staged into `set` (put in place when the set is committed).
+pub fn stage(
+    path: &Path,
+    program: &Program,
+    run: &EngineRun,
+    set: &mut crate::atomic::FileSet,
+) -> Result<(), CliError> {
     let format = Format::of(path).map_err(|e| CliError::Msg(format!("--timeline: {e}")))?;
     match format {
         // Streamed event by event into the temporary file: memory stays small however long the run.
-        Format::Json => {
-            crate::atomic::write_with(path, |mut out| chrome_trace(&mut out, program, run))
-        }
-        Format::Svg => crate::atomic::write_file(path, svg(program, run).as_bytes()),
+        Format::Json => set.stage_with(path, |mut out| chrome_trace(&mut out, program, run)),
+        Format::Svg => set.stage_with(path, |out| out.write_all(svg(program, run).as_bytes())),
     }
     .map_err(|e| CliError::io(path, e))
 }
@@ -196,11 +206,26 @@ pub fn chrome_trace(out: &mut impl Write, program: &Program, run: &EngineRun) ->
     out.write_all(b"}\n")
 }
 
+/// Text for SVG content and attributes: markup characters as entities, and every control
+/// character but tab and newline (and U+FFFE/U+FFFF, which XML 1.0 forbids even as a reference, §2.2 `Char`)
+/// written as a visible escape `\u{1b}`, so a kernel or file name cannot break the document.
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            // Tab and newline are XML characters (a race's tooltip has lines).
+            '\t' | '\n' => out.push(c),
+            c if c.is_control() || matches!(c, '\u{fffe}' | '\u{ffff}') => {
+                out.extend(c.escape_unicode())
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Colours per engine (bars), readable on white.

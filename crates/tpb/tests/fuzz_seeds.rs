@@ -1,7 +1,8 @@
 //! The fuzz targets (fuzz/, a separate crate) mutate the bundles of `fuzz/src/lib.rs`'s
 //! `seeds()`: every opcode the opcode list defines must be one of them, so a new opcode
 //! (issue 17's DVE/POOL families included) is fuzzed as soon as docs/syntax.md shows it.
-//! The fuzz library is compiled here as a module, so the check needs no libFuzzer build.
+//! The fuzz library is compiled here as a module, so the check needs no libFuzzer build; it
+//! lives in the CLI crate because the library's program seeds use the CLI's program reader.
 
 #[allow(dead_code)]
 #[path = "../../../fuzz/src/lib.rs"]

@@ -1,0 +1,103 @@
+"""Every layer dispatches on the row's behaviour variant, exhaustively (issue 26 item 1).
+
+The full check is `tools/scratch_change.py variant` (a `Scratch` variant in every family in a
+scratch copy: every handler of the validator, the simulator, the plain reference and the test
+generators must refuse to build; a few minutes). This is its fast guard, over the source: each
+`FamilyVisitor` handler binds its family's variant with an irrefutable pattern (a one-behaviour
+family, `sem::Iota::Iota: sem::Iota`) or by a name it `match`es without a catch-all arm (or
+hands to the family's chain, which matches it), and no library or reference module compares
+opcode bytes (`row.value == …`).
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+VISITORS = [
+    "crates/tpb-isa/src/validate/chains/mod.rs",
+    "crates/tpb-sim/src/exec/mod.rs",
+    "crates/tpb-sim/tests/reference/mod.rs",
+]
+
+# Library and reference code that must not compare an opcode byte.
+NO_BYTES = [
+    "crates/tpb-isa/src/validate",
+    "crates/tpb-sim/src",
+    "crates/tpb-nki/src",
+    "crates/tpb-sim/tests/reference",
+    "crates/tpb-sim/tests/gen",
+]
+
+HANDLER = re.compile(
+    r"fn (\w+)\(\s*&mut self,\s*\w+: Row,\s*"
+    r"((?:sem::\w+::\w+(?:\s*\|\s*sem::\w+::\w+)*)|\w+): sem::(\w+),[^)]*\)\s*->\s*\w+\s*\{",
+    re.S,
+)
+
+
+def body(text: str, start: int) -> str:
+    """The braces-balanced body that opens just before `start`."""
+    depth, i = 1, start
+    while depth:
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        i += 1
+    return text[start:i]
+
+
+def problems(text: str) -> list[str]:
+    found = []
+    handlers = list(HANDLER.finditer(text))
+    for m in handlers:
+        method, pattern, family = m.group(1), m.group(2).strip(), m.group(3)
+        if re.fullmatch(rf"sem::{family}::\w+(\s*\|\s*sem::{family}::\w+)*", pattern):
+            continue  # irrefutable: every variant named
+        if not re.fullmatch(r"[a-z]\w*", pattern):
+            found.append(f"{method}: binds its variant as `{pattern}` (ignored)")
+            continue
+        code = body(text, m.end())
+        arms = re.search(rf"match {pattern} \{{(.*?)\n\s*\}}", code, re.S)
+        if not arms and re.search(rf"\(([^()]*,\s*)?{pattern}\s*,", code):
+            continue  # handed to the family's chain or kernel, which matches it
+        if not arms:
+            found.append(f"{method}: does not `match {pattern}` on its variant")
+        elif re.search(r"^\s*_\s*(if .*)?=>", arms.group(1), re.M):
+            found.append(f"{method}: `match {pattern}` has a catch-all arm")
+    return found
+
+
+@pytest.mark.parametrize("path", VISITORS)
+def test_every_handler_matches_its_variant_exhaustively(path):
+    text = (ROOT / path).read_text()
+    assert len(HANDLER.findall(text)) == 46, f"{path}: one handler per family"
+    assert problems(text) == []
+
+
+def test_the_guard_can_fail():
+    ignored = "fn search(&mut self, row: Row, _: sem::Search, s: &'a S4d2Bn) -> Executed {\n x\n}\n"
+    caught = "fn search(&mut self, _: Row, v: sem::Search, s: &'a S4d2Bn) -> Flow {\n match v {\n  sem::Search::Max8 => a,\n  _ => b,\n }\n}\n"
+    fine = "fn iota(&mut self, _: Row, sem::Iota::Iota: sem::Iota, s: View<'a, D4Iota>) -> Flow {\n x\n}\n"
+    assert problems(ignored) == ["search: binds its variant as `_` (ignored)"]
+    assert problems(caught) == ["search: `match v` has a catch-all arm"]
+    assert problems(fine) == []
+
+
+def test_no_layer_compares_opcode_bytes():
+    byte_compare = re.compile(
+        r"(\.value\s*[=!]=\s*(0x|Opcode::)|opcode\(\)\s*[=!]=|header\.opcode\.0\b|header\.opcode\s*[=!]=|"
+        r"matches!\([^,]*\.value,\s*0x|match (info|row)\.value\b|Opcode\(0x[0-9A-Fa-f]{2}\))"
+    )
+    found = []
+    for folder in NO_BYTES:
+        for f in sorted((ROOT / folder).rglob("*.rs")):
+            text = f.read_text()
+            # Unit tests may build a named opcode; only non-test code is checked.
+            text = text.split("#[cfg(test)]")[0]
+            for n, line in enumerate(text.splitlines(), 1):
+                if byte_compare.search(line.split("//")[0]):
+                    found.append(f"{f.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert found == []
