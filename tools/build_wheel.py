@@ -8,7 +8,7 @@ requirements.lock`: maturin, and ziglang for the linker). It writes to DIR:
 
 * `tpb_neuroncore-VERSION.tar.gz`, the sdist (`maturin sdist`: the crates, Cargo.lock and the
   Python package), which builds anywhere a Rust toolchain does;
-* `tpb_neuroncore-VERSION-cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl`, built
+* `tpb_neuroncore-VERSION-cp39-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl`, built
   from that sdist (so a broken sdist fails here), one wheel for CPython 3.9 and every later
   version (the stable ABI) on any x86_64 Linux with glibc 2.17 or newer;
 

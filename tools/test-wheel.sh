@@ -61,7 +61,10 @@ grep -q "affine_select" "$tmp/quick_start.out" || {
     exit 1
 }
 version="$(tpb --version)"
-[ "$version" = "$("$py" -m tpb --version)" ] && [ "${version#tpb }" != "$version" ]
+if [ "${version#tpb }" = "$version" ] || [ "$version" != "$("$py" -m tpb --version)" ]; then
+    echo "test-wheel: tpb --version printed '$version', python -m tpb another" >&2
+    exit 1
+fi
 tpb validate "$root/examples/causal_mask.bin" >/dev/null
 echo "test-wheel: quick start, '$version', python -m tpb and tpb validate ran"
 
