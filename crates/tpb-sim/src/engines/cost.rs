@@ -119,6 +119,15 @@ impl Formula {
             | Sem::SelectReduce(_)
             | Sem::CrossLaneReduce(_)
             | Sem::LoadMaskSelect(_) => Formula::Assumed,
+            // Refused before they run (their bodies are not public, isa-facts-pe-act-dma
+            // §1.10), so never priced.
+            Sem::PeRegWrite(_)
+            | Sem::LoadTags(_)
+            | Sem::MatmulSparse(_)
+            | Sem::PeManageSeed(_)
+            | Sem::LoadWeightsMx(_)
+            | Sem::MatmulMx(_)
+            | Sem::ConvLutLoad(_) => Formula::Assumed,
         }
     }
 

@@ -482,6 +482,63 @@ impl<'a> wire::FamilyVisitor<'a, wire::Owned> for Ref<'_> {
     fn matmul(&mut self, _: Row, sem::Matmul::Matmul: sem::Matmul, _: &'a wire::S3d3Mm) -> Done {
         Err(RefFault::Unsupported)
     }
+    // The other PE instructions: refused by the table (isa-facts-pe-act-dma §1.10).
+    fn pe_reg_write(
+        &mut self,
+        _: Row,
+        sem::PeRegWrite::PeRegWrite: sem::PeRegWrite,
+        _: &'a wire::PeRegWrite,
+    ) -> Done {
+        Err(RefFault::Unsupported)
+    }
+    fn load_tags(
+        &mut self,
+        _: Row,
+        sem::LoadTags::LoadTags: sem::LoadTags,
+        _: &'a wire::S3Lt,
+    ) -> Done {
+        Err(RefFault::Unsupported)
+    }
+    fn matmul_sparse(
+        &mut self,
+        _: Row,
+        sem::MatmulSparse::MatmulSparse: sem::MatmulSparse,
+        _: &'a wire::S4d3Mm,
+    ) -> Done {
+        Err(RefFault::Unsupported)
+    }
+    fn pe_manage_seed(
+        &mut self,
+        _: Row,
+        sem::PeManageSeed::PeManageSeed: sem::PeManageSeed,
+        _: &'a wire::S2s1d2PeSeed,
+    ) -> Done {
+        Err(RefFault::Unsupported)
+    }
+    fn load_weights_mx(
+        &mut self,
+        _: Row,
+        sem::LoadWeightsMx::LoadWeightsMx: sem::LoadWeightsMx,
+        _: &'a wire::Smx1Lw,
+    ) -> Done {
+        Err(RefFault::Unsupported)
+    }
+    fn matmul_mx(
+        &mut self,
+        _: Row,
+        sem::MatmulMx::MatmulMx: sem::MatmulMx,
+        _: &'a wire::Smx1d3Mm,
+    ) -> Done {
+        Err(RefFault::Unsupported)
+    }
+    fn conv_lut_load(
+        &mut self,
+        _: Row,
+        sem::ConvLutLoad::ConvLutLoad: sem::ConvLutLoad,
+        _: &'a wire::S2Convlut,
+    ) -> Done {
+        Err(RefFault::Unsupported)
+    }
     fn activate(
         &mut self,
         _: Row,
