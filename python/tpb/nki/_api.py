@@ -341,6 +341,12 @@ def _register(call: Call) -> None:
     REGISTRY[key] = call
 
 
+def _raised_inside(e: BaseException) -> bool:
+    """Whether ``e`` was raised inside the called function rather than by binding its
+    arguments (no traceback local: see :func:`_public`)."""
+    return e.__traceback__ is None or e.__traceback__.tb_next is not None
+
+
 def _public(call: Call) -> Callable[..., object]:
     """The callable users call: the fast path is the definition's own signature binding;
     a binding error or an argument of the wrong kind goes to :meth:`Call.retry`."""
@@ -351,14 +357,18 @@ def _public(call: Call) -> Callable[..., object]:
         try:
             return impl(*args, **kwargs)
         except TypeError as e:
-            tb = e.__traceback__
-            if tb is None or tb.tb_next is not None:
+            if _raised_inside(e):
                 raise  # raised inside the call, not by binding its arguments
-            return call.retry(args, kwargs, e)
+            first: BaseException = e
         except KindError as e:
             if getattr(e, "call", None) != qualname:
                 raise  # an inner call's argument
-            return call.retry(args, kwargs, e)
+            first = e
+        # Retried without the traceback: it holds this frame, whose locals hold it and the
+        # argument tiles, a reference cycle that kept their space allocated until the
+        # garbage collector ran (a loop of legacy calls ran out of SBUF).
+        first.__traceback__ = None
+        return call.retry(args, kwargs, first)
 
     assert call.definition is not None
     functools.update_wrapper(public, call.definition)

@@ -368,6 +368,18 @@ def _tensor_copy_legacy(src: Tile, *, mask: Optional[Mask] = None,
     """``tensor_copy(src)`` returning a new tile."""
 
 
+@legacy(tensor_copy)
+def _tensor_copy_dst_dtype(dst: Tile, src: Tile, *, dtype: Optional[DType] = None,
+                           mask: Optional[Mask] = None, engine: EngineArg = engine.unknown,
+                           name: Name = None) -> RunReport:
+    """The transitional keyword form ``tensor_copy(dst=, src=, dtype=)`` (nki-samples'
+    matrix-multiplication tutorials): ``dtype`` must be ``dst``'s (the copy writes dst's
+    dtype)."""
+    _same_dtype("tensor_copy", dtype, dst)
+    dst, src = apply_mask(mask, dst, src)
+    return tensor_copy(dst, src, engine=engine, name=name)
+
+
 @lowered(status=SUPPORTED)
 def memset(dst: Tile, value: float, engine: EngineArg = engine.unknown,
            name: Name = None) -> RunReport:

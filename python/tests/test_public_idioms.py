@@ -1,0 +1,76 @@
+"""Idioms of the public NKI kernels that once stopped them (issue 27; docs/public-kernels.md).
+
+tools/public_kernel_drivers.py runs the public kernels themselves (not vendored here); each
+test below is the project's own restatement of the idiom that blocked one, with a passing and
+an error case, checked against NumPy. The comment above each names the public kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tpb
+import tpb.nki as nki
+import tpb.nki.isa as nisa
+import tpb.nki.language as nl
+
+
+# fused_mamba v1–v3 and attention_fwd v3–v6 (restated): a loop of legacy value-returning
+# calls whose inputs are temporaries. Each iteration's tiles are freed when their last
+# reference goes (docs/python.md "Allocation"); a binding retry once kept them alive in a
+# reference cycle until the garbage collector ran, and the loop ran out of SBUF.
+def _exp_loop(x, keep):
+    out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+    kept = []
+    acc = nl.zeros((128, x.shape[1]), dtype=nl.float32)
+    for _ in nl.affine_range(120):              # 120 x 2 KiB per partition > 224 KiB
+        e = nisa.activation(op=nl.exp, data=nl.load(x[0:128, :]), scale=-1.0)
+        if keep:
+            kept.append(e)
+        acc = nisa.tensor_tensor(acc, e, op=nl.add)
+    nl.store(out[0:128, :], value=acc)
+    return out
+
+
+def test_legacy_call_temporaries_are_freed_each_iteration():
+    x = np.linspace(0, 1, 128 * 512, dtype=np.float32).reshape(128, 512)
+    got = nki.simulate_kernel(_exp_loop, x, False)
+    want = np.zeros_like(x)
+    e = np.exp(-x)
+    for _ in range(120):
+        want = want + e
+    np.testing.assert_allclose(got, want, rtol=1e-5)  # Activate exp is approximate
+
+
+def test_tiles_a_kernel_keeps_still_exhaust_sbuf():
+    x = np.zeros((128, 512), np.float32)
+    with pytest.raises(tpb.CapacityError, match="bytes per partition"):
+        nki.simulate_kernel(_exp_loop, x, True)
+
+
+# nki-samples matrix multiplication basic / tiled / hoist_load (restated): the PSUM result is
+# copied to SBUF with the transitional keyword form tensor_copy(dst=, src=, dtype=).
+def _matmul_copy(a_t, b, dtype):
+    out = nl.ndarray((a_t.shape[1], b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+    ps = nl.ndarray((a_t.shape[1], b.shape[1]), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(ps, nl.load(a_t), nl.load(b))
+    sb = nl.ndarray(ps.shape, dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=sb, src=ps, dtype=dtype)
+    nl.store(out, value=sb)
+    return out
+
+
+def test_tensor_copy_dst_with_dtype_keyword():
+    r = np.random.default_rng(1)
+    a_t = r.random((128, 64), dtype=np.float32)
+    b = r.random((128, 256), dtype=np.float32)
+    got = nki.simulate_kernel(_matmul_copy, a_t, b, np.float32)
+    np.testing.assert_allclose(got, a_t.T @ b, rtol=1e-5)
+
+
+def test_tensor_copy_dtype_other_than_dst_is_refused():
+    a_t = np.ones((128, 64), np.float32)
+    b = np.ones((128, 256), np.float32)
+    with pytest.raises(tpb.UsageError, match="dtype=.*differs from dst"):
+        nki.simulate_kernel(_matmul_copy, a_t, b, nl.bfloat16)
