@@ -74,3 +74,32 @@ def test_tensor_copy_dtype_other_than_dst_is_refused():
     b = np.ones((128, 256), np.float32)
     with pytest.raises(tpb.UsageError, match="dtype=.*differs from dst"):
         nki.simulate_kernel(_matmul_copy, a_t, b, nl.bfloat16)
+
+
+# attention_fwd v9/v10 and nki-library rotational_topk (restated): nl.shared_constant embeds
+# a NumPy array (or a .npy file) as a constant HBM tensor (nki-api §2), read with nl.load.
+def _identity_scale(x, path):
+    out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+    ident = nl.load(nl.shared_constant(np.identity(64, dtype=np.int8), dtype=np.float32))
+    col = nl.load(nl.shared_constant(path))
+    t = nl.ndarray(x.shape, nl.float32, buffer=nl.sbuf)
+    nisa.tensor_scalar(t, ident, nl.multiply, col)
+    nisa.tensor_tensor(t, t, nl.load(x), nl.add)
+    nl.store(out, value=t)
+    return out
+
+
+def test_shared_constant_from_an_array_and_a_npy_file(tmp_path):
+    col = np.arange(64, dtype=np.float32).reshape(64, 1)
+    np.save(tmp_path / "col.npy", col)
+    x = np.full((64, 64), 0.5, np.float32)
+    got = nki.simulate_kernel(_identity_scale, x, str(tmp_path / "col.npy"))
+    np.testing.assert_array_equal(got, np.identity(64, dtype=np.float32) * col + x)
+
+
+def test_shared_constant_refuses_what_is_not_an_array(tmp_path):
+    x = np.zeros((64, 64), np.float32)
+    with pytest.raises(tpb.UsageError, match="cannot read a .npy"):
+        nki.simulate_kernel(_identity_scale, x, str(tmp_path / "missing.npy"))
+    with pytest.raises(tpb.UsageError, match="expected a NumPy array"):
+        nki.simulate_kernel(_identity_scale, x, [1.0] * 64)

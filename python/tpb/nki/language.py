@@ -275,8 +275,40 @@ def empty_like(x: Tile, dtype: Optional[DType] = None, buffer: Optional[Buffer] 
                    buffer if buffer is not None else x.buffer, name)
 
 
-shared_constant = refused("language", "shared_constant", not_yet(
-    "a tpb.nki lowering of constant HBM tensors (issue 19 follow-up)"))
+@composed("language")
+def shared_constant(constant: object, dtype: Optional[DType] = None) -> Tile:
+    """A constant HBM tensor holding ``constant`` (a NumPy array, or the path of a ``.npy``
+    file), as NKI embeds it in the kernel binary (nki-api §2: shared_constant).
+
+    Parameters:
+        constant: an array of a dtype tpb stores, or a ``.npy`` path (read without pickle).
+        dtype: the tensor's dtype; the array is converted to it (NumPy's conversion) when
+            given, else it keeps its own.
+
+    Semantics: no instruction: the bytes are in HBM before the kernel's first instruction,
+    as a constant in the binary is. Read it with ``nl.load`` / ``nisa.dma_copy``.
+
+    Example::
+
+        iota = nl.shared_constant(np.arange(128, dtype=np.int32).reshape(128, 1))
+        t = nl.load(iota)
+    """
+    ctx = _context.current("nki.language.shared_constant")
+    if isinstance(constant, (str, bytes)) or hasattr(constant, "__fspath__"):
+        try:
+            constant = np.load(constant, allow_pickle=False)  # type: ignore[arg-type]
+        except (OSError, ValueError) as e:
+            raise UsageError(f"nl.shared_constant: constant {constant!r}: cannot read a .npy "
+                             f"array from it ({e})", parameter="constant") from None
+    if not isinstance(constant, np.ndarray):
+        raise UsageError(f"nl.shared_constant: constant: expected a NumPy array or a .npy "
+                         f"path, got {type(constant).__name__}", parameter="constant")
+    if dtype is not None:
+        constant = constant.astype(dtype)
+    if constant.ndim == 0:
+        constant = constant.reshape(1)
+    t: Tile = ctx.core.from_numpy(np.ascontiguousarray(constant), buffer="hbm")
+    return t
 
 
 @composed("language")
@@ -550,9 +582,9 @@ def load(src: Tile, dtype: Optional[DType] = None, *, mask: Optional[Mask] = Non
     return t
 
 
-@composed("language", partial("from SBUF tiles into HBM (a PSUM value is refused, as NKI "
-                              "0.3.0+ dma_copy does: copy it to SBUF first; an SBUF or PSUM "
-                              "dst is refused, as NKI refuses it)"))
+@composed("language", partial("from SBUF tiles into HBM (a PSUM value is copied to SBUF "
+                              "first, as the legacy compiler does; an SBUF or PSUM dst is "
+                              "refused, as NKI refuses it)"))
 def store(dst: Tile, value: Tile, *, mask: Optional[Mask] = None, name: Name = None) -> None:
     """``nl.store(dst, value, mask=None)``: writes the SBUF tile ``value`` to the HBM tensor
     (or view) ``dst``.
@@ -561,7 +593,9 @@ def store(dst: Tile, value: Tile, *, mask: Optional[Mask] = None, name: Name = N
         dst: an HBM tensor or view with value's element count (an on-chip ``dst`` is refused,
             as NKI refuses it: copy on chip with ``nl.copy`` / ``nisa.tensor_copy``). A
             transposed placement (``out[i_f, i_p]``) writes the tile transposed.
-        value: an SBUF tile (a PSUM tile is refused: copy it to SBUF first).
+        value: an SBUF tile. A PSUM tile is first copied to a new SBUF tile of its dtype
+            (Vector ``tensor_copy``), as the legacy (``neuronxcc``) compiler does; NKI
+            0.3.0+ refuses a PSUM value, tpb runs both dialects (nki-api §4.4).
         mask: an affine predicate over the views' ``nl.arange`` indices (stores the box only).
         name: label for profiles and errors.
 
@@ -575,6 +609,8 @@ def store(dst: Tile, value: Tile, *, mask: Optional[Mask] = None, name: Name = N
     if dst.buffer in ("sbuf", "psum"):
         raise UsageError(f"nl.store: dst is an {dst.buffer.upper()} tile; nl.store writes HBM "
                          "(copy on chip with nl.copy or nisa.tensor_copy)", parameter="dst")
+    if value.buffer == "psum":
+        value = copy(value)  # the legacy compiler's extra copy (DMA does not read PSUM)
     dst, value = apply_mask(mask, dst, value)
     _isa.dma_copy(dst, value, name=name)
 
