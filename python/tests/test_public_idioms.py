@@ -103,3 +103,79 @@ def test_shared_constant_refuses_what_is_not_an_array(tmp_path):
         nki.simulate_kernel(_identity_scale, x, str(tmp_path / "missing.npy"))
     with pytest.raises(tpb.UsageError, match="expected a NumPy array"):
         nki.simulate_kernel(_identity_scale, x, [1.0] * 64)
+
+
+# sd_attention (tutorial and reference) (restated): nl.load_transpose2d of a (seq, d) HBM view
+# gives the (d, seq) tile, nki-api §2.7 (HBM -> SBUF with a 2-D transpose).
+def _load_transposed(k, rows, dtype):
+    out = nl.ndarray((k.shape[1], rows), nl.float32, buffer=nl.shared_hbm)
+    i_p = nl.arange(rows)[:, None]
+    i_f = nl.arange(k.shape[1])[None, :]
+    t = nl.load_transpose2d(k[32 + i_p, i_f], dtype=dtype)
+    c = nl.ndarray(t.shape, nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(c, t)
+    nl.store(out, value=c)
+    return out
+
+
+def test_load_transpose2d_of_an_index_expression_view():
+    k = np.arange(256 * 64, dtype=np.float32).reshape(256, 64)
+    got = nki.simulate_kernel(_load_transposed, k, 128, None)
+    np.testing.assert_array_equal(got, k[32:160].T)
+    got16 = nki.simulate_kernel(_load_transposed, k / 1024, 96, nl.bfloat16)
+    want16 = (k[32:128] / 1024).T.astype(nl.bfloat16).astype(np.float32)
+    np.testing.assert_array_equal(got16, want16)
+
+
+def test_load_transpose2d_refuses_a_mask_and_a_3d_source():
+    def masked(k):
+        i_p = nl.arange(64)[:, None]
+        i_f = nl.arange(64)[None, :]
+        nl.load_transpose2d(k[i_p, i_f], mask=(i_p < 32))
+
+    def three_d(k):
+        nl.load_transpose2d(k)
+
+    with pytest.raises(tpb.NotSupported, match="mask="):
+        nki.simulate_kernel(masked, np.zeros((64, 64), np.float32))
+    with pytest.raises(tpb.UsageError, match="a 2-D tensor or view"):
+        nki.simulate_kernel(three_d, np.zeros((2, 64, 64), np.float32))
+
+
+# reference flash_fwd (restated): nl.zeros / nl.full take the legacy lazy_initialization=
+# keyword; the tile is filled either way (nki-api §4.4 creation functions take **kwargs).
+def _lazy(a):
+    out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+    z = nl.zeros(a.shape, nl.float32, buffer=nl.sbuf, lazy_initialization=True)
+    f = nl.full(a.shape, 2.0, nl.float32, buffer=nl.sbuf, lazy_initialization=False)
+    nisa.tensor_tensor(z, z, f, nl.add)
+    nl.store(out, value=z)
+    return out
+
+
+def test_lazy_initialization_fills_as_ever():
+    got = nki.simulate_kernel(_lazy, np.zeros((128, 16), np.float32))
+    np.testing.assert_array_equal(got, np.full((128, 16), 2.0, np.float32))
+
+
+def test_an_unknown_creation_keyword_is_still_refused():
+    def typo(a):
+        nl.zeros(a.shape, nl.float32, lazy_init=True)
+
+    with pytest.raises(tpb.UsageError, match="did you mean lazy_initialization"):
+        nki.simulate_kernel(typo, np.zeros((4, 4), np.float32))
+
+
+# contributed neuron-team transposes (restated): `from nki.language.constants import
+# sizeinbytes` through the drop-in; sizeinbytes is the dtype's element size.
+def test_language_constants_sizeinbytes_through_the_dropin():
+    from tpb.nki import dropin
+    with dropin.installed():
+        from neuronxcc.nki.language.constants import sizeinbytes
+        from nki.language.constants import sizeinbytes as again
+        assert again is sizeinbytes
+        assert [sizeinbytes(d) for d in (nl.bfloat16, nl.float32, nl.int8)] == [2, 4, 1]
+        with pytest.raises(tpb.UsageError, match="not a dtype"):
+            sizeinbytes("no such dtype")
+        with pytest.raises(tpb.DtypeError):
+            sizeinbytes(nl.float8_e4m3fn_x4)

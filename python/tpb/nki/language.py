@@ -210,10 +210,11 @@ def _fill(t: Tile, value: object, what: str) -> Tile:
 @composed("language", partial("on-chip tiles (an allocation and a Memset); an HBM tensor is "
                               "filled by a store"))
 def zeros(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
-          name: str = "") -> Tile:
+          name: str = "", *, lazy_initialization: bool = False) -> Tile:
     """A zero-filled tensor.
 
-    Parameters: as :func:`ndarray`.
+    Parameters: as :func:`ndarray`; ``lazy_initialization`` (legacy) lets the compiler defer
+    the fill: tpb fills at once, which no later read can tell apart.
 
     Semantics: an allocation and a Memset.
 
@@ -226,8 +227,8 @@ def zeros(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
 
 @composed("language", partial("as zeros"))
 def ones(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
-         name: str = "") -> Tile:
-    """A one-filled tensor (as :func:`zeros`).
+         name: str = "", *, lazy_initialization: bool = False) -> Tile:
+    """A one-filled tensor (as :func:`zeros`, ``lazy_initialization`` too).
 
     Example::
 
@@ -238,9 +239,11 @@ def ones(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
 
 @composed("language", partial("as zeros"))
 def full(shape: Sequence[int], fill_value: float, dtype: DType,
-         buffer: Optional[Buffer] = sbuf, name: str = "") -> Tile:
+         buffer: Optional[Buffer] = sbuf, name: str = "", *,
+         lazy_initialization: bool = False) -> Tile:
     """A tensor filled with ``fill_value`` (an allocation and a Memset); an integer dtype
-    takes a whole number it holds (not nan or inf).
+    takes a whole number it holds (not nan or inf). ``lazy_initialization`` (legacy) lets
+    the compiler defer the fill; tpb fills at once, which no later read can tell apart.
 
     Example::
 
@@ -615,8 +618,35 @@ def store(dst: Tile, value: Tile, *, mask: Optional[Mask] = None, name: Name = N
     _isa.dma_copy(dst, value, name=name)
 
 
-load_transpose2d = refused("language", "load_transpose2d", not_yet(
-    "DMA_TRANSPOSE (0xBD), whose tile order is not public; or the PE transpose (issue 18a)"))
+@composed("language", partial(
+    "2-D sources, as an element-strided DMAMEMCPY (the same tile; DMA_TRANSPOSE (0xBD), whose "
+    "tile order is not public, is not used, so a profile prices the strided copy); mask= is "
+    "refused"))
+def load_transpose2d(src: Tile, dtype: Optional[DType] = None, *, mask: Optional[Mask] = None,
+                     name: Name = None) -> Tile:
+    """``nl.load_transpose2d(src, dtype=None)``: the 2-D HBM tensor or view ``src`` ``[F, P]``
+    loaded transposed, as a new SBUF tile ``[P, F]`` (``tile[p, f] = src[f, p]``).
+
+    Parameters:
+        src: a 2-D HBM tensor or view, at most 128 in its last dim (the tile's partitions).
+        dtype: the tile's dtype (default: src's; converted as :func:`load` converts).
+        mask: refused (tpb has not placed a mask in the transposed coordinates).
+        name: label for profiles and errors.
+
+    Semantics: :func:`load` of the transposed view (a DMAMEMCPY whose source steps run
+    across ``src``'s rows): the tile NKI's DMA transpose produces, at a strided copy's cost.
+
+    Example::
+
+        kT = nl.load_transpose2d(k[i * 128:(i + 1) * 128, 0:64])   # (64, 128) tile
+    """
+    if mask is not None:
+        raise _refuse("load_transpose2d", "mask= (place the mask on a load of the view)")
+    if len(src.shape) != 2:
+        raise UsageError(f"nl.load_transpose2d: src has shape {tuple(src.shape)}; a 2-D "
+                         "tensor or view is transposed", parameter="src")
+    f, p = (int(d) for d in src.shape)
+    return load(src[arange(f)[None, :], arange(p)[:, None]], dtype, name=name)
 
 
 @composed("language")
