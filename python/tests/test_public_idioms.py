@@ -179,3 +179,31 @@ def test_language_constants_sizeinbytes_through_the_dropin():
             sizeinbytes("no such dtype")
         with pytest.raises(tpb.DtypeError):
             sizeinbytes(nl.float8_e4m3fn_x4)
+
+
+# nki-library cascaded_max (restated): the row maximum (tensor_reduce) broadcast to eight keys
+# with a zero-step .ap(), then nc_find_index8: slot 0 is NumPy's argmax (first occurrence),
+# assumption `search-nki-order` in docs/reference/assumptions.md.
+def _argmax_rows(x, n_keys):
+    p, f = x.shape
+    out = nl.ndarray((p, 1), nl.uint32, buffer=nl.shared_hbm)
+    d = nl.load(x)
+    m = nl.ndarray((p, 1), nl.float32, buffer=nl.sbuf)
+    nisa.tensor_reduce(dst=m, op=nl.maximum, data=d, axis=1)
+    idx = nl.ndarray((p, 8), nl.uint32, buffer=nl.sbuf)
+    nisa.nc_find_index8(dst=idx, data=d, vals=m.ap([[1, p], [0, n_keys]]))
+    nl.store(out, value=idx[:, 0:1])
+    return out
+
+
+def test_find_index8_with_a_repeated_key_gives_the_argmax_in_slot_zero():
+    x = np.random.default_rng(3).standard_normal((16, 300)).astype(np.float32)
+    x[5, 17] = x[5, 200] = 9.0                       # a tie: the first occurrence wins
+    got = nki.simulate_kernel(_argmax_rows, x, 8)
+    np.testing.assert_array_equal(got[:, 0], np.argmax(x, axis=1))
+
+
+def test_find_index8_refuses_other_than_eight_keys():
+    x = np.zeros((16, 300), np.float32)
+    with pytest.raises(tpb.Error, match="8 values per partition"):
+        nki.simulate_kernel(_argmax_rows, x, 4)
