@@ -207,3 +207,52 @@ def test_find_index8_refuses_other_than_eight_keys():
     x = np.zeros((16, 300), np.float32)
     with pytest.raises(tpb.Error, match="8 values per partition"):
         nki.simulate_kernel(_argmax_rows, x, 4)
+
+
+# contributed neuron-team cumsum (restated): y = cumsum(x) along the free axis in tiles of F,
+# the running total carried with a Python-bool mask (`mask=j + 1 < n_tiles`, False on the
+# last tile: nothing runs), written into the output the caller passed in (NKI's simulator
+# updates such inputs).
+def _cumsum_into(x, y, f):
+    p, n = x.shape
+    i_p, i_f = nl.mgrid[0:p, 0:f]
+    ones = nl.ones((p, f), dtype=nl.float32)
+    init = nl.zeros((p, 1), dtype=nl.float32)
+    for j in nl.affine_range(n // f):
+        data = nl.load(x[i_p, j * f + i_f])
+        run = nisa.tensor_tensor_scan(data0=ones, data1=data, initial=init, op0=np.multiply,
+                                      op1=np.add, dtype=nl.float32)
+        nl.store(y[i_p, j * f + i_f], run)
+        init[:, :] = nl.copy(run[:, f - 1], mask=j + 1 < n // f)
+
+
+def test_python_bool_mask_and_an_input_written_by_the_kernel():
+    x = np.random.default_rng(4).random((64, 96), dtype=np.float32)
+    y = np.zeros_like(x)
+    assert nki.simulate_kernel(_cumsum_into, x, y, 32) is None
+    np.testing.assert_allclose(y, np.cumsum(x, axis=1), rtol=1e-5)
+    np.testing.assert_array_equal(x, np.random.default_rng(4).random((64, 96), np.float32))
+
+
+def test_false_mask_runs_nothing_and_a_non_mask_is_refused():
+    def masked_store(a, keep):
+        t = nl.load(a)
+        nl.store(a, value=nl.add(t, 1.0), mask=keep)
+
+    a = np.zeros((8, 8), np.float32)
+    nki.simulate_kernel(masked_store, a, False)
+    np.testing.assert_array_equal(a, 0.0)
+    nki.simulate_kernel(masked_store, a, True)
+    np.testing.assert_array_equal(a, 1.0)
+    with pytest.raises(tpb.UsageError, match="mask"):
+        nki.simulate_kernel(masked_store, a, "yes")
+
+
+def test_an_input_written_into_a_read_only_array_is_refused():
+    def writes_input(a):
+        nl.store(a, value=nl.add(nl.load(a), 1.0))
+
+    a = np.zeros((8, 8), np.float32)
+    a.flags.writeable = False
+    with pytest.raises(tpb.UsageError, match="read-only"):
+        nki.simulate_kernel(writes_input, a)
