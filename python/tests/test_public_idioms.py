@@ -256,3 +256,45 @@ def test_an_input_written_into_a_read_only_array_is_refused():
     a.flags.writeable = False
     with pytest.raises(tpb.UsageError, match="read-only"):
         nki.simulate_kernel(writes_input, a)
+
+
+# contributed matmul (restated): each block's PSUM product is reduced into an SBUF
+# accumulator with `acc[...] = nl.loop_reduce(psum, op=np.add, loop_indices=[k])`, which is
+# acc = acc + psum (legacy nl.loop_reduce: the destination is the other operand).
+def _blocked_matmul(a_t, b, op):
+    kk, m = a_t.shape
+    out = nl.ndarray((m, b.shape[1]), nl.float32, buffer=nl.shared_hbm)
+    acc = nl.zeros((m, b.shape[1]), nl.float32, buffer=nl.sbuf)
+    for k in nl.affine_range(kk // 128):
+        ps = nl.zeros((m, b.shape[1]), nl.float32, buffer=nl.psum)
+        ps += nisa.nc_matmul(nl.load(a_t[k * 128:(k + 1) * 128, :]),
+                             nl.load(b[k * 128:(k + 1) * 128, :]))
+        acc[...] = nl.loop_reduce(ps, op=op, loop_indices=[k], dtype=nl.float32)
+    nl.store(out, value=acc)
+    return out
+
+
+def test_loop_reduce_accumulates_into_its_destination():
+    r = np.random.default_rng(5)
+    a_t = r.integers(-4, 4, (384, 64)).astype(np.float32)
+    b = r.integers(-4, 4, (384, 128)).astype(np.float32)
+    got = nki.simulate_kernel(_blocked_matmul, a_t, b, np.add)
+    np.testing.assert_array_equal(got, a_t.T @ b)          # small integers: exact
+    got_max = nki.simulate_kernel(_blocked_matmul, a_t, b, np.maximum)
+    blocks = [a_t[k * 128:(k + 1) * 128].T @ b[k * 128:(k + 1) * 128] for k in range(3)]
+    np.testing.assert_array_equal(got_max, np.maximum(0, np.maximum.reduce(blocks)))
+
+
+def test_loop_reduce_refuses_a_non_operator_and_a_rebound_result():
+    a_t = np.zeros((128, 64), np.float32)
+    b = np.zeros((128, 128), np.float32)
+    with pytest.raises(tpb.UsageError, match="op"):
+        nki.simulate_kernel(_blocked_matmul, a_t, b, "no such op")
+
+    def rebound(a):
+        t = nl.load(a)
+        r = nl.loop_reduce(t, np.add, [0])
+        nl.store(a, value=r)
+
+    with pytest.raises(tpb.UsageError, match="expected a tile, not tpb.nki.language.LoopReduce"):
+        nki.simulate_kernel(rebound, np.zeros((4, 4), np.float32))

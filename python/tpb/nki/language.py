@@ -35,7 +35,7 @@ from . import _api, _context
 from . import isa as _isa
 from ._api import SUPPORTED, composed, constant, not_supported, not_yet, partial, refused
 from ._mask import IndexExpr, apply_mask, arange_axis, mask_box
-from ._types import Axes, DType, Kind, Mask, Name, Tile
+from ._types import AluOp, Axes, DType, Kind, Mask, Name, Tile
 
 # --- dtypes (nki-api §2.3) and the non-call names -----------------------------------------
 from .dtypes import (bfloat16, bool_, float4_e2m1fn_x4, float8_e4m3, float8_e4m3fn,  # noqa: E402
@@ -1141,6 +1141,49 @@ def _iadd(acc: Tile, value: object) -> None:
     else:
         raise _refuse("add", f"acc += value of shape {getattr(value, 'shape', value)} into "
                              f"{tuple(acc.shape)}")
+
+
+class LoopReduce:
+    """The value of ``nl.loop_reduce(x, op, loop_indices)``: assigned into a destination
+    (``acc[...] = nl.loop_reduce(x, np.add, [k])``) it runs ``acc = op(acc, x)`` there, the
+    destination being the operation's other operand (legacy NKI's definition)."""
+
+    __slots__ = ("x", "op", "mask")
+
+    def __init__(self, x: Tile, op: AluOp, mask: Optional[Mask]) -> None:
+        self.x, self.op, self.mask = x, op, mask
+
+    def __tpb_assign__(self, target: Tile) -> None:
+        dst, acc, x = apply_mask(self.mask, target, target, self.x)
+        _isa.tensor_tensor(dst, acc, x, self.op)
+
+    def __repr__(self) -> str:
+        return ("<nl.loop_reduce result: assign it into its destination, dst[...] = "
+                "nl.loop_reduce(...); tpb does not follow a rebound name>")
+
+
+@composed("language", partial("assigned into its destination, dst[...] = "
+                              "nl.loop_reduce(x, op, [k]) (dst = op(dst, x)); a result "
+                              "rebound to a name is refused where it is used"))
+def loop_reduce(x: Tile, op: AluOp, loop_indices: object, *, dtype: Optional[DType] = None,
+                mask: Optional[Mask] = None) -> LoopReduce:
+    """Legacy ``nl.loop_reduce(x, op, loop_indices, dtype=None, mask=None)``: reduces ``x``
+    into a destination across loop iterations. The destination is also ``op``'s other
+    operand: ``dst[...] = nl.loop_reduce(x, op, [k])`` is ``dst = op(dst, x)`` (one Vector
+    ``tensor_tensor``); ``loop_indices`` only names the loops for the compiler.
+
+    Parameters:
+        x: a tile of the destination's shape; op: an ALU operator (``np.add``, ``np.maximum``);
+        loop_indices: the loop indices (unused by tpb); dtype: accepted (the destination's
+        dtype is written); mask: an affine predicate, as on any call.
+
+    Example::
+
+        acc = nl.zeros((128, 512), nl.float32)
+        for k in nl.affine_range(4):
+            acc[...] = nl.loop_reduce(partial_sum, np.add, [k])
+    """
+    return LoopReduce(x, op, mask)
 
 
 where = refused("language", "where", not_yet(
