@@ -294,17 +294,20 @@ def _(mod):
     close(y if out is None else out, np.cumsum(x, axis=1), rtol=1e-4)
 
 
-def _dve_transpose(fn):
-    def run(mod):
-        x = rng().random((64, 96), dtype=np.float32)
-        import tpb.nki as tnki
-        close(tnki.simulate_kernel(getattr(mod, fn), x), x.T, rtol=0, atol=0)
-    return run
+@driver("tiled_dve_transpose_10", "contributed/neuron-team-kernels/transpose.py")
+def _(mod):
+    import tpb.nki as tnki
+    x = rng().random((128, 16, 24), dtype=np.float32)
+    got = tnki.simulate_kernel(mod.tiled_dve_transpose_10, x, permutation=(0, 2, 1))
+    close(got, x.transpose(0, 2, 1), rtol=0, atol=0)
 
 
-DT = "contributed/neuron-team-kernels/transpose.py"
-driver("tiled_dve_transpose_10", DT)(_dve_transpose("tiled_dve_transpose_10"))
-driver("tiled_dve_transpose_210", DT)(_dve_transpose("tiled_dve_transpose_210"))
+@driver("tiled_dve_transpose_210", "contributed/neuron-team-kernels/transpose.py")
+def _(mod):
+    import tpb.nki as tnki
+    x = rng().random((128, 6, 5, 4), dtype=np.float32)
+    got = tnki.simulate_kernel(mod.tiled_dve_transpose_210, x)
+    close(got, x.transpose(0, 3, 2, 1), rtol=0, atol=0)
 
 
 # --- nki-library ----------------------------------------------------------------------------
