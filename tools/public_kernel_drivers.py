@@ -365,7 +365,18 @@ def _(mod):
 
 @driver("lib_attention_cte", f"{L}/core/attention/attention_cte.py")
 def _(mod):
-    raise AssertionError("not driven: attention_cte's argument layouts are not restated yet")
+    import ml_dtypes
+    r = rng()
+    b, s, d = 1, 512, 64
+    bf = ml_dtypes.bfloat16
+    q = (r.standard_normal((b, s, d)) * 0.5).astype(bf)       # tp_q=True: (b, seq, d)
+    k = (r.standard_normal((b, d, s)) * 0.5).astype(bf)       # tp_k=False: (b, d, seq)
+    v = r.standard_normal((b, s, d)).astype(bf)
+    got = mod.attention_cte(q, k, v, scale=0.125, causal_mask=True)
+    qf, kf, vf = (a.astype(np.float32) for a in (q, k, v))
+    scores = np.einsum("bsd,bdt->bst", qf, kf) * 0.125
+    scores = np.where(np.tril(np.ones((s, s), bool)), scores, -np.inf)
+    close(np.asarray(got).astype(np.float32), softmax(scores) @ vf, rtol=2e-2, atol=2e-2)
 
 
 @driver("lib_cross_entropy_forward", f"{L}/experimental/loss/cross_entropy.py")

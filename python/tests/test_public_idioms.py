@@ -298,3 +298,68 @@ def test_loop_reduce_refuses_a_non_operator_and_a_rebound_result():
 
     with pytest.raises(tpb.UsageError, match="expected a tile, not tpb.nki.language.LoopReduce"):
         nki.simulate_kernel(rebound, np.zeros((4, 4), np.float32))
+
+
+# nki-library attention_cte (restated): q rows read with a 4-D .ap() pattern and transposed
+# by the DMA into a (d, rows) SBUF tile, nki-api §3 dma_transpose (axes (3, 1, 2, 0)).
+def _q_transposed(q, rows, row0):
+    s, d = q.shape
+    out = nl.ndarray((d, rows), q.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((d, rows), q.dtype, buffer=nl.sbuf)
+    nisa.dma_transpose(dst=t.ap([[rows, d], [1, 1], [1, 1], [1, rows]]),
+                       src=q.ap([[d, rows], [1, 1], [1, 1], [1, d]], offset=row0 * d))
+    t2 = nl.ndarray((d, rows), q.dtype, buffer=nl.sbuf)
+    nisa.dma_transpose(t2, q[row0:row0 + rows, :])             # 2-D, axes (1, 0)
+    nisa.tensor_tensor(t, t, t2, nl.subtract)                  # the two agree: t - t2 == 0
+    nisa.tensor_tensor(t, t, t2, nl.add)
+    nl.store(out, value=t)
+    return out
+
+
+def test_dma_transpose_of_an_hbm_pattern():
+    q = np.arange(64 * 32, dtype=np.float32).reshape(64, 32)
+    got = nki.simulate_kernel(_q_transposed, q, 16, 8)
+    np.testing.assert_array_equal(got, q[8:24].T)
+
+
+def test_dma_transpose_refuses_an_sbuf_source_a_dtype_change_and_a_wrong_shape():
+    def from_sbuf(q):
+        t = nl.load(q)
+        d = nl.ndarray((q.shape[1], q.shape[0]), q.dtype, buffer=nl.sbuf)
+        nisa.dma_transpose(d, t)
+
+    def converting(q):
+        d = nl.ndarray((q.shape[1], q.shape[0]), nl.bfloat16, buffer=nl.sbuf)
+        nisa.dma_transpose(d, q)
+
+    def wrong_shape(q):
+        d = nl.ndarray(q.shape, q.dtype, buffer=nl.sbuf)
+        nisa.dma_transpose(d, q)
+
+    q = np.zeros((16, 32), np.float32)
+    with pytest.raises(tpb.NotSupported, match="SBUF source"):
+        nki.simulate_kernel(from_sbuf, q)
+    with pytest.raises(tpb.UsageError, match="does not convert"):
+        nki.simulate_kernel(converting, q)
+    with pytest.raises(tpb.UsageError, match="permuted by"):
+        nki.simulate_kernel(wrong_shape, q)
+
+
+# nki-library attention_cte (restated): a @dataclass NKIObject whose fields are plain class
+# attributes (no annotations) takes them as keyword arguments.
+def test_nkiobject_plain_class_attributes_are_dataclass_fields():
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Section(nl.NKIObject):
+        idx = None
+        offset = 0
+        sizes = [1, 2]            # a mutable default stays a class attribute
+
+        def end(self):
+            return self.offset + 1
+
+    s = Section(idx=3, offset=5)
+    assert (s.idx, s.offset, s.end(), Section.sizes) == (3, 5, 6, [1, 2])
+    with pytest.raises(TypeError, match="sizes"):
+        Section(sizes=[3])
