@@ -31,9 +31,6 @@ ROOT = Path(__file__).resolve().parent.parent
 # a cycle (the check fails when one is gone, so the list cannot go stale). Keyed by
 # (package, parent module, sorted members).
 KNOWN_CYCLES: dict[tuple[str, str, tuple[str, ...]], str] = {
-    # The Tile pyclass (tile.rs) takes its host writes from kernel.rs, which uses Core
-    # (nki.rs) and Tile: the ring goes when the assignment moves beside Tile.
-    ("tpb-python", "", ("kernel", "nki", "tile")): "issue 27 item 1 (Tile's assignment)",
 }
 
 Module = tuple[str, ...]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import pathlib
+import shutil
 import subprocess
 import sys
 import typing
@@ -133,7 +134,11 @@ def test_mypy_sees_the_definitions(tmp_path):
     a kernel that passes a str where NKI documents a number or a tile, or a float where an
     int, is caught. mypy comes with the test extra (requirements.lock); one run checks both."""
     mypy = pytest.importorskip("mypy.api")
-    package = pathlib.Path(tpb.__file__).parent
+    # A copy of the package as installed (mypy refuses to check a package inside
+    # site-packages as a user's module), found by the kernel's `import tpb` beside it.
+    package = tmp_path / "tpb"
+    shutil.copytree(pathlib.Path(tpb.__file__).parent, package,
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
     kernel = tmp_path / "kernel.py"
     kernel.write_text(
         "import numpy as np\n"

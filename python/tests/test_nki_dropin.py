@@ -196,8 +196,11 @@ def test_mx_and_tf32_names_import_and_refuse_when_used():
                  "float8_e8m0fnu"]:
         dt = getattr(nl, name)
         assert "not supported" in repr(dt)
-        with pytest.raises(tpb.DtypeError, match=name):
+        # NumPy 2.0 (the lock's for Python 3.9) turns the refusal into its own TypeError,
+        # which still names the dtype; later versions pass tpb.DtypeError through.
+        with pytest.raises((tpb.DtypeError, TypeError)) as refused:
             np.dtype(dt)
+        assert name in str(refused.value)
         core = tnki.Core()
         with pytest.raises(tpb.DtypeError, match=name):
             core.ndarray((4, 4), dt)

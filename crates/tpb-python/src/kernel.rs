@@ -3,9 +3,8 @@
 //! races and deadlocks as typed exceptions (architecture guide, "The walk of an NKI
 //! kernel", step 4).
 
-use crate::arrays::host_view;
 use crate::errors::{raise, raise_with, ErrorKind};
-use crate::nki::{nki_error, Core, Tile};
+use crate::nki::{nki_error, Core};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::collections::BTreeMap;
@@ -15,90 +14,6 @@ use tpb::cmd::run::timeline;
 use tpb_nki::Label;
 use tpb_sim::engines::{EngineId, EngineOptions, EngineRun, Stop};
 use tpb_sim::WarningKind;
-
-/// `tile[key] = value` from the host: the array is broadcast to the view's shape by NumPy
-/// and written in the view's dtype.
-pub fn assign(
-    slf: &Bound<'_, Tile>,
-    key: &Bound<'_, PyAny>,
-    value: &Bound<'_, PyAny>,
-) -> PyResult<()> {
-    let py = slf.py();
-    let t = slf.get();
-    let view = crate::tile::view_for(slf, key)?;
-    // A value that writes itself into its destination (`nl.loop_reduce`'s result, whose
-    // destination is also its operand).
-    if let Ok(hook) = value.getattr("__tpb_assign__") {
-        let target = slf.call_method1("__getitem__", (key,))?;
-        hook.call1((target,))?;
-        return Ok(());
-    }
-    if let Ok(v) = value.cast::<Tile>() {
-        // `t[k] += x` ends with `t[k] = t[k]` after the in-place add: nothing to write. Any
-        // other tile is NKI's legacy assignment, a copy on the device.
-        if v.get().tile == view {
-            return Ok(());
-        }
-        let target = slf.call_method1("__getitem__", (key,))?;
-        py.import("tpb.nki.isa")?
-            .getattr("tensor_copy")?
-            .call1((target, value))?;
-        return Ok(());
-    }
-    // A held-back nl.matmul runs before the host write it precedes (program order).
-    py.import("tpb.nki._context")?
-        .getattr("flush")?
-        .call1((t.core.bind(py),))?;
-    let np = py.import("numpy")?;
-    let target = slf.getattr("dtype")?;
-    let given = np.call_method1("asarray", (value,))?;
-    // Numbers only (ml_dtypes' are kind "V"): None or a str would become NaN or fail
-    // inside NumPy.
-    let dt = given.getattr("dtype")?;
-    let kind: String = dt.getattr("kind")?.extract()?;
-    let structured = !dt.getattr("names")?.is_none();
-    if !matches!(kind.as_str(), "b" | "i" | "u" | "f" | "V") || structured {
-        return Err(raise(
-            ErrorKind::Usage,
-            format!(
-                "tile[...] = {}: expected a number, an array of numbers or a tile",
-                value.repr()?
-            ),
-        ));
-    }
-    let shape: Vec<usize> = given.getattr("shape")?.extract()?;
-    let want = view.user_shape();
-    let fits = shape.len() <= want.len()
-        && shape
-            .iter()
-            .rev()
-            .zip(want.iter().rev())
-            .all(|(&g, &v)| g == v || g == 1);
-    if !fits {
-        return Err(raise(
-            ErrorKind::Usage,
-            format!(
-                "tile[...] = an array of shape {shape:?}: it does not broadcast to the view's {want:?}"
-            ),
-        ));
-    }
-    let mut arr = np
-        .call_method1("broadcast_to", (given, want))?
-        .call_method1("astype", (target,))?;
-    if view.blocks > 0 {
-        // The kernel's order (block dims, partitions, rest) to the tile's (partitions first).
-        let b = view.blocks;
-        let order: Vec<usize> = std::iter::once(b)
-            .chain(0..b)
-            .chain(b + 1..view.shape.len())
-            .collect();
-        arr = arr.call_method1("transpose", (order,))?;
-    }
-    let fp8 = t.core.get().lock(py).machine().config().fp8;
-    let host = host_view(&arr, &fp8)?.bytes()?;
-    let mut core = t.core.get().lock(py);
-    core.write(&view, host.as_slice()?).map_err(nki_error)
-}
 
 /// Turns `core`'s emitted synchronisation on or off (`simulate_kernel(synchronize=...)`).
 #[pyfunction]

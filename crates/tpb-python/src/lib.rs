@@ -14,7 +14,6 @@ mod kernel;
 mod lowering;
 mod machine;
 mod nki;
-mod tile;
 
 use pyo3::prelude::*;
 
@@ -34,8 +33,8 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<machine::RunReport>()?;
     m.add_class::<machine::Warning>()?;
     m.add_class::<nki::Core>()?;
-    m.add_class::<tile::Tile>()?;
-    m.add_function(wrap_pyfunction!(tile::_ndarray_at, m)?)?;
+    m.add_class::<nki::Tile>()?;
+    m.add_function(wrap_pyfunction!(nki::tile::_ndarray_at, m)?)?;
     m.add_class::<lowering::Lowering>()?;
     m.add_function(wrap_pyfunction!(lowering::_lowerings, m)?)?;
     m.add_function(wrap_pyfunction!(cli::cli, m)?)?;

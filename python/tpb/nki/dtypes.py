@@ -47,8 +47,8 @@ float8_e4m3fn = np.dtype(ml_dtypes.float8_e4m3fn)
 class UnsupportedDtype:
     """An NKI dtype name tpb cannot store: importable and comparable, refused when used.
 
-    ``numpy.dtype(nl.tfloat32)`` and every tpb call that takes it raise
-    :class:`tpb.DtypeError` naming ``why``.
+    Every tpb call that takes it raises :class:`tpb.DtypeError` naming ``why``; so does
+    ``numpy.dtype(nl.tfloat32)`` (NumPy 2.0 raises its own ``TypeError`` naming the dtype).
     """
 
     def __init__(self, name: str, why: str) -> None:

@@ -1,17 +1,20 @@
-//! `tpb.nki`: `Core` (thin over `tpb_nki`; `Tile` is in `tile.rs`); the calls go through
-//! [`crate::lowering`].
+//! `tpb.nki`: `Core` (thin over `tpb_nki`) and, in the child module `tile`, its `Tile` (the
+//! two name each other, so the tile is a part of this module, not a sibling); the calls go
+//! through [`crate::lowering`].
 
 use crate::args;
 use crate::arrays::{check_dims, host_view, tpb_dtype};
 use crate::errors::{raise, raise_with, ErrorKind};
 use crate::isa::{findings, parse_space, Instruction};
 use crate::machine::{config, fault_error, lock, register_bits};
-pub(crate) use crate::tile::Tile;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::sync::{Mutex, MutexGuard};
 use tpb_isa::{CodeEnum, Dtype};
 use tpb_nki::NkiError;
+
+pub(crate) mod tile;
+pub(crate) use tile::Tile;
 
 /// An NKI error as the matching `tpb` exception.
 pub(crate) fn nki_error(e: NkiError) -> PyErr {
