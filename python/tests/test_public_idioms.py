@@ -363,3 +363,152 @@ def test_nkiobject_plain_class_attributes_are_dataclass_fields():
     assert (s.idx, s.offset, s.end(), Section.sizes) == (3, 5, 6, [1, 2])
     with pytest.raises(TypeError, match="sizes"):
         Section(sizes=[3])
+
+
+# --- whole-kernel restatements, each checked against NumPy --------------------------------
+
+# nki-samples rmsnorm (restated): rows in tiles of 128 with a ragged masked tail, the row
+# mean of squares, rsqrt, and the gain broadcast from one partition.
+def _rmsnorm(a, g):
+    n, f = a.shape
+    out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(f)[None, :]
+    gain = nl.load(g.reshape((1, f))[nl.arange(1)[:, None], i_f]).broadcast_to((128, f))
+    for i in nl.affine_range((n + 127) // 128):
+        rows = i * 128 + i_p
+        x = nl.load(a[rows, i_f], mask=(rows < n))
+        ms = nl.mean(nl.square(x, mask=(rows < n)), axis=1, mask=(rows < n))
+        y = nl.multiply(nl.multiply(x, nl.rsqrt(ms, mask=(rows < n)), mask=(rows < n)), gain,
+                        mask=(rows < n))
+        nl.store(out[rows, i_f], value=y, mask=(rows < n))
+    return out
+
+
+def test_restated_rmsnorm_with_a_ragged_tail():
+    r = np.random.default_rng(6)
+    a = r.random((250, 64), dtype=np.float32) + 0.1
+    g = r.random(64, dtype=np.float32)
+    want = a / np.sqrt(np.mean(a * a, axis=1, keepdims=True)) * g
+    np.testing.assert_allclose(nki.simulate_kernel(_rmsnorm, a, g), want, rtol=1e-4)
+
+
+# nki-samples softmax (restated): the row max, exp of the shifted row, the row sum and a
+# division, on 250 rows in tiles of 128.
+def _softmax(a):
+    n, f = a.shape
+    out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(f)[None, :]
+    for i in nl.affine_range((n + 127) // 128):
+        rows = i * 128 + i_p
+        x = nl.load(a[rows, i_f], mask=(rows < n))
+        e = nl.exp(nl.subtract(x, nl.max(x, axis=1, mask=(rows < n)), mask=(rows < n)),
+                   mask=(rows < n))
+        y = nl.divide(e, nl.sum(e, axis=1, mask=(rows < n)), mask=(rows < n))
+        nl.store(out[rows, i_f], value=y, mask=(rows < n))
+    return out
+
+
+def test_restated_softmax():
+    a = np.random.default_rng(7).standard_normal((250, 96)).astype(np.float32)
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    want = e / e.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(nki.simulate_kernel(_softmax, a), want, rtol=1e-4, atol=1e-7)
+
+
+# nki-samples tensor_add (restated): an SPMD 2 x 2 grid, each instance adding its 128 x 512
+# block located with nl.program_id.
+@nki.jit
+def _tensor_add_block(a, b):
+    out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+    r0 = nl.program_id(0) * 128
+    c0 = nl.program_id(1) * 512
+    x = nl.load(a[r0:r0 + 128, c0:c0 + 512])
+    y = nl.load(b[r0:r0 + 128, c0:c0 + 512])
+    nl.store(out[r0:r0 + 128, c0:c0 + 512], value=x + y)
+    return out
+
+
+def test_restated_spmd_tensor_add():
+    r = np.random.default_rng(8)
+    a, b = r.random((256, 1024), dtype=np.float32), r.random((256, 1024), dtype=np.float32)
+    np.testing.assert_array_equal(_tensor_add_block[2, 2](a, b), a + b)
+
+
+# nki-library rope_hf (restated): x * cos + rotate_half(x) * sin on a (seq, d) tile, the
+# halves swapped and negated through views, outputs written into caller-given arrays.
+def _rope_half(x, cos, sin, x_out):
+    s, d = x.shape
+    h = d // 2
+    t = nl.load(x)
+    c = nl.load(cos)
+    sn = nl.load(sin)
+    rot = nl.ndarray((s, d), nl.float32, buffer=nl.sbuf)
+    nisa.tensor_scalar(rot[:, 0:h], t[:, h:d], nl.multiply, -1.0)
+    nisa.tensor_copy(rot[:, h:d], t[:, 0:h])
+    y = nl.add(nl.multiply(t, c), nl.multiply(rot, sn))
+    nl.store(x_out, value=y)
+
+
+def test_restated_rope_hf_into_a_given_output():
+    r = np.random.default_rng(9)
+    x = r.standard_normal((128, 64)).astype(np.float32)
+    ang = r.random((128, 32), dtype=np.float32)
+    cos = np.cos(np.concatenate([ang, ang], 1)).astype(np.float32)
+    sin = np.sin(np.concatenate([ang, ang], 1)).astype(np.float32)
+    out = np.zeros_like(x)
+    nki.simulate_kernel(_rope_half, x, cos, sin, out)
+    rot = np.concatenate([-x[:, 32:], x[:, :32]], 1)
+    np.testing.assert_allclose(out, x * cos + rot * sin, rtol=1e-6, atol=1e-6)
+
+
+# nki-samples attention_fwd v1 (restated): q^T k on the PE, a row softmax, the scores
+# transposed on the PE and multiplied by v^T, stored straight from PSUM.
+def _attention_v1(q, k, v):
+    d, s = q.shape
+    out = nl.ndarray((s, d), q.dtype, buffer=nl.shared_hbm)
+    qk = nl.matmul(nl.load(q), nl.load(k), transpose_x=True)          # (s, s) in PSUM
+    e = nl.exp(nl.subtract(qk, nl.max(qk, axis=1)))
+    scores = nl.divide(e, nl.sum(e, axis=1))
+    v_t = nl.transpose(nl.load(v))                                     # (s, d)
+    o = nl.matmul(nl.copy(nl.transpose(scores)), nl.copy(v_t), transpose_x=True)
+    nl.store(out, value=o)
+    return out
+
+
+def test_restated_attention_v1():
+    r = np.random.default_rng(10)
+    q, k, v = ((r.random((64, 128), dtype=np.float32) - 0.5) for _ in range(3))
+    qk = q.T @ k
+    e = np.exp(qk - qk.max(axis=1, keepdims=True))
+    want = (e / e.sum(axis=1, keepdims=True)) @ v.T
+    np.testing.assert_allclose(nki.simulate_kernel(_attention_v1, q, k, v), want, rtol=1e-3,
+                               atol=1e-4)
+
+
+# nki-samples layernorm v1 (restated): mean and mean of squares along the row, shift and
+# scale by rsqrt(var + eps), then the gamma/beta rows broadcast from one partition.
+def _layernorm(x, eps, gamma, beta):
+    n, f = x.shape
+    out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+    i_f = nl.arange(f)[None, :]
+    one = nl.arange(1)[:, None]
+    g = nl.load(gamma.reshape((1, f))[one, i_f]).broadcast_to((n, f))
+    b = nl.load(beta.reshape((1, f))[one, i_f]).broadcast_to((n, f))
+    t = nl.load(x)
+    mean = nl.mean(t, axis=1)
+    var = nl.mean(nl.square(t), axis=1) - mean * mean
+    y = (t - mean) * nl.rsqrt(var + eps) * g + b
+    nl.store(out, value=y)
+    return out
+
+
+def test_restated_layernorm_v1():
+    r = np.random.default_rng(11)
+    x = r.random((100, 256), dtype=np.float32)
+    gamma, beta = r.random(256, dtype=np.float32), r.random(256, dtype=np.float32)
+    mu = x.mean(axis=1, keepdims=True)
+    want = (x - mu) / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5) * gamma + beta
+    got = nki.simulate_kernel(_layernorm, x, 1e-5, gamma, beta)
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
