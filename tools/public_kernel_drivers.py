@@ -505,7 +505,8 @@ def main() -> int:
     if args.json:
         print(json.dumps(results, indent=1))
     passed = sum(r["ok"] for r in results)
-    print(f"{passed} passed, {len(results) - passed} failed")
+    print(f"{passed} passed, {len(results) - passed} failed",
+          file=sys.stderr if args.json else sys.stdout)
     return 0 if passed == len(results) else 1
 
 
