@@ -512,3 +512,46 @@ def test_restated_layernorm_v1():
     want = (x - mu) / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5) * gamma + beta
     got = nki.simulate_kernel(_layernorm, x, 1e-5, gamma, beta)
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
+
+
+# attention_fwd v9/v10 (restated): nki.compiler.psum/sbuf.mod_alloc(..., num_*_tiles=(m,))
+# places block i of a block dim at physical block i % m; four blocks in two slots, so
+# block 2 reads what block 0 wrote (the compiler's modulo placement).
+def _modulo_blocks(a):
+    from tpb.nki import compiler
+    out = nl.ndarray((4, 128, 64), a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((4, nl.par_dim(128), 64), nl.float32,
+                   buffer=compiler.sbuf.mod_alloc(base_addr=0, num_free_tiles=(2,)))
+    for i in nl.affine_range(2):
+        t[i] = nl.load(a[i])
+    for i in nl.affine_range(4):
+        c = nl.ndarray((128, 64), nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(c, t[i])
+        nl.store(out[i], value=c)
+    return out
+
+
+def test_mod_alloc_blocks_wrap_modulo_the_tile_count():
+    a = np.arange(2 * 128 * 64, dtype=np.float32).reshape(2, 128, 64)
+    got = nki.simulate_kernel(_modulo_blocks, a)
+    np.testing.assert_array_equal(got, np.concatenate([a, a]))
+
+
+def test_mod_alloc_refuses_a_slice_across_blocks_and_whole_use():
+    from tpb.nki import compiler
+
+    def sliced(a):
+        t = nl.ndarray((4, nl.par_dim(128), 64), nl.float32,
+                       buffer=compiler.psum.mod_alloc(base_bank=0, num_bank_tiles=(2,)))
+        t[0:2]
+
+    def whole(a):
+        t = nl.ndarray((4, nl.par_dim(128), 64), nl.float32,
+                       buffer=compiler.psum.mod_alloc(base_bank=0, num_bank_tiles=(2,)))
+        nisa.memset(t, 0.0)
+
+    a = np.zeros((2, 128, 64), np.float32)
+    with pytest.raises(tpb.NotSupported, match="integer block indices"):
+        nki.simulate_kernel(sliced, a)
+    with pytest.raises(tpb.UsageError, match="expected a tile, not .*ModAllocTensor"):
+        nki.simulate_kernel(whole, a)

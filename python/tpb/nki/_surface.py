@@ -10,7 +10,7 @@ from typing import Any, Dict
 
 from .. import _tpb
 
-__all__ = ["NKIObject", "nc", "spmd_dim", "tile_size"]
+__all__ = ["ModAlloc", "NKIObject", "nc", "spmd_dim", "tile_size"]
 
 
 class NKIObject:
@@ -157,3 +157,21 @@ class tile_size(metaclass=_TileSizeMeta):
     gemm_stationary_fmax = 128
     gemm_moving_fmax = 512
     bn_stats_fmax = 512
+
+
+class ModAlloc:
+    """A modulo placement (``mod_alloc`` with tile counts): ``nl.ndarray`` gives a tensor
+    whose ``k``-th block dim holds ``counts[k]`` physical blocks, block ``i`` being physical
+    ``i % counts[k]`` (placements sharing bytes across tensors are distinct storage in tpb,
+    assumption ``explicit-placement``)."""
+
+    def __init__(self, buffer: str, counts: tuple) -> None:
+        self.buffer = buffer
+        self.counts = counts
+
+    @property
+    def name(self) -> str:
+        return self.buffer
+
+    def __repr__(self) -> str:
+        return f"nki.compiler.{self.buffer}.mod_alloc(counts={self.counts})"

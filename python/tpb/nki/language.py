@@ -41,6 +41,7 @@ from ._types import AluOp, Axes, DType, Kind, Mask, Name, Tile
 from .dtypes import (bfloat16, bool_, float4_e2m1fn_x4, float8_e4m3, float8_e4m3fn,  # noqa: E402
                      float8_e4m3fn_x4, float8_e5m2, float8_e5m2_x4, float8_e8m0fnu, float16,
                      float32, fp32, int8, int16, int32, tfloat32, uint8, uint16, uint32)
+from ._surface import ModAlloc as _ModAlloc  # noqa: E402
 from ._surface import NKIObject, nc, spmd_dim, tile_size  # noqa: E402
 from .._tpb import Tile as tensor  # noqa: E402  (annotations: `x: nl.tensor`)
 
@@ -94,7 +95,7 @@ def _core() -> Core:
 
 
 def _buffer_name(buffer: Buffer, what: str) -> str:
-    name = buffer.name if isinstance(buffer, _Buffer) else buffer
+    name = buffer.name if isinstance(buffer, (_Buffer, _ModAlloc)) else buffer
     if name == "hbm":
         name = "private_hbm"
     if name not in ("sbuf", "psum", "private_hbm", "shared_hbm"):
@@ -169,12 +170,64 @@ def ndarray(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
                              parameter="shape" if blocks else "address")
         return _hbm_ndarray(dims, dtype, space, name)
     core = _core()
-    part_first = dims[blocks:blocks + 1] + dims[:blocks] + dims[blocks + 1:]
+    mods: Tuple[int, ...] = ()
+    if isinstance(buffer, _ModAlloc) and blocks:
+        if len(buffer.counts) != blocks or any(c < 1 for c in buffer.counts):
+            raise UsageError(f"nl.ndarray: {buffer!r} for {blocks} block dim(s): one count "
+                             "(at least 1) per block dim", parameter="buffer")
+        mods = tuple(d if d < m else m for d, m in zip(dims[:blocks], buffer.counts))
+        if mods == tuple(dims[:blocks]):
+            mods = ()                        # every block has its own storage: a plain tile
+    physical = tuple(mods) + dims[blocks:] if mods else dims
+    part_first = physical[blocks:blocks + 1] + physical[:blocks] + physical[blocks + 1:]
     if address is not None:
         t = _tpb._ndarray_at(core, list(part_first), dtype, space, name, address)
     else:
         t = core.ndarray(list(part_first), dtype, buffer=space, name=name)
-    return t._with_blocks(blocks) if blocks else t
+    t = t._with_blocks(blocks) if blocks else t
+    return ModAllocTensor(t, mods, dims) if mods else t  # type: ignore[return-value]
+
+
+class ModAllocTensor:
+    """A tensor placed with ``mod_alloc`` tile counts: subscripting block ``i`` of a block
+    dim reads physical block ``i % count``. Only subscripts are defined (a slice across
+    blocks, or the tensor used whole, raises :class:`tpb.NotSupported`)."""
+
+    def __init__(self, physical: Tile, mods: Tuple[int, ...], shape: Tuple[int, ...]) -> None:
+        self._physical = physical
+        self._mods = mods
+        self.shape = shape
+        self.dtype = physical.dtype
+        self.buffer = physical.buffer
+
+    def _key(self, key: object) -> Tuple[object, ...]:
+        keys = key if isinstance(key, tuple) else (key,)
+        out: List[object] = []
+        for k, item in enumerate(keys):
+            if k < len(self._mods):
+                if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
+                    raise _refuse("ndarray", f"a mod_alloc tensor's block dim {k} subscripted "
+                                             f"with {item!r} (tpb maps integer block indices)")
+                n = self.shape[k]
+                i = int(item) + n if int(item) < 0 else int(item)
+                if not 0 <= i < n:
+                    raise UsageError(f"block index {item} out of range for block dim {k} of "
+                                     f"size {n}", parameter="key")
+                item = i % self._mods[k]
+            out.append(item)
+        return tuple(out)
+
+    def __getitem__(self, key: object) -> Tile:
+        return self._physical[self._key(key)]
+
+    def __setitem__(self, key: object, value: object) -> None:
+        self._physical[self._key(key)] = value
+
+    def __getattr__(self, attr: str) -> object:
+        raise _refuse("ndarray", f"a mod_alloc tensor used whole (.{attr}); subscript a block")
+
+    def __repr__(self) -> str:
+        return f"<mod_alloc tensor {self.shape}, blocks modulo {self._mods}>"
 
 
 def _hbm_ndarray(shape: Tuple[int, ...], dtype: DType, buffer: str, name: str) -> Tile:
