@@ -943,9 +943,11 @@ def nc_matmul(dst: Tile, stationary: Tile, moving: Tile, is_stationary_onezero: 
         name: label for profiles and errors.
 
     Semantics: exact per tpb's documented order, not the hardware's bits (the PE's
-    summation order is not public): each product is rounded once to fp32, the products are
-    added sequentially over ``k = 0..K-1`` in fp32 (RNE, no FMA), and accumulation adds
-    that sum to the old PSUM value in fp32. The report labels the Matmul
+    summation order is not public; tpb follows the fact sheet's recommendation): the
+    products are exact and are added sequentially over ``k = 0..K-1`` in fp32 with one
+    round-to-nearest-even per step (``acc = fp32(acc + w[k] * x[k])``, a fused
+    multiply-add, from the ``k = 0`` product rounded once), and accumulation adds that sum to
+    the old PSUM value in fp32. The report labels the Matmul
     ``exact-per-our-order``; ``tpb.nki.Core(strict_exact=True)`` and
     ``simulate_kernel(..., strict_exact=True)`` raise :class:`tpb.Fault` instead.
 

@@ -1134,7 +1134,8 @@ def matmul(x: Tile, y: Tile, transpose_x: bool = False, *,
     ``nl.matmul``); its Matmul is emitted just before the next call, so that
     ``acc += nl.matmul(a, b, transpose_x=True)`` is one Matmul that accumulates into the
     PSUM tile ``acc`` (as the NKI compiler lowers it) instead of a Matmul and an add.
-    Numbers: exact per tpb's documented summation order (see ``nc_matmul``).
+    Numbers: exact per tpb's documented summation order (exact products summed in fp32
+    over the contraction, one rounding per step; see ``nc_matmul``).
 
     Example (K-tiled accumulation)::
 
