@@ -534,10 +534,12 @@ pub const ASSUMPTIONS: &[Assumption] = &[
     Assumption {
         id: "search-nki-order",
         source: "nki-api §3.4 (max8, nc_find_index8, nc_match_replace8), isa-facts-dve-pool §16.4",
-        text: "The NKI search calls reverse the 8-slot destination with a step -1 descriptor: \
-               max8 returns NKI's descending order from the ascending ISA result, and \
-               nc_find_index8 / nc_match_replace8's dst_idx put the index for vals[i] at i \
-               (MatchValueLoad stores vals[i] in slot 7-i).",
+        text: "max8 reverses its 8-slot destination with a step -1 descriptor (NKI's \
+               descending order from the ascending ISA result). nc_find_index8 and \
+               nc_match_replace8 read vals backwards into MatchValueLoad (which stores src[k] \
+               in slot 7-k), so key n is vals[n], keys are tried in vals' order and the index \
+               for vals[i] lands at i: with repeated vals the first occurrence goes to the \
+               first slot, as nki-library's cascaded_max reads it (dst[:, 0]).",
     },
     Assumption {
         id: "cross-lane-reduce",
