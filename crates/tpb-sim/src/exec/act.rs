@@ -588,7 +588,7 @@ impl Kernel for ActKernel<'_> {
                         let xs = &mut xs[..i.len() / si];
                         decode_values(act.in_dtype, i, xs, &fp8);
                         act.block(c, xs);
-                        encode_f32_values::<false>(act.out_dtype, xs, o, &fp8);
+                        encode_f32_values::<false>(simd::token(), act.out_dtype, xs, o, &fp8);
                         self.accumulate(c, (k * BLOCK) as u64, xs);
                     }
                 }

@@ -351,14 +351,14 @@ pub(crate) fn decode_values(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &F
     }
 }
 
-/// FP16 elements of `bytes` decoded into `out` at the current SIMD level: the decoder that
-/// the fused loops share instead of each inlining its own (see [`encode_values`]).
+/// FP16 elements of `bytes` decoded into `out` at `t`'s SIMD level: the decoder that the
+/// fused loops share instead of each inlining its own (see [`encode_values`]).
 #[inline(never)]
-fn decode_fp16s(bytes: &[u8], out: &mut [f32]) {
-    simd::vectorize(
+fn decode_fp16s(t: simd::Token, bytes: &[u8], out: &mut [f32]) {
+    simd::vectorize_with(
+        t,
         #[inline(always)]
         || {
-            let t = simd::token();
             let blocks = bytes.as_chunks::<2>().0.chunks(simd::FP16_BLOCK);
             for (o, b) in out.chunks_mut(simd::FP16_BLOCK).zip(blocks) {
                 simd::fp16_decode_block(t, b, o);
@@ -415,7 +415,7 @@ pub fn encode_slice_from_f32(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8
         return 0;
     };
     let n = xs.len().min(out.len() / size);
-    encode_f32s::<false>(dtype, &xs[..n], &mut out[..n * size], cfg);
+    encode_f32s::<false>(simd::token(), dtype, &xs[..n], &mut out[..n * size], cfg);
     n
 }
 
@@ -557,15 +557,18 @@ pub(crate) fn encode_rows_with<'r, K: Copy, const CANON_NAN: bool>(
             }
             Dtype::FP16 => {
                 // Blocks decoded into L1 by the shared decoder (F16C where the level has
-                // it), then the op and the encoder over the block.
+                // it), the op in place, then the encoder over the block (the shared one,
+                // with no second copy, for FP16 and integer outputs).
+                let t = simd::token();
                 let mut vals = [0f32; ENCODE_BLOCK];
                 for (key, bytes, out) in rows {
                     let (bytes, out) = cut(bytes, out);
                     let xs = bytes.chunks(ENCODE_BLOCK * 2);
                     for (x, o) in xs.zip(out.chunks_mut(ENCODE_BLOCK * size)) {
                         let v = &mut vals[..x.len() / 2];
-                        decode_fp16s(x, v);
-                        encode_values::<_, CANON_NAN>(dtype, v, |x| f(key, x), o, cfg);
+                        decode_fp16s(t, x, v);
+                        v.iter_mut().for_each(|x| *x = f(key, *x));
+                        encode_f32_values::<CANON_NAN>(t, dtype, v, o, cfg);
                     }
                 }
             }
@@ -639,6 +642,7 @@ pub(crate) fn encode_values<T: Copy, const CANON_NAN: bool>(
             let Some(size) = datapath_size(dtype) else {
                 return;
             };
+            let t = simd::token();
             let mut vals = [0f32; ENCODE_BLOCK];
             for (x, o) in xs
                 .chunks(ENCODE_BLOCK)
@@ -648,7 +652,7 @@ pub(crate) fn encode_values<T: Copy, const CANON_NAN: bool>(
                 for (v, &x) in v.iter_mut().zip(x) {
                     *v = get(x);
                 }
-                encode_f32s::<CANON_NAN>(dtype, v, o, cfg);
+                encode_f32s::<CANON_NAN>(t, dtype, v, o, cfg);
             }
         }
     }
@@ -656,12 +660,13 @@ pub(crate) fn encode_values<T: Copy, const CANON_NAN: bool>(
 
 /// Values per block of [`encode_values`]' shared path: the call and its dispatch are a few
 /// dozen instructions, against a few per element.
-const ENCODE_BLOCK: usize = 256;
+const ENCODE_BLOCK: usize = 512;
 
 /// [`encode_values`] of f32 values as they are: the fused encoders for BF16, FP32 and FP8,
-/// the shared one without a copy for the others.
+/// the shared one without a copy for the others (at `t`'s level: [`simd::token`]).
 #[inline(always)]
 pub(crate) fn encode_f32_values<const CANON_NAN: bool>(
+    t: simd::Token,
     dtype: Dtype,
     xs: &[f32],
     out: &mut [u8],
@@ -674,24 +679,37 @@ pub(crate) fn encode_f32_values<const CANON_NAN: bool>(
         | Dtype::FP8_EXP3
         | Dtype::FP8_EXP4
         | Dtype::FP8_EXP5 => encode_values::<f32, CANON_NAN>(dtype, xs, |x| x, out, cfg),
-        _ => encode_f32s::<CANON_NAN>(dtype, xs, out, cfg),
+        _ => encode_f32s::<CANON_NAN>(t, dtype, xs, out, cfg),
     }
 }
 
-/// The shared encoder: [`encode_each`] of `xs` as they are, dispatched to the current SIMD
-/// level. Never inlined, so that it is compiled once per NaN rule (see [`encode_values`]).
+/// The shared encoder: [`encode_each`] of `xs` as they are, at `t`'s SIMD level. Never
+/// inlined, so that it is compiled once per NaN rule (see [`encode_values`]).
 #[inline(never)]
-fn encode_f32s<const CANON_NAN: bool>(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8Config) {
-    simd::vectorize(
+fn encode_f32s<const CANON_NAN: bool>(
+    t: simd::Token,
+    dtype: Dtype,
+    xs: &[f32],
+    out: &mut [u8],
+    cfg: &Fp8Config,
+) {
+    simd::vectorize_with(
+        t,
         #[inline(always)]
-        || encode_each::<CANON_NAN>(dtype, xs, out, cfg),
+        || encode_each::<CANON_NAN>(t, dtype, xs, out, cfg),
     );
 }
 
 /// Every encoder, one monomorphic loop per dtype: constants fold and the float encoders,
 /// being branch-free, vectorise. `out` holds exactly one element per value.
 #[inline(always)]
-fn encode_each<const CANON_NAN: bool>(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8Config) {
+fn encode_each<const CANON_NAN: bool>(
+    t: simd::Token,
+    dtype: Dtype,
+    xs: &[f32],
+    out: &mut [u8],
+    cfg: &Fp8Config,
+) {
     let get = |x: f32| x;
     match (dtype, fp8_format(dtype, cfg), cfg.ocp_sat) {
         // FP8: through the shared table (one per format, saturation and NaN rule).
@@ -715,8 +733,7 @@ fn encode_each<const CANON_NAN: bool>(dtype: Dtype, xs: &[f32], out: &mut [u8], 
             (bf16_encode::<CANON_NAN>(x.to_bits()) as u16).to_le_bytes()
         }),
         (Dtype::FP16, ..) => {
-            // Blocks of values in registers / L1, then F16C where the level has it.
-            let t = simd::token();
+            // F16C where the level has it.
             let outs = out.as_chunks_mut::<2>().0.chunks_mut(simd::FP16_BLOCK);
             for (o, x) in outs.zip(xs.chunks(simd::FP16_BLOCK)) {
                 simd::fp16_encode_block::<CANON_NAN>(t, x, o);
