@@ -360,12 +360,11 @@ MM_K, MM_M, MM_N = 128, 128, 512
 
 
 def matmul_in_our_order(w, x):
-    """psum[m][j] = sum_k w[k][m] * x[k][j]: fp32 products added sequentially over k
-    (assumption pe-summation-order), the first product the start value."""
-    acc = w[0][:, None] * x[0][None, :]
-    for k in range(1, w.shape[0]):
-        acc = (acc + w[k][:, None] * x[k][None, :]).astype(np.float32)
-    return acc
+    """psum[m][j] = sum_k w[k][m] * x[k][j]: exact products added sequentially over k with one
+    float32 rounding per step (assumption pe-summation-order), the first product the start
+    value: gen_pe_act_fixtures' order, with its checked fused multiply-add."""
+    from gen_pe_act_fixtures import our_order
+    return our_order(w, x)
 
 
 def matmul(din, _dout):

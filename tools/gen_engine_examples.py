@@ -59,8 +59,10 @@ def main() -> None:
 
 def matmul_in_our_order(w, x):
     """psum[m][j] = sum_k w[k][m] * x[k][j] in tpb's documented order (assumption
-    pe-summation-order): each product an fp32 multiply (exact for bf16 inputs), the products
-    added in fp32 sequentially over k = 0..K-1, no FMA, the first product the start value."""
+    pe-summation-order): exact products added in fp32 sequentially over k = 0..K-1, one
+    rounding per step, the first product the start value. For bf16 inputs every product is
+    exact in fp32, so an fp32 multiply then add is that step (full fp32 inputs would need
+    the fused multiply-add of tools/gen_pe_act_fixtures.py)."""
     w32, x32 = w.astype(F32), x.astype(F32)
     acc = w32[0][:, None] * x32[0][None, :]
     for k in range(1, w.shape[0]):

@@ -6,9 +6,12 @@ Matmul (docs/reference/pe-act.md "Numerics", assumption pe-summation-order): the
 W (K x M) and moving X (K x N) decode to float32 (ml_dtypes; fp8_exp3 = float8_e3m4,
 fp8_exp4 = float8_e4m3, fp8_exp5 = float8_e5m2, assumption 15); with fp32_mode low both are
 first rounded to tf32 (10-bit significand, nearest even; assumption pe-fp32-modes); then
-psum[m][j] = sum_k W[k][m] * X[k][j] with each product a float32 multiply and the products
-added in float32 sequentially over k from the k = 0 product — exact per our order, not the
-hardware's bits.
+psum[m][j] = sum_k W[k][m] * X[k][j] with exact products (isa-facts-pe-act-dma §8 item 7) added
+in float32 sequentially over k: the k = 0 product rounded once, then each step
+acc = float32(acc + W[k][m] * X[k][j]) rounded once, a float32 fused multiply-add (`fma32`
+below, checked against exact rational arithmetic) — exact per our order, not the hardware's
+bits. Products of bf16, fp16, fp8 and tf32 inputs are exact in float32 anyway; only full fp32
+inputs see the difference.
 
 ``matmul_<case>.u32``: a header [K, M, N, w_dtype, x_dtype, fp32_mode] (wire codes), then
 K*M raw W bits, K*N raw X bits (zero-extended), then M*N expected PSUM float32 bits.
@@ -29,6 +32,7 @@ Written with numpy 2.4.6 and ml_dtypes 0.7.0:
 
 import math
 import os
+from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
@@ -76,11 +80,82 @@ def tf32(x):
     return np.where(np.isfinite(x), out, x)
 
 
+def fma32(a, b, c):
+    """float32(a * b + c) with one rounding (a float32 fused multiply-add), elementwise. The
+    product is exact in float64 (24 + 24 bits); TwoSum gives the float64 sum s and its error e
+    exactly (s + e == a*b + c); s then rounds to float32 correctly unless s is a float32
+    rounding midpoint, where the sign of e decides (2^128 stands in for an infinite
+    neighbour, so the overflow threshold is a midpoint too)."""
+    a64, b64, c64 = (np.asarray(v, F32).astype(np.float64) for v in (a, b, c))
+    p = a64 * b64
+    s = p + c64
+    bp = s - c64
+    e = (p - bp) + (c64 - (s - bp))
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = s.astype(F32)
+        up = s > r.astype(np.float64)
+        n = np.where(up, np.nextafter(r, F32(np.inf)), np.nextafter(r, F32(-np.inf)))
+        finite = lambda v: np.where(np.isinf(v), np.copysign(2.0 ** 128, v),
+                                    v.astype(np.float64))
+        mid = (finite(r) + finite(n)) / 2
+        tie = (s == mid) & (e != 0) & np.isfinite(s)
+        toward_n = np.where(up, e > 0, e < 0)
+        return np.where(tie & toward_n, n, r).astype(F32)
+
+
+def exact_fma32(a, b, c):
+    """float32(a * b + c) from exact rational arithmetic (round to nearest even), for finite
+    float32 inputs: the check of fma32."""
+    q = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+    if q == 0:
+        return F32(0.0)
+    mag = abs(q)
+    exp = mag.numerator.bit_length() - mag.denominator.bit_length()
+    if Fraction(2) ** exp > mag:
+        exp -= 1
+    quantum = Fraction(2) ** (max(exp, -126) - 23)
+    units = mag / quantum
+    whole = units.numerator // units.denominator
+    rest = units - whole
+    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and whole % 2 == 1):
+        whole += 1
+    value = whole * quantum
+    if value >= Fraction(2) ** 128:
+        return F32(math.copysign(math.inf, q))
+    return F32(math.copysign(float(value), q))
+
+
+def check_fma32():
+    """fma32 against exact_fma32 on random operands that cancel, on float64-midpoint cases
+    (where rounding the float64 sum again would be wrong) and at the overflow threshold."""
+    rng = np.random.default_rng(25)
+    sig = lambda k: (rng.integers(1 << 23, 1 << 24, k) * np.exp2(-23.0)).astype(F32)
+    k = 4000
+    a = sig(k) * np.exp2(rng.integers(-20, 20, k)).astype(F32)
+    b = sig(k) * np.exp2(rng.integers(-20, 20, k)).astype(F32)
+    c = -(a.astype(np.float64) * b).astype(F32) * sig(k).astype(F32)
+    c[::3] = (sig(len(c[::3])) * np.exp2(rng.integers(-60, 60, len(c[::3])))).astype(F32)
+    one_ulp = F32(2.0 ** -23)
+    # (2^8 (1 + 2^-23)) (2^8 (1 - 2^-23)) + (2^40 + 2^17): the float64 sum is the float32
+    # midpoint 2^40 + 2^17 + 2^16, the exact sum lies just below it.
+    fixed = [(F32(256) * (1 + one_ulp), F32(256) * (1 - one_ulp), F32(2.0 ** 40 + 2.0 ** 17)),
+             (F32(1), F32(1) + F32(2.0 ** -12), F32(-1)),
+             (F32(2.0 ** 127) * (2 - 2 * one_ulp), F32(1) - one_ulp / 2, F32(2.0 ** 103)),
+             (np.finfo(F32).max, F32(1), np.finfo(F32).max)]
+    for fa, fb, fc in fixed:
+        a, b, c = np.append(a, fa), np.append(b, fb), np.append(c, fc)
+    got = fma32(a, b, c)
+    for x, y, z, g in zip(a, b, c, got):
+        want = exact_fma32(x, y, z)
+        assert g.view(np.uint32) == want.view(np.uint32) or (g == 0 and want == 0), \
+            (x, y, z, g, want)
+
+
 def our_order(w, x):
-    acc = w[0][:, None] * x[0][None, :]
+    acc = (w[0][:, None] * x[0][None, :]).astype(F32)
     for k in range(1, w.shape[0]):
-        acc = (acc + w[k][:, None] * x[k][None, :]).astype(F32)
-    return acc.astype(F32)
+        acc = fma32(w[k][:, None], x[k][None, :], acc)
+    return acc
 
 
 def matmul_case(name, wd, xd, mode, k=32, m=16, n=40):
@@ -167,6 +242,7 @@ def act_case(func):
 
 
 def main():
+    check_fma32()
     os.makedirs(OUT, exist_ok=True)
     for d in ["fp8_exp3", "fp8_exp4", "fp8_exp5", "bfloat16", "fp16"]:
         matmul_case(d, d, d, "none")

@@ -34,6 +34,21 @@ def test_a_huge_read_is_an_error_not_a_crash():
     np.testing.assert_array_equal(m.read("hbm+0x10:fp32:1"), [2.5])
 
 
+def test_an_oversized_hbm_region_names_the_configured_hbm():
+    # Issue 29 item 5: a region past the configured HBM is a tpb.RegionError naming that
+    # HBM's size, also when its byte count passes 2^64 (it said "the 0x0-byte HBM"); a write
+    # is refused before the array's bytes are gathered (a broadcast view stays unexpanded).
+    m = tpb.Machine(gen="cayman", hbm_bytes=4096)
+    for region in ("hbm+0x0:fp32:2305843009213693952x4", "hbm+0x10:fp32:2048"):
+        with pytest.raises(tpb.RegionError, match="outside the 0x1000-byte HBM") as e:
+            m.read(region)
+        assert "0x0-byte" not in str(e.value)
+    huge = np.broadcast_to(np.float32(1), (2**20, 2**20))  # 4 TiB if gathered
+    with pytest.raises(tpb.RegionError, match="outside the 0x1000-byte HBM"):
+        m.write("hbm+0x0", huge)
+    m.write("hbm+0xff0", np.ones(4, np.float32))
+
+
 def test_machine_runs_a_dma_from_hbm_to_sbuf():
     m = tpb.Machine(gen="cayman")
     x = (np.arange(64, dtype=np.float32) * 0.25).reshape(4, 16)

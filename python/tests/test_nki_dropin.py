@@ -254,7 +254,8 @@ def test_compiler_directives_leave_the_kernel_unchanged():
     assert c.skip_middle_end_transformations(k) is k
     assert c.enable_stack_allocator(log_level=20)(k) is k
     assert c.enable_stack_allocator(k) is k
-    assert c.sbuf.mod_alloc(base_addr=0, num_free_tiles=(2,)) is tnki.language.sbuf
+    assert c.sbuf.mod_alloc(base_addr=0) is tnki.language.sbuf
+    assert c.sbuf.mod_alloc(base_addr=0, num_free_tiles=(2,)).counts == (2,)  # block wrap
     assert c.psum.alloc(lambda idx, p, f: (0, 0, 0)) is tnki.language.psum
     with c.no_reorder():
         pass

@@ -97,14 +97,26 @@ def test_spmd_instances_share_their_shared_hbm_output():
         inconsistent[2](a)
 
 
-def test_store_of_a_psum_tile_and_a_count_mismatch_are_refused():
+def test_store_of_a_psum_tile_copies_it_first_and_a_count_mismatch_is_refused():
+    # nki-api §4.4: the legacy nl.store takes a PSUM value (an extra copy to SBUF), as
+    # nki-samples' attention_fwd v1/v2 store an nl.matmul result; dma_copy itself refuses it.
     def from_psum(a):
         out = nl.ndarray((4, 4), nl.float32, buffer=nl.shared_hbm)
-        p = nl.zeros((4, 4), nl.float32, buffer=nl.psum)
+        p = nl.ndarray((4, 4), nl.float32, buffer=nl.psum)
+        nisa.tensor_copy(p, nl.load(a))
         nl.store(out, value=p)
+        return out
+
+    a = f32(4, 4)
+    np.testing.assert_array_equal(nki.simulate_kernel(from_psum, a), a)
+
+    def dma_from_psum(a):
+        out = nl.ndarray((4, 4), nl.float32, buffer=nl.shared_hbm)
+        p = nl.zeros((4, 4), nl.float32, buffer=nl.psum)
+        nisa.dma_copy(out, p)
 
     with pytest.raises(tpb.UsageError, match="PSUM source"):
-        nki.simulate_kernel(from_psum, f32(4, 4))
+        nki.simulate_kernel(dma_from_psum, f32(4, 4))
 
     def mismatch(a):
         out = nl.ndarray((4, 8), nl.float32, buffer=nl.shared_hbm)

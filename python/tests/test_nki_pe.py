@@ -2,10 +2,11 @@
 ``nl.transpose``): ``nisa.nc_matmul``, the Tensor-engine ``nisa.nc_transpose``,
 ``nl.matmul`` and ``nl.transpose``, against NumPy.
 
-The PE's summation order is not public (isa-facts-pe-act-dma §1.9); tpb fixes one
-(assumption ``pe-summation-order``: each product rounded once to fp32, summed sequentially
-over k in fp32, PSUM accumulation one more fp32 addition) and the reference below computes
-the same order with ``np.float32`` arithmetic, so every comparison is bit-exact. The
+The PE's summation order is not public (isa-facts-pe-act-dma §1.9); tpb follows the fact
+sheet's recommendation (§8 item 7; assumption ``pe-summation-order``: exact products summed
+sequentially over k in fp32 with one rounding per step, a fused multiply-add, PSUM
+accumulation one more fp32 addition) and the reference below computes the same order with a
+float32 fused multiply-add, so every comparison is bit-exact. The
 bit-accurate transpose (§1.8) is compared bit for bit, NaN, Inf and -0.0 included.
 """
 
@@ -25,14 +26,35 @@ from _outputs import hbm
 rng = np.random.default_rng(18)
 
 
+def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``float32(a * b + c)`` with one rounding, elementwise. The product is exact in float64;
+    TwoSum gives the float64 sum ``s`` and its exact error ``e``; rounding ``s`` to float32 is
+    right unless ``s`` is a float32 midpoint, where the sign of ``e`` decides (the same method
+    as ``tools/gen_pe_act_fixtures.py``, which checks it against exact fractions)."""
+    a64, b64, c64 = (np.asarray(v, np.float32).astype(np.float64) for v in (a, b, c))
+    p = a64 * b64
+    s = p + c64
+    bp = s - c64
+    e = (p - bp) + (c64 - (s - bp))
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = s.astype(np.float32)
+        up = s > r.astype(np.float64)
+        n = np.where(up, np.nextafter(r, np.float32(np.inf)),
+                     np.nextafter(r, np.float32(-np.inf)))
+        mid = (r.astype(np.float64) + n.astype(np.float64)) / 2
+        toward_n = (s == mid) & (e != 0) & np.where(up, e > 0, e < 0)
+        return np.where(toward_n, n, r).astype(np.float32)
+
+
 def our_order(st: np.ndarray, mv: np.ndarray, acc: np.ndarray | None = None) -> np.ndarray:
-    """``st.T @ mv`` in tpb's documented order (products rounded once to fp32, then added
-    sequentially over k), plus ``acc`` with one more fp32 addition."""
+    """``st.T @ mv`` in tpb's documented order (the k = 0 product rounded once to fp32, then
+    ``out = fp32(out + st[k] * mv[k])`` with the product exact, sequentially over k), plus
+    ``acc`` with one more fp32 addition."""
     st = st.astype(np.float32)
     mv = mv.astype(np.float32)
     out = st[0][:, None] * mv[0][None, :]
     for k in range(1, st.shape[0]):
-        out = out + st[k][:, None] * mv[k][None, :]
+        out = fma32(st[k][:, None], mv[k][None, :], out)
     return out if acc is None else acc + out
 
 
@@ -68,6 +90,28 @@ def test_nc_matmul_matches_numpy_in_our_order(dtype):
     assert [w.kind for w in r.warnings] == ["exact-per-our-order"]
     ref = a.astype(np.float64).T @ b.astype(np.float64)
     np.testing.assert_allclose(out.numpy(), ref, rtol=1e-4, atol=1e-4)
+
+
+# isa-facts-pe-act-dma §1.9, §8 item 7 (issue 29 item 25): exact products. K = 2,
+# W = [1, 1 + 2^-12], X = [-1, 1 + 2^-12]: the second product 1 + 2^-11 + 2^-24 is not a
+# float32; rounding it first would give 2^-11, the exact sum is 2^-11 + 2^-24.
+def test_nc_matmul_products_are_exact():
+    c = core_with()
+    a = np.float32(1 + 2.0**-12)
+    w = np.array([[1.0], [a]], np.float32)
+    x = np.array([[-1.0], [a]], np.float32)
+    out = c.ndarray((1, 1), np.float32, "psum")
+    nisa.nc_matmul(out, c.from_numpy(w, "sbuf"), c.from_numpy(x, "sbuf"))
+    exact = np.float32(2.0**-11 + 2.0**-24)
+    assert np.float32(-1) + a * a != exact
+    assert out.numpy()[0, 0] == exact
+    assert same_bits(out.numpy(), our_order(w, x))
+    # The reference's fused step on the float64 double-rounding case: the float64 sum is the
+    # float32 midpoint 2^40 + 2^17 + 2^16, the exact sum lies just below it.
+    u = 2.0**-23
+    w1, x1 = np.float32(256 * (1 + u)), np.float32(256 * (1 - u))
+    got = fma32(w1, x1, np.float32(2.0**40 + 2.0**17))
+    assert got == np.float32(2.0**40 + 2.0**17)
 
 
 @pytest.mark.parametrize("gen", ["sunda", "cayman", "mariana"])

@@ -475,7 +475,7 @@ impl Core {
             in_dtype: data.dtype,
             out_dtype: dst.dtype,
             num_active_channels: s.num_active_channels,
-            dst_mem_pattern: reversed8::<2>(gen, dst, "dst")?,
+            dst_mem_pattern: slots8::<2>(gen, dst, "dst")?,
             ..S4d2Bn::default()
         };
         self.emit_all(vec![load, Instruction::build(op::FIND_INDEX8, body)])
@@ -521,7 +521,7 @@ impl Core {
                 dst_element_count: 8,
                 dtype: t.dtype,
                 num_active_channels: s.num_active_channels,
-                dst_mem_pattern: reversed8::<4>(gen, t, "dst_idx")?,
+                dst_mem_pattern: slots8::<4>(gen, t, "dst_idx")?,
                 ..D4Mr::default()
             };
             insts.push(Instruction::build(op::DVE_READ_INDICES, body));
@@ -538,7 +538,9 @@ fn match_value_load(gen: tpb_isa::Gen, vals: &Tile) -> Result<Instruction, NkiEr
             detail: format!("must hold 8 values per partition, not {:?}", vals.shape),
         });
     }
-    let v = packed::<2>(gen, vals, "vals")?;
+    // Read backwards: MatchValueLoad stores src[k] in slot 7 - k, so slot n holds vals[n]
+    // and the keys are tried in vals' order (assumption `search-nki-order`).
+    let v = packed::<2>(gen, &backwards(vals)?, "vals")?;
     let body = S2Bn {
         src_mem_pattern: v.tensor,
         dtype: vals.dtype,
@@ -546,6 +548,43 @@ fn match_value_load(gen: tpb_isa::Gen, vals: &Tile) -> Result<Instruction, NkiEr
         ..S2Bn::default()
     };
     Ok(Instruction::build(op::MATCH_VALUE_LOAD, body))
+}
+
+/// The view of `t` that walks its elements in reverse order (last element first, every
+/// free stride negated); a zero-step (broadcast) dim stays zero-step.
+fn backwards(t: &Tile) -> Result<Tile, NkiError> {
+    let strides = t.strides();
+    let free = t.shape.get(1..).unwrap_or(&[]);
+    let last: i64 = free
+        .iter()
+        .zip(&strides)
+        .map(|(&d, &st)| (d as i64 - 1) * st)
+        .sum();
+    let size = t.dtype.size().unwrap_or(1) as i64;
+    let offset = u64::try_from(t.offset as i64 + last * size).map_err(|_| NkiError::Shape {
+        operand: "vals",
+        detail: format!("{t} cannot be walked backwards"),
+    })?;
+    let mut r = t.clone();
+    r.offset = offset;
+    r.free_strides = strides.iter().map(|st| -st).collect();
+    Ok(r)
+}
+
+/// The descriptor of a `(P, 8)` tile's 8 slots in order (the search results' slot n is
+/// NKI's position n once the keys are loaded in vals' order).
+fn slots8<const N: usize>(
+    gen: tpb_isa::Gen,
+    t: &Tile,
+    operand: &'static str,
+) -> Result<Tensor<N>, NkiError> {
+    if t.free_elements() != 8 {
+        return Err(NkiError::Shape {
+            operand,
+            detail: format!("must have shape (P, 8), not {:?}", t.shape),
+        });
+    }
+    Ok(packed::<N>(gen, t, operand)?.tensor)
 }
 
 /// The descriptor of a `(P, 8)` tile walked backwards (element 7 first, step −1), so the

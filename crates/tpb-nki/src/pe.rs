@@ -87,10 +87,11 @@ impl Core {
     /// (≤ 512, one PSUM bank of fp32) dst's free size. `accumulate=True` adds to dst (psum
     /// flags 2), `False` overwrites (flags 3), `None` overwrites the first time a matmul
     /// writes this PSUM view and adds after that (NKI's default; see the module docs).
-    /// The result is exact per tpb's documented order (products rounded once to fp32,
-    /// summed sequentially over the contraction; assumption `pe-summation-order`), not the
-    /// hardware's bits: the Matmul's report carries that label. fp32 inputs run as
-    /// `fp32_mode = high`. Returns the LoadWeights and the Matmul reports.
+    /// The result is exact per tpb's documented order (exact products summed in fp32
+    /// sequentially over the contraction, one rounding per step; assumption
+    /// `pe-summation-order`), not the hardware's bits: the Matmul's report carries that
+    /// label. fp32 inputs run as `fp32_mode = high`. Returns the LoadWeights and the Matmul
+    /// reports.
     pub fn nc_matmul(
         &mut self,
         dst: &Tile,

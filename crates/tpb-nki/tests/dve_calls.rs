@@ -283,3 +283,35 @@ fn search_calls_follow_nki_order() {
     }
     assert_eq!(core.program().len(), 1 + 2 + 3);
 }
+
+// assumption `search-nki-order`: keys are tried in vals' order, so a row maximum repeated in
+// all eight vals (nki-library cascaded_max's zero-step view of a (P, 1) tile) finds its first
+// occurrence in slot 0; the other seven keys match nothing else (all ones).
+#[test]
+fn repeated_vals_find_the_first_occurrence_in_slot_zero() {
+    let mut core = Core::new(Gen::Cayman);
+    let (p, f) = (3usize, 40usize);
+    let v = |r: usize, c: usize| ((r * 5 + c * 11) % 37) as f32;
+    let data = filled(&mut core, &[p, f], v);
+    let row_max = filled(&mut core, &[p, 1], |r, _| {
+        (0..f).map(|c| v(r, c)).fold(f32::MIN, f32::max)
+    });
+    let vals = row_max.broadcast(1, 8).unwrap();
+    let idx = core.ndarray(&[p, 8], Dtype::UINT32, Space::Sbuf).unwrap();
+    core.nc_find_index8(&idx, &data, &vals).unwrap();
+    let b = core.read(&idx).unwrap();
+    let got: Vec<u32> = b
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for r in 0..p {
+        let m = (0..f).map(|c| v(r, c)).fold(f32::MIN, f32::max);
+        let first = (0..f).position(|c| v(r, c) == m).unwrap() as u32;
+        assert_eq!(got[r * 8], first, "row {r} slot 0");
+        assert_eq!(
+            &got[r * 8 + 1..r * 8 + 8],
+            &[u32::MAX; 7],
+            "row {r} other slots"
+        );
+    }
+}

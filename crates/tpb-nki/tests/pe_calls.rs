@@ -1,5 +1,6 @@
 //! `nc_matmul` (isa-facts-pe-act-dma §1.2): dst = stationary.T @ moving against a plain
-//! reference in tpb's documented order (assumption `pe-summation-order`), and accumulate.
+//! reference in tpb's documented order (assumption `pe-summation-order`: exact products, one
+//! fused multiply-add per step, §8 item 7), and accumulate.
 
 use tpb_isa::geometry::Space;
 use tpb_isa::{Dtype, Gen};
@@ -41,7 +42,7 @@ fn nc_matmul_is_stationary_transposed_times_moving() {
             for j in 0..n {
                 let mut acc = w[mi] * x[j];
                 for kk in 1..k {
-                    acc += w[kk * m + mi] * x[kk * n + j];
+                    acc = w[kk * m + mi].mul_add(x[kk * n + j], acc);
                 }
                 assert_eq!(got[mi * n + j].to_bits(), (acc + acc).to_bits(), "{gen}");
             }
@@ -71,7 +72,7 @@ fn accumulate_none_opens_a_group_per_psum_view() {
             let (m, j) = (i / 4, i % 4);
             let mut acc = w[m] * w[j];
             for k in 1..8 {
-                acc += w[k * 4 + m] * w[k * 4 + j];
+                acc = w[k * 4 + m].mul_add(w[k * 4 + j], acc);
             }
             acc
         })

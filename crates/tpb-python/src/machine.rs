@@ -299,17 +299,15 @@ impl Machine {
     /// Writes an array at `region` (`"sbuf[p0..128]+0x400"`); dtype and shape come from the
     /// array (a `:dtype:shape` suffix, if given, must agree). Row `i` is partition START+i.
     /// The region is checked before the array's bytes are gathered (a broadcast view is
-    /// not expanded for a region that cannot hold it).
+    /// not expanded for a region that cannot hold it), HBM regions against the configured
+    /// HBM size.
     fn write(&self, py: Python<'_>, region_text: &str, array: &Bound<'_, PyAny>) -> PyResult<()> {
         let spec = RegionSpec::parse(region_text).map_err(region_error)?;
-        let (fp8, gen) = {
-            let m = lock(py, &self.machine);
-            (m.config().fp8, m.gen())
-        };
+        let fp8 = lock(py, &self.machine).config().fp8;
         let view = host_view(array, &fp8)?;
         let tensor = spec
             .bind_to(view.dtype, &view.shape)
-            .and_then(|b| b.resolve(gen))
+            .and_then(|b| lock(py, &self.machine).resolve_region(&b))
             .map_err(region_error)?;
         let host = view.bytes()?;
         let bytes = host.as_slice()?;

@@ -222,7 +222,7 @@ pub const ASSUMPTIONS: &[Assumption] = &[
     Assumption {
         id: "pe-summation-order",
         source: "isa-facts-pe-act-dma §1.9, §8 item 7; decisions §6.2",
-        text: "Matmul products are formed exactly and rounded once to fp32 (the IEEE f32 multiply), then added in fp32 sequentially over the contraction index k = 0..K-1 with round-to-nearest-even and no fused multiply-add; accumulating onto PSUM is one more fp32 addition. The hardware order is not public: every Matmul result is exact per this order only and its report says so.",
+        text: "Matmul products are exact (never rounded on their own) and are added in fp32 sequentially over the contraction index k = 0..K-1 with one round-to-nearest-even per step: the sum starts from the k = 0 product rounded once to fp32, then each step is acc = fp32(acc + w[k]*x[k]), a fused multiply-add; accumulating onto PSUM is one more fp32 addition. The hardware order is not public: every Matmul result is exact per this order only and its report says so.",
     },
     Assumption {
         id: "pe-fp32-modes",
@@ -534,10 +534,12 @@ pub const ASSUMPTIONS: &[Assumption] = &[
     Assumption {
         id: "search-nki-order",
         source: "nki-api §3.4 (max8, nc_find_index8, nc_match_replace8), isa-facts-dve-pool §16.4",
-        text: "The NKI search calls reverse the 8-slot destination with a step -1 descriptor: \
-               max8 returns NKI's descending order from the ascending ISA result, and \
-               nc_find_index8 / nc_match_replace8's dst_idx put the index for vals[i] at i \
-               (MatchValueLoad stores vals[i] in slot 7-i).",
+        text: "max8 reverses its 8-slot destination with a step -1 descriptor (NKI's \
+               descending order from the ascending ISA result). nc_find_index8 and \
+               nc_match_replace8 read vals backwards into MatchValueLoad (which stores src[k] \
+               in slot 7-k), so key n is vals[n], keys are tried in vals' order and the index \
+               for vals[i] lands at i: with repeated vals the first occurrence goes to the \
+               first slot, as nki-library's cascaded_max reads it (dst[:, 0]).",
     },
     Assumption {
         id: "cross-lane-reduce",
@@ -641,9 +643,9 @@ pub const TIMING_CONSTANTS: &[TimingConstant] = &[
 ];
 
 /// The text each Matmul's report carries (assumption `pe-summation-order`).
-pub const PE_SUMMATION_ORDER: &str = "exact per our order, not the hardware's bits: products \
-     rounded once to fp32, summed in fp32 sequentially over the contraction index (assumption \
-     pe-summation-order)";
+pub const PE_SUMMATION_ORDER: &str = "exact per our order, not the hardware's bits: exact \
+     products summed in fp32 sequentially over the contraction index, one rounding per step \
+     (assumption pe-summation-order)";
 // ---- DMA, HBM and MEM_2D (isa-facts-pe-act-dma §3) ------------------------------------------
 
 /// `dma-register-address`: an ADDR8 in register form (`reg_lo`, `reg_hi`) addresses the

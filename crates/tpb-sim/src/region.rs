@@ -512,15 +512,15 @@ impl HostTensor {
         }
         let size = self.dtype.size().ok_or(HostError::Dtype(self.dtype))?;
         if self.space == Space::Hbm {
-            // HBM is flat: the rows follow one another; the machine checks its size.
+            // HBM is flat: the rows follow one another; the machine checks its size (and
+            // names it in an overflow error, `Machine::host_check`).
             let row = self.elems_per_partition.checked_mul(size as u64);
             let total = row.and_then(|r| r.checked_mul(u64::from(self.partitions)));
             return match (row, total) {
                 (Some(row), Some(total)) if self.start_partition == 0 => Ok((row, total)),
-                _ => Err(HostError::Hbm {
+                _ => Err(HostError::HbmSpan {
                     start: self.byte_offset,
-                    end: u64::MAX,
-                    size: 0,
+                    size: None,
                 }),
             };
         }
@@ -549,10 +549,31 @@ impl HostTensor {
 }
 
 impl Machine {
+    /// Checks a bound region against this machine — the generation's address map and, for
+    /// HBM, the configured size (named in the error, also when the region's byte count
+    /// passes 2^64) — and returns its host tensor. [`Machine::read_region`] and
+    /// [`Machine::write_region`] check this first; an embedder that gathers the data itself
+    /// calls it before gathering, so a region that cannot fit costs nothing.
+    pub fn resolve_region(&self, bound: &BoundRegion) -> Result<HostTensor, RegionError> {
+        let t = bound.tensor;
+        let checked = self.host_check(&t).and_then(|(_, total)| {
+            if t.space == Space::Hbm {
+                self.hbm_check(&t, total)
+            } else {
+                Ok(())
+            }
+        });
+        checked.map(|()| t).map_err(|error| RegionError::Host {
+            region: bound.spec(),
+            gen: self.gen(),
+            error,
+        })
+    }
+
     /// Reads a region that names its dtype and shape.
     pub fn read_region(&self, region: &RegionSpec) -> Result<RegionData, RegionError> {
         let bound = region.bind()?;
-        let tensor = bound.resolve(self.gen())?;
+        let tensor = self.resolve_region(&bound)?;
         let bytes = self
             .read_tensor(&tensor)
             .map_err(|error| RegionError::Host {
@@ -575,7 +596,7 @@ impl Machine {
         data: &RegionData,
     ) -> Result<BoundRegion, RegionError> {
         let bound = region.bind_to(data.dtype, &data.shape)?;
-        let tensor = bound.resolve(self.gen())?;
+        let tensor = self.resolve_region(&bound)?;
         let want = tensor.len().unwrap_or(u64::MAX);
         if data.bytes.len() as u64 != want {
             return Err(RegionError::Length {

@@ -551,6 +551,16 @@ impl HostTensor {
     }
 }
 
+/// The end of [`HostError::HbmSpan`]'s message: the configured HBM it is outside, when known.
+fn hbm_size_text(size: Option<u64>) -> String {
+    match size {
+        Some(size) => {
+            format!("outside the {size:#x}-byte HBM (Config::hbm_bytes, `tpb run --hbm-bytes`)")
+        }
+        None => "more than any HBM".into(),
+    }
+}
+
 /// A host-API request the machine cannot serve. Nothing is changed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -597,6 +607,17 @@ pub enum HostError {
         end: u64,
         /// The HBM size.
         size: u64,
+    },
+    /// An HBM region that ends past 2^64 (its byte count, or its start plus that, overflows
+    /// 64 bits, so no end address exists). `size` is the
+    /// configured HBM when the check knew it (every [`Machine`](crate::Machine) method), else
+    /// `None` (a generation-only check, [`HostTensor::check`](crate::HostTensor::check)).
+    #[error("hbm bytes from {start:#x} end past 2^64, {}", hbm_size_text(*size))]
+    HbmSpan {
+        /// First byte.
+        start: u64,
+        /// The HBM size, when known.
+        size: Option<u64>,
     },
     /// The host buffer has the wrong length.
     #[error("host buffer has {got} bytes, the tensor needs {want}")]

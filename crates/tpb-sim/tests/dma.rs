@@ -50,6 +50,64 @@ fn hbm_host_io_and_limit() {
     assert!(m.hbm_allocated() <= 1 << 16);
 }
 
+// Issue 29 item 5: an HBM region past the configured HBM is refused naming that HBM's size,
+// also when its byte count passes 2^64 (it was "outside the 0x0-byte HBM"); the generation-only
+// check, which knows no HBM, names none (decisions §6.4: HBM is bounded by Config::hbm_bytes).
+#[test]
+fn oversized_hbm_regions_name_the_configured_size() {
+    use tpb_sim::region::{RegionData, RegionSpec};
+    let mut m = Machine::new(Config {
+        hbm_bytes: 1 << 20,
+        ..Config::new(Gen::Cayman)
+    });
+    let before = m.clone();
+    for region in [
+        // 2^61 × 4 fp32: 2^65 bytes.
+        "hbm+0x0:fp32:2305843009213693952x4",
+        // Start plus 2^63 bytes passes 2^64.
+        "hbm+0x10:fp32:2305843009213693952",
+        // 16 GiB in a 1 MiB HBM.
+        "hbm+0x10:fp32:4294967296",
+    ] {
+        let spec = RegionSpec::parse(region).unwrap();
+        let err = m.read_region(&spec).unwrap_err().to_string();
+        assert!(
+            err.contains("outside the 0x100000-byte HBM"),
+            "{region}: {err}"
+        );
+        assert!(!err.contains("0x0-byte"), "{region}: {err}");
+        let err = m
+            .resolve_region(&spec.bind().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("outside the 0x100000-byte HBM"),
+            "{region}: {err}"
+        );
+    }
+    let t = HostTensor::hbm(0).elements(Dtype::FP32, 1 << 62);
+    let err = m.read_tensor(&t).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "hbm bytes from 0x0 end past 2^64, outside the 0x100000-byte HBM \
+         (Config::hbm_bytes, `tpb run --hbm-bytes`)"
+    );
+    let err = t.check(Gen::Cayman).unwrap_err().to_string();
+    assert_eq!(err, "hbm bytes from 0x0 end past 2^64, more than any HBM");
+    // A write is refused the same way and changes nothing; a region that fits still works.
+    let data = RegionData {
+        dtype: Dtype::FP32,
+        shape: vec![1],
+        bytes: vec![0; 4],
+    };
+    let past = RegionSpec::parse("hbm+0x100000").unwrap();
+    let err = m.write_region(&past, &data).unwrap_err().to_string();
+    assert!(err.contains("outside the 0x100000-byte HBM"), "{err}");
+    assert_eq!(m, before);
+    m.write_region(&RegionSpec::parse("hbm+0xffffc").unwrap(), &data)
+        .unwrap();
+}
+
 // §3.4: HBM → SBUF, 128 rows of 64 bytes, then back to another HBM range; bytes match the
 // plain walk and the DMA semaphore is not the EVENTS update (the machine runs the data
 // movement; the scheduler adds the completion semaphore).

@@ -44,15 +44,16 @@ fn read_f32(m: &Machine, space: Space, parts: u32, offset: u64, per: u64) -> Vec
         .collect()
 }
 
-/// The plain reference of our documented order: products as IEEE f32 multiplies, summed
-/// sequentially over k from the first product (assumption `pe-summation-order`).
+/// The plain reference of our documented order: exact products summed sequentially over k,
+/// from the k = 0 product rounded once, each later step one fused multiply-add (assumption
+/// `pe-summation-order`; isa-facts-pe-act-dma §1.9, §8 item 7).
 fn reference_matmul(w: &[f32], x: &[f32], k: usize, m: usize, n: usize) -> Vec<f32> {
     let mut out = vec![0f32; m * n];
     for mi in 0..m {
         for j in 0..n {
             let mut acc = w[mi] * x[j];
             for kk in 1..k {
-                acc += w[kk * m + mi] * x[kk * n + j];
+                acc = w[kk * m + mi].mul_add(x[kk * n + j], acc);
             }
             out[mi * n + j] = acc;
         }
@@ -107,6 +108,32 @@ fn matmul_is_exact_per_our_order() {
             assert!((f64::from(got[mi * n as usize + j]) - exact).abs() <= tol);
         }
     }
+}
+
+// isa-facts-pe-act-dma §1.9 and §8 item 7 recommend exact products summed in fp32 in row
+// order (issue 29 item 25). K = 2, W = [1, 1 + 2^-12], X = [-1, 1 + 2^-12]: the second
+// product 1 + 2^-11 + 2^-24 is not an fp32; rounded first (a tie, to even) it would give
+// 2^-11, exact products give 2^-11 + 2^-24. Then accumulating onto PSUM adds the old value
+// with one more fp32 rounding (§1.9).
+#[test]
+fn matmul_products_are_exact() {
+    let a = 1.0 + 2f32.powi(-12);
+    let (w, x) = ([1.0f32, a], [-1.0f32, a]);
+    let exact = 2f32.powi(-11) + 2f32.powi(-24);
+    let rounded_products = -1.0f32 + a * a;
+    assert_ne!(exact.to_bits(), rounded_products.to_bits());
+    let mut mach = Machine::new(Config::new(Gen::Cayman));
+    write_f32(&mut mach, Space::Sbuf, 2, 0, &w);
+    write_f32(&mut mach, Space::Sbuf, 2, 0x1000, &x);
+    mach.run(&program(Gen::Cayman, &mm_text(2, 1, 1, 3)))
+        .unwrap();
+    let got = read_f32(&mach, Space::Psum, 1, 0, 1);
+    assert_eq!(got[0].to_bits(), exact.to_bits(), "got {:e}", got[0]);
+    // Accumulating (flags 0) onto the old PSUM value: one fp32 addition of the two sums.
+    mach.run(&program(Gen::Cayman, &mm_text(2, 1, 1, 0)))
+        .unwrap();
+    let got = read_f32(&mach, Space::Psum, 1, 0, 1);
+    assert_eq!(got[0].to_bits(), (exact + exact).to_bits());
 }
 
 // §1.5.2: flags without bit 0 accumulate onto PSUM; bit 0 overwrites.

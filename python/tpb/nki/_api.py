@@ -48,7 +48,7 @@ import numpy as np
 from .. import _tpb
 from .._errors import KindError, NotSupported, UsageError
 from . import _context
-from ._mask import IndexExpr, Predicate, apply_mask
+from ._mask import IndexExpr, MaskedOut, Predicate, apply_mask
 from ._types import Kind, Tile
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -157,7 +157,7 @@ _ACCEPTS: Dict[str, Callable[[object], bool]] = {
     "engine": lambda v: isinstance(v, (str, enum.Enum)) or _is_int(v),
     "choice": lambda v: isinstance(v, (str, enum.Enum)) or _is_int(v),
     "name": lambda v: isinstance(v, str),
-    "mask": lambda v: isinstance(v, Predicate),
+    "mask": lambda v: isinstance(v, (Predicate, bool, np.bool_)),
     "expr": lambda v: hasattr(v, "__tpb_index__"),
     "tile_or_number": lambda v: isinstance(v, Tile) or _is_number(v),
 }
@@ -178,7 +178,7 @@ _WHAT = {
     "engine": "an engine member or its name",
     "choice": "an enumeration member or its name",
     "name": "a str",
-    "mask": "an affine predicate over nl.arange indices",
+    "mask": "an affine predicate over nl.arange indices (or True / False)",
     "expr": "an nl.arange index expression",
     "tile_or_number": "a tile or a number",
 }
@@ -341,6 +341,12 @@ def _register(call: Call) -> None:
     REGISTRY[key] = call
 
 
+def _raised_inside(e: BaseException) -> bool:
+    """Whether ``e`` was raised inside the called function rather than by binding its
+    arguments (no traceback local: see :func:`_public`)."""
+    return e.__traceback__ is None or e.__traceback__.tb_next is not None
+
+
 def _public(call: Call) -> Callable[..., object]:
     """The callable users call: the fast path is the definition's own signature binding;
     a binding error or an argument of the wrong kind goes to :meth:`Call.retry`."""
@@ -351,14 +357,23 @@ def _public(call: Call) -> Callable[..., object]:
         try:
             return impl(*args, **kwargs)
         except TypeError as e:
-            tb = e.__traceback__
-            if tb is None or tb.tb_next is not None:
+            if _raised_inside(e):
                 raise  # raised inside the call, not by binding its arguments
-            return call.retry(args, kwargs, e)
+            first: BaseException = e
         except KindError as e:
             if getattr(e, "call", None) != qualname:
                 raise  # an inner call's argument
-            return call.retry(args, kwargs, e)
+            first = e
+        except MaskedOut as m:
+            return m.dst  # mask=False: nothing ran (module docs of _mask)
+        # Retried without the traceback: it holds this frame, whose locals hold it and the
+        # argument tiles, a reference cycle that kept their space allocated until the
+        # garbage collector ran (a loop of legacy calls ran out of SBUF).
+        first.__traceback__ = None
+        try:
+            return call.retry(args, kwargs, first)
+        except MaskedOut as m:
+            return m.dst
 
     assert call.definition is not None
     functools.update_wrapper(public, call.definition)

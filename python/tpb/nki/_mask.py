@@ -13,13 +13,17 @@ shrinks the instruction to it), so an out-of-bounds view of a ragged last tile c
 bounds, and the elements of the call's on-chip destination the mask leaves out are declared
 don't-care (later unmasked reads of them are not uninitialised reads). A predicate that is
 not a box (``i_p >= i_f``, ``|``) raises :class:`tpb.NotSupported` (``nisa.affine_select``
-applies such masks).
+applies such masks). A Python bool mask (``mask=j + 1 < n``, computed from loop indices) is
+all or nothing: ``True`` masks nothing, ``False`` runs nothing and declares the whole
+destination don't-care.
 """
 
 from __future__ import annotations
 
 import operator
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
 
 from .._errors import NotSupported, UsageError
 
@@ -255,6 +259,16 @@ def mask_box(mask: Any, shape: Sequence[int]) -> Dict[int, Tuple[int, int]]:
     return mask.box(shape)
 
 
+class MaskedOut(Exception):
+    """``mask=False``: the call runs nothing. Raised by :func:`apply_mask` and caught by the
+    call's public wrapper, which returns ``dst`` (a value-returning call's new tile, every
+    element don't-care) instead of running anything."""
+
+    def __init__(self, dst: Any) -> None:
+        super().__init__("mask=False")
+        self.dst = dst
+
+
 def apply_mask(mask: Any, *tiles: Any, marks_dst: bool = True) -> Tuple[Any, ...]:
     """The tiles shrunk to the mask's box, in the coordinates of the first tile's shape
     (tiles of that shape shrink on every axis, a tile with its partitions on the partition
@@ -262,6 +276,15 @@ def apply_mask(mask: Any, *tiles: Any, marks_dst: bool = True) -> Tuple[Any, ...
     chip, the elements the mask leaves out are declared don't-care (module docs)."""
     if mask is None:
         return tiles
+    if isinstance(mask, (bool, np.bool_)):
+        # A Python bool (legacy kernels compute one from loop indices, `mask=j + 1 < n`):
+        # True masks nothing; False masks everything, so the call runs nothing.
+        if mask:
+            return tiles
+        first = tiles[0]
+        if marks_dst and getattr(first, "buffer", "hbm") != "hbm":
+            first._mark_masked_out()
+        raise MaskedOut(first)
     ref = tuple(tiles[0].shape)
     box = mask_box(mask, ref)
     out = tuple(_shrink(t, box, ref) for t in tiles)

@@ -280,7 +280,25 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
         finally:
             _context.discard(core)
             _context.enter(old)
+    _write_back(arrays, args)
     return core, _outputs(out)
+
+
+def _write_back(arrays: Tuple[Any, ...], args: list) -> None:
+    """The kernel's writes to an input tensor land in the caller's array, as NKI's simulator
+    updates it (a kernel may take its output as an argument, ``cumsum(x, y)``). A read-only
+    array the kernel wrote is an error: the write would otherwise be lost silently."""
+    for k, (a, t) in enumerate(zip(arrays, args)):
+        if not isinstance(a, np.ndarray) or t is a:
+            continue
+        new = t.numpy().reshape(a.shape)
+        if new.tobytes() == np.ascontiguousarray(a).tobytes():
+            continue
+        if not a.flags.writeable:
+            raise UsageError(f"argument {k}: the kernel wrote this input, but the NumPy array "
+                             "is read-only, so its result cannot be returned in it (pass a "
+                             "writeable array)", parameter=f"arrays[{k}]")
+        a[...] = new
 
 
 def _kernel_argument(core: Any, a: Any) -> Any:

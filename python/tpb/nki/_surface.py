@@ -5,24 +5,43 @@ class nki-library builds on, the legacy SPMD grid specifiers and the tile-size c
 from __future__ import annotations
 
 import os
+import types
 from typing import Any, Dict
 
 from .. import _tpb
 
-__all__ = ["NKIObject", "nc", "spmd_dim", "tile_size"]
+__all__ = ["ModAlloc", "NKIObject", "nc", "spmd_dim", "tile_size"]
 
 
 class NKIObject:
     """``nl.NKIObject``: the base class of the configuration objects nki-library passes
-    into kernels (usually ``@dataclass`` subclasses). It carries no behaviour: a subclass
-    is an ordinary Python object during a tpb run.
+    into kernels (usually ``@dataclass`` subclasses), ordinary Python objects during a tpb
+    run. A plain class attribute of a subclass (``section_idx = None``, no annotation) is a
+    field as an annotated one is, so ``@dataclass`` gives it a keyword argument
+    (nki-library's attention_cte builds its ``SectionParams(section_idx=...)`` so); a
+    mutable default (list, dict, set) stays a class attribute.
 
     Example::
 
         @dataclass
         class TileConfig(nl.NKIObject):
             rows: int = 128
+            cols = 512                      # a field too: TileConfig(cols=256)
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = dict(cls.__dict__.get("__annotations__", {}))
+        for name, value in list(cls.__dict__.items()):
+            if name.startswith("_") or name in own or isinstance(value, _NOT_FIELDS):
+                continue
+            own[name] = Any
+        cls.__annotations__ = own
+
+
+# Class attributes that are not configuration fields: methods and descriptors, nested
+# classes, and mutable values @dataclass refuses as defaults.
+_NOT_FIELDS = (types.FunctionType, staticmethod, classmethod, property, type, list, dict, set)
 
 
 def nc(n: int) -> int:
@@ -138,3 +157,21 @@ class tile_size(metaclass=_TileSizeMeta):
     gemm_stationary_fmax = 128
     gemm_moving_fmax = 512
     bn_stats_fmax = 512
+
+
+class ModAlloc:
+    """A modulo placement (``mod_alloc`` with tile counts): ``nl.ndarray`` gives a tensor
+    whose ``k``-th block dim holds ``counts[k]`` physical blocks, block ``i`` being physical
+    ``i % counts[k]`` (placements sharing bytes across tensors are distinct storage in tpb,
+    assumption ``explicit-placement``)."""
+
+    def __init__(self, buffer: str, counts: tuple) -> None:
+        self.buffer = buffer
+        self.counts = counts
+
+    @property
+    def name(self) -> str:
+        return self.buffer
+
+    def __repr__(self) -> str:
+        return f"nki.compiler.{self.buffer}.mod_alloc(counts={self.counts})"

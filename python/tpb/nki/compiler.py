@@ -8,9 +8,12 @@ written (docs/python.md, "Compiler directives"):
 - loop directives ``no_reorder()`` and ``multi_buffer(n)`` (``directives=`` of the ``nl``
   loops, or ``with nki.compiler.no_reorder():``) are accepted and ignored — tpb runs calls
   in program order;
-- placement allocators ``sbuf.alloc(fn)``, ``sbuf.mod_alloc(base_addr=..., num_free_tiles=...)``,
+- placement allocators ``sbuf.alloc(fn)``, ``sbuf.mod_alloc(base_addr=...)``,
   ``sbuf.auto_alloc()`` (and ``psum.*``) name the buffer; tpb places the tile with its own
-  allocator (a capacity error names the tile). Assumption ``explicit-placement``: a kernel
+  allocator (a capacity error names the tile). ``mod_alloc`` with tile counts
+  (``num_free_tiles=`` / ``num_bank_tiles=``) keeps the compiler's modulo placement of
+  block dims: block ``i`` is physical block ``i % count``, so blocks share storage as on
+  the device. Assumption ``explicit-placement``: a kernel
   whose result depended on two tiles sharing bytes by placement would race on hardware, so
   distinct storage gives the same results.
 
@@ -28,8 +31,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-__all__ = ["enable_stack_allocator", "force_auto_alloc", "multi_buffer", "no_reorder",
-           "psum", "sbuf", "skip_middle_end_transformations"]
+from ._surface import ModAlloc
+
+__all__ = ["ModAlloc", "enable_stack_allocator", "force_auto_alloc", "multi_buffer",
+           "no_reorder", "psum", "sbuf", "skip_middle_end_transformations"]
 
 
 def skip_middle_end_transformations(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -99,7 +104,14 @@ class _Allocators:
         return self._region()
 
     def mod_alloc(self, *args: Any, **kwargs: Any) -> Any:
-        return self._region()
+        """``mod_alloc(base_addr=/base_bank=, num_free_tiles=/num_bank_tiles=, ...)``: the
+        tensor's block dims wrap modulo the tile counts (block ``i`` of a dim with count
+        ``m`` is physical block ``i % m``, as the compiler places them); without counts, the
+        buffer."""
+        counts = kwargs.get("num_bank_tiles", kwargs.get("num_free_tiles"))
+        if counts is None:
+            return self._region()
+        return ModAlloc(self._buffer, tuple(int(c) for c in counts))
 
     def auto_alloc(self, *args: Any, **kwargs: Any) -> Any:
         return self._region()

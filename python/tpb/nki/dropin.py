@@ -7,7 +7,7 @@ kernels import them:
 ``nki``, ``neuronxcc.nki``                :mod:`tpb.nki`
 ``nki.language``, ``neuronxcc.nki.language``  :mod:`tpb.nki.language`
 ``nki.isa`` (``.constants``)              :mod:`tpb.nki.isa` (:mod:`tpb.nki.constants`)
-``nki.typing``, ``nki.tensor``, ``nki.dtype``, ``nki.language.dtypes``  annotations, dtypes
+``nki.typing``, ``nki.tensor``, ``nki.dtype``, ``nki.language.dtypes`` / ``.constants``  annotations, dtypes
 ``nki.compiler``, ``nki.collectives``     :mod:`tpb.nki.compiler`, :mod:`tpb.nki.collectives`
 ``nki_cpu_simulator.nki.*``               the same (nki-library's test utilities alias it)
 ========================================  ===============================
@@ -43,6 +43,7 @@ _BELOW_ROOT: Dict[str, str] = {
     "": "tpb.nki",
     ".language": "tpb.nki.language",
     ".language.dtypes": "tpb.nki.dtypes",
+    ".language.constants": "tpb.nki.dtypes",
     ".isa": "tpb.nki.isa",
     ".isa.constants": "tpb.nki.constants",
     ".typing": "tpb.nki.typing",

@@ -21,10 +21,12 @@ from typing import Any, NoReturn
 import ml_dtypes
 import numpy as np
 
+from .._errors import UsageError
+
 __all__ = [
     "bfloat16", "bool_", "float16", "float32", "float4_e2m1fn_x4", "float8_e4m3",
     "float8_e4m3fn", "float8_e4m3fn_x4", "float8_e5m2", "float8_e5m2_x4", "float8_e8m0fnu",
-    "fp32", "int16", "int32", "int8", "tfloat32", "uint16", "uint32", "uint8",
+    "fp32", "int16", "int32", "int8", "sizeinbytes", "tfloat32", "uint16", "uint32", "uint8",
 ]
 
 bool_ = np.dtype(np.uint8)
@@ -93,3 +95,19 @@ class _Fp32Constants:
 
 
 fp32 = _Fp32Constants()
+
+
+def sizeinbytes(dtype: Any) -> int:
+    """Bytes per element of ``dtype`` (legacy ``nki.language.constants.sizeinbytes``; the
+    drop-in maps that module here).
+
+    Example::
+
+        sizeinbytes(nl.bfloat16)   # 2
+    """
+    if isinstance(dtype, UnsupportedDtype):
+        dtype.refuse()
+    try:
+        return int(np.dtype(dtype).itemsize)
+    except TypeError:
+        raise UsageError(f"sizeinbytes: {dtype!r} is not a dtype", parameter="dtype") from None

@@ -368,6 +368,18 @@ def _tensor_copy_legacy(src: Tile, *, mask: Optional[Mask] = None,
     """``tensor_copy(src)`` returning a new tile."""
 
 
+@legacy(tensor_copy)
+def _tensor_copy_dst_dtype(dst: Tile, src: Tile, *, dtype: Optional[DType] = None,
+                           mask: Optional[Mask] = None, engine: EngineArg = engine.unknown,
+                           name: Name = None) -> RunReport:
+    """The transitional keyword form ``tensor_copy(dst=, src=, dtype=)`` (nki-samples'
+    matrix-multiplication tutorials): ``dtype`` must be ``dst``'s (the copy writes dst's
+    dtype)."""
+    _same_dtype("tensor_copy", dtype, dst)
+    dst, src = apply_mask(mask, dst, src)
+    return tensor_copy(dst, src, engine=engine, name=name)
+
+
 @lowered(status=SUPPORTED)
 def memset(dst: Tile, value: float, engine: EngineArg = engine.unknown,
            name: Name = None) -> RunReport:
@@ -931,9 +943,11 @@ def nc_matmul(dst: Tile, stationary: Tile, moving: Tile, is_stationary_onezero: 
         name: label for profiles and errors.
 
     Semantics: exact per tpb's documented order, not the hardware's bits (the PE's
-    summation order is not public): each product is rounded once to fp32, the products are
-    added sequentially over ``k = 0..K-1`` in fp32 (RNE, no FMA), and accumulation adds
-    that sum to the old PSUM value in fp32. The report labels the Matmul
+    summation order is not public; tpb follows the fact sheet's recommendation): the
+    products are exact and are added sequentially over ``k = 0..K-1`` in fp32 with one
+    round-to-nearest-even per step (``acc = fp32(acc + w[k] * x[k])``, a fused
+    multiply-add, from the ``k = 0`` product rounded once), and accumulation adds that sum to
+    the old PSUM value in fp32. The report labels the Matmul
     ``exact-per-our-order``; ``tpb.nki.Core(strict_exact=True)`` and
     ``simulate_kernel(..., strict_exact=True)`` raise :class:`tpb.Fault` instead.
 
@@ -1182,8 +1196,57 @@ _NO_INST = not_supported("no instruction for it in tpb")
 _MX = not_supported("NC-v4 MX formats are not modelled")
 _BN = not_supported("the BatchNorm state's semantics are not public")
 
-dma_transpose = refused("isa", "dma_transpose", not_supported(
-    "DMA_TRANSPOSE (0xBD) decodes and validates, but its tile order is not public"))
+_DMA_TRANSPOSE_AXES = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}
+
+
+@composed("isa", partial(
+    "direct transposes of an HBM source, as an element-strided DMAMEMCPY (the documented "
+    "result; DMA_TRANSPOSE (0xBD), whose tile order is not public, is not used, so a profile "
+    "prices the strided copy); an SBUF source and indirect (indices) forms are refused"))
+def dma_transpose(dst: Tile, src: Tile, axes: Optional[Sequence[int]] = None,
+                  priority: Optional[int] = None, dge_mode: DgeMode = dge_mode.unknown,
+                  oob_mode: OobMode = oob_mode.error, name: Name = None) -> RunReport:
+    """``dst = src`` with its axes permuted by ``axes`` (NKI: ``(1, 0)``, ``(2, 1, 0)`` or
+    ``(3, 1, 2, 0)``, the default for the source's rank): ``dst[i_axes[0], ...] =
+    src[i_0, ...]`` — ``dst.shape`` is ``src.shape`` permuted, and the dtypes are equal.
+
+    Parameters:
+        dst: an SBUF tile or view shaped like the permuted source.
+        src: an HBM tensor or view (``.ap()`` patterns included) of dst's dtype.
+        axes: the permutation (default: NKI's for the rank); priority, dge_mode, oob_mode:
+            accepted as :func:`dma_copy` takes them.
+        name: label for profiles and errors.
+
+    Semantics: one :func:`dma_copy` from the source's permuted access pattern (its storage
+    steps in ``axes`` order): the tile DMA_TRANSPOSE produces, at a strided copy's cost.
+
+    Example::
+
+        nisa.dma_transpose(dst=kT, src=k[0:16, 0:128])     # kT: (128, 16) in SBUF
+    """
+    shape = tuple(int(d) for d in src.shape)
+    perm = tuple(axes) if axes is not None else _DMA_TRANSPOSE_AXES.get(len(shape))
+    if perm is None or sorted(perm) != list(range(len(shape))):
+        raise UsageError(f"nki.isa.dma_transpose: axes={axes!r} for a {len(shape)}-D source: "
+                         "a permutation of its dims (NKI: (1, 0), (2, 1, 0), (3, 1, 2, 0))",
+                         parameter="axes")
+    if src.buffer != "hbm":
+        raise _api.refuse("isa", "dma_transpose", f"an {src.buffer.upper()} source (tpb "
+                          "transposes an HBM source; the SBUF-source tile order is not public)")
+    if np.dtype(src.dtype) != np.dtype(dst.dtype):
+        raise UsageError(f"nki.isa.dma_transpose: src is {src.dtype} and dst {dst.dtype}: a "
+                         "DMA transpose does not convert", parameter="dst")
+    want = tuple(shape[a] for a in perm)
+    if tuple(int(d) for d in dst.shape) != want:
+        raise UsageError(f"nki.isa.dma_transpose: dst has shape {tuple(dst.shape)}; the "
+                         f"source {shape} permuted by {perm} is {want}", parameter="dst")
+    item = np.dtype(src.dtype).itemsize
+    # Storage steps of the source's dims (dim 0's from the offset of its second index).
+    steps = [(src[1:2].offset - src.offset) // item if shape[0] > 1 else 0] + \
+        [int(t) for t in src.strides]
+    pattern = [[steps[a], shape[a]] for a in perm]
+    return dma_copy(dst, src.ap(pattern), priority=priority, dge_mode=dge_mode,
+                    oob_mode=oob_mode, name=name)
 dma_compute = refused("isa", "dma_compute", not_yet(
     "a tpb.nki call over DMAMEMCPY's compute_op (which runs; issue 19 follow-up)"))
 tensor_partition_reduce = refused("isa", "tensor_partition_reduce", not_supported(

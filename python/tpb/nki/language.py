@@ -35,12 +35,13 @@ from . import _api, _context
 from . import isa as _isa
 from ._api import SUPPORTED, composed, constant, not_supported, not_yet, partial, refused
 from ._mask import IndexExpr, apply_mask, arange_axis, mask_box
-from ._types import Axes, DType, Kind, Mask, Name, Tile
+from ._types import AluOp, Axes, DType, Kind, Mask, Name, Tile
 
 # --- dtypes (nki-api §2.3) and the non-call names -----------------------------------------
 from .dtypes import (bfloat16, bool_, float4_e2m1fn_x4, float8_e4m3, float8_e4m3fn,  # noqa: E402
                      float8_e4m3fn_x4, float8_e5m2, float8_e5m2_x4, float8_e8m0fnu, float16,
                      float32, fp32, int8, int16, int32, tfloat32, uint8, uint16, uint32)
+from ._surface import ModAlloc as _ModAlloc  # noqa: E402
 from ._surface import NKIObject, nc, spmd_dim, tile_size  # noqa: E402
 from .._tpb import Tile as tensor  # noqa: E402  (annotations: `x: nl.tensor`)
 
@@ -94,7 +95,7 @@ def _core() -> Core:
 
 
 def _buffer_name(buffer: Buffer, what: str) -> str:
-    name = buffer.name if isinstance(buffer, _Buffer) else buffer
+    name = buffer.name if isinstance(buffer, (_Buffer, _ModAlloc)) else buffer
     if name == "hbm":
         name = "private_hbm"
     if name not in ("sbuf", "psum", "private_hbm", "shared_hbm"):
@@ -169,12 +170,64 @@ def ndarray(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
                              parameter="shape" if blocks else "address")
         return _hbm_ndarray(dims, dtype, space, name)
     core = _core()
-    part_first = dims[blocks:blocks + 1] + dims[:blocks] + dims[blocks + 1:]
+    mods: Tuple[int, ...] = ()
+    if isinstance(buffer, _ModAlloc) and blocks:
+        if len(buffer.counts) != blocks or any(c < 1 for c in buffer.counts):
+            raise UsageError(f"nl.ndarray: {buffer!r} for {blocks} block dim(s): one count "
+                             "(at least 1) per block dim", parameter="buffer")
+        mods = tuple(d if d < m else m for d, m in zip(dims[:blocks], buffer.counts))
+        if mods == tuple(dims[:blocks]):
+            mods = ()                        # every block has its own storage: a plain tile
+    physical = tuple(mods) + dims[blocks:] if mods else dims
+    part_first = physical[blocks:blocks + 1] + physical[:blocks] + physical[blocks + 1:]
     if address is not None:
         t = _tpb._ndarray_at(core, list(part_first), dtype, space, name, address)
     else:
         t = core.ndarray(list(part_first), dtype, buffer=space, name=name)
-    return t._with_blocks(blocks) if blocks else t
+    t = t._with_blocks(blocks) if blocks else t
+    return ModAllocTensor(t, mods, dims) if mods else t  # type: ignore[return-value]
+
+
+class ModAllocTensor:
+    """A tensor placed with ``mod_alloc`` tile counts: subscripting block ``i`` of a block
+    dim reads physical block ``i % count``. Only subscripts are defined (a slice across
+    blocks, or the tensor used whole, raises :class:`tpb.NotSupported`)."""
+
+    def __init__(self, physical: Tile, mods: Tuple[int, ...], shape: Tuple[int, ...]) -> None:
+        self._physical = physical
+        self._mods = mods
+        self.shape = shape
+        self.dtype = physical.dtype
+        self.buffer = physical.buffer
+
+    def _key(self, key: object) -> Tuple[object, ...]:
+        keys = key if isinstance(key, tuple) else (key,)
+        out: List[object] = []
+        for k, item in enumerate(keys):
+            if k < len(self._mods):
+                if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
+                    raise _refuse("ndarray", f"a mod_alloc tensor's block dim {k} subscripted "
+                                             f"with {item!r} (tpb maps integer block indices)")
+                n = self.shape[k]
+                i = int(item) + n if int(item) < 0 else int(item)
+                if not 0 <= i < n:
+                    raise UsageError(f"block index {item} out of range for block dim {k} of "
+                                     f"size {n}", parameter="key")
+                item = i % self._mods[k]
+            out.append(item)
+        return tuple(out)
+
+    def __getitem__(self, key: object) -> Tile:
+        return self._physical[self._key(key)]
+
+    def __setitem__(self, key: object, value: object) -> None:
+        self._physical[self._key(key)] = value
+
+    def __getattr__(self, attr: str) -> object:
+        raise _refuse("ndarray", f"a mod_alloc tensor used whole (.{attr}); subscript a block")
+
+    def __repr__(self) -> str:
+        return f"<mod_alloc tensor {self.shape}, blocks modulo {self._mods}>"
 
 
 def _hbm_ndarray(shape: Tuple[int, ...], dtype: DType, buffer: str, name: str) -> Tile:
@@ -210,10 +263,11 @@ def _fill(t: Tile, value: object, what: str) -> Tile:
 @composed("language", partial("on-chip tiles (an allocation and a Memset); an HBM tensor is "
                               "filled by a store"))
 def zeros(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
-          name: str = "") -> Tile:
+          name: str = "", *, lazy_initialization: bool = False) -> Tile:
     """A zero-filled tensor.
 
-    Parameters: as :func:`ndarray`.
+    Parameters: as :func:`ndarray`; ``lazy_initialization`` (legacy) lets the compiler defer
+    the fill: tpb fills at once, which no later read can tell apart.
 
     Semantics: an allocation and a Memset.
 
@@ -226,8 +280,8 @@ def zeros(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
 
 @composed("language", partial("as zeros"))
 def ones(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
-         name: str = "") -> Tile:
-    """A one-filled tensor (as :func:`zeros`).
+         name: str = "", *, lazy_initialization: bool = False) -> Tile:
+    """A one-filled tensor (as :func:`zeros`, ``lazy_initialization`` too).
 
     Example::
 
@@ -238,9 +292,11 @@ def ones(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
 
 @composed("language", partial("as zeros"))
 def full(shape: Sequence[int], fill_value: float, dtype: DType,
-         buffer: Optional[Buffer] = sbuf, name: str = "") -> Tile:
+         buffer: Optional[Buffer] = sbuf, name: str = "", *,
+         lazy_initialization: bool = False) -> Tile:
     """A tensor filled with ``fill_value`` (an allocation and a Memset); an integer dtype
-    takes a whole number it holds (not nan or inf).
+    takes a whole number it holds (not nan or inf). ``lazy_initialization`` (legacy) lets
+    the compiler defer the fill; tpb fills at once, which no later read can tell apart.
 
     Example::
 
@@ -275,8 +331,40 @@ def empty_like(x: Tile, dtype: Optional[DType] = None, buffer: Optional[Buffer] 
                    buffer if buffer is not None else x.buffer, name)
 
 
-shared_constant = refused("language", "shared_constant", not_yet(
-    "a tpb.nki lowering of constant HBM tensors (issue 19 follow-up)"))
+@composed("language")
+def shared_constant(constant: object, dtype: Optional[DType] = None) -> Tile:
+    """A constant HBM tensor holding ``constant`` (a NumPy array, or the path of a ``.npy``
+    file), as NKI embeds it in the kernel binary (nki-api §2: shared_constant).
+
+    Parameters:
+        constant: an array of a dtype tpb stores, or a ``.npy`` path (read without pickle).
+        dtype: the tensor's dtype; the array is converted to it (NumPy's conversion) when
+            given, else it keeps its own.
+
+    Semantics: no instruction: the bytes are in HBM before the kernel's first instruction,
+    as a constant in the binary is. Read it with ``nl.load`` / ``nisa.dma_copy``.
+
+    Example::
+
+        iota = nl.shared_constant(np.arange(128, dtype=np.int32).reshape(128, 1))
+        t = nl.load(iota)
+    """
+    ctx = _context.current("nki.language.shared_constant")
+    if isinstance(constant, (str, bytes)) or hasattr(constant, "__fspath__"):
+        try:
+            constant = np.load(constant, allow_pickle=False)  # type: ignore[arg-type]
+        except (OSError, ValueError) as e:
+            raise UsageError(f"nl.shared_constant: constant {constant!r}: cannot read a .npy "
+                             f"array from it ({e})", parameter="constant") from None
+    if not isinstance(constant, np.ndarray):
+        raise UsageError(f"nl.shared_constant: constant: expected a NumPy array or a .npy "
+                         f"path, got {type(constant).__name__}", parameter="constant")
+    if dtype is not None:
+        constant = constant.astype(dtype)
+    if constant.ndim == 0:
+        constant = constant.reshape(1)
+    t: Tile = ctx.core.from_numpy(np.ascontiguousarray(constant), buffer="hbm")
+    return t
 
 
 @composed("language")
@@ -550,9 +638,9 @@ def load(src: Tile, dtype: Optional[DType] = None, *, mask: Optional[Mask] = Non
     return t
 
 
-@composed("language", partial("from SBUF tiles into HBM (a PSUM value is refused, as NKI "
-                              "0.3.0+ dma_copy does: copy it to SBUF first; an SBUF or PSUM "
-                              "dst is refused, as NKI refuses it)"))
+@composed("language", partial("from SBUF tiles into HBM (a PSUM value is copied to SBUF "
+                              "first, as the legacy compiler does; an SBUF or PSUM dst is "
+                              "refused, as NKI refuses it)"))
 def store(dst: Tile, value: Tile, *, mask: Optional[Mask] = None, name: Name = None) -> None:
     """``nl.store(dst, value, mask=None)``: writes the SBUF tile ``value`` to the HBM tensor
     (or view) ``dst``.
@@ -561,7 +649,9 @@ def store(dst: Tile, value: Tile, *, mask: Optional[Mask] = None, name: Name = N
         dst: an HBM tensor or view with value's element count (an on-chip ``dst`` is refused,
             as NKI refuses it: copy on chip with ``nl.copy`` / ``nisa.tensor_copy``). A
             transposed placement (``out[i_f, i_p]``) writes the tile transposed.
-        value: an SBUF tile (a PSUM tile is refused: copy it to SBUF first).
+        value: an SBUF tile. A PSUM tile is first copied to a new SBUF tile of its dtype
+            (Vector ``tensor_copy``), as the legacy (``neuronxcc``) compiler does; NKI
+            0.3.0+ refuses a PSUM value, tpb runs both dialects (nki-api §4.4).
         mask: an affine predicate over the views' ``nl.arange`` indices (stores the box only).
         name: label for profiles and errors.
 
@@ -575,12 +665,41 @@ def store(dst: Tile, value: Tile, *, mask: Optional[Mask] = None, name: Name = N
     if dst.buffer in ("sbuf", "psum"):
         raise UsageError(f"nl.store: dst is an {dst.buffer.upper()} tile; nl.store writes HBM "
                          "(copy on chip with nl.copy or nisa.tensor_copy)", parameter="dst")
+    if value.buffer == "psum":
+        value = copy(value)  # the legacy compiler's extra copy (DMA does not read PSUM)
     dst, value = apply_mask(mask, dst, value)
     _isa.dma_copy(dst, value, name=name)
 
 
-load_transpose2d = refused("language", "load_transpose2d", not_yet(
-    "DMA_TRANSPOSE (0xBD), whose tile order is not public; or the PE transpose (issue 18a)"))
+@composed("language", partial(
+    "2-D sources, as an element-strided DMAMEMCPY (the same tile; DMA_TRANSPOSE (0xBD), whose "
+    "tile order is not public, is not used, so a profile prices the strided copy); mask= is "
+    "refused"))
+def load_transpose2d(src: Tile, dtype: Optional[DType] = None, *, mask: Optional[Mask] = None,
+                     name: Name = None) -> Tile:
+    """``nl.load_transpose2d(src, dtype=None)``: the 2-D HBM tensor or view ``src`` ``[F, P]``
+    loaded transposed, as a new SBUF tile ``[P, F]`` (``tile[p, f] = src[f, p]``).
+
+    Parameters:
+        src: a 2-D HBM tensor or view, at most 128 in its last dim (the tile's partitions).
+        dtype: the tile's dtype (default: src's; converted as :func:`load` converts).
+        mask: refused (tpb has not placed a mask in the transposed coordinates).
+        name: label for profiles and errors.
+
+    Semantics: :func:`load` of the transposed view (a DMAMEMCPY whose source steps run
+    across ``src``'s rows): the tile NKI's DMA transpose produces, at a strided copy's cost.
+
+    Example::
+
+        kT = nl.load_transpose2d(k[i * 128:(i + 1) * 128, 0:64])   # (64, 128) tile
+    """
+    if mask is not None:
+        raise _refuse("load_transpose2d", "mask= (place the mask on a load of the view)")
+    if len(src.shape) != 2:
+        raise UsageError(f"nl.load_transpose2d: src has shape {tuple(src.shape)}; a 2-D "
+                         "tensor or view is transposed", parameter="src")
+    f, p = (int(d) for d in src.shape)
+    return load(src[arange(f)[None, :], arange(p)[:, None]], dtype, name=name)
 
 
 @composed("language")
@@ -1015,7 +1134,8 @@ def matmul(x: Tile, y: Tile, transpose_x: bool = False, *,
     ``nl.matmul``); its Matmul is emitted just before the next call, so that
     ``acc += nl.matmul(a, b, transpose_x=True)`` is one Matmul that accumulates into the
     PSUM tile ``acc`` (as the NKI compiler lowers it) instead of a Matmul and an add.
-    Numbers: exact per tpb's documented summation order (see ``nc_matmul``).
+    Numbers: exact per tpb's documented summation order (exact products summed in fp32
+    over the contraction, one rounding per step; see ``nc_matmul``).
 
     Example (K-tiled accumulation)::
 
@@ -1075,6 +1195,49 @@ def _iadd(acc: Tile, value: object) -> None:
     else:
         raise _refuse("add", f"acc += value of shape {getattr(value, 'shape', value)} into "
                              f"{tuple(acc.shape)}")
+
+
+class LoopReduce:
+    """The value of ``nl.loop_reduce(x, op, loop_indices)``: assigned into a destination
+    (``acc[...] = nl.loop_reduce(x, np.add, [k])``) it runs ``acc = op(acc, x)`` there, the
+    destination being the operation's other operand (legacy NKI's definition)."""
+
+    __slots__ = ("x", "op", "mask")
+
+    def __init__(self, x: Tile, op: AluOp, mask: Optional[Mask]) -> None:
+        self.x, self.op, self.mask = x, op, mask
+
+    def __tpb_assign__(self, target: Tile) -> None:
+        dst, acc, x = apply_mask(self.mask, target, target, self.x)
+        _isa.tensor_tensor(dst, acc, x, self.op)
+
+    def __repr__(self) -> str:
+        return ("<nl.loop_reduce result: assign it into its destination, dst[...] = "
+                "nl.loop_reduce(...); tpb does not follow a rebound name>")
+
+
+@composed("language", partial("assigned into its destination, dst[...] = "
+                              "nl.loop_reduce(x, op, [k]) (dst = op(dst, x)); a result "
+                              "rebound to a name is refused where it is used"))
+def loop_reduce(x: Tile, op: AluOp, loop_indices: object, *, dtype: Optional[DType] = None,
+                mask: Optional[Mask] = None) -> LoopReduce:
+    """Legacy ``nl.loop_reduce(x, op, loop_indices, dtype=None, mask=None)``: reduces ``x``
+    into a destination across loop iterations. The destination is also ``op``'s other
+    operand: ``dst[...] = nl.loop_reduce(x, op, [k])`` is ``dst = op(dst, x)`` (one Vector
+    ``tensor_tensor``); ``loop_indices`` only names the loops for the compiler.
+
+    Parameters:
+        x: a tile of the destination's shape; op: an ALU operator (``np.add``, ``np.maximum``);
+        loop_indices: the loop indices (unused by tpb); dtype: accepted (the destination's
+        dtype is written); mask: an affine predicate, as on any call.
+
+    Example::
+
+        acc = nl.zeros((128, 512), nl.float32)
+        for k in nl.affine_range(4):
+            acc[...] = nl.loop_reduce(partial_sum, np.add, [k])
+    """
+    return LoopReduce(x, op, mask)
 
 
 where = refused("language", "where", not_yet(

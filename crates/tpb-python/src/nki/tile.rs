@@ -562,6 +562,13 @@ fn assign(slf: &Bound<'_, Tile>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny
     let py = slf.py();
     let t = slf.get();
     let view = view_for(slf, key)?;
+    // A value that writes itself into its destination (`nl.loop_reduce`'s result, whose
+    // destination is also its operand).
+    if let Ok(hook) = value.getattr("__tpb_assign__") {
+        let target = slf.call_method1("__getitem__", (key,))?;
+        hook.call1((target,))?;
+        return Ok(());
+    }
     if let Ok(v) = value.cast::<Tile>() {
         // `t[k] += x` ends with `t[k] = t[k]` after the in-place add: nothing to write. Any
         // other tile is NKI's legacy assignment, a copy on the device.

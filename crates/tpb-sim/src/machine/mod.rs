@@ -167,8 +167,14 @@ impl Machine {
     // ---- host API ---------------------------------------------------------------------
 
     /// Checks a host tensor and returns (row bytes, total bytes).
-    fn host_check(&self, t: &HostTensor) -> Result<(u64, u64), HostError> {
-        t.check(self.config.gen)
+    pub(crate) fn host_check(&self, t: &HostTensor) -> Result<(u64, u64), HostError> {
+        t.check(self.config.gen).map_err(|e| match e {
+            HostError::HbmSpan { start, .. } => HostError::HbmSpan {
+                start,
+                size: Some(self.hbm_size()),
+            },
+            e => e,
+        })
     }
 
     /// Writes a tensor (host → device DMA): `bytes` holds `partitions` rows of
@@ -347,15 +353,20 @@ impl Machine {
 
     /// An HBM tensor's rows lie one after another from its byte offset (the HBM address):
     /// the whole span must fit the configured HBM.
-    fn hbm_check(&self, t: &HostTensor, total: u64) -> Result<(), HostError> {
-        self.state
-            .hbm
-            .check(t.byte_offset, total)
-            .map_err(|e| HostError::Hbm {
-                start: e.start,
-                end: e.end,
-                size: e.size,
-            })
+    pub(crate) fn hbm_check(&self, t: &HostTensor, total: u64) -> Result<(), HostError> {
+        self.state.hbm.check(t.byte_offset, total).map_err(|e| {
+            match t.byte_offset.checked_add(total) {
+                Some(_) => HostError::Hbm {
+                    start: e.start,
+                    end: e.end,
+                    size: e.size,
+                },
+                None => HostError::HbmSpan {
+                    start: e.start,
+                    size: Some(e.size),
+                },
+            }
+        })
     }
 
     /// The size of HBM in bytes ([`Config::hbm_bytes`]).

@@ -2,36 +2,51 @@
 //! `docs/reference/pe-act.md` "Numerics"). Knows no instructions.
 //!
 //! The hardware's product rounding and summation order are not public
-//! (isa-facts-pe-act-dma §1.9). We fix one order and call every result *exact per our
+//! (isa-facts-pe-act-dma §1.9). We follow the sheet's recommendation (§1.9, §8 item 7: exact
+//! products, a sequential f32 RNE sum over rows 0..K−1) and call every result *exact per our
 //! order*, never the hardware's bits:
 //!
-//! 1. each product `w[k] · x[k]` is formed exactly (in f64: two f32 significands of 24 bits
-//!    give at most 48 bits) and rounded once to f32 (RNE) — the same value as an IEEE f32
-//!    multiply;
-//! 2. the products are added in f32, sequentially over the contraction index k = 0..K−1,
-//!    each addition rounded to nearest even, no fused multiply-add:
-//!    `acc = p[0]; acc = acc + p[1]; …`;
+//! 1. each product `w[k] · x[k]` is exact (two f32 significands of 24 bits give at most 48
+//!    bits) and is never rounded on its own except at k = 0, where the sum starts from it:
+//!    `acc = fp32(w[0] · x[0])`;
+//! 2. each later step adds the exact product to the running f32 sum with ONE rounding to
+//!    nearest even, a fused multiply-add, sequentially over k = 1..K−1:
+//!    `acc = fp32(acc + w[k] · x[k])` ([`f32::mul_add`], correctly rounded on every target);
 //! 3. the PSUM write either stores `acc` (overwrite) or adds it to the old fp32 value with one
-//!    more f32 RNE addition (accumulate).
+//!    more f32 RNE addition (accumulate; §1.9 "then add the PSUM old value in f32 with RNE").
 //!
-//! NumPy reproduces this with `np.float32` scalars in a loop, which the fixtures do.
+//! The products of bf16, fp16, fp8 and tf32 inputs fit in 24 bits, so for them step 2 equals
+//! an f32 multiply then add; only full fp32 inputs see the difference. NumPy reproduces the
+//! order with a float32 fused multiply-add checked against exact rational arithmetic
+//! (`tools/gen_pe_act_fixtures.py`, `fma32`), which the fixtures use.
 
 use crate::numerics::simd;
 use pulp::Simd;
 use std::ops::Range;
 
-/// One product, exact then rounded once to f32 (the IEEE f32 multiply).
+/// The k = 0 step: the exact product rounded once to f32 (the IEEE f32 multiply; a −0
+/// product stays −0).
 #[inline(always)]
-pub fn product(w: f32, x: f32) -> f32 {
-    (f64::from(w) * f64::from(x)) as f32
+pub fn first_product(w: f32, x: f32) -> f32 {
+    w * x
+}
+
+/// A step k ≥ 1: `fp32(acc + w · x)` with the product exact and one rounding (a fused
+/// multiply-add; `f32::mul_add` is the correctly rounded IEEE fusedMultiplyAdd on every target,
+/// the FMA instruction where the CPU has one and libm's `fmaf` otherwise).
+#[inline(always)]
+pub fn step(acc: f32, w: f32, x: f32) -> f32 {
+    w.mul_add(x, acc)
 }
 
 /// The dot product of `w` and `x` in our order (steps 1–2 above); 0.0 for empty inputs.
 #[inline]
 pub fn dot(w: &[f32], x: &[f32]) -> f32 {
-    let mut it = w.iter().zip(x).map(|(&a, &b)| product(a, b));
-    let Some(first) = it.next() else { return 0.0 };
-    it.fold(first, |acc, p| acc + p)
+    let mut it = w.iter().zip(x);
+    let Some((&w0, &x0)) = it.next() else {
+        return 0.0;
+    };
+    it.fold(first_product(w0, x0), |acc, (&a, &b)| step(acc, a, b))
 }
 
 /// The dot product over strided weights: `Σ_k w[k·stride + col] · x[k]` in our order.
@@ -39,8 +54,12 @@ pub fn dot(w: &[f32], x: &[f32]) -> f32 {
 pub fn dot_strided(w: &[f32], stride: usize, col: usize, x: &[f32]) -> f32 {
     let mut acc = 0.0f32;
     for (k, &xv) in x.iter().enumerate() {
-        let p = product(w[k * stride + col], xv);
-        acc = if k == 0 { p } else { acc + p };
+        let wv = w[k * stride + col];
+        acc = if k == 0 {
+            first_product(wv, xv)
+        } else {
+            step(acc, wv, xv)
+        };
     }
     acc
 }
@@ -54,20 +73,20 @@ const BLOCK_COLS: usize = 512;
 /// fast form of [`dot_strided`], which a differential test holds it to bit for bit.
 ///
 /// Same order, faster loop: every output element still starts from its k = 0 product and adds
-/// the products k = 1, 2, … one at a time, each multiply and add rounded (no FMA: the vector
-/// multiply and add below are separate IEEE operations, and Rust never contracts `a * b + c`).
-/// Only the loop nest changes, and the products of one (m, k) across columns j are
+/// the exact products k = 1, 2, … one at a time, each step one fused multiply-add (the vector
+/// FMA at AVX2 and AVX-512, `f32::mul_add` in the plain loops: the same correctly rounded
+/// operation, so every level gives the same bits). Only the loop nest changes, and the products of one (m, k) across columns j are
 /// independent, so they run side by side in vector lanes:
 ///
 /// - at AVX-512 and AVX2, a register tile of [`TILE_ROWS_AVX512`] (or [`TILE_ROWS_AVX2`])
 ///   output rows × [`TILE_VECS`] vectors of columns stays in registers for the whole k loop
 ///   (k innermost: per step one broadcast weight per row, one vector load of moving data per
-///   column vector, then one multiply and one add per accumulator), and is stored once;
+///   column vector, then one fused multiply-add per accumulator), and is stored once;
 /// - at the baseline level and for the columns past the last whole vector, k runs outside
 ///   a sweep over four output rows × up to 512 columns (`blocked`), auto-vectorised.
 ///
 /// A BLAS such as `matrixmultiply` or `gemm` would reorder the sum (k split into panels and
-/// partial sums, FMA), so it cannot give our bits.
+/// partial sums), so it cannot give our bits.
 pub fn matmul(w: &[f32], cols: usize, x: &[f32], n: usize, out: &mut [f32]) {
     let rows = w.len().checked_div(cols).unwrap_or(0);
     if rows == 0 || n == 0 || out.len() < cols * n || x.len() < rows * n {
@@ -152,8 +171,8 @@ impl Mm<'_> {
     }
 
     /// Output rows `m0..m0 + R`, columns `j0..j0 + C` vectors: the accumulators stay in
-    /// registers over the whole k loop (k = 0 is the first product, then one rounded multiply
-    /// and one rounded add per k, in order).
+    /// registers over the whole k loop (k = 0 is the first product rounded once, then one
+    /// fused multiply-add per k, in order).
     #[inline(always)]
     fn tile<S: Simd, const R: usize, const C: usize>(
         self,
@@ -186,7 +205,7 @@ impl Mm<'_> {
             for (a, &wv) in acc.iter_mut().zip(wk) {
                 let wv = s.splat_f32s(wv);
                 for (a, &xv) in a.iter_mut().zip(&xv) {
-                    *a = s.add_f32s(*a, s.mul_f32s(wv, xv));
+                    *a = s.mul_add_f32s(wv, xv, *a);
                 }
             }
         }
@@ -247,10 +266,10 @@ impl Mm<'_> {
             let xr = &x[k * n + j0..k * n + j0 + jl];
             for j in 0..jl {
                 let xv = xr[j];
-                o0[j] += a0 * xv;
-                o1[j] += a1 * xv;
-                o2[j] += a2 * xv;
-                o3[j] += a3 * xv;
+                o0[j] = step(o0[j], a0, xv);
+                o1[j] = step(o1[j], a1, xv);
+                o2[j] = step(o2[j], a2, xv);
+                o3[j] = step(o3[j], a3, xv);
             }
         }
     }
@@ -265,7 +284,9 @@ impl Mm<'_> {
             if k == 0 {
                 o.iter_mut().zip(xr).for_each(|(o, &xv)| *o = a * xv);
             } else {
-                o.iter_mut().zip(xr).for_each(|(o, &xv)| *o += a * xv);
+                o.iter_mut()
+                    .zip(xr)
+                    .for_each(|(o, &xv)| *o = step(*o, a, xv));
             }
         }
     }
@@ -296,12 +317,30 @@ mod tests {
         assert_eq!(dot(&[], &[]), 0.0);
     }
 
-    // A product is rounded once: 1.000_000_1 squared is not exact in f32.
+    // isa-facts-pe-act-dma §1.9, §8 item 7 (issue 29 item 25): products are exact, each step rounds once. With
+    // W = [1, 1 + 2^-12], X = [-1, 1 + 2^-12] the second product 1 + 2^-11 + 2^-24 is not an
+    // f32; rounding it first (a tie, to even) would give 2^-11, the exact sum is 2^-11 + 2^-24.
     #[test]
-    fn products_round_once() {
-        let a = f32::from_bits(0x3F80_0001);
-        assert_eq!(product(a, a), a * a);
+    fn products_are_exact_and_each_step_rounds_once() {
+        let a = 1.0 + 2f32.powi(-12);
+        let exact = 2f32.powi(-11) + 2f32.powi(-24);
+        assert_eq!(dot(&[1.0, a], &[-1.0, a]).to_bits(), exact.to_bits());
+        assert_ne!((-1.0f32 + a * a).to_bits(), exact.to_bits());
+        // The k = 0 product is rounded once, and a −0 product stays −0.
+        let b = f32::from_bits(0x3F80_0001);
+        assert_eq!(dot(&[b], &[b]), b * b);
         assert_eq!(dot(&[-0.0], &[1.0]).to_bits(), (-0.0f32).to_bits());
+        // One rounding, not two: 2^8(1 + 2^-23) · 2^8(1 - 2^-23) + (2^40 + 2^17) is just
+        // below the fp32 midpoint 2^40 + 2^17 + 2^16, so it rounds down to 2^40 + 2^17; the
+        // f64 sum lands on the midpoint and rounding it again would give 2^40 + 2^18.
+        let u = 2f32.powi(-23);
+        let c = 2f32.powi(40) + 2f32.powi(17);
+        let (p, q) = (256.0 * (1.0 + u), 256.0 * (1.0 - u));
+        assert_eq!(dot(&[1.0, p], &[c, q]), c);
+        assert_eq!(
+            (f64::from(p) * f64::from(q) + f64::from(c)) as f32,
+            c + 2f32.powi(17)
+        );
     }
 
     #[test]

@@ -18,9 +18,12 @@
 //!   VCVTPS2PH come from pulp's safe `V4` token; at [`Level::Avx2`] the 8-lane F16C forms
 //!   come from `half`'s runtime-detected slice conversions (pulp's `V3` token has no F16C
 //!   member); at [`Level::Baseline`] the plain branch-free codec runs.
-//! - Nothing else: in particular no FMA. Rust never contracts `a * b + c` into a fused
-//!   multiply-add (it has no fast-math flags), so enabling the FMA feature changes no result;
-//!   the hardware's separate multiply-then-add rounding (decisions §4.1) is kept.
+//! - Nothing else. Rust never contracts `a * b + c` into a fused multiply-add (it has no
+//!   fast-math flags), so enabling the FMA feature changes no result of a plain multiply and
+//!   add; the ALUs' separate multiply-then-add rounding (decisions §4.1) is kept. Where a
+//!   fused multiply-add is the documented operation (the PE's sum, `numerics::pe`), it is
+//!   written as one: `f32::mul_add` (correctly rounded at every level: the FMA instruction
+//!   or libm's `fmaf`) or pulp's vector `mul_add_f32s` (VFMADD), the same bits.
 //!
 //! # Why pulp
 //!
@@ -77,7 +80,8 @@ use std::sync::Mutex;
 pub enum Level {
     /// The build target's own instruction set (SSE2 on x86-64): the plain code.
     Baseline,
-    /// x86-64-v3: AVX2, FMA (unused, see the module docs), BMI; F16C for FP16.
+    /// x86-64-v3: AVX2, FMA (the PE's fused sum step only, see the module docs), BMI; F16C
+    /// for FP16.
     Avx2,
     /// x86-64-v4: AVX-512 F/BW/CD/DQ/VL.
     Avx512,

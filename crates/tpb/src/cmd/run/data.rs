@@ -111,25 +111,25 @@ pub fn read_for_region(
 /// byte count passes 2^64).
 pub fn fits(b: &Bound, mem: Memory) -> Result<(), String> {
     let t = &b.tensor;
-    let outside_hbm = |end: Option<u64>| match end {
-        Some(end) => HostError::Hbm {
-            start: t.byte_offset,
-            end,
-            size: mem.hbm_bytes,
+    let past_2_64 = |start| {
+        HostError::HbmSpan {
+            start,
+            size: Some(mem.hbm_bytes),
         }
-        .to_string(),
-        None => format!(
-            "hbm bytes from {:#x} span more than 2^64 bytes, outside the {:#x}-byte HBM \
-             (Config::hbm_bytes, `tpb run --hbm-bytes`)",
-            t.byte_offset, mem.hbm_bytes
-        ),
+        .to_string()
     };
     let checked = match t.check(mem.gen) {
         // The only HBM error of the generation check: the byte count overflows.
-        Err(HostError::Hbm { .. }) => Err(outside_hbm(None)),
+        Err(HostError::HbmSpan { start, .. }) => Err(past_2_64(start)),
         Ok((_, total)) if t.space == Space::Hbm => match t.byte_offset.checked_add(total) {
             Some(end) if end <= mem.hbm_bytes => Ok(()),
-            end => Err(outside_hbm(end)),
+            Some(end) => Err(HostError::Hbm {
+                start: t.byte_offset,
+                end,
+                size: mem.hbm_bytes,
+            }
+            .to_string()),
+            None => Err(past_2_64(t.byte_offset)),
         },
         Ok(_) => Ok(()),
         // Already names the generation.
