@@ -715,21 +715,19 @@ fn encode_each<const CANON_NAN: bool>(
         // FP8: through the shared table (one per format, saturation and NaN rule).
         (_, Some(f), sat) => match Fp8EncodeTable::of(f, sat, CANON_NAN) {
             Some(t) => t.encode_loop(xs, get, out),
-            None => encode_loop(xs, &get, out, |x| {
+            None => encode_loop(xs, get, out, |x| {
                 [f.encode_nan(x.to_bits(), sat, CANON_NAN) as u8]
             }),
         },
-        (Dtype::UINT8, ..) => {
-            encode_loop(xs, &get, out, |x| [from_f32(Dtype::UINT8, x, cfg) as u8])
-        }
-        (Dtype::INT8, ..) => encode_loop(xs, &get, out, |x| [from_f32(Dtype::INT8, x, cfg) as u8]),
-        (Dtype::UINT16, ..) => encode_loop(xs, &get, out, |x| {
+        (Dtype::UINT8, ..) => encode_loop(xs, get, out, |x| [from_f32(Dtype::UINT8, x, cfg) as u8]),
+        (Dtype::INT8, ..) => encode_loop(xs, get, out, |x| [from_f32(Dtype::INT8, x, cfg) as u8]),
+        (Dtype::UINT16, ..) => encode_loop(xs, get, out, |x| {
             (from_f32(Dtype::UINT16, x, cfg) as u16).to_le_bytes()
         }),
-        (Dtype::INT16, ..) => encode_loop(xs, &get, out, |x| {
+        (Dtype::INT16, ..) => encode_loop(xs, get, out, |x| {
             (from_f32(Dtype::INT16, x, cfg) as u16).to_le_bytes()
         }),
-        (Dtype::BFLOAT16, ..) => encode_loop(xs, &get, out, |x| {
+        (Dtype::BFLOAT16, ..) => encode_loop(xs, get, out, |x| {
             (bf16_encode::<CANON_NAN>(x.to_bits()) as u16).to_le_bytes()
         }),
         (Dtype::FP16, ..) => {
@@ -739,18 +737,18 @@ fn encode_each<const CANON_NAN: bool>(
                 simd::fp16_encode_block::<CANON_NAN>(t, x, o);
             }
         }
-        (Dtype::UINT32, ..) => encode_loop(xs, &get, out, |x| {
+        (Dtype::UINT32, ..) => encode_loop(xs, get, out, |x| {
             from_f32(Dtype::UINT32, x, cfg).to_le_bytes()
         }),
-        (Dtype::INT32, ..) => encode_loop(xs, &get, out, |x| {
+        (Dtype::INT32, ..) => encode_loop(xs, get, out, |x| {
             from_f32(Dtype::INT32, x, cfg).to_le_bytes()
         }),
         // FP32 and FP32R (datapath_size excluded everything else).
-        _ if CANON_NAN => encode_loop(xs, &get, out, |x| {
+        _ if CANON_NAN => encode_loop(xs, get, out, |x| {
             let nan = f32::from_bits(canonical_nan::FP32);
             if x.is_nan() { nan } else { x }.to_le_bytes()
         }),
-        _ => encode_loop(xs, &get, out, f32::to_le_bytes),
+        _ => encode_loop(xs, get, out, f32::to_le_bytes),
     }
 }
 
