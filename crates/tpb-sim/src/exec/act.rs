@@ -23,7 +23,7 @@ use super::{kernels, Cx, Parts, Role, Which};
 use crate::numerics::act::{exactness, in_valid_range, valid_range, Exactness};
 use crate::numerics::act_block::{self, BLOCK};
 use crate::numerics::{
-    decode_values, encode_values, from_f32, is_datapath_dtype, simd, to_f32, Fp8Config,
+    decode_values, encode_f32_values, from_f32, is_datapath_dtype, simd, to_f32, Fp8Config,
 };
 use crate::report::{FaultCause, WarningKind};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -588,7 +588,7 @@ impl Kernel for ActKernel<'_> {
                         let xs = &mut xs[..i.len() / si];
                         decode_values(act.in_dtype, i, xs, &fp8);
                         act.block(c, xs);
-                        encode_values::<_, false>(act.out_dtype, xs, |y| y, o, &fp8);
+                        encode_f32_values::<false>(simd::token(), act.out_dtype, xs, o, &fp8);
                         self.accumulate(c, (k * BLOCK) as u64, xs);
                     }
                 }

@@ -211,7 +211,13 @@ pub(crate) fn decode_stage_in(
 /// Encodes `xs` into the datapath `dtype` (`from_f32`'s bits).
 #[inline(always)]
 pub(crate) fn encode_in(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8Config) {
-    crate::numerics::encode_values::<f32, false>(dtype, xs, |x| x, out, cfg);
+    crate::numerics::encode_f32_values::<false>(
+        crate::numerics::simd::token(),
+        dtype,
+        xs,
+        out,
+        cfg,
+    );
 }
 
 /// The sequential fold `acc = stage_arith(op, x, acc, false)` over `xs` in order (the cache

@@ -351,6 +351,22 @@ pub(crate) fn decode_values(dtype: Dtype, bytes: &[u8], out: &mut [f32], cfg: &F
     }
 }
 
+/// FP16 elements of `bytes` decoded into `out` at `t`'s SIMD level: the decoder that the
+/// fused loops share instead of each inlining its own (see [`encode_values`]).
+#[inline(never)]
+fn decode_fp16s(t: simd::Token, bytes: &[u8], out: &mut [f32]) {
+    simd::vectorize_with(
+        t,
+        #[inline(always)]
+        || {
+            let blocks = bytes.as_chunks::<2>().0.chunks(simd::FP16_BLOCK);
+            for (o, b) in out.chunks_mut(simd::FP16_BLOCK).zip(blocks) {
+                simd::fp16_decode_block(t, b, o);
+            }
+        },
+    );
+}
+
 #[inline(always)]
 fn decode_loop<const N: usize>(bytes: &[u8], out: &mut [f32], dec: impl Fn([u8; N]) -> f32) {
     for (o, c) in out.iter_mut().zip(bytes.chunks_exact(N)) {
@@ -399,11 +415,7 @@ pub fn encode_slice_from_f32(dtype: Dtype, xs: &[f32], out: &mut [u8], cfg: &Fp8
         return 0;
     };
     let n = xs.len().min(out.len() / size);
-    let (xs, out) = (&xs[..n], &mut out[..n * size]);
-    simd::vectorize(
-        #[inline(always)]
-        || encode_values::<_, false>(dtype, xs, |x| x, out, cfg),
-    );
+    encode_f32s::<false>(simd::token(), dtype, &xs[..n], &mut out[..n * size], cfg);
     n
 }
 
@@ -544,17 +556,19 @@ pub(crate) fn encode_rows_with<'r, K: Copy, const CANON_NAN: bool>(
                 }
             }
             Dtype::FP16 => {
-                // Blocks decoded into registers / L1 (F16C where the level has it), then the op
-                // and the encoder over the block.
+                // Blocks decoded into L1 by the shared decoder (F16C where the level has
+                // it), the op in place, then the encoder over the block (the shared one,
+                // with no second copy, for FP16 and integer outputs).
                 let t = simd::token();
-                let mut vals = [0f32; simd::FP16_BLOCK];
+                let mut vals = [0f32; ENCODE_BLOCK];
                 for (key, bytes, out) in rows {
                     let (bytes, out) = cut(bytes, out);
-                    let xs = bytes.as_chunks::<2>().0.chunks(simd::FP16_BLOCK);
-                    for (x, o) in xs.zip(out.chunks_mut(simd::FP16_BLOCK * size)) {
-                        let v = &mut vals[..x.len()];
-                        simd::fp16_decode_block(t, x, v);
-                        encode_values::<_, CANON_NAN>(dtype, v, |x| f(key, x), o, cfg);
+                    let xs = bytes.chunks(ENCODE_BLOCK * 2);
+                    for (x, o) in xs.zip(out.chunks_mut(ENCODE_BLOCK * size)) {
+                        let v = &mut vals[..x.len() / 2];
+                        decode_fp16s(t, x, v);
+                        v.iter_mut().for_each(|x| *x = f(key, *x));
+                        encode_f32_values::<CANON_NAN>(t, dtype, v, o, cfg);
                     }
                 }
             }
@@ -598,6 +612,13 @@ pub(crate) const fn fusable_input(in_dtype: Dtype) -> bool {
 /// The encoder behind both slice forms: encodes `get(x)` for each `x` of `xs`; `out` holds
 /// exactly one element per `x`. `CANON_NAN`: see [`encode_bytes_with`] (integers map
 /// every NaN to 0 anyway). No dispatch of its own: callers run it inside `simd::vectorize`.
+///
+/// BF16, FP32 and FP8 outputs are fused into the caller's loop (their encoders are a few
+/// operations or a table look-up, so a pass through memory would cost a visible share).
+/// Every other output (FP16, the integers) goes through a block of f32 values in L1 and the
+/// one shared encoder [`encode_f32s`]: compiled once per NaN rule and level instead of once
+/// per caller, input dtype and level, which was half of the crate's release build time
+/// (docs/python.md, "Build time from source").
 #[inline(always)]
 pub(crate) fn encode_values<T: Copy, const CANON_NAN: bool>(
     dtype: Dtype,
@@ -606,54 +627,128 @@ pub(crate) fn encode_values<T: Copy, const CANON_NAN: bool>(
     out: &mut [u8],
     cfg: &Fp8Config,
 ) {
-    // One monomorphic loop per dtype: constants fold and the float encoders, being
-    // branch-free, vectorise.
-    match (dtype, fp8_format(dtype, cfg), cfg.ocp_sat) {
-        // FP8: through the shared table (one per format, saturation and NaN rule).
-        (_, Some(f), sat) => match Fp8EncodeTable::of(f, sat, CANON_NAN) {
-            Some(t) => t.encode_loop(xs, get, out),
-            None => encode_loop(xs, &get, out, |x| {
-                [f.encode_nan(x.to_bits(), sat, CANON_NAN) as u8]
-            }),
-        },
-        (Dtype::UINT8, ..) => {
-            encode_loop(xs, &get, out, |x| [from_f32(Dtype::UINT8, x, cfg) as u8])
-        }
-        (Dtype::INT8, ..) => encode_loop(xs, &get, out, |x| [from_f32(Dtype::INT8, x, cfg) as u8]),
-        (Dtype::UINT16, ..) => encode_loop(xs, &get, out, |x| {
-            (from_f32(Dtype::UINT16, x, cfg) as u16).to_le_bytes()
-        }),
-        (Dtype::INT16, ..) => encode_loop(xs, &get, out, |x| {
-            (from_f32(Dtype::INT16, x, cfg) as u16).to_le_bytes()
-        }),
-        (Dtype::BFLOAT16, ..) => encode_loop(xs, &get, out, |x| {
+    let fp8 = fp8_format(dtype, cfg).and_then(|f| Fp8EncodeTable::of(f, cfg.ocp_sat, CANON_NAN));
+    match (dtype, fp8) {
+        (_, Some(t)) => t.encode_loop(xs, get, out),
+        (Dtype::BFLOAT16, _) => encode_loop(xs, &get, out, |x| {
             (bf16_encode::<CANON_NAN>(x.to_bits()) as u16).to_le_bytes()
         }),
-        (Dtype::FP16, ..) => {
-            // Blocks of values in registers / L1, then F16C where the level has it.
+        (Dtype::FP32 | Dtype::FP32R, _) if CANON_NAN => encode_loop(xs, &get, out, |x| {
+            let nan = f32::from_bits(canonical_nan::FP32);
+            if x.is_nan() { nan } else { x }.to_le_bytes()
+        }),
+        (Dtype::FP32 | Dtype::FP32R, _) => encode_loop(xs, &get, out, f32::to_le_bytes),
+        _ => {
+            let Some(size) = datapath_size(dtype) else {
+                return;
+            };
             let t = simd::token();
-            let mut vals = [0f32; simd::FP16_BLOCK];
-            let outs = out.as_chunks_mut::<2>().0.chunks_mut(simd::FP16_BLOCK);
-            for (o, x) in outs.zip(xs.chunks(simd::FP16_BLOCK)) {
+            let mut vals = [0f32; ENCODE_BLOCK];
+            for (x, o) in xs
+                .chunks(ENCODE_BLOCK)
+                .zip(out.chunks_mut(ENCODE_BLOCK * size))
+            {
                 let v = &mut vals[..x.len()];
                 for (v, &x) in v.iter_mut().zip(x) {
                     *v = get(x);
                 }
-                simd::fp16_encode_block::<CANON_NAN>(t, v, o);
+                encode_f32s::<CANON_NAN>(t, dtype, v, o, cfg);
             }
         }
-        (Dtype::UINT32, ..) => encode_loop(xs, &get, out, |x| {
+    }
+}
+
+/// Values per block of [`encode_values`]' shared path: the call and its dispatch are a few
+/// dozen instructions, against a few per element.
+const ENCODE_BLOCK: usize = 512;
+
+/// [`encode_values`] of f32 values as they are: the fused encoders for BF16, FP32 and FP8,
+/// the shared one without a copy for the others (at `t`'s level: [`simd::token`]).
+#[inline(always)]
+pub(crate) fn encode_f32_values<const CANON_NAN: bool>(
+    t: simd::Token,
+    dtype: Dtype,
+    xs: &[f32],
+    out: &mut [u8],
+    cfg: &Fp8Config,
+) {
+    match dtype {
+        Dtype::BFLOAT16
+        | Dtype::FP32
+        | Dtype::FP32R
+        | Dtype::FP8_EXP3
+        | Dtype::FP8_EXP4
+        | Dtype::FP8_EXP5 => encode_values::<f32, CANON_NAN>(dtype, xs, |x| x, out, cfg),
+        _ => encode_f32s::<CANON_NAN>(t, dtype, xs, out, cfg),
+    }
+}
+
+/// The shared encoder: [`encode_each`] of `xs` as they are, at `t`'s SIMD level. Never
+/// inlined, so that it is compiled once per NaN rule (see [`encode_values`]).
+#[inline(never)]
+fn encode_f32s<const CANON_NAN: bool>(
+    t: simd::Token,
+    dtype: Dtype,
+    xs: &[f32],
+    out: &mut [u8],
+    cfg: &Fp8Config,
+) {
+    simd::vectorize_with(
+        t,
+        #[inline(always)]
+        || encode_each::<CANON_NAN>(t, dtype, xs, out, cfg),
+    );
+}
+
+/// Every encoder, one monomorphic loop per dtype: constants fold and the float encoders,
+/// being branch-free, vectorise. `out` holds exactly one element per value.
+#[inline(always)]
+fn encode_each<const CANON_NAN: bool>(
+    t: simd::Token,
+    dtype: Dtype,
+    xs: &[f32],
+    out: &mut [u8],
+    cfg: &Fp8Config,
+) {
+    let get = |x: f32| x;
+    match (dtype, fp8_format(dtype, cfg), cfg.ocp_sat) {
+        // FP8: through the shared table (one per format, saturation and NaN rule).
+        (_, Some(f), sat) => match Fp8EncodeTable::of(f, sat, CANON_NAN) {
+            Some(t) => t.encode_loop(xs, get, out),
+            None => encode_loop(xs, get, out, |x| {
+                [f.encode_nan(x.to_bits(), sat, CANON_NAN) as u8]
+            }),
+        },
+        (Dtype::UINT8, ..) => encode_loop(xs, get, out, |x| [from_f32(Dtype::UINT8, x, cfg) as u8]),
+        (Dtype::INT8, ..) => encode_loop(xs, get, out, |x| [from_f32(Dtype::INT8, x, cfg) as u8]),
+        (Dtype::UINT16, ..) => encode_loop(xs, get, out, |x| {
+            (from_f32(Dtype::UINT16, x, cfg) as u16).to_le_bytes()
+        }),
+        (Dtype::INT16, ..) => encode_loop(xs, get, out, |x| {
+            (from_f32(Dtype::INT16, x, cfg) as u16).to_le_bytes()
+        }),
+        (Dtype::BFLOAT16, ..) => encode_loop(xs, get, out, |x| {
+            (bf16_encode::<CANON_NAN>(x.to_bits()) as u16).to_le_bytes()
+        }),
+        (Dtype::FP16, ..) => {
+            // F16C where the level has it.
+            let outs = out.as_chunks_mut::<2>().0.chunks_mut(simd::FP16_BLOCK);
+            for (o, x) in outs.zip(xs.chunks(simd::FP16_BLOCK)) {
+                simd::fp16_encode_block::<CANON_NAN>(t, x, o);
+            }
+        }
+        (Dtype::UINT32, ..) => encode_loop(xs, get, out, |x| {
             from_f32(Dtype::UINT32, x, cfg).to_le_bytes()
         }),
-        (Dtype::INT32, ..) => encode_loop(xs, &get, out, |x| {
+        (Dtype::INT32, ..) => encode_loop(xs, get, out, |x| {
             from_f32(Dtype::INT32, x, cfg).to_le_bytes()
         }),
         // FP32 and FP32R (datapath_size excluded everything else).
-        _ if CANON_NAN => encode_loop(xs, &get, out, |x| {
+        _ if CANON_NAN => encode_loop(xs, get, out, |x| {
             let nan = f32::from_bits(canonical_nan::FP32);
             if x.is_nan() { nan } else { x }.to_le_bytes()
         }),
-        _ => encode_loop(xs, &get, out, f32::to_le_bytes),
+        _ => encode_loop(xs, get, out, f32::to_le_bytes),
     }
 }
 

@@ -257,7 +257,14 @@ pub(crate) fn token() -> Token {
 /// everything it inlines is vectorised for AVX-512 or AVX2, or runs as built.
 #[inline(always)]
 pub(crate) fn vectorize<R>(f: impl FnOnce() -> R) -> R {
-    match token() {
+    vectorize_with(token(), f)
+}
+
+/// [`vectorize`] at the level of a token the caller already holds: no second feature check
+/// (the shared block codecs of `numerics` are called once per block).
+#[inline(always)]
+pub(crate) fn vectorize_with<R>(t: Token, f: impl FnOnce() -> R) -> R {
+    match t {
         #[cfg(target_arch = "x86_64")]
         Token::Avx512(v) => v.vectorize(f),
         #[cfg(target_arch = "x86_64")]
