@@ -555,37 +555,3 @@ def test_mod_alloc_refuses_a_slice_across_blocks_and_whole_use():
         nki.simulate_kernel(sliced, a)
     with pytest.raises(tpb.UsageError, match="expected a tile, not .*ModAllocTensor"):
         nki.simulate_kernel(whole, a)
-
-
-# attention_fwd v9/v10 (restated): `psum[i] += nisa.nc_matmul(...)` over k into an
-# nl.ndarray PSUM tile nothing wrote before: the first matmul starts the accumulation
-# group (docs/reference/assumptions.md, legacy-psum-reduction-start).
-def _accumulate_into_fresh_psum(a_t, b, pre_write):
-    out = nl.ndarray((2, 64, 128), nl.float32, buffer=nl.shared_hbm)
-    ps = nl.ndarray((2, nl.par_dim(64), 128), nl.float32, buffer=nl.psum)
-    if pre_write:
-        ps[0, :, 0:64] = 1.0            # half of block 0 written by the host, half not
-    for i in nl.affine_range(2):
-        for k in nl.affine_range(3):
-            ps[i] += nisa.nc_matmul(nl.load(a_t[k * 128:(k + 1) * 128, :]),
-                                    nl.load(b[k * 128:(k + 1) * 128, :]))
-        res = nl.ndarray((64, 128), nl.float32)
-        res[...] = nl.copy(ps[i])
-        nl.store(out[i], value=res)
-    return out
-
-
-def test_legacy_accumulation_into_never_written_psum_starts_the_group():
-    r = np.random.default_rng(9)
-    a_t = r.integers(-4, 4, (384, 64)).astype(np.float32)
-    b = r.integers(-4, 4, (384, 128)).astype(np.float32)
-    got = nki.simulate_kernel(_accumulate_into_fresh_psum, a_t, b, False)
-    np.testing.assert_array_equal(got[0], a_t.T @ b)      # small integers: exact
-    np.testing.assert_array_equal(got[1], a_t.T @ b)
-
-
-def test_legacy_accumulation_into_partly_written_psum_is_an_uninitialised_read():
-    a_t = np.ones((384, 64), np.float32)
-    b = np.ones((384, 128), np.float32)
-    with pytest.raises(tpb.Fault, match="(?i)uninitiali"):
-        nki.simulate_kernel(_accumulate_into_fresh_psum, a_t, b, True)

@@ -802,23 +802,6 @@ impl Core {
 
     /// The bytes each partition of `tile` spans, as one host tensor of bytes, and its
     /// contents.
-    /// Whether no byte of an on-chip `tile` has ever been written (by the host, a DMA or an
-    /// instruction). A strided view answers for the bytes it spans: a written byte between its
-    /// elements counts as written. An HBM tensor answers `false` (kernel inputs are written).
-    pub fn never_written(&self, tile: &Tile) -> Result<bool, NkiError> {
-        tile.check()?;
-        if tile.space == Space::Hbm {
-            return Ok(false);
-        }
-        let (start, len) = tile.hull();
-        let p = tile.start_partition;
-        let hull = tpb_sim::HostTensor::at(tile.space, p..p + tile.partitions())
-            .offset(start)
-            .elements(Dtype::UINT8, len);
-        let unset = self.machine.uninitialised_bytes(&hull)?;
-        Ok(unset == len * u64::from(tile.partitions()))
-    }
-
     fn read_hull(&self, tile: &Tile) -> Result<(tpb_sim::HostTensor, Vec<u8>), NkiError> {
         let (start, len) = tile.hull();
         let p = tile.start_partition;

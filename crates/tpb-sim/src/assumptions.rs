@@ -542,18 +542,6 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                first slot, as nki-library's cascaded_max reads it (dst[:, 0]).",
     },
     Assumption {
-        id: "legacy-psum-reduction-start",
-        source: "nki-api §3.2 (accumulate: True onto uninitialised PSUM is undefined), §4.3 \
-                 (legacy psum += nisa.nc_matmul(...)); the public legacy tutorials \
-                 (attention_fwd v9, v10) accumulate so into a never-written nl.ndarray",
-        text: "The legacy psum += nisa.nc_matmul(...) / nl.matmul(...) adds into psum, except \
-               when no byte of the psum view (its span) has ever been written: then the matmul \
-               starts the accumulation group (overwrites), as the legacy compiler's reduction \
-               lowering must for those kernels to compute their published results. A view \
-               partly written still accumulates (and its unwritten bytes are an uninitialised \
-               read).",
-    },
-    Assumption {
         id: "cross-lane-reduce",
         source: "isa-facts-dve-pool §8.3, §8.4, Q12, Q13",
         text: "CrossLaneReduce: 0x7c takes reduce_op add, average or max and 0x7d bitwise \

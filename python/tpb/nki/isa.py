@@ -978,11 +978,8 @@ def deferred_matmul(stationary: Tile, moving: Tile, what: str) -> Tile:
     lower = nc_matmul.__nki_call__.lowering  # type: ignore[attr-defined]
 
     def emit(acc: Optional[Tile]) -> None:
-        # `acc += <it>` adds into acc, except into a view never written at all, where it
-        # starts the accumulation group (assumption legacy-psum-reduction-start).
-        accumulate = acc is not None and not acc._never_written()
         lower(origin, out if acc is None else acc, stationary, moving, False, False, False,
-              accumulate, (), (), None, None)
+              acc is not None, (), (), None, None)
 
     _context.defer(core, out, emit)
     return out

@@ -96,14 +96,6 @@ impl Tile {
         self.tile.region()
     }
 
-    /// Whether no byte of this on-chip view has ever been written (its span, for a strided
-    /// view); ``False`` for an HBM tensor. The legacy ``psum += nisa.nc_matmul(...)`` starts
-    /// its accumulation group on such a view (assumption `legacy-psum-reduction-start`).
-    fn _never_written(&self, py: Python<'_>) -> PyResult<bool> {
-        let core = self.core.get().lock(py);
-        core.never_written(&self.tile).map_err(nki_error)
-    }
-
     /// Reads the tile back as a NumPy array (in the order of `shape`).
     fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let (bytes, fp8) = {
