@@ -245,6 +245,69 @@ def test_uninitialised_reads_raise_unless_asked_to_warn():
     assert nki.simulate_kernel(kernel, uninitialized_reads="warn").shape == (4, 8)
 
 
+# Issue 29 item 12: output elements a kernel never writes would read back as 0.0.
+def _half_store(a):
+    out = nl.ndarray((4, 8), nl.float32, buffer=nl.shared_hbm)
+    nl.store(out[0:2, :], value=nl.load(a[0:2, :]))     # rows 2 and 3 never written
+    return out
+
+
+def test_an_output_the_kernel_wrote_whole_passes():
+    def kernel(a):
+        out = nl.ndarray((4, 8), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.load(a))
+        return out
+
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    np.testing.assert_array_equal(nki.simulate_kernel(kernel, a), a)
+
+
+def test_unwritten_output_elements_raise_naming_the_output_and_the_first_index():
+    a = np.ones((4, 8), np.float32)
+    with pytest.raises(tpb.UnwrittenOutputError, match=r"element \[2, 0\]") as e:
+        nki.simulate_kernel(_half_store, a)
+    assert (e.value.output, e.value.index) == (None, (2, 0))
+    assert isinstance(e.value, RuntimeError)
+
+    def two_outputs(a):
+        whole = nl.ndarray((4, 8), nl.float32, buffer=nl.shared_hbm)
+        nl.store(whole, value=nl.load(a))
+        return whole, _half_store(a)
+
+    with pytest.raises(tpb.UnwrittenOutputError, match="output 1") as e:
+        nki.simulate_kernel(two_outputs, a)
+    assert (e.value.output, e.value.index) == (1, (2, 0))
+
+    def ragged(a):
+        out = nl.ndarray((4, 8), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out[0:2, :], value=nl.load(a[0:2, :]))
+        nl.store(out[2:3, 0:3], value=nl.load(a[2:3, 0:3]))
+        nl.store(out[3:4, :], value=nl.load(a[3:4, :]))
+        return out
+
+    with pytest.raises(tpb.UnwrittenOutputError) as e:
+        nki.simulate_kernel(ragged, a)
+    assert e.value.index == (2, 3)
+
+
+def test_unwritten_output_elements_warn_when_asked():
+    a = np.ones((4, 8), np.float32)
+    with pytest.warns(RuntimeWarning, match=r"element \[2, 0\].*never written"):
+        out = nki.simulate_kernel(_half_store, a, uninitialized_reads="warn")
+    np.testing.assert_array_equal(out[2:], 0.0)
+
+
+def test_an_unwritten_element_inside_a_strided_output_view_is_found():
+    def kernel(a):
+        out = nl.ndarray((4, 8), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out[:, 0:5], value=nl.load(a[:, 0:5]))   # columns 5..7 never written
+        return out[:, 4:8]
+
+    with pytest.raises(tpb.UnwrittenOutputError) as e:
+        nki.simulate_kernel(kernel, np.ones((4, 8), np.float32))
+    assert e.value.index == (0, 1)
+
+
 # Calls: name=, engine=, legacy forms, and refusals naming the missing instruction.
 def test_engine_and_name_keywords():
     def kernel():

@@ -37,6 +37,7 @@ from ._errors import (
     OutOfBoundsError,
     RaceError,
     RegionError,
+    UnwrittenOutputError,
     UsageError,
 )
 from ._tpb import (
@@ -74,6 +75,7 @@ __all__ = [
     "RaceError",
     "RegionError",
     "RunReport",
+    "UnwrittenOutputError",
     "UsageError",
     "asm",
     "decode",

@@ -135,6 +135,27 @@ class RaceError(Error, RuntimeError):
     second: dict
 
 
+class UnwrittenOutputError(Error, RuntimeError):
+    """A kernel output holds elements the kernel never wrote (they would read back as 0.0).
+
+    ``output`` is the output's position in the kernel's returned tuple (``None`` for a single
+    output) and ``index`` the first unwritten element's index (C order).
+    ``simulate_kernel(..., uninitialized_reads="warn")`` warns instead.
+
+    Example::
+
+        def k(a):
+            out = nl.ndarray((4, 8), nl.float32, buffer=nl.shared_hbm)
+            nl.store(out[0:2, :], value=nl.load(a[0:2, :]))   # rows 2, 3 never written
+            return out
+
+        nki.simulate_kernel(k, a)   # raises UnwrittenOutputError, index (2, 0)
+    """
+
+    output: Optional[int]
+    index: Tuple[int, ...]
+
+
 class DeadlockError(Error, RuntimeError):
     """Every unfinished engine queue waits and no update can come; ``blocked`` lists each
     stuck instruction with its wait and kernel source line."""

@@ -802,6 +802,47 @@ impl Core {
 
     /// The bytes each partition of `tile` spans, as one host tensor of bytes, and its
     /// contents.
+    /// The first element of an HBM tensor `tile` (C order of its shape) with a byte never
+    /// written, if any: a kernel's output it left unwritten (issue 29 item 12). An on-chip
+    /// tile answers `None` (outputs are HBM tensors).
+    pub fn first_unwritten(&self, tile: &Tile) -> Result<Option<usize>, NkiError> {
+        tile.check()?;
+        if tile.space != Space::Hbm {
+            return Ok(None);
+        }
+        let size = tile.dtype.size().unwrap_or(1) as u64;
+        let unset = |start: u64, len: u64| {
+            let bytes = tpb_sim::HostTensor::hbm(start).elements(Dtype::UINT8, len);
+            self.machine.uninitialised_bytes(&bytes)
+        };
+        if !tile.is_contiguous() {
+            // A strided view: element by element, in the view's order.
+            for (i, &o) in tile.hbm_element_offsets().iter().enumerate() {
+                let at = (tile.offset as i64 + o * size as i64) as u64;
+                if unset(at, size)? > 0 {
+                    return Ok(Some(i));
+                }
+            }
+            return Ok(None);
+        }
+        let host = tile.host();
+        if self.machine.uninitialised_bytes(&host)? == 0 {
+            return Ok(None);
+        }
+        // The first unset byte, by halving the span that holds it.
+        let total = host.len().unwrap_or(0);
+        let (mut lo, mut hi) = (0u64, total);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if unset(host.byte_offset + lo, mid - lo)? > 0 {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        Ok(Some((lo / size) as usize))
+    }
+
     fn read_hull(&self, tile: &Tile) -> Result<(tpb_sim::HostTensor, Vec<u8>), NkiError> {
         let (start, len) = tile.hull();
         let p = tile.start_partition;

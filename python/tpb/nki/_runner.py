@@ -6,12 +6,13 @@ import functools
 import inspect
 import itertools
 import os
+import warnings
 from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 
 from .. import _tpb
-from .._errors import UsageError
+from .._errors import UnwrittenOutputError, UsageError
 from . import _context
 from ._surface import default_gen, platform_gen
 
@@ -199,17 +200,35 @@ def profile(kernel: Any = None, **kwargs: Any) -> Any:
     return _launcher(kernel, True, kwargs)
 
 
-def _outputs(result: Any) -> Any:
+def _outputs(result: Any, unwritten: str = "raise", position: Optional[int] = None) -> Any:
     if isinstance(result, _tpb.Tile):
         if result.buffer != "hbm":
             raise UsageError(
                 f"the kernel returned an {result.buffer.upper()} tile {tuple(result.shape)}: a "
                 "kernel's outputs are HBM tensors, as NKI requires (allocate "
                 "nl.ndarray(shape, dtype, buffer=nl.shared_hbm) and nl.store the tile into it)")
+        _check_written(result, unwritten, position)
         return result.numpy()
     if isinstance(result, (tuple, list)):
-        return type(result)(_outputs(r) for r in result)
+        return type(result)(_outputs(r, unwritten, i) for i, r in enumerate(result))
     return result
+
+
+def _check_written(out: Any, unwritten: str, position: Optional[int]) -> None:
+    """Elements of an output the kernel never wrote would come back as 0.0: an error
+    (``uninitialized_reads="raise"``, the default) or a warning naming the first one."""
+    first = out._first_unwritten()
+    if first is None:
+        return
+    shape = tuple(out.shape)
+    index = tuple(int(i) for i in np.unravel_index(first, shape)) if shape else ()
+    which = "the kernel's output" if position is None else f"output {position}"
+    msg = (f"{which} {shape} {out.dtype}: element {list(index)} (the first in C order) was "
+           "never written by the kernel and would read back as 0.0; write every element, or "
+           'pass uninitialized_reads="warn" to accept that')
+    if unwritten == "raise":
+        raise UnwrittenOutputError(msg, output=position, index=index)
+    warnings.warn(msg, RuntimeWarning, stacklevel=4)
 
 
 def _same_gen(gen: str) -> str:
@@ -281,7 +300,7 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
             _context.discard(core)
             _context.enter(old)
     _write_back(arrays, args)
-    return core, _outputs(out)
+    return core, _outputs(out, uninitialized_reads)
 
 
 def _write_back(arrays: Tuple[Any, ...], args: list) -> None:
@@ -326,7 +345,10 @@ def simulate_kernel(kernel: Any, *arrays: Any, gen: Optional[str] = None,
             ``NEURON_PLATFORM_TARGET_OVERRIDE`` (``trn1``, ``trn2``, ``trn3``, ``gen2``...) or
             ``cayman``; with ``core=``, the core's (another one is an error).
         uninitialized_reads: ``"raise"`` (default: reading bytes never written raises
-            :class:`tpb.Fault` of kind ``strict``) or ``"warn"``.
+            :class:`tpb.Fault` of kind ``strict``, and an output element the kernel never
+            wrote raises :class:`tpb.UnwrittenOutputError` naming the output and the first
+            such index) or ``"warn"`` (a ``RuntimeWarning`` for the outputs; they read back
+            as 0.0).
         out_of_bounds: ``"raise"`` (default: a subscript past its tile raises
             :class:`tpb.OutOfBoundsError`) or ``"warn"`` (slices and ranges are clipped to the
             tile, as NumPy clips slices, with a ``UserWarning``).

@@ -96,6 +96,13 @@ impl Tile {
         self.tile.region()
     }
 
+    /// The first element (flat C-order index of `shape`) of this HBM tensor with a byte never
+    /// written, or ``None``; ``None`` for an on-chip tile.
+    fn _first_unwritten(&self, py: Python<'_>) -> PyResult<Option<usize>> {
+        let core = self.core.get().lock(py);
+        core.first_unwritten(&self.tile).map_err(nki_error)
+    }
+
     /// Reads the tile back as a NumPy array (in the order of `shape`).
     fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let (bytes, fp8) = {
