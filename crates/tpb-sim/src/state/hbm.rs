@@ -234,31 +234,24 @@ impl Hbm {
     /// Writes `bytes` at `start` (checked by the caller) and marks them initialised.
     pub(crate) fn write(&mut self, start: u64, bytes: &[u8]) {
         let mut o = 0;
-        let mut cur: Option<(u64, &mut Page)> = None;
-        for p in pieces(start, bytes.len() as u64) {
-            if cur.as_ref().is_none_or(|(k, _)| *k != p.page) {
-                cur = Some((
-                    p.page,
-                    &mut **self.pages.entry(p.page).or_insert_with(Page::new),
-                ));
-            }
-            let Some((_, page)) = cur.as_mut() else {
-                continue; // not reached: set just above
-            };
-            let slot = &mut page.blocks[p.block];
-            if slot.is_none() {
-                self.blocks += 1;
-            }
-            let b = slot.get_or_insert_with(Block::new);
+        self.each_block(start, bytes.len() as u64, |b, p| {
             b.data[p.off..p.off + p.len].copy_from_slice(&bytes[o..o + p.len]);
             Shadow::set_words(&mut b.init, p.off, p.len);
             o += p.len;
-        }
+        });
     }
 
     /// Marks `start..start + len` (checked by the caller, with [`Hbm::check_growth`])
     /// initialised, keeping the bytes (a block not held yet is held, zero).
     pub(crate) fn mark(&mut self, start: u64, len: u64) {
+        self.each_block(start, len, |b, p| {
+            Shadow::set_words(&mut b.init, p.off, p.len)
+        });
+    }
+
+    /// Calls `f` with the block holding each piece of `start..start + len`, in order, holding
+    /// (zero) the blocks not held yet.
+    fn each_block(&mut self, start: u64, len: u64, mut f: impl FnMut(&mut Block, &Piece)) {
         let mut cur: Option<(u64, &mut Page)> = None;
         for p in pieces(start, len) {
             if cur.as_ref().is_none_or(|(k, _)| *k != p.page) {
@@ -274,8 +267,7 @@ impl Hbm {
             if slot.is_none() {
                 self.blocks += 1;
             }
-            let b = slot.get_or_insert_with(Block::new);
-            Shadow::set_words(&mut b.init, p.off, p.len);
+            f(slot.get_or_insert_with(Block::new), &p);
         }
     }
 
