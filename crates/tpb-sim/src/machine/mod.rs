@@ -191,15 +191,7 @@ impl Machine {
             return Ok(());
         }
         if t.space == Space::Hbm {
-            self.hbm_check(t, total)?;
-            let hbm = &mut self.state.hbm;
-            hbm.check_growth(std::iter::once((t.byte_offset, total)))
-                .map_err(|e| HostError::HbmPages {
-                    held: e.held,
-                    more: e.more,
-                    limit: e.limit,
-                })?;
-            hbm.write(t.byte_offset, bytes);
+            self.hbm_for_host(t, total)?.write(t.byte_offset, bytes);
             return Ok(());
         }
         let mem = &mut self.state.mem;
@@ -214,6 +206,20 @@ impl Machine {
         Ok(())
     }
 
+    /// The HBM for a host write of `total` bytes at the tensor's address, once the bytes fit
+    /// the configured HBM and holding them keeps under the held-bytes limit.
+    fn hbm_for_host(&mut self, t: &HostTensor, total: u64) -> Result<&mut hbm::Hbm, HostError> {
+        self.hbm_check(t, total)?;
+        let hbm = &mut self.state.hbm;
+        hbm.check_growth(std::iter::once((t.byte_offset, total)))
+            .map_err(|e| HostError::HbmPages {
+                held: e.held,
+                more: e.more,
+                limit: e.limit,
+            })?;
+        Ok(hbm)
+    }
+
     /// Marks a tensor's bytes initialised without changing them: what the strict sanitizer
     /// ([`Config::strict`]) then reads is whatever the memory holds (a kernel's masked
     /// instruction leaves the elements its mask skips as they were, and declares them
@@ -224,15 +230,7 @@ impl Machine {
             return Ok(());
         }
         if t.space == Space::Hbm {
-            self.hbm_check(t, total)?;
-            let hbm = &mut self.state.hbm;
-            hbm.check_growth(std::iter::once((t.byte_offset, total)))
-                .map_err(|e| HostError::HbmPages {
-                    held: e.held,
-                    more: e.more,
-                    limit: e.limit,
-                })?;
-            hbm.mark(t.byte_offset, total);
+            self.hbm_for_host(t, total)?.mark(t.byte_offset, total);
             return Ok(());
         }
         let mem = &mut self.state.mem;
