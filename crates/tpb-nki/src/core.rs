@@ -816,8 +816,15 @@ impl Core {
             self.machine.uninitialised_bytes(&bytes)
         };
         if !tile.is_contiguous() {
-            // A strided view: element by element, in the view's order.
-            for (i, &o) in tile.hbm_element_offsets().iter().enumerate() {
+            let offs = tile.hbm_element_offsets();
+            let lo = offs.iter().copied().min().unwrap_or(0);
+            let hi = offs.iter().copied().max().unwrap_or(0);
+            let start = (tile.offset as i64 + lo * size as i64) as u64;
+            if unset(start, (hi - lo + 1) as u64 * size)? == 0 {
+                return Ok(None); // every byte the view spans was written
+            }
+            // Element by element, in the view's order.
+            for (i, &o) in offs.iter().enumerate() {
                 let at = (tile.offset as i64 + o * size as i64) as u64;
                 if unset(at, size)? > 0 {
                     return Ok(Some(i));
