@@ -10,34 +10,17 @@
 
 #![allow(clippy::needless_range_loop)]
 
+// The ```tpb blocks of docs/syntax.md, read as tpb-isa's suites read them.
+#[path = "../../tpb-isa/tests/support/doc_bases.rs"]
+mod doc_bases;
 mod gen;
 mod reference;
 
-use std::path::PathBuf;
 use tpb_isa::geometry::Space;
 use tpb_isa::opcode::{Exec, Family, OpcodeInfo, OPCODES};
 use tpb_isa::text::{asm, AsmOptions};
 use tpb_isa::{Dtype, Gen, Instruction};
 use tpb_sim::{Config, FaultCause, HostTensor, Machine};
-
-/// The ```tpb blocks of docs/syntax.md.
-fn blocks() -> Vec<String> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/syntax.md");
-    let doc = std::fs::read_to_string(path).expect("docs/syntax.md is readable");
-    let (mut out, mut cur): (Vec<String>, Option<String>) = (Vec::new(), None);
-    for line in doc.lines() {
-        match &mut cur {
-            None if line.trim_start().starts_with("```tpb") => cur = Some(String::new()),
-            Some(_) if line.trim_start().starts_with("```") => out.extend(cur.take()),
-            Some(t) => {
-                t.push_str(line);
-                t.push('\n');
-            }
-            None => {}
-        }
-    }
-    out
-}
 
 #[derive(Debug, PartialEq)]
 enum Outcome {
@@ -49,7 +32,7 @@ enum Outcome {
 fn every_table_row_is_executed_or_refused_as_the_table_says() {
     // (opcode, outcome, the line is marked `# refused:`)
     let mut seen: Vec<(u8, Outcome, bool)> = Vec::new();
-    for text in blocks() {
+    for text in doc_bases::doc_blocks() {
         let lines: Vec<&str> = text.lines().collect();
         let a = asm(&text, &AsmOptions::new(Gen::Cayman)).expect("examples assemble");
         // One machine per block, so an example can set up the state its last instruction
