@@ -514,6 +514,53 @@ def test_restated_layernorm_v1():
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
 
 
+# nki-samples layernorm v2 (restated): the row statistics come from nisa.bn_stats over
+# bn_stats_fmax-wide chunks of the row (a mask trims the last chunk), gathered side by side
+# and folded by nisa.bn_aggr; one tensor_scalar then subtracts the mean and multiplies by
+# rsqrt(var + eps) (assumption bn-stats-lowering: approximate, fp32).
+def _layernorm_bn(x, eps, gamma, beta):
+    n, f = x.shape
+    out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.arange(n)[:, None], nl.arange(f)[None, :]
+    one = nl.arange(1)[:, None]
+    g = nl.load(gamma.reshape((1, f))[one, i_f]).broadcast_to((n, f))
+    b = nl.load(beta.reshape((1, f))[one, i_f]).broadcast_to((n, f))
+    t = nl.load(x[i_p, i_f])
+    fmax = nl.tile_size.bn_stats_fmax
+    chunks = (f + fmax - 1) // fmax
+    i_bn, i_six = nl.arange(fmax)[None, :], nl.arange(6)[None, :]
+    stats = nl.ndarray((n, 6 * chunks), dtype=np.float32)
+    for j in nl.affine_range(chunks):
+        stats[i_p, j * 6 + i_six] = nisa.bn_stats(t[i_p, j * fmax + i_bn],
+                                                  mask=(j * fmax + i_bn < f),
+                                                  dtype=np.float32)
+    mean_var = nisa.bn_aggr(stats[i_p, nl.arange(6 * chunks)[None, :]])
+    scale = nl.rsqrt(mean_var[i_p, 1] + eps)
+    y = nisa.tensor_scalar(data=t, op0=np.subtract, operand0=mean_var[i_p, 0],
+                           op1=np.multiply, operand1=scale)
+    nl.store(out[i_p, i_f], value=y * g + b)
+    return out
+
+
+def test_restated_layernorm_v2_with_bn_stats():
+    r = np.random.default_rng(12)
+    x = r.random((100, 700), dtype=np.float32)          # two chunks, the second ragged
+    gamma, beta = r.random(700, dtype=np.float32), r.random(700, dtype=np.float32)
+    mu = x.mean(axis=1, keepdims=True)
+    want = (x - mu) / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5) * gamma + beta
+    got = nki.simulate_kernel(_layernorm_bn, x, 1e-5, gamma, beta)
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)  # rsqrt is approximate
+
+
+def test_restated_layernorm_v2_refuses_a_chunk_wider_than_bn_stats_fmax():
+    def wide(x):
+        t = nl.load(x)
+        nisa.bn_stats(t)
+
+    with pytest.raises(tpb.UsageError, match="bn_stats_fmax"):
+        nki.simulate_kernel(wide, np.zeros((8, 1024), np.float32))
+
+
 # attention_fwd v9/v10 (restated): nki.compiler.psum/sbuf.mod_alloc(..., num_*_tiles=(m,))
 # places block i of a block dim at physical block i % m; four blocks in two slots, so
 # block 2 reads what block 0 wrote (the compiler's modulo placement).

@@ -81,6 +81,10 @@ pub struct Label {
     pub name: Option<Arc<str>>,
     /// The call's `engine=`.
     pub engine: Option<EngineId>,
+    /// Why the instruction's result is approximate when the call is a composition tpb
+    /// chose (`bn_stats`, `bn_aggr`: assumption `bn-stats-lowering`); profiles list it with
+    /// the approximate activation functions.
+    pub approximate: Option<&'static str>,
 }
 
 impl Label {
@@ -279,6 +283,12 @@ impl Core {
             *self = saved;
         }
         r
+    }
+
+    /// Sets why the current call's next instructions are approximate (see
+    /// [`Label::approximate`]) and returns the previous setting.
+    pub(crate) fn call_approximate(&mut self, why: Option<&'static str>) -> Option<&'static str> {
+        std::mem::replace(&mut self.call.approximate, why)
     }
 
     /// Puts back what [`Core::take_call_engine`] took.

@@ -56,6 +56,8 @@ mod affine;
 // `tensor.ap(pattern, offset)`.
 mod alloc;
 mod ap;
+// BatchNorm statistics (bn_stats, bn_aggr) composed from Vector instructions.
+mod bn;
 mod build;
 pub mod call;
 mod core;
@@ -99,6 +101,7 @@ const LOWERING_TABLES: &[&[Lowering]] = &[
     dve::LOWERINGS,
     act::LOWERINGS,
     pe::LOWERINGS,
+    bn::LOWERINGS,
 ];
 
 /// Every NKI call's lowering.

@@ -478,6 +478,90 @@ def _tensor_reduce_legacy(op: AluOp, data: Tile, axis: Axes, *, mask: Optional[M
     """``tensor_reduce(op, data, axis)`` returning a new tile."""
 
 
+_BN_STATUS = partial(
+    "the published definition computed in fp32 by a sequence of Vector instructions tpb "
+    "chose (the BatchNormStats encoding and summation order are not public): approximate "
+    "(assumption bn-stats-lowering)")
+
+
+@lowered(status=_BN_STATUS)
+def bn_stats(dst: Tile, data: Tile, name: Name = None) -> RunReport:
+    """BatchNorm statistics per partition: ``dst = (count, mean, variance * count)`` of the
+    even-indexed elements of ``data``, then the same three of its odd-indexed elements.
+
+    Parameters:
+        dst: ``(P, 6)`` tile; data: tile with ``P`` partitions and at most
+            ``nl.tile_size.bn_stats_fmax`` (512) elements per partition (C order).
+        name: label for profiles and errors.
+
+    Semantics: fp32 math, as NKI documents. tpb computes the definition with Vector
+    instructions (per half: Memset of the count, TensorReduce of the sum, TensorScalar by
+    ``1/count``, TensorScalar subtracting the mean, TensorTensor squaring, TensorReduce of
+    the squares) and labels them ``approximate`` (the hardware's order is not public; a
+    profile lists them, ``strict_exact=True`` raises :class:`tpb.Fault`). A half with no
+    element gives ``(0, 0, 0)``.
+
+    Legacy form ``bn_stats(data, mask=None, dtype=None)`` returns a new ``(P, 6)`` tile (in
+    ``data``'s dtype by default); ``mask=`` applies to ``data``'s elements.
+
+    Example::
+
+        nisa.bn_stats(stats[:, 0:6], x[:, 0:512])
+        nisa.bn_stats(stats[:, 6:12], x[:, 512:1024])
+        nisa.bn_aggr(mean_var, stats)          # mean_var[:, 0] mean, [:, 1] variance
+    """
+
+
+@lowered(status=_BN_STATUS)
+def bn_aggr(dst: Tile, data: Tile, name: Name = None) -> RunReport:
+    """Aggregates :func:`bn_stats` results per partition: ``data`` holds
+    ``(count, mean, variance * count)`` triples side by side; ``dst = (mean, variance)`` of
+    all the elements they describe.
+
+    Parameters:
+        dst: ``(P, 2)`` tile; data: tile whose free size is a multiple of 3.
+        name: label for profiles and errors.
+
+    Semantics: fp32, ``N = sum(count)``, ``mean = sum(count * mean_i) / N``, ``variance =
+    (sum(variance_i * count) + sum(count * (mean_i - mean) ** 2)) / N``, lowered to Vector
+    TensorReduce, TensorTensor, Reciprocal and TensorScalar instructions labelled
+    ``approximate`` (as :func:`bn_stats`).
+
+    Legacy form ``bn_aggr(data, mask=None, dtype=None)`` returns a new ``(P, 2)`` tile.
+
+    Example::
+
+        nisa.bn_aggr(mean_var, stats)
+    """
+
+
+def _bn_legacy(current: Callable[..., object], width: int, data: Tile,
+               mask: Optional[Mask], dtype: Optional[DType]) -> Tile:
+    """A legacy bn_stats / bn_aggr: a new ``(P, width)`` SBUF tile; ``mask=`` is in data's
+    coordinates (it shrinks data's elements, and the result's partitions with them)."""
+    out = data.core.ndarray([int(data.shape[0]), width],
+                            dtype if dtype is not None else data.dtype, buffer="sbuf")
+    src, dst = apply_mask(mask, data, out, marks_dst=False)
+    if dst is not out:
+        out._mark_masked_out()
+    current(dst, src)
+    return out
+
+
+@legacy(bn_stats)
+def _bn_stats_legacy(data: Tile, *, mask: Optional[Mask] = None,
+                     dtype: Optional[DType] = None) -> Tile:
+    """``bn_stats(data)`` returning a new ``(P, 6)`` tile."""
+    return _bn_legacy(bn_stats, 6, data, mask, dtype)
+
+
+@legacy(bn_aggr)
+def _bn_aggr_legacy(data: Tile, *, mask: Optional[Mask] = None,
+                    dtype: Optional[DType] = None) -> Tile:
+    """``bn_aggr(data)`` returning a new ``(P, 2)`` tile."""
+    return _bn_legacy(bn_aggr, 2, data, mask, dtype)
+
+
 @lowered(status=SUPPORTED)
 def tensor_copy_predicated(dst: Tile, src: Operand, predicate: Tile,
                            reverse_pred: bool = False, name: Name = None) -> RunReport:
@@ -1194,7 +1278,6 @@ _LNC = not_supported("one NeuronCore is modelled (no LNC2)")
 _REGS = not_supported("virtual registers and on-device control flow are not modelled")
 _NO_INST = not_supported("no instruction for it in tpb")
 _MX = not_supported("NC-v4 MX formats are not modelled")
-_BN = not_supported("the BatchNorm state's semantics are not public")
 
 _DMA_TRANSPOSE_AXES = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}
 
@@ -1254,8 +1337,6 @@ tensor_partition_reduce = refused("isa", "tensor_partition_reduce", not_supporte
 activate2 = refused("isa", "activate2", not_supported("NC-v4 only; no maverick Activate2 facts"))
 nc_matmul_mx = refused("isa", "nc_matmul_mx", _MX)
 quantize_mx = refused("isa", "quantize_mx", _MX)
-bn_stats = refused("isa", "bn_stats", _BN)
-bn_aggr = refused("isa", "bn_aggr", _BN)
 rng = refused("isa", "rng", _RNG)
 rand2 = refused("isa", "rand2", _RNG)
 set_rng_seed = refused("isa", "set_rng_seed", _RNG)

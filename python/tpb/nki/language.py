@@ -1107,8 +1107,53 @@ def mean(x: Tile, axis: Axes, dtype: Optional[DType] = None, keepdims: bool = Fa
 
 
 prod = _reduction("multiply", "prod")
-var = refused("language", "var", not_supported(
-    "bn_stats / bn_aggr state semantics are not public"))
+
+
+@composed("language", partial(
+    "over the free axis of a 2-D tile: nisa.bn_stats per 512 elements, then nisa.bn_aggr "
+    "(fp32; approximate as they are, assumption bn-stats-lowering); other axes are refused"))
+def var(x: Tile, axis: Axes, dtype: Optional[DType] = None, keepdims: bool = False, *,
+        mask: Optional[Mask] = None) -> Tile:
+    """``nl.var(x, axis, dtype=None)``: the (population) variance of each partition of a
+    2-D tile over its free axis, as a new ``(P, 1)`` SBUF tile.
+
+    Parameters:
+        x: a 2-D tile; axis: 1 (or -1, ``[1]``); dtype: result dtype (default: x's);
+        keepdims: accepted (the result is ``(P, 1)`` either way).
+
+    Semantics: as the compiler can, one :func:`tpb.nki.isa.bn_stats` per 512 elements
+    into an FP32 statistics tile, one :func:`tpb.nki.isa.bn_aggr`, and a copy of the
+    variance into ``dtype``; approximate as those calls are.
+
+    Example::
+
+        v = nl.var(t, axis=1)
+    """
+    nd = len(x.shape)
+    if nd != 2 or _axes(x, axis) != [1]:
+        raise _refuse("var", f"axis={axis!r} of a {nd}-D tile (tpb computes the variance over "
+                             "the free axis of a 2-D tile)")
+    parts, free = int(x.shape[0]), int(x.shape[1])
+    out = ndarray((parts, 1), dtype if dtype is not None else x.dtype)
+    rows, cols = (0, parts), (0, free)
+    if mask is not None:
+        box = mask_box(mask, (parts, free))
+        rows, cols = box.get(0, rows), box.get(1, cols)
+    src = x[rows[0]:rows[1], cols[0]:cols[1]]
+    dst = out[rows[0]:rows[1], 0:1]
+    if tuple(dst.shape) != tuple(out.shape):
+        out._mark_masked_out()
+    n = cols[1] - cols[0]
+    fmax = int(tile_size.bn_stats_fmax)
+    chunks = (n + fmax - 1) // fmax
+    stats = ndarray((parts, 6 * chunks), float32)[rows[0]:rows[1]]
+    for j in range(chunks):
+        _isa.bn_stats(stats[:, 6 * j:6 * j + 6], src[:, j * fmax:(j + 1) * fmax if j + 1 < chunks else n])
+    mean_var = ndarray((parts, 2), float32)[rows[0]:rows[1]]
+    _isa.bn_aggr(mean_var, stats)
+    _isa.tensor_copy(dst, mean_var[:, 1:2])
+    return out
+
 all = refused("language", "all", not_yet(  # noqa: A001
     "a logical-and TensorReduce form in tpb.nki (issue 19 follow-up)"))
 
