@@ -602,3 +602,71 @@ def test_mod_alloc_refuses_a_slice_across_blocks_and_whole_use():
         nki.simulate_kernel(sliced, a)
     with pytest.raises(tpb.UsageError, match="expected a tile, not .*ModAllocTensor"):
         nki.simulate_kernel(whole, a)
+
+
+# attention_fwd v9/v10 (restated): `acc[i] += nisa.nc_matmul(...)` into block i of a PSUM
+# tensor whose blocks all share one bank (psum.mod_alloc(num_bank_tiles=(1,))). Each block
+# index starts its own accumulation group at its first `+=` although the bank still holds
+# the previous block's sums (assumption legacy-iadd-starts-group; nki-api §3.2 groups).
+def _blocks_sharing_a_bank(a, b, first):
+    from tpb.nki import compiler
+    nb, kt = a.shape[0], a.shape[1]
+    out = nl.ndarray((nb, 64, 32), nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((nb, nl.par_dim(64), 32), nl.float32,
+                     buffer=compiler.psum.mod_alloc(base_bank=0, num_bank_tiles=(1,)))
+    for i in nl.sequential_range(nb):
+        if first is not None:
+            nisa.memset(acc[i], first)           # written first: the += adds onto it
+        for k in nl.affine_range(kt):
+            acc[i] += nisa.nc_matmul(nl.load(a[i, k]), nl.load(b[i, k]))
+        res = nl.ndarray((64, 32), nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(res, acc[i])
+        nl.store(out[i], value=res)
+    return out
+
+
+def _block_products(a, b):
+    return np.einsum("ikpm,ikpn->imn", a.astype(np.float64), b.astype(np.float64))
+
+
+def test_each_block_sharing_a_bank_starts_its_own_accumulation():
+    r = np.random.default_rng(13)
+    a = r.random((3, 2, 128, 64), dtype=np.float32) - 0.5   # 3 blocks, 2 K tiles each
+    b = r.random((3, 2, 128, 32), dtype=np.float32) - 0.5
+    got = nki.simulate_kernel(_blocks_sharing_a_bank, a, b, None)
+    np.testing.assert_allclose(got, _block_products(a, b), rtol=1e-5, atol=1e-5)
+
+
+def test_a_block_written_first_accumulates_onto_what_was_written():
+    r = np.random.default_rng(14)
+    a = r.random((3, 2, 128, 64), dtype=np.float32) - 0.5
+    b = r.random((3, 2, 128, 32), dtype=np.float32) - 0.5
+    got = nki.simulate_kernel(_blocks_sharing_a_bank, a, b, 1.0)
+    np.testing.assert_allclose(got, _block_products(a, b) + 1.0, rtol=1e-5, atol=1e-5)
+
+
+def _plain_acc(a, b, zeroed):
+    out = nl.ndarray((64, 32), nl.float32, buffer=nl.shared_hbm)
+    if zeroed:
+        acc = nl.zeros((64, 32), nl.float32, buffer=nl.psum)
+    else:
+        acc = nl.ndarray((64, 32), nl.float32, buffer=nl.psum)
+    for k in nl.affine_range(a.shape[0]):
+        acc += nisa.nc_matmul(nl.load(a[k]), nl.load(b[k]))
+    res = nl.ndarray((64, 32), nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(res, acc)
+    nl.store(out, value=res)
+    return out
+
+
+def test_a_plain_psum_tile_is_unchanged_zeroed_adds_and_unwritten_faults():
+    r = np.random.default_rng(15)
+    a = r.random((2, 128, 64), dtype=np.float32) - 0.5
+    b = r.random((2, 128, 32), dtype=np.float32) - 0.5
+    got = nki.simulate_kernel(_plain_acc, a, b, True)
+    want = np.einsum("kpm,kpn->mn", a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    # The per-block rule covers mod_alloc blocks only: a plain tile never written is still
+    # an uninitialised read (the sanitizer), not a silently started group.
+    with pytest.raises(tpb.Fault, match="uninitiali"):
+        nki.simulate_kernel(_plain_acc, a, b, False)

@@ -1061,9 +1061,11 @@ def deferred_matmul(stationary: Tile, moving: Tile, what: str) -> Tile:
     _NC_MATMUL_CHECK(origin, out, stationary, moving)
     lower = nc_matmul.__nki_call__.lowering  # type: ignore[attr-defined]
 
-    def emit(acc: Optional[Tile]) -> None:
+    def emit(acc: Optional[Tile], start: bool = False) -> None:
+        # Into its own result: overwrite. ``acc += it``: accumulate, unless ``start`` (the
+        # first ``+=`` into a fresh mod_alloc block, assumption legacy-iadd-starts-group).
         lower(origin, out if acc is None else acc, stationary, moving, False, False, False,
-              acc is not None, (), (), None, None)
+              acc is not None and not start, (), (), None, None)
 
     _context.defer(core, out, emit)
     return out

@@ -24,7 +24,8 @@ from __future__ import annotations
 import contextlib
 import math
 import operator
-from typing import Annotated, Callable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import (Annotated, Callable, Dict, Iterator, List, Optional, Sequence, Tuple,
+                    Union)
 
 import numpy as np
 
@@ -191,7 +192,13 @@ def ndarray(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
 class ModAllocTensor:
     """A tensor placed with ``mod_alloc`` tile counts: subscripting block ``i`` of a block
     dim reads physical block ``i % count``. Only subscripts are defined (a slice across
-    blocks, or the tensor used whole, raises :class:`tpb.NotSupported`)."""
+    blocks, or the tensor used whole, raises :class:`tpb.NotSupported`).
+
+    Each physical block remembers the block index that used it last. A subscript of another
+    block index (or of a block no index used yet) gives a *fresh* view: the first legacy
+    ``t[i] += nisa.nc_matmul(...)`` through it starts block ``i``'s accumulation group
+    (overwrites) although the storage holds another block's sums; later ones accumulate
+    (assumption ``legacy-iadd-starts-group``)."""
 
     def __init__(self, physical: Tile, mods: Tuple[int, ...], shape: Tuple[int, ...]) -> None:
         self._physical = physical
@@ -199,10 +206,15 @@ class ModAllocTensor:
         self.shape = shape
         self.dtype = physical.dtype
         self.buffer = physical.buffer
+        # physical block indices -> the block indices that used that storage last
+        self._user: Dict[Tuple[object, ...], Tuple[int, ...]] = {}
 
-    def _key(self, key: object) -> Tuple[object, ...]:
+    def _use(self, key: object) -> Tuple[Tuple[object, ...], bool]:
+        """The physical subscript of ``key``, and whether its block changes hands (the
+        storage was last used by another block index, or by none)."""
         keys = key if isinstance(key, tuple) else (key,)
         out: List[object] = []
+        logical: List[int] = []
         for k, item in enumerate(keys):
             if k < len(self._mods):
                 if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
@@ -213,15 +225,26 @@ class ModAllocTensor:
                 if not 0 <= i < n:
                     raise UsageError(f"block index {item} out of range for block dim {k} of "
                                      f"size {n}", parameter="key")
+                logical.append(i)
                 item = i % self._mods[k]
             out.append(item)
-        return tuple(out)
+        physical = tuple(out)
+        block, who = physical[:len(self._mods)], tuple(logical)
+        moved = self._user.get(block) != who
+        self._user[block] = who
+        return physical, moved
 
     def __getitem__(self, key: object) -> Tile:
-        return self._physical[self._key(key)]
+        physical, moved = self._use(key)
+        view = self._physical[physical]
+        if moved:
+            _context.mark_fresh(view.core, view)
+        return view
 
     def __setitem__(self, key: object, value: object) -> None:
-        self._physical[self._key(key)] = value
+        # An assignment writes the block through this index: it is not fresh afterwards.
+        physical, _ = self._use(key)
+        self._physical[physical] = value
 
     def __getattr__(self, attr: str) -> object:
         raise _refuse("ndarray", f"a mod_alloc tensor used whole (.{attr}); subscript a block")
@@ -1231,7 +1254,9 @@ def _iadd(acc: Tile, value: object) -> None:
     ``(P, 1)`` tile)."""
     emit = _context.take(acc.core, value)
     if emit is not None:
-        emit(acc)
+        # A mod_alloc block view nothing has written through yet starts its group
+        # (assumption legacy-iadd-starts-group); any other view accumulates.
+        emit(acc, _context.take_fresh(acc.core, acc))
         return
     if isinstance(value, Tile) and tuple(value.shape) == tuple(acc.shape):
         _isa.tensor_tensor(acc, acc, value, "add")
