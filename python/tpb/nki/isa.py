@@ -345,12 +345,17 @@ def _tensor_tensor_legacy(data1: Tile, data2: Tile, op: AluOp, *,
 @lowered(status=SUPPORTED)
 def tensor_copy(dst: Tile, src: Tile, engine: EngineArg = engine.unknown,
                 name: Name = None) -> RunReport:
-    """``Copy`` (bit-exact when the dtypes are equal) or ``Cast`` through FP32.
+    """``Copy`` (bit-exact when the dtypes are equal) or ``Cast`` through FP32, on Vector or
+    GpSimd; with ``engine=engine.scalar`` ScalarE's copy, which NKI documents as always going
+    through FP32: one ``Activate`` of the exact ``copy`` function (``fma(x, 1, 0)`` in FP32,
+    assumption ``act-rounding``: an int32 beyond 2**24 rounds, -0.0 becomes +0.0), refused on
+    sunda, where NKI documents it as unsupported.
 
     Parameters:
         dst: tile to write.
         src: tile with dst's partitions and element count.
-        engine: ``engine.vector``, ``engine.gpsimd`` (SBUF only) or ``unknown``.
+        engine: ``engine.vector``, ``engine.gpsimd`` (SBUF only), ``engine.scalar`` or
+            ``unknown``.
         name: label for profiles and errors.
 
     Legacy form ``tensor_copy(src, dtype=None, mask=None)`` returns a new tile.
