@@ -607,7 +607,7 @@ def test_mod_alloc_refuses_a_slice_across_blocks_and_whole_use():
 # attention_fwd v9/v10 (restated): `acc[i] += nisa.nc_matmul(...)` into block i of a PSUM
 # tensor whose blocks all share one bank (psum.mod_alloc(num_bank_tiles=(1,))). Each block
 # index starts its own accumulation group at its first `+=` although the bank still holds
-# the previous block's sums (assumption legacy-iadd-starts-group; nki-api §3.2 groups).
+# the previous block's sums (assumption mod-alloc-block-groups; nki-api §3.2 groups).
 def _blocks_sharing_a_bank(a, b, first):
     from tpb.nki import compiler
     nb, kt = a.shape[0], a.shape[1]
@@ -623,6 +623,32 @@ def _blocks_sharing_a_bank(a, b, first):
         nisa.tensor_copy(res, acc[i])
         nl.store(out[i], value=res)
     return out
+
+
+# The same blocks with the current form nc_matmul(acc[i], ..., accumulate=None): the block
+# used through a new index ends the group the previous index opened (assumption
+# mod-alloc-block-groups), so its first matmul overwrites, as into a new allocation.
+def _dst_form_blocks_sharing_a_bank(a, b):
+    from tpb.nki import compiler
+    nb, kt = a.shape[0], a.shape[1]
+    out = nl.ndarray((nb, 64, 32), nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((nb, nl.par_dim(64), 32), nl.float32,
+                     buffer=compiler.psum.mod_alloc(base_bank=0, num_bank_tiles=(1,)))
+    for i in nl.sequential_range(nb):
+        for k in nl.affine_range(kt):
+            nisa.nc_matmul(acc[i], nl.load(a[i, k]), nl.load(b[i, k]))
+        res = nl.ndarray((64, 32), nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(res, acc[i])
+        nl.store(out[i], value=res)
+    return out
+
+
+def test_dst_form_matmuls_into_blocks_sharing_a_bank_start_per_block():
+    r = np.random.default_rng(16)
+    a = r.random((3, 2, 128, 64), dtype=np.float32) - 0.5
+    b = r.random((3, 2, 128, 32), dtype=np.float32) - 0.5
+    got = nki.simulate_kernel(_dst_form_blocks_sharing_a_bank, a, b)
+    np.testing.assert_allclose(got, _block_products(a, b), rtol=1e-5, atol=1e-5)
 
 
 def _block_products(a, b):

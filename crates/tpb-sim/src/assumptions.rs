@@ -579,13 +579,16 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                instructions are labelled approximate.",
     },
     Assumption {
-        id: "legacy-iadd-starts-group",
+        id: "mod-alloc-block-groups",
         source: "nki-api §3.2 (nc_matmul accumulation groups), docs/public-kernels.md (attention_fwd v9/v10)",
         text: "A legacy `t[i] += nisa.nc_matmul(...)` (or nl.matmul) into block i of a mod_alloc \
                tensor overwrites (starts a new accumulation group) when block i's storage was \
                last used by another block index, or not yet by any, and accumulates otherwise: \
                the group is kept per logical block, not per byte. A kernel that writes block i \
-               first (a memset, an assignment) and then adds accumulates onto what it wrote.",
+               first (a memset, an assignment) and then adds accumulates onto what it wrote. \
+               Using the storage through a new block index also ends the groups \
+               nc_matmul(accumulate=None) continues, so its first matmul through t[i] \
+               overwrites.",
     },
 ];
 

@@ -145,7 +145,7 @@ def flush(core: Any) -> None:
 
 # Per core: the views mod_alloc subscripts just gave for blocks whose storage another block
 # index used last (or none yet), newest last. The first legacy ``+=`` of a matmul into one
-# starts the block's accumulation group (assumption ``legacy-iadd-starts-group``). A few are
+# starts the block's accumulation group (assumption ``mod-alloc-block-groups``). A few are
 # kept (the right-hand side of ``t[i] += ...`` may subscript other blocks before the ``+=``).
 _fresh: Dict[int, List[Any]] = {}
 _FRESH_KEPT = 16

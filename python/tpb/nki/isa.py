@@ -1068,7 +1068,7 @@ def deferred_matmul(stationary: Tile, moving: Tile, what: str) -> Tile:
 
     def emit(acc: Optional[Tile], start: bool = False) -> None:
         # Into its own result: overwrite. ``acc += it``: accumulate, unless ``start`` (the
-        # first ``+=`` into a fresh mod_alloc block, assumption legacy-iadd-starts-group).
+        # first ``+=`` into a fresh mod_alloc block, assumption mod-alloc-block-groups).
         lower(origin, out if acc is None else acc, stationary, moving, False, False, False,
               acc is not None and not start, (), (), None, None)
 

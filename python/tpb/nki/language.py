@@ -189,6 +189,9 @@ def ndarray(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
     return ModAllocTensor(t, mods, dims) if mods else t  # type: ignore[return-value]
 
 
+_MATMUL_GROUPS_END = _api.internal_lowering("matmul_groups_end", [("view", "tile")])
+
+
 class ModAllocTensor:
     """A tensor placed with ``mod_alloc`` tile counts: subscripting block ``i`` of a block
     dim reads physical block ``i % count``. Only subscripts are defined (a slice across
@@ -197,8 +200,9 @@ class ModAllocTensor:
     Each physical block remembers the block index that used it last. A subscript of another
     block index (or of a block no index used yet) gives a *fresh* view: the first legacy
     ``t[i] += nisa.nc_matmul(...)`` through it starts block ``i``'s accumulation group
-    (overwrites) although the storage holds another block's sums; later ones accumulate
-    (assumption ``legacy-iadd-starts-group``)."""
+    (overwrites) although the storage holds another block's sums, and so does the first
+    ``nisa.nc_matmul(t[i], ...)`` with ``accumulate=None``; later ones accumulate
+    (assumption ``mod-alloc-block-groups``)."""
 
     def __init__(self, physical: Tile, mods: Tuple[int, ...], shape: Tuple[int, ...]) -> None:
         self._physical = physical
@@ -238,13 +242,23 @@ class ModAllocTensor:
         physical, moved = self._use(key)
         view = self._physical[physical]
         if moved:
+            self._hand_over(view)
             _context.mark_fresh(view.core, view)
         return view
 
     def __setitem__(self, key: object, value: object) -> None:
         # An assignment writes the block through this index: it is not fresh afterwards.
-        physical, _ = self._use(key)
+        physical, moved = self._use(key)
+        if moved:
+            self._hand_over(self._physical[physical])
         self._physical[physical] = value
+
+    def _hand_over(self, view: Tile) -> None:
+        """The block's storage now serves another block index: no matmul group opened
+        through the previous index continues into it (``nc_matmul(t[i], ...)`` with
+        ``accumulate=None`` overwrites first)."""
+        if self.buffer == "psum":
+            _MATMUL_GROUPS_END(_context.origin(), view)
 
     def __getattr__(self, attr: str) -> object:
         raise _refuse("ndarray", f"a mod_alloc tensor used whole (.{attr}); subscript a block")
@@ -1255,7 +1269,7 @@ def _iadd(acc: Tile, value: object) -> None:
     emit = _context.take(acc.core, value)
     if emit is not None:
         # A mod_alloc block view nothing has written through yet starts its group
-        # (assumption legacy-iadd-starts-group); any other view accumulates.
+        # (assumption mod-alloc-block-groups); any other view accumulates.
         emit(acc, _context.take_fresh(acc.core, acc))
         return
     if isinstance(value, Tile) and tuple(value.shape) == tuple(acc.shape):
