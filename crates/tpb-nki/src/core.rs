@@ -6,6 +6,7 @@ use crate::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
 use crate::error::NkiError;
 use crate::names::Cmp;
 use crate::sync::{sync_semaphore, NeededWait, Tracker};
+use crate::tape::{Effect, Tape};
 use crate::tile::Tile;
 use crate::Operand;
 use std::sync::Arc;
@@ -44,10 +45,13 @@ pub struct Core {
     tracker: Tracker,
     /// DMA requests issued without an engine so far ([`crate::sync::dma_issuer`]).
     dma_turn: usize,
-    /// The host writes made before the first instruction: the scheduled re-run replays them
-    /// onto a fresh machine (a clone of the whole machine, 24 MiB of SBUF and more, cost
-    /// about 10 ms per kernel).
-    early_writes: Vec<HostWrite>,
+    /// Everything that changed the machine, in order ([`crate::replay`]): the scheduled
+    /// re-run replays the host writes before the first instruction onto a fresh machine (a
+    /// clone of the whole machine, 24 MiB of SBUF and more, cost about 10 ms per kernel),
+    /// and a kernel's [`crate::Replay`] all of it.
+    tape: Tape,
+    /// The host read device data mid-run ([`Core::mark_host_read`]).
+    host_read: bool,
     /// The machine as it was before the first instruction, kept only when `machine_mut`
     /// allowed writes the core cannot record.
     start: Option<Box<Machine>>,
@@ -108,13 +112,6 @@ fn space_index(space: Space) -> Option<usize> {
     }
 }
 
-/// A host write made before the first instruction (replayed by the scheduled re-run).
-#[derive(Clone, Debug)]
-enum HostWrite {
-    Tensor(tpb_sim::HostTensor, Vec<u8>),
-    Register(usize, u32),
-}
-
 impl Core {
     /// A core of `gen` with the default machine configuration.
     pub fn new(gen: Gen) -> Core {
@@ -140,7 +137,8 @@ impl Core {
             call: Label::default(),
             tracker: Tracker::default(),
             dma_turn: 0,
-            early_writes: Vec::new(),
+            tape: Tape::default(),
+            host_read: false,
             start: None,
             opaque_start: false,
             late_host_writes: 0,
@@ -169,6 +167,43 @@ impl Core {
         if self.program.is_empty() {
             self.opaque_start = true;
         }
+        self.tape
+            .make_opaque("the machine was changed directly (Core::machine_mut)");
+        &mut self.machine
+    }
+
+    /// What changed the machine so far ([`crate::Replay::of`]); a host read of device data
+    /// makes it opaque.
+    pub(crate) fn tape(&self) -> Tape {
+        let mut tape = self.tape.clone();
+        if self.host_read {
+            tape.make_opaque("the kernel read device data back to the host (Tile.numpy)");
+        }
+        tape
+    }
+
+    /// The host is reading device data while the kernel runs: the kernel's code may decide
+    /// on it, so the run is not replayable ([`crate::Replay::of`]).
+    pub fn mark_host_read(&mut self) {
+        self.host_read = true;
+    }
+
+    /// HBM bytes allocated so far (the tensors live below this address).
+    pub(crate) fn hbm_used(&self) -> u64 {
+        self.hbm_next
+    }
+
+    /// A core whose machine a [`crate::Replay`] fills: nothing emitted, `hbm_used` bytes of
+    /// HBM tensors, access recording off (nothing is emitted on it).
+    pub(crate) fn replaying(config: Config, hbm_used: u64) -> Core {
+        let mut core = Core::with_config(config);
+        core.machine.set_access_recording(false);
+        core.hbm_next = hbm_used;
+        core
+    }
+
+    /// The machine a replay writes to.
+    pub(crate) fn machine_for_replay(&mut self) -> &mut Machine {
         &mut self.machine
     }
 
@@ -668,9 +703,7 @@ impl Core {
             });
         }
         self.machine.set_register(n, bits)?;
-        if self.program.is_empty() {
-            self.early_writes.push(HostWrite::Register(n, bits));
-        }
+        self.tape.push(Effect::Register(n, bits));
         Ok(())
     }
 
@@ -747,6 +780,7 @@ impl Core {
                 .offset((tile.offset as i64 + start * size) as u64)
                 .elements(Dtype::UINT8, (len * size) as u64);
             self.machine.mark_initialised(&t)?;
+            self.tape.push(Effect::Initialised(t));
             self.masked_out.push(t);
         }
         Ok(())
@@ -755,9 +789,7 @@ impl Core {
     /// One host write, recorded for the re-run when no instruction has run yet.
     fn host_write(&mut self, t: tpb_sim::HostTensor, bytes: &[u8]) -> Result<(), NkiError> {
         self.machine.write_tensor(&t, bytes)?;
-        if self.program.is_empty() {
-            self.early_writes.push(HostWrite::Tensor(t, bytes.to_vec()));
-        }
+        self.tape.push(Effect::Write(t, bytes.to_vec()));
         Ok(())
     }
 
@@ -1133,7 +1165,10 @@ impl Core {
         inst.events.update_mode = UpdateMode::SEM_INC_COMPLETE;
         inst.events.update_idx = sync_semaphore(engine);
         let mut report = match self.machine.step_at(self.program.len(), &inst) {
-            Ok(r) => r,
+            Ok(r) => {
+                self.tape.push(Effect::Step(self.program.len(), inst));
+                r
+            }
             Err(fault) => {
                 self.emit_failed(placed);
                 return Err(match fault.cause {
@@ -1147,6 +1182,7 @@ impl Core {
             }
         };
         let accesses = std::mem::take(&mut report.accesses);
+        self.tape.note_writes(&accesses);
         // Any write but a matmul's (by behaviour, not byte) ends the groups it touches.
         let matmul = inst
             .info(self.machine.gen())
@@ -1233,10 +1269,12 @@ impl Core {
             None => {
                 let mut m = Machine::new(*self.machine.config());
                 m.set_access_recording(true);
-                for w in &self.early_writes {
-                    match w {
-                        HostWrite::Tensor(t, bytes) => m.write_tensor(t, bytes)?,
-                        HostWrite::Register(n, bits) => m.set_register(*n, *bits)?,
+                for e in self.tape.before_first_step() {
+                    match e {
+                        Effect::Write(t, bytes) => m.write_tensor(t, bytes)?,
+                        Effect::Register(n, bits) => m.set_register(*n, *bits)?,
+                        // Marked again below, with the later marks.
+                        Effect::Initialised(_) | Effect::Step(..) => {}
                     }
                 }
                 m
@@ -1313,6 +1351,8 @@ impl Core {
             let _ = self
                 .machine
                 .set_register(usize::from(p.register), p.previous);
+            self.tape
+                .push(Effect::Register(usize::from(p.register), p.previous));
             self.constants.retain(|&(r, _)| r != p.register);
         }
     }
@@ -1335,6 +1375,8 @@ impl Core {
         let register = FIRST_CONSTANT_REGISTER - self.constants.len() as u8;
         let previous = self.machine.registers()[usize::from(register)];
         self.machine.set_register(usize::from(register), bits)?;
+        self.tape
+            .push(Effect::Register(usize::from(register), bits));
         self.constants.push((register, bits));
         Ok(Placed {
             register,
