@@ -56,6 +56,10 @@ fn tile_array<'py>(
     to_numpy(py, bytes, tile.dtype, &tile.shape, fp8)
 }
 
+/// What [`KernelReplay::run`] returns: the outputs, per output the flat index of its first
+/// element never written, per input its array after the run (or None).
+type ReplayResult<'py> = (Bound<'py, PyList>, Vec<Option<usize>>, Bound<'py, PyList>);
+
 #[pymethods]
 impl KernelReplay {
     /// Replays the run with `arrays` (one per input, each of the recorded shape and dtype).
@@ -66,7 +70,7 @@ impl KernelReplay {
         &self,
         py: Python<'py>,
         arrays: Vec<Bound<'py, PyAny>>,
-    ) -> PyResult<(Bound<'py, PyList>, Vec<Option<usize>>, Bound<'py, PyList>)> {
+    ) -> PyResult<ReplayResult<'py>> {
         if arrays.len() != self.inputs.len() {
             return Err(raise(
                 ErrorKind::Usage,
