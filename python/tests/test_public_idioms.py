@@ -696,3 +696,51 @@ def test_a_plain_psum_tile_is_unchanged_zeroed_adds_and_unwritten_faults():
     # an uninitialised read (the sanitizer), not a silently started group.
     with pytest.raises(tpb.Fault, match="uninitiali"):
         nki.simulate_kernel(_plain_acc, a, b, False)
+
+
+# nki-library attention_cte (restated): one PSUM tensor per query group, every one placed by
+# the kernel at the same bank (nl.ndarray(..., address=(0, bank))), each filled by
+# nc_matmul(dst, ..., accumulate=None) over the contraction tiles. NKI's "first write
+# overwrites" is per tensor (nki-api §3.2 nc_matmul), so each tensor starts its own group
+# although the bank holds the previous tensor's sums.
+def _tensors_sharing_a_bank(a, b):
+    nb, kt = a.shape[0], a.shape[1]
+    out = nl.ndarray((nb, 64, 32), nl.float32, buffer=nl.shared_hbm)
+    accs = [nl.ndarray((64, 32), nl.float32, buffer=nl.psum, address=(0, 4 * 2048))
+            for _ in range(nb)]
+    for i in range(nb):
+        for k in range(kt):
+            nisa.nc_matmul(accs[i], nl.load(a[i, k]), nl.load(b[i, k]))
+        res = nl.ndarray((64, 32), nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(res, accs[i])
+        nl.store(out[i], value=res)
+    return out
+
+
+def test_each_tensor_placed_on_a_shared_bank_starts_its_own_group():
+    r = np.random.default_rng(17)
+    a = r.random((3, 2, 128, 64), dtype=np.float32) - 0.5
+    b = r.random((3, 2, 128, 32), dtype=np.float32) - 0.5
+    got = nki.simulate_kernel(_tensors_sharing_a_bank, a, b)
+    np.testing.assert_allclose(got, _block_products(a, b), rtol=1e-5, atol=1e-5)
+
+
+def _one_tensor_two_views(a, b):
+    # The same placed tensor twice: the second matmul continues its group.
+    out = nl.ndarray((64, 32), nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((64, 32), nl.float32, buffer=nl.psum, address=(0, 4 * 2048))
+    nisa.nc_matmul(acc, nl.load(a[0]), nl.load(b[0]))
+    nisa.nc_matmul(acc, nl.load(a[1]), nl.load(b[1]))
+    res = nl.ndarray((64, 32), nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(res, acc)
+    nl.store(out, value=res)
+    return out
+
+
+def test_views_of_one_placed_tensor_keep_accumulating():
+    r = np.random.default_rng(18)
+    a = r.random((2, 128, 64), dtype=np.float32) - 0.5
+    b = r.random((2, 128, 32), dtype=np.float32) - 0.5
+    got = nki.simulate_kernel(_one_tensor_two_views, a, b)
+    want = np.einsum("kpm,kpn->mn", a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

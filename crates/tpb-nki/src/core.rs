@@ -73,6 +73,8 @@ pub struct Core {
     pub(crate) matmul_groups: crate::matmul_groups::MatmulGroups,
     /// The 128 × 128 identities the PE transpose multiplies by, one per dtype.
     pub(crate) identities: Vec<Tile>,
+    /// The number of allocations made ([`Tile::alloc`] of the last one).
+    allocations: u64,
 }
 
 /// Where an emitted instruction came from: the kernel source line and `name=` of the call,
@@ -148,6 +150,7 @@ impl Core {
             atomic: false,
             matmul_groups: crate::matmul_groups::MatmulGroups::default(),
             identities: Vec::new(),
+            allocations: 0,
         }
     }
 
@@ -352,12 +355,21 @@ impl Core {
         let Some(k) = space_index(space) else {
             let (tile, next) = self.hbm_place(shape, dtype)?;
             self.hbm_next = next;
-            return Ok(tile);
+            return Ok(self.numbered(tile));
         };
         self.space_exists(k, space)?;
         let tile = allocate(&mut self.arenas[k], shape, dtype, space, name)?;
         self.end_matmul_groups(&tile);
-        Ok(tile)
+        Ok(self.numbered(tile))
+    }
+
+    /// `tile` as the core's next allocation ([`Tile::alloc`]).
+    fn numbered(&mut self, tile: Tile) -> Tile {
+        self.allocations += 1;
+        Tile {
+            alloc: self.allocations,
+            ..tile
+        }
     }
 
     /// `nl.ndarray(shape, dtype, buffer, name, address=(partition, offset))`: an on-chip
@@ -412,7 +424,7 @@ impl Core {
             ..tile
         };
         self.end_matmul_groups(&tile);
-        Ok(tile)
+        Ok(self.numbered(tile))
     }
 
     /// Whether [`Core::ndarray`] would allocate such a tile now (nothing is allocated): a

@@ -6,7 +6,8 @@
 //!
 //! `accumulate=None` follows NKI (nki-api §3.2): the first matmul into a PSUM tile
 //! overwrites it, later ones into the same tile add to it. tpb keeps, per core, the PSUM
-//! views a matmul has written (`crate::matmul_groups`); a write by any other instruction, an
+//! views a matmul has written, each of its allocation (`crate::matmul_groups`: a tensor
+//! placed at another's bytes starts its own group); a write by any other instruction, an
 //! allocation or a free over the bytes ends that view's group, so the next matmul
 //! overwrites again (accumulating onto PSUM a non-matmul wrote is undefined on NC-v2/v3,
 //! §1.5.2 "Hazard rule").

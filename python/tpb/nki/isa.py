@@ -1024,8 +1024,9 @@ def nc_matmul(dst: Tile, stationary: Tile, moving: Tile, is_stationary_onezero: 
             flag only affects profiling: an ordinary matmul).
         accumulate: ``False`` overwrites ``dst``; ``True`` adds to it (PSUM accumulation in
             fp32); ``None`` (default, NKI's rule) overwrites the first time a matmul writes
-            this PSUM view and adds after that, until another instruction writes those
-            bytes or the tile is freed.
+            this PSUM view of this tensor and adds after that, until another instruction
+            writes those bytes or the tile is freed (a tensor placed at the same bytes as
+            another starts its own group).
         tile_position, tile_size: must be empty (the row/column tiling encoding is not
             public; raises :class:`tpb.NotSupported`).
         perf_mode: ``matmul_perf_mode.none`` (double_row's layout is not public).
