@@ -322,11 +322,11 @@ def test_dma_transpose_of_an_hbm_pattern():
     np.testing.assert_array_equal(got, q[8:24].T)
 
 
-def test_dma_transpose_refuses_an_sbuf_source_a_dtype_change_and_a_wrong_shape():
-    def from_sbuf(q):
-        t = nl.load(q)
+def test_dma_transpose_refuses_a_psum_source_a_dtype_change_and_a_wrong_shape():
+    def from_psum(q):
+        p = nl.ndarray((q.shape[0], q.shape[1]), q.dtype, buffer=nl.psum)
         d = nl.ndarray((q.shape[1], q.shape[0]), q.dtype, buffer=nl.sbuf)
-        nisa.dma_transpose(d, t)
+        nisa.dma_transpose(d, p)
 
     def converting(q):
         d = nl.ndarray((q.shape[1], q.shape[0]), nl.bfloat16, buffer=nl.sbuf)
@@ -336,13 +336,49 @@ def test_dma_transpose_refuses_an_sbuf_source_a_dtype_change_and_a_wrong_shape()
         d = nl.ndarray(q.shape, q.dtype, buffer=nl.sbuf)
         nisa.dma_transpose(d, q)
 
+    def sbuf_wrong_shape(q):
+        t = nl.load(q)
+        d = nl.ndarray(q.shape, q.dtype, buffer=nl.sbuf)
+        nisa.dma_transpose(d, t)
+
     q = np.zeros((16, 32), np.float32)
-    with pytest.raises(tpb.NotSupported, match="SBUF source"):
-        nki.simulate_kernel(from_sbuf, q)
+    with pytest.raises(tpb.NotSupported, match="PSUM source"):
+        nki.simulate_kernel(from_psum, q)
     with pytest.raises(tpb.UsageError, match="does not convert"):
         nki.simulate_kernel(converting, q)
     with pytest.raises(tpb.UsageError, match="permuted by"):
         nki.simulate_kernel(wrong_shape, q)
+    with pytest.raises(tpb.UsageError, match="permuted by"):
+        nki.simulate_kernel(sbuf_wrong_shape, q)
+
+
+# nki-library attention_cte (restated): the exp tile is transposed SBUF to SBUF by the DMA,
+# a 4-D .ap() read of [rows partitions, 1, blocks, 128] permuted by (3, 1, 2, 0) into
+# [128 partitions, 1, blocks, rows] (nki-api §3 dma_transpose: dst = src permuted); and a
+# plain 2-D SBUF tile with axes (1, 0).
+def _sbuf_transposes(x, rows, blocks):
+    out4 = nl.ndarray((128, blocks * rows), x.dtype, buffer=nl.shared_hbm)
+    out2 = nl.ndarray((128, rows), x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)                                            # (P, blocks * 128)
+    d = nl.ndarray((128, blocks * rows), x.dtype, buffer=nl.sbuf)
+    width = x.shape[1]
+    nisa.dma_transpose(dst=d.ap([[blocks * rows, 128], [1, 1], [rows, blocks], [1, rows]]),
+                       src=t.ap([[width, rows], [1, 1], [128, blocks], [1, 128]]))
+    nl.store(out4, value=d)
+    d2 = nl.ndarray((128, rows), x.dtype, buffer=nl.sbuf)
+    nisa.dma_transpose(d2, t[:, 128:256])
+    nl.store(out2, value=d2)
+    return out4, out2
+
+
+def test_dma_transpose_of_an_sbuf_source():
+    rows, blocks = 48, 3
+    x = np.arange(rows * blocks * 128, dtype=np.float32).reshape(rows, blocks * 128)
+    got4, got2 = nki.simulate_kernel(_sbuf_transposes, x, rows, blocks)
+    # dst[q, b * rows + p] = src[p, b * 128 + q]
+    want4 = x.reshape(rows, blocks, 128).transpose(2, 1, 0).reshape(128, blocks * rows)
+    np.testing.assert_array_equal(got4, want4)
+    np.testing.assert_array_equal(got2, x[:, 128:256].T)
 
 
 # nki-library attention_cte (restated): a @dataclass NKIObject whose fields are plain class

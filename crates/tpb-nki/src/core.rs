@@ -569,6 +569,42 @@ impl Core {
         self.dma_copy_opts(dst, src, engine, opts)
     }
 
+    /// `nki.isa.dma_transpose(dst, src, axes)` of an on-chip source: one copy (split into
+    /// requests as [`Core::dma_copy_opts`] splits) whose source walks `src`'s dims in the
+    /// order `axes` (kernel order, the partition dim being 0), so that `dst` (shaped like
+    /// the permuted source) gets `src` transposed: the documented result (nki-api §3
+    /// `dma_transpose`), as an element-strided DMAMEMCPY over tpb's on-chip DMA address
+    /// map (assumption `dma-address-map`), not the DMA_TRANSPOSE instruction, whose tile
+    /// order is not public.
+    pub fn dma_transpose_on_chip(
+        &mut self,
+        dst: &Tile,
+        src: &Tile,
+        axes: &[usize],
+    ) -> Result<StepReport, NkiError> {
+        for (t, operand) in [(src, "src"), (dst, "dst")] {
+            if t.space == Space::Hbm || t.blocks > 0 {
+                return Err(NkiError::Shape {
+                    operand,
+                    detail: format!(
+                        "{t}: an on-chip transpose reads an SBUF tile without block dims and                          writes one"
+                    ),
+                });
+            }
+        }
+        let from = src
+            .dma_view()?
+            .permuted(axes)
+            .ok_or_else(|| NkiError::Value {
+                argument: "axes",
+                detail: format!(
+                    "{axes:?} is not a permutation of the source's {} dims",
+                    src.shape.len()
+                ),
+            })?;
+        self.dma_copy_opts(&dst.dma_view()?, &from, None, DmaOptions::default())
+    }
+
     /// [`Core::dma_copy_view`] with every DMA option ([`DmaOptions`]).
     ///
     /// A copy that does not fit one DMA_DIRECT2D is split into several requests (one per
@@ -1513,7 +1549,9 @@ fn sub_view(v: &DmaView, d: usize, start: i64, len: i64) -> DmaView {
             space,
             partition,
             offset,
-        } if d == 0 => DmaPlace::on_chip(space, (i64::from(partition) + step) as u32, offset),
+        } if d == v.partition_dim => {
+            DmaPlace::on_chip(space, (i64::from(partition) + step) as u32, offset)
+        }
         DmaPlace::OnChip {
             space,
             partition,
@@ -1522,7 +1560,11 @@ fn sub_view(v: &DmaView, d: usize, start: i64, len: i64) -> DmaView {
     };
     let mut pattern = v.pattern.clone();
     pattern[d] = [v.pattern[d][0], len];
-    DmaView::new(place, v.dtype, pattern)
+    DmaView {
+        pattern,
+        place,
+        ..v.clone()
+    }
 }
 
 /// The preamble wait `semaphore(w.engine) >= w.count`.
@@ -1891,6 +1933,18 @@ pub(crate) const LOWERINGS: &[crate::Lowering] = {
                     }
                 };
                 one(c.dma_copy_with(dst, src, engine, None, priority))
+            },
+        },
+        // tpb's nisa.dma_transpose of an on-chip source (dst, src, axes).
+        Lowering {
+            name: "dma_transpose_on_chip",
+            lower: |c, a| {
+                let axes = a
+                    .ints(2)?
+                    .iter()
+                    .map(|&k| usize::try_from(k).map_err(|_| a.refuse(2, format!("{k} < 0"))))
+                    .collect::<Result<Vec<_>, _>>()?;
+                one(c.dma_transpose_on_chip(a.tile(0)?, a.tile(1)?, &axes))
             },
         },
         // tpb's nl.broadcast_to over partitions (dst, src): one DMA with a partition step 0.

@@ -1288,12 +1288,14 @@ _NO_INST = not_supported("no instruction for it in tpb")
 _MX = not_supported("NC-v4 MX formats are not modelled")
 
 _DMA_TRANSPOSE_AXES = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}
+_DMA_TRANSPOSE_ON_CHIP = _api.internal_lowering(
+    "dma_transpose_on_chip", [("dst", "tile"), ("src", "tile"), ("axes", "ints")])
 
 
 @composed("isa", partial(
-    "direct transposes of an HBM source, as an element-strided DMAMEMCPY (the documented "
-    "result; DMA_TRANSPOSE (0xBD), whose tile order is not public, is not used, so a profile "
-    "prices the strided copy); an SBUF source and indirect (indices) forms are refused"))
+    "direct transposes of an HBM or SBUF source, as an element-strided DMAMEMCPY (the "
+    "documented result; DMA_TRANSPOSE (0xBD), whose tile order is not public, is not used, so "
+    "a profile prices the strided copy); indirect (indices) forms are refused"))
 def dma_transpose(dst: Tile, src: Tile, axes: Optional[Sequence[int]] = None,
                   priority: Optional[int] = None, dge_mode: DgeMode = dge_mode.unknown,
                   oob_mode: OobMode = oob_mode.error, name: Name = None) -> RunReport:
@@ -1303,13 +1305,16 @@ def dma_transpose(dst: Tile, src: Tile, axes: Optional[Sequence[int]] = None,
 
     Parameters:
         dst: an SBUF tile or view shaped like the permuted source.
-        src: an HBM tensor or view (``.ap()`` patterns included) of dst's dtype.
+        src: an HBM tensor or an SBUF tile, or a view of one (``.ap()`` patterns included),
+            of dst's dtype.
         axes: the permutation (default: NKI's for the rank); priority, dge_mode, oob_mode:
-            accepted as :func:`dma_copy` takes them.
+            accepted as :func:`dma_copy` takes them (priority only with an HBM source).
         name: label for profiles and errors.
 
     Semantics: one :func:`dma_copy` from the source's permuted access pattern (its storage
-    steps in ``axes`` order): the tile DMA_TRANSPOSE produces, at a strided copy's cost.
+    steps in ``axes`` order; for an SBUF source the partition step may come after element
+    steps, over tpb's on-chip DMA address map): the tile DMA_TRANSPOSE produces, at a
+    strided copy's cost.
 
     Example::
 
@@ -1321,9 +1326,8 @@ def dma_transpose(dst: Tile, src: Tile, axes: Optional[Sequence[int]] = None,
         raise UsageError(f"nki.isa.dma_transpose: axes={axes!r} for a {len(shape)}-D source: "
                          "a permutation of its dims (NKI: (1, 0), (2, 1, 0), (3, 1, 2, 0))",
                          parameter="axes")
-    if src.buffer != "hbm":
-        raise _api.refuse("isa", "dma_transpose", f"an {src.buffer.upper()} source (tpb "
-                          "transposes an HBM source; the SBUF-source tile order is not public)")
+    if src.buffer == "psum":
+        raise _api.refuse("isa", "dma_transpose", "a PSUM source (NKI: src in HBM or SBUF)")
     if np.dtype(src.dtype) != np.dtype(dst.dtype):
         raise UsageError(f"nki.isa.dma_transpose: src is {src.dtype} and dst {dst.dtype}: a "
                          "DMA transpose does not convert", parameter="dst")
@@ -1331,6 +1335,12 @@ def dma_transpose(dst: Tile, src: Tile, axes: Optional[Sequence[int]] = None,
     if tuple(int(d) for d in dst.shape) != want:
         raise UsageError(f"nki.isa.dma_transpose: dst has shape {tuple(dst.shape)}; the "
                          f"source {shape} permuted by {perm} is {want}", parameter="dst")
+    if src.buffer != "hbm":
+        if priority is not None:
+            raise _api.refuse("isa", "dma_transpose", "priority= with an SBUF source")
+        if _context.pending_matmuls():
+            _context.flush(dst.core)
+        return _DMA_TRANSPOSE_ON_CHIP(_context.origin(), dst, src, list(perm))
     item = np.dtype(src.dtype).itemsize
     # Storage steps of the source's dims (dim 0's from the offset of its second index).
     steps = [(src[1:2].offset - src.offset) // item if shape[0] > 1 else 0] + \
