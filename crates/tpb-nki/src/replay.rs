@@ -19,8 +19,9 @@ use tpb_sim::{Config, FaultCause, HostTensor, Machine};
 pub struct Replay {
     config: Config,
     effects: Arc<[Effect]>,
-    /// Per input, the index of the host write that placed it.
-    inputs: Vec<usize>,
+    /// Per input, the index of the host write that placed it (its recorded bytes are
+    /// dropped: every replay brings its own) and its length in bytes.
+    inputs: Vec<(usize, usize)>,
     /// Per input, whether an instruction wrote into its bytes.
     written_inputs: Vec<bool>,
     hbm_next: u64,
@@ -51,10 +52,19 @@ impl Replay {
             let bytes = hbm_bytes(t);
             written.push(tape.wrote_hbm(&bytes));
         }
+        let mut effects = tape.into_effects();
+        let mut inputs_at = Vec::with_capacity(at.len());
+        for k in at {
+            let len = match effects.get_mut(k) {
+                Some(Effect::Write(_, bytes)) => std::mem::take(bytes).len(),
+                _ => 0,
+            };
+            inputs_at.push((k, len));
+        }
         Ok(Replay {
             config: *core.machine().config(),
-            effects: tape.into_effects().into(),
-            inputs: at,
+            effects: effects.into(),
+            inputs: inputs_at,
             written_inputs: written,
             hbm_next: core.hbm_used(),
         })
@@ -88,26 +98,21 @@ impl Replay {
                 ),
             });
         }
+        for (j, (b, &(_, len))) in inputs.iter().zip(&self.inputs).enumerate() {
+            if b.len() != len {
+                return Err(NkiError::Value {
+                    argument: "inputs",
+                    detail: format!("input {j} has {} bytes, the recorded run's {len}", b.len()),
+                });
+            }
+        }
         let mut core = Core::replaying(self.config, self.hbm_next);
         let m = core.machine_for_replay();
         for (k, e) in self.effects.iter().enumerate() {
             match e {
                 Effect::Write(t, recorded) => {
-                    let bytes = match self.inputs.iter().position(|&i| i == k) {
-                        Some(j) => {
-                            let b = inputs[j];
-                            if b.len() != recorded.len() {
-                                return Err(NkiError::Value {
-                                    argument: "inputs",
-                                    detail: format!(
-                                        "input {j} has {} bytes, the recorded run's {}",
-                                        b.len(),
-                                        recorded.len()
-                                    ),
-                                });
-                            }
-                            b
-                        }
+                    let bytes = match self.inputs.iter().position(|&(i, _)| i == k) {
+                        Some(j) => inputs[j],
                         None => recorded.as_slice(),
                     };
                     m.write_tensor(t, bytes)?;
