@@ -25,6 +25,8 @@ pub struct Replay {
     /// Per input, whether an instruction wrote into its bytes.
     written_inputs: Vec<bool>,
     hbm_next: u64,
+    /// Elements the recorded instructions processed.
+    elements: u64,
 }
 
 impl Replay {
@@ -52,6 +54,7 @@ impl Replay {
             let bytes = hbm_bytes(t);
             written.push(tape.wrote_hbm(&bytes));
         }
+        let elements = tape.elements();
         let mut effects = tape.into_effects();
         let mut inputs_at = Vec::with_capacity(at.len());
         for k in at {
@@ -65,6 +68,7 @@ impl Replay {
             config: *core.machine().config(),
             effects: effects.into(),
             inputs: inputs_at,
+            elements,
             written_inputs: written,
             hbm_next: core.hbm_used(),
         })
@@ -74,6 +78,12 @@ impl Replay {
     /// back after a replay).
     pub fn input_written(&self, k: usize) -> bool {
         self.written_inputs.get(k).copied().unwrap_or(false)
+    }
+
+    /// Elements the run's instructions processed, over all channels: how much work a
+    /// replay is, roughly.
+    pub fn elements(&self) -> u64 {
+        self.elements
     }
 
     /// The number of instructions the run executed.
