@@ -9,6 +9,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use tpb_sim::numerics::Fp8Config;
 
+/// `KernelReplay.run`'s answer: (outputs, first unwritten element per output, inputs the run
+/// wrote).
+type ReplayResult<'py> = (Bound<'py, PyList>, Vec<Option<usize>>, Bound<'py, PyList>);
+
 /// The least work (elements over all instructions) for which a replay releases the GIL:
 /// about 20 µs of simulation, several times a GIL handover between two busy threads.
 const RELEASE_GIL_MIN_ELEMENTS: u64 = 1 << 16;
@@ -59,7 +63,7 @@ impl KernelReplay {
         &self,
         py: Python<'py>,
         arrays: Vec<Bound<'py, PyAny>>,
-    ) -> PyResult<(Bound<'py, PyList>, Vec<Option<usize>>, Bound<'py, PyList>)> {
+    ) -> PyResult<ReplayResult<'py>> {
         if arrays.len() != self.inputs.len() {
             return Err(raise(
                 ErrorKind::Usage,
