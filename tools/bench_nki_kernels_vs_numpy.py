@@ -9,8 +9,10 @@ A benchmark, not a test: it prints times and ratios and checks only that both si
 the same values (to a tolerance: tpb's transcendental functions are labelled approximate).
 
 * tpb: ``tpb.nki.simulate_kernel(kernel, *args)`` on one thread (RAYON_NUM_THREADS=1 is set
-  before tpb is imported): every nl/nisa call emits, validates and runs its instruction, with
-  the synchronisation the compiler would emit.
+  before tpb is imported), two ways: ``replay=False`` (the kernel's Python runs: every nl/nisa
+  call emits, validates and runs its instruction, with the synchronisation the compiler would
+  emit — what the first call of a signature costs) and the default (later calls of the same
+  signature replay the recorded run in Rust, docs/python.md "Traced once per signature").
 * NumPy (eager): the *same kernel function* (its code object) with ``nl`` and ``nisa``
   rebound to a minimal NumPy implementation below (``np_nl``, ``np_nisa``): each call is one
   or a few NumPy calls on arrays, as a NumPy-based kernel simulator executes a kernel
@@ -364,7 +366,8 @@ FIXED = {
 
 def fixed_costs(reps, min_s):
     print(f"Fixed cost per kernel (target <= 100 us for one element in and out; {load_average()}):")
-    hdr = f"{'kernel':<26} {'instr':>6} {'tpb us':>10} {'numpy us':>10} {'ratio':>7}"
+    hdr = (f"{'kernel':<26} {'instr':>6} {'traced us':>10} {'replay us':>10} {'numpy us':>10} "
+           f"{'ratio':>7}")
     print(hdr)
     print("-" * len(hdr))
     one = np.ones((1, 1), np.float32)
@@ -372,11 +375,12 @@ def fixed_costs(reps, min_s):
         core = nki.Core()
         nki.simulate_kernel(fn, one, core=core)
         n_inst = len(core.bundles()) // 64
+        t_eager = best_time(lambda: nki.simulate_kernel(fn, one, replay=False), reps, min_s)
         t_tpb = best_time(lambda: nki.simulate_kernel(fn, one), reps, min_s)
         np_fn = numpy_kernel(fn)
         t_np = best_time(lambda: run_numpy(np_fn, (), (one,)), reps, min_s)
-        print(f"{label:<26} {n_inst:>6} {t_tpb * 1e6:>10.1f} {t_np * 1e6:>10.1f} "
-              f"{t_np / t_tpb:>7.2f}")
+        print(f"{label:<26} {n_inst:>6} {t_eager * 1e6:>10.1f} {t_tpb * 1e6:>10.1f} "
+              f"{t_np * 1e6:>10.1f} {t_np / t_tpb:>7.2f}")
     print()
 
 
@@ -446,8 +450,10 @@ def main():
         return
     print(f"NKI kernels: tpb.nki.simulate_kernel vs the same kernel eagerly in NumPy "
           f"{np.__version__}; one thread; best of {a.reps} rounds, on-CPU time; "
-          f"ratio = NumPy time / tpb time; {load_average()}")
-    hdr = f"{'kernel':<18} {'shapes':<34} {'instr':>6} {'tpb us':>10} {'numpy us':>10} {'ratio':>7}"
+          f"ratio = NumPy time / tpb time (traced: replay=False, the kernel's Python runs; "
+          f"replay: the default for a repeated signature); {load_average()}")
+    hdr = (f"{'kernel':<18} {'shapes':<34} {'instr':>6} {'traced us':>10} {'replay us':>10} "
+           f"{'numpy us':>10} {'traced':>7} {'replay':>7}")
     print(hdr)
     print("-" * len(hdr))
     for name, (make, grid) in KERNELS.items():
@@ -469,11 +475,16 @@ def main():
         n_inst = len(core.bundles()) // 64
         fn = numpy_kernel(kernel)
         want = run_numpy(fn, grid, args)
+        replayed = nki.simulate_kernel(k, *args)
         close = np.allclose(got, want, rtol=1e-4, atol=1e-4)
+        same = np.array_equal(np.asarray(replayed), np.asarray(got))
+        t_eager = best_time(lambda: nki.simulate_kernel(k, *args, replay=False), a.reps, min_s)
         t_tpb = best_time(lambda: nki.simulate_kernel(k, *args), a.reps, min_s)
         t_np = best_time(lambda: run_numpy(fn, grid, args), a.reps, min_s)
-        print(f"{name:<18} {shapes:<34} {n_inst:>6} {t_tpb * 1e6:>10.1f} {t_np * 1e6:>10.1f} "
-              f"{t_np / t_tpb:>7.2f}" + ("" if close else "   (outputs differ!)"))
+        print(f"{name:<18} {shapes:<34} {n_inst:>6} {t_eager * 1e6:>10.1f} {t_tpb * 1e6:>10.1f} "
+              f"{t_np * 1e6:>10.1f} {t_np / t_eager:>7.2f} {t_np / t_tpb:>7.2f}"
+              + ("" if close else "   (outputs differ!)")
+              + ("" if same else "   (replay differs from the traced run!)"))
         sys.stdout.flush()
     print()
     print("SBUF-resident bodies (the kernel between its nl.load and nl.store; inputs already "

@@ -1215,6 +1215,7 @@ impl Core {
         let mut report = match self.machine.step_at(self.program.len(), &inst) {
             Ok(r) => {
                 self.tape.push(Effect::Step(self.program.len(), inst));
+                self.tape.note_elements(r.elements);
                 r
             }
             Err(fault) => {

@@ -14,16 +14,23 @@ use std::sync::Arc;
 use tpb_isa::Instruction;
 use tpb_sim::{Config, FaultCause, HostTensor, Machine};
 
+/// The most memory one recorded run may hold (a kernel of millions of instructions runs
+/// eagerly every time rather than pin its record).
+const MAX_REPLAY_BYTES: usize = 256 << 20;
+
 /// A kernel's recorded run, ready to replay with new bytes for its inputs.
 #[derive(Clone, Debug)]
 pub struct Replay {
     config: Config,
     effects: Arc<[Effect]>,
-    /// Per input, the index of the host write that placed it.
-    inputs: Vec<usize>,
+    /// Per input, the index of the host write that placed it (its recorded bytes are
+    /// dropped: every replay brings its own) and its length in bytes.
+    inputs: Vec<(usize, usize)>,
     /// Per input, whether an instruction wrote into its bytes.
     written_inputs: Vec<bool>,
     hbm_next: u64,
+    /// Elements the recorded instructions processed.
+    elements: u64,
 }
 
 impl Replay {
@@ -51,10 +58,34 @@ impl Replay {
             let bytes = hbm_bytes(t);
             written.push(tape.wrote_hbm(&bytes));
         }
+        let elements = tape.elements();
+        let mut effects = tape.into_effects();
+        let held: usize = effects
+            .iter()
+            .map(|e| match e {
+                Effect::Write(_, bytes) => bytes.len(),
+                _ => 0,
+            })
+            .sum::<usize>()
+            + effects.len() * std::mem::size_of::<Effect>();
+        if held > MAX_REPLAY_BYTES {
+            return Err(not_replayable(
+                "its record would hold more than 256 MiB (instructions and host writes)",
+            ));
+        }
+        let mut inputs_at = Vec::with_capacity(at.len());
+        for k in at {
+            let len = match effects.get_mut(k) {
+                Some(Effect::Write(_, bytes)) => std::mem::take(bytes).len(),
+                _ => 0,
+            };
+            inputs_at.push((k, len));
+        }
         Ok(Replay {
             config: *core.machine().config(),
-            effects: tape.into_effects().into(),
-            inputs: at,
+            effects: effects.into(),
+            inputs: inputs_at,
+            elements,
             written_inputs: written,
             hbm_next: core.hbm_used(),
         })
@@ -64,6 +95,12 @@ impl Replay {
     /// back after a replay).
     pub fn input_written(&self, k: usize) -> bool {
         self.written_inputs.get(k).copied().unwrap_or(false)
+    }
+
+    /// Elements the run's instructions processed, over all channels: how much work a
+    /// replay is, roughly.
+    pub fn elements(&self) -> u64 {
+        self.elements
     }
 
     /// The number of instructions the run executed.
@@ -88,26 +125,21 @@ impl Replay {
                 ),
             });
         }
+        for (j, (b, &(_, len))) in inputs.iter().zip(&self.inputs).enumerate() {
+            if b.len() != len {
+                return Err(NkiError::Value {
+                    argument: "inputs",
+                    detail: format!("input {j} has {} bytes, the recorded run's {len}", b.len()),
+                });
+            }
+        }
         let mut core = Core::replaying(self.config, self.hbm_next);
         let m = core.machine_for_replay();
         for (k, e) in self.effects.iter().enumerate() {
             match e {
                 Effect::Write(t, recorded) => {
-                    let bytes = match self.inputs.iter().position(|&i| i == k) {
-                        Some(j) => {
-                            let b = inputs[j];
-                            if b.len() != recorded.len() {
-                                return Err(NkiError::Value {
-                                    argument: "inputs",
-                                    detail: format!(
-                                        "input {j} has {} bytes, the recorded run's {}",
-                                        b.len(),
-                                        recorded.len()
-                                    ),
-                                });
-                            }
-                            b
-                        }
+                    let bytes = match self.inputs.iter().position(|&(i, _)| i == k) {
+                        Some(j) => inputs[j],
                         None => recorded.as_slice(),
                     };
                     m.write_tensor(t, bytes)?;

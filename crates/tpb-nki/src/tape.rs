@@ -29,11 +29,23 @@ pub(crate) struct Tape {
     hbm_written: Vec<Range<u64>>,
     /// The first thing that made the run depend on more than the tape.
     opaque: Option<&'static str>,
+    /// Elements the instructions processed, over all channels.
+    elements: u64,
 }
 
 impl Tape {
     pub(crate) fn push(&mut self, effect: Effect) {
         self.effects.push(effect);
+    }
+
+    /// Counts a step's elements (what a replay of the tape costs, roughly).
+    pub(crate) fn note_elements(&mut self, elements: u64) {
+        self.elements = self.elements.saturating_add(elements);
+    }
+
+    /// Elements the instructions processed, over all channels.
+    pub(crate) fn elements(&self) -> u64 {
+        self.elements
     }
 
     /// Records the HBM bytes a step wrote (from its access list).

@@ -9,6 +9,14 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use tpb_sim::numerics::Fp8Config;
 
+/// `KernelReplay.run`'s answer: (outputs, first unwritten element per output, inputs the run
+/// wrote).
+type ReplayResult<'py> = (Bound<'py, PyList>, Vec<Option<usize>>, Bound<'py, PyList>);
+
+/// The least work (elements over all instructions) for which a replay releases the GIL:
+/// about 20 µs of simulation, several times a GIL handover between two busy threads.
+const RELEASE_GIL_MIN_ELEMENTS: u64 = 1 << 16;
+
 /// A kernel run that can be replayed: its tape, its input tensors and its output tiles.
 #[pyclass(module = "tpb._tpb", name = "KernelReplay", frozen)]
 pub struct KernelReplay {
@@ -44,21 +52,6 @@ pub fn _kernel_replay(
         fp8: c.machine().config().fp8,
     })
 }
-
-/// A tile's bytes as the NumPy array of its shape and dtype.
-fn tile_array<'py>(
-    py: Python<'py>,
-    core: &tpb_nki::Core,
-    tile: &tpb_nki::Tile,
-    fp8: &Fp8Config,
-) -> PyResult<Bound<'py, PyAny>> {
-    let bytes = py.detach(|| core.read(tile)).map_err(nki_error)?;
-    to_numpy(py, bytes, tile.dtype, &tile.shape, fp8)
-}
-
-/// What [`KernelReplay::run`] returns: the outputs, per output the flat index of its first
-/// element never written, per input its array after the run (or None).
-type ReplayResult<'py> = (Bound<'py, PyList>, Vec<Option<usize>>, Bound<'py, PyList>);
 
 #[pymethods]
 impl KernelReplay {
@@ -100,20 +93,44 @@ impl KernelReplay {
             .iter()
             .map(HostArray::as_slice)
             .collect::<PyResult<Vec<&[u8]>>>()?;
-        let replay = &self.replay;
-        let core = py.detach(|| replay.run(&slices)).map_err(nki_error)?;
+        // One release of the GIL for the run and every read-back, and none for a run too
+        // small to repay the handover (as NumPy keeps it for small arrays): two threads
+        // replaying small kernels would otherwise wait on each other at every release.
+        let (replay, outputs, inputs) = (&self.replay, &self.outputs, &self.inputs);
+        let work = || -> Result<_, tpb_nki::NkiError> {
+            let core = replay.run(&slices)?;
+            let mut outs = Vec::with_capacity(outputs.len());
+            let mut unwritten = Vec::with_capacity(outputs.len());
+            for t in outputs {
+                outs.push(core.read(t)?);
+                unwritten.push(core.first_unwritten(t)?);
+            }
+            let mut back = Vec::with_capacity(inputs.len());
+            for (k, t) in inputs.iter().enumerate() {
+                back.push(if replay.input_written(k) {
+                    Some(core.read(t)?)
+                } else {
+                    None
+                });
+            }
+            Ok((outs, unwritten, back))
+        };
+        let (outs_bytes, unwritten, back_bytes) =
+            if replay.elements() >= RELEASE_GIL_MIN_ELEMENTS {
+                py.detach(work)
+            } else {
+                work()
+            }
+            .map_err(nki_error)?;
         let outs = PyList::empty(py);
-        let mut unwritten = Vec::with_capacity(self.outputs.len());
-        for t in &self.outputs {
-            outs.append(tile_array(py, &core, t, &self.fp8)?)?;
-            unwritten.push(core.first_unwritten(t).map_err(nki_error)?);
+        for (t, bytes) in self.outputs.iter().zip(outs_bytes) {
+            outs.append(to_numpy(py, bytes, t.dtype, &t.shape, &self.fp8)?)?;
         }
         let back = PyList::empty(py);
-        for (k, t) in self.inputs.iter().enumerate() {
-            if self.replay.input_written(k) {
-                back.append(tile_array(py, &core, t, &self.fp8)?)?;
-            } else {
-                back.append(py.None())?;
+        for (t, bytes) in self.inputs.iter().zip(back_bytes) {
+            match bytes {
+                Some(b) => back.append(to_numpy(py, b, t.dtype, &t.shape, &self.fp8)?)?,
+                None => back.append(py.None())?,
             }
         }
         Ok((outs, unwritten, back))

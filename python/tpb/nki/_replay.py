@@ -24,8 +24,11 @@ from .._errors import NotSupported
 MAX_RECORDED = 32
 
 _tables: "weakref.WeakKeyDictionary[Any, Dict[Any, Any]]" = weakref.WeakKeyDictionary()
-# Per code object: the global names it (and the functions nested in it) reads.
-_names: "weakref.WeakKeyDictionary[Any, Tuple[str, ...]]" = weakref.WeakKeyDictionary()
+# Per function: its code object and the global names that code (and the code nested in it)
+# reads. Keyed by the function (an identity hash): a code object hashes and compares by
+# its whole contents, tens of microseconds a lookup.
+_names: "weakref.WeakKeyDictionary[Any, Tuple[Any, Tuple[str, ...]]]" = \
+    weakref.WeakKeyDictionary()
 # A value that cannot be part of a signature.
 _UNKEYABLE = object()
 # A signature whose run could not be recorded: run it eagerly every time.
@@ -40,8 +43,9 @@ def enabled() -> bool:
 class Recorded:
     """One recorded run: the native replay and how to rebuild the kernel's return value."""
 
-    def __init__(self, replay: Any, template: Any, single: bool) -> None:
+    def __init__(self, replay: Any, template: Any, single: bool, code: Any) -> None:
         self.replay = replay
+        self.code = code
         self.template = template
         self.single = single
 
@@ -94,17 +98,19 @@ def _simple(v: Any) -> Any:
     return _UNKEYABLE
 
 
-def _global_names(code: Any) -> Tuple[str, ...]:
-    names = _names.get(code)
-    if names is None:
-        found: List[str] = []
-        stack = [code]
-        while stack:
-            c = stack.pop()
-            found.extend(c.co_names)
-            stack.extend(x for x in c.co_consts if isinstance(x, types.CodeType))
-        names = tuple(dict.fromkeys(found))
-        _names[code] = names
+def _global_names(fn: Any) -> Tuple[str, ...]:
+    code = fn.__code__
+    known = _names.get(fn)
+    if known is not None and known[0] is code:
+        return known[1]
+    found: List[str] = []
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        found.extend(c.co_names)
+        stack.extend(x for x in c.co_consts if isinstance(x, types.CodeType))
+    names = tuple(dict.fromkeys(found))
+    _names[fn] = (code, names)
     return names
 
 
@@ -122,10 +128,9 @@ def _guards(fn: Any, seen: Optional[set] = None) -> Any:
     the same way, those of the user's functions it names)."""
     seen = set() if seen is None else seen
     seen.add(fn)
-    code = fn.__code__
     g = fn.__globals__
     vals: List[Any] = []
-    for name in _global_names(code):
+    for name in _global_names(fn):
         if name not in g:
             continue
         gv = g[name]
@@ -165,7 +170,9 @@ def _argument(a: Any) -> Any:
     """A positional argument in the signature: a NumPy array (an HBM tensor whose bytes the
     replay writes) by shape and dtype, anything else as :func:`_simple`."""
     if isinstance(a, np.ndarray):
-        return ("tensor", a.shape, a.dtype)
+        # dtype.num and .byteorder are C fields (dtype equality and .name are Python-slow);
+        # every registered dtype (ml_dtypes' too) has its own number.
+        return ("tensor", a.shape, a.dtype.num, a.dtype.byteorder)
     return _simple(a)
 
 
@@ -186,7 +193,8 @@ def lookup(fn: Callable[..., Any], settings: Tuple[Any, ...], arrays: Tuple[Any,
     if table is None:
         table = {}
         _tables[fn] = table
-    key = (fn.__code__, settings, args, kw, guards)
+    # The code by identity (the recorded run keeps it alive, so the id stays its own).
+    key = (id(fn.__code__), settings, args, kw, guards)
     try:
         hash(key)
     except TypeError:
@@ -199,7 +207,7 @@ def get(table: Dict[Any, Any], key: Any) -> Optional[Recorded]:
     return entry if isinstance(entry, Recorded) else None
 
 
-def record(core: Any, arrays: Tuple[Any, ...], args: List[Any], out: Any) -> Any:
+def record(fn: Any, core: Any, arrays: Tuple[Any, ...], args: List[Any], out: Any) -> Any:
     """The run just made, recorded for replay, or ``_NOT_REPLAYABLE``."""
     inputs = [t for a, t in zip(arrays, args) if isinstance(a, np.ndarray)]
     outputs: List[Any] = []
@@ -219,7 +227,7 @@ def record(core: Any, arrays: Tuple[Any, ...], args: List[Any], out: Any) -> Any
         replay = _tpb._kernel_replay(core, inputs, outputs)
     except NotSupported:
         return _NOT_REPLAYABLE
-    return Recorded(replay, template, isinstance(out, _tpb.Tile))
+    return Recorded(replay, template, isinstance(out, _tpb.Tile), fn.__code__)
 
 
 def _contains(template: Any, what: Any) -> bool:

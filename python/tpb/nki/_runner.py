@@ -256,6 +256,25 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
     if out_of_bounds not in ("raise", "warn"):
         raise UsageError(f'out_of_bounds={out_of_bounds!r}: "raise" or "warn"',
                          parameter="out_of_bounds")
+    # The replay lookup comes before the checks only a traced run needs.
+    fn, grid = (kernel.fn, kernel.grid) if isinstance(kernel, Kernel) else (kernel, ())
+    core = kwargs.pop("core", None)
+    synchronize = kwargs.pop("synchronize", True)
+    strict_exact = kwargs.pop("strict_exact", False)
+    replay = kwargs.pop("replay", True)
+    for opt, v in (("synchronize", synchronize), ("strict_exact", strict_exact),
+                   ("replay", replay)):
+        if v is not True and v is not False:
+            raise UsageError(f"{opt}={v!r}: True or False", parameter=opt)
+    table = key = None
+    if replayable and replay and core is None and _replay.enabled():
+        settings = (gen, uninitialized_reads, out_of_bounds, synchronize, strict_exact, grid)
+        table, key = _replay.lookup(fn, settings, arrays, kwargs)
+        if table is not None and key in table:
+            entry = _replay.get(table, key)
+            if entry is not None:
+                return None, _replayed(entry, arrays, uninitialized_reads)
+            table = None  # recorded before as not replayable: run it eagerly
     k = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
     if not callable(k.fn):
         raise UsageError(f"kernel: {k.fn!r} is not a function", parameter="kernel")
@@ -264,24 +283,6 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
         raise UsageError(f"kernel {getattr(k.fn, '__name__', k.fn)!r} is a generator or async "
                          "function: an NKI kernel is a plain function that runs its calls and "
                          "returns its outputs", parameter="kernel")
-    core = kwargs.pop("core", None)
-    synchronize = kwargs.pop("synchronize", True)
-    strict_exact = kwargs.pop("strict_exact", False)
-    replay = kwargs.pop("replay", True)
-    for opt, v in (("synchronize", synchronize), ("strict_exact", strict_exact),
-                   ("replay", replay)):
-        if not isinstance(v, bool):
-            raise UsageError(f"{opt}={v!r}: True or False", parameter=opt)
-    table = key = None
-    if replayable and replay and core is None and _replay.enabled():
-        settings = (gen, uninitialized_reads, out_of_bounds, synchronize, strict_exact,
-                    k.grid)
-        table, key = _replay.lookup(k.fn, settings, arrays, kwargs)
-        if table is not None and key in table:
-            entry = _replay.get(table, key)
-            if entry is not None:
-                return None, _replayed(entry, arrays, uninitialized_reads)
-            table = None  # recorded before as not replayable: run it eagerly
     if core is None:
         core = _tpb.Core(gen=gen or "cayman", strict=uninitialized_reads == "raise",
                          strict_exact=strict_exact)
@@ -296,7 +297,6 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
     _tpb._kernel_set_auto_sync(core, bool(synchronize))
     _tpb._kernel_set_clip_views(core, out_of_bounds == "warn")
     args = [_kernel_argument(core, a) for a in arrays]
-    grid = k.grid
     out = None
     shared: list = []
     for pos in itertools.product(*(range(d) for d in grid)) if grid else [()]:
@@ -314,7 +314,7 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
         finally:
             _context.discard(core)
             _context.enter(old)
-    recorded = _replay.record(core, arrays, args, out) if table is not None else None
+    recorded = _replay.record(k.fn, core, arrays, args, out) if table is not None else None
     _write_back(arrays, args)
     outputs = _outputs(out, uninitialized_reads)
     if recorded is not None and table is not None:
@@ -399,11 +399,15 @@ def simulate_kernel(kernel: Any, *arrays: Any, gen: Optional[str] = None,
             exact (a matmul, exact only per tpb's summation order; an approximate function).
         core: a :class:`tpb.nki.Core` to run on (to read ``core.disasm()`` /
             ``core.bundles()`` afterwards: the emitted multi-engine program).
+        replay: ``True`` (default) replays the recorded run of an earlier call with the same
+            signature instead of running the kernel's Python again (docs/python.md, "Traced
+            once per signature"); ``False`` runs the Python every time.
         kwargs: passed to the kernel.
 
     Semantics: every ``nl``/``nisa`` call emits, validates and runs its instruction at once
     (in program order) on one simulated NeuronCore, with the synchronisation the compiler
-    would emit; out-of-bounds subscripts raise :class:`tpb.OutOfBoundsError`, tiles that do
+    would emit; a later call with the same signature replays that run on the new arguments
+    (bit for bit what the eager run gives, without the kernel's Python); out-of-bounds subscripts raise :class:`tpb.OutOfBoundsError`, tiles that do
     not fit raise :class:`tpb.CapacityError`.
 
     Example::
