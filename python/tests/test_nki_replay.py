@@ -1,4 +1,4 @@
-"""A kernel is traced once per signature (issue 30; docs/python.md, "A kernel is traced once
+"""A kernel is traced once per signature (issue 30; docs/python.md, "Traced once
 per signature"): the first call runs the kernel's Python and records what it did to the
 machine; a later call with the same signature replays the record in Rust with the new input
 bytes. Replayed outputs must equal an eager run's bit for bit, and anything the kernel's

@@ -1,6 +1,6 @@
 //! A kernel's effects on its machine, recorded in order as its calls run, and replayed on a
 //! fresh machine with other input bytes: how a kernel traced once runs again without its
-//! Python (docs/python.md, "A kernel is traced once per signature").
+//! Python (docs/python.md, "Traced once per signature").
 //!
 //! The tape holds exactly what changed the machine — host writes, register writes,
 //! don't-care marks and the instructions as they were executed — so a replay on the same

@@ -1,4 +1,4 @@
-//! A kernel's recorded run replayed with new inputs (docs/python.md, "A kernel is traced
+//! A kernel's recorded run replayed with new inputs (docs/python.md, "Traced
 //! once per signature"): the replay computes what an eager run of the same calls on those
 //! inputs computes, bit for bit; a run that depended on more than its recorded effects is
 //! refused.

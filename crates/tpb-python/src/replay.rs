@@ -1,6 +1,6 @@
 //! `KernelReplay`: a kernel's recorded run ([`tpb_nki::Replay`]) replayed with new input
 //! arrays, the GIL released throughout — what `tpb.nki` runs when a kernel is called again
-//! with the same signature (docs/python.md, "A kernel is traced once per signature").
+//! with the same signature (docs/python.md, "Traced once per signature").
 
 use crate::arrays::{host_view, to_numpy, HostArray};
 use crate::errors::{raise, ErrorKind};

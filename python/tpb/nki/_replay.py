@@ -1,6 +1,6 @@
 """A kernel is traced once per signature: its first run records what it did to the machine,
 later calls with the same signature replay that record in Rust, without the kernel's Python
-(docs/python.md, "A kernel is traced once per signature").
+(docs/python.md, "Traced once per signature").
 
 The signature is everything the kernel's Python could have decided on: the code, the
 generation and run options, the grid, each NumPy argument's shape and dtype, the values of
