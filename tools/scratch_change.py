@@ -53,7 +53,13 @@ SCRATCH_BYTE = "0x67"
 LAYERS = [
     ("validator", "crates/tpb-isa/src/validate/", ["-p", "tpb-isa", "--lib"]),
     ("executor", "crates/tpb-sim/src/exec/", ["-p", "tpb-sim", "--lib"]),
-    ("reference", "crates/tpb-sim/tests/reference/", ["-p", "tpb-sim", "--test", "dispatch"]),
+    # The reference's handlers are the family files (`tests/family/<method>.rs`), which may
+    # hand the variant to a function in `tests/reference/`.
+    (
+        "reference",
+        ("crates/tpb-sim/tests/reference/", "crates/tpb-sim/tests/family/"),
+        ["-p", "tpb-sim", "--test", "dispatch"],
+    ),
     ("generators", "crates/tpb-sim/tests/gen/", ["-p", "tpb-sim", "--test", "dispatch"]),
     # No match on a behaviour there today (tpb-nki recognises a matmul with `matches!`); built
     # so that a dispatch added later is measured too. tpb-python has none and builds pyo3.
@@ -303,15 +309,19 @@ def variant(keep: bool) -> dict:
 
 
 def generated_families(scratch: Path) -> set[str]:
-    """Families with a test generator (`generator(Family)` arms that are not `return None`)."""
-    text = (scratch / "crates/tpb-sim/tests/gen/mod.rs").read_text()
-    body = text[text.index("pub fn generator(") :]
-    body = body[: body.index("\n}\n")]
+    """Families with a test generator: the family files (`tests/family/<method>.rs`) whose
+    `generator()` is not `None`, by the family names of `for_each_family!`."""
+    text = (scratch / OPCODE_RS).read_text()
+    block = text[text.index("macro_rules! for_each_family") :]
+    block = block[: block.index("\n    };")]
+    names = dict(re.findall(r"^\s+([A-Z]\w*), (\w+), \w+, \"", block, re.M))
     out = set()
-    for arm in re.split(r",\n", body):
-        names = re.findall(r"Family::(\w+)", arm)
-        if names and "return None" not in arm:
-            out.update(names)
+    for family, method in names.items():
+        src = (scratch / "crates/tpb-sim/tests/family" / f"{method}.rs").read_text()
+        body = src[src.index("fn generator()") :]
+        body = body[: body.index("\n}\n")]
+        if "None" not in body:
+            out.add(family)
     return out
 
 

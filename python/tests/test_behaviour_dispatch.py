@@ -3,8 +3,8 @@
 The full check is `tools/scratch_change.py variant` (a `Scratch` variant in every family in a
 scratch copy: every handler of the validator, the simulator, the plain reference and the test
 generators must refuse to build; a few minutes). This is its fast guard, over the source: each
-`FamilyVisitor` handler (the validator's and the simulator's: one file per family, which the
-generated impl calls) binds its family's variant with an irrefutable pattern (a one-behaviour
+`FamilyVisitor` handler (the validator's, the simulator's and the plain reference's: one file
+per family, which the generated impl calls) binds its family's variant with an irrefutable pattern (a one-behaviour
 family, `sem::Iota::Iota: sem::Iota`) or by a name it `match`es without a catch-all arm (or
 hands to the family's chain, which matches it), and no library or reference module compares
 opcode bytes (`row.value == …`).
@@ -20,12 +20,12 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 # A visitor impl written out (`fn <family>(&mut self, …)` methods), or a directory of
-# one file per family (`<family>.rs` defining `check` / `execute`; the impl calling them is
-# generated from the family list).
+# one file per family (`<family>.rs` defining `check` / `execute` / `reference`; the impl
+# calling them is generated from the family list).
 VISITORS = [
     "crates/tpb-isa/src/validate/chains/family",
     "crates/tpb-sim/src/exec/family",
-    "crates/tpb-sim/tests/reference/mod.rs",
+    "crates/tpb-sim/tests/family",
 ]
 
 # Library and reference code that must not compare an opcode byte.
@@ -34,6 +34,7 @@ NO_BYTES = [
     "crates/tpb-sim/src",
     "crates/tpb-nki/src",
     "crates/tpb-sim/tests/reference",
+    "crates/tpb-sim/tests/family",
     "crates/tpb-sim/tests/gen",
 ]
 
@@ -42,7 +43,7 @@ HANDLER = re.compile(r"fn (\w+)\(\s*&mut self,\s*\w+: Row,\s*" + VARIANT, re.S)
 # A family file's handler: the context (and the validator's instruction view), the row, the
 # variant, the body.
 FILE_HANDLER = re.compile(
-    r"fn (check|execute)(?:<[^>]*>)?\(\s*\w+: [^,]*,\s*(?:\w+: &InstView<'_>,\s*)?\w+: Row,\s*" + VARIANT,
+    r"fn (check|execute|reference)(?:<[^>]*>)?\(\s*\w+: [^,]*,\s*(?:\w+: &InstView<'_>,\s*)?\w+: Row,\s*" + VARIANT,
     re.S,
 )
 

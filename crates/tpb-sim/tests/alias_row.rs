@@ -14,6 +14,7 @@
 
 #[path = "../../tpb-isa/tests/support/doc_bases.rs"]
 mod doc_bases;
+mod family;
 mod gen;
 mod reference;
 
@@ -78,7 +79,7 @@ fn the_test_only_alias_row_is_there() {
 #[test]
 fn the_alias_runs_like_its_twin() {
     for (twin, alias) in aliases() {
-        let make = gen::generator(twin.family).expect("a generated family");
+        let make = family::generator(twin.family).expect("a generated family");
         for gen in gens(twin, alias) {
             let (mut ran, mut changed) = (0, 0);
             for seed in 0..400u64 {
@@ -172,7 +173,7 @@ fn the_alias_validates_like_its_twin() {
         (r.is_valid(), v)
     };
     for (twin, alias) in aliases() {
-        let make = gen::generator(twin.family).expect("a generated family");
+        let make = family::generator(twin.family).expect("a generated family");
         for gen in gens(twin, alias) {
             let (mut checked, mut bases) = (0, 0);
             for seed in 0..40u64 {
@@ -218,7 +219,7 @@ fn the_alias_validates_like_its_twin() {
 #[test]
 fn the_alias_reads_and_prints_like_its_twin() {
     for (twin, alias) in aliases() {
-        let make = gen::generator(twin.family).expect("a generated family");
+        let make = family::generator(twin.family).expect("a generated family");
         let gen = gens(twin, alias)[0];
         let mut w = gen::World::new(1, gen);
         let last = make(&mut w).pop().unwrap();

@@ -14,6 +14,7 @@
 // The ```tpb blocks of docs/syntax.md, read as tpb-isa's suites read them.
 #[path = "../../tpb-isa/tests/support/doc_bases.rs"]
 mod doc_bases;
+mod family;
 mod gen;
 mod reference;
 
@@ -163,7 +164,7 @@ fn executed_like_the_reference(
 #[test]
 fn every_executed_row_computes_its_reference_result() {
     for row in OPCODES.iter().filter(|r| r.exec == Exec::Run) {
-        match gen::generator(row.family) {
+        match family::generator(row.family) {
             Some(make) => assert_eq!(
                 executed_like_the_reference(row, make),
                 3,
