@@ -28,7 +28,7 @@ How each change is made (the edits a contributor makes by hand, nothing else):
   contributor edits; plus the row, the example and the regenerated files.
 - family: a family `ScratchFamily` over S4D2_BN (rows in `for_each_family!`, `semantics!`,
   `for_each_opcode!`), its three handler files (validator, executor, tests: each reusing
-  Max8's) and its example; then every layer must build with no other edit, and the docs and
+  Max8's), its cost formula (Max8's, in the cost model's exhaustive `match`) and its example; then every layer must build with no other edit, and the docs and
   dispatch tests pass after the bless.
 - variant: `Scratch` added to every family's enum at once; for each layer (validator,
   executor, plain reference, test generators) the set of families whose handler fails to
@@ -52,6 +52,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OPCODE_RS = "crates/tpb-isa/src/opcode.rs"
 SYNTAX_MD = "docs/syntax.md"
+COST_RS = "crates/tpb-sim/src/engines/cost.rs"
 SCRATCH_BYTE = "0x67"
 
 # Where each layer's dispatch lives, and the cargo invocation that builds it.
@@ -414,6 +415,13 @@ def family(keep: bool) -> dict:
             "        /// Scratch.\n        Scratch = NotApplicable, Immediate;\n    }\n",
         )
         add_row(scratch, "SCRATCH_FAMILY", "scratch_family", "ScratchFamily(Scratch)")
+        # Its cost formula (the cost model matches `Sem` exhaustively): Max8's.
+        edit(
+            scratch,
+            COST_RS,
+            "Sem::Search(_) | Sem::MatchReplace8(_) => Formula::Linear,",
+            "Sem::Search(_) | Sem::MatchReplace8(_) | Sem::ScratchFamily(_) => Formula::Linear,",
+        )
         for rel, body in FAMILY_FILES.items():
             (scratch / rel).write_text(body)
         doc = (scratch / SYNTAX_MD).read_text()
