@@ -86,8 +86,12 @@ pub fn opcode_table_markdown() -> String {
 /// for docs/syntax.md's "One example per opcode": each group's documented example serves its
 /// other opcodes under their mnemonics, so an alias row needs no example of its own.
 pub fn shared_behaviours_markdown() -> String {
+    shared_behaviours_of(OPCODES)
+}
+
+fn shared_behaviours_of(rows: &[OpcodeInfo]) -> String {
     let mut groups: Vec<(Sem, Vec<&OpcodeInfo>)> = Vec::new();
-    for r in OPCODES {
+    for r in rows {
         match groups.iter_mut().find(|(sem, _)| *sem == r.sem) {
             Some((_, rows)) => rows.push(r),
             None => groups.push((r.sem, vec![r])),
@@ -130,6 +134,34 @@ mod tests {
             !t.contains("| `"),
             "either the table or the sentence: {t}"
         );
+    }
+
+    #[test]
+    fn an_alias_row_is_listed_with_its_twin() {
+        let twin = *OPCODES
+            .iter()
+            .find(|r| r.mnemonic == "find_index8")
+            .unwrap();
+        let mut alias = twin;
+        alias.value = 0x66;
+        alias.mnemonic = "find_index8_alias";
+        let mut rows: Vec<OpcodeInfo> = OPCODES.to_vec();
+        rows.push(alias);
+        let t = shared_behaviours_of(&rows);
+        assert_eq!(
+            t.lines()
+                .filter(|l| l.starts_with("| `"))
+                .collect::<Vec<_>>(),
+            ["| `Search(FindIndex8)` | 0x6E `find_index8`, 0x66 `find_index8_alias` |"],
+            "{t}"
+        );
+        // Without it, no row shares a behaviour (unless the test-only alias row is built in).
+        if OPCODES.iter().filter(|r| r.sem == twin.sem).count() == 1 {
+            assert_eq!(
+                shared_behaviours_of(OPCODES),
+                "No two opcodes share a behaviour today.\n"
+            );
+        }
     }
 
     #[test]

@@ -68,7 +68,8 @@ fn every_opcode_has_an_example() {
         .map(|row| {
             format!(
                 "`{}` ({:#04x}): no ```tpb example starts with it on a generation that defines \
-                 it, and no other row with its behaviour ({:?}) has one to lend it",
+                 it, and no other row with its behaviour ({:?}) has one to lend it on such a \
+                 generation",
                 row.mnemonic, row.value, row.sem
             )
         })
