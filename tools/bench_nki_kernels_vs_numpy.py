@@ -9,8 +9,10 @@ A benchmark, not a test: it prints times and ratios and checks only that both si
 the same values (to a tolerance: tpb's transcendental functions are labelled approximate).
 
 * tpb: ``tpb.nki.simulate_kernel(kernel, *args)`` on one thread (RAYON_NUM_THREADS=1 is set
-  before tpb is imported): every nl/nisa call emits, validates and runs its instruction, with
-  the synchronisation the compiler would emit.
+  before tpb is imported), two ways: ``replay=False`` (the kernel's Python runs: every nl/nisa
+  call emits, validates and runs its instruction, with the synchronisation the compiler would
+  emit — what the first call of a signature costs) and the default (later calls of the same
+  signature replay the recorded run in Rust, docs/python.md "Traced once per signature").
 * NumPy (eager): the *same kernel function* (its code object) with ``nl`` and ``nisa``
   rebound to a minimal NumPy implementation below (``np_nl``, ``np_nisa``): each call is one
   or a few NumPy calls on arrays, as a NumPy-based kernel simulator executes a kernel
@@ -29,12 +31,8 @@ Two more sections (issue 30 items 1 and 4):
 
 A kernel tpb cannot run yet (an instruction it does not have) is listed with the reason.
 Times are the best of --reps rounds of on-CPU time of this thread; ratio = NumPy time / tpb
-time (above 1: tpb is faster). ``--profile NAME`` prints where tpb's time goes for one
-kernel body (cProfile of the Python side; the Rust side shows as the ``_tpb`` calls).
-
-Until ``nl.load`` / ``nl.store`` of HBM tensors run in tpb.nki, no full kernel runs; the
-table then also times each kernel's SBUF-resident body (BODIES below: the same nl/nisa
-calls between its load and its store, on tiles placed in SBUF beforehand) both ways.
+time (above 1: tpb is faster). ``--profile NAME`` prints where tpb's time goes in traced
+runs of one kernel (cProfile of the Python side; the Rust side shows as the ``_tpb`` calls).
 
 To add a kernel: put it in examples/kernels/, list its inputs in KERNELS below, and give
 ``np_nl`` / ``np_nisa`` any call it uses that they lack.
@@ -77,71 +75,6 @@ KERNELS = {
     "average_pool2d": (lambda: (f32(16, 8, 8),), ()),
     "causal_attention": (lambda: (f32(64, 128), f32(64, 128), f32(128, 64)), ()),
     "cumsum": (lambda: (f32(128, 64),), ()),
-}
-
-
-# The SBUF-resident bodies of the acceptance kernels (what each computes between its
-# nl.load and nl.store), for as long as the full kernels cannot run: tpb runs them through
-# simulate_kernel on tiles placed in SBUF beforehand (Core.from_numpy), NumPy on arrays.
-# Each names the kernel it is cut from; the calls are that kernel's.
-
-
-def body_scale_bias(x, bias):
-    yt = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
-    nisa.tensor_scalar(yt, x, nl.multiply, 0.5, op1=nl.add, operand1=bias)
-    return yt
-
-
-def body_tensor_add(a, b):
-    return nl.add(a, b)
-
-
-def body_cumsum(t):
-    ones = nl.ones(t.shape, dtype=nl.float32)
-    r = nl.ndarray(t.shape, dtype=nl.float32)
-    nisa.tensor_tensor_scan(r, ones, t, 0.0, nl.multiply, nl.add)
-    return r
-
-
-def body_causal_mask(scaled):
-    """causal_attention's mask and row max: affine_select, max, subtract."""
-    s = scaled.shape[1]
-    masked = nl.ndarray(scaled.shape, nl.float32)
-    nisa.affine_select(masked, [[-1, s]], 1, scaled, -3.4028235e38, cmp_op=nl.greater_equal)
-    m = nl.max(masked, axis=1, keepdims=True)
-    return nl.subtract(masked, m)
-
-
-def body_softmax(t):
-    m = nl.max(t, axis=1, keepdims=True)
-    e = nl.exp(nl.subtract(t, m))
-    s = nl.sum(e, axis=1, keepdims=True)
-    return nl.multiply(e, nl.reciprocal(s))
-
-
-def body_layernorm(t, g, b):
-    mean = nl.mean(t, axis=1, keepdims=True)
-    c = nl.subtract(t, mean)
-    var = nl.mean(nl.square(c), axis=1, keepdims=True)
-    y = nl.multiply(c, nl.rsqrt(nl.add(var, 1e-5)))
-    return nl.add(nl.multiply(y, g), b)
-
-
-def body_matmul(lt, rt):
-    acc = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
-    acc += nl.matmul(lt, rt, transpose_x=True)
-    return nl.copy(acc)
-
-
-# name -> (function, inputs)
-BODIES = {
-    "scale_bias": (body_scale_bias, lambda: (f32(128, 512), f32(128, 1))),
-    "tensor_add": (body_tensor_add, lambda: (f32(128, 512), f32(128, 512))),
-    "cumsum": (body_cumsum, lambda: (f32(128, 64),)),
-    "causal_attention": (body_causal_mask, lambda: (f32(128, 128),)),
-    "softmax": (body_softmax, lambda: (f32(128, 512),)),
-    "layernorm": (body_layernorm, lambda: (f32(128, 512), f32(128, 512), f32(128, 512))),
-    "matmul_tiled": (body_matmul, lambda: (f32(128, 128), f32(128, 512))),
 }
 
 
@@ -364,7 +297,8 @@ FIXED = {
 
 def fixed_costs(reps, min_s):
     print(f"Fixed cost per kernel (target <= 100 us for one element in and out; {load_average()}):")
-    hdr = f"{'kernel':<26} {'instr':>6} {'tpb us':>10} {'numpy us':>10} {'ratio':>7}"
+    hdr = (f"{'kernel':<26} {'instr':>6} {'traced us':>10} {'replay us':>10} {'numpy us':>10} "
+           f"{'ratio':>7}")
     print(hdr)
     print("-" * len(hdr))
     one = np.ones((1, 1), np.float32)
@@ -372,11 +306,12 @@ def fixed_costs(reps, min_s):
         core = nki.Core()
         nki.simulate_kernel(fn, one, core=core)
         n_inst = len(core.bundles()) // 64
+        t_eager = best_time(lambda: nki.simulate_kernel(fn, one, replay=False), reps, min_s)
         t_tpb = best_time(lambda: nki.simulate_kernel(fn, one), reps, min_s)
         np_fn = numpy_kernel(fn)
         t_np = best_time(lambda: run_numpy(np_fn, (), (one,)), reps, min_s)
-        print(f"{label:<26} {n_inst:>6} {t_tpb * 1e6:>10.1f} {t_np * 1e6:>10.1f} "
-              f"{t_np / t_tpb:>7.2f}")
+        print(f"{label:<26} {n_inst:>6} {t_eager * 1e6:>10.1f} {t_tpb * 1e6:>10.1f} "
+              f"{t_np * 1e6:>10.1f} {t_np / t_tpb:>7.2f}")
     print()
 
 
@@ -419,7 +354,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5, help="rounds, best kept")
     ap.add_argument("--min-ms", type=float, default=50.0, help="least on-CPU ms per round")
     ap.add_argument("--only", default="", help="run the kernels whose name contains this")
-    ap.add_argument("--profile", default="", help="cProfile tpb's run of this kernel body")
+    ap.add_argument("--profile", default="", help="cProfile tpb's traced runs of this kernel (replay=False)")
     ap.add_argument("--section", default="all", choices=["all", "fixed", "threads", "kernels"],
                     help="run one section only")
     a = ap.parse_args()
@@ -428,13 +363,14 @@ def main():
         import cProfile
         import pstats
 
-        body, make = BODIES[a.profile]
-        core = nki.Core()
-        tiles = [core.from_numpy(x) for x in make()]
+        make, grid = KERNELS[a.profile]
+        kernel = load(a.profile)
+        k = kernel[grid] if grid else kernel
+        args = make()
         prof = cProfile.Profile()
         prof.enable()
-        for _ in range(200):
-            nki.simulate_kernel(body, *tiles, core=core)
+        for _ in range(50):
+            nki.simulate_kernel(k, *args, replay=False)
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
         return
@@ -446,8 +382,10 @@ def main():
         return
     print(f"NKI kernels: tpb.nki.simulate_kernel vs the same kernel eagerly in NumPy "
           f"{np.__version__}; one thread; best of {a.reps} rounds, on-CPU time; "
-          f"ratio = NumPy time / tpb time; {load_average()}")
-    hdr = f"{'kernel':<18} {'shapes':<34} {'instr':>6} {'tpb us':>10} {'numpy us':>10} {'ratio':>7}"
+          f"ratio = NumPy time / tpb time (traced: replay=False, the kernel's Python runs; "
+          f"replay: the default for a repeated signature); {load_average()}")
+    hdr = (f"{'kernel':<18} {'shapes':<34} {'instr':>6} {'traced us':>10} {'replay us':>10} "
+           f"{'numpy us':>10} {'traced':>7} {'replay':>7}")
     print(hdr)
     print("-" * len(hdr))
     for name, (make, grid) in KERNELS.items():
@@ -469,37 +407,16 @@ def main():
         n_inst = len(core.bundles()) // 64
         fn = numpy_kernel(kernel)
         want = run_numpy(fn, grid, args)
+        replayed = nki.simulate_kernel(k, *args)
         close = np.allclose(got, want, rtol=1e-4, atol=1e-4)
+        same = np.array_equal(np.asarray(replayed), np.asarray(got))
+        t_eager = best_time(lambda: nki.simulate_kernel(k, *args, replay=False), a.reps, min_s)
         t_tpb = best_time(lambda: nki.simulate_kernel(k, *args), a.reps, min_s)
         t_np = best_time(lambda: run_numpy(fn, grid, args), a.reps, min_s)
-        print(f"{name:<18} {shapes:<34} {n_inst:>6} {t_tpb * 1e6:>10.1f} {t_np * 1e6:>10.1f} "
-              f"{t_np / t_tpb:>7.2f}" + ("" if close else "   (outputs differ!)"))
-        sys.stdout.flush()
-    print()
-    print("SBUF-resident bodies (the kernel between its nl.load and nl.store; inputs already "
-          "in SBUF):")
-    print(hdr)
-    print("-" * len(hdr))
-    for name, (body, make) in BODIES.items():
-        if a.only and a.only not in name:
-            continue
-        args = make()
-        shapes = " ".join("x".join(map(str, x.shape)) for x in args)
-        core = nki.Core()
-        tiles = [core.from_numpy(x) for x in args]
-        try:
-            got = nki.simulate_kernel(body, *tiles, core=core)
-        except (tpb.NotSupported, tpb.UsageError) as e:
-            print(f"{name:<18} {shapes:<34} not run: {str(e).splitlines()[0][:90]}")
-            continue
-        n_inst = len(core.bundles()) // 64
-        fn = numpy_kernel(body)
-        want = fn(*args)
-        close = np.allclose(got, want, rtol=1e-4, atol=1e-4)
-        t_tpb = best_time(lambda: nki.simulate_kernel(body, *tiles, core=core), a.reps, min_s)
-        t_np = best_time(lambda: fn(*args), a.reps, min_s)
-        print(f"{name:<18} {shapes:<34} {n_inst:>6} {t_tpb * 1e6:>10.1f} {t_np * 1e6:>10.1f} "
-              f"{t_np / t_tpb:>7.2f}" + ("" if close else "   (outputs differ!)"))
+        print(f"{name:<18} {shapes:<34} {n_inst:>6} {t_eager * 1e6:>10.1f} {t_tpb * 1e6:>10.1f} "
+              f"{t_np * 1e6:>10.1f} {t_np / t_eager:>7.2f} {t_np / t_tpb:>7.2f}"
+              + ("" if close else "   (outputs differ!)")
+              + ("" if same else "   (replay differs from the traced run!)"))
         sys.stdout.flush()
 
 

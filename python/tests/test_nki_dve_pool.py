@@ -63,6 +63,34 @@ def test_tensor_copy_casts_and_copies(rng):
         assert_bits_equal(dst.numpy(), from_fp32(a, dtype) if dtype is not F32 else a)
 
 
+# nki-api §3 tensor_copy: "ScalarE always goes through fp32 (lossy for e.g. int32)"; tpb runs
+# it as an Activate of the exact copy function, t = fma(x, 1, 0) in fp32 (assumption
+# act-rounding), then the conversion to dst's dtype.
+def test_tensor_copy_on_the_scalar_engine_goes_through_fp32(rng):
+    core = nki.Core(gen="cayman")
+    a = np.nan_to_num(random_values(rng, (16, 33), F32))
+    a[0, :3] = [-0.0, 3.0e38, -1.5]
+    dst = core.ndarray((16, 33), BF16)
+    nki.isa.tensor_copy(dst, core.from_numpy(a), engine=nki.isa.engine.scalar)
+    assert_bits_equal(dst.numpy(), from_fp32(a + F32(0.0), BF16))   # -0.0 + 0 is +0.0
+    big = np.array([[2**24 + 1, -7, 2**31 - 1]] * 4, dtype=np.int32)
+    out = core.ndarray((4, 3), np.int32)
+    nki.isa.tensor_copy(out, core.from_numpy(big), engine=nki.isa.engine.scalar)
+    assert_bits_equal(out.numpy(), from_fp32(big.astype(F32), np.int32))  # 2**24 + 1 rounds
+    assert out.numpy()[0, 0] != big[0, 0]
+    assert [ln.split()[0] for ln in core.disasm().splitlines()[1:]] == ["activate"] * 2
+    assert "activation_func=copy" in core.disasm()
+
+
+def test_tensor_copy_on_the_scalar_engine_is_refused_on_sunda_and_tensor_anywhere():
+    core = nki.Core(gen="sunda")
+    t = core.from_numpy(np.ones((4, 8), F32))
+    with pytest.raises(tpb.NotSupported, match="NeuronCore-v2.*activation"):
+        nki.isa.tensor_copy(core.ndarray((4, 8), F32), t, engine=nki.isa.engine.scalar)
+    with pytest.raises(tpb.NotSupported, match="engine Tensor"):
+        nki.isa.tensor_copy(core.ndarray((4, 8), F32), t, engine=nki.isa.engine.tensor)
+
+
 def test_memset_and_reciprocal(rng):
     core = nki.Core()
     t = core.ndarray((128, 64), BF16)

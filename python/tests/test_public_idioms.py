@@ -322,11 +322,11 @@ def test_dma_transpose_of_an_hbm_pattern():
     np.testing.assert_array_equal(got, q[8:24].T)
 
 
-def test_dma_transpose_refuses_an_sbuf_source_a_dtype_change_and_a_wrong_shape():
-    def from_sbuf(q):
-        t = nl.load(q)
+def test_dma_transpose_refuses_a_psum_source_a_dtype_change_and_a_wrong_shape():
+    def from_psum(q):
+        p = nl.ndarray((q.shape[0], q.shape[1]), q.dtype, buffer=nl.psum)
         d = nl.ndarray((q.shape[1], q.shape[0]), q.dtype, buffer=nl.sbuf)
-        nisa.dma_transpose(d, t)
+        nisa.dma_transpose(d, p)
 
     def converting(q):
         d = nl.ndarray((q.shape[1], q.shape[0]), nl.bfloat16, buffer=nl.sbuf)
@@ -336,13 +336,49 @@ def test_dma_transpose_refuses_an_sbuf_source_a_dtype_change_and_a_wrong_shape()
         d = nl.ndarray(q.shape, q.dtype, buffer=nl.sbuf)
         nisa.dma_transpose(d, q)
 
+    def sbuf_wrong_shape(q):
+        t = nl.load(q)
+        d = nl.ndarray(q.shape, q.dtype, buffer=nl.sbuf)
+        nisa.dma_transpose(d, t)
+
     q = np.zeros((16, 32), np.float32)
-    with pytest.raises(tpb.NotSupported, match="SBUF source"):
-        nki.simulate_kernel(from_sbuf, q)
+    with pytest.raises(tpb.NotSupported, match="PSUM source"):
+        nki.simulate_kernel(from_psum, q)
     with pytest.raises(tpb.UsageError, match="does not convert"):
         nki.simulate_kernel(converting, q)
     with pytest.raises(tpb.UsageError, match="permuted by"):
         nki.simulate_kernel(wrong_shape, q)
+    with pytest.raises(tpb.UsageError, match="permuted by"):
+        nki.simulate_kernel(sbuf_wrong_shape, q)
+
+
+# nki-library attention_cte (restated): the exp tile is transposed SBUF to SBUF by the DMA,
+# a 4-D .ap() read of [rows partitions, 1, blocks, 128] permuted by (3, 1, 2, 0) into
+# [128 partitions, 1, blocks, rows] (nki-api §3 dma_transpose: dst = src permuted); and a
+# plain 2-D SBUF tile with axes (1, 0).
+def _sbuf_transposes(x, rows, blocks):
+    out4 = nl.ndarray((128, blocks * rows), x.dtype, buffer=nl.shared_hbm)
+    out2 = nl.ndarray((128, rows), x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)                                            # (P, blocks * 128)
+    d = nl.ndarray((128, blocks * rows), x.dtype, buffer=nl.sbuf)
+    width = x.shape[1]
+    nisa.dma_transpose(dst=d.ap([[blocks * rows, 128], [1, 1], [rows, blocks], [1, rows]]),
+                       src=t.ap([[width, rows], [1, 1], [128, blocks], [1, 128]]))
+    nl.store(out4, value=d)
+    d2 = nl.ndarray((128, rows), x.dtype, buffer=nl.sbuf)
+    nisa.dma_transpose(d2, t[:, 128:256])
+    nl.store(out2, value=d2)
+    return out4, out2
+
+
+def test_dma_transpose_of_an_sbuf_source():
+    rows, blocks = 48, 3
+    x = np.arange(rows * blocks * 128, dtype=np.float32).reshape(rows, blocks * 128)
+    got4, got2 = nki.simulate_kernel(_sbuf_transposes, x, rows, blocks)
+    # dst[q, b * rows + p] = src[p, b * 128 + q]
+    want4 = x.reshape(rows, blocks, 128).transpose(2, 1, 0).reshape(128, blocks * rows)
+    np.testing.assert_array_equal(got4, want4)
+    np.testing.assert_array_equal(got2, x[:, 128:256].T)
 
 
 # nki-library attention_cte (restated): a @dataclass NKIObject whose fields are plain class
@@ -514,6 +550,53 @@ def test_restated_layernorm_v1():
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
 
 
+# nki-samples layernorm v2 (restated): the row statistics come from nisa.bn_stats over
+# bn_stats_fmax-wide chunks of the row (a mask trims the last chunk), gathered side by side
+# and folded by nisa.bn_aggr; one tensor_scalar then subtracts the mean and multiplies by
+# rsqrt(var + eps) (assumption bn-stats-lowering: approximate, fp32).
+def _layernorm_bn(x, eps, gamma, beta):
+    n, f = x.shape
+    out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.arange(n)[:, None], nl.arange(f)[None, :]
+    one = nl.arange(1)[:, None]
+    g = nl.load(gamma.reshape((1, f))[one, i_f]).broadcast_to((n, f))
+    b = nl.load(beta.reshape((1, f))[one, i_f]).broadcast_to((n, f))
+    t = nl.load(x[i_p, i_f])
+    fmax = nl.tile_size.bn_stats_fmax
+    chunks = (f + fmax - 1) // fmax
+    i_bn, i_six = nl.arange(fmax)[None, :], nl.arange(6)[None, :]
+    stats = nl.ndarray((n, 6 * chunks), dtype=np.float32)
+    for j in nl.affine_range(chunks):
+        stats[i_p, j * 6 + i_six] = nisa.bn_stats(t[i_p, j * fmax + i_bn],
+                                                  mask=(j * fmax + i_bn < f),
+                                                  dtype=np.float32)
+    mean_var = nisa.bn_aggr(stats[i_p, nl.arange(6 * chunks)[None, :]])
+    scale = nl.rsqrt(mean_var[i_p, 1] + eps)
+    y = nisa.tensor_scalar(data=t, op0=np.subtract, operand0=mean_var[i_p, 0],
+                           op1=np.multiply, operand1=scale)
+    nl.store(out[i_p, i_f], value=y * g + b)
+    return out
+
+
+def test_restated_layernorm_v2_with_bn_stats():
+    r = np.random.default_rng(12)
+    x = r.random((100, 700), dtype=np.float32)          # two chunks, the second ragged
+    gamma, beta = r.random(700, dtype=np.float32), r.random(700, dtype=np.float32)
+    mu = x.mean(axis=1, keepdims=True)
+    want = (x - mu) / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5) * gamma + beta
+    got = nki.simulate_kernel(_layernorm_bn, x, 1e-5, gamma, beta)
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)  # rsqrt is approximate
+
+
+def test_restated_layernorm_v2_refuses_a_chunk_wider_than_bn_stats_fmax():
+    def wide(x):
+        t = nl.load(x)
+        nisa.bn_stats(t)
+
+    with pytest.raises(tpb.UsageError, match="bn_stats_fmax"):
+        nki.simulate_kernel(wide, np.zeros((8, 1024), np.float32))
+
+
 # attention_fwd v9/v10 (restated): nki.compiler.psum/sbuf.mod_alloc(..., num_*_tiles=(m,))
 # places block i of a block dim at physical block i % m; four blocks in two slots, so
 # block 2 reads what block 0 wrote (the compiler's modulo placement).
@@ -555,3 +638,145 @@ def test_mod_alloc_refuses_a_slice_across_blocks_and_whole_use():
         nki.simulate_kernel(sliced, a)
     with pytest.raises(tpb.UsageError, match="expected a tile, not .*ModAllocTensor"):
         nki.simulate_kernel(whole, a)
+
+
+# attention_fwd v9/v10 (restated): `acc[i] += nisa.nc_matmul(...)` into block i of a PSUM
+# tensor whose blocks all share one bank (psum.mod_alloc(num_bank_tiles=(1,))). Each block
+# index starts its own accumulation group at its first `+=` although the bank still holds
+# the previous block's sums (assumption mod-alloc-block-groups; nki-api §3.2 groups).
+def _blocks_sharing_a_bank(a, b, first):
+    from tpb.nki import compiler
+    nb, kt = a.shape[0], a.shape[1]
+    out = nl.ndarray((nb, 64, 32), nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((nb, nl.par_dim(64), 32), nl.float32,
+                     buffer=compiler.psum.mod_alloc(base_bank=0, num_bank_tiles=(1,)))
+    for i in nl.sequential_range(nb):
+        if first is not None:
+            nisa.memset(acc[i], first)           # written first: the += adds onto it
+        for k in nl.affine_range(kt):
+            acc[i] += nisa.nc_matmul(nl.load(a[i, k]), nl.load(b[i, k]))
+        res = nl.ndarray((64, 32), nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(res, acc[i])
+        nl.store(out[i], value=res)
+    return out
+
+
+# The same blocks with the current form nc_matmul(acc[i], ..., accumulate=None): the block
+# used through a new index ends the group the previous index opened (assumption
+# mod-alloc-block-groups), so its first matmul overwrites, as into a new allocation.
+def _dst_form_blocks_sharing_a_bank(a, b):
+    from tpb.nki import compiler
+    nb, kt = a.shape[0], a.shape[1]
+    out = nl.ndarray((nb, 64, 32), nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((nb, nl.par_dim(64), 32), nl.float32,
+                     buffer=compiler.psum.mod_alloc(base_bank=0, num_bank_tiles=(1,)))
+    for i in nl.sequential_range(nb):
+        for k in nl.affine_range(kt):
+            nisa.nc_matmul(acc[i], nl.load(a[i, k]), nl.load(b[i, k]))
+        res = nl.ndarray((64, 32), nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(res, acc[i])
+        nl.store(out[i], value=res)
+    return out
+
+
+def test_dst_form_matmuls_into_blocks_sharing_a_bank_start_per_block():
+    r = np.random.default_rng(16)
+    a = r.random((3, 2, 128, 64), dtype=np.float32) - 0.5
+    b = r.random((3, 2, 128, 32), dtype=np.float32) - 0.5
+    got = nki.simulate_kernel(_dst_form_blocks_sharing_a_bank, a, b)
+    np.testing.assert_allclose(got, _block_products(a, b), rtol=1e-5, atol=1e-5)
+
+
+def _block_products(a, b):
+    return np.einsum("ikpm,ikpn->imn", a.astype(np.float64), b.astype(np.float64))
+
+
+def test_each_block_sharing_a_bank_starts_its_own_accumulation():
+    r = np.random.default_rng(13)
+    a = r.random((3, 2, 128, 64), dtype=np.float32) - 0.5   # 3 blocks, 2 K tiles each
+    b = r.random((3, 2, 128, 32), dtype=np.float32) - 0.5
+    got = nki.simulate_kernel(_blocks_sharing_a_bank, a, b, None)
+    np.testing.assert_allclose(got, _block_products(a, b), rtol=1e-5, atol=1e-5)
+
+
+def test_a_block_written_first_accumulates_onto_what_was_written():
+    r = np.random.default_rng(14)
+    a = r.random((3, 2, 128, 64), dtype=np.float32) - 0.5
+    b = r.random((3, 2, 128, 32), dtype=np.float32) - 0.5
+    got = nki.simulate_kernel(_blocks_sharing_a_bank, a, b, 1.0)
+    np.testing.assert_allclose(got, _block_products(a, b) + 1.0, rtol=1e-5, atol=1e-5)
+
+
+def _plain_acc(a, b, zeroed):
+    out = nl.ndarray((64, 32), nl.float32, buffer=nl.shared_hbm)
+    if zeroed:
+        acc = nl.zeros((64, 32), nl.float32, buffer=nl.psum)
+    else:
+        acc = nl.ndarray((64, 32), nl.float32, buffer=nl.psum)
+    for k in nl.affine_range(a.shape[0]):
+        acc += nisa.nc_matmul(nl.load(a[k]), nl.load(b[k]))
+    res = nl.ndarray((64, 32), nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(res, acc)
+    nl.store(out, value=res)
+    return out
+
+
+def test_a_plain_psum_tile_is_unchanged_zeroed_adds_and_unwritten_faults():
+    r = np.random.default_rng(15)
+    a = r.random((2, 128, 64), dtype=np.float32) - 0.5
+    b = r.random((2, 128, 32), dtype=np.float32) - 0.5
+    got = nki.simulate_kernel(_plain_acc, a, b, True)
+    want = np.einsum("kpm,kpn->mn", a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    # The per-block rule covers mod_alloc blocks only: a plain tile never written is still
+    # an uninitialised read (the sanitizer), not a silently started group.
+    with pytest.raises(tpb.Fault, match="uninitiali"):
+        nki.simulate_kernel(_plain_acc, a, b, False)
+
+
+# nki-library attention_cte (restated): one PSUM tensor per query group, every one placed by
+# the kernel at the same bank (nl.ndarray(..., address=(0, bank))), each filled by
+# nc_matmul(dst, ..., accumulate=None) over the contraction tiles. NKI's "first write
+# overwrites" is per tensor (nki-api §3.2 nc_matmul), so each tensor starts its own group
+# although the bank holds the previous tensor's sums.
+def _tensors_sharing_a_bank(a, b):
+    nb, kt = a.shape[0], a.shape[1]
+    out = nl.ndarray((nb, 64, 32), nl.float32, buffer=nl.shared_hbm)
+    accs = [nl.ndarray((64, 32), nl.float32, buffer=nl.psum, address=(0, 4 * 2048))
+            for _ in range(nb)]
+    for i in range(nb):
+        for k in range(kt):
+            nisa.nc_matmul(accs[i], nl.load(a[i, k]), nl.load(b[i, k]))
+        res = nl.ndarray((64, 32), nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(res, accs[i])
+        nl.store(out[i], value=res)
+    return out
+
+
+def test_each_tensor_placed_on_a_shared_bank_starts_its_own_group():
+    r = np.random.default_rng(17)
+    a = r.random((3, 2, 128, 64), dtype=np.float32) - 0.5
+    b = r.random((3, 2, 128, 32), dtype=np.float32) - 0.5
+    got = nki.simulate_kernel(_tensors_sharing_a_bank, a, b)
+    np.testing.assert_allclose(got, _block_products(a, b), rtol=1e-5, atol=1e-5)
+
+
+def _one_tensor_two_views(a, b):
+    # The same placed tensor twice: the second matmul continues its group.
+    out = nl.ndarray((64, 32), nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((64, 32), nl.float32, buffer=nl.psum, address=(0, 4 * 2048))
+    nisa.nc_matmul(acc, nl.load(a[0]), nl.load(b[0]))
+    nisa.nc_matmul(acc, nl.load(a[1]), nl.load(b[1]))
+    res = nl.ndarray((64, 32), nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(res, acc)
+    nl.store(out, value=res)
+    return out
+
+
+def test_views_of_one_placed_tensor_keep_accumulating():
+    r = np.random.default_rng(18)
+    a = r.random((2, 128, 64), dtype=np.float32) - 0.5
+    b = r.random((2, 128, 32), dtype=np.float32) - 0.5
+    got = nki.simulate_kernel(_one_tensor_two_views, a, b)
+    want = np.einsum("kpm,kpn->mn", a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -6,6 +6,7 @@ use crate::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
 use crate::error::NkiError;
 use crate::names::Cmp;
 use crate::sync::{sync_semaphore, NeededWait, Tracker};
+use crate::tape::{Effect, Tape};
 use crate::tile::Tile;
 use crate::Operand;
 use std::sync::Arc;
@@ -44,10 +45,13 @@ pub struct Core {
     tracker: Tracker,
     /// DMA requests issued without an engine so far ([`crate::sync::dma_issuer`]).
     dma_turn: usize,
-    /// The host writes made before the first instruction: the scheduled re-run replays them
-    /// onto a fresh machine (a clone of the whole machine, 24 MiB of SBUF and more, cost
-    /// about 10 ms per kernel).
-    early_writes: Vec<HostWrite>,
+    /// Everything that changed the machine, in order ([`crate::replay`]): the scheduled
+    /// re-run replays the host writes before the first instruction onto a fresh machine (a
+    /// clone of the whole machine, 24 MiB of SBUF and more, cost about 10 ms per kernel),
+    /// and a kernel's [`crate::Replay`] all of it.
+    tape: Tape,
+    /// The host read device data mid-run ([`Core::mark_host_read`]).
+    host_read: bool,
     /// The machine as it was before the first instruction, kept only when `machine_mut`
     /// allowed writes the core cannot record.
     start: Option<Box<Machine>>,
@@ -69,6 +73,8 @@ pub struct Core {
     pub(crate) matmul_groups: crate::matmul_groups::MatmulGroups,
     /// The 128 × 128 identities the PE transpose multiplies by, one per dtype.
     pub(crate) identities: Vec<Tile>,
+    /// The number of allocations made ([`Tile::alloc`] of the last one).
+    allocations: u64,
 }
 
 /// Where an emitted instruction came from: the kernel source line and `name=` of the call,
@@ -81,6 +87,10 @@ pub struct Label {
     pub name: Option<Arc<str>>,
     /// The call's `engine=`.
     pub engine: Option<EngineId>,
+    /// Why the instruction's result is approximate when the call is a composition tpb
+    /// chose (`bn_stats`, `bn_aggr`: assumption `bn-stats-lowering`); profiles list it with
+    /// the approximate activation functions.
+    pub approximate: Option<&'static str>,
 }
 
 impl Label {
@@ -102,13 +112,6 @@ fn space_index(space: Space) -> Option<usize> {
         Space::Psum => Some(1),
         Space::Hbm => None,
     }
-}
-
-/// A host write made before the first instruction (replayed by the scheduled re-run).
-#[derive(Clone, Debug)]
-enum HostWrite {
-    Tensor(tpb_sim::HostTensor, Vec<u8>),
-    Register(usize, u32),
 }
 
 impl Core {
@@ -136,7 +139,8 @@ impl Core {
             call: Label::default(),
             tracker: Tracker::default(),
             dma_turn: 0,
-            early_writes: Vec::new(),
+            tape: Tape::default(),
+            host_read: false,
             start: None,
             opaque_start: false,
             late_host_writes: 0,
@@ -146,6 +150,7 @@ impl Core {
             atomic: false,
             matmul_groups: crate::matmul_groups::MatmulGroups::default(),
             identities: Vec::new(),
+            allocations: 0,
         }
     }
 
@@ -165,6 +170,43 @@ impl Core {
         if self.program.is_empty() {
             self.opaque_start = true;
         }
+        self.tape
+            .make_opaque("the machine was changed directly (Core::machine_mut)");
+        &mut self.machine
+    }
+
+    /// What changed the machine so far ([`crate::Replay::of`]); a host read of device data
+    /// makes it opaque.
+    pub(crate) fn tape(&self) -> Tape {
+        let mut tape = self.tape.clone();
+        if self.host_read {
+            tape.make_opaque("the kernel read device data back to the host (Tile.numpy)");
+        }
+        tape
+    }
+
+    /// The host is reading device data while the kernel runs: the kernel's code may decide
+    /// on it, so the run is not replayable ([`crate::Replay::of`]).
+    pub fn mark_host_read(&mut self) {
+        self.host_read = true;
+    }
+
+    /// HBM bytes allocated so far (the tensors live below this address).
+    pub(crate) fn hbm_used(&self) -> u64 {
+        self.hbm_next
+    }
+
+    /// A core whose machine a [`crate::Replay`] fills: nothing emitted, `hbm_used` bytes of
+    /// HBM tensors, access recording off (nothing is emitted on it).
+    pub(crate) fn replaying(config: Config, hbm_used: u64) -> Core {
+        let mut core = Core::with_config(config);
+        core.machine.set_access_recording(false);
+        core.hbm_next = hbm_used;
+        core
+    }
+
+    /// The machine a replay writes to.
+    pub(crate) fn machine_for_replay(&mut self) -> &mut Machine {
         &mut self.machine
     }
 
@@ -281,6 +323,12 @@ impl Core {
         r
     }
 
+    /// Sets why the current call's next instructions are approximate (see
+    /// [`Label::approximate`]) and returns the previous setting.
+    pub(crate) fn call_approximate(&mut self, why: Option<&'static str>) -> Option<&'static str> {
+        std::mem::replace(&mut self.call.approximate, why)
+    }
+
     /// Puts back what [`Core::take_call_engine`] took.
     pub(crate) fn restore_call_engine(&mut self, engine: Option<EngineId>) {
         self.call.engine = engine;
@@ -307,12 +355,21 @@ impl Core {
         let Some(k) = space_index(space) else {
             let (tile, next) = self.hbm_place(shape, dtype)?;
             self.hbm_next = next;
-            return Ok(tile);
+            return Ok(self.numbered(tile));
         };
         self.space_exists(k, space)?;
         let tile = allocate(&mut self.arenas[k], shape, dtype, space, name)?;
         self.end_matmul_groups(&tile);
-        Ok(tile)
+        Ok(self.numbered(tile))
+    }
+
+    /// `tile` as the core's next allocation ([`Tile::alloc`]).
+    fn numbered(&mut self, tile: Tile) -> Tile {
+        self.allocations += 1;
+        Tile {
+            alloc: self.allocations,
+            ..tile
+        }
     }
 
     /// `nl.ndarray(shape, dtype, buffer, name, address=(partition, offset))`: an on-chip
@@ -367,7 +424,7 @@ impl Core {
             ..tile
         };
         self.end_matmul_groups(&tile);
-        Ok(tile)
+        Ok(self.numbered(tile))
     }
 
     /// Whether [`Core::ndarray`] would allocate such a tile now (nothing is allocated): a
@@ -510,6 +567,42 @@ impl Core {
     ) -> Result<StepReport, NkiError> {
         let opts = semaphore.map_or(DmaOptions::default(), DmaOptions::signal);
         self.dma_copy_opts(dst, src, engine, opts)
+    }
+
+    /// `nki.isa.dma_transpose(dst, src, axes)` of an on-chip source: one copy (split into
+    /// requests as [`Core::dma_copy_opts`] splits) whose source walks `src`'s dims in the
+    /// order `axes` (kernel order, the partition dim being 0), so that `dst` (shaped like
+    /// the permuted source) gets `src` transposed: the documented result (nki-api §3
+    /// `dma_transpose`), as an element-strided DMAMEMCPY over tpb's on-chip DMA address
+    /// map (assumption `dma-address-map`), not the DMA_TRANSPOSE instruction, whose tile
+    /// order is not public.
+    pub fn dma_transpose_on_chip(
+        &mut self,
+        dst: &Tile,
+        src: &Tile,
+        axes: &[usize],
+    ) -> Result<StepReport, NkiError> {
+        for (t, operand) in [(src, "src"), (dst, "dst")] {
+            if t.space == Space::Hbm || t.blocks > 0 {
+                return Err(NkiError::Shape {
+                    operand,
+                    detail: format!(
+                        "{t}: an on-chip transpose reads an SBUF tile without block dims and                          writes one"
+                    ),
+                });
+            }
+        }
+        let from = src
+            .dma_view()?
+            .permuted(axes)
+            .ok_or_else(|| NkiError::Value {
+                argument: "axes",
+                detail: format!(
+                    "{axes:?} is not a permutation of the source's {} dims",
+                    src.shape.len()
+                ),
+            })?;
+        self.dma_copy_opts(&dst.dma_view()?, &from, None, DmaOptions::default())
     }
 
     /// [`Core::dma_copy_view`] with every DMA option ([`DmaOptions`]).
@@ -658,9 +751,7 @@ impl Core {
             });
         }
         self.machine.set_register(n, bits)?;
-        if self.program.is_empty() {
-            self.early_writes.push(HostWrite::Register(n, bits));
-        }
+        self.tape.push(Effect::Register(n, bits));
         Ok(())
     }
 
@@ -737,6 +828,7 @@ impl Core {
                 .offset((tile.offset as i64 + start * size) as u64)
                 .elements(Dtype::UINT8, (len * size) as u64);
             self.machine.mark_initialised(&t)?;
+            self.tape.push(Effect::Initialised(t));
             self.masked_out.push(t);
         }
         Ok(())
@@ -745,9 +837,7 @@ impl Core {
     /// One host write, recorded for the re-run when no instruction has run yet.
     fn host_write(&mut self, t: tpb_sim::HostTensor, bytes: &[u8]) -> Result<(), NkiError> {
         self.machine.write_tensor(&t, bytes)?;
-        if self.program.is_empty() {
-            self.early_writes.push(HostWrite::Tensor(t, bytes.to_vec()));
-        }
+        self.tape.push(Effect::Write(t, bytes.to_vec()));
         Ok(())
     }
 
@@ -1123,7 +1213,11 @@ impl Core {
         inst.events.update_mode = UpdateMode::SEM_INC_COMPLETE;
         inst.events.update_idx = sync_semaphore(engine);
         let mut report = match self.machine.step_at(self.program.len(), &inst) {
-            Ok(r) => r,
+            Ok(r) => {
+                self.tape.push(Effect::Step(self.program.len(), inst));
+                self.tape.note_elements(r.elements);
+                r
+            }
             Err(fault) => {
                 self.emit_failed(placed);
                 return Err(match fault.cause {
@@ -1137,6 +1231,7 @@ impl Core {
             }
         };
         let accesses = std::mem::take(&mut report.accesses);
+        self.tape.note_writes(&accesses);
         // Any write but a matmul's (by behaviour, not byte) ends the groups it touches.
         let matmul = inst
             .info(self.machine.gen())
@@ -1223,10 +1318,12 @@ impl Core {
             None => {
                 let mut m = Machine::new(*self.machine.config());
                 m.set_access_recording(true);
-                for w in &self.early_writes {
-                    match w {
-                        HostWrite::Tensor(t, bytes) => m.write_tensor(t, bytes)?,
-                        HostWrite::Register(n, bits) => m.set_register(*n, *bits)?,
+                for e in self.tape.before_first_step() {
+                    match e {
+                        Effect::Write(t, bytes) => m.write_tensor(t, bytes)?,
+                        Effect::Register(n, bits) => m.set_register(*n, *bits)?,
+                        // Marked again below, with the later marks.
+                        Effect::Initialised(_) | Effect::Step(..) => {}
                     }
                 }
                 m
@@ -1303,6 +1400,8 @@ impl Core {
             let _ = self
                 .machine
                 .set_register(usize::from(p.register), p.previous);
+            self.tape
+                .push(Effect::Register(usize::from(p.register), p.previous));
             self.constants.retain(|&(r, _)| r != p.register);
         }
     }
@@ -1325,6 +1424,8 @@ impl Core {
         let register = FIRST_CONSTANT_REGISTER - self.constants.len() as u8;
         let previous = self.machine.registers()[usize::from(register)];
         self.machine.set_register(usize::from(register), bits)?;
+        self.tape
+            .push(Effect::Register(usize::from(register), bits));
         self.constants.push((register, bits));
         Ok(Placed {
             register,
@@ -1449,7 +1550,9 @@ fn sub_view(v: &DmaView, d: usize, start: i64, len: i64) -> DmaView {
             space,
             partition,
             offset,
-        } if d == 0 => DmaPlace::on_chip(space, (i64::from(partition) + step) as u32, offset),
+        } if d == v.partition_dim => {
+            DmaPlace::on_chip(space, (i64::from(partition) + step) as u32, offset)
+        }
         DmaPlace::OnChip {
             space,
             partition,
@@ -1458,7 +1561,11 @@ fn sub_view(v: &DmaView, d: usize, start: i64, len: i64) -> DmaView {
     };
     let mut pattern = v.pattern.clone();
     pattern[d] = [v.pattern[d][0], len];
-    DmaView::new(place, v.dtype, pattern)
+    DmaView {
+        pattern,
+        place,
+        ..v.clone()
+    }
 }
 
 /// The preamble wait `semaphore(w.engine) >= w.count`.
@@ -1827,6 +1934,18 @@ pub(crate) const LOWERINGS: &[crate::Lowering] = {
                     }
                 };
                 one(c.dma_copy_with(dst, src, engine, None, priority))
+            },
+        },
+        // tpb's nisa.dma_transpose of an on-chip source (dst, src, axes).
+        Lowering {
+            name: "dma_transpose_on_chip",
+            lower: |c, a| {
+                let axes = a
+                    .ints(2)?
+                    .iter()
+                    .map(|&k| usize::try_from(k).map_err(|_| a.refuse(2, format!("{k} < 0"))))
+                    .collect::<Result<Vec<_>, _>>()?;
+                one(c.dma_transpose_on_chip(a.tile(0)?, a.tile(1)?, &axes))
             },
         },
         // tpb's nl.broadcast_to over partitions (dst, src): one DMA with a partition step 0.

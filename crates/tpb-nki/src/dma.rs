@@ -3,8 +3,9 @@
 //! address map (assumption `dma-address-map`).
 //!
 //! A view is a place, a dtype and an access pattern `[[step, count], …]` outermost first, steps
-//! in elements (NKI's `.ap()` form); on chip, the first pair is the partition dimension (step
-//! in partitions). The builder does what a DMA encoder does (C:dma-encoding): dims of count 1
+//! in elements (NKI's `.ap()` form); on chip, one pair is the partition dimension (step in
+//! partitions): the first, or a later one in a transposing read (`DmaView::permuted`). The
+//! builder does what a DMA encoder does (C:dma-encoding): dims of count 1
 //! are dropped, the innermost contiguous dims fold into the element (`elem_size` = dtype bytes
 //! × their counts, at most 64 KiB), and the remaining dims (at most two) become the byte
 //! steps and counts of the pattern. The dtypes may differ: the DMA then casts through fp32
@@ -59,7 +60,8 @@ impl DmaPlace {
 }
 
 /// A memory view for a DMA: place, dtype, and `[[step, count], …]` outermost first (element
-/// steps; on chip the first pair is the partition dimension).
+/// steps; on chip the pair at `partition_dim`, the first unless a transposing view moved it,
+/// is the partition dimension, its step in partitions).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DmaView {
     /// Where element 0 is.
@@ -68,16 +70,39 @@ pub struct DmaView {
     pub dtype: Dtype,
     /// The access pattern.
     pub pattern: Vec<[i64; 2]>,
+    /// On chip: the index in `pattern` of the partition dimension (0 from [`DmaView::new`]).
+    pub partition_dim: usize,
 }
 
 impl DmaView {
-    /// A view.
+    /// A view (on chip, its first pair is the partition dimension).
     pub fn new(place: DmaPlace, dtype: Dtype, pattern: Vec<[i64; 2]>) -> DmaView {
         DmaView {
             place,
             dtype,
             pattern,
+            partition_dim: 0,
         }
+    }
+
+    /// The same view walked in the order `order` (indices into `pattern`, outermost first):
+    /// a transposing read, whose partition dimension may then come later than first.
+    pub fn permuted(&self, order: &[usize]) -> Option<DmaView> {
+        let mut seen = vec![false; self.pattern.len()];
+        for &k in order {
+            if k >= seen.len() || std::mem::replace(&mut seen[k], true) {
+                return None;
+            }
+        }
+        if order.len() != self.pattern.len() {
+            return None;
+        }
+        Some(DmaView {
+            place: self.place,
+            dtype: self.dtype,
+            pattern: order.iter().map(|&k| self.pattern[k]).collect(),
+            partition_dim: order.iter().position(|&k| k == self.partition_dim)?,
+        })
     }
 
     /// Elements the view walks.
@@ -189,7 +214,7 @@ fn fold(gen: Gen, v: &DmaView, operand: &'static str) -> Result<Folded, DmaBuild
             .ok()
             .filter(|&c| c > 0)
             .ok_or_else(|| shape(format!("count {count} in dim {k} is not positive")))?;
-        let unit = if k == 0 && partition_stride != 0 {
+        let unit = if k == v.partition_dim && partition_stride != 0 {
             partition_stride
         } else {
             size
@@ -332,6 +357,38 @@ mod tests {
             (s.src_elem_size, s.src.step_elem, s.src.num_elem),
             (2, [4, 256], [64, 4])
         );
+    }
+
+    // A transposing read of SBUF (nki-api §3 dma_transpose): partitions innermost, stepped by
+    // the partition stride of tpb's map; elements outermost. Not a permutation: None.
+    #[test]
+    fn a_permuted_on_chip_view_steps_partitions_inside() {
+        let g = Gen::Cayman;
+        let sb = DmaView::new(
+            DmaPlace::on_chip(Space::Sbuf, 0, 0x40),
+            Dtype::BFLOAT16,
+            vec![[1, 16], [1, 64]],
+        );
+        let t = sb.permuted(&[1, 0]).unwrap();
+        assert_eq!(
+            (t.pattern.clone(), t.partition_dim),
+            (vec![[1, 64], [1, 16]], 1)
+        );
+        assert!(sb.permuted(&[0, 0]).is_none() && sb.permuted(&[1]).is_none());
+        let dst = DmaView::new(
+            DmaPlace::on_chip(Space::Sbuf, 0, 0x400),
+            Dtype::BFLOAT16,
+            vec![[1, 64], [1, 16]],
+        );
+        let i = dma_copy_instruction(g, &dst, &t, DmaOptions::default()).unwrap();
+        let Body::DmaDirect2d(s) = i.body else {
+            panic!()
+        };
+        assert_eq!(
+            (s.src_elem_size, s.src.step_elem, s.src.num_elem),
+            (2, [1 << 18, 2], [16, 64])
+        );
+        assert_eq!((s.dst_elem_size, s.dst.num_elem), (32, [64, 1]));
     }
 
     // issue 29 item 11: a (128, 32769) fp32 row is 131076 bytes, more than one element

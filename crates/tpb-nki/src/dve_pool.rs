@@ -146,19 +146,44 @@ impl Core {
 
     /// `nki.isa.tensor_copy(dst, src, engine=engine.unknown)`: an on-chip copy, bit-exact when
     /// the dtypes are equal (Copy 0x46), else converted through FP32 (Cast 0x47: RNE, integer
-    /// targets saturate). The engine does not change the result here (Vector/GpSimd
-    /// semantics); ScalarE's always-FP32 path is not modelled.
+    /// targets saturate), on Vector or GpSimd. `engine=scalar` is ScalarE's copy, which NKI
+    /// documents as always going through FP32 and, on NC-v2, as unsupported (use
+    /// `activation(op=nl.copy)`): one Activate of the exact `copy` function with scale 1
+    /// (nki-api §3 `tensor_copy`; assumption `act-rounding`: the value passes
+    /// `fma(x, 1, 0)` in FP32, so an int32 beyond 2^24 rounds and -0.0 becomes +0.0).
     pub fn tensor_copy(
         &mut self,
         dst: &Tile,
         src: &Tile,
         engine: NkiEngine,
     ) -> Result<StepReport, NkiError> {
-        if matches!(engine, NkiEngine::Scalar | NkiEngine::Tensor) {
-            return Err(not_supported(format!(
-                "tensor_copy on engine {engine:?}: the ScalarE copy (always through FP32) is not \
-                 modelled; use vector or gpsimd"
-            )));
+        if engine == NkiEngine::Tensor {
+            return Err(not_supported(
+                "tensor_copy on engine Tensor: NKI copies on vector, gpsimd or scalar".into(),
+            ));
+        }
+        if engine == NkiEngine::Scalar {
+            if self.gen() == tpb_isa::Gen::Sunda {
+                return Err(not_supported(
+                    "tensor_copy on engine Scalar on NeuronCore-v2 (sunda): NKI documents it as \
+                     unsupported there (use activation(op=nl.copy))"
+                        .into(),
+                ));
+            }
+            same_shape(dst, src, "src")?;
+            let steps = self.activation(
+                dst,
+                tpb_isa::ActFunc::COPY,
+                src,
+                None,
+                &Operand::Imm(1.0),
+                None,
+                None,
+                crate::ReduceCmd::Idle,
+            )?;
+            return steps.into_iter().last().ok_or_else(|| {
+                not_supported("tensor_copy on engine Scalar emitted nothing".into())
+            });
         }
         let opcode = if dst.dtype == src.dtype {
             op::COPY

@@ -33,7 +33,9 @@
 //! ([`Core::engines`]) with the semaphore waits its footprint needs ([`sync`]), so
 //! [`Core::disasm`] / [`Core::bundles`] is a race-free multi-engine program;
 //! [`Core::schedule`] re-runs it on the engine scheduler, and [`Core::first_difference`]
-//! compares the result with the eager run.
+//! compares the result with the eager run. Every change a core makes to its machine is
+//! recorded, so a kernel's run can be replayed on new input bytes without re-running the
+//! calls ([`Replay`]).
 //!
 //! Emission choices that are ours, not the compiler's (the compiler's register allocation,
 //! tile placement and semaphore allocation are not public): tiles start at partition 0 and
@@ -56,6 +58,8 @@ mod affine;
 // `tensor.ap(pattern, offset)`.
 mod alloc;
 mod ap;
+// BatchNorm statistics (bn_stats, bn_aggr) composed from Vector instructions.
+mod bn;
 mod build;
 pub mod call;
 mod core;
@@ -68,12 +72,17 @@ mod matmul_groups;
 mod names;
 // Issue 18: nc_matmul and the Tensor-engine nc_transpose on the PE.
 mod pe;
+// A kernel's recorded run replayed with new inputs (issue 30).
+mod replay;
 // Calls split when a view needs more than one instruction.
 mod split;
+// What a core did to its machine, in order.
 pub mod sync;
+mod tape;
 mod tile;
 
 pub use crate::core::{Core, Label};
+pub use crate::replay::Replay;
 
 /// How one NKI call lowers to instructions.
 #[derive(Clone, Copy)]
@@ -99,6 +108,7 @@ const LOWERING_TABLES: &[&[Lowering]] = &[
     dve::LOWERINGS,
     act::LOWERINGS,
     pe::LOWERINGS,
+    bn::LOWERINGS,
 ];
 
 /// Every NKI call's lowering.

@@ -14,15 +14,17 @@ pub(crate) struct MatmulGroups {
 }
 
 impl MatmulGroups {
-    /// Whether `dst` (the same view) has an open group.
+    /// Whether `dst` (the same view of the same allocation: NKI's "first write" is per
+    /// tensor, so another tensor placed at the same bytes starts its own group) has an open
+    /// group.
     pub(crate) fn is_open(&self, dst: &Tile) -> bool {
-        self.open.iter().any(|t| t == dst)
+        self.open.iter().any(|t| t == dst && t.alloc == dst.alloc)
     }
 
     pub(crate) fn open(&mut self, dst: &Tile) {
-        if !self.is_open(dst) {
-            self.open.push(dst.clone());
-        }
+        // The bytes hold one group: a view of another allocation over them no longer has one.
+        self.open.retain(|t| t != dst);
+        self.open.push(dst.clone());
     }
 
     /// Ends every group whose bytes overlap partitions `parts` × bytes `lo..hi` of PSUM.

@@ -6,7 +6,8 @@
 //!
 //! `accumulate=None` follows NKI (nki-api §3.2): the first matmul into a PSUM tile
 //! overwrites it, later ones into the same tile add to it. tpb keeps, per core, the PSUM
-//! views a matmul has written (`crate::matmul_groups`); a write by any other instruction, an
+//! views a matmul has written, each of its allocation (`crate::matmul_groups`: a tensor
+//! placed at another's bytes starts its own group); a write by any other instruction, an
 //! allocation or a free over the bytes ends that view's group, so the next matmul
 //! overwrites again (accumulating onto PSUM a non-matmul wrote is undefined on NC-v2/v3,
 //! §1.5.2 "Hazard rule").
@@ -433,6 +434,19 @@ impl Core {
         Ok(vec![loaded, multiplied])
     }
 
+    /// Ends every accumulation group over `view`'s PSUM bytes: the next matmul into any view
+    /// of them (`accumulate=None`) overwrites. A `mod_alloc` block used through another
+    /// block index than before is new storage to the kernel (assumption
+    /// `mod-alloc-block-groups`).
+    pub fn end_matmul_groups_over(&mut self, view: &Tile) {
+        if view.space == Space::Psum {
+            let (start, len) = view.hull();
+            let parts = view.start_partition..view.start_partition + view.partitions();
+            self.matmul_groups
+                .end_overlapping(parts, start, start + len);
+        }
+    }
+
     /// A `k × k` identity of `dtype` in SBUF starting at partition `start` (the diagonal
     /// block `[start..start+k, start..start+k]` of the core's 128 × 128 one), built on
     /// first use with a Memset of 1 and an AffineSelect keeping the diagonal (the
@@ -509,6 +523,15 @@ pub(crate) const LOWERINGS: &[crate::Lowering] = {
         },
         // tpb's nl.matmul check (dst, stationary, moving): the operands as nc_matmul takes
         // them, nothing emitted (the Matmul is emitted later, its errors belong here).
+        // tpb's own: a mod_alloc PSUM block used through a new block index starts no group
+        // a matmul opened through another index (assumption mod-alloc-block-groups).
+        Lowering {
+            name: "matmul_groups_end",
+            lower: |c, a| {
+                c.end_matmul_groups_over(a.tile(0)?);
+                Ok(Vec::new())
+            },
+        },
         Lowering {
             name: "nc_matmul_check",
             lower: |c, a| {

@@ -15,7 +15,7 @@ use tpb_isa::Dtype;
 /// `shape` is always partition first. A tile with legacy block dims
 /// (`nl.ndarray((n, nl.par_dim(128), F))`) keeps them as free dims after the partitions and
 /// shows the kernel its own order ([`Tile::user_shape`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug)]
 pub struct Tile {
     /// SBUF or PSUM.
     pub space: Space,
@@ -39,6 +39,42 @@ pub struct Tile {
     /// A view whose index expressions leave its tensor, kept for a mask to bring back in
     /// bounds ([`Tile::index_affine`]); any use of it as it is fails with its message.
     pub pending: Option<Arc<Pending>>,
+    /// The allocation the view belongs to (numbered by its [`crate::Core`] from 1; 0 for a
+    /// tile built by hand). Views keep it. It is not part of a tile's equality (two
+    /// allocations placed at the same bytes are the same view of memory); NKI's matmul
+    /// accumulation groups are kept per allocation ([`crate::Core::nc_matmul`]).
+    pub alloc: u64,
+}
+
+/// Equality and hash of the view of memory, whatever allocation it came from.
+impl PartialEq for Tile {
+    fn eq(&self, o: &Tile) -> bool {
+        self.space == o.space
+            && self.start_partition == o.start_partition
+            && self.offset == o.offset
+            && self.dtype == o.dtype
+            && self.shape == o.shape
+            && self.free_strides == o.free_strides
+            && self.outer_stride == o.outer_stride
+            && self.blocks == o.blocks
+            && self.pending == o.pending
+    }
+}
+
+impl Eq for Tile {}
+
+impl std::hash::Hash for Tile {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.space.hash(h);
+        self.start_partition.hash(h);
+        self.offset.hash(h);
+        self.dtype.hash(h);
+        self.shape.hash(h);
+        self.free_strides.hash(h);
+        self.outer_stride.hash(h);
+        self.blocks.hash(h);
+        self.pending.hash(h);
+    }
 }
 
 /// One subscript of `tile[...]` (NKI `NkiTensor.__getitem__`, nki-api §2.2 and §4.2).
@@ -131,6 +167,7 @@ impl Tile {
             outer_stride: None,
             blocks: 0,
             pending: None,
+            alloc: 0,
         }
     }
 
@@ -414,6 +451,7 @@ impl Tile {
             outer_stride: None,
             blocks,
             pending: None,
+            alloc: self.alloc,
         })
     }
 
@@ -452,6 +490,7 @@ impl Tile {
             outer_stride: Some(kept[0]),
             blocks: 0,
             pending: None,
+            alloc: self.alloc,
         })
     }
 
@@ -529,13 +568,10 @@ impl Tile {
                     "reshape of the strided HBM view {self}: it is not contiguous"
                 )));
             }
-            return Ok(Tile::contiguous(
-                Space::Hbm,
-                0,
-                self.offset,
-                self.dtype,
-                resolved,
-            ));
+            return Ok(Tile {
+                alloc: self.alloc,
+                ..Tile::contiguous(Space::Hbm, 0, self.offset, self.dtype, resolved)
+            });
         }
         if resolved.first().copied() != Some(self.partitions() as usize) {
             return Err(ViewError::Invalid(format!(
@@ -548,17 +584,20 @@ impl Tile {
                 "reshape of the strided view {self}: its free dims are not contiguous"
             )));
         }
-        Ok(Tile::contiguous(
-            self.space,
-            self.start_partition,
-            self.offset,
-            self.dtype,
-            if resolved.len() < 2 {
-                vec![resolved[0], 1]
-            } else {
-                resolved
-            },
-        ))
+        Ok(Tile {
+            alloc: self.alloc,
+            ..Tile::contiguous(
+                self.space,
+                self.start_partition,
+                self.offset,
+                self.dtype,
+                if resolved.len() < 2 {
+                    vec![resolved[0], 1]
+                } else {
+                    resolved
+                },
+            )
+        })
     }
 
     /// `tile.broadcast(dim, size)` (nki-api §2.2): a size-1 free dim read `size` times (step
@@ -634,13 +673,10 @@ impl Tile {
             )));
         }
         shape[last] = bytes / to;
-        Ok(Tile::contiguous(
-            self.space,
-            self.start_partition,
-            self.offset,
-            dtype,
-            shape,
-        ))
+        Ok(Tile {
+            alloc: self.alloc,
+            ..Tile::contiguous(self.space, self.start_partition, self.offset, dtype, shape)
+        })
     }
 }
 

@@ -280,12 +280,22 @@ impl Profile {
     }
 
     /// Every instruction whose result is approximate (an activation function the hardware
-    /// evaluates from unpublished tables, computed here from its definition;
-    /// docs/reference/pe-act.md): `index`, `mnemonic`, `engine`, `origin`, `name`,
-    /// `message`. Run with `strict_exact=True` to make them errors instead.
+    /// evaluates from unpublished tables, computed here from its definition,
+    /// docs/reference/pe-act.md; an instruction of a call tpb composes where the
+    /// hardware's order is not public, `bn_stats` / `bn_aggr`): `index`, `mnemonic`,
+    /// `engine`, `origin`, `name`, `message`, in program order. Run with
+    /// `strict_exact=True` to make them errors instead.
     #[getter]
     fn approximate<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        self.warned(py, WarningKind::Approximate)
+        self.approximate_steps()
+            .into_iter()
+            .map(|(i, message)| {
+                let engine = self.program.engines.get(i).copied().unwrap_or(EngineId::Pe);
+                let d = side_dict(py, &self.program, &self.labels, i, engine, None)?;
+                d.set_item("message", message)?;
+                Ok(d)
+            })
+            .collect()
     }
 
     /// Writes the timeline: Chrome trace-event JSON (`.json`, opens in Perfetto) or an SVG
@@ -305,16 +315,33 @@ impl Profile {
             self.estimated_time_us(),
             roof.bound_ps() as f64 / 1e6,
             roof.bound_by(),
-            self.run
-                .warnings
-                .iter()
-                .filter(|w| w.kind == WarningKind::Approximate)
-                .count()
+            self.approximate_steps().len()
         )
     }
 }
 
 impl Profile {
+    /// The approximate instructions and why, in program order: those whose run warned
+    /// `approximate` and those of a call labelled approximate (`Label::approximate`).
+    fn approximate_steps(&self) -> Vec<(usize, &str)> {
+        let mut steps: Vec<(usize, &str)> = self
+            .run
+            .warnings
+            .iter()
+            .filter(|w| w.kind == WarningKind::Approximate)
+            .map(|w| (w.inst.index, w.message.as_str()))
+            .collect();
+        for (i, l) in self.labels.iter().enumerate() {
+            if let Some(why) = l.approximate {
+                if !steps.iter().any(|&(k, _)| k == i) {
+                    steps.push((i, why));
+                }
+            }
+        }
+        steps.sort_by_key(|&(i, _)| i);
+        steps
+    }
+
     /// The scheduled run's instructions that warned `kind`, each as a side dict with its
     /// message.
     fn warned<'py>(&self, py: Python<'py>, kind: WarningKind) -> PyResult<Vec<Bound<'py, PyDict>>> {

@@ -543,6 +543,7 @@ impl Lowering {
             origin,
             name: label.name,
             engine: label.engine,
+            approximate: None,
         });
         let call = self.call;
         let a = Args::new(&self.names, &values);

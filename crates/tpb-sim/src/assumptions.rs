@@ -565,6 +565,31 @@ pub const ASSUMPTIONS: &[Assumption] = &[
                time (the compiler emits its 0x69 after the 0x6a, so which table it reads is \
                open).",
     },
+    // NKI calls tpb composes where the compiler's lowering is not public (tpb-nki, python/tpb/nki).
+    Assumption {
+        id: "bn-stats-lowering",
+        source: "nki-api §3 (bn_stats, bn_aggr); no BatchNormStats facts in the ISA fact sheets",
+        text: "nki.isa.bn_stats computes, per partition in fp32, (count, mean, sum of squared \
+               deviations from that mean) of the even-indexed elements, then of the odd-indexed \
+               ones (mean = sum × fp32(1/count), two passes; a half with no element gives 0, 0, \
+               0); bn_aggr computes N = Σ count, mean = Σ count·mean × (1/N), variance = \
+               (Σ var·count + Σ count·(mean_i − mean)²) × (1/N), each a sequence of modelled \
+               Vector instructions (TensorReduce, TensorScalar, TensorTensor, Reciprocal, \
+               Memset). The hardware's BatchNormStats order is not public, so these \
+               instructions are labelled approximate.",
+    },
+    Assumption {
+        id: "mod-alloc-block-groups",
+        source: "nki-api §3.2 (nc_matmul accumulation groups), docs/public-kernels.md (attention_fwd v9/v10)",
+        text: "A legacy `t[i] += nisa.nc_matmul(...)` (or nl.matmul) into block i of a mod_alloc \
+               tensor overwrites (starts a new accumulation group) when block i's storage was \
+               last used by another block index, or not yet by any, and accumulates otherwise: \
+               the group is kept per logical block, not per byte. A kernel that writes block i \
+               first (a memset, an assignment) and then adds accumulates onto what it wrote. \
+               Using the storage through a new block index also ends the groups \
+               nc_matmul(accumulate=None) continues, so its first matmul through t[i] \
+               overwrites.",
+    },
 ];
 
 /// One constant of the multi-engine timing model (`engine-timing`, `engine-sync-timing`).

@@ -112,22 +112,22 @@ def origin() -> Optional[str]:
 
 # Per core: a value-returning matmul not emitted yet (``language.matmul``), so that
 # ``acc += nl.matmul(...)`` becomes one Matmul accumulating into ``acc``, as NKI lowers it.
-_pending: Dict[int, Tuple[Any, Any, Callable[[Any], None]]] = {}
+_pending: Dict[int, Tuple[Any, Any, Callable[..., None]]] = {}
 
 
-def pending_matmuls() -> Dict[int, Tuple[Any, Any, Callable[[Any], None]]]:
+def pending_matmuls() -> Dict[int, Tuple[Any, Any, Callable[..., None]]]:
     """The pending emissions, by core (the dict itself: empty when nothing is pending)."""
     return _pending
 
 
-def defer(core: Any, result: Any, emit: Callable[[Any], None]) -> None:
+def defer(core: Any, result: Any, emit: Callable[..., None]) -> None:
     """Holds ``emit`` (which writes ``result``, or adds into the tile it is given) until the
     core's next call: every call flushes it first (:func:`label`), so program order holds."""
     flush(core)
     _pending[id(core)] = (core, result, emit)
 
 
-def take(core: Any, result: Any) -> Optional[Callable[[Any], None]]:
+def take(core: Any, result: Any) -> Optional[Callable[..., None]]:
     """The pending emission whose result is ``result`` (removed), or ``None``."""
     entry = _pending.get(id(core))
     if entry is None or entry[1] is not result:
@@ -143,6 +143,35 @@ def flush(core: Any) -> None:
         entry[2](None)
 
 
+# Per core: the views mod_alloc subscripts just gave for blocks whose storage another block
+# index used last (or none yet), newest last. The first legacy ``+=`` of a matmul into one
+# starts the block's accumulation group (assumption ``mod-alloc-block-groups``). A few are
+# kept (the right-hand side of ``t[i] += ...`` may subscript other blocks before the ``+=``).
+_fresh: Dict[int, List[Any]] = {}
+_FRESH_KEPT = 16
+
+
+def mark_fresh(core: Any, view: Any) -> None:
+    """Records ``view`` as a block view of the core that nothing has gone through yet."""
+    views = _fresh.setdefault(id(core), [])
+    views.append(view)
+    if len(views) > _FRESH_KEPT:
+        del views[0]
+
+
+def take_fresh(core: Any, view: Any) -> bool:
+    """Whether ``view`` (the object itself) is a fresh block view of the core; it stops
+    being fresh."""
+    views = _fresh.get(id(core))
+    if views:
+        for k, v in enumerate(views):
+            if v is view:
+                del views[k]
+                return True
+    return False
+
+
 def discard(core: Any) -> None:
-    """Drops the core's pending matmul (a kernel run that raised)."""
+    """Drops the core's pending matmul and fresh block view (the end of a kernel run)."""
     _pending.pop(id(core), None)
+    _fresh.pop(id(core), None)

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _tpb
 from .._errors import UnwrittenOutputError, UsageError
-from . import _context
+from . import _context, _replay
 from ._surface import default_gen, platform_gen
 
 
@@ -215,20 +215,23 @@ def _outputs(result: Any, unwritten: str = "raise", position: Optional[int] = No
 
 
 def _check_written(out: Any, unwritten: str, position: Optional[int]) -> None:
+    _report_unwritten(out._first_unwritten(), tuple(out.shape), out.dtype, unwritten, position)
+
+
+def _report_unwritten(first: Optional[int], shape: Tuple[int, ...], dtype: Any, unwritten: str,
+                      position: Optional[int]) -> None:
     """Elements of an output the kernel never wrote would come back as 0.0: an error
     (``uninitialized_reads="raise"``, the default) or a warning naming the first one."""
-    first = out._first_unwritten()
     if first is None:
         return
-    shape = tuple(out.shape)
     index = tuple(int(i) for i in np.unravel_index(first, shape)) if shape else ()
     which = "the kernel's output" if position is None else f"output {position}"
-    msg = (f"{which} {shape} {out.dtype}: element {list(index)} (the first in C order) was "
+    msg = (f"{which} {shape} {dtype}: element {list(index)} (the first in C order) was "
            "never written by the kernel and would read back as 0.0; write every element, or "
            'pass uninitialized_reads="warn" to accept that')
     if unwritten == "raise":
         raise UnwrittenOutputError(msg, output=position, index=index)
-    warnings.warn(msg, RuntimeWarning, stacklevel=4)
+    warnings.warn(msg, RuntimeWarning, stacklevel=5)
 
 
 def _same_gen(gen: str) -> str:
@@ -240,7 +243,7 @@ def _same_gen(gen: str) -> str:
 
 
 def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized_reads: str,
-         kwargs: dict) -> Tuple[Any, Any]:
+         kwargs: dict, replayable: bool = False) -> Tuple[Any, Any]:
     nki_options, kwargs = _split_options(kwargs)
     gen_asked = gen
     if gen is None:
@@ -253,6 +256,25 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
     if out_of_bounds not in ("raise", "warn"):
         raise UsageError(f'out_of_bounds={out_of_bounds!r}: "raise" or "warn"',
                          parameter="out_of_bounds")
+    # The replay lookup comes before the checks only a traced run needs.
+    fn, grid = (kernel.fn, kernel.grid) if isinstance(kernel, Kernel) else (kernel, ())
+    core = kwargs.pop("core", None)
+    synchronize = kwargs.pop("synchronize", True)
+    strict_exact = kwargs.pop("strict_exact", False)
+    replay = kwargs.pop("replay", True)
+    for opt, v in (("synchronize", synchronize), ("strict_exact", strict_exact),
+                   ("replay", replay)):
+        if v is not True and v is not False:
+            raise UsageError(f"{opt}={v!r}: True or False", parameter=opt)
+    table = key = None
+    if replayable and replay and core is None and _replay.enabled():
+        settings = (gen, uninitialized_reads, out_of_bounds, synchronize, strict_exact, grid)
+        table, key = _replay.lookup(fn, settings, arrays, kwargs)
+        if table is not None and key in table:
+            entry = _replay.get(table, key)
+            if entry is not None:
+                return None, _replayed(entry, arrays, uninitialized_reads)
+            table = None  # recorded before as not replayable: run it eagerly
     k = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
     if not callable(k.fn):
         raise UsageError(f"kernel: {k.fn!r} is not a function", parameter="kernel")
@@ -261,12 +283,6 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
         raise UsageError(f"kernel {getattr(k.fn, '__name__', k.fn)!r} is a generator or async "
                          "function: an NKI kernel is a plain function that runs its calls and "
                          "returns its outputs", parameter="kernel")
-    core = kwargs.pop("core", None)
-    synchronize = kwargs.pop("synchronize", True)
-    strict_exact = kwargs.pop("strict_exact", False)
-    for opt, v in (("synchronize", synchronize), ("strict_exact", strict_exact)):
-        if not isinstance(v, bool):
-            raise UsageError(f"{opt}={v!r}: True or False", parameter=opt)
     if core is None:
         core = _tpb.Core(gen=gen or "cayman", strict=uninitialized_reads == "raise",
                          strict_exact=strict_exact)
@@ -281,7 +297,6 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
     _tpb._kernel_set_auto_sync(core, bool(synchronize))
     _tpb._kernel_set_clip_views(core, out_of_bounds == "warn")
     args = [_kernel_argument(core, a) for a in arrays]
-    grid = k.grid
     out = None
     shared: list = []
     for pos in itertools.product(*(range(d) for d in grid)) if grid else [()]:
@@ -299,8 +314,26 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
         finally:
             _context.discard(core)
             _context.enter(old)
+    recorded = _replay.record(k.fn, core, arrays, args, out) if table is not None else None
     _write_back(arrays, args)
-    return core, _outputs(out, uninitialized_reads)
+    outputs = _outputs(out, uninitialized_reads)
+    if recorded is not None and table is not None:
+        _replay.store(table, key, recorded)
+    return core, outputs
+
+
+def _replayed(entry: "_replay.Recorded", arrays: Tuple[Any, ...], unwritten: str) -> Any:
+    """A kernel's outputs from a replay of its recorded run with these arrays."""
+    inputs = [_host_array(a) for a in arrays if isinstance(a, np.ndarray)]
+    outs, first, back = entry.replay.run(inputs)
+    for position, (o, f) in enumerate(zip(outs, first)):
+        _report_unwritten(f, tuple(o.shape), o.dtype, unwritten,
+                          None if entry.single else position)
+    nd = [(k, a) for k, a in enumerate(arrays) if isinstance(a, np.ndarray)]
+    for (k, a), new in zip(nd, back):
+        if new is not None:
+            _write_into(k, a, new)
+    return entry.rebuild(outs)
 
 
 def _write_back(arrays: Tuple[Any, ...], args: list) -> None:
@@ -310,9 +343,13 @@ def _write_back(arrays: Tuple[Any, ...], args: list) -> None:
     for k, (a, t) in enumerate(zip(arrays, args)):
         if not isinstance(a, np.ndarray) or t is a:
             continue
-        new = t.numpy().reshape(a.shape)
-        if new.tobytes() == np.ascontiguousarray(a).tobytes():
-            continue
+        _write_into(k, a, t.numpy())
+
+
+def _write_into(k: int, a: Any, new: Any) -> None:
+    """Input ``k``'s array ``a`` gets the kernel's writes (``new``), if it wrote any."""
+    new = new.reshape(a.shape)
+    if new.tobytes() != np.ascontiguousarray(a).tobytes():
         if not a.flags.writeable:
             raise UsageError(f"argument {k}: the kernel wrote this input, but the NumPy array "
                              "is read-only, so its result cannot be returned in it (pass a "
@@ -326,11 +363,14 @@ def _kernel_argument(core: Any, a: Any) -> Any:
     and NumPy scalars, tuples, configuration objects and tiles pass through unchanged (NKI
     treats them as compile-time values)."""
     if isinstance(a, np.ndarray):
-        arr = np.ascontiguousarray(a)
-        if arr.ndim == 0:
-            arr = arr.reshape(1)
-        return core.from_numpy(arr, buffer="hbm")
+        return core.from_numpy(_host_array(a), buffer="hbm")
     return a
+
+
+def _host_array(a: Any) -> Any:
+    """A NumPy kernel argument as its HBM tensor holds it: C order, at least one dim."""
+    arr = np.ascontiguousarray(a)
+    return arr.reshape(1) if arr.ndim == 0 else arr
 
 
 def simulate_kernel(kernel: Any, *arrays: Any, gen: Optional[str] = None,
@@ -359,18 +399,22 @@ def simulate_kernel(kernel: Any, *arrays: Any, gen: Optional[str] = None,
             exact (a matmul, exact only per tpb's summation order; an approximate function).
         core: a :class:`tpb.nki.Core` to run on (to read ``core.disasm()`` /
             ``core.bundles()`` afterwards: the emitted multi-engine program).
+        replay: ``True`` (default) replays the recorded run of an earlier call with the same
+            signature instead of running the kernel's Python again (docs/python.md, "Traced
+            once per signature"); ``False`` runs the Python every time.
         kwargs: passed to the kernel.
 
     Semantics: every ``nl``/``nisa`` call emits, validates and runs its instruction at once
     (in program order) on one simulated NeuronCore, with the synchronisation the compiler
-    would emit; out-of-bounds subscripts raise :class:`tpb.OutOfBoundsError`, tiles that do
+    would emit; a later call with the same signature replays that run on the new arguments
+    (bit for bit what the eager run gives, without the kernel's Python); out-of-bounds subscripts raise :class:`tpb.OutOfBoundsError`, tiles that do
     not fit raise :class:`tpb.CapacityError`.
 
     Example::
 
         out = tpb.nki.simulate_kernel(my_kernel, a, b)
     """
-    _, out = _run(kernel, arrays, gen, uninitialized_reads, kwargs)
+    _, out = _run(kernel, arrays, gen, uninitialized_reads, kwargs, replayable=True)
     return out
 
 

@@ -345,12 +345,17 @@ def _tensor_tensor_legacy(data1: Tile, data2: Tile, op: AluOp, *,
 @lowered(status=SUPPORTED)
 def tensor_copy(dst: Tile, src: Tile, engine: EngineArg = engine.unknown,
                 name: Name = None) -> RunReport:
-    """``Copy`` (bit-exact when the dtypes are equal) or ``Cast`` through FP32.
+    """``Copy`` (bit-exact when the dtypes are equal) or ``Cast`` through FP32, on Vector or
+    GpSimd; with ``engine=engine.scalar`` ScalarE's copy, which NKI documents as always going
+    through FP32: one ``Activate`` of the exact ``copy`` function (``fma(x, 1, 0)`` in FP32,
+    assumption ``act-rounding``: an int32 beyond 2**24 rounds, -0.0 becomes +0.0), refused on
+    sunda, where NKI documents it as unsupported.
 
     Parameters:
         dst: tile to write.
         src: tile with dst's partitions and element count.
-        engine: ``engine.vector``, ``engine.gpsimd`` (SBUF only) or ``unknown``.
+        engine: ``engine.vector``, ``engine.gpsimd`` (SBUF only), ``engine.scalar`` or
+            ``unknown``.
         name: label for profiles and errors.
 
     Legacy form ``tensor_copy(src, dtype=None, mask=None)`` returns a new tile.
@@ -476,6 +481,90 @@ def _tensor_reduce_legacy(op: AluOp, data: Tile, axis: Axes, *, mask: Optional[M
                           dtype: Optional[DType] = None, negate: bool = False,
                           keepdims: bool = False) -> Tile:
     """``tensor_reduce(op, data, axis)`` returning a new tile."""
+
+
+_BN_STATUS = partial(
+    "the published definition computed in fp32 by a sequence of Vector instructions tpb "
+    "chose (the BatchNormStats encoding and summation order are not public): approximate "
+    "(assumption bn-stats-lowering)")
+
+
+@lowered(status=_BN_STATUS)
+def bn_stats(dst: Tile, data: Tile, name: Name = None) -> RunReport:
+    """BatchNorm statistics per partition: ``dst = (count, mean, variance * count)`` of the
+    even-indexed elements of ``data``, then the same three of its odd-indexed elements.
+
+    Parameters:
+        dst: ``(P, 6)`` tile; data: tile with ``P`` partitions and at most
+            ``nl.tile_size.bn_stats_fmax`` (512) elements per partition (C order).
+        name: label for profiles and errors.
+
+    Semantics: fp32 math, as NKI documents. tpb computes the definition with Vector
+    instructions (per half: Memset of the count, TensorReduce of the sum, TensorScalar by
+    ``1/count``, TensorScalar subtracting the mean, TensorTensor squaring, TensorReduce of
+    the squares) and labels them ``approximate`` (the hardware's order is not public; a
+    profile lists them, ``strict_exact=True`` raises :class:`tpb.Fault`). A half with no
+    element gives ``(0, 0, 0)``.
+
+    Legacy form ``bn_stats(data, mask=None, dtype=None)`` returns a new ``(P, 6)`` tile (in
+    ``data``'s dtype by default); ``mask=`` applies to ``data``'s elements.
+
+    Example::
+
+        nisa.bn_stats(stats[:, 0:6], x[:, 0:512])
+        nisa.bn_stats(stats[:, 6:12], x[:, 512:1024])
+        nisa.bn_aggr(mean_var, stats)          # mean_var[:, 0] mean, [:, 1] variance
+    """
+
+
+@lowered(status=_BN_STATUS)
+def bn_aggr(dst: Tile, data: Tile, name: Name = None) -> RunReport:
+    """Aggregates :func:`bn_stats` results per partition: ``data`` holds
+    ``(count, mean, variance * count)`` triples side by side; ``dst = (mean, variance)`` of
+    all the elements they describe.
+
+    Parameters:
+        dst: ``(P, 2)`` tile; data: tile whose free size is a multiple of 3.
+        name: label for profiles and errors.
+
+    Semantics: fp32, ``N = sum(count)``, ``mean = sum(count * mean_i) / N``, ``variance =
+    (sum(variance_i * count) + sum(count * (mean_i - mean) ** 2)) / N``, lowered to Vector
+    TensorReduce, TensorTensor, Reciprocal and TensorScalar instructions labelled
+    ``approximate`` (as :func:`bn_stats`).
+
+    Legacy form ``bn_aggr(data, mask=None, dtype=None)`` returns a new ``(P, 2)`` tile.
+
+    Example::
+
+        nisa.bn_aggr(mean_var, stats)
+    """
+
+
+def _bn_legacy(current: Callable[..., object], width: int, data: Tile,
+               mask: Optional[Mask], dtype: Optional[DType]) -> Tile:
+    """A legacy bn_stats / bn_aggr: a new ``(P, width)`` SBUF tile; ``mask=`` is in data's
+    coordinates (it shrinks data's elements, and the result's partitions with them)."""
+    out = data.core.ndarray([int(data.shape[0]), width],
+                            dtype if dtype is not None else data.dtype, buffer="sbuf")
+    src, dst = apply_mask(mask, data, out, marks_dst=False)
+    if dst is not out:
+        out._mark_masked_out()
+    current(dst, src)
+    return out
+
+
+@legacy(bn_stats)
+def _bn_stats_legacy(data: Tile, *, mask: Optional[Mask] = None,
+                     dtype: Optional[DType] = None) -> Tile:
+    """``bn_stats(data)`` returning a new ``(P, 6)`` tile."""
+    return _bn_legacy(bn_stats, 6, data, mask, dtype)
+
+
+@legacy(bn_aggr)
+def _bn_aggr_legacy(data: Tile, *, mask: Optional[Mask] = None,
+                    dtype: Optional[DType] = None) -> Tile:
+    """``bn_aggr(data)`` returning a new ``(P, 2)`` tile."""
+    return _bn_legacy(bn_aggr, 2, data, mask, dtype)
 
 
 @lowered(status=SUPPORTED)
@@ -935,8 +1024,9 @@ def nc_matmul(dst: Tile, stationary: Tile, moving: Tile, is_stationary_onezero: 
             flag only affects profiling: an ordinary matmul).
         accumulate: ``False`` overwrites ``dst``; ``True`` adds to it (PSUM accumulation in
             fp32); ``None`` (default, NKI's rule) overwrites the first time a matmul writes
-            this PSUM view and adds after that, until another instruction writes those
-            bytes or the tile is freed.
+            this PSUM view of this tensor and adds after that, until another instruction
+            writes those bytes or the tile is freed (a tensor placed at the same bytes as
+            another starts its own group).
         tile_position, tile_size: must be empty (the row/column tiling encoding is not
             public; raises :class:`tpb.NotSupported`).
         perf_mode: ``matmul_perf_mode.none`` (double_row's layout is not public).
@@ -977,9 +1067,11 @@ def deferred_matmul(stationary: Tile, moving: Tile, what: str) -> Tile:
     _NC_MATMUL_CHECK(origin, out, stationary, moving)
     lower = nc_matmul.__nki_call__.lowering  # type: ignore[attr-defined]
 
-    def emit(acc: Optional[Tile]) -> None:
+    def emit(acc: Optional[Tile], start: bool = False) -> None:
+        # Into its own result: overwrite. ``acc += it``: accumulate, unless ``start`` (the
+        # first ``+=`` into a fresh mod_alloc block, assumption mod-alloc-block-groups).
         lower(origin, out if acc is None else acc, stationary, moving, False, False, False,
-              acc is not None, (), (), None, None)
+              acc is not None and not start, (), (), None, None)
 
     _context.defer(core, out, emit)
     return out
@@ -1194,15 +1286,16 @@ _LNC = not_supported("one NeuronCore is modelled (no LNC2)")
 _REGS = not_supported("virtual registers and on-device control flow are not modelled")
 _NO_INST = not_supported("no instruction for it in tpb")
 _MX = not_supported("NC-v4 MX formats are not modelled")
-_BN = not_supported("the BatchNorm state's semantics are not public")
 
 _DMA_TRANSPOSE_AXES = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}
+_DMA_TRANSPOSE_ON_CHIP = _api.internal_lowering(
+    "dma_transpose_on_chip", [("dst", "tile"), ("src", "tile"), ("axes", "ints")])
 
 
 @composed("isa", partial(
-    "direct transposes of an HBM source, as an element-strided DMAMEMCPY (the documented "
-    "result; DMA_TRANSPOSE (0xBD), whose tile order is not public, is not used, so a profile "
-    "prices the strided copy); an SBUF source and indirect (indices) forms are refused"))
+    "direct transposes of an HBM or SBUF source, as an element-strided DMAMEMCPY (the "
+    "documented result; DMA_TRANSPOSE (0xBD), whose tile order is not public, is not used, so "
+    "a profile prices the strided copy); indirect (indices) forms are refused"))
 def dma_transpose(dst: Tile, src: Tile, axes: Optional[Sequence[int]] = None,
                   priority: Optional[int] = None, dge_mode: DgeMode = dge_mode.unknown,
                   oob_mode: OobMode = oob_mode.error, name: Name = None) -> RunReport:
@@ -1212,13 +1305,16 @@ def dma_transpose(dst: Tile, src: Tile, axes: Optional[Sequence[int]] = None,
 
     Parameters:
         dst: an SBUF tile or view shaped like the permuted source.
-        src: an HBM tensor or view (``.ap()`` patterns included) of dst's dtype.
+        src: an HBM tensor or an SBUF tile, or a view of one (``.ap()`` patterns included),
+            of dst's dtype.
         axes: the permutation (default: NKI's for the rank); priority, dge_mode, oob_mode:
-            accepted as :func:`dma_copy` takes them.
+            accepted as :func:`dma_copy` takes them (priority only with an HBM source).
         name: label for profiles and errors.
 
     Semantics: one :func:`dma_copy` from the source's permuted access pattern (its storage
-    steps in ``axes`` order): the tile DMA_TRANSPOSE produces, at a strided copy's cost.
+    steps in ``axes`` order; for an SBUF source the partition step may come after element
+    steps, over tpb's on-chip DMA address map): the tile DMA_TRANSPOSE produces, at a
+    strided copy's cost.
 
     Example::
 
@@ -1230,9 +1326,8 @@ def dma_transpose(dst: Tile, src: Tile, axes: Optional[Sequence[int]] = None,
         raise UsageError(f"nki.isa.dma_transpose: axes={axes!r} for a {len(shape)}-D source: "
                          "a permutation of its dims (NKI: (1, 0), (2, 1, 0), (3, 1, 2, 0))",
                          parameter="axes")
-    if src.buffer != "hbm":
-        raise _api.refuse("isa", "dma_transpose", f"an {src.buffer.upper()} source (tpb "
-                          "transposes an HBM source; the SBUF-source tile order is not public)")
+    if src.buffer == "psum":
+        raise _api.refuse("isa", "dma_transpose", "a PSUM source (NKI: src in HBM or SBUF)")
     if np.dtype(src.dtype) != np.dtype(dst.dtype):
         raise UsageError(f"nki.isa.dma_transpose: src is {src.dtype} and dst {dst.dtype}: a "
                          "DMA transpose does not convert", parameter="dst")
@@ -1240,6 +1335,12 @@ def dma_transpose(dst: Tile, src: Tile, axes: Optional[Sequence[int]] = None,
     if tuple(int(d) for d in dst.shape) != want:
         raise UsageError(f"nki.isa.dma_transpose: dst has shape {tuple(dst.shape)}; the "
                          f"source {shape} permuted by {perm} is {want}", parameter="dst")
+    if src.buffer != "hbm":
+        if priority is not None:
+            raise _api.refuse("isa", "dma_transpose", "priority= with an SBUF source")
+        if _context.pending_matmuls():
+            _context.flush(dst.core)
+        return _DMA_TRANSPOSE_ON_CHIP(_context.origin(), dst, src, list(perm))
     item = np.dtype(src.dtype).itemsize
     # Storage steps of the source's dims (dim 0's from the offset of its second index).
     steps = [(src[1:2].offset - src.offset) // item if shape[0] > 1 else 0] + \
@@ -1254,8 +1355,6 @@ tensor_partition_reduce = refused("isa", "tensor_partition_reduce", not_supporte
 activate2 = refused("isa", "activate2", not_supported("NC-v4 only; no maverick Activate2 facts"))
 nc_matmul_mx = refused("isa", "nc_matmul_mx", _MX)
 quantize_mx = refused("isa", "quantize_mx", _MX)
-bn_stats = refused("isa", "bn_stats", _BN)
-bn_aggr = refused("isa", "bn_aggr", _BN)
 rng = refused("isa", "rng", _RNG)
 rand2 = refused("isa", "rand2", _RNG)
 set_rng_seed = refused("isa", "set_rng_seed", _RNG)

@@ -24,7 +24,8 @@ from __future__ import annotations
 import contextlib
 import math
 import operator
-from typing import Annotated, Callable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import (Annotated, Callable, Dict, Iterator, List, Optional, Sequence, Tuple,
+                    Union)
 
 import numpy as np
 
@@ -188,10 +189,20 @@ def ndarray(shape: Sequence[int], dtype: DType, buffer: Optional[Buffer] = sbuf,
     return ModAllocTensor(t, mods, dims) if mods else t  # type: ignore[return-value]
 
 
+_MATMUL_GROUPS_END = _api.internal_lowering("matmul_groups_end", [("view", "tile")])
+
+
 class ModAllocTensor:
     """A tensor placed with ``mod_alloc`` tile counts: subscripting block ``i`` of a block
     dim reads physical block ``i % count``. Only subscripts are defined (a slice across
-    blocks, or the tensor used whole, raises :class:`tpb.NotSupported`)."""
+    blocks, or the tensor used whole, raises :class:`tpb.NotSupported`).
+
+    Each physical block remembers the block index that used it last. A subscript of another
+    block index (or of a block no index used yet) gives a *fresh* view: the first legacy
+    ``t[i] += nisa.nc_matmul(...)`` through it starts block ``i``'s accumulation group
+    (overwrites) although the storage holds another block's sums, and so does the first
+    ``nisa.nc_matmul(t[i], ...)`` with ``accumulate=None``; later ones accumulate
+    (assumption ``mod-alloc-block-groups``)."""
 
     def __init__(self, physical: Tile, mods: Tuple[int, ...], shape: Tuple[int, ...]) -> None:
         self._physical = physical
@@ -199,10 +210,15 @@ class ModAllocTensor:
         self.shape = shape
         self.dtype = physical.dtype
         self.buffer = physical.buffer
+        # physical block indices -> the block indices that used that storage last
+        self._user: Dict[Tuple[object, ...], Tuple[int, ...]] = {}
 
-    def _key(self, key: object) -> Tuple[object, ...]:
+    def _use(self, key: object) -> Tuple[Tuple[object, ...], bool]:
+        """The physical subscript of ``key``, and whether its block changes hands (the
+        storage was last used by another block index, or by none)."""
         keys = key if isinstance(key, tuple) else (key,)
         out: List[object] = []
+        logical: List[int] = []
         for k, item in enumerate(keys):
             if k < len(self._mods):
                 if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
@@ -213,15 +229,36 @@ class ModAllocTensor:
                 if not 0 <= i < n:
                     raise UsageError(f"block index {item} out of range for block dim {k} of "
                                      f"size {n}", parameter="key")
+                logical.append(i)
                 item = i % self._mods[k]
             out.append(item)
-        return tuple(out)
+        physical = tuple(out)
+        block, who = physical[:len(self._mods)], tuple(logical)
+        moved = self._user.get(block) != who
+        self._user[block] = who
+        return physical, moved
 
     def __getitem__(self, key: object) -> Tile:
-        return self._physical[self._key(key)]
+        physical, moved = self._use(key)
+        view = self._physical[physical]
+        if moved:
+            self._hand_over(view)
+            _context.mark_fresh(view.core, view)
+        return view
 
     def __setitem__(self, key: object, value: object) -> None:
-        self._physical[self._key(key)] = value
+        # An assignment writes the block through this index: it is not fresh afterwards.
+        physical, moved = self._use(key)
+        if moved:
+            self._hand_over(self._physical[physical])
+        self._physical[physical] = value
+
+    def _hand_over(self, view: Tile) -> None:
+        """The block's storage now serves another block index: no matmul group opened
+        through the previous index continues into it (``nc_matmul(t[i], ...)`` with
+        ``accumulate=None`` overwrites first)."""
+        if self.buffer == "psum":
+            _MATMUL_GROUPS_END(_context.origin(), view)
 
     def __getattr__(self, attr: str) -> object:
         raise _refuse("ndarray", f"a mod_alloc tensor used whole (.{attr}); subscript a block")
@@ -1107,8 +1144,53 @@ def mean(x: Tile, axis: Axes, dtype: Optional[DType] = None, keepdims: bool = Fa
 
 
 prod = _reduction("multiply", "prod")
-var = refused("language", "var", not_supported(
-    "bn_stats / bn_aggr state semantics are not public"))
+
+
+@composed("language", partial(
+    "over the free axis of a 2-D tile: nisa.bn_stats per 512 elements, then nisa.bn_aggr "
+    "(fp32; approximate as they are, assumption bn-stats-lowering); other axes are refused"))
+def var(x: Tile, axis: Axes, dtype: Optional[DType] = None, keepdims: bool = False, *,
+        mask: Optional[Mask] = None) -> Tile:
+    """``nl.var(x, axis, dtype=None)``: the (population) variance of each partition of a
+    2-D tile over its free axis, as a new ``(P, 1)`` SBUF tile.
+
+    Parameters:
+        x: a 2-D tile; axis: 1 (or -1, ``[1]``); dtype: result dtype (default: x's);
+        keepdims: accepted (the result is ``(P, 1)`` either way).
+
+    Semantics: as the compiler can, one :func:`tpb.nki.isa.bn_stats` per 512 elements
+    into an FP32 statistics tile, one :func:`tpb.nki.isa.bn_aggr`, and a copy of the
+    variance into ``dtype``; approximate as those calls are.
+
+    Example::
+
+        v = nl.var(t, axis=1)
+    """
+    nd = len(x.shape)
+    if nd != 2 or _axes(x, axis) != [1]:
+        raise _refuse("var", f"axis={axis!r} of a {nd}-D tile (tpb computes the variance over "
+                             "the free axis of a 2-D tile)")
+    parts, free = int(x.shape[0]), int(x.shape[1])
+    out = ndarray((parts, 1), dtype if dtype is not None else x.dtype)
+    rows, cols = (0, parts), (0, free)
+    if mask is not None:
+        box = mask_box(mask, (parts, free))
+        rows, cols = box.get(0, rows), box.get(1, cols)
+    src = x[rows[0]:rows[1], cols[0]:cols[1]]
+    dst = out[rows[0]:rows[1], 0:1]
+    if tuple(dst.shape) != tuple(out.shape):
+        out._mark_masked_out()
+    n = cols[1] - cols[0]
+    fmax = int(tile_size.bn_stats_fmax)
+    chunks = (n + fmax - 1) // fmax
+    stats = ndarray((parts, 6 * chunks), float32)[rows[0]:rows[1]]
+    for j in range(chunks):
+        _isa.bn_stats(stats[:, 6 * j:6 * j + 6], src[:, j * fmax:(j + 1) * fmax if j + 1 < chunks else n])
+    mean_var = ndarray((parts, 2), float32)[rows[0]:rows[1]]
+    _isa.bn_aggr(mean_var, stats)
+    _isa.tensor_copy(dst, mean_var[:, 1:2])
+    return out
+
 all = refused("language", "all", not_yet(  # noqa: A001
     "a logical-and TensorReduce form in tpb.nki (issue 19 follow-up)"))
 
@@ -1186,7 +1268,9 @@ def _iadd(acc: Tile, value: object) -> None:
     ``(P, 1)`` tile)."""
     emit = _context.take(acc.core, value)
     if emit is not None:
-        emit(acc)
+        # A mod_alloc block view nothing has written through yet starts its group
+        # (assumption mod-alloc-block-groups); any other view accumulates.
+        emit(acc, _context.take_fresh(acc.core, acc))
         return
     if isinstance(value, Tile) and tuple(value.shape) == tuple(acc.shape):
         _isa.tensor_tensor(acc, acc, value, "add")

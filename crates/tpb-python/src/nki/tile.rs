@@ -106,7 +106,8 @@ impl Tile {
     /// Reads the tile back as a NumPy array (in the order of `shape`).
     fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let (bytes, fp8) = {
-            let core = self.core.get().lock(py);
+            let mut core = self.core.get().lock(py);
+            core.mark_host_read();
             let inner = &*core;
             let bytes = py.detach(|| inner.read(&self.tile)).map_err(nki_error)?;
             (bytes, core.machine().config().fp8)

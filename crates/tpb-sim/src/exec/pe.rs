@@ -231,6 +231,22 @@ fn write_sums(mem: &mut Memory, dst: &Access, cols: u32, sums: &[f32], overwrite
 /// instruction) to element j of channel m of the PSUM `dst`, for `m < cols`, element by
 /// element in walk order. A channel's old values are all read before it is written.
 fn write_rows(mem: &mut Memory, dst: &Access, cols: u32, value: impl Fn(usize, usize, u32) -> u32) {
+    if dst.dims.is_dense() {
+        // One contiguous run per partition (the usual PSUM tile): each element is read and
+        // written in place, in walk order — no element is visited twice, so this is the
+        // loop below without its index lists.
+        let n = dst.count() as usize;
+        for m in 0..cols {
+            let start = mem.part_base(Space::Psum, dst.part0 + m) + dst.byte(0) as usize;
+            let (data, init) = mem.parts_mut(Space::Psum);
+            let row = data[start..start + 4 * n].as_chunks_mut::<4>().0;
+            for (j, o) in row.iter_mut().enumerate() {
+                *o = value(m as usize, j, u32::from_le_bytes(*o)).to_le_bytes();
+            }
+            init.set_range(start, 4 * n);
+        }
+        return;
+    }
     for m in 0..cols {
         let idx = element_indices(mem, dst, m);
         let bits: Vec<u32> = (idx.iter().enumerate())

@@ -1,0 +1,244 @@
+"""A kernel is traced once per signature: its first run records what it did to the machine,
+later calls with the same signature replay that record in Rust, without the kernel's Python
+(docs/python.md, "A kernel is traced once per signature").
+
+The signature is everything the kernel's Python could have decided on: the code, the
+generation and run options, the grid, each NumPy argument's shape and dtype, the values of
+the other arguments, and the values the kernel's code reads from its closure and its
+module's globals. A run that read device data back (``Tile.numpy``) is never replayed."""
+
+from __future__ import annotations
+
+import enum
+import os
+import types
+import weakref
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from .. import _tpb
+from .._errors import NotSupported
+
+# Recorded runs kept per kernel function (the oldest goes first).
+MAX_RECORDED = 32
+
+_tables: "weakref.WeakKeyDictionary[Any, Dict[Any, Any]]" = weakref.WeakKeyDictionary()
+# Per function: its code object and the global names that code (and the code nested in it)
+# reads. Keyed by the function (an identity hash): a code object hashes and compares by
+# its whole contents, tens of microseconds a lookup.
+_names: "weakref.WeakKeyDictionary[Any, Tuple[Any, Tuple[str, ...]]]" = \
+    weakref.WeakKeyDictionary()
+# A value that cannot be part of a signature.
+_UNKEYABLE = object()
+# A signature whose run could not be recorded: run it eagerly every time.
+_NOT_REPLAYABLE = object()
+
+
+def enabled() -> bool:
+    """Whether replay is on (``TPB_NKI_REPLAY=0`` turns it off for the process)."""
+    return os.environ.get("TPB_NKI_REPLAY", "1") != "0"
+
+
+class Recorded:
+    """One recorded run: the native replay and how to rebuild the kernel's return value."""
+
+    def __init__(self, replay: Any, template: Any, single: bool, code: Any) -> None:
+        self.replay = replay
+        self.code = code
+        self.template = template
+        self.single = single
+
+    def rebuild(self, outs: List[Any]) -> Any:
+        return _fill(self.template, outs)
+
+
+class _Slot:
+    """Where output ``k`` goes in the kernel's return value."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+
+def _fill(template: Any, outs: List[Any]) -> Any:
+    if isinstance(template, _Slot):
+        return outs[template.k]
+    if isinstance(template, (tuple, list)):
+        return type(template)(_fill(t, outs) for t in template)
+    return template
+
+
+# A NumPy array the kernel's code reads as a constant (a global, a default, a keyword
+# argument) is part of the signature by value up to this size; a larger one is not keyed.
+MAX_CONSTANT_BYTES = 1 << 16
+
+
+def _simple(v: Any) -> Any:
+    """``v`` as part of a signature, or ``_UNKEYABLE``: values by value, functions, classes
+    and modules by identity, containers element by element."""
+    if v is None or isinstance(v, (bool, int, float, complex, str, bytes)):
+        return (type(v), v)
+    if isinstance(v, np.ndarray):
+        if v.nbytes > MAX_CONSTANT_BYTES:
+            return _UNKEYABLE
+        return ("ndarray", v.shape, v.dtype, v.tobytes())
+    if isinstance(v, (tuple, list)):
+        items = tuple(_simple(x) for x in v)
+        return _UNKEYABLE if any(i is _UNKEYABLE for i in items) else (type(v), items)
+    if isinstance(v, (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,
+                      enum.Enum, np.dtype, np.generic, types.MethodType)) \
+            or type(v).__module__.startswith("tpb."):
+        try:
+            hash(v)
+        except TypeError:
+            return _UNKEYABLE
+        return v
+    return _UNKEYABLE
+
+
+def _global_names(fn: Any) -> Tuple[str, ...]:
+    code = fn.__code__
+    known = _names.get(fn)
+    if known is not None and known[0] is code:
+        return known[1]
+    found: List[str] = []
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        found.extend(c.co_names)
+        stack.extend(x for x in c.co_consts if isinstance(x, types.CodeType))
+    names = tuple(dict.fromkeys(found))
+    _names[fn] = (code, names)
+    return names
+
+
+def _user_function(v: Any) -> bool:
+    """A plain function of the user's (not of tpb, NumPy or the standard library): the
+    kernel may call it, so what it reads is guarded too."""
+    if not isinstance(v, types.FunctionType):
+        return False
+    mod = getattr(v, "__module__", None) or ""
+    return not (mod == "tpb" or mod.startswith(("tpb.", "numpy", "ml_dtypes")))
+
+
+def _guards(fn: Any, seen: Optional[set] = None) -> Any:
+    """The values the kernel's code reads from its closure and its module's globals (and,
+    the same way, those of the user's functions it names)."""
+    seen = set() if seen is None else seen
+    seen.add(fn)
+    g = fn.__globals__
+    vals: List[Any] = []
+    for name in _global_names(fn):
+        if name not in g:
+            continue
+        gv = g[name]
+        v = _simple(gv)
+        if v is _UNKEYABLE:
+            return _UNKEYABLE
+        vals.append((name, v))
+        # A sub-kernel (``@nki.jit``) is guarded through its function.
+        gf = getattr(gv, "fn", gv) if type(gv).__module__.startswith("tpb.") else gv
+        if _user_function(gf) and gf not in seen:
+            inner = _guards(gf, seen)
+            if inner is _UNKEYABLE:
+                return _UNKEYABLE
+            vals.append(inner)
+    for cell in fn.__closure__ or ():
+        try:
+            v = _simple(cell.cell_contents)
+        except ValueError:  # an empty cell
+            v = None
+        if v is _UNKEYABLE:
+            return _UNKEYABLE
+        vals.append(v)
+    for d in (fn.__defaults__ or ()):
+        v = _simple(d)
+        if v is _UNKEYABLE:
+            return _UNKEYABLE
+        vals.append(v)
+    for name, d in sorted((fn.__kwdefaults__ or {}).items()):
+        v = _simple(d)
+        if v is _UNKEYABLE:
+            return _UNKEYABLE
+        vals.append((name, v))
+    return tuple(vals)
+
+
+def _argument(a: Any) -> Any:
+    """A positional argument in the signature: a NumPy array (an HBM tensor whose bytes the
+    replay writes) by shape and dtype, anything else as :func:`_simple`."""
+    if isinstance(a, np.ndarray):
+        # dtype.num and .byteorder are C fields (dtype equality and .name are Python-slow);
+        # every registered dtype (ml_dtypes' too) has its own number.
+        return ("tensor", a.shape, a.dtype.num, a.dtype.byteorder)
+    return _simple(a)
+
+
+def lookup(fn: Callable[..., Any], settings: Tuple[Any, ...], arrays: Tuple[Any, ...],
+           kwargs: dict) -> Tuple[Optional[Dict[Any, Any]], Any]:
+    """``(table, key)`` of this call, or ``(None, None)`` when it cannot be keyed (a kernel
+    that is not a plain function, an argument or a global it reads that has no value
+    signature)."""
+    if not isinstance(fn, types.FunctionType):
+        return None, None
+    args = tuple(_argument(a) for a in arrays)
+    kw = tuple((k, _simple(v)) for k, v in sorted(kwargs.items()))
+    guards = _guards(fn)
+    if guards is _UNKEYABLE or any(a is _UNKEYABLE for a in args) \
+            or any(v is _UNKEYABLE for _, v in kw):
+        return None, None
+    table = _tables.get(fn)
+    if table is None:
+        table = {}
+        _tables[fn] = table
+    # The code by identity (the recorded run keeps it alive, so the id stays its own).
+    key = (id(fn.__code__), settings, args, kw, guards)
+    try:
+        hash(key)
+    except TypeError:
+        return None, None
+    return table, key
+
+
+def get(table: Dict[Any, Any], key: Any) -> Optional[Recorded]:
+    entry = table.get(key)
+    return entry if isinstance(entry, Recorded) else None
+
+
+def record(fn: Any, core: Any, arrays: Tuple[Any, ...], args: List[Any], out: Any) -> Any:
+    """The run just made, recorded for replay, or ``_NOT_REPLAYABLE``."""
+    inputs = [t for a, t in zip(arrays, args) if isinstance(a, np.ndarray)]
+    outputs: List[Any] = []
+
+    def slot(r: Any) -> Any:
+        if isinstance(r, _tpb.Tile):
+            outputs.append(r)
+            return _Slot(len(outputs) - 1)
+        if isinstance(r, (tuple, list)):
+            return type(r)(slot(x) for x in r)
+        return r if _simple(r) is not _UNKEYABLE else _UNKEYABLE
+
+    template = slot(out)
+    if _contains(template, _UNKEYABLE) or any(t.buffer != "hbm" for t in outputs):
+        return _NOT_REPLAYABLE
+    try:
+        replay = _tpb._kernel_replay(core, inputs, outputs)
+    except NotSupported:
+        return _NOT_REPLAYABLE
+    return Recorded(replay, template, isinstance(out, _tpb.Tile), fn.__code__)
+
+
+def _contains(template: Any, what: Any) -> bool:
+    if template is what:
+        return True
+    if isinstance(template, (tuple, list)):
+        return any(_contains(t, what) for t in template)
+    return False
+
+
+def store(table: Dict[Any, Any], key: Any, recorded: Any) -> None:
+    if len(table) >= MAX_RECORDED:
+        table.pop(next(iter(table)))
+    table[key] = recorded
