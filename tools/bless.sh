@@ -3,7 +3,7 @@
 # command (issue 16 item 4). Each file below is also checked by the same test without
 # TPB_BLESS, so CI fails with the test's name when one is stale:
 #   README.md opcode table            tpb-isa tests/readme_opcodes.rs
-#   docs/syntax.md field reference     tpb-isa tests/text_docs.rs
+#   docs/syntax.md field reference and shared-behaviours list   tpb-isa tests/text_docs.rs
 #   validate_outcomes.txt (rules)      tpb-isa tests/validate_fast.rs
 #   CLI goldens, examples/*.bin        tpb tests/cli_isa.rs, tests/cli_run.rs
 #   python/tpb/_tpb.pyi signatures     python/tests/test_stubs.py (tools/gen_stubs.py --check)

@@ -1,8 +1,11 @@
 //! The opcode table as Markdown, generated from [`OPCODES`] (the one opcode list) for the
-//! README's "What is modelled" section; `tests/readme_opcodes.rs` keeps the README's copy
-//! equal to it (`TPB_BLESS=1` rewrites it).
+//! README's "What is modelled" section, and the opcodes sharing a behaviour for
+//! docs/syntax.md; `tests/readme_opcodes.rs` and `tests/text_docs.rs` keep the docs' copies
+//! equal to them (`TPB_BLESS=1` rewrites them).
 
-use crate::opcode::{stub_firmware_known, Engine, Exec, Maintenance, KNOWN_UNMODELLED, OPCODES};
+use crate::opcode::{
+    stub_firmware_known, Engine, Exec, Maintenance, OpcodeInfo, Sem, KNOWN_UNMODELLED, OPCODES,
+};
 use std::fmt::Write;
 
 /// The Markdown table of every modelled opcode (value, mnemonic, name, struct, engine,
@@ -79,9 +82,87 @@ pub fn opcode_table_markdown() -> String {
     s
 }
 
+/// The opcodes that share a behaviour (the same `Family(Variant)`: alias rows), as Markdown
+/// for docs/syntax.md's "One example per opcode": each group's documented example serves its
+/// other opcodes under their mnemonics, so an alias row needs no example of its own.
+pub fn shared_behaviours_markdown() -> String {
+    shared_behaviours_of(OPCODES)
+}
+
+fn shared_behaviours_of(rows: &[OpcodeInfo]) -> String {
+    let mut groups: Vec<(Sem, Vec<&OpcodeInfo>)> = Vec::new();
+    for r in rows {
+        match groups.iter_mut().find(|(sem, _)| *sem == r.sem) {
+            Some((_, rows)) => rows.push(r),
+            None => groups.push((r.sem, vec![r])),
+        }
+    }
+    groups.retain(|(_, rows)| rows.len() > 1);
+    if groups.is_empty() {
+        return "No two opcodes share a behaviour today.\n".to_string();
+    }
+    let mut s = String::from("| behaviour | opcodes |\n|---|---|\n");
+    for (sem, rows) in groups {
+        let names: Vec<String> = rows
+            .iter()
+            .map(|r| format!("0x{:02X} `{}`", r.value, r.mnemonic))
+            .collect();
+        // Infallible: writing to a String.
+        let _ = writeln!(s, "| `{sem:?}` | {} |", names.join(", "));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shared_behaviours_lists_exactly_the_rows_whose_behaviour_another_row_has() {
+        let t = shared_behaviours_markdown();
+        for r in OPCODES {
+            let shared = OPCODES.iter().filter(|o| o.sem == r.sem).count() > 1;
+            assert_eq!(
+                t.contains(&format!("`{}`", r.mnemonic)),
+                shared,
+                "{}: {t}",
+                r.mnemonic
+            );
+        }
+        assert_eq!(
+            t.starts_with("No two opcodes"),
+            !t.contains("| `"),
+            "either the table or the sentence: {t}"
+        );
+    }
+
+    #[test]
+    fn an_alias_row_is_listed_with_its_twin() {
+        let twin = *OPCODES
+            .iter()
+            .find(|r| r.mnemonic == "find_index8")
+            .unwrap();
+        let mut alias = twin;
+        alias.value = 0x66;
+        alias.mnemonic = "find_index8_alias";
+        let mut rows: Vec<OpcodeInfo> = OPCODES.to_vec();
+        rows.push(alias);
+        let t = shared_behaviours_of(&rows);
+        assert_eq!(
+            t.lines()
+                .filter(|l| l.starts_with("| `"))
+                .collect::<Vec<_>>(),
+            ["| `Search(FindIndex8)` | 0x6E `find_index8`, 0x66 `find_index8_alias` |"],
+            "{t}"
+        );
+        // Without it, no row shares a behaviour (unless the test-only alias row is built in).
+        if OPCODES.iter().filter(|r| r.sem == twin.sem).count() == 1 {
+            assert_eq!(
+                shared_behaviours_of(OPCODES),
+                "No two opcodes share a behaviour today.\n"
+            );
+        }
+    }
 
     #[test]
     fn one_row_per_opcode_and_every_unmodelled_name() {

@@ -12,6 +12,9 @@
 #![cfg(feature = "test-alias-row")]
 #![allow(clippy::needless_range_loop)]
 
+#[path = "../../tpb-isa/tests/support/doc_bases.rs"]
+mod doc_bases;
+mod family;
 mod gen;
 mod reference;
 
@@ -20,7 +23,7 @@ use tpb_isa::opcode::{Exec, OpcodeInfo, OPCODES};
 use tpb_isa::text::{asm, disasm, AsmOptions};
 use tpb_isa::validate::validate;
 use tpb_isa::{Dtype, Gen, Instruction, Opcode};
-use tpb_sim::HostTensor;
+use tpb_sim::{Config, FaultCause, HostTensor, Machine};
 
 /// Every (twin, alias) pair: two executed rows with the same behaviour, in value order.
 fn aliases() -> Vec<(&'static OpcodeInfo, &'static OpcodeInfo)> {
@@ -76,7 +79,7 @@ fn the_test_only_alias_row_is_there() {
 #[test]
 fn the_alias_runs_like_its_twin() {
     for (twin, alias) in aliases() {
-        let make = gen::generator(twin.family).expect("a generated family");
+        let make = family::generator(twin.family).expect("a generated family");
         for gen in gens(twin, alias) {
             let (mut ran, mut changed) = (0, 0);
             for seed in 0..400u64 {
@@ -170,7 +173,7 @@ fn the_alias_validates_like_its_twin() {
         (r.is_valid(), v)
     };
     for (twin, alias) in aliases() {
-        let make = gen::generator(twin.family).expect("a generated family");
+        let make = family::generator(twin.family).expect("a generated family");
         for gen in gens(twin, alias) {
             let (mut checked, mut bases) = (0, 0);
             for seed in 0..40u64 {
@@ -216,7 +219,7 @@ fn the_alias_validates_like_its_twin() {
 #[test]
 fn the_alias_reads_and_prints_like_its_twin() {
     for (twin, alias) in aliases() {
-        let make = gen::generator(twin.family).expect("a generated family");
+        let make = family::generator(twin.family).expect("a generated family");
         let gen = gens(twin, alias)[0];
         let mut w = gen::World::new(1, gen);
         let last = make(&mut w).pop().unwrap();
@@ -231,5 +234,70 @@ fn the_alias_reads_and_prints_like_its_twin() {
         let back = asm(&text_a, &AsmOptions::new(gen)).unwrap();
         let inst = &back.instructions().next().unwrap().inst;
         assert_eq!(inst.encode(), a.encode(), "{text_a}");
+    }
+}
+
+/// The alias row has no example of its own in docs/syntax.md: the docs tests borrow its
+/// twin's, under its mnemonic, and that example validates and runs (not refused) as the
+/// alias (what `text_docs.rs` and `dispatch.rs` require of every executable row).
+#[test]
+fn the_alias_borrows_its_twins_documented_example() {
+    let blocks = doc_bases::doc_blocks();
+    assert!(
+        doc_bases::rows_without_an_example(&blocks).is_empty(),
+        "every row has an example, the alias a borrowed one"
+    );
+    for (x, y) in aliases() {
+        // The pair in value order: the alias is the one the docs do not write (0x66 here).
+        let borrows = |r: &OpcodeInfo| {
+            blocks
+                .iter()
+                .any(|b| b.borrowed.is_some_and(|b| b.row.value == r.value))
+        };
+        let (twin, alias) = if borrows(x) { (y, x) } else { (x, y) };
+        assert!(
+            borrows(alias),
+            "neither {} nor {} borrows",
+            x.display,
+            y.display
+        );
+        let (mut own, mut ran) = (0, 0);
+        for block in &blocks {
+            let Some(b) = block.borrowed.filter(|b| b.row.value == alias.value) else {
+                // The twin's own blocks are the docs', never rewritten.
+                own += usize::from(
+                    block
+                        .text
+                        .lines()
+                        .any(|l| l.split_whitespace().next() == Some(alias.mnemonic)),
+                );
+                continue;
+            };
+            assert_eq!(b.twin.value, twin.value, "{}", block.origin());
+            let mut m: Option<Machine> = None;
+            for s in block.assemble().instructions() {
+                let m = match &mut m {
+                    Some(m) if m.gen() == s.gen => m,
+                    _ => m.insert(Machine::new(Config::new(s.gen))),
+                };
+                let r = validate(&s.inst, s.gen);
+                assert!(
+                    r.is_valid(),
+                    "{}: `{}` is not valid",
+                    block.origin(),
+                    s.source
+                );
+                let refused = matches!(
+                    m.step(&s.inst).map_err(|f| f.cause),
+                    Err(FaultCause::Unsupported { .. } | FaultCause::Disabled { .. })
+                );
+                if s.inst.opcode().0 == alias.value {
+                    assert!(!refused, "{}: `{}` is refused", block.origin(), s.source);
+                    ran += 1;
+                }
+            }
+        }
+        assert_eq!(own, 0, "{} has no example of its own", alias.display);
+        assert!(ran > 0, "{}: no borrowed example ran", alias.display);
     }
 }

@@ -4,9 +4,11 @@
 //! return `Err` and compare equal (`==` covers all of the state) to a clone taken before.
 #![allow(clippy::needless_range_loop)] // plain index loops read like the expectations
 
+mod family;
 mod gen;
 mod reference;
 
+use family::generators;
 use gen::*;
 use proptest::prelude::*;
 use tpb_isa::geometry::{Geometry, Space};

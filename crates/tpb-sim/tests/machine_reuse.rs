@@ -16,9 +16,11 @@
 //! registers, flops, semaphores and events as documented).
 #![allow(clippy::needless_range_loop)]
 
+mod family;
 mod gen;
 mod reference;
 
+use family::generators;
 use gen::*;
 use tpb_isa::geometry::{Geometry, Space};
 use tpb_isa::text::{asm, AsmOptions};

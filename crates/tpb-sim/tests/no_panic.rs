@@ -3,9 +3,11 @@
 //! return `Ok` or `Err` from `Machine::step` on every generation.
 #![allow(clippy::needless_range_loop)] // plain index loops read like the expectations
 
+mod family;
 mod gen;
 mod reference;
 
+use family::generators;
 use gen::*;
 use proptest::prelude::*;
 use tpb_isa::opcode::OPCODES;

@@ -4,9 +4,11 @@
 //! four generations. Faults must agree in kind and leave the machine unchanged.
 #![allow(clippy::needless_range_loop)] // plain index loops read like the expectations
 
+mod family;
 mod gen;
 mod reference;
 
+use family::generators;
 use gen::*;
 use proptest::prelude::*;
 use reference::{RefFault, RefWarn, WINDOW};

@@ -13,8 +13,9 @@
 //! ([`is_valid_view`], [`is_valid`]) returns `Err(Stop)` from the first failing clause (each
 //! call is followed by `?`), builds no detail and allocates nothing. The owned entry points
 //! validate a view of the encoded bytes, after the one rule a view cannot break (the body
-//! holds the opcode's struct). A new chain is a [`FamilyVisitor`](crate::wire::FamilyVisitor)
-//! method in `chains/mod.rs`; `tests/validate_fast.rs` catches a changed clause.
+//! holds the opcode's struct). A new family's chain is one file, `chains/family/<method>.rs`
+//! (the [`FamilyVisitor`](crate::wire::FamilyVisitor) impl calling it is generated from the
+//! family list); `tests/validate_fast.rs` catches a changed clause.
 
 mod chains;
 mod common;

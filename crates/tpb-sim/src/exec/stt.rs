@@ -29,7 +29,7 @@ use tpb_isa::opcode::OpcodeInfo;
 use tpb_isa::wire::S2s2d2Stt;
 use tpb_isa::{AluOp, Dtype, ImmSrc};
 
-/// Which of the struct's three computations runs (from the row's behaviour, `exec/mod.rs`).
+/// Which of the struct's three computations runs (from the row's behaviour, `exec/family/`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum SttMode {
     /// ScalarTensorTensor, arithmetic (0x9d) or bit-vector (0x9e).

@@ -15,7 +15,7 @@ use tpb_isa::wire::{Addr4, Data4d, Events, Tensor};
 use tpb_isa::*;
 use tpb_sim::numerics::{alu_arith, alu_bitvec, alu_int_as, from_f32, to_f32, Fp8Config};
 
-mod dve_state;
+pub(crate) mod dve_state;
 pub use dve_state::{RefLane, SLOTS};
 
 /// Bytes modelled per partition.
@@ -388,449 +388,22 @@ pub fn step(st: &mut RefState, inst: &Instruction, strict: bool) -> Result<Vec<R
     Ok(warns)
 }
 
-/// The reference's dispatch: the family visitor the opcode list generates, each method
-/// matching its family's behaviour variant without a catch-all (the reference never reads
-/// the opcode byte, so an alias row is computed as its twin; a new family or variant does
-/// not build here until it has a reference or an explicit `Unsupported`).
-struct Ref<'r> {
-    pre: &'r RefState,
-    st: &'r mut RefState,
-    warns: &'r mut Vec<RefWarn>,
-    strict: bool,
+/// The reference's dispatch: the family visitor the opcode list generates (in
+/// `tests/family`), each family's handler matching its behaviour variant without a catch-all
+/// (the reference never reads the opcode byte, so an alias row is computed as its twin; a new
+/// family or variant does not build until it has a reference or an explicit `Unsupported`).
+pub(crate) struct Ref<'r> {
+    pub(crate) pre: &'r RefState,
+    pub(crate) st: &'r mut RefState,
+    pub(crate) warns: &'r mut Vec<RefWarn>,
+    pub(crate) strict: bool,
 }
 
-type Done = Result<(), RefFault>;
-type Row = &'static OpcodeInfo;
+pub(crate) type Done = Result<(), RefFault>;
+pub(crate) type Row = &'static OpcodeInfo;
 
-impl<'a> wire::FamilyVisitor<'a, wire::Owned> for Ref<'_> {
-    type Output = Done;
-
-    fn tensor_scalar(&mut self, _: Row, v: sem::TensorScalar, s: &'a wire::S3d3Ts) -> Done {
-        tensor_scalar(self.pre, self.st, s, v, self.warns, self.strict)
-    }
-    fn ptr_multi(&mut self, _: Row, v: sem::PtrMulti, s: &'a wire::S4d4Tsm) -> Done {
-        ptr_multi(self.pre, self.st, s, v, self.warns, self.strict)
-    }
-    fn imm_ld(&mut self, _: Row, v: sem::ImmLd, s: &'a wire::S2Bn) -> Done {
-        let arith = match v {
-            sem::ImmLd::Arith => true,
-            sem::ImmLd::Bitvec => false,
-        };
-        imm_ld(self.pre, self.st, s, arith, self.warns, self.strict)
-    }
-    fn batch_norm_param_load(
-        &mut self,
-        _: Row,
-        sem::BatchNormParamLoad::BatchNormParamLoad: sem::BatchNormParamLoad,
-        _: &'a wire::S2Bn,
-    ) -> Done {
-        Err(RefFault::Unsupported) // not modelled (the table refuses it)
-    }
-    fn match_value_load(
-        &mut self,
-        _: Row,
-        sem::MatchValueLoad::MatchValueLoad: sem::MatchValueLoad,
-        s: &'a wire::S2Bn,
-    ) -> Done {
-        dve_state::match_value_load_ref(self.pre, self.st, s, self.warns, self.strict)
-    }
-    fn iota(&mut self, _: Row, sem::Iota::Iota: sem::Iota, s: &'a wire::D4Iota) -> Done {
-        iota(self.pre, self.st, s)
-    }
-    fn affine_select(
-        &mut self,
-        _: Row,
-        sem::AffineSelect::AffineSelect: sem::AffineSelect,
-        s: &'a wire::S2d2TsAs,
-    ) -> Done {
-        affine_select(self.pre, self.st, s, self.warns, self.strict)
-    }
-    fn ts_select(
-        &mut self,
-        _: Row,
-        sem::TsSelect::TsSelect: sem::TsSelect,
-        s: &'a wire::S3d3TsSelect,
-    ) -> Done {
-        ts_select(self.pre, self.st, s, self.warns, self.strict)
-    }
-    fn range_select(
-        &mut self,
-        _: Row,
-        sem::RangeSelect::RangeSelect: sem::RangeSelect,
-        s: &'a wire::S2d2Rs,
-    ) -> Done {
-        range_select(self.pre, self.st, s, self.warns, self.strict)
-    }
-    // Compared with plain references of their own elsewhere (dispatch.rs, pe_act.rs, dma.rs)
-    // or refused by the table's exec column.
-    fn event_semaphore(
-        &mut self,
-        _: Row,
-        sem::EventSemaphore::EventSemaphore: sem::EventSemaphore,
-        _: &'a wire::EventSemaphore,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn load_weights(
-        &mut self,
-        _: Row,
-        sem::LoadWeights::LoadWeights: sem::LoadWeights,
-        _: &'a wire::S3Lw,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn matmul(&mut self, _: Row, sem::Matmul::Matmul: sem::Matmul, _: &'a wire::S3d3Mm) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    // The other PE instructions: refused by the table (isa-facts-pe-act-dma §1.10).
-    fn pe_reg_write(
-        &mut self,
-        _: Row,
-        sem::PeRegWrite::PeRegWrite: sem::PeRegWrite,
-        _: &'a wire::PeRegWrite,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn load_tags(
-        &mut self,
-        _: Row,
-        sem::LoadTags::LoadTags: sem::LoadTags,
-        _: &'a wire::S3Lt,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn matmul_sparse(
-        &mut self,
-        _: Row,
-        sem::MatmulSparse::MatmulSparse: sem::MatmulSparse,
-        _: &'a wire::S4d3Mm,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn pe_manage_seed(
-        &mut self,
-        _: Row,
-        sem::PeManageSeed::PeManageSeed: sem::PeManageSeed,
-        _: &'a wire::S2s1d2PeSeed,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn load_weights_mx(
-        &mut self,
-        _: Row,
-        sem::LoadWeightsMx::LoadWeightsMx: sem::LoadWeightsMx,
-        _: &'a wire::Smx1Lw,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn matmul_mx(
-        &mut self,
-        _: Row,
-        sem::MatmulMx::MatmulMx: sem::MatmulMx,
-        _: &'a wire::Smx1d3Mm,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn conv_lut_load(
-        &mut self,
-        _: Row,
-        sem::ConvLutLoad::ConvLutLoad: sem::ConvLutLoad,
-        _: &'a wire::S2Convlut,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn activate(
-        &mut self,
-        _: Row,
-        sem::Activate::Activate: sem::Activate,
-        _: &'a wire::S3d3Ac,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn activate_quantize(
-        &mut self,
-        _: Row,
-        sem::ActivateQuantize::ActivateQuantize: sem::ActivateQuantize,
-        _: &'a wire::S3d3Aq,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn act_read_accumulator(
-        &mut self,
-        _: Row,
-        sem::ActReadAccumulator::ActReadAccumulator: sem::ActReadAccumulator,
-        _: &'a wire::D1Rd,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn activate2(
-        &mut self,
-        _: Row,
-        sem::Activate2::Activate2: sem::Activate2,
-        _: &'a wire::S2d2Ac,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn exponential(
-        &mut self,
-        _: Row,
-        sem::Exponential::Exponential: sem::Exponential,
-        _: &'a wire::S3d3Ts,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn dma_memcpy(
-        &mut self,
-        _: Row,
-        sem::DmaMemcpy::Direct2d: sem::DmaMemcpy,
-        _: &'a wire::DmaDirect2d,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn pseudo_dma(
-        &mut self,
-        _: Row,
-        sem::PseudoDma::Lowered: sem::PseudoDma,
-        _: &'a wire::PseudoDmaDirect2d,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn pseudo_ext(
-        &mut self,
-        _: Row,
-        sem::PseudoExt::Extension: sem::PseudoExt,
-        _: &'a wire::PseudoDmaExt,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn dma_indirect(
-        &mut self,
-        _: Row,
-        sem::DmaIndirect::Indirect1d: sem::DmaIndirect,
-        _: &'a wire::DmaIndirect1d,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn dma_transpose(
-        &mut self,
-        _: Row,
-        sem::DmaTranspose::Transpose: sem::DmaTranspose,
-        _: &'a wire::DmaDirect2dXpose,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn dma_gather_transpose(
-        &mut self,
-        _: Row,
-        sem::DmaGatherTranspose::GatherTranspose: sem::DmaGatherTranspose,
-        _: &'a wire::DmaGatherXpose,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn dma_memcpy2(
-        &mut self,
-        _: Row,
-        sem::DmaMemcpy2::Copy2d: sem::DmaMemcpy2,
-        _: &'a wire::DmaCopy2d,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn dma_immediate(
-        &mut self,
-        _: Row,
-        sem::DmaImmediate::Descriptors: sem::DmaImmediate,
-        _: &'a wire::DmaImmediate,
-    ) -> Done {
-        Err(RefFault::Unsupported)
-    }
-    fn mem2d(&mut self, _: Row, v: sem::Mem2d, _: &'a wire::Mem2d) -> Done {
-        match v {
-            sem::Mem2d::Load | sem::Mem2d::Store => Err(RefFault::Unsupported),
-        }
-    }
-    // Issue 17a.
-    fn tensor_tensor(&mut self, _: Row, v: sem::TensorTensor, s: &'a wire::S3s3d3Tt) -> Done {
-        let bitvec = match v {
-            sem::TensorTensor::Arith => false,
-            sem::TensorTensor::Bitvec => true,
-        };
-        tensor_tensor_ref(self.pre, self.st, s, bitvec, false, self.warns, self.strict)
-    }
-    fn tensor_tensor_bf16(
-        &mut self,
-        _: Row,
-        v: sem::TensorTensorBf16,
-        s: &'a wire::S3s3d3Tt,
-    ) -> Done {
-        // The op is the instruction's (validated to equal the one the behaviour pins).
-        match v {
-            sem::TensorTensorBf16::Add
-            | sem::TensorTensorBf16::Mult
-            | sem::TensorTensorBf16::Sub => {
-                tensor_tensor_ref(self.pre, self.st, s, false, true, self.warns, self.strict)
-            }
-        }
-    }
-    fn copy_cast_predicated(
-        &mut self,
-        _: Row,
-        v: sem::CopyCastPredicated,
-        s: &'a wire::S3s3d3Tt,
-    ) -> Done {
-        // One element rule for both: Copy's dtypes are equal (validated).
-        match v {
-            sem::CopyCastPredicated::Copy | sem::CopyCastPredicated::Cast => {
-                copy_cast_predicated_ref(self.pre, self.st, s, self.warns, self.strict)
-            }
-        }
-    }
-    fn copy_predicated_scalar(
-        &mut self,
-        _: Row,
-        sem::CopyPredicatedScalar::CopyPredicatedScalar: sem::CopyPredicatedScalar,
-        s: &'a wire::S3d3CpPredScalar,
-    ) -> Done {
-        copy_predicated_scalar_ref(self.pre, self.st, s, self.warns, self.strict)
-    }
-    fn copy_cast(&mut self, _: Row, v: sem::CopyCast, s: &'a wire::S4d4Tr) -> Done {
-        match v {
-            sem::CopyCast::Copy | sem::CopyCast::Cast => {
-                copy_cast_ref(self.pre, self.st, s, false, self.warns, self.strict)
-            }
-        }
-    }
-    fn reciprocal(
-        &mut self,
-        _: Row,
-        sem::Reciprocal::Reciprocal: sem::Reciprocal,
-        s: &'a wire::S4d4Tr,
-    ) -> Done {
-        copy_cast_ref(self.pre, self.st, s, true, self.warns, self.strict)
-    }
-    fn memset(&mut self, _: Row, sem::Memset::Memset: sem::Memset, s: &'a wire::D4Mr) -> Done {
-        memset_ref(self.pre, self.st, s)
-    }
-    fn dve_read_indices(
-        &mut self,
-        _: Row,
-        sem::DveReadIndices::DveReadIndices: sem::DveReadIndices,
-        s: &'a wire::D4Mr,
-    ) -> Done {
-        dve_state::read_indices_ref(self.pre, self.st, s, self.warns, self.strict)
-    }
-    fn tensor_reduce(&mut self, _: Row, v: sem::TensorReduce, s: &'a wire::S4d4Tr) -> Done {
-        use sem::TensorReduce as V;
-        // (transposed first, bit-vector); sunda's bf16 pair folds like Arith with the op
-        // the validator pins.
-        let (transpose, bitvec) = match v {
-            V::Arith | V::AddBf16 | V::MaxBf16 => (false, false),
-            V::Bitvec => (false, true),
-            V::TransposeArith => (true, false),
-            V::TransposeBitvec => (true, true),
-        };
-        tensor_reduce_ref(
-            self.pre,
-            self.st,
-            s,
-            transpose,
-            bitvec,
-            self.warns,
-            self.strict,
-        )
-    }
-    fn stream_shuffle(
-        &mut self,
-        _: Row,
-        sem::StreamShuffle::StreamShuffle: sem::StreamShuffle,
-        s: &'a wire::S4d4Tr,
-    ) -> Done {
-        stream_shuffle_ref(self.pre, self.st, s, self.warns, self.strict)
-    }
-    fn stream_transpose(
-        &mut self,
-        _: Row,
-        sem::StreamTranspose::StreamTranspose: sem::StreamTranspose,
-        s: &'a wire::S4d4Tr,
-    ) -> Done {
-        stream_transpose_ref(self.pre, self.st, s, self.warns, self.strict)
-    }
-    // Issue 17b (tests/reference/dve_state.rs).
-    fn scalar_tensor_tensor(
-        &mut self,
-        _: Row,
-        v: sem::ScalarTensorTensor,
-        s: &'a wire::S2s2d2Stt,
-    ) -> Done {
-        let kind = match v {
-            sem::ScalarTensorTensor::Arith => dve_state::SttRef::Arith,
-            sem::ScalarTensorTensor::Bitvec => dve_state::SttRef::Bitvec,
-        };
-        dve_state::stt_family_ref(self.pre, self.st, s, kind, self.warns, self.strict)
-    }
-    fn tensor_tensor_scan(
-        &mut self,
-        _: Row,
-        sem::TensorTensorScan::Arith: sem::TensorTensorScan,
-        s: &'a wire::S2s2d2Stt,
-    ) -> Done {
-        let kind = dve_state::SttRef::Scan;
-        dve_state::stt_family_ref(self.pre, self.st, s, kind, self.warns, self.strict)
-    }
-    fn select_reduce(
-        &mut self,
-        _: Row,
-        sem::SelectReduce::SelectReduce: sem::SelectReduce,
-        s: &'a wire::S2s2d2Stt,
-    ) -> Done {
-        let kind = dve_state::SttRef::Select;
-        dve_state::stt_family_ref(self.pre, self.st, s, kind, self.warns, self.strict)
-    }
-    fn cache_reduce(&mut self, _: Row, v: sem::CacheReduce, s: &'a wire::S3d3Ts) -> Done {
-        let cumulative = match v {
-            sem::CacheReduce::Reduce => false,
-            sem::CacheReduce::Cumulative => true,
-        };
-        dve_state::cache_reduce_ref(self.pre, self.st, s, cumulative, self.warns, self.strict)
-    }
-    fn dve_read_accumulator(
-        &mut self,
-        _: Row,
-        sem::DveReadAccumulator::DveReadAccumulator: sem::DveReadAccumulator,
-        s: &'a wire::D1Rd,
-    ) -> Done {
-        dve_state::read_accumulator_ref(self.pre, self.st, s, self.warns, self.strict)
-    }
-    fn search(&mut self, _: Row, v: sem::Search, s: &'a wire::S4d2Bn) -> Done {
-        let find = match v {
-            sem::Search::Max8 => false,
-            sem::Search::FindIndex8 => true,
-        };
-        dve_state::max8_find_ref(self.pre, self.st, s, find, self.warns, self.strict)
-    }
-    fn match_replace8(
-        &mut self,
-        _: Row,
-        sem::MatchReplace8::MatchReplace8: sem::MatchReplace8,
-        s: &'a wire::S4d4Mr,
-    ) -> Done {
-        dve_state::match_replace8_ref(self.pre, self.st, s, self.warns, self.strict)
-    }
-    fn cross_lane_reduce(&mut self, _: Row, v: sem::CrossLaneReduce, s: &'a wire::S4d4Cr) -> Done {
-        let bitvec = match v {
-            sem::CrossLaneReduce::Arith => false,
-            sem::CrossLaneReduce::Bitvec => true,
-        };
-        dve_state::cross_lane_reduce_ref(self.pre, self.st, s, bitvec, self.warns, self.strict)
-    }
-    fn load_mask_select(
-        &mut self,
-        _: Row,
-        sem::LoadMaskSelect::LoadMaskSelect: sem::LoadMaskSelect,
-        s: &'a wire::CtrlIm,
-    ) -> Done {
-        dve_state::load_mask_select_ref(self.st, s, self.warns, self.strict)
-    }
-}
+// The `wire::FamilyVisitor` impl for `Ref` is generated in `tests/family/mod.rs`, calling
+// each family's `reference` in `tests/family/<method>.rs`.
 
 fn gate(warns: &[RefWarn], strict: bool) -> Result<(), RefFault> {
     if strict && !warns.is_empty() {
@@ -879,7 +452,7 @@ fn stage_i(op: AluOp, data: u32, s: u32, rev: bool, signed: bool) -> Result<u32,
 }
 
 /// TensorScalarImmLd: flop[c][i] = fp32(src[c][i]) (arith) or the raw bits (bitvec).
-fn imm_ld(
+pub(crate) fn imm_ld(
     pre: &RefState,
     st: &mut RefState,
     s: &wire::S2Bn,
@@ -917,7 +490,7 @@ fn imm_ld(
 }
 
 /// TensorScalarPtrMulti (seed 000 §5b) and the sunda Dual (isa-facts §8).
-fn ptr_multi(
+pub(crate) fn ptr_multi(
     pre: &RefState,
     st: &mut RefState,
     s: &wire::S4d4Tsm,
@@ -1002,7 +575,7 @@ fn ramp(d: &Data4d, k: u64, c: u64, cm: i32) -> i32 {
 }
 
 /// AffineSelect (seed 002 §5.5).
-fn affine_select(
+pub(crate) fn affine_select(
     pre: &RefState,
     st: &mut RefState,
     s: &wire::S2d2TsAs,
@@ -1049,7 +622,7 @@ fn affine_select(
 }
 
 /// Iota (isa-facts §9).
-fn iota(pre: &RefState, st: &mut RefState, s: &wire::D4Iota) -> Result<(), RefFault> {
+pub(crate) fn iota(pre: &RefState, st: &mut RefState, s: &wire::D4Iota) -> Result<(), RefFault> {
     let n = u64::from(s.num_active_channels);
     let dst = operand(pre, &s.dst_mem_pattern, s.out_dtype, true, true, n)?;
     for c in 0..n {
@@ -1101,7 +674,7 @@ fn scalars(
 }
 
 /// TensorScalar / TensorScalarPtr (isa-facts §7, decisions §4.11).
-fn tensor_scalar(
+pub(crate) fn tensor_scalar(
     pre: &RefState,
     st: &mut RefState,
     s: &wire::S3d3Ts,
@@ -1183,7 +756,7 @@ fn tensor_scalar(
 }
 
 /// TensorScalarSelect (isa-facts §10.1).
-fn ts_select(
+pub(crate) fn ts_select(
     pre: &RefState,
     st: &mut RefState,
     s: &wire::S3d3TsSelect,
@@ -1258,7 +831,7 @@ fn ts_select(
 }
 
 /// RangeSelect (isa-facts §10.2), reduce_cmd Idle only.
-fn range_select(
+pub(crate) fn range_select(
     pre: &RefState,
     st: &mut RefState,
     s: &wire::S2d2Rs,

@@ -84,7 +84,7 @@ pub fn memset_value_fits(d: Dtype, v: u32) -> bool {
     }
 }
 
-/// Which of the two `D4_MR` chains runs (from the row's behaviour, `chains/mod.rs`).
+/// Which of the two `D4_MR` chains runs (from the row's behaviour, `chains/family/`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum MrChain {
     /// Memset (0x49).

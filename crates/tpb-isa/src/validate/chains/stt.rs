@@ -203,7 +203,7 @@ fn same_count(a: &Tensor2, b: &Tensor2) -> bool {
         || a.element_count() == b.element_count()
 }
 
-/// Which of the three `S2S2D2_STT` chains runs (from the row's behaviour, `chains/mod.rs`).
+/// Which of the three `S2S2D2_STT` chains runs (from the row's behaviour, `chains/family/`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum SttChain {
     /// ScalarTensorTensor, arithmetic (0x9d) or bit-vector (0x9e).

@@ -1,0 +1,13 @@
+//! ActivationReadAccumulator (0x24, isa-facts-pe-act-dma §2.5): the family's executor,
+//! `FamilyVisitor::act_read_accumulator` (the generated impl calls this).
+
+use super::*;
+
+pub(in super::super) fn execute(
+    cx: &mut Cx<'_>,
+    _: Row,
+    sem::ActReadAccumulator::ActReadAccumulator: sem::ActReadAccumulator,
+    s: &D1Rd,
+) -> Executed {
+    exec::act::read_accumulator(cx, s)
+}

@@ -1,0 +1,13 @@
+//! Activate (0x21, isa-facts-pe-act-dma §2.2): the family's executor, `FamilyVisitor::activate`
+//! (the generated impl calls this).
+
+use super::*;
+
+pub(in super::super) fn execute(
+    cx: &mut Cx<'_>,
+    _: Row,
+    sem::Activate::Activate: sem::Activate,
+    s: &S3d3Ac,
+) -> Executed {
+    exec::act::activate(cx, s)
+}

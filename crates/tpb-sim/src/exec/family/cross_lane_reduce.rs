@@ -1,0 +1,17 @@
+//! CrossLaneReduce (0x7c/0x7d), isa-facts-dve-pool §8: the family's executor,
+//! `FamilyVisitor::cross_lane_reduce` (the generated impl calls this).
+
+use super::*;
+
+pub(in super::super) fn execute(
+    cx: &mut Cx<'_>,
+    _: Row,
+    sem: sem::CrossLaneReduce,
+    s: &S4d4Cr,
+) -> Executed {
+    let bitvec = match sem {
+        sem::CrossLaneReduce::Arith => false,
+        sem::CrossLaneReduce::Bitvec => true,
+    };
+    exec::cross_lane::execute(cx, s, bitvec)
+}

@@ -1,0 +1,13 @@
+//! LDTAGS (0x06, isa-facts-pe-act-dma §1.10.2): the family's executor, `FamilyVisitor::load_tags`
+//! (the generated impl calls this).
+
+use super::*;
+
+pub(in super::super) fn execute(
+    _: &mut Cx<'_>,
+    row: Row,
+    sem::LoadTags::LoadTags: sem::LoadTags,
+    _: &S3Lt,
+) -> Executed {
+    Err(not_executed(row))
+}

@@ -1,0 +1,13 @@
+//! MatchReplace8 (0x6f), isa-facts-dve-pool §16: the family's executor,
+//! `FamilyVisitor::match_replace8` (the generated impl calls this).
+
+use super::*;
+
+pub(in super::super) fn execute(
+    cx: &mut Cx<'_>,
+    _: Row,
+    sem::MatchReplace8::MatchReplace8: sem::MatchReplace8,
+    s: &S4d4Mr,
+) -> Executed {
+    exec::search::match_replace8(cx, s)
+}

@@ -1,0 +1,13 @@
+//! PSEUDO_DMA_DIRECT2D (0xD4, host only, isa-facts-pe-act-dma §3.6): the family's executor,
+//! `FamilyVisitor::pseudo_dma` (the generated impl calls this).
+
+use super::*;
+
+pub(in super::super) fn execute(
+    _: &mut Cx<'_>,
+    row: Row,
+    sem::PseudoDma::Lowered: sem::PseudoDma,
+    _: &PseudoDmaDirect2d,
+) -> Executed {
+    Err(not_executed(row))
+}

@@ -1,0 +1,13 @@
+//! StreamShuffle (0x6a, isa-facts-dve-pool §14.1): the family's executor,
+//! `FamilyVisitor::stream_shuffle` (the generated impl calls this).
+
+use super::*;
+
+pub(in super::super) fn execute(
+    cx: &mut Cx<'_>,
+    _: Row,
+    sem::StreamShuffle::StreamShuffle: sem::StreamShuffle,
+    s: &S4d4Tr,
+) -> Executed {
+    exec::stream_shuffle::execute(cx, s) // by the LoadMaskSelect table (Q20)
+}

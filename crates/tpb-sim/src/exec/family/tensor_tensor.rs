@@ -1,0 +1,17 @@
+//! TensorTensor Arith/Bitvec (0x41/0x51, isa-facts-dve-pool §1): the family's executor,
+//! `FamilyVisitor::tensor_tensor` (the generated impl calls this).
+
+use super::*;
+
+pub(in super::super) fn execute(
+    cx: &mut Cx<'_>,
+    row: Row,
+    sem: sem::TensorTensor,
+    s: &S3s3d3Tt,
+) -> Executed {
+    let bitvec = match sem {
+        sem::TensorTensor::Arith => false,
+        sem::TensorTensor::Bitvec => true,
+    };
+    exec::tensor_tensor::execute(cx, s, row, bitvec, false)
+}

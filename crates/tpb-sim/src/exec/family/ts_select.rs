@@ -1,0 +1,13 @@
+//! TensorScalarSelect (0x98, isa-facts §10.1): the family's executor, `FamilyVisitor::ts_select`
+//! (the generated impl calls this).
+
+use super::*;
+
+pub(in super::super) fn execute(
+    cx: &mut Cx<'_>,
+    _: Row,
+    sem::TsSelect::TsSelect: sem::TsSelect,
+    s: &S3d3TsSelect,
+) -> Executed {
+    exec::ts_select::execute(cx, s)
+}

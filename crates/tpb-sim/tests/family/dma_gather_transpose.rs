@@ -1,0 +1,22 @@
+//! DMA_GATHER_TRANSPOSE (0xF1, isa-facts-pe-act-dma §3.9): the family's test generator and plain
+//! reference (the generated `generator` arm and reference `FamilyVisitor::dma_gather_transpose`
+//! call these).
+
+use super::*;
+
+/// The family's random generator, if it has one.
+///
+/// Refused by the table's exec column (dispatch.rs checks the refusal).
+pub(crate) fn generator() -> Option<Make> {
+    None
+}
+
+/// The family's plain reference.
+pub(crate) fn reference(
+    _: &mut Ref<'_>,
+    _: Row,
+    sem::DmaGatherTranspose::GatherTranspose: sem::DmaGatherTranspose,
+    _: &wire::DmaGatherXpose,
+) -> Done {
+    Err(RefFault::Unsupported)
+}

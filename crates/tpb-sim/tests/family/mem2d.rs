@@ -1,0 +1,25 @@
+//! TensorLoad / TensorStore (0xAA/0xAB, isa-facts-pe-act-dma §3.14): the family's test generator
+//! and plain reference (the generated `generator` arm and reference `FamilyVisitor::mem2d` call
+//! these).
+
+use super::*;
+
+/// The family's random generator, if it has one.
+///
+/// Issue 18b. DMA and MEM_2D move bytes between HBM and on-chip memory: checked against their
+/// plain byte-walk references in tests/dma.rs and tests/dma_engines.rs.
+pub(crate) fn generator() -> Option<Make> {
+    None
+}
+
+/// The family's plain reference.
+pub(crate) fn reference(
+    _: &mut Ref<'_>,
+    _: Row,
+    v: sem::Mem2d,
+    _: &wire::Mem2d,
+) -> Done {
+    match v {
+        sem::Mem2d::Load | sem::Mem2d::Store => Err(RefFault::Unsupported),
+    }
+}
