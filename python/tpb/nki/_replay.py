@@ -9,8 +9,10 @@ module's globals. A run that read device data back (``Tile.numpy``) is never rep
 
 from __future__ import annotations
 
+import dis
 import enum
 import os
+import pathlib
 import types
 import weakref
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -29,6 +31,7 @@ _tables: "weakref.WeakKeyDictionary[Any, Dict[Any, Any]]" = weakref.WeakKeyDicti
 # its whole contents, tens of microseconds a lookup.
 _names: "weakref.WeakKeyDictionary[Any, Tuple[Any, Tuple[str, ...]]]" = \
     weakref.WeakKeyDictionary()
+_GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
 # A value that cannot be part of a signature.
 _UNKEYABLE = object()
 # A signature whose run could not be recorded: run it eagerly every time.
@@ -78,7 +81,8 @@ MAX_CONSTANT_BYTES = 1 << 16
 def _simple(v: Any) -> Any:
     """``v`` as part of a signature, or ``_UNKEYABLE``: values by value, functions, classes
     and modules by identity, containers element by element."""
-    if v is None or isinstance(v, (bool, int, float, complex, str, bytes)):
+    if v is None or isinstance(v, (bool, int, float, complex, str, bytes, range, slice,
+                                   pathlib.PurePath)):
         return (type(v), v)
     if isinstance(v, np.ndarray):
         if v.nbytes > MAX_CONSTANT_BYTES:
@@ -103,11 +107,13 @@ def _global_names(fn: Any) -> Tuple[str, ...]:
     known = _names.get(fn)
     if known is not None and known[0] is code:
         return known[1]
+    # The names the code loads as globals (co_names also holds attribute names: ``nl.load``
+    # must not make a global ``load`` part of the signature).
     found: List[str] = []
     stack = [code]
     while stack:
         c = stack.pop()
-        found.extend(c.co_names)
+        found.extend(i.argval for i in dis.get_instructions(c) if i.opname in _GLOBAL_OPS)
         stack.extend(x for x in c.co_consts if isinstance(x, types.CodeType))
     names = tuple(dict.fromkeys(found))
     _names[fn] = (code, names)
