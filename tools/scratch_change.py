@@ -27,9 +27,10 @@ How each change is made (the edits a contributor makes by hand, nothing else):
   compiler then names (non-exhaustive match E0004, refutable pattern E0005) is a file the
   contributor edits; plus the row, the example and the regenerated files.
 - family: a family `ScratchFamily` over S4D2_BN (rows in `for_each_family!`, `semantics!`,
-  `for_each_opcode!`), its three handler files (validator, executor, tests: each reusing
-  Max8's), its cost formula (Max8's, in the cost model's exhaustive `match`) and its example; then every layer must build with no other edit, and the docs and
-  dispatch tests pass after the bless.
+  `for_each_opcode!`), its three handler files (validator, executor with its cost formula
+  `COST`, tests: each reusing Max8's; the validator adds a rule of its own, whose passing and
+  failing cases sit in the same file on `//~` lines) and its example; then every layer must
+  build with no other edit, and the docs, rule-case and dispatch tests pass after the bless.
 - variant: `Scratch` added to every family's enum at once; for each layer (validator,
   executor, plain reference, test generators) the set of families whose handler fails to
   build must be every family the layer handles (the generators: every family with a
@@ -52,7 +53,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OPCODE_RS = "crates/tpb-isa/src/opcode.rs"
 SYNTAX_MD = "docs/syntax.md"
-COST_RS = "crates/tpb-sim/src/engines/cost.rs"
 SCRATCH_BYTE = "0x67"
 
 # Where each layer's dispatch lives, and the cargo invocation that builds it.
@@ -340,9 +340,21 @@ def generated_families(scratch: Path) -> set[str]:
 # family touches, not of new semantics); its example is max8's under the new mnemonic.
 FAMILY_FILES = {
     "crates/tpb-isa/src/validate/chains/family/scratch_family.rs": """\
-//! Scratch family (tools/scratch_change.py): its validator chain.
+//! Scratch family (tools/scratch_change.py): its validator chain, with a rule of its own
+//! and the rule's cases.
 
 use super::*;
+
+rule!(
+    SCRATCH_ODD_COUNT,
+    "scratch_family_odd_count_zero",
+    "odd_count == 0.0",
+    "tools/scratch_change.py",
+    Confidence::Observed
+);
+//~ rule scratch_family_odd_count_zero: odd_count == 0.0
+//~   pass sunda: scratch_family src_mem_pattern=sbuf[p0..128]+0x0:[[1,1024],[1,1],[1,1],[1,1]] in_dtype=fp32 out_dtype=fp32 dst_mem_pattern=sbuf[p0..128]+0x8000:[[1,8],[1,1]]
+//~   fail sunda: scratch_family src_mem_pattern=sbuf[p0..128]+0x0:[[1,1024],[1,1],[1,1],[1,1]] in_dtype=fp32 out_dtype=fp32 odd_count=1e-45 dst_mem_pattern=sbuf[p0..128]+0x8000:[[1,8],[1,1]]
 
 pub(in super::super) fn check<const M: u8>(
     cx: &mut Ctx<M>,
@@ -351,13 +363,20 @@ pub(in super::super) fn check<const M: u8>(
     sem::ScratchFamily::Scratch: sem::ScratchFamily,
     s: View<'_, S4d2Bn>,
 ) -> Flow {
+    let odd = s.odd_count().0;
+    cx.check(&SCRATCH_ODD_COUNT, odd == 0, || {
+        detail(at!(S4d2Bn.odd_count), format!("{odd:#x}"), "0.0")
+    })?;
     chain::search::check_bn(cx, sem::Search::Max8, &s)
 }
 """,
     "crates/tpb-sim/src/exec/family/scratch_family.rs": """\
-//! Scratch family (tools/scratch_change.py): its executor.
+//! Scratch family (tools/scratch_change.py): its executor and cost formula.
 
 use super::*;
+
+/// Its cost formula: Max8's.
+pub(in super::super) const COST: Formula = Formula::Linear;
 
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
@@ -415,13 +434,6 @@ def family(keep: bool) -> dict:
             "        /// Scratch.\n        Scratch = NotApplicable, Immediate;\n    }\n",
         )
         add_row(scratch, "SCRATCH_FAMILY", "scratch_family", "ScratchFamily(Scratch)")
-        # Its cost formula (the cost model matches `Sem` exhaustively): Max8's.
-        edit(
-            scratch,
-            COST_RS,
-            "Sem::Search(_) | Sem::MatchReplace8(_) => Formula::Linear,",
-            "Sem::Search(_) | Sem::MatchReplace8(_) | Sem::ScratchFamily(_) => Formula::Linear,",
-        )
         for rel, body in FAMILY_FILES.items():
             (scratch / rel).write_text(body)
         doc = (scratch / SYNTAX_MD).read_text()
@@ -436,6 +448,8 @@ def family(keep: bool) -> dict:
             return {"by hand": by_hand, "named by the compiler (still failing)": sorted(named)}
         bless(scratch)
         must_pass(scratch, ["-p", "tpb-isa", "--test", "text_docs", "--test", "readme_opcodes"], "the docs tests")
+        # The family's own rule is checked by the cases in its chain file (`//~` lines).
+        must_pass(scratch, ["-p", "tpb-isa", "--test", "validate_clauses"], "the rule cases")
         must_pass(scratch, ["-p", "tpb-sim", "--test", "dispatch"], "tpb-sim's dispatch checks")
         every = touched(scratch)
         return {"by hand": by_hand, "regenerated": [f for f in every if f not in by_hand]}

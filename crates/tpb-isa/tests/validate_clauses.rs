@@ -1,7 +1,8 @@
 //! Every validator rule has its own passing and failing case (issue 26 item 2), kept in
-//! `tests/clauses.txt` and never rewritten by `TPB_BLESS`: a changed clause fails this test
-//! by the rule's name and the case's line, not only the rule-outcome golden that a routine
-//! bless accepts.
+//! `tests/clauses.txt` or beside the rule in its chain file (`src/validate/chains/**.rs`, on
+//! comment lines starting `//~`), and never rewritten by `TPB_BLESS`: a changed clause fails
+//! this test by the rule's name and the case's `file:line`, not only the rule-outcome golden
+//! that a routine bless accepts.
 //!
 //! Each case pair sits on a boundary of its rule: the two bundles differ in one byte, by one
 //! (`elem_size = 2` passes `<= 2`, `3` fails it), so moving the boundary (`<=` → `<`) or
@@ -14,6 +15,15 @@
 //!   fail <gen>: <instruction>       # the rule fails
 //!   note: <why>                      # for a side that cannot exist (a lint that always
 //!                                    # holds; a rule checked only where it fails)
+//! ```
+//!
+//! In a chain file the same lines follow `//~` (a new family's cases live in its own
+//! `chains/family/<method>.rs`, next to its chain):
+//!
+//! ```text
+//! //~ rule d4_iota_reserved_zero: reserved0..reserved2 are zero
+//! //~   pass sunda: iota …
+//! //~   fail sunda: iota … reserved0=01 …
 //! ```
 //!
 //! A new rule has no case yet: `every_rule_has_a_passing_and_a_failing_case` names it, and
@@ -40,7 +50,7 @@ fn key(r: &Rule) -> String {
 }
 
 /// One line of the case file.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 enum Case {
     Pass(Gen, String),
     Fail(Gen, String),
@@ -48,14 +58,66 @@ enum Case {
     Note,
 }
 
-/// The case file: rule → (line number, case).
-fn cases() -> BTreeMap<String, Vec<(usize, Case)>> {
+/// Every rule's cases: rule → (`file:line`, case), from `tests/clauses.txt` and from the
+/// `//~` comment lines of the chain files (`src/validate/chains/**.rs`).
+type Cases = BTreeMap<String, Vec<(String, Case)>>;
+
+/// The marker of a case line in a chain file: `//~ rule …`, `//~   pass <gen>: …`.
+const MARKER: &str = "//~";
+
+fn cases() -> Cases {
+    let mut out = Cases::new();
     let text = std::fs::read_to_string(root().join("tests/clauses.txt"))
         .expect("tests/clauses.txt is readable");
-    let mut out: BTreeMap<String, Vec<(usize, Case)>> = BTreeMap::new();
+    let lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+    parse_cases("tests/clauses.txt", lines, &mut out);
+    for file in chain_files() {
+        let text = std::fs::read_to_string(&file).expect("a chain file is readable");
+        let label = file
+            .strip_prefix(root())
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        parse_cases(&label, marked_lines(&text), &mut out);
+    }
+    out
+}
+
+/// Every `.rs` file under `src/validate/chains/`, in a stable order.
+fn chain_files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root().join("src/validate/chains")];
+    while let Some(dir) = dirs.pop() {
+        let entries = std::fs::read_dir(&dir).expect("the chains directory is readable");
+        for entry in entries {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A chain file's case lines: the text after `//~` of each line that starts with it (after
+/// indentation), with its line number; every other line is code or an ordinary comment.
+fn marked_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter_map(|(i, l)| {
+        l.trim_start()
+            .strip_prefix(MARKER)
+            .map(|rest| (i + 1, rest))
+    })
+}
+
+/// Reads case lines (`rule …`, `pass <gen>: …`, `fail <gen>: …`, `note: …`, blank and `#`
+/// lines skipped) into `out`, each located as `file:line`.
+fn parse_cases<'a>(file: &str, lines: impl Iterator<Item = (usize, &'a str)>, out: &mut Cases) {
     let mut rule: Option<String> = None;
-    for (i, line) in text.lines().enumerate() {
-        let n = i + 1;
+    for (n, line) in lines {
+        let at = format!("{file}:{n}");
         let t = line.trim();
         if t.is_empty() || t.starts_with('#') {
             continue;
@@ -67,31 +129,26 @@ fn cases() -> BTreeMap<String, Vec<(usize, Case)>> {
         }
         let r = rule
             .clone()
-            .unwrap_or_else(|| panic!("clauses.txt:{n}: a case before any `rule` line"));
+            .unwrap_or_else(|| panic!("{at}: a case before any `rule` line"));
         let case = if let Some(why) = t.strip_prefix("note:") {
-            assert!(
-                !why.trim().is_empty(),
-                "clauses.txt:{n}: `note:` needs its reason"
-            );
+            assert!(!why.trim().is_empty(), "{at}: `note:` needs its reason");
             Case::Note
         } else {
-            let (head, inst) = t.split_once(": ").unwrap_or_else(|| {
-                panic!("clauses.txt:{n}: `pass <gen>: …`, `fail <gen>: …` or `note: …`")
-            });
+            let (head, inst) = t
+                .split_once(": ")
+                .unwrap_or_else(|| panic!("{at}: `pass <gen>: …`, `fail <gen>: …` or `note: …`"));
             let (verdict, gen) = head
                 .split_once(' ')
-                .unwrap_or_else(|| panic!("clauses.txt:{n}: no generation in `{head}`"));
-            let gen = Gen::from_name(gen)
-                .unwrap_or_else(|| panic!("clauses.txt:{n}: generation `{gen}`"));
+                .unwrap_or_else(|| panic!("{at}: no generation in `{head}`"));
+            let gen = Gen::from_name(gen).unwrap_or_else(|| panic!("{at}: generation `{gen}`"));
             match verdict {
                 "pass" => Case::Pass(gen, inst.to_string()),
                 "fail" => Case::Fail(gen, inst.to_string()),
-                other => panic!("clauses.txt:{n}: `{other}` is not pass, fail or note"),
+                other => panic!("{at}: `{other}` is not pass, fail or note"),
             }
         };
-        out.entry(r).or_default().push((n, case));
+        out.entry(r).or_default().push((at, case));
     }
-    out
 }
 
 /// Every rule the validator has, as far as the corpus reaches it: the rules a documented base
@@ -139,13 +196,13 @@ fn every_case_passes_or_fails_its_rule() {
             match outcome(&rule, gen, text) {
                 Ok(Some(got)) if got == want => {}
                 Ok(Some(_)) => problems.push(format!(
-                    "clauses.txt:{n}: rule `{rule}`: the {what} case now {} it",
+                    "{n}: rule `{rule}`: the {what} case now {} it",
                     if want { "fails" } else { "passes" }
                 )),
                 Ok(None) => problems.push(format!(
-                    "clauses.txt:{n}: rule `{rule}`: the {what} case no longer reaches it"
+                    "{n}: rule `{rule}`: the {what} case no longer reaches it"
                 )),
-                Err(e) => problems.push(format!("clauses.txt:{n}: rule `{rule}`: {e}")),
+                Err(e) => problems.push(format!("{n}: rule `{rule}`: {e}")),
             }
         }
     }
@@ -177,11 +234,78 @@ fn every_rule_has_a_passing_and_a_failing_case() {
     let stale: Vec<&String> = cases.keys().filter(|r| !known.contains(*r)).collect();
     assert!(
         missing.is_empty() && stale.is_empty(),
-        "rules without a passing and a failing case in tests/clauses.txt (print suggestions with \
+        "rules without a passing and a failing case in tests/clauses.txt or a chain file's `//~` \
+         lines (print suggestions with \
          `cargo test -p tpb-isa --test validate_clauses -- --ignored --nocapture suggest`):\n{}\n\
          cases of rules the validator no longer has:\n{stale:#?}",
         missing.join("\n")
     );
+}
+
+/// The extractor reads a chain file's `//~` lines only, with their own line numbers, and a
+/// rule's cases from the file it is named in; code and ordinary comments are not cases.
+#[test]
+fn a_chain_file_carries_cases_on_marked_comment_lines() {
+    let file = "//! A chain (d4_x: mentioned, not a case).\n\
+                // rule not_a_case: an ordinary comment\n\
+                //~ rule r_one: x == 0\n\
+                //~   pass sunda: iota a\n\
+                fn check() {}\n\
+                    //~   fail cayman: iota b\n\
+                //~\n\
+                //~ rule r_two: y\n\
+                //~   note: a lint that always holds\n";
+    let mut got = Cases::new();
+    parse_cases("chains/x.rs", marked_lines(file), &mut got);
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        ["r_one: x == 0", "r_two: y"]
+    );
+    assert_eq!(
+        got["r_one: x == 0"],
+        [
+            (
+                "chains/x.rs:4".to_string(),
+                Case::Pass(Gen::Sunda, "iota a".into())
+            ),
+            (
+                "chains/x.rs:6".to_string(),
+                Case::Fail(Gen::Cayman, "iota b".into())
+            ),
+        ]
+    );
+    assert_eq!(got["r_two: y"], [("chains/x.rs:9".to_string(), Case::Note)]);
+    // A case line before its file's first `rule` line is an error naming the place.
+    let orphan = std::panic::catch_unwind(|| {
+        parse_cases(
+            "chains/y.rs",
+            marked_lines("//~ pass sunda: iota a\n"),
+            &mut Cases::new(),
+        )
+    });
+    let msg = orphan.expect_err("an orphan case is refused");
+    let msg = msg
+        .downcast_ref::<String>()
+        .expect("a formatted panic message");
+    assert!(msg.starts_with("chains/y.rs:1: "), "{msg}");
+}
+
+/// The chain files do carry cases (the iota family's, in `chains/family/iota.rs`), and they
+/// reach the checks: a rule whose only cases are there counts as covered.
+#[test]
+fn the_chain_files_cases_are_collected() {
+    let all = cases();
+    let rule = "d4_iota_reserved_zero: reserved0..reserved2 are zero";
+    let list = all
+        .get(rule)
+        .expect("iota's cases are read from its chain file");
+    assert!(
+        list.iter()
+            .all(|(at, _)| at.starts_with("src/validate/chains/family/iota.rs:")),
+        "{list:?}"
+    );
+    assert!(list.iter().any(|(_, c)| matches!(c, Case::Pass(..))));
+    assert!(list.iter().any(|(_, c)| matches!(c, Case::Fail(..))));
 }
 
 /// A boundary pair found in the corpus: bytes that pass the rule, bytes one byte away that

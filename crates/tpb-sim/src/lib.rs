@@ -71,6 +71,7 @@ pub mod assumptions;
 mod config;
 pub mod engines;
 mod exec;
+mod formula;
 pub mod machine;
 pub mod numerics;
 pub mod region;

@@ -49,6 +49,7 @@ mod tensor_tensor;
 
 use crate::assumptions::register_address;
 use crate::config::Config;
+use crate::formula::Formula;
 use crate::numerics::{datapath_size, NumError};
 use crate::report::{
     CostShape, FaultCause, InstId, MemAccess, Region, StepReport, Warning, WarningKind,
@@ -58,7 +59,7 @@ use crate::state::{Flops, Memory, State};
 use access::{Access, Dims};
 use engine::{Lane, Threads};
 use tpb_isa::geometry::Space;
-use tpb_isa::opcode::{sem, Exec, OpcodeInfo};
+use tpb_isa::opcode::{sem, Exec, OpcodeInfo, Sem};
 use tpb_isa::wire::{
     visit_owned, Addr4, AddrForm, D4Iota, EventSemaphore, FamilyVisitor, Owned, S2Bn, S2d2Ac,
     S2d2Rs, S2d2TsAs, S3Lw, S3d3Ac, S3d3Aq, S3d3Mm, S3d3Ts, S3d3TsSelect, S4d4Tsm, Tensor,
@@ -734,6 +735,17 @@ macro_rules! executors_by_family {
                     family::$method::execute(self, row, sem, s)
                 }
             )*
+        }
+
+        impl Formula {
+            /// The cost formula of an opcode's family: each family's `COST`, beside its
+            /// executor (`family/<method>.rs`). Exhaustive by construction: a family without
+            /// a `COST` does not build.
+            pub const fn of(s: Sem) -> Formula {
+                match s {
+                    $( Sem::$F(_) => family::$method::COST, )*
+                }
+            }
         }
     };
 }

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): `max(MIN_II, N)` (ISA-2.26).
+pub(in super::super) const COST: Formula = Formula::MinIi { perf_mode: false };
+
 pub(in super::super) fn execute(
     _: &mut Cx<'_>,
     row: Row,

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): `max(MIN_II, N)` with the trn2 performance mode (ISA-2.26; ARCH2).
+pub(in super::super) const COST: Formula = Formula::MinIi { perf_mode: true };
+
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
     _: Row,

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): `max(MIN_II, N)` or `max(MIN_II, 2N)` by operand location (ISA-2.26).
+pub(in super::super) const COST: Formula = Formula::Predicated;
+
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
     _: Row,

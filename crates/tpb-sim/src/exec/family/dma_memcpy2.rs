@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): priced by the DMA model, not by a compute formula.
+pub(in super::super) const COST: Formula = Formula::Dma;
+
 pub(in super::super) fn execute(
     _: &mut Cx<'_>,
     row: Row,

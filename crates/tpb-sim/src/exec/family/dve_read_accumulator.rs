@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): the accumulator read, `≈ 64` cycles (ARCH1 L492).
+pub(in super::super) const COST: Formula = Formula::ReadAccumulator;
+
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
     _: Row,

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): no memory operands: `SYNC_CYCLES` (ASSUMED).
+pub(in super::super) const COST: Formula = Formula::Sync;
+
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
     _: Row,

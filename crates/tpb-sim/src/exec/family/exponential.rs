@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): `max(MIN_II, ⌈N / 4⌉)` (ARCH3 L179).
+pub(in super::super) const COST: Formula = Formula::DveExp;
+
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
     row: Row,

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): fast background LoadStationary (ARCH1 L282–300; PERF L676–683).
+pub(in super::super) const COST: Formula = Formula::LoadWeights;
+
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
     _: Row,

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): nc_matmul / nc_transpose on the PE (ISA-2.26; ARCH1 L262–270).
+pub(in super::super) const COST: Formula = Formula::Matmul;
+
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
     _: Row,

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): `max(MIN_II, N/2)` or `max(MIN_II, N)`, N of the output (ISA-2.26).
+pub(in super::super) const COST: Formula = Formula::Memset;
+
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
     _: Row,

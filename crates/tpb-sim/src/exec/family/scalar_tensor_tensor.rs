@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): `N` or `2N` (ISA-2.26).
+pub(in super::super) const COST: Formula = Formula::ScalarTensorTensor;
+
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
     row: Row,

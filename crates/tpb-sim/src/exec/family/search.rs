@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): `N` (ISA-2.26; 2.23 for match_replace8).
+pub(in super::super) const COST: Formula = Formula::Linear;
+
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
     _: Row,

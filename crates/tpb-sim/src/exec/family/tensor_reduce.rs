@@ -4,6 +4,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): `N/2` or `N` (ISA-2.26).
+pub(in super::super) const COST: Formula = Formula::Reduce;
+
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
     row: Row,

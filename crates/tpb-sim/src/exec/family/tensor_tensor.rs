@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): tensor_tensor's `max(MIN_II, N)` or `max(MIN_II, 2N)` (ISA-2.26; ARCH2).
+pub(in super::super) const COST: Formula = Formula::TensorTensor;
+
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
     row: Row,

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Its cost formula (docs/engines.md "Published figures"): nothing published: `max(MIN_II, N)` (ASSUMED, assumption `engine-timing`).
+pub(in super::super) const COST: Formula = Formula::Assumed;
+
 pub(in super::super) fn execute(
     cx: &mut Cx<'_>,
     _: Row,
