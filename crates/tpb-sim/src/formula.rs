@@ -3,8 +3,11 @@
 //! own in its executor's file (`exec/family/<method>.rs`, `COST`), beside what it computes;
 //! [`Formula::of`] is generated from the family list in `exec/mod.rs`
 //! (`executors_by_family!`), so a new family does not build until it names one. The
-//! formulas are evaluated by `engines::Costs::instruction_cycles` (`engines/timing.rs`);
-//! sources: see `engines/cost.rs`.
+//! formulas are evaluated by `engines::Costs::instruction_cycles` (`engines/timing.rs`) with
+//! the cases of `engines/cost.rs`. Sources, as there: [ISA-2.26] the "Estimated instruction
+//! cost" sections of aws-neuron-sdk `general/nki/api/nki/isa/__init__.py` at Neuron 2.26.0;
+//! [ARCH1]/[ARCH2]/[ARCH3] the three architecture guides and [PERF] `nki_perf_guide.rst`
+//! (commit 81ce03ae).
 
 /// One published cost formula (or the assumption used where none is published).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

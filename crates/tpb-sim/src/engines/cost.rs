@@ -1,7 +1,10 @@
-//! The published per-instruction cost formulas (docs/engines.md "Published figures"): which
-//! formula prices each opcode family, and N as the NKI documentation defines it — the
-//! elements per partition of the instruction's **input** (of its output only where the docs
-//! say so: iota, memset).
+//! The published per-instruction cost formulas (docs/engines.md "Published figures"): what
+//! they read of an instruction ([`Priced`]), the cases the docs distinguish (dtype,
+//! location, contiguity), and N as the NKI documentation defines it — the elements per
+//! partition of the instruction's **input** (of its output only where the docs say so: iota,
+//! memset). Which formula prices a family is stated beside its executor
+//! (`exec/family/<method>.rs`, `COST`) and read through [`Formula::of`]; the formulas and
+//! their sources are [`Formula`] (`crate::formula`).
 //!
 //! Sources (aws-neuron/aws-neuron-sdk): [ISA-2.26] the "Estimated instruction cost" sections
 //! of `general/nki/api/nki/isa/__init__.py` at Neuron 2.26.0; [ARCH1]/[ARCH2]/[ARCH3] the
