@@ -9,7 +9,7 @@ A benchmark, not a test: it prints times and ratios and checks only that both si
 the same values (to a tolerance: tpb's transcendental functions are labelled approximate).
 
 * tpb: ``tpb.nki.simulate_kernel(kernel, *args)`` on one thread (RAYON_NUM_THREADS=1 is set
-  before tpb is imported), two ways: ``replay=False`` (the kernel's Python runs: every nl/nisa
+  before tpb is imported, and NumPy's BLAS gets one thread), two ways: ``replay=False`` (the kernel's Python runs: every nl/nisa
   call emits, validates and runs its instruction, with the synchronisation the compiler would
   emit — what the first call of a signature costs) and the default (later calls of the same
   signature replay the recorded run in Rust, docs/python.md "Traced once per signature").
@@ -51,6 +51,10 @@ import time
 import types
 
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
+# NumPy's BLAS on one thread too: its idle worker threads otherwise spin against the timed
+# thread and the matmul baseline swings 50-fold between runs.
+for _blas in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_blas, "1")
 
 import numpy as np  # noqa: E402
 import tpb  # noqa: E402
