@@ -9,7 +9,7 @@ A benchmark, not a test: it prints times and ratios and checks only that both si
 the same values (to a tolerance: tpb's transcendental functions are labelled approximate).
 
 * tpb: ``tpb.nki.simulate_kernel(kernel, *args)`` on one thread (RAYON_NUM_THREADS=1 is set
-  before tpb is imported), two ways: ``replay=False`` (the kernel's Python runs: every nl/nisa
+  before tpb is imported, and NumPy's BLAS gets one thread), two ways: ``replay=False`` (the kernel's Python runs: every nl/nisa
   call emits, validates and runs its instruction, with the synchronisation the compiler would
   emit — what the first call of a signature costs) and the default (later calls of the same
   signature replay the recorded run in Rust, docs/python.md "Traced once per signature").
@@ -17,7 +17,10 @@ the same values (to a tolerance: tpb's transcendental functions are labelled app
   rebound to a minimal NumPy implementation below (``np_nl``, ``np_nisa``): each call is one
   or a few NumPy calls on arrays, as a NumPy-based kernel simulator executes a kernel
   eagerly, minus that simulator's own bookkeeping (so the harder baseline). HBM tensors are
-  arrays wrapped so that subscripts can be stored into.
+  arrays wrapped so that subscripts can be stored into. It uses NumPy's own matmul (BLAS)
+  and exp; for the kernels in SAME_BITS a second NumPy baseline computes tpb's bits (matmul
+  in tpb's fused multiply-add order, exp in float64), and the table says whether its output
+  equals tpb's bit for bit.
 
 Two more sections (issue 30 items 1 and 4):
 
@@ -48,6 +51,10 @@ import time
 import types
 
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
+# NumPy's BLAS on one thread too: its idle worker threads otherwise spin against the timed
+# thread and the matmul baseline swings 50-fold between runs.
+for _blas in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_blas, "1")
 
 import numpy as np  # noqa: E402
 import tpb  # noqa: E402
@@ -62,6 +69,10 @@ rng = np.random.default_rng(21)
 def f32(*shape):
     return rng.standard_normal(shape).astype(np.float32)
 
+
+# The kernels whose NumPy baseline is also run computing tpb's bits (they call nl.matmul or
+# nl.exp, whose NumPy results differ from tpb's defined ones).
+SAME_BITS = ("matmul_tiled", "causal_attention", "softmax")
 
 # name -> (inputs, grid): the shapes of python/tests/test_example_kernels.py, or larger.
 KERNELS = {
@@ -205,11 +216,45 @@ np_nisa = types.SimpleNamespace(
 )
 
 
-def numpy_kernel(kernel):
+def _fma32(a, b, c):
+    """fp32(a * b + c) rounded once, as the PE's fused multiply-add (elementwise): the product
+    is exact in float64 (24 + 24 bits), the sum is rounded to odd at 53 bits (TwoSum gives its
+    error; an inexact sum with an even last bit moves one ulp toward the exact value), and
+    rounding that to fp32 is the single rounding (53 >= 24 + 2)."""
+    p = a.astype(np.float64) * b.astype(np.float64)
+    c = c.astype(np.float64)
+    s = p + c
+    bb = s - p
+    err = (p - (s - bb)) + (c - bb)
+    even = (s.view(np.uint64) & 1) == 0
+    fix = (err != 0) & even
+    s = np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    return s.astype(np.float32)
+
+
+def _matmul_same_bits(x, y, transpose_x=False, **kw):
+    """tpb's matmul order (docs/numerics: each output starts from its k = 0 product and adds
+    the exact products k = 1, 2, ... one fused multiply-add at a time), in NumPy."""
+    a = (x if transpose_x else x.T).astype(np.float32)  # K x M
+    y = y.astype(np.float32)
+    acc = (a[0][:, None] * y[0][None, :]).astype(np.float32)
+    for k in range(1, a.shape[0]):
+        acc = _fma32(a[k][:, None], y[k][None, :], acc)
+    return acc
+
+
+# The same NumPy kernel with the results tpb defines bit for bit: matmul in tpb's order and
+# exp evaluated in float64 then rounded (the baseline "computing the same bits").
+np_nl_same_bits = types.SimpleNamespace(**vars(np_nl))
+np_nl_same_bits.matmul = _matmul_same_bits
+np_nl_same_bits.exp = lambda x, **kw: np.exp(x.astype(np.float64)).astype(np.float32)
+
+
+def numpy_kernel(kernel, same_bits=False):
     """The kernel's function with nl / nisa rebound to the NumPy implementation."""
     fn = getattr(kernel, "fn", kernel)
     g = dict(fn.__globals__)
-    g.update(nl=np_nl, nisa=np_nisa)
+    g.update(nl=np_nl_same_bits if same_bits else np_nl, nisa=np_nisa)
     return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
 
 
@@ -388,6 +433,7 @@ def main():
            f"{'numpy us':>10} {'traced':>7} {'replay':>7}")
     print(hdr)
     print("-" * len(hdr))
+    same_bits_rows = []
     for name, (make, grid) in KERNELS.items():
         if a.only and a.only not in name:
             continue
@@ -417,7 +463,32 @@ def main():
               f"{t_np * 1e6:>10.1f} {t_np / t_eager:>7.2f} {t_np / t_tpb:>7.2f}"
               + ("" if close else "   (outputs differ!)")
               + ("" if same else "   (replay differs from the traced run!)"))
+        if name in SAME_BITS:
+            fn_sb = numpy_kernel(kernel, same_bits=True)
+            want_sb = run_numpy(fn_sb, grid, args)
+            bits = np.array_equal(np.asarray(got).view(np.uint32),
+                                  np.asarray(want_sb).view(np.uint32))
+            t_sb = best_time(lambda: run_numpy(fn_sb, grid, args), 1, 0)
+            same_bits_rows.append((name, t_eager, t_tpb, t_sb, bits))
         sys.stdout.flush()
+    print_same_bits(same_bits_rows)
+
+
+def print_same_bits(rows):
+    if not rows:
+        return
+    print()
+    print("Against NumPy computing tpb's bits (matmul in tpb's fused multiply-add order, exp in "
+          "float64; one run each):")
+    hdr = (f"{'kernel':<18} {'traced us':>10} {'replay us':>10} {'same-bits us':>13} "
+           f"{'traced':>7} {'replay':>7}  bits")
+    print(hdr)
+    print("-" * len(hdr))
+    for name, t_eager, t_tpb, t_sb, bits in rows:
+        print(f"{name:<18} {t_eager * 1e6:>10.1f} {t_tpb * 1e6:>10.1f} {t_sb * 1e6:>13.1f} "
+              f"{t_sb / t_eager:>7.2f} {t_sb / t_tpb:>7.2f}  "
+              + ("equal" if bits else "differ (the kernel also uses calls the baseline "
+                 "computes with NumPy's own order)"))
 
 
 if __name__ == "__main__":

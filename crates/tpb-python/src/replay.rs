@@ -7,14 +7,19 @@ use crate::errors::{raise, ErrorKind};
 use crate::nki::{nki_error, Core, Tile};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 use tpb_sim::numerics::Fp8Config;
 
 /// `KernelReplay.run`'s answer: (outputs, first unwritten element per output, inputs the run
 /// wrote).
 type ReplayResult<'py> = (Bound<'py, PyList>, Vec<Option<usize>>, Bound<'py, PyList>);
 
-/// The least work (elements over all instructions) for which a replay releases the GIL:
-/// about 20 µs of simulation, several times a GIL handover between two busy threads.
+/// The shortest replay that releases the GIL: several times a GIL handover between two busy
+/// threads. A replay is timed each run; until the first has been, the recorded run's
+/// element count stands in ([`RELEASE_GIL_MIN_ELEMENTS`]). Only speed depends on it.
+const RELEASE_GIL_MIN_NANOS: u64 = 20_000;
+/// The element count taken for [`RELEASE_GIL_MIN_NANOS`] before a replay has been timed.
 const RELEASE_GIL_MIN_ELEMENTS: u64 = 1 << 16;
 
 /// A kernel run that can be replayed: its tape, its input tensors and its output tiles.
@@ -24,6 +29,8 @@ pub struct KernelReplay {
     inputs: Vec<tpb_nki::Tile>,
     outputs: Vec<tpb_nki::Tile>,
     fp8: Fp8Config,
+    /// How long the last replay's run took, in ns (0: not timed yet).
+    last_nanos: AtomicU64,
 }
 
 /// The replay of `core`'s run, whose inputs are the HBM tensors `inputs` (written from the
@@ -50,6 +57,7 @@ pub fn _kernel_replay(
         inputs: inputs.iter().map(|t| t.tile.clone()).collect(),
         outputs: outputs.iter().map(|t| t.tile.clone()).collect(),
         fp8: c.machine().config().fp8,
+        last_nanos: AtomicU64::new(0),
     })
 }
 
@@ -94,10 +102,13 @@ impl KernelReplay {
             .map(HostArray::as_slice)
             .collect::<PyResult<Vec<&[u8]>>>()?;
         // One release of the GIL for the run and every read-back, and none for a run too
-        // small to repay the handover (as NumPy keeps it for small arrays): two threads
-        // replaying small kernels would otherwise wait on each other at every release.
+        // short to repay the handover (as NumPy keeps it for small arrays): two threads
+        // replaying small kernels would otherwise wait on each other at every release. The
+        // last run's time decides (a replay is the same work every time).
         let (replay, outputs, inputs) = (&self.replay, &self.outputs, &self.inputs);
+        let last = &self.last_nanos;
         let work = || -> Result<_, tpb_nki::NkiError> {
+            let started = Instant::now();
             let core = replay.run(&slices)?;
             let mut outs = Vec::with_capacity(outputs.len());
             let mut unwritten = Vec::with_capacity(outputs.len());
@@ -113,15 +124,16 @@ impl KernelReplay {
                     None
                 });
             }
+            let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            last.store(nanos.max(1), Ordering::Relaxed);
             Ok((outs, unwritten, back))
         };
+        let release = match last.load(Ordering::Relaxed) {
+            0 => replay.elements() >= RELEASE_GIL_MIN_ELEMENTS,
+            ns => ns >= RELEASE_GIL_MIN_NANOS,
+        };
         let (outs_bytes, unwritten, back_bytes) =
-            if replay.elements() >= RELEASE_GIL_MIN_ELEMENTS {
-                py.detach(work)
-            } else {
-                work()
-            }
-            .map_err(nki_error)?;
+            if release { py.detach(work) } else { work() }.map_err(nki_error)?;
         let outs = PyList::empty(py);
         for (t, bytes) in self.outputs.iter().zip(outs_bytes) {
             outs.append(to_numpy(py, bytes, t.dtype, &t.shape, &self.fp8)?)?;
