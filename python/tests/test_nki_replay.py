@@ -266,3 +266,18 @@ def test_two_threads_replay_the_same_kernel_correctly():
         t.join()
     assert not errors
     assert len(calls) == warm
+
+
+def test_a_recorded_run_refuses_arrays_that_do_not_match_it():
+    from tpb.nki import _replay
+
+    scaled(rand(16, 8))
+    scaled(rand(16, 8))
+    rec = next(r for r in _replay._tables[scaled.fn].values()
+               if isinstance(r, _replay.Recorded))
+    with pytest.raises(tpb.UsageError, match="0 arrays given"):
+        rec.replay.run([])
+    with pytest.raises(tpb.UsageError, match="input 0"):
+        rec.replay.run([np.zeros(3, np.int8)])
+    with pytest.raises(tpb.Error):
+        rec.replay.run(["not an array"])

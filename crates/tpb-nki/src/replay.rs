@@ -14,10 +14,6 @@ use std::sync::Arc;
 use tpb_isa::Instruction;
 use tpb_sim::{Config, FaultCause, HostTensor, Machine};
 
-/// The most memory one recorded run may hold (a kernel of millions of instructions runs
-/// eagerly every time rather than pin its record).
-const MAX_REPLAY_BYTES: usize = 256 << 20;
-
 /// A kernel's recorded run, ready to replay with new bytes for its inputs.
 #[derive(Clone, Debug)]
 pub struct Replay {
@@ -60,19 +56,6 @@ impl Replay {
         }
         let elements = tape.elements();
         let mut effects = tape.into_effects();
-        let held: usize = effects
-            .iter()
-            .map(|e| match e {
-                Effect::Write(_, bytes) => bytes.len(),
-                _ => 0,
-            })
-            .sum::<usize>()
-            + effects.len() * std::mem::size_of::<Effect>();
-        if held > MAX_REPLAY_BYTES {
-            return Err(not_replayable(
-                "its record would hold more than 256 MiB (instructions and host writes)",
-            ));
-        }
         let mut inputs_at = Vec::with_capacity(at.len());
         for k in at {
             let len = match effects.get_mut(k) {

@@ -21,10 +21,32 @@ pub(crate) enum Effect {
     Step(usize, Instruction),
 }
 
+impl Effect {
+    /// The memory the record of this effect holds.
+    fn held_bytes(&self) -> usize {
+        std::mem::size_of::<Effect>()
+            + match self {
+                Effect::Write(_, bytes) => bytes.len(),
+                _ => 0,
+            }
+    }
+}
+
+/// The most memory a tape holds past its first instruction: a core used for millions of
+/// calls (a long-lived `Core`, a huge kernel) keeps only the effects before its first
+/// instruction (what the scheduled re-run needs) and is not replayable.
+const MAX_TAPE_BYTES: usize = 256 << 20;
+
 /// The effects so far, and why they cannot be replayed, if they cannot.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Tape {
     effects: Vec<Effect>,
+    /// Bytes the effects hold ([`Effect::held_bytes`]).
+    held: usize,
+    /// The most bytes the effects may hold past the first instruction.
+    limit: usize,
+    /// The effects after the first instruction were dropped (the limit was passed).
+    dropped: bool,
     /// HBM byte ranges an instruction wrote (sorted by start, possibly overlapping).
     hbm_written: Vec<Range<u64>>,
     /// The first thing that made the run depend on more than the tape.
@@ -33,13 +55,58 @@ pub(crate) struct Tape {
     elements: u64,
 }
 
+impl Default for Tape {
+    fn default() -> Tape {
+        Tape::with_limit(MAX_TAPE_BYTES)
+    }
+}
+
 impl Tape {
+    /// An empty tape that holds at most `limit` bytes past its first instruction.
+    pub(crate) fn with_limit(limit: usize) -> Tape {
+        Tape {
+            effects: Vec::new(),
+            held: 0,
+            limit,
+            dropped: false,
+            hbm_written: Vec::new(),
+            opaque: None,
+            elements: 0,
+        }
+    }
+
+    /// Records an effect; past the limit, only the effects before the first instruction
+    /// stay, and the tape is no longer replayable.
     pub(crate) fn push(&mut self, effect: Effect) {
+        if self.dropped {
+            return;
+        }
+        self.held += effect.held_bytes();
         self.effects.push(effect);
+        if self.held <= self.limit {
+            return;
+        }
+        if let Some(first) = self
+            .effects
+            .iter()
+            .position(|e| matches!(e, Effect::Step(..)))
+        {
+            self.effects.truncate(first);
+            self.effects.shrink_to_fit();
+            self.held = self.effects.iter().map(Effect::held_bytes).sum();
+            self.hbm_written = Vec::new();
+            self.dropped = true;
+            self.make_opaque(
+                "its record would hold more than 256 MiB (instructions and host writes)",
+            );
+        }
     }
 
     /// Counts a step's elements (what a replay of the tape costs, roughly).
     pub(crate) fn note_elements(&mut self, elements: u64) {
+        if self.dropped {
+            return;
+        }
         self.elements = self.elements.saturating_add(elements);
     }
 
@@ -50,6 +117,9 @@ impl Tape {
 
     /// Records the HBM bytes a step wrote (from its access list).
     pub(crate) fn note_writes(&mut self, accesses: &[MemAccess]) {
+        if self.dropped {
+            return;
+        }
         for a in accesses
             .iter()
             .filter(|a| a.write && a.region.space == Space::Hbm)
@@ -84,5 +154,50 @@ impl Tape {
 
     pub(crate) fn into_effects(self) -> Vec<Effect> {
         self.effects
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(n: usize) -> Effect {
+        Effect::Write(
+            tpb_sim::HostTensor::hbm(0).elements(tpb_isa::Dtype::UINT8, n as u64),
+            vec![7; n],
+        )
+    }
+
+    #[test]
+    fn past_its_limit_a_tape_keeps_what_precedes_the_first_instruction_only() {
+        let mut t = Tape::with_limit(4096);
+        // Host writes before any instruction are all kept, past the limit too: the
+        // scheduled re-run replays them.
+        t.push(write(3000));
+        t.push(write(3000));
+        assert_eq!(t.before_first_step().count(), 2);
+        assert!(t.opaque().is_none());
+        t.push(Effect::Step(
+            0,
+            tpb_isa::Instruction::decode(&[0; 64], tpb_isa::Gen::Cayman),
+        ));
+        assert_eq!(t.before_first_step().count(), 2);
+        assert!(t.opaque().is_some_and(|w| w.contains("256 MiB")));
+        t.push(write(10));
+        t.push(Effect::Register(1, 2));
+        assert_eq!(t.into_effects().len(), 2);
+    }
+
+    #[test]
+    fn within_its_limit_a_tape_keeps_everything() {
+        let mut t = Tape::with_limit(1 << 20);
+        t.push(write(100));
+        t.push(Effect::Step(
+            0,
+            tpb_isa::Instruction::decode(&[0; 64], tpb_isa::Gen::Cayman),
+        ));
+        t.push(write(100));
+        assert!(t.opaque().is_none());
+        assert_eq!(t.into_effects().len(), 3);
     }
 }
