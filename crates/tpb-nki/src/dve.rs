@@ -571,6 +571,17 @@ fn backwards(t: &Tile) -> Result<Tile, NkiError> {
     Ok(r)
 }
 
+/// A search call's `(P, 8)` operand: eight slots per partition.
+fn check_slots8(t: &Tile, operand: &'static str) -> Result<(), NkiError> {
+    if t.free_elements() != 8 {
+        return Err(NkiError::Shape {
+            operand,
+            detail: format!("must have shape (P, 8), not {:?}", t.shape),
+        });
+    }
+    Ok(())
+}
+
 /// The descriptor of a `(P, 8)` tile's 8 slots in order (the search results' slot n is
 /// NKI's position n once the keys are loaded in vals' order).
 fn slots8<const N: usize>(
@@ -578,12 +589,7 @@ fn slots8<const N: usize>(
     t: &Tile,
     operand: &'static str,
 ) -> Result<Tensor<N>, NkiError> {
-    if t.free_elements() != 8 {
-        return Err(NkiError::Shape {
-            operand,
-            detail: format!("must have shape (P, 8), not {:?}", t.shape),
-        });
-    }
+    check_slots8(t, operand)?;
     Ok(packed::<N>(gen, t, operand)?.tensor)
 }
 
@@ -594,12 +600,7 @@ fn reversed8<const N: usize>(
     t: &Tile,
     operand: &'static str,
 ) -> Result<Tensor<N>, NkiError> {
-    if t.free_elements() != 8 {
-        return Err(NkiError::Shape {
-            operand,
-            detail: format!("must have shape (P, 8), not {:?}", t.shape),
-        });
-    }
+    check_slots8(t, operand)?;
     let size = t.dtype.size().unwrap_or(1) as u64;
     let last = u32::try_from(t.offset + 7 * size).unwrap_or(u32::MAX);
     let addr = Geometry::of(gen)

@@ -183,18 +183,20 @@ def _argument(a: Any) -> Any:
 
 
 def lookup(fn: Callable[..., Any], settings: Tuple[Any, ...], arrays: Tuple[Any, ...],
-           kwargs: dict) -> Tuple[Optional[Dict[Any, Any]], Any]:
-    """``(table, key)`` of this call, or ``(None, None)`` when it cannot be keyed (a kernel
-    that is not a plain function, an argument or a global it reads that has no value
-    signature)."""
+           kwargs: dict) -> Tuple[Optional[Dict[Any, Any]], Any, Any]:
+    """``(table, key, entry)`` of this call: the kernel's table of recorded runs, this call's
+    signature and what the table holds for it (``None`` if nothing yet); ``(None, None,
+    None)`` when the call cannot be keyed (a kernel that is not a plain function, an argument
+    or a global it reads that has no value signature). The key, a tuple of every value in
+    the signature, is hashed once."""
     if not isinstance(fn, types.FunctionType):
-        return None, None
+        return None, None, None
     args = tuple(_argument(a) for a in arrays)
     kw = tuple((k, _simple(v)) for k, v in sorted(kwargs.items()))
     guards = _guards(fn)
     if guards is _UNKEYABLE or any(a is _UNKEYABLE for a in args) \
             or any(v is _UNKEYABLE for _, v in kw):
-        return None, None
+        return None, None, None
     table = _tables.get(fn)
     if table is None:
         table = {}
@@ -202,14 +204,15 @@ def lookup(fn: Callable[..., Any], settings: Tuple[Any, ...], arrays: Tuple[Any,
     # The code by identity (the recorded run keeps it alive, so the id stays its own).
     key = (id(fn.__code__), settings, args, kw, guards)
     try:
-        hash(key)
-    except TypeError:
-        return None, None
-    return table, key
+        entry = table.get(key)
+    except TypeError:  # an unhashable value inside a keyed container
+        return None, None, None
+    return table, key, entry
 
 
-def get(table: Dict[Any, Any], key: Any) -> Optional[Recorded]:
-    entry = table.get(key)
+def replayable(entry: Any) -> Optional[Recorded]:
+    """The recorded run in a table entry, or ``None`` (a signature recorded as not
+    replayable)."""
     return entry if isinstance(entry, Recorded) else None
 
 

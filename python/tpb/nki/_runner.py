@@ -269,11 +269,11 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
     table = key = None
     if replayable and replay and core is None and _replay.enabled():
         settings = (gen, uninitialized_reads, out_of_bounds, synchronize, strict_exact, grid)
-        table, key = _replay.lookup(fn, settings, arrays, kwargs)
-        if table is not None and key in table:
-            entry = _replay.get(table, key)
-            if entry is not None:
-                return None, _replayed(entry, arrays, uninitialized_reads)
+        table, key, entry = _replay.lookup(fn, settings, arrays, kwargs)
+        if entry is not None:
+            recorded = _replay.replayable(entry)
+            if recorded is not None:
+                return None, _replayed(recorded, arrays, uninitialized_reads)
             table = None  # recorded before as not replayable: run it eagerly
     k = kernel if isinstance(kernel, Kernel) else Kernel(kernel)
     if not callable(k.fn):
