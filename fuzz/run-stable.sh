@@ -38,5 +38,8 @@ export MALLOC_MMAP_THRESHOLD_=1048576
 # as a second corpus; what libFuzzer finds goes to the first, corpus/TARGET.
 seeds=()
 if [ -d "seeds/$target" ]; then seeds=("seeds/$target"); fi
-exec "target/$triple/release/$target" -max_total_time="$seconds" -max_len="$max_len" \
+# Where cargo put the binary: fuzz/target, or CARGO_TARGET_DIR / build.target-dir when set.
+target_dir="$(cargo metadata --format-version 1 --no-deps --locked |
+  sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"
+exec "${target_dir:-target}/$triple/release/$target" -max_total_time="$seconds" -max_len="$max_len" \
   -artifact_prefix=artifacts/ "$@" "corpus/$target" ${seeds[@]+"${seeds[@]}"}
