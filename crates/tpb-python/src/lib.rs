@@ -18,6 +18,13 @@ mod replay;
 
 use pyo3::prelude::*;
 
+/// mimalloc rather than the system allocator: a kernel replay allocates and frees the same
+/// few hundred KiB per call (its outputs, HBM blocks), and glibc returns such memory to the
+/// OS at every free and faults it back in at the next call (page faults were a third of a
+/// small replay's time; docs/benchmarks.md, "Where a replay's time goes").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[pymodule]
 fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
