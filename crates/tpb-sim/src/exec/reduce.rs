@@ -256,12 +256,44 @@ fn dense_float_reduce(
     let mem = &cx.st.mem;
     let size = src.size;
     let count = src.count() as usize;
-    let mut vals = Vec::with_capacity(count / group * n as usize);
+    let per = count / group;
+    let mut vals = Vec::with_capacity(per * n as usize);
     let mut t = [0f32; CHUNK];
+    // FP32 sums of whole batches of channels: their serial folds side by side.
+    let whole_rows = (0..n).all(|c| dense::channel(mem, src, c).len() >= per * group * 4);
+    let interleaved = if s.op == AluOp::ADD && s.in_dtype == Dtype::FP32 && group >= 2 && whole_rows
+    {
+        n - n % ADD_LANES as u32
+    } else {
+        0
+    };
+    if interleaved > 0 {
+        vals.resize(per * interleaved as usize, 0.0);
+        simd::vectorize(
+            #[inline(always)]
+            || {
+                for (b, out) in vals.chunks_exact_mut(per * ADD_LANES).enumerate() {
+                    let first = (b * ADD_LANES) as u32;
+                    let rows: [&[u8]; ADD_LANES] =
+                        std::array::from_fn(|j| dense::channel(mem, src, first + j as u32));
+                    add_rows(&rows, group, out);
+                }
+            },
+        );
+        for v in &mut vals {
+            // alu_arith pins every NaN it creates or propagates.
+            if v.is_nan() {
+                *v = f32::from_bits(canonical_nan::FP32);
+            }
+            if s.negated != 0 {
+                *v = -*v;
+            }
+        }
+    }
     simd::vectorize(
         #[inline(always)]
         || {
-            for c in 0..n {
+            for c in interleaved..n {
                 let row = dense::channel(mem, src, c);
                 for g in row.chunks_exact(group * size) {
                     let mut acc = if group == 1 {
@@ -286,6 +318,35 @@ fn dense_float_reduce(
         },
     );
     vals
+}
+
+/// Channels whose FP32 sums [`add_rows`] folds side by side: enough independent chains to
+/// hide an addition's latency.
+const ADD_LANES: usize = 8;
+
+/// The FP32 sums, each in element order, of every `group` elements of each of `rows` (dense
+/// FP32 channels of equal length), into `out` channel by channel: the fold of
+/// [`fold_group`]'s `(ADD, FP32)` arm for [`ADD_LANES`] channels at once, so that their
+/// additions overlap instead of waiting on each other.
+#[inline(always)]
+fn add_rows(rows: &[&[u8]; ADD_LANES], group: usize, out: &mut [f32]) {
+    let per = out.len() / ADD_LANES;
+    let at = |j: usize, i: usize| {
+        let b = &rows[j][i * 4..i * 4 + 4];
+        f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    };
+    for g in 0..per {
+        let start = g * group;
+        let mut acc: [f32; ADD_LANES] = std::array::from_fn(|j| at(j, start));
+        for i in start + 1..start + group {
+            for (j, a) in acc.iter_mut().enumerate() {
+                *a += at(j, i);
+            }
+        }
+        for (j, a) in acc.into_iter().enumerate() {
+            out[j * per + g] = a;
+        }
+    }
 }
 
 /// The fold of one group of two or more `dtype` elements (`bytes`) in element order, before
@@ -367,6 +428,8 @@ mod tests {
 
     fn dense_fold_matches_at_this_level() {
         let gen = Gen::Cayman;
+        // A batch of channels the FP32 sum folds side by side, and a few left over.
+        const CHANNELS: u32 = super::ADD_LANES as u32 + 3;
         // FP32 specials (BF16 takes their high halves): ±0, ±inf, NaNs with payloads and
         // signalling, subnormals, ties.
         let specials = [
@@ -426,8 +489,8 @@ mod tests {
                     spread[2 * k * size..][..size].copy_from_slice(e);
                 }
                 for (off, bytes, per) in [(0u64, dense, total), (0x4000, &spread[..], 2 * total)] {
-                    let all: Vec<u8> = (0..3).flat_map(|_| bytes.to_vec()).collect();
-                    let t = crate::HostTensor::at(Space::Sbuf, 0..3)
+                    let all: Vec<u8> = (0..CHANNELS).flat_map(|_| bytes.to_vec()).collect();
+                    let t = crate::HostTensor::at(Space::Sbuf, 0..CHANNELS)
                         .offset(off)
                         .elements(din, per);
                     m.write_tensor(&t, &all).unwrap();
@@ -453,7 +516,7 @@ mod tests {
                                     },
                                     in_dtype: din,
                                     out_dtype: Dtype::FP32,
-                                    num_active_channels: 3,
+                                    num_active_channels: CHANNELS as u8,
                                     negated,
                                     op,
                                     op_dim: TensorSubdim::X,
@@ -466,7 +529,7 @@ mod tests {
                                 };
                             }
                             m.step(&i).unwrap();
-                            let t = crate::HostTensor::at(Space::Sbuf, 0..3)
+                            let t = crate::HostTensor::at(Space::Sbuf, 0..CHANNELS)
                                 .offset(u64::from(out))
                                 .elements(Dtype::FP32, u64::from(groups));
                             m.read_tensor(&t).unwrap()
