@@ -2,9 +2,13 @@
 //! arrays, the GIL released throughout — what `tpb.nki` runs when a kernel is called again
 //! with the same signature (docs/python.md, "Traced once per signature").
 
-use crate::arrays::{host_view, to_numpy, HostArray};
+use crate::arrays::{host_view, numpy_dtype, to_numpy, HostArray};
 use crate::errors::{raise, ErrorKind};
 use crate::nki::{nki_error, Core, Tile};
+use numpy::{
+    PyArray1, PyArrayDescr, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArrayDyn,
+    PyUntypedArray, PyUntypedArrayMethods,
+};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,8 +33,89 @@ pub struct KernelReplay {
     inputs: Vec<tpb_nki::Tile>,
     outputs: Vec<tpb_nki::Tile>,
     fp8: Fp8Config,
+    /// The NumPy dtypes of the inputs and of the outputs, made once: a replay converts its
+    /// arrays with them and no dtype look-up ([`input_bytes`], [`output_array`]).
+    input_dtypes: Vec<Py<PyArrayDescr>>,
+    output_dtypes: Vec<Py<PyArrayDescr>>,
     /// How long the last replay's run took, in ns (0: not timed yet).
     last_nanos: AtomicU64,
+}
+
+/// An input's bytes for a replay: borrowed from the array itself when it is already what
+/// the run recorded (C-contiguous, of the recorded dtype and byte order, at least one
+/// dimension), else through the general conversion (`host_view`, which checks and copies).
+enum InputBytes<'py> {
+    Borrowed(PyReadonlyArrayDyn<'py, u8>),
+    Converted(HostArray<'py>),
+}
+
+impl InputBytes<'_> {
+    fn as_slice(&self) -> PyResult<&[u8]> {
+        match self {
+            InputBytes::Borrowed(a) => a
+                .as_slice()
+                .map_err(|e| raise(ErrorKind::Dtype, e.to_string())),
+            InputBytes::Converted(a) => a.as_slice(),
+        }
+    }
+}
+
+/// `a`'s bytes without a copy when it is a C-contiguous array of `dtype` (the same byte
+/// order too: equivalent dtypes) holding `elements` elements in one or more dimensions;
+/// `None` otherwise.
+fn input_bytes<'py>(
+    a: &Bound<'py, PyAny>,
+    dtype: &Bound<'py, PyArrayDescr>,
+    elements: usize,
+) -> PyResult<Option<PyReadonlyArrayDyn<'py, u8>>> {
+    let Ok(arr) = a.cast::<PyUntypedArray>() else {
+        return Ok(None);
+    };
+    if arr.ndim() == 0
+        || !arr.is_c_contiguous()
+        || arr.len() != elements
+        || !arr.dtype().is_equiv_to(dtype)
+    {
+        return Ok(None);
+    }
+    // A byte view of the same memory (its last dimension scaled by the item size).
+    let bytes = arr.call_method1("view", (PyArrayDescr::of::<u8>(a.py()),))?;
+    Ok(Some(bytes.extract()?))
+}
+
+/// The output array over `bytes` (moved, not copied) of `dtype` and `shape`: the bytes
+/// shaped with the last dimension scaled by the item size, then viewed as `dtype`.
+fn output_array<'py>(
+    py: Python<'py>,
+    bytes: Vec<u8>,
+    dtype: &Bound<'py, PyArrayDescr>,
+    shape: &[usize],
+) -> PyResult<Bound<'py, PyAny>> {
+    crate::arrays::check_dims(shape, "the array")?;
+    let raw = PyArray1::from_vec(py, bytes);
+    match shape.split_last() {
+        Some((&last, lead)) => {
+            let mut byte_shape = lead.to_vec();
+            byte_shape.push(last * dtype.itemsize());
+            let shaped = raw.reshape(byte_shape)?;
+            Ok(shaped.call_method1("view", (dtype,))?)
+        }
+        None => raw
+            .call_method1("view", (dtype,))?
+            .call_method1("reshape", (Vec::<usize>::new(),)),
+    }
+}
+
+/// The NumPy dtype of each tile's TPB dtype.
+fn dtypes(
+    py: Python<'_>,
+    tiles: &[tpb_nki::Tile],
+    fp8: &Fp8Config,
+) -> PyResult<Vec<Py<PyArrayDescr>>> {
+    tiles
+        .iter()
+        .map(|t| Ok(PyArrayDescr::new(py, numpy_dtype(py, t.dtype, fp8)?)?.unbind()))
+        .collect()
 }
 
 /// The replay of `core`'s run, whose inputs are the HBM tensors `inputs` (written from the
@@ -52,11 +137,17 @@ pub fn _kernel_replay(
     let c = core.get().lock(core.py());
     let hosts: Vec<_> = inputs.iter().map(|t| t.tile.host()).collect();
     let replay = tpb_nki::Replay::of(&c, &hosts).map_err(nki_error)?;
+    let fp8 = c.machine().config().fp8;
+    let inputs: Vec<_> = inputs.iter().map(|t| t.tile.clone()).collect();
+    let outputs: Vec<_> = outputs.iter().map(|t| t.tile.clone()).collect();
+    let py = core.py();
     Ok(KernelReplay {
         replay,
-        inputs: inputs.iter().map(|t| t.tile.clone()).collect(),
-        outputs: outputs.iter().map(|t| t.tile.clone()).collect(),
-        fp8: c.machine().config().fp8,
+        input_dtypes: dtypes(py, &inputs, &fp8)?,
+        output_dtypes: dtypes(py, &outputs, &fp8)?,
+        inputs,
+        outputs,
+        fp8,
         last_nanos: AtomicU64::new(0),
     })
 }
@@ -82,11 +173,20 @@ impl KernelReplay {
                 ),
             ));
         }
-        let mut held: Vec<HostArray<'py>> = Vec::with_capacity(arrays.len());
-        for (k, (a, t)) in arrays.iter().zip(&self.inputs).enumerate() {
+        let mut held: Vec<InputBytes<'py>> = Vec::with_capacity(arrays.len());
+        for (k, ((a, t), dtype)) in arrays
+            .iter()
+            .zip(&self.inputs)
+            .zip(&self.input_dtypes)
+            .enumerate()
+        {
+            let elements = t.shape.iter().product::<usize>();
+            if let Some(b) = input_bytes(a, dtype.bind(py), elements)? {
+                held.push(InputBytes::Borrowed(b));
+                continue;
+            }
             let view = host_view(a, &self.fp8)?;
-            let elements: usize = view.shape.iter().product();
-            if view.dtype != t.dtype || elements != t.shape.iter().product::<usize>() {
+            if view.dtype != t.dtype || view.shape.iter().product::<usize>() != elements {
                 return Err(raise(
                     ErrorKind::Usage,
                     format!(
@@ -95,11 +195,11 @@ impl KernelReplay {
                     ),
                 ));
             }
-            held.push(view.bytes()?);
+            held.push(InputBytes::Converted(view.bytes()?));
         }
         let slices = held
             .iter()
-            .map(HostArray::as_slice)
+            .map(InputBytes::as_slice)
             .collect::<PyResult<Vec<&[u8]>>>()?;
         // One release of the GIL for the run and every read-back, and none for a run too
         // short to repay the handover (as NumPy keeps it for small arrays): two threads
@@ -135,8 +235,8 @@ impl KernelReplay {
         let (outs_bytes, unwritten, back_bytes) =
             if release { py.detach(work) } else { work() }.map_err(nki_error)?;
         let outs = PyList::empty(py);
-        for (t, bytes) in self.outputs.iter().zip(outs_bytes) {
-            outs.append(to_numpy(py, bytes, t.dtype, &t.shape, &self.fp8)?)?;
+        for ((t, bytes), dtype) in self.outputs.iter().zip(outs_bytes).zip(&self.output_dtypes) {
+            outs.append(output_array(py, bytes, dtype.bind(py), &t.shape)?)?;
         }
         let back = PyList::empty(py);
         for (t, bytes) in self.inputs.iter().zip(back_bytes) {

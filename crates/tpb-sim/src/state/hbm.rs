@@ -236,7 +236,11 @@ impl Hbm {
         let mut o = 0;
         self.each_block(start, bytes.len() as u64, |b, p| {
             b.data[p.off..p.off + p.len].copy_from_slice(&bytes[o..o + p.len]);
-            Shadow::set_words(&mut b.init, p.off, p.len);
+            if p.len == BLOCK as usize {
+                b.init = [u64::MAX; BLOCK_WORDS];
+            } else {
+                Shadow::set_words(&mut b.init, p.off, p.len);
+            }
             o += p.len;
         });
     }
