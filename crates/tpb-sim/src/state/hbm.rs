@@ -284,7 +284,11 @@ impl Hbm {
         let end = start + len;
         let mut set = 0u64;
         for (&page, pg) in self.pages.range(start / PAGE..=(end - 1) / PAGE) {
-            for (k, b) in pg.blocks.iter().enumerate() {
+            // Only the page's blocks the range overlaps (a row of a tile is a few of 64).
+            let first = (start.max(page * PAGE) - page * PAGE) / BLOCK;
+            let last = (end.min((page + 1) * PAGE) - 1 - page * PAGE) / BLOCK;
+            let blocks = pg.blocks[first as usize..=last as usize].iter();
+            for (k, b) in (first as usize..).zip(blocks) {
                 let Some(b) = b else { continue };
                 let base = page * PAGE + k as u64 * BLOCK;
                 let (from, to) = (start.max(base), end.min(base + BLOCK));
