@@ -281,3 +281,45 @@ def test_a_recorded_run_refuses_arrays_that_do_not_match_it():
         rec.replay.run([np.zeros(3, np.int8)])
     with pytest.raises(tpb.Error):
         rec.replay.run(["not an array"])
+
+
+def test_a_replay_reads_every_array_form_of_the_recorded_dtype_alike():
+    # An input in the recorded form (C order, little-endian) is borrowed without a copy;
+    # any other form of the same values (big-endian, Fortran order, a strided view, a
+    # 0-d-free list of rows) goes through the general conversion. All must give the same
+    # bits as the eager run.
+    from tpb.nki import _replay
+
+    _replay._tables.pop(scaled.fn, None)  # only this test's recorded run
+    x = rand(16, 8)
+    want = scaled(x, replay=False)
+    scaled(x)
+    rec = next(r for r in _replay._tables[scaled.fn].values()
+               if isinstance(r, _replay.Recorded))
+    wide = np.zeros((16, 16), np.float32)
+    wide[:, ::2] = x
+    forms = {
+        "borrowed": x,
+        "big-endian": x.astype(">f4"),
+        "fortran": np.asfortranarray(x),
+        "strided": wide[:, ::2],
+    }
+    for name, a in forms.items():
+        outs, first, back = rec.replay.run([a])
+        assert outs[0].dtype == np.float32 and outs[0].shape == (16, 8), name
+        np.testing.assert_array_equal(outs[0].view(np.uint32), want.view(np.uint32),
+                                      err_msg=name)
+        assert first == [None] and back == [None], name
+    # The borrowed array is not changed by the replay.
+    np.testing.assert_array_equal(forms["borrowed"], x)
+
+
+def test_replays_keep_bfloat16_outputs_and_inputs_bit_exact():
+    import ml_dtypes
+
+    x = rand(16, 8).astype(ml_dtypes.bfloat16)
+    want = scaled(x, replay=False)
+    got = scaled(x)
+    got = scaled(x)
+    assert got.dtype == ml_dtypes.bfloat16 and got.shape == (16, 8)
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
