@@ -298,9 +298,10 @@ def wall_time(fn, n):
 
 def thread_scaling(fn, n, reps):
     """(one thread, two threads) wall seconds per call: 2n calls on this thread against n
-    calls on each of two threads started together; best of `reps` each."""
+    calls on each of two threads started together; best of `reps` each, the two measured
+    alternately (this VM's speed drifts by up to 1.5x over seconds: measured one after the
+    other, the two sides would see different machines)."""
     fn()
-    one = min(wall_time(fn, 2 * n) for _ in range(reps))
 
     def two():
         threads = [threading.Thread(target=wall_time, args=(fn, n)) for _ in range(2)]
@@ -311,7 +312,10 @@ def thread_scaling(fn, n, reps):
             t.join()
         return time.perf_counter() - t0
 
-    both = min(two() for _ in range(reps))
+    one = both = float("inf")
+    for _ in range(reps):
+        one = min(one, wall_time(fn, 2 * n))
+        both = min(both, two())
     return one / (2 * n), both / (2 * n)
 
 

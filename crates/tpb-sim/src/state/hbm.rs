@@ -234,14 +234,24 @@ impl Hbm {
     /// Writes `bytes` at `start` (checked by the caller) and marks them initialised.
     pub(crate) fn write(&mut self, start: u64, bytes: &[u8]) {
         let mut o = 0;
-        self.each_block(start, bytes.len() as u64, |b, p| {
-            b.data[p.off..p.off + p.len].copy_from_slice(&bytes[o..o + p.len]);
+        self.each_slot(start, bytes.len() as u64, |slot, p| {
+            let src = &bytes[o..o + p.len];
+            o += p.len;
+            if let (None, Ok(whole)) = (slot.as_ref(), <[u8; BLOCK as usize]>::try_from(src)) {
+                // A new block written whole: made from the bytes (no zero fill first).
+                *slot = Some(Box::new(Block {
+                    data: whole,
+                    init: [u64::MAX; BLOCK_WORDS],
+                }));
+                return;
+            }
+            let b = slot.get_or_insert_with(Block::new);
+            b.data[p.off..p.off + p.len].copy_from_slice(src);
             if p.len == BLOCK as usize {
                 b.init = [u64::MAX; BLOCK_WORDS];
             } else {
                 Shadow::set_words(&mut b.init, p.off, p.len);
             }
-            o += p.len;
         });
     }
 
@@ -256,6 +266,19 @@ impl Hbm {
     /// Calls `f` with the block holding each piece of `start..start + len`, in order, holding
     /// (zero) the blocks not held yet.
     fn each_block(&mut self, start: u64, len: u64, mut f: impl FnMut(&mut Block, &Piece)) {
+        self.each_slot(start, len, |slot, p| {
+            f(slot.get_or_insert_with(Block::new), p)
+        });
+    }
+
+    /// Calls `f` with the slot of the block holding each piece of `start..start + len`, in
+    /// order (empty for a block not held yet; `f` may fill it); counts the blocks it fills.
+    fn each_slot(
+        &mut self,
+        start: u64,
+        len: u64,
+        mut f: impl FnMut(&mut Option<Box<Block>>, &Piece),
+    ) {
         let mut cur: Option<(u64, &mut Page)> = None;
         for p in pieces(start, len) {
             if cur.as_ref().is_none_or(|(k, _)| *k != p.page) {
@@ -268,10 +291,11 @@ impl Hbm {
                 continue; // not reached: set just above
             };
             let slot = &mut page.blocks[p.block];
-            if slot.is_none() {
+            let was_held = slot.is_some();
+            f(slot, &p);
+            if !was_held && slot.is_some() {
                 self.blocks += 1;
             }
-            f(slot.get_or_insert_with(Block::new), &p);
         }
     }
 
