@@ -260,8 +260,10 @@ fn dense_float_reduce(
     let mut vals = Vec::with_capacity(per * n as usize);
     let mut t = [0f32; CHUNK];
     // FP32 sums of whole batches of channels: their serial folds side by side.
-    let whole_rows = (0..n).all(|c| dense::channel(mem, src, c).len() >= per * group * 4);
-    let interleaved = if s.op == AluOp::ADD && s.in_dtype == Dtype::FP32 && group >= 2 && whole_rows
+    let interleaved = if s.op == AluOp::ADD
+        && s.in_dtype == Dtype::FP32
+        && group >= 2
+        && (0..n).all(|c| dense::channel(mem, src, c).len() >= per * group * 4)
     {
         n - n % ADD_LANES as u32
     } else {
