@@ -23,7 +23,12 @@ the same values (to a tolerance: tpb's transcendental functions are labelled app
   in tpb's fused multiply-add order, exp in float64), and the table says whether its output
   equals tpb's bit for bit.
 
-Three more sections (issue 30 items 1, 3 and 4):
+Four more sections, so that one run prints every figure of issue 30 (items 1 to 5):
+
+* calls: the per-call overhead of a ``tpb.nki.isa`` call above the same instruction stepped
+  on a machine (one element, and each case of tools/bench_kernels_vs_numpy.py that has an
+  NKI call, at 128 x 512, with its ratio against NumPy (a)), and a 128 x 128 x 512
+  ``nc_matmul`` against ``numpy.matmul`` on one BLAS thread;
 
 * the same kernels at the shapes and dtypes of the public tutorials they restate
   (TUTORIAL_SHAPES; best of two rounds of one call each: the large matmul takes seconds);
@@ -360,6 +365,73 @@ def load_average():
         return "load average unknown"
 
 
+def calls(reps, min_s):
+    """Issue 30 items 2 and 3 at the level of one call: the per-call overhead (a
+    ``tpb.nki.isa`` call against the same instruction stepped on a machine), every
+    ``tools/bench_kernels_vs_numpy.py`` case that has an NKI call at 128 x 512 against NumPy
+    (a) (ufuncs on tile arrays, casts through ml_dtypes), and a 128 x 128 x 512 matmul against
+    ``numpy.matmul`` on one BLAS thread."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_kernels_vs_numpy", pathlib.Path(__file__).with_name("bench_kernels_vs_numpy.py"))
+    bk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bk)
+    print(f"Calls (on-CPU us per call, best of {reps}; {load_average()}):")
+    # One element: the whole fixed cost of a call.
+    core = nki.Core(gen="cayman")
+    a1 = core.from_numpy(np.array([[1.5]], np.float32))
+    b1 = core.ndarray((1, 1), np.float32)
+    m = tpb.Machine(gen="cayman")
+    m.write("sbuf[p0..1]+0x0", np.array([[1.5]], np.float32))
+    one = tpb.decode(tpb.asm("ts_arith in_dtype=fp32 out_dtype=fp32 op0=mult imm0=2.0 "
+                             "op1=bypass src=sbuf[p0..1]+0x0:[[1,1],[1,1],[1,1]] "
+                             "dst=sbuf[p0..1]+0x40:[[1,1],[1,1],[1,1]]"))[0]
+    x1, y1 = np.array([1.5], np.float32), np.empty(1, np.float32)
+    t_call = best_time(lambda: nki.isa.tensor_scalar(b1, a1, np.multiply, 2.0), reps, min_s)
+    t_step = best_time(lambda: m.step(one), reps, min_s)
+    t_uf = best_time(lambda: np.multiply(x1, 2.0, out=y1), reps, min_s)
+    print(f"  one-element tensor_scalar: call {t_call * 1e6:.2f}, the instruction stepped "
+          f"{t_step * 1e6:.2f}, NumPy ufunc {t_uf * 1e6:.2f}; above the step "
+          f"{(t_call - t_step) * 1e6:.2f} (target <= 3 us above the data)")
+    hdr = (f"  {'call, 128 x 512':<34} {'nki us':>8} {'step us':>8} {'above':>7} "
+           f"{'numpy us':>9} {'ratio':>6}")
+    print(hdr)
+    print("  " + "-" * (len(hdr) - 2))
+    for cls, din, dout in bk.CASES:
+        c = cls(din, dout, 512)
+        if c.nki is None:
+            continue
+        mm = tpb.Machine()
+        if c.o.x is not None:
+            mm.write("sbuf[p0..128]+0x0", c.o.x)
+        c.setup(mm)
+        inst = tpb.decode(tpb.asm(c.text))[0]
+        try:
+            call = c.nki()
+            t_n = best_time(call, reps, min_s)
+        except tpb.Error as e:
+            print(f"  {cls.name + ' ' + din + '->' + dout:<34} not run: {str(e)[:60]}")
+            continue
+        t_s = best_time(lambda: mm.step(inst), reps, min_s)
+        t_a = best_time(c.tiles, reps, min_s)
+        print(f"  {cls.name + ' ' + din + '->' + dout:<34} {t_n * 1e6:>8.1f} {t_s * 1e6:>8.1f} "
+              f"{(t_n - t_s) * 1e6:>7.1f} {t_a * 1e6:>9.1f} {t_a / t_n:>6.2f}")
+        sys.stdout.flush()
+    # Matmul 128 x 128 x 512: nki.isa.nc_matmul (LoadWeights + Matmul) against numpy.matmul.
+    for dt, name in ((np.float32, "fp32"), (ml_dtypes.bfloat16, "bf16")):
+        w = rng.standard_normal((128, 128)).astype(dt)
+        x = rng.standard_normal((128, 512)).astype(dt)
+        core = nki.Core()
+        st, mv = core.from_numpy(w), core.from_numpy(x)
+        ps = core.ndarray((128, 512), np.float32, buffer="psum")
+        t_mm = best_time(lambda: nki.isa.nc_matmul(ps, st, mv, accumulate=False), reps, min_s)
+        wf, xf = w.astype(np.float32), x.astype(np.float32)
+        t_np = best_time(lambda: np.matmul(wf.T, xf), reps, min_s)
+        print(f"  matmul 128 x 128 x 512 {name}: nc_matmul {t_mm * 1e6:.1f} us, numpy.matmul "
+              f"float32 (one BLAS thread) {t_np * 1e6:.1f} us: ratio {t_np / t_mm:.2f} "
+              f"(target >= 0.5)")
+    print()
+
+
 # The fixed-cost kernels: one element in and out, and no instruction at all.
 def fixed_copy1(a):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
@@ -438,7 +510,7 @@ def main():
     ap.add_argument("--min-ms", type=float, default=50.0, help="least on-CPU ms per round")
     ap.add_argument("--only", default="", help="run the kernels whose name contains this")
     ap.add_argument("--profile", default="", help="cProfile tpb's traced runs of this kernel (replay=False)")
-    ap.add_argument("--section", default="all", choices=["all", "fixed", "threads", "kernels", "tutorial"],
+    ap.add_argument("--section", default="all", choices=["all", "calls", "fixed", "threads", "kernels", "tutorial"],
                     help="run one section only")
     a = ap.parse_args()
     min_s = a.min_ms / 1000
@@ -457,6 +529,8 @@ def main():
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
         return
+    if a.section in ("all", "calls"):
+        calls(a.reps, min_s)
     if a.section in ("all", "fixed"):
         fixed_costs(a.reps, min_s)
     if a.section in ("all", "threads"):
