@@ -173,6 +173,11 @@ def test_nc_stream_shuffle_against_numpy(rng):
     full = core.ndarray((64, 10), BF16)
     nki.isa.nc_stream_shuffle(full, core.from_numpy(a), list(range(31, -1, -1)))
     assert_bits_equal(full.numpy(), a[perm])
+    # NumPy integers as mask entries (converted through __index__, not the int fast path).
+    full_np = core.ndarray((64, 10), BF16)
+    np_mask = [np.int64(m) for m in range(31, -1, -1)]
+    nki.isa.nc_stream_shuffle(full_np, core.from_numpy(a), np_mask)
+    assert_bits_equal(full_np.numpy(), a[perm])
     # In place, and the legacy (src, dst, mask, dtype=) order.
     t = core.from_numpy(a)
     rot = [(i + 1) % 32 for i in range(32)]
@@ -191,6 +196,7 @@ def test_nc_stream_shuffle_against_numpy(rng):
         # No silent int conversion of a mask entry (3.5 would truncate to 3).
         (lambda d, s: nki.isa.nc_stream_shuffle(d, s, [3.5] + [0] * 31), r"shuffle_mask\[0\]"),
         (lambda d, s: nki.isa.nc_stream_shuffle(d, s, [0] * 31 + ["3"]), r"shuffle_mask\[31\]"),
+        (lambda d, s: nki.isa.nc_stream_shuffle(d, s, [True] + [0] * 31), r"shuffle_mask\[0\]"),
         (lambda d, s: nki.isa.nc_stream_shuffle(d, s, [0] * 31 + [2**70]), r"shuffle_mask\[31\]"),
         (lambda d, s: nki.isa.nc_stream_shuffle(d, s, [0] * 31 + [-1]), r"\[31\] = -1: .*0..31"),
         (lambda d, s: nki.isa.nc_stream_shuffle(d, s, 7), "shuffle_mask: expected a list of ints"),

@@ -42,7 +42,12 @@ pub fn int<T: IntArg>(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<T> {
     if obj.is_instance_of::<PyFloat>() {
         return Err(not_int());
     }
-    let index = obj.call_method0("__index__").map_err(|_| not_int())?;
+    // A Python int is its own index (no `__index__` call: a shape or mask converts many).
+    let index = if obj.is_instance_of::<PyInt>() {
+        obj.clone()
+    } else {
+        obj.call_method0("__index__").map_err(|_| not_int())?
+    };
     match index.extract::<i128>() {
         Ok(v) if (T::MIN..=T::MAX).contains(&v) => Ok(T::from_i128(v)),
         Ok(v) if v < 0 && T::MIN == 0 => Err(raise(

@@ -266,6 +266,10 @@ impl Lowering {
                         format!("{item:?} is not an int"),
                     ));
                 }
+                // The common case without building the element's name for an error.
+                if let Ok(Ok(v)) = item.cast::<PyInt>().map(|i| i.extract::<i64>()) {
+                    return Ok(v);
+                }
                 args::int::<i64>(&item, &format!("{}[{k}]", p.name))
                     .map_err(|e| self.usage(p.name, e.value(obj.py())))
             })
