@@ -37,8 +37,8 @@ lock_only() {
         "$root/requirements.lock"
 }
 if [ "$suite" = --suite ]; then
-    lock_only numpy ml-dtypes pytest pluggy iniconfig packaging pygments exceptiongroup tomli \
-        typing-extensions colorama >"$tmp/deps.txt"
+    lock_only numpy ml-dtypes pytest pytest-xdist execnet pluggy iniconfig packaging pygments \
+        exceptiongroup tomli typing-extensions colorama >"$tmp/deps.txt"
 else
     lock_only numpy ml-dtypes >"$tmp/deps.txt"
 fi
@@ -72,6 +72,6 @@ if [ "$suite" = --suite ]; then
     pkg="$(cd / && "$py" -c 'import os, tpb; print(os.path.dirname(tpb.__file__))')"
     case "$pkg" in "$tmp"/venv/*) ;; *) echo "test-wheel: tpb imported from $pkg" >&2; exit 1 ;; esac
     cd "$root/python/tests"
-    "$py" -m pytest -q -p no:cacheprovider --rootdir "$root" -c "$root/pyproject.toml" \
+    "$py" -m pytest -q -p no:cacheprovider -n 2 --rootdir "$root" -c "$root/pyproject.toml" \
         "$root/python/tests" --doctest-modules "$pkg"
 fi
