@@ -376,19 +376,12 @@ def calls(reps, min_s):
     bk = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bk)
     print(f"Calls (on-CPU us per call, best of {reps}; {load_average()}):")
-    # One element: the whole fixed cost of a call.
-    core = nki.Core(gen="cayman")
-    a1 = core.from_numpy(np.array([[1.5]], np.float32))
-    b1 = core.ndarray((1, 1), np.float32)
-    m = tpb.Machine(gen="cayman")
-    m.write("sbuf[p0..1]+0x0", np.array([[1.5]], np.float32))
-    one = tpb.decode(tpb.asm("ts_arith in_dtype=fp32 out_dtype=fp32 op0=mult imm0=2.0 "
-                             "op1=bypass src=sbuf[p0..1]+0x0:[[1,1],[1,1],[1,1]] "
-                             "dst=sbuf[p0..1]+0x40:[[1,1],[1,1],[1,1]]"))[0]
-    x1, y1 = np.array([1.5], np.float32), np.empty(1, np.float32)
-    t_call = best_time(lambda: nki.isa.tensor_scalar(b1, a1, np.multiply, 2.0), reps, min_s)
-    t_step = best_time(lambda: m.step(one), reps, min_s)
-    t_uf = best_time(lambda: np.multiply(x1, 2.0, out=y1), reps, min_s)
+    # One element: the whole fixed cost of a call (python/bench/overhead.py's measurement).
+    spec = importlib.util.spec_from_file_location(
+        "overhead", pathlib.Path(__file__).parents[1] / "python" / "bench" / "overhead.py")
+    overhead = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(overhead)
+    t_call, t_step, t_uf = overhead.one_element_costs(lambda fn: best_time(fn, reps, min_s))
     print(f"  one-element tensor_scalar: call {t_call * 1e6:.2f}, the instruction stepped "
           f"{t_step * 1e6:.2f}, NumPy ufunc {t_uf * 1e6:.2f}; above the step "
           f"{(t_call - t_step) * 1e6:.2f} (target <= 3 us above the data)")
