@@ -237,13 +237,15 @@ impl Hbm {
         self.each_slot(start, bytes.len() as u64, |slot, p| {
             let src = &bytes[o..o + p.len];
             o += p.len;
-            if let (None, Ok(whole)) = (slot.as_ref(), <[u8; BLOCK as usize]>::try_from(src)) {
-                // A new block written whole: made from the bytes (no zero fill first).
-                *slot = Some(Box::new(Block {
-                    data: whole,
-                    init: [u64::MAX; BLOCK_WORDS],
-                }));
-                return;
+            if slot.is_none() {
+                if let Ok(whole) = <[u8; BLOCK as usize]>::try_from(src) {
+                    // A new block written whole: made from the bytes (no zero fill first).
+                    *slot = Some(Box::new(Block {
+                        data: whole,
+                        init: [u64::MAX; BLOCK_WORDS],
+                    }));
+                    return;
+                }
             }
             let b = slot.get_or_insert_with(Block::new);
             b.data[p.off..p.off + p.len].copy_from_slice(src);
