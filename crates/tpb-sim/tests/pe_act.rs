@@ -740,3 +740,61 @@ fn dense_operand_path_matches_the_gather() {
         }
     }
 }
+
+// transpose_mode 1 writes W[j][m] unchanged to PSUM element (m, j) (isa-facts-pe-act-dma
+// §1.8, assumption pe-transpose): the cache-blocked path a dense result takes and the
+// element-by-element path of a gapped one give exactly the definition's bits, NaN payloads
+// and signed zeros included, for square and non-square weights and for the full 128 × 128.
+#[test]
+fn transposed_write_matches_the_element_form() {
+    let mut seed = 0x0DDB_1A5E_5BAD_5EEDu64;
+    for (k, m) in [(1, 1), (5, 9), (17, 3), (32, 32), (128, 128), (100, 128)] {
+        let w: Vec<u32> = (0..k * m)
+            .map(|_| edge_bits(Dtype::FP32, &mut seed))
+            .collect();
+        // The moving tile's values do not enter the result: give it junk.
+        let x: Vec<u32> = (0..k * k)
+            .map(|_| edge_bits(Dtype::FP32, &mut seed))
+            .collect();
+        for dense in [true, false] {
+            let mut walk_seed = seed;
+            let (dp, doff, dspan) = walk(k, dense, &mut walk_seed);
+            let mut mach = Machine::new(Config::new(Gen::Cayman));
+            let put = |mach: &mut Machine, sp, rows: usize, off, bits: &[u32]| {
+                let per = (bits.len() / rows) as u64;
+                let t = HostTensor::at(sp, 0..rows as u32)
+                    .offset(off)
+                    .elements(Dtype::FP32, per);
+                let bytes: Vec<u8> = bits.iter().flat_map(|b| b.to_le_bytes()).collect();
+                mach.write_tensor(&t, &bytes).unwrap();
+            };
+            put(&mut mach, Space::Sbuf, k, 0, &w);
+            put(&mut mach, Space::Sbuf, k, 0x1000, &x);
+            let ctrl = format!(
+                "ctrl=[num_active_rows:{k},num_active_cols:{m},row_grp:0xf,col_grp:0xf,\
+                 transpose_mode:1"
+            );
+            let text = format!(
+                "load_weights src=sbuf[p0]+0x0:[[1,{m}]] in=fp32 fp32_mode=high {ctrl}]\n\
+                 matmul src=sbuf[p0]+0x1000:[[1,{k}]] in=fp32 fp32_mode=high {ctrl},psum_accumulate_flags:3] \
+                 dst=psum[p0]+0x40:{dp}\n"
+            );
+            mach.run(&program(Gen::Cayman, &text)).unwrap();
+            let t = HostTensor::at(Space::Psum, 0..m as u32)
+                .offset(0x40)
+                .elements(Dtype::UINT8, dspan as u64 * 4);
+            let img = mach.read_tensor(&t).unwrap();
+            for (mi, row) in img.chunks(dspan * 4).enumerate() {
+                for (j, &o) in doff.iter().enumerate() {
+                    let got = u32::from_le_bytes(row[4 * o..4 * o + 4].try_into().unwrap());
+                    assert_eq!(
+                        got,
+                        w[j * m + mi],
+                        "{k} x {m} {}: PSUM element ({mi}, {j})",
+                        if dense { "dense" } else { dp.as_str() }
+                    );
+                }
+            }
+        }
+    }
+}

@@ -258,6 +258,32 @@ fn write_rows(mem: &mut Memory, dst: &Access, cols: u32, value: impl Fn(usize, u
     }
 }
 
+/// Writes the transpose of the loaded weights' raw bits (`raw`, `rows` × `cols` row-major:
+/// row j = partition j) into `cols` channels of the PSUM `dst`: element j of channel m is
+/// `raw[j][m]` (§1.8). A walk that is one contiguous run per partition takes a cache-blocked
+/// transpose and one copy per row; any other walk goes element by element ([`write_rows`],
+/// the plain form `transposed_write_matches_the_element_form` holds this one to).
+fn write_transposed(mem: &mut Memory, dst: &Access, cols: u32, raw: &[u32], rows: usize) {
+    let (c, n) = (cols as usize, dst.count() as usize);
+    if !dst.dims.is_dense() || n != rows || raw.len() != rows * c {
+        write_rows(mem, dst, cols, |m, j, _| raw[j * c + m]);
+        return;
+    }
+    let mut t = vec![0u32; c * n];
+    transpose::transpose(raw, &mut t, c, rows);
+    let starts: Vec<usize> = (0..cols)
+        .map(|m| mem.part_base(Space::Psum, dst.part0 + m) + dst.byte(0) as usize)
+        .collect();
+    let (data, init) = mem.parts_mut(Space::Psum);
+    for (&start, row) in starts.iter().zip(t.chunks_exact(n)) {
+        let out = data[start..start + 4 * n].as_chunks_mut::<4>().0;
+        for (o, &b) in out.iter_mut().zip(row) {
+            *o = b.to_le_bytes();
+        }
+        init.set_range(start, 4 * n);
+    }
+}
+
 /// LoadWeights 0x01.
 pub(super) fn load_weights(cx: &mut Cx<'_>, s: &S3Lw) -> Result<(), FaultCause> {
     let gen = cx.gen;
@@ -434,21 +460,21 @@ pub(super) fn matmul(cx: &mut Cx<'_>, s: &S3d3Mm) -> Result<(), FaultCause> {
     }
     cx.gate()?;
 
-    // The moving tile as x[k][j] (row k = partition k, in walk order).
     let n = count as usize;
-    let fp8 = cx.cfg.fp8;
-    let mut x = vec![0f32; n * rows as usize];
-    let (dtype, mode) = (s.in_dtype, s.fp32_mode);
-    read_inputs(&cx.st.mem, &src, rows, dtype, mode, &fp8, &mut x, None);
     let Some(w) = cx.st.pe.as_ref() else {
         return Ok(());
     };
     let wcols = w.cols as usize;
     if transpose {
-        // Bit-accurate: dst[m][j] = W[j][m], no arithmetic (§1.8).
-        let wraw = w.raw.clone();
-        write_rows(&mut cx.st.mem, &dst, cols, |m, j, _| wraw[j * wcols + m]);
+        // Bit-accurate: dst[m][j] = W[j][m], no arithmetic (§1.8); the moving tile's values
+        // do not enter the result (its reads were checked above).
+        write_transposed(&mut cx.st.mem, &dst, cols, &w.raw, rows as usize);
     } else {
+        // The moving tile as x[k][j] (row k = partition k, in walk order).
+        let fp8 = cx.cfg.fp8;
+        let mut x = vec![0f32; n * rows as usize];
+        let (dtype, mode) = (s.in_dtype, s.fp32_mode);
+        read_inputs(&cx.st.mem, &src, rows, dtype, mode, &fp8, &mut x, None);
         // The sums in our order, all at once (numerics::pe::matmul, the blocked form of
         // dot_strided), then the PSUM write: store, or add to the old fp32 value.
         let wv: Vec<f32> = w.values.iter().map(|&b| f32::from_bits(b)).collect();
