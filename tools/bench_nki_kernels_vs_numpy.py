@@ -23,7 +23,7 @@ the same values (to a tolerance: tpb's transcendental functions are labelled app
   in tpb's fused multiply-add order, exp in float64), and the table says whether its output
   equals tpb's bit for bit.
 
-Four more sections, so that one run prints every figure of issue 30 (items 1 to 5):
+Five more sections, so that one run prints every figure of issue 30 (items 1 to 5):
 
 * calls: the per-call overhead of a ``tpb.nki.isa`` call above the same instruction stepped
   on a machine (one element, and each case of tools/bench_kernels_vs_numpy.py that has an
@@ -40,6 +40,11 @@ Four more sections, so that one run prints every figure of issue 30 (items 1 to 
   on each of two threads at once (tpb releases the GIL while it simulates; target 1.7x on
   two cores). Wall time, so the machine must be otherwise idle: the load average is
   printed beside it.
+
+* bounds: what this machine allows the targets, measured beside them: NumPy's fp32 loop
+  against a plain copy of the same tile, NumPy's own memory-bound loop on two threads
+  against one, and per kernel the time 1.5x NumPy asks of a replay beside the per-kernel
+  floor.
 
 A kernel tpb cannot run yet (an instruction it does not have) is listed with the reason.
 Times are the best of --reps rounds of on-CPU time of this thread; ratio = NumPy time / tpb
@@ -490,6 +495,57 @@ def threads(a):
     print()
 
 
+def bounds(a, reps, min_s):
+    """What this machine allows the targets, measured in the same run: how close NumPy's own
+    fp32 loops run to a plain copy of the same tile (a call that reads and writes the same
+    bytes cannot be much faster than the copy), how NumPy's own memory-bound loop scales on
+    two threads, and, per kernel, the replay time 1.5x NumPy asks for beside the per-kernel
+    floor (a replay of one element in and out)."""
+    print(f"Bounds: what the same machine allows (on-CPU us, best of {reps}; {load_average()}):")
+    x, y = f32(128, 512), f32(128, 512)
+    o = np.empty_like(x)
+    t_copy = best_time(lambda: np.copyto(o, x), reps, min_s)
+    t_mul = best_time(lambda: np.multiply(x, y, out=o), reps, min_s)
+    print(f"  128 x 512 fp32: a copy of the tile {t_copy * 1e6:.1f}; NumPy's x * y -> out "
+          f"{t_mul * 1e6:.1f} ({t_copy / t_mul:.2f} x the copy's speed, with half as much again "
+          f"to read): a TensorTensor call at 1.5 x NumPy would have to read two tiles and write "
+          f"one in {t_mul / 1.5 * 1e6:.1f} us, {t_mul / 1.5 / t_copy:.2f} x one copy's time")
+    local = threading.local()
+
+    def mul(shape):
+        def run():
+            b = getattr(local, "b", None)
+            if b is None or b[0].shape != shape:
+                b = local.b = (f32(*shape), f32(*shape), np.empty(shape, np.float32))
+            np.multiply(b[0], b[1], out=b[2])
+        return run
+
+    for shape in ((128, 512), (1024, 1024)):
+        fn = mul(shape)
+        per = best_time(fn, 1, 0.02)
+        n = max(2, int(a.min_ms / 1000 / per / 2))
+        t1, t2 = thread_scaling(fn, n, reps)
+        print(f"  NumPy's own x * y -> out on {shape[0]} x {shape[1]} fp32 (the GIL released), "
+              f"two threads against one: {t1 / t2:.2f} x (the target for tpb's replays: 1.7 x)")
+    one = np.ones((1, 1), np.float32)
+    nki.simulate_kernel(fixed_copy1, one)
+    floor = best_time(lambda: nki.simulate_kernel(fixed_copy1, one), reps, min_s)
+    print(f"  per-kernel floor (a replay of one element in and out): {floor * 1e6:.1f} us")
+    hdr = f"  {'kernel':<18} {'numpy us':>9} {'1.5x needs us':>14} {'floor share':>12}"
+    print(hdr)
+    print("  " + "-" * (len(hdr) - 2))
+    for name, (make, grid) in KERNELS.items():
+        if a.only and a.only not in name:
+            continue
+        np_fn = numpy_kernel(load(name))
+        args = make()
+        t_np = best_time(lambda: run_numpy(np_fn, grid, args), reps, min_s)
+        need = t_np / 1.5
+        print(f"  {name:<18} {t_np * 1e6:>9.1f} {need * 1e6:>14.1f} {floor / need:>11.0%}")
+        sys.stdout.flush()
+    print()
+
+
 def load(name):
     spec = importlib.util.spec_from_file_location(f"kernel_{name}", ROOT / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
@@ -503,7 +559,8 @@ def main():
     ap.add_argument("--min-ms", type=float, default=50.0, help="least on-CPU ms per round")
     ap.add_argument("--only", default="", help="run the kernels whose name contains this")
     ap.add_argument("--profile", default="", help="cProfile tpb's traced runs of this kernel (replay=False)")
-    ap.add_argument("--section", default="all", choices=["all", "calls", "fixed", "threads", "kernels", "tutorial"],
+    ap.add_argument("--section", default="all", choices=["all", "calls", "fixed", "threads", "kernels", "tutorial",
+                             "bounds"],
                     help="run one section only")
     a = ap.parse_args()
     min_s = a.min_ms / 1000
@@ -537,6 +594,9 @@ def main():
                          for label, (name, make, grid) in TUTORIAL_SHAPES.items()],
                      "At the public tutorials' shapes (best of 2 rounds of one call each)",
                      2, 0.0)
+        print()
+    if a.section in ("all", "bounds"):
+        bounds(a, a.reps, min_s)
 
 
 def kernel_table(a, rows, title, reps, min_s):

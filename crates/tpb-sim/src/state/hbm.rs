@@ -13,6 +13,7 @@
 //! anything is written ([`Hbm::check_growth`]).
 
 use super::Shadow;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Bytes per block (the unit of allocation).
@@ -49,11 +50,73 @@ struct Block {
 }
 
 impl Block {
+    /// A zero, uninitialised block (a spare one reset, or a new one).
     fn new() -> Box<Block> {
-        Box::new(Block {
-            data: [0; BLOCK as usize],
-            init: [0; BLOCK_WORDS],
-        })
+        match take_spare() {
+            Some(mut b) => {
+                b.data.fill(0);
+                b.init = [0; BLOCK_WORDS];
+                b
+            }
+            None => Box::new(Block {
+                data: [0; BLOCK as usize],
+                init: [0; BLOCK_WORDS],
+            }),
+        }
+    }
+
+    /// A block holding `bytes`, every byte initialised (a spare one overwritten, or a new
+    /// one made from the bytes: no zero fill first).
+    fn from_bytes(bytes: &[u8; BLOCK as usize]) -> Box<Block> {
+        match take_spare() {
+            Some(mut b) => {
+                b.data.copy_from_slice(bytes);
+                b.init = [u64::MAX; BLOCK_WORDS];
+                b
+            }
+            None => Box::new(Block {
+                data: *bytes,
+                init: [u64::MAX; BLOCK_WORDS],
+            }),
+        }
+    }
+}
+
+/// The most blocks a thread keeps from the machines dropped on it (about 9 MiB).
+const MAX_SPARE_BLOCKS: usize = 8192;
+
+thread_local! {
+    /// Blocks of the HBMs dropped on this thread, reused by the next machine's writes: a
+    /// replayed kernel makes a fresh machine per call, and allocating each of its blocks
+    /// anew was a tenth of a memory-bound replay (docs/benchmarks.md, "Third pass"). A
+    /// spare block's old contents are always overwritten or zeroed before use
+    /// ([`Block::new`], [`Block::from_bytes`]).
+    // Boxed: a block moves between a page's slot and this list without copying its bytes.
+    #[allow(clippy::vec_box)]
+    static SPARE: RefCell<Vec<Box<Block>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A spare block of this thread, if any (none while the thread is being torn down).
+fn take_spare() -> Option<Box<Block>> {
+    SPARE
+        .try_with(|s| s.try_borrow_mut().ok().and_then(|mut v| v.pop()))
+        .ok()
+        .flatten()
+}
+
+impl Drop for Hbm {
+    fn drop(&mut self) {
+        let pages = std::mem::take(&mut self.pages);
+        let _ = SPARE.try_with(|s| {
+            let Ok(mut spare) = s.try_borrow_mut() else {
+                return;
+            };
+            let blocks = pages
+                .into_values()
+                .flat_map(|pg| pg.blocks.into_iter().flatten());
+            let room = MAX_SPARE_BLOCKS.saturating_sub(spare.len());
+            spare.extend(blocks.take(room));
+        });
     }
 }
 
@@ -238,12 +301,9 @@ impl Hbm {
             let src = &bytes[o..o + p.len];
             o += p.len;
             if slot.is_none() {
-                if let Ok(whole) = <[u8; BLOCK as usize]>::try_from(src) {
-                    // A new block written whole: made from the bytes (no zero fill first).
-                    *slot = Some(Box::new(Block {
-                        data: whole,
-                        init: [u64::MAX; BLOCK_WORDS],
-                    }));
+                if let Ok(whole) = <&[u8; BLOCK as usize]>::try_from(src) {
+                    // A new block written whole: no zero fill first.
+                    *slot = Some(Block::from_bytes(whole));
                     return;
                 }
             }
@@ -333,6 +393,40 @@ impl Hbm {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // decisions §5.2: a block reused from a machine dropped on this thread holds nothing of
+    // it: a partly written block reads zero and uninitialised outside the write, a block
+    // written whole holds exactly the new bytes.
+    #[test]
+    fn a_reused_block_starts_zero_and_uninitialised() {
+        let junk = vec![0xA5u8; 8 * BLOCK as usize];
+        let mut old = Hbm::new(4 * PAGE, DEFAULT_MAX_HBM_HELD_BYTES);
+        old.write(0, &junk);
+        drop(old);
+        let spares = SPARE.with(|s| s.borrow().len());
+        assert!(spares >= 8, "{spares} spare blocks after dropping 8");
+        let mut h = Hbm::new(4 * PAGE, DEFAULT_MAX_HBM_HELD_BYTES);
+        // Partial: 10 bytes into a block.
+        h.write(BLOCK + 100, &[7; 10]);
+        let mut back = vec![0xFF; BLOCK as usize];
+        h.read(BLOCK, &mut back);
+        let mut want = vec![0u8; BLOCK as usize];
+        want[100..110].fill(7);
+        assert_eq!(back, want);
+        assert_eq!(h.count_unset(BLOCK, BLOCK), BLOCK - 10);
+        // Whole.
+        let bytes: Vec<u8> = (0..BLOCK).map(|i| i as u8).collect();
+        h.write(3 * BLOCK, &bytes);
+        h.read(3 * BLOCK, &mut back);
+        assert_eq!(back, bytes);
+        assert_eq!(h.count_unset(3 * BLOCK, BLOCK), 0);
+        // Marked only: the bytes stay zero.
+        h.mark(5 * BLOCK, 16);
+        h.read(5 * BLOCK, &mut back);
+        assert_eq!(back, vec![0u8; BLOCK as usize]);
+        assert_eq!(h.count_unset(5 * BLOCK, BLOCK), BLOCK - 16);
+        assert_eq!(SPARE.with(|s| s.borrow().len()), spares - 3);
+    }
 
     // decisions §6.4 / §5.2: HBM starts zero and uninitialised; writes across a block and
     // a page boundary read back and become initialised; the size bounds every access.
