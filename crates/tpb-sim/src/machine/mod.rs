@@ -250,9 +250,13 @@ impl Machine {
             self.hbm_check(t, total)?;
         }
         let mut out = host_buffer(total)?;
-        if t.space == Space::Hbm || row == 0 {
+        if row == 0 {
             out.resize(total as usize, 0);
-            self.read_tensor_into(t, &mut out)?;
+            return Ok(out);
+        }
+        if t.space == Space::Hbm {
+            // Appended piece by piece: no zero fill of the buffer first.
+            self.state.hbm.read_append(t.byte_offset, total, &mut out);
             return Ok(out);
         }
         // Partition rows appended as they are read: no zero fill of the buffer first.

@@ -272,11 +272,11 @@ impl Hbm {
         Ok(())
     }
 
-    /// Reads `out.len()` bytes from `start` (checked by the caller): unwritten bytes are 0.
-    pub(crate) fn read(&self, start: u64, out: &mut [u8]) {
-        let mut o = 0;
+    /// Calls `f` with each piece of `start..start + len` (checked by the caller), in order:
+    /// the block's bytes, or `None` with the length of a piece never written (zero).
+    fn each_piece<'a>(&'a self, start: u64, len: u64, mut f: impl FnMut(Result<&'a [u8], usize>)) {
         let mut page: Option<(u64, Option<&Page>)> = None;
-        for p in pieces(start, out.len() as u64) {
+        for p in pieces(start, len) {
             let pg = match page {
                 Some((k, pg)) if k == p.page => pg,
                 _ => {
@@ -285,13 +285,34 @@ impl Hbm {
                     pg
                 }
             };
-            let dst = &mut out[o..o + p.len];
             match pg.and_then(|pg| pg.blocks[p.block].as_deref()) {
-                Some(b) => dst.copy_from_slice(&b.data[p.off..p.off + p.len]),
-                None => dst.fill(0),
+                Some(b) => f(Ok(&b.data[p.off..p.off + p.len])),
+                None => f(Err(p.len)),
             }
-            o += p.len;
         }
+    }
+
+    /// Reads `out.len()` bytes from `start` (checked by the caller): unwritten bytes are 0.
+    pub(crate) fn read(&self, start: u64, out: &mut [u8]) {
+        let mut o = 0;
+        self.each_piece(start, out.len() as u64, |piece| {
+            let n = piece.map_or_else(|n| n, <[u8]>::len);
+            let dst = &mut out[o..o + n];
+            match piece {
+                Ok(bytes) => dst.copy_from_slice(bytes),
+                Err(_) => dst.fill(0),
+            }
+            o += n;
+        });
+    }
+
+    /// Appends the `len` bytes from `start` (checked by the caller) to `out`, unwritten
+    /// bytes as 0: [`Hbm::read`] without filling the buffer first.
+    pub(crate) fn read_append(&self, start: u64, len: u64, out: &mut Vec<u8>) {
+        self.each_piece(start, len, |piece| match piece {
+            Ok(bytes) => out.extend_from_slice(bytes),
+            Err(n) => out.resize(out.len() + n, 0),
+        });
     }
 
     /// Writes `bytes` at `start` (checked by the caller) and marks them initialised.
@@ -426,6 +447,32 @@ mod tests {
         assert_eq!(back, vec![0u8; BLOCK as usize]);
         assert_eq!(h.count_unset(5 * BLOCK, BLOCK), BLOCK - 16);
         assert_eq!(SPARE.with(|s| s.borrow().len()), spares - 3);
+    }
+
+    // decisions §6.4 / §5.2: the appending read gives the bytes of the plain read (held
+    // blocks, a block written in part, blocks and pages never written), after what the
+    // buffer already holds.
+    #[test]
+    fn read_append_matches_read() {
+        let mut h = Hbm::new(4 * PAGE, DEFAULT_MAX_HBM_HELD_BYTES);
+        let data: Vec<u8> = (0..3 * BLOCK).map(|i| (i * 7 + 1) as u8).collect();
+        h.write(PAGE - BLOCK - 5, &data);
+        h.write(3 * PAGE + 9, &[3; 20]);
+        for (start, len) in [
+            (0, 4 * PAGE),
+            (PAGE - 2 * BLOCK, 5 * BLOCK),
+            (PAGE - BLOCK - 5, 3 * BLOCK),
+            (3 * PAGE, 40),
+            (2 * PAGE + 3, 17),
+            (7, 0),
+        ] {
+            let mut want = vec![0xEEu8; len as usize];
+            h.read(start, &mut want);
+            let mut got = vec![1, 2, 3];
+            h.read_append(start, len, &mut got);
+            assert_eq!(&got[..3], &[1, 2, 3]);
+            assert!(got[3..] == want[..], "{start}+{len}");
+        }
     }
 
     // decisions §6.4 / §5.2: HBM starts zero and uninitialised; writes across a block and
