@@ -15,7 +15,6 @@ use crate::numerics::{
     max_num, min_num, rows_fusable, to_f32, Fp8Config,
 };
 use crate::report::{MemAccess, Region, WarningKind, MAX_ACCESS_RUNS};
-use std::collections::BTreeMap;
 use std::ops::Range;
 use tpb_isa::geometry::Space;
 use tpb_isa::validate::chains_dma::{elem_bytes, mem2d_offsets, mem2d_registers, uses_cce};
@@ -325,32 +324,7 @@ impl Cx<'_> {
         let Some(list) = &mut self.out.accesses else {
             return;
         };
-        let mut by_part: BTreeMap<(u8, u32), Vec<Range<u64>>> = BTreeMap::new();
-        for r in runs {
-            let (key, start) = match r.loc {
-                Loc::Hbm(x) => ((2, 0), x),
-                Loc::OnChip(Space::Sbuf, p, o) => ((0, p), o),
-                Loc::OnChip(_, p, o) => ((1, p), o),
-            };
-            by_part.entry(key).or_default().push(start..start + r.len);
-        }
-        let mut groups: Vec<(u8, Range<u32>, Vec<Range<u64>>)> = Vec::new();
-        for ((s, p), mut v) in by_part {
-            v.sort_by_key(|r| r.start);
-            let mut merged: Vec<Range<u64>> = Vec::with_capacity(v.len());
-            for r in v {
-                match merged.last_mut() {
-                    Some(m) if r.start <= m.end => m.end = m.end.max(r.end),
-                    _ => merged.push(r),
-                }
-            }
-            match groups.last_mut() {
-                Some((gs, gp, gr)) if *gs == s && gp.end == p && *gr == merged => gp.end = p + 1,
-                _ => groups.push((s, p..p + 1, merged)),
-            }
-        }
-        for (s, parts, runs) in groups {
-            let space = [Space::Sbuf, Space::Psum, Space::Hbm][s as usize];
+        for (space, parts, runs) in footprint(runs) {
             let hull = runs[0].start..runs[runs.len() - 1].end;
             let exact = runs.len() <= MAX_ACCESS_RUNS;
             list.push(MemAccess {
@@ -515,6 +489,42 @@ fn convert_stream(
     true
 }
 
+/// The footprint of `runs`: per space, groups of consecutive partitions that touch the
+/// same bytes, each with its byte runs in address order, overlapping and touching runs
+/// merged (HBM is partition 0). The runs are sorted by (space, partition, start) with a
+/// stable sort, linear on the usual walk that is already in that order.
+fn footprint(runs: &[Run]) -> Vec<(Space, Range<u32>, Vec<Range<u64>>)> {
+    let mut keyed: Vec<((u8, u32), Range<u64>)> = runs
+        .iter()
+        .map(|r| {
+            let (key, start) = match r.loc {
+                Loc::Hbm(x) => ((2, 0), x),
+                Loc::OnChip(Space::Sbuf, p, o) => ((0, p), o),
+                Loc::OnChip(_, p, o) => ((1, p), o),
+            };
+            (key, start..start + r.len)
+        })
+        .collect();
+    keyed.sort_by_key(|(key, r)| (*key, r.start));
+    let mut groups: Vec<(Space, Range<u32>, Vec<Range<u64>>)> = Vec::new();
+    for part in keyed.chunk_by(|a, b| a.0 == b.0) {
+        let (s, p) = part[0].0;
+        let space = [Space::Sbuf, Space::Psum, Space::Hbm][s as usize];
+        let mut merged: Vec<Range<u64>> = Vec::with_capacity(part.len());
+        for (_, r) in part {
+            match merged.last_mut() {
+                Some(m) if r.start <= m.end => m.end = m.end.max(r.end),
+                _ => merged.push(r.clone()),
+            }
+        }
+        match groups.last_mut() {
+            Some((gs, gp, gr)) if *gs == space && gp.end == p && *gr == merged => gp.end = p + 1,
+            _ => groups.push((space, p..p + 1, merged)),
+        }
+    }
+    groups
+}
+
 /// DMAMEMCPY.
 pub(super) fn execute_memcpy(cx: &mut Cx<'_>, s: &DmaDirect2d) -> Result<(), FaultCause> {
     // 1. plan: every run of both sides, resolved and checked.
@@ -666,4 +676,83 @@ pub(super) fn execute_mem2d(cx: &mut Cx<'_>, s: &Mem2d, load: bool) -> Result<()
     cx.out.bytes_written = bytes.len() as u64;
     cx.out.written = Cx::written_hull(&runs);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    // The footprint race detection records (docs/engines.md; decisions §3.8a): per (space,
+    // partition) exactly the bytes the runs touch, in sorted disjoint runs, with equal
+    // neighbouring partitions grouped, for runs in any order, overlapping or touching.
+    #[test]
+    fn the_footprint_holds_exactly_the_bytes_touched() {
+        let mut st = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |m: u64| {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            st % m
+        };
+        for case in 0..300 {
+            let n = 1 + next(24) as usize;
+            let runs: Vec<Run> = (0..n)
+                .map(|_| {
+                    let len = 1 + next(40);
+                    let at = next(200);
+                    let loc = match next(4) {
+                        0 => Loc::Hbm(at),
+                        1 => Loc::OnChip(Space::Psum, next(6) as u32, at),
+                        // Often the same bytes on neighbouring partitions.
+                        _ if case % 2 == 0 => Loc::OnChip(Space::Sbuf, next(8) as u32, 16),
+                        _ => Loc::OnChip(Space::Sbuf, next(8) as u32, at),
+                    };
+                    Run { loc, len }
+                })
+                .collect();
+            // Spaces by number (Space has no order).
+            let num = |s: Space| {
+                [Space::Sbuf, Space::Psum, Space::Hbm]
+                    .iter()
+                    .position(|&x| x == s)
+            };
+            let key = |l: Loc| match l {
+                Loc::Hbm(x) => (num(Space::Hbm), 0, x),
+                Loc::OnChip(s, p, o) => (num(s), p, o),
+            };
+            let want: BTreeSet<(Option<usize>, u32, u64)> = runs
+                .iter()
+                .flat_map(|r| {
+                    let (s, p, o) = key(r.loc);
+                    (o..o + r.len).map(move |b| (s, p, b))
+                })
+                .collect();
+            let groups = footprint(&runs);
+            let mut got = BTreeSet::new();
+            for (s, parts, rs) in &groups {
+                assert!(!rs.is_empty() && !parts.is_empty(), "case {case}");
+                for w in rs.windows(2) {
+                    assert!(
+                        w[0].end < w[1].start,
+                        "case {case}: runs {rs:?} not disjoint"
+                    );
+                }
+                for p in parts.clone() {
+                    for r in rs {
+                        for b in r.clone() {
+                            assert!(got.insert((num(*s), p, b)), "case {case}: byte twice");
+                        }
+                    }
+                }
+            }
+            assert_eq!(got, want, "case {case}");
+            for w in groups.windows(2) {
+                assert!(
+                    !(w[0].0 == w[1].0 && w[0].1.end == w[1].1.start && w[0].2 == w[1].2),
+                    "case {case}: equal neighbours not grouped"
+                );
+            }
+        }
+    }
 }
