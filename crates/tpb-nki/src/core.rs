@@ -17,7 +17,7 @@ use tpb_isa::{AluOp, Dtype, Gen, ImmSrc, Instruction, UpdateMode, WaitMode};
 use tpb_sim::engines::queue::default_dma_issuer;
 use tpb_sim::engines::{home, run_engines_with, EngineId, EngineOptions, EngineRun, Home};
 use tpb_sim::numerics::from_f32;
-use tpb_sim::{Config, FaultCause, HostError, Machine, StepReport};
+use tpb_sim::{Config, FaultCause, HostError, HostTensor, Machine, StepReport};
 
 /// Registers for constants are allocated from here downwards (our choice), at most
 /// [`MAX_CONSTANT_REGISTERS`] of them; registers below stay the user's.
@@ -170,19 +170,34 @@ impl Core {
         if self.program.is_empty() {
             self.opaque_start = true;
         }
-        self.tape
-            .make_opaque("the machine was changed directly (Core::machine_mut)");
+        self.tape.note_direct_change();
         &mut self.machine
     }
 
-    /// What changed the machine so far ([`crate::Replay::of`]); a host read of device data
-    /// makes it opaque.
-    pub(crate) fn tape(&self) -> Tape {
-        let mut tape = self.tape.clone();
-        if self.host_read {
-            tape.make_opaque("the kernel read device data back to the host (Tile.numpy)");
+    /// What changed the machine so far ([`crate::Replay::of`]).
+    pub(crate) fn tape(&self) -> &Tape {
+        &self.tape
+    }
+
+    /// Why the run so far cannot be replayed from its tape, if it cannot: the tape's own
+    /// reason, or a host read of device data (the kernel's code may have decided on it).
+    pub(crate) fn not_replayable(&self) -> Option<&'static str> {
+        self.tape.opaque().or(self
+            .host_read
+            .then_some("the kernel read device data back to the host (Tile.numpy)"))
+    }
+
+    /// Whether an instruction of this core's run wrote into the HBM tensor `t`'s bytes
+    /// (a kernel's writes to its input land in the caller's array): `None` when the core
+    /// cannot tell, because its record was cut at its size limit or its machine was
+    /// changed directly.
+    pub fn instructions_wrote(&self, t: &HostTensor) -> Option<bool> {
+        if t.space != Space::Hbm || self.tape.direct_changes() {
+            return None;
         }
-        tape
+        let size = t.dtype.size().unwrap_or(1) as u64;
+        let bytes = t.byte_offset..t.byte_offset + t.elems_per_partition * size;
+        self.tape.wrote_hbm(&bytes)
     }
 
     /// The host is reading device data while the kernel runs: the kernel's code may decide

@@ -35,10 +35,10 @@ impl Replay {
     /// depended on more than its effects (a host read of device data, direct machine
     /// access) or an input was not written whole before the first instruction.
     pub fn of(core: &Core, inputs: &[HostTensor]) -> Result<Replay, NkiError> {
-        let tape = core.tape();
-        if let Some(why) = tape.opaque() {
+        if let Some(why) = core.not_replayable() {
             return Err(not_replayable(why));
         }
+        let tape = core.tape();
         let mut at = Vec::with_capacity(inputs.len());
         let mut written = Vec::with_capacity(inputs.len());
         for t in inputs {
@@ -52,18 +52,28 @@ impl Replay {
             };
             at.push(k);
             let bytes = hbm_bytes(t);
-            written.push(tape.wrote_hbm(&bytes));
+            // Known: a tape whose effects were dropped is opaque (refused above).
+            written.push(tape.wrote_hbm(&bytes).unwrap_or(true));
         }
         let elements = tape.elements();
-        let mut effects = tape.into_effects();
-        let mut inputs_at = Vec::with_capacity(at.len());
-        for k in at {
-            let len = match effects.get_mut(k) {
-                Some(Effect::Write(_, bytes)) => std::mem::take(bytes).len(),
-                _ => 0,
-            };
-            inputs_at.push((k, len));
-        }
+        // The effects, each input's write without its recorded bytes (every replay brings
+        // its own): they are not copied only to be dropped.
+        let effects: Vec<Effect> = tape
+            .effects()
+            .iter()
+            .enumerate()
+            .map(|(k, e)| match e {
+                Effect::Write(t, _) if at.contains(&k) => Effect::Write(*t, Vec::new()),
+                e => e.clone(),
+            })
+            .collect();
+        let inputs_at = at
+            .iter()
+            .map(|&k| match tape.effects().get(k) {
+                Some(Effect::Write(_, bytes)) => (k, bytes.len()),
+                _ => (k, 0),
+            })
+            .collect();
         Ok(Replay {
             config: *core.machine().config(),
             effects: effects.into(),

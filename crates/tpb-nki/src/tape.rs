@@ -51,6 +51,8 @@ pub(crate) struct Tape {
     hbm_written: Vec<Range<u64>>,
     /// The first thing that made the run depend on more than the tape.
     opaque: Option<&'static str>,
+    /// The machine was changed directly ([`Tape::note_direct_change`]).
+    direct: bool,
     /// Elements the instructions processed, over all channels.
     elements: u64,
 }
@@ -71,6 +73,7 @@ impl Tape {
             dropped: false,
             hbm_written: Vec::new(),
             opaque: None,
+            direct: false,
             elements: 0,
         }
     }
@@ -145,15 +148,30 @@ impl Tape {
         self.opaque
     }
 
-    /// Whether an instruction wrote into these HBM bytes.
-    pub(crate) fn wrote_hbm(&self, bytes: &Range<u64>) -> bool {
-        self.hbm_written
-            .iter()
-            .any(|w| w.start < bytes.end && bytes.start < w.end)
+    /// Whether an instruction wrote into these HBM bytes; `None` once the effects past
+    /// the first instruction were dropped (the writes are no longer known).
+    pub(crate) fn wrote_hbm(&self, bytes: &Range<u64>) -> Option<bool> {
+        (!self.dropped).then(|| {
+            self.hbm_written
+                .iter()
+                .any(|w| w.start < bytes.end && bytes.start < w.end)
+        })
     }
 
-    pub(crate) fn into_effects(self) -> Vec<Effect> {
-        self.effects
+    /// The machine was changed directly, outside the effects the tape records.
+    pub(crate) fn note_direct_change(&mut self) {
+        self.direct = true;
+        self.make_opaque("the machine was changed directly (Core::machine_mut)");
+    }
+
+    /// Whether the machine was changed outside the recorded effects.
+    pub(crate) fn direct_changes(&self) -> bool {
+        self.direct
+    }
+
+    /// The effects, in order.
+    pub(crate) fn effects(&self) -> &[Effect] {
+        &self.effects
     }
 }
 
@@ -185,7 +203,9 @@ mod tests {
         assert!(t.opaque().is_some_and(|w| w.contains("256 MiB")));
         t.push(write(10));
         t.push(Effect::Register(1, 2));
-        assert_eq!(t.into_effects().len(), 2);
+        assert_eq!(t.effects().len(), 2);
+        // The instructions' HBM writes are no longer known.
+        assert_eq!(t.wrote_hbm(&(0..10)), None);
     }
 
     #[test]
@@ -198,6 +218,9 @@ mod tests {
         ));
         t.push(write(100));
         assert!(t.opaque().is_none());
-        assert_eq!(t.into_effects().len(), 3);
+        assert_eq!(t.effects().len(), 3);
+        assert_eq!(t.wrote_hbm(&(0..10)), Some(false));
+        t.note_direct_change();
+        assert!(t.direct_changes() && t.opaque().is_some());
     }
 }

@@ -4,7 +4,7 @@
 //! kernel", step 4).
 
 use crate::errors::{raise, raise_with, ErrorKind};
-use crate::nki::{nki_error, Core};
+use crate::nki::{nki_error, Core, Tile};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::collections::BTreeMap;
@@ -26,6 +26,16 @@ pub fn _kernel_set_auto_sync(core: &Bound<'_, Core>, on: bool) {
 #[pyfunction]
 pub fn _kernel_set_clip_views(core: &Bound<'_, Core>, on: bool) {
     core.get().lock(core.py()).set_clip_views(on);
+}
+
+/// Whether an instruction of `core`'s run wrote into the HBM tensor `tile` (the runner
+/// writes a kernel's writes to an input back into the caller's array); `None` when the
+/// core cannot tell (its record was cut, or its machine was changed directly).
+#[pyfunction]
+pub fn _kernel_wrote(core: &Bound<'_, Core>, tile: PyRef<'_, Tile>) -> Option<bool> {
+    core.get()
+        .lock(core.py())
+        .instructions_wrote(&tile.tile.host())
 }
 
 /// A kernel's profile: the emitted program re-run on the engine scheduler.

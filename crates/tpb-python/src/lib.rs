@@ -50,6 +50,7 @@ fn _tpb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernel::_kernel_profile, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::_kernel_set_auto_sync, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::_kernel_set_clip_views, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::_kernel_wrote, m)?)?;
     m.add_class::<replay::KernelReplay>()?;
     m.add_function(wrap_pyfunction!(replay::_kernel_replay, m)?)?;
     Ok(())

@@ -315,7 +315,7 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
             _context.discard(core)
             _context.enter(old)
     recorded = _replay.record(k.fn, core, arrays, args, out) if table is not None else None
-    _write_back(arrays, args)
+    _write_back(core, arrays, args)
     outputs = _outputs(out, uninitialized_reads)
     if recorded is not None and table is not None:
         _replay.store(table, key, recorded)
@@ -336,12 +336,16 @@ def _replayed(entry: "_replay.Recorded", arrays: Tuple[Any, ...], unwritten: str
     return entry.rebuild(outs)
 
 
-def _write_back(arrays: Tuple[Any, ...], args: list) -> None:
+def _write_back(core: Any, arrays: Tuple[Any, ...], args: list) -> None:
     """The kernel's writes to an input tensor land in the caller's array, as NKI's simulator
     updates it (a kernel may take its output as an argument, ``cumsum(x, y)``). A read-only
-    array the kernel wrote is an error: the write would otherwise be lost silently."""
+    array the kernel wrote is an error: the write would otherwise be lost silently. An input
+    no instruction wrote is not read back (the core knows which ones were written, unless
+    its machine was changed directly)."""
     for k, (a, t) in enumerate(zip(arrays, args)):
         if not isinstance(a, np.ndarray) or t is a:
+            continue
+        if _tpb._kernel_wrote(core, t) is False:
             continue
         _write_into(k, a, t.numpy())
 
