@@ -87,7 +87,10 @@ pub fn numpy_dtype<'py>(py: Python<'py>, d: Dtype, fp8: &Fp8Config) -> PyResult<
             }
         },
     };
-    py.import(module)?.getattr(name)
+    match module {
+        "numpy" => crate::pycache::module!(py, "numpy")?.getattr(name),
+        _ => crate::pycache::module!(py, "ml_dtypes")?.getattr(name),
+    }
 }
 
 /// An input array as (TPB dtype, shape, little-endian C-order bytes as a `uint8` view).
@@ -118,7 +121,7 @@ impl<'py> HostView<'py> {
     /// view, and byte-swaps a big-endian array).
     pub fn bytes(self) -> PyResult<HostArray<'py>> {
         let py = self.array.py();
-        let np = py.import("numpy")?;
+        let np = crate::pycache::module!(py, "numpy")?;
         let mut arr = self.array;
         let dt = arr.getattr("dtype")?;
         if dt.getattr("byteorder")?.extract::<String>()? == ">" {
@@ -156,7 +159,7 @@ pub fn dtype_name(dt: &Bound<'_, PyAny>) -> PyResult<String> {
 
 /// Views any array-like (`numpy.asarray`) and names its TPB dtype and shape.
 pub fn host_view<'py>(array: &Bound<'py, PyAny>, fp8: &Fp8Config) -> PyResult<HostView<'py>> {
-    let np = array.py().import("numpy")?;
+    let np = crate::pycache::module!(array.py(), "numpy")?;
     let arr = np.call_method1("asarray", (array,))?;
     let name = dtype_name(&arr.getattr("dtype")?)?;
     let dtype = tpb_dtype(&name, fp8)?;

@@ -14,6 +14,7 @@ mod kernel;
 mod lowering;
 mod machine;
 mod nki;
+mod pycache;
 mod replay;
 
 use pyo3::prelude::*;

@@ -62,7 +62,7 @@ pub(crate) fn dtype_arg(
     obj: &Bound<'_, PyAny>,
 ) -> PyResult<Dtype> {
     let py = obj.py();
-    if let Ok(dt) = py.import("numpy")?.call_method1("dtype", (obj,)) {
+    if let Ok(dt) = crate::pycache::module!(py, "numpy")?.call_method1("dtype", (obj,)) {
         return tpb_dtype(&crate::arrays::dtype_name(&dt)?, fp8);
     }
     let s: String = obj

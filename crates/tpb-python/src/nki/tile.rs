@@ -55,7 +55,7 @@ impl Tile {
         if self.tile.blocks == 0 {
             return PyTuple::new(py, user);
         }
-        let par_dim = py.import("tpb.nki.language")?.getattr("par_dim")?;
+        let par_dim = crate::pycache::module!(py, "tpb.nki.language")?.getattr("par_dim")?;
         let items = user
             .iter()
             .enumerate()
@@ -75,7 +75,7 @@ impl Tile {
     fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let fp8 = self.core.get().lock(py).machine().config().fp8;
         let t = numpy_dtype(py, self.tile.dtype, &fp8)?;
-        py.import("numpy")?.call_method1("dtype", (t,))
+        crate::pycache::module!(py, "numpy")?.call_method1("dtype", (t,))
     }
 
     /// `"sbuf"`, `"psum"` or `"hbm"`.
@@ -152,7 +152,7 @@ impl Tile {
     /// is an element-wise add (`tpb.nki.language._iadd`).
     fn __iadd__(slf: &Bound<'_, Tile>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let py = slf.py();
-        py.import("tpb.nki.language")?
+        crate::pycache::module!(py, "tpb.nki.language")?
             .getattr("_iadd")?
             .call1((slf, value))?;
         Ok(())
@@ -212,8 +212,7 @@ impl Tile {
             ));
         }
         if want[0] != have[0] {
-            return py
-                .import("tpb.nki.language")?
+            return crate::pycache::module!(py, "tpb.nki.language")?
                 .getattr("broadcast_to")?
                 .call1((slf, PyTuple::new(py, &want)?));
         }
@@ -584,16 +583,16 @@ fn assign(slf: &Bound<'_, Tile>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny
             return Ok(());
         }
         let target = slf.call_method1("__getitem__", (key,))?;
-        py.import("tpb.nki.isa")?
+        crate::pycache::module!(py, "tpb.nki.isa")?
             .getattr("tensor_copy")?
             .call1((target, value))?;
         return Ok(());
     }
     // A held-back nl.matmul runs before the host write it precedes (program order).
-    py.import("tpb.nki._context")?
+    crate::pycache::module!(py, "tpb.nki._context")?
         .getattr("flush")?
         .call1((t.core.bind(py),))?;
-    let np = py.import("numpy")?;
+    let np = crate::pycache::module!(py, "numpy")?;
     let target = slf.getattr("dtype")?;
     let given = np.call_method1("asarray", (value,))?;
     // Numbers only (ml_dtypes' are kind "V"): None or a str would become NaN or fail
