@@ -248,6 +248,26 @@ def test_false_mask_runs_nothing_and_a_non_mask_is_refused():
         nki.simulate_kernel(masked_store, a, "yes")
 
 
+def test_a_host_assignment_into_an_input_comes_back_and_an_untouched_input_is_left_alone():
+    # The write-back reads back only what was written after the arguments were placed: an
+    # instruction's write, or a host assignment (`x[0:1, 0:2] = value` from the kernel's
+    # Python); a read-only input nothing writes is fine (it is not even read back).
+    def assigns(a, b):
+        a[0:1, 0:2] = 7.0
+        out = nl.ndarray(b.shape, dtype=b.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.load(b))
+        return out
+
+    a = np.zeros((4, 4), np.float32)
+    b = np.arange(16, dtype=np.float32).reshape(4, 4)
+    b.flags.writeable = False
+    out = nki.simulate_kernel(assigns, a, b, replay=False)
+    np.testing.assert_array_equal(out, b)
+    want = np.zeros((4, 4), np.float32)
+    want[0, :2] = 7.0
+    np.testing.assert_array_equal(a, want)
+
+
 def test_an_input_written_into_a_read_only_array_is_refused():
     def writes_input(a):
         nl.store(a, value=nl.add(nl.load(a), 1.0))

@@ -6,7 +6,7 @@ use crate::dma::{dma_copy_instruction, DmaOptions, DmaPlace, DmaView};
 use crate::error::NkiError;
 use crate::names::Cmp;
 use crate::sync::{sync_semaphore, NeededWait, Tracker};
-use crate::tape::{Effect, Tape};
+use crate::tape::{self, Effect, Tape};
 use crate::tile::Tile;
 use crate::Operand;
 use std::sync::Arc;
@@ -187,17 +187,17 @@ impl Core {
             .then_some("the kernel read device data back to the host (Tile.numpy)"))
     }
 
-    /// Whether an instruction of this core's run wrote into the HBM tensor `t`'s bytes
-    /// (a kernel's writes to its input land in the caller's array): `None` when the core
-    /// cannot tell, because its record was cut at its size limit or its machine was
-    /// changed directly.
-    pub fn instructions_wrote(&self, t: &HostTensor) -> Option<bool> {
-        if t.space != Space::Hbm || self.tape.direct_changes() {
+    /// Whether the HBM tensor `t` was written after the host placed it (a kernel's writes
+    /// to its input land in the caller's array): by an instruction, or by a host write
+    /// other than the first that covered it. `None` when the core cannot tell: its record
+    /// was cut at its size limit, or its machine was changed directly.
+    pub fn written_after_placed(&self, t: &HostTensor) -> Option<bool> {
+        let bytes = tape::hbm_range(t)?;
+        if self.tape.direct_changes() {
             return None;
         }
-        let size = t.dtype.size().unwrap_or(1) as u64;
-        let bytes = t.byte_offset..t.byte_offset + t.elems_per_partition * size;
-        self.tape.wrote_hbm(&bytes)
+        let by_instructions = self.tape.wrote_hbm(&bytes)?;
+        Some(by_instructions || self.tape.host_writes_over(&bytes)? > 1)
     }
 
     /// The host is reading device data while the kernel runs: the kernel's code may decide

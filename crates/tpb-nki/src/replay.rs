@@ -8,8 +8,7 @@
 
 use crate::core::Core;
 use crate::error::NkiError;
-use crate::tape::Effect;
-use std::ops::Range;
+use crate::tape::{hbm_range, Effect};
 use std::sync::Arc;
 use tpb_isa::Instruction;
 use tpb_sim::{Config, FaultCause, HostTensor, Machine};
@@ -51,9 +50,9 @@ impl Replay {
                 ));
             };
             at.push(k);
-            let bytes = hbm_bytes(t);
             // Known: a tape whose effects were dropped is opaque (refused above).
-            written.push(tape.wrote_hbm(&bytes).unwrap_or(true));
+            let wrote = hbm_range(t).and_then(|bytes| tape.wrote_hbm(&bytes));
+            written.push(wrote.unwrap_or(true));
         }
         let elements = tape.elements();
         // The effects, each input's write without its recorded bytes (every replay brings
@@ -164,11 +163,6 @@ fn step(m: &mut Machine, index: usize, inst: &Instruction) -> Result<(), NkiErro
             _ => NkiError::Fault(fault),
         }),
     }
-}
-
-fn hbm_bytes(t: &HostTensor) -> Range<u64> {
-    let size = t.dtype.size().unwrap_or(1) as u64;
-    t.byte_offset..t.byte_offset + t.elems_per_partition * size
 }
 
 fn not_replayable(why: &str) -> NkiError {

@@ -7,6 +7,16 @@ use tpb_isa::geometry::Space;
 use tpb_isa::Instruction;
 use tpb_sim::{HostTensor, MemAccess};
 
+/// The HBM bytes of a host tensor (`None` for an on-chip one).
+pub(crate) fn hbm_range(t: &HostTensor) -> Option<Range<u64>> {
+    let size = t.dtype.size().unwrap_or(1) as u64;
+    (t.space == Space::Hbm).then(|| t.byte_offset..t.byte_offset + t.elems_per_partition * size)
+}
+
+fn overlap(a: &Range<u64>, b: &Range<u64>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
 /// One change a core made to its machine.
 #[derive(Clone, Debug)]
 pub(crate) enum Effect {
@@ -151,10 +161,20 @@ impl Tape {
     /// Whether an instruction wrote into these HBM bytes; `None` once the effects past
     /// the first instruction were dropped (the writes are no longer known).
     pub(crate) fn wrote_hbm(&self, bytes: &Range<u64>) -> Option<bool> {
+        (!self.dropped).then(|| self.hbm_written.iter().any(|w| overlap(w, bytes)))
+    }
+
+    /// How many host writes covered any of these HBM bytes; `None` once effects were
+    /// dropped.
+    pub(crate) fn host_writes_over(&self, bytes: &Range<u64>) -> Option<usize> {
         (!self.dropped).then(|| {
-            self.hbm_written
+            self.effects
                 .iter()
-                .any(|w| w.start < bytes.end && bytes.start < w.end)
+                .filter(|e| match e {
+                    Effect::Write(t, _) => hbm_range(t).is_some_and(|r| overlap(&r, bytes)),
+                    _ => false,
+                })
+                .count()
         })
     }
 
@@ -206,6 +226,7 @@ mod tests {
         assert_eq!(t.effects().len(), 2);
         // The instructions' HBM writes are no longer known.
         assert_eq!(t.wrote_hbm(&(0..10)), None);
+        assert_eq!(t.host_writes_over(&(0..10)), None);
     }
 
     #[test]
@@ -220,6 +241,9 @@ mod tests {
         assert!(t.opaque().is_none());
         assert_eq!(t.effects().len(), 3);
         assert_eq!(t.wrote_hbm(&(0..10)), Some(false));
+        // Both host writes cover byte 0 of HBM; none reaches byte 100.
+        assert_eq!(t.host_writes_over(&(0..1)), Some(2));
+        assert_eq!(t.host_writes_over(&(100..200)), Some(0));
         t.note_direct_change();
         assert!(t.direct_changes() && t.opaque().is_some());
     }

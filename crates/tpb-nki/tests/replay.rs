@@ -95,8 +95,8 @@ fn an_input_the_kernel_writes_is_known_written() {
     .unwrap();
     core.store(&h, &t).unwrap();
     // The core answers the same for the eager run (its caller writes the input back).
-    assert_eq!(core.instructions_wrote(&h.host()), Some(true));
-    assert_eq!(core.instructions_wrote(&other.host()), Some(false));
+    assert_eq!(core.written_after_placed(&h.host()), Some(true));
+    assert_eq!(core.written_after_placed(&other.host()), Some(false));
     let replay = Replay::of(&core, &[h.host(), other.host()]).unwrap();
     assert!(replay.input_written(0));
     assert!(!replay.input_written(1));
@@ -119,10 +119,10 @@ fn a_run_that_read_device_data_or_touched_the_machine_is_not_replayable() {
 
     let mut core = Core::new(Gen::Cayman);
     let (ins, _) = kernel(&mut core, &a, &b);
-    assert_eq!(core.instructions_wrote(&ins[0].host()), Some(false));
+    assert_eq!(core.written_after_placed(&ins[0].host()), Some(false));
     core.machine_mut();
     // A direct change may have written anywhere: the core cannot tell.
-    assert_eq!(core.instructions_wrote(&ins[0].host()), None);
+    assert_eq!(core.written_after_placed(&ins[0].host()), None);
     let hosts: Vec<_> = ins.iter().map(Tile::host).collect();
     let e = Replay::of(&core, &hosts).unwrap_err();
     assert!(e.to_string().contains("changed directly"), "{e}");

@@ -35,7 +35,7 @@ pub fn _kernel_set_clip_views(core: &Bound<'_, Core>, on: bool) {
 pub fn _kernel_wrote(core: &Bound<'_, Core>, tile: PyRef<'_, Tile>) -> Option<bool> {
     core.get()
         .lock(core.py())
-        .instructions_wrote(&tile.tile.host())
+        .written_after_placed(&tile.tile.host())
 }
 
 /// A kernel's profile: the emitted program re-run on the engine scheduler.

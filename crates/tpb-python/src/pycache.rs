@@ -1,5 +1,6 @@
 //! Python modules looked up once per process: `py.import` goes through `__import__` on every
-//! call (about a microsecond), and one kernel call converts several dtypes and arrays.
+//! call (about a microsecond), and one kernel call converts several dtypes and arrays. (This
+//! crate's tests are the pytest suite, which converts through these modules throughout.)
 
 /// `import $name`, made once per process: `&Bound<'py, PyModule>` (a `PyResult`).
 macro_rules! module {
@@ -16,24 +17,3 @@ macro_rules! module {
 }
 
 pub(crate) use module;
-
-#[cfg(test)]
-mod tests {
-    use pyo3::prelude::*;
-
-    // The cached module is the one `import` gives, and an unknown one is an ImportError
-    // each time (nothing is cached for it).
-    #[test]
-    fn a_cached_module_is_the_imported_one() {
-        Python::initialize();
-        Python::attach(|py| {
-            let a = module!(py, "math").unwrap().clone();
-            let b = py.import("math").unwrap();
-            assert!(a.is(&b));
-            for _ in 0..2 {
-                let e = module!(py, "tpb_no_such_module").unwrap_err();
-                assert!(e.is_instance_of::<pyo3::exceptions::PyImportError>(py));
-            }
-        });
-    }
-}

@@ -175,6 +175,13 @@ struct Piece {
     len: usize,
 }
 
+/// One piece of a read: the bytes of a block held, or the length of a piece no block holds
+/// (never written: zero).
+enum Held<'a> {
+    Bytes(&'a [u8]),
+    Zero(usize),
+}
+
 /// The pieces of `start..start + len`, in order.
 fn pieces(start: u64, len: u64) -> impl Iterator<Item = Piece> {
     let end = start + len;
@@ -272,9 +279,8 @@ impl Hbm {
         Ok(())
     }
 
-    /// Calls `f` with each piece of `start..start + len` (checked by the caller), in order:
-    /// the block's bytes, or `None` with the length of a piece never written (zero).
-    fn each_piece<'a>(&'a self, start: u64, len: u64, mut f: impl FnMut(Result<&'a [u8], usize>)) {
+    /// Calls `f` with each piece of `start..start + len` (checked by the caller), in order.
+    fn each_piece<'a>(&'a self, start: u64, len: u64, mut f: impl FnMut(Held<'a>)) {
         let mut page: Option<(u64, Option<&Page>)> = None;
         for p in pieces(start, len) {
             let pg = match page {
@@ -286,8 +292,8 @@ impl Hbm {
                 }
             };
             match pg.and_then(|pg| pg.blocks[p.block].as_deref()) {
-                Some(b) => f(Ok(&b.data[p.off..p.off + p.len])),
-                None => f(Err(p.len)),
+                Some(b) => f(Held::Bytes(&b.data[p.off..p.off + p.len])),
+                None => f(Held::Zero(p.len)),
             }
         }
     }
@@ -295,14 +301,15 @@ impl Hbm {
     /// Reads `out.len()` bytes from `start` (checked by the caller): unwritten bytes are 0.
     pub(crate) fn read(&self, start: u64, out: &mut [u8]) {
         let mut o = 0;
-        self.each_piece(start, out.len() as u64, |piece| {
-            let n = piece.map_or_else(|n| n, <[u8]>::len);
-            let dst = &mut out[o..o + n];
-            match piece {
-                Ok(bytes) => dst.copy_from_slice(bytes),
-                Err(_) => dst.fill(0),
+        self.each_piece(start, out.len() as u64, |piece| match piece {
+            Held::Bytes(bytes) => {
+                out[o..o + bytes.len()].copy_from_slice(bytes);
+                o += bytes.len();
             }
-            o += n;
+            Held::Zero(n) => {
+                out[o..o + n].fill(0);
+                o += n;
+            }
         });
     }
 
@@ -310,8 +317,8 @@ impl Hbm {
     /// bytes as 0: [`Hbm::read`] without filling the buffer first.
     pub(crate) fn read_append(&self, start: u64, len: u64, out: &mut Vec<u8>) {
         self.each_piece(start, len, |piece| match piece {
-            Ok(bytes) => out.extend_from_slice(bytes),
-            Err(n) => out.resize(out.len() + n, 0),
+            Held::Bytes(bytes) => out.extend_from_slice(bytes),
+            Held::Zero(n) => out.resize(out.len() + n, 0),
         });
     }
 
