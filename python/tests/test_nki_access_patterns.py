@@ -481,3 +481,24 @@ def test_bad_arguments_to_the_view_calls_are_usage_errors():
                 call()
 
     nki.simulate_kernel(kernel, f32(4, 8))
+
+
+# sd_attention (restated): an element-wise nl call on a tile with block dims returns a tile
+# of the same block layout (its result is allocated as nl.ndarray would, par_dim included),
+# and a plain tile's result is a plain tile of its shape.
+def test_elementwise_results_keep_the_operand_layout():
+    def k(a):
+        t = nl.ndarray((2, nl.par_dim(128), 8), dtype=nl.float32, buffer=nl.sbuf)
+        t[0] = nl.load(a)
+        t[1] = nl.load(a)
+        u = nl.multiply(t, 2.0)
+        assert u.shape == (2, 128, 8) and type(u.shape[1]) is nl.par_dim
+        v = nl.add(nl.load(a), 1.0)
+        assert v.shape == (128, 8) and all(type(d) is int for d in v.shape)
+        out = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.add(u[1], v))
+        return out
+
+    a = np.arange(128 * 8, dtype=np.float32).reshape(128, 8)
+    np.testing.assert_array_equal(nki.simulate_kernel(k, a), a * 2 + (a + 1))
+

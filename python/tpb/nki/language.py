@@ -806,7 +806,15 @@ gather_flattened = refused("language", "gather_flattened", not_supported(
 
 # --- element-wise --------------------------------------------------------------------------
 def _new_like(x: Tile, dtype: Optional[DType]) -> Tile:
-    return ndarray(tuple(x.shape), dtype if dtype is not None else x.dtype, buffer=sbuf)
+    """A new SBUF tile of ``x``'s shape (and dtype, unless given): what ``ndarray`` makes of
+    a plain shape, without re-checking a shape a tile already has (a tile with block dims
+    takes ``ndarray`` whole)."""
+    shape = x.shape
+    dt = dtype if dtype is not None else x.dtype
+    for d in shape:
+        if type(d) is not int:  # an nl.par_dim: block dims
+            return ndarray(tuple(shape), dt, buffer=sbuf)
+    return _core().ndarray(list(shape), dt, buffer="sbuf", name="")
 
 
 def _is_tile(x: object) -> bool:
