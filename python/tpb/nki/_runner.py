@@ -340,8 +340,8 @@ def _write_back(core: Any, arrays: Tuple[Any, ...], args: list) -> None:
     """The kernel's writes to an input tensor land in the caller's array, as NKI's simulator
     updates it (a kernel may take its output as an argument, ``cumsum(x, y)``). A read-only
     array the kernel wrote is an error: the write would otherwise be lost silently. An input
-    no instruction wrote is not read back (the core knows which ones were written, unless
-    its machine was changed directly)."""
+    nothing wrote after it was placed (no instruction, no host assignment) is not read back:
+    the core knows, unless its machine was changed directly or its record was cut."""
     for k, (a, t) in enumerate(zip(arrays, args)):
         if not isinstance(a, np.ndarray) or t is a:
             continue
