@@ -7,10 +7,11 @@ use tpb_isa::geometry::Space;
 use tpb_isa::Instruction;
 use tpb_sim::{HostTensor, MemAccess};
 
-/// The HBM bytes of a host tensor (`None` for an on-chip one).
+/// The HBM bytes of a host tensor: its rows one after another ([`HostTensor::len`]);
+/// `None` for an on-chip one, or a size that does not fit.
 pub(crate) fn hbm_range(t: &HostTensor) -> Option<Range<u64>> {
-    let size = t.dtype.size().unwrap_or(1) as u64;
-    (t.space == Space::Hbm).then(|| t.byte_offset..t.byte_offset + t.elems_per_partition * size)
+    let end = t.byte_offset.checked_add(t.len()?)?;
+    (t.space == Space::Hbm).then_some(t.byte_offset..end)
 }
 
 fn overlap(a: &Range<u64>, b: &Range<u64>) -> bool {
