@@ -122,9 +122,14 @@ impl Core {
 
     /// A core with an explicit machine configuration (strict mode, FP8 variants, limits).
     pub fn with_config(config: Config) -> Core {
-        let gen = config.gen;
         let mut machine = Machine::new(config);
         machine.set_access_recording(true);
+        Core::around(machine)
+    }
+
+    /// A core with nothing emitted around a new machine.
+    fn around(machine: Machine) -> Core {
+        let gen = machine.gen();
         Core {
             machine,
             program: Vec::new(),
@@ -212,10 +217,11 @@ impl Core {
     }
 
     /// A core whose machine a [`crate::Replay`] fills: nothing emitted, `hbm_used` bytes of
-    /// HBM tensors, access recording off (nothing is emitted on it).
+    /// HBM tensors, access recording off (nothing is emitted on it). A strict replay's
+    /// machine is made for a strict run ([`Machine::new_for_strict_run`]): a pooled
+    /// memory's old bytes are not zeroed, as no strict instruction can read them.
     pub(crate) fn replaying(config: Config, hbm_used: u64) -> Core {
-        let mut core = Core::with_config(config);
-        core.machine.set_access_recording(false);
+        let mut core = Core::around(Machine::new_for_strict_run(config));
         core.hbm_next = hbm_used;
         core
     }

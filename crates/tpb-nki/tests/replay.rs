@@ -6,6 +6,7 @@
 use tpb_isa::geometry::Space;
 use tpb_isa::{AluOp, Dtype, Gen};
 use tpb_nki::{Cmp, Core, NkiEngine, NkiError, Operand, Replay, Tile};
+use tpb_sim::Config;
 
 fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -202,11 +203,19 @@ fn call() -> impl proptest::strategy::Strategy<Value = Call> {
     ]
 }
 
-/// Runs `calls` on a fresh core with `inputs`; a call whose operand slot was never
+/// Runs `calls` on a fresh core (strict or not) with `inputs`; a call whose operand slot was never
 /// written is skipped (the same on every run: it depends on the calls only). Returns the
 /// core, the input tensors and the output tensor.
-fn random_kernel(shape: [usize; 2], calls: &[Call], inputs: [&[u8]; 2]) -> (Core, Vec<Tile>, Tile) {
-    let mut core = Core::new(Gen::Cayman);
+fn random_kernel(
+    shape: [usize; 2],
+    calls: &[Call],
+    inputs: [&[u8]; 2],
+    strict: bool,
+) -> (Core, Vec<Tile>, Tile) {
+    let mut core = Core::with_config(Config {
+        strict,
+        ..Config::new(Gen::Cayman)
+    });
     let ins: Vec<Tile> = inputs
         .iter()
         .map(|bytes| {
@@ -296,13 +305,16 @@ proptest::proptest! {
     /// Random kernels (loads, TensorScalar with fresh constant registers, TensorTensor,
     /// Iota, stores into the output or back into an input) recorded on one pair of inputs
     /// and replayed on another equal an eager run on the other, byte for byte, including the
-    /// output's unwritten elements and the input the kernel overwrote.
+    /// output's unwritten elements and the input the kernel overwrote. A strict replay's
+    /// machine reuses a memory without zeroing it (docs/library.md, "Reuse for strict
+    /// runs"): the replays before it leave their bytes there.
     #[test]
     fn random_kernels_replay_as_they_run(
         p in 1usize..=128,
         f in 1usize..=48,
         calls in proptest::collection::vec(call(), 1..12),
         seeds in (0u32..1000, 0u32..1000),
+        strict in proptest::bool::ANY,
     ) {
         let make = |seed: u32, salt: f32| -> Vec<u8> {
             let v: Vec<f32> = (0..p * f).map(|k| ((k as f32 + salt) * 0.61 + seed as f32).sin() * 9.0).collect();
@@ -310,10 +322,10 @@ proptest::proptest! {
         };
         let (a0, b0) = (make(seeds.0, 0.0), make(seeds.0, 7.0));
         let (a1, b1) = (make(seeds.1, 1.0), make(seeds.1, 5.0));
-        let (traced, ins, out) = random_kernel([p, f], &calls, [&a0, &b0]);
+        let (traced, ins, out) = random_kernel([p, f], &calls, [&a0, &b0], strict);
         let hosts: Vec<_> = ins.iter().map(Tile::host).collect();
         let replay = Replay::of(&traced, &hosts).unwrap();
-        let (eager, eager_ins, eager_out) = random_kernel([p, f], &calls, [&a1, &b1]);
+        let (eager, eager_ins, eager_out) = random_kernel([p, f], &calls, [&a1, &b1], strict);
         let replayed = replay.run(&[&a1, &b1]).unwrap();
         proptest::prop_assert_eq!(replayed.first_unwritten(&out).unwrap(),
                                   eager.first_unwritten(&eager_out).unwrap());

@@ -257,6 +257,126 @@ fn check_case(seed: u64, gen: Gen) {
     );
 }
 
+/// Random host tensors of SBUF (and PSUM) read back from both machines: equal.
+fn same_host_reads(a: &Machine, b: &Machine, rng: &mut Rng, what: &str) {
+    for _ in 0..6 {
+        let space = if a.has_space(Space::Psum) && rng.chance(0.3) {
+            Space::Psum
+        } else {
+            Space::Sbuf
+        };
+        let (p, off, len) = somewhere(rng, a.gen(), space, 4000);
+        let parts = 1 + rng.below(u64::from(128 - p).min(8)) as u32;
+        let t = HostTensor::at(space, p..p + parts)
+            .offset(off)
+            .elements(Dtype::UINT8, len);
+        assert_eq!(
+            a.read_tensor(&t),
+            b.read_tensor(&t),
+            "{what}: host read {t:?}"
+        );
+        assert_eq!(
+            a.uninitialised_bytes(&t),
+            b.uninitialised_bytes(&t),
+            "{what}: {t:?}"
+        );
+    }
+}
+
+/// A machine reset for a strict run keeps the bytes written before under a cleared shadow
+/// (stale); nothing may tell it from a new machine but `==`: a strict program (the host
+/// writes, generated families, DMAs, matmuls and activations of `check_case`) gives the
+/// same outcome at every step and the same state, and host reads, marks and clones see
+/// zeros where a new machine has them.
+fn check_stale_case(seed: u64, gen: Gen) {
+    let mut w = World::with(seed, gen, Some(1 << 16));
+    let extra = w.rng.below(12) as usize;
+    host_writes(&mut w.m, &mut w.rng, extra);
+    for i in &program(&mut w, 12) {
+        let _ = w.m.step(i);
+    }
+    w.m.set_strict(true);
+    let cfg = *w.m.config();
+    w.m.reset_for_strict_run();
+    let new = fresh(cfg);
+    // The stale bytes are there (the test would prove nothing otherwise)...
+    assert!(w.m != new, "seed {seed} on {gen}: nothing stale");
+    // ...and nobody but `==` sees them.
+    assert!(
+        w.m.clone() == new,
+        "seed {seed} on {gen}: a clone saw stale bytes"
+    );
+    let seed2 = w.rng.next();
+    let World { m: stale, .. } = w;
+    let mut a = World::around(Rng(seed2), stale);
+    let mut b = World::around(Rng(seed2), new);
+    let n = a.rng.below(6) as usize;
+    host_writes(&mut a.m, &mut a.rng, n);
+    let n = b.rng.below(6) as usize;
+    host_writes(&mut b.m, &mut b.rng, n);
+    let (pa, pb) = (program(&mut a, 10), program(&mut b, 10));
+    assert_eq!(
+        pa, pb,
+        "seed {seed} on {gen}: the two worlds drew differently"
+    );
+    let mut committed = 0;
+    for (k, i) in pa.iter().enumerate() {
+        let (x, y) = (outcome(a.m.step(i)), outcome(b.m.step(i)));
+        committed += usize::from(x.starts_with("ok"));
+        assert_eq!(
+            x, y,
+            "seed {seed} on {gen}: instruction {k} of the strict program"
+        );
+    }
+    let what = format!("seed {seed} on {gen}");
+    same_host_reads(&a.m, &b.m, &mut a.rng, &what);
+    // A host mark of never-written bytes leaves them zero, as on a new machine (the
+    // windows of every partition: those the world filled only in part hold stale bytes).
+    let t = HostTensor::at(Space::Sbuf, 0..128).elements(Dtype::UINT8, reference::WINDOW as u64);
+    a.m.mark_initialised(&t).unwrap();
+    b.m.mark_initialised(&t).unwrap();
+    assert!(a.m.clone() == b.m, "{what}: state after the strict program");
+    // A lenient machine reads uninitialised bytes: the stale ones are zeroed first.
+    a.m.set_strict(false);
+    b.m.set_strict(false);
+    assert!(a.m == b.m, "{what}: state once lenient");
+    // A full reset zeroes stale bytes too; so does the pool for a new machine.
+    a.m.set_strict(true);
+    a.m.reset_for_strict_run();
+    assert!(a.m != fresh(cfg), "{what}: nothing stale the second time");
+    a.m.reset();
+    assert!(a.m == fresh(cfg), "{what}: a full reset left stale bytes");
+    a.m.set_strict(true);
+    a.m.reset_for_strict_run();
+    drop((a, b));
+    assert!(
+        Machine::new(cfg) == fresh(cfg),
+        "{what}: the pool handed out stale bytes"
+    );
+    STRICT_COMMITS.fetch_add(committed, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Instructions of the strict programs that committed (rather than faulted), over all cases.
+static STRICT_COMMITS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+// decisions §5.2 (assumption `initial-state`), docs/library.md "Reuse for strict runs": a
+// machine reset for a strict run is a new machine to every reader but `==`.
+#[test]
+fn a_machine_reset_for_a_strict_run_is_a_new_machine_to_a_strict_run() {
+    for seed in 0..2 * SEEDS {
+        for gen in Gen::ALL {
+            check_stale_case(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x57A1E, gen);
+        }
+    }
+    // Most strict instructions commit (the worlds fill their windows), so the comparison
+    // covers what they read and wrote, not only their faults.
+    let committed = STRICT_COMMITS.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        committed >= 2 * SEEDS as usize * Gen::ALL.len() * 3,
+        "{committed} committed"
+    );
+}
+
 /// Cases per generation (each compares whole machines a few times: about 0.1 s in a debug
 /// build).
 const SEEDS: u64 = 5;

@@ -25,6 +25,7 @@ pub use crate::state::hbm::DEFAULT_MAX_HBM_HELD_BYTES;
 use crate::assumptions::{firmware_stub_log, firmware_stubs_apply};
 use crate::exec::{self, Outcome, Scratch};
 use crate::state::{events, hbm, Memory, State};
+use std::borrow::Cow;
 use std::fmt;
 use tpb_isa::geometry::{Geometry, Space, NUM_CHANNELS, NUM_REGISTERS};
 use tpb_isa::validate::{is_valid, validate};
@@ -120,6 +121,44 @@ impl Machine {
         }
     }
 
+    /// As [`Machine::new`], for a strict run ([`Config::strict`]; otherwise exactly
+    /// [`Machine::new`]): a pooled memory is reset as [`Machine::reset_for_strict_run`]
+    /// leaves it, saving the zeroing of what the last machine wrote.
+    pub fn new_for_strict_run(config: Config) -> Machine {
+        if !config.strict {
+            return Machine::new(config);
+        }
+        Machine {
+            state: State::initial(
+                Memory::new_for_strict_run(config.gen),
+                hbm::Hbm::new(config.hbm_bytes, config.max_hbm_held_bytes),
+            ),
+            scratch: Scratch::new(),
+            config,
+            record_accesses: false,
+            spare_accesses: Vec::new(),
+        }
+    }
+
+    /// As [`Machine::reset`], for a machine that stays strict ([`Config::strict`];
+    /// otherwise exactly [`Machine::reset`]): the SBUF and PSUM bytes written since become
+    /// uninitialised but keep their values ("stale"), so the reset costs an eighth of
+    /// zeroing them (docs/library.md, "Reuse for strict runs"). No reader can tell: a
+    /// strict instruction faults before it commits anything it read from an
+    /// uninitialised byte, the host reads uninitialised bytes as zero, and a clone, a
+    /// [`Machine::reset`] and [`Machine::set_strict`]`(false)` zero them. Only `==`, which
+    /// compares every stored byte, sees them.
+    pub fn reset_for_strict_run(&mut self) {
+        if !self.config.strict {
+            return self.reset();
+        }
+        let stand_in = self.state.mem.placeholder();
+        let mut mem = std::mem::replace(&mut self.state.mem, stand_in);
+        mem.reset_for_strict_run();
+        let hbm = hbm::Hbm::new(self.config.hbm_bytes, self.config.max_hbm_held_bytes);
+        self.state = State::initial(mem, hbm);
+    }
+
     /// Returns the machine to the state of [`Machine::new`] with the same configuration
     /// (memory zero and uninitialised, HBM unwritten, registers, flops, semaphores, events,
     /// the PE weights, the accumulators and the retired count as new), at the cost of what
@@ -139,6 +178,10 @@ impl Machine {
 
     /// Sets [`Config::strict`]: whether a read of never-written bytes faults or warns.
     pub fn set_strict(&mut self, strict: bool) {
+        if !strict {
+            // A lenient run reads uninitialised bytes: they must be zero again.
+            self.state.mem.settle();
+        }
         self.config.strict = strict;
     }
 
@@ -236,7 +279,7 @@ impl Machine {
         let mem = &mut self.state.mem;
         for i in 0..t.partitions {
             let start = mem.part_base(t.space, t.start_partition + i) + t.byte_offset as usize;
-            mem.parts_mut(t.space).1.set_range(start, row as usize);
+            mem.mark_initialised(t.space, start, row as usize);
         }
         Ok(())
     }
@@ -261,7 +304,7 @@ impl Machine {
         }
         // Partition rows appended as they are read: no zero fill of the buffer first.
         for r in self.tensor_rows(t, row as usize, total as usize) {
-            out.extend_from_slice(r);
+            out.extend_from_slice(&r);
         }
         Ok(out)
     }
@@ -273,12 +316,12 @@ impl Machine {
         t: &'a HostTensor,
         row: usize,
         total: usize,
-    ) -> impl Iterator<Item = &'a [u8]> + 'a {
+    ) -> impl Iterator<Item = Cow<'a, [u8]>> + 'a {
         let mem = &self.state.mem;
         (0..total / row).map(move |i| {
             let start =
                 mem.part_base(t.space, t.start_partition + i as u32) + t.byte_offset as usize;
-            &mem.data(t.space)[start..start + row]
+            mem.host_row(t.space, start, row)
         })
     }
 
@@ -302,7 +345,7 @@ impl Machine {
         let row = row as usize;
         let rows = self.tensor_rows(t, row, total as usize);
         for (chunk, r) in out.chunks_exact_mut(row).zip(rows) {
-            chunk.copy_from_slice(r);
+            chunk.copy_from_slice(&r);
         }
         Ok(())
     }
@@ -332,7 +375,7 @@ impl Machine {
             return Ok(());
         }
         for r in self.tensor_rows(t, row as usize, total as usize) {
-            f(r)?;
+            f(&r)?;
         }
         Ok(())
     }

@@ -15,6 +15,7 @@
 //! ([`Memory::parts_mut`], [`Memory::split_for_write`]) or through [`Shadow::set_range`],
 //! which records its range itself.
 
+use std::borrow::Cow;
 use std::sync::Mutex;
 use tpb_isa::geometry::{Geometry, Space};
 use tpb_isa::Gen;
@@ -46,11 +47,16 @@ const BLOCK_WORDS: usize = BLOCK / 64;
 
 /// Which [`BLOCK`]s of a space's vector may differ from the initial state: every byte
 /// outside them is zero and uninitialised. `ever` keeps the blocks written before the last
-/// reset too (the pages the memory holds, for the pool's bound).
+/// reset too (the pages the memory holds, for the pool's bound). `stale` holds the blocks
+/// whose bytes a reset for a strict run ([`Memory::reset_for_strict_run`]) left in place
+/// under a cleared shadow: there, an uninitialised byte may be non-zero.
 #[derive(Clone, Default)]
 pub(crate) struct Dirty {
     now: Vec<u64>,
     ever: Vec<u64>,
+    stale: Vec<u64>,
+    /// Whether any `stale` bit is set (read on every host read of a row).
+    any_stale: bool,
 }
 
 /// Sets bits `first..=last` of a bitset.
@@ -65,6 +71,25 @@ fn set_bits(words: &mut [u64], first: usize, last: usize) {
     words[fw] |= lo;
     words[fw + 1..lw].fill(u64::MAX);
     words[lw] |= hi;
+}
+
+/// Zeroes the bytes of `bytes` (bytes `start..` of a vector) whose bit in the vector's
+/// shadow `words` is clear.
+fn zero_unset(bytes: &mut [u8], words: &[u64], start: usize) {
+    let mut at = 0;
+    while at < bytes.len() {
+        let i = start + at;
+        let n = (64 - i % 64).min(bytes.len() - at);
+        let word = words[i / 64] >> (i % 64);
+        if word & (u64::MAX >> (64 - n)) != u64::MAX >> (64 - n) {
+            for (k, b) in bytes[at..at + n].iter_mut().enumerate() {
+                if word >> k & 1 == 0 {
+                    *b = 0;
+                }
+            }
+        }
+        at += n;
+    }
 }
 
 /// The maximal runs `start..end` of set bits of a bitset, in order.
@@ -99,6 +124,8 @@ impl Dirty {
         Dirty {
             now: vec![0; words],
             ever: vec![0; words],
+            stale: vec![0; words],
+            any_stale: false,
         }
     }
 
@@ -139,17 +166,55 @@ impl Dirty {
         ones as usize * BLOCK
     }
 
-    /// Zeroes the written blocks of `data` and their shadow `words`, and forgets them.
+    /// Zeroes the written and stale blocks of `data` and the written blocks' shadow `words`
+    /// (a stale block's shadow is clear already), and forgets them.
     fn clear(&mut self, data: &mut [u8], words: &mut [u64]) {
+        for (n, s) in self.now.iter_mut().zip(&mut self.stale) {
+            *n |= std::mem::take(s);
+        }
+        self.any_stale = false;
         let (bytes, shadow) = (data.len(), words.len());
         for (a, b) in bit_runs(&self.now) {
             data[(a * BLOCK).min(bytes)..(b * BLOCK).min(bytes)].fill(0);
             words[(a * BLOCK_WORDS).min(shadow)..(b * BLOCK_WORDS).min(shadow)].fill(0);
         }
-        for (e, n) in self.ever.iter_mut().zip(&mut self.now) {
-            *e |= *n;
-            *n = 0;
+        self.forget_written();
+    }
+
+    /// Clears the written blocks' shadow `words` only: their bytes stay, stale.
+    fn clear_shadow(&mut self, words: &mut [u64]) {
+        let shadow = words.len();
+        for (a, b) in bit_runs(&self.now) {
+            words[(a * BLOCK_WORDS).min(shadow)..(b * BLOCK_WORDS).min(shadow)].fill(0);
         }
+        for (s, n) in self.stale.iter_mut().zip(&self.now) {
+            *s |= *n;
+        }
+        self.any_stale = self.stale.iter().any(|&w| w != 0);
+        self.forget_written();
+    }
+
+    fn forget_written(&mut self) {
+        for (e, n) in self.ever.iter_mut().zip(&mut self.now) {
+            *e |= std::mem::take(n);
+        }
+    }
+
+    #[inline(always)]
+    fn has_stale(&self) -> bool {
+        self.any_stale
+    }
+
+    /// Zeroes every uninitialised byte of the stale blocks of `data` (by its shadow
+    /// `words`) and forgets them: the memory holds zero wherever it is uninitialised again.
+    fn settle(&mut self, data: &mut [u8], words: &[u64]) {
+        let bytes = data.len();
+        for (a, b) in bit_runs(&self.stale) {
+            let (from, to) = ((a * BLOCK).min(bytes), (b * BLOCK).min(bytes));
+            zero_unset(&mut data[from..to], words, from);
+        }
+        self.stale.fill(0);
+        self.any_stale = false;
     }
 
     /// Copies the written blocks of `from` (and its shadow `from_words`) into zeroed `data`
@@ -336,6 +401,7 @@ const POOL_MAX: usize = 4;
 const POOL_RESIDENT_MAX: usize = 8 << 20;
 
 impl Clone for Memory {
+    /// A stale memory's clone is settled: its uninitialised bytes are zero.
     fn clone(&self) -> Memory {
         let mut m = Memory::fresh(self.geo);
         for (from, from_init, to, to_init) in [
@@ -346,6 +412,17 @@ impl Clone for Memory {
                 .dirty
                 .copy_written((from, &from_init.words), to, &mut to_init.words);
             to_init.dirty.now.clone_from(&from_init.dirty.now);
+            // Only the stale blocks copied (the written ones) can hold stale bytes.
+            let d = &mut to_init.dirty;
+            for (s, (f, n)) in d
+                .stale
+                .iter_mut()
+                .zip(from_init.dirty.stale.iter().zip(&d.now))
+            {
+                *s = f & n;
+            }
+            d.any_stale = d.stale.iter().any(|&w| w != 0);
+            d.settle(to, &to_init.words);
         }
         m
     }
@@ -357,7 +434,14 @@ impl Memory {
     /// zeroed, so untouched pages cost nothing.
     pub(crate) fn new(gen: Gen) -> Memory {
         let geo = Geometry::of(gen);
-        Memory::take(geo).unwrap_or_else(|| Memory::fresh(geo))
+        Memory::take(geo, false).unwrap_or_else(|| Memory::fresh(geo))
+    }
+
+    /// As [`Memory::new`], for a strict run: a pooled memory is reset by
+    /// [`Memory::reset_for_strict_run`].
+    pub(crate) fn new_for_strict_run(gen: Gen) -> Memory {
+        let geo = Geometry::of(gen);
+        Memory::take(geo, true).unwrap_or_else(|| Memory::fresh(geo))
     }
 
     /// A new memory of fresh zero pages.
@@ -393,7 +477,7 @@ impl Memory {
     }
 
     /// Returns every byte written since the last reset to zero and uninitialised: the state
-    /// of [`Memory::new`], at the cost of the blocks written.
+    /// of [`Memory::new`], at the cost of the blocks written (and of the stale ones).
     pub(crate) fn reset(&mut self) {
         self.sbuf_init
             .dirty
@@ -403,13 +487,63 @@ impl Memory {
             .clear(&mut self.psum, &mut self.psum_init.words);
     }
 
-    /// A pooled memory of `geo`, reset.
-    fn take(geo: Geometry) -> Option<Memory> {
+    /// Returns every byte written since the last reset to uninitialised, leaving its value
+    /// (stale), at the cost of the written blocks' shadow only (an eighth of their bytes).
+    /// The memory equals a new one to every reader that cannot read an uninitialised byte:
+    /// a strict run (each instruction checks its reads and faults before it commits,
+    /// decisions §5.2), the host (which reads uninitialised bytes as zero here,
+    /// [`Memory::host_row`]) and a clone (settled). Anything else settles it first
+    /// ([`Memory::settle`]); [`Memory::reset`] zeroes the stale bytes too.
+    pub(crate) fn reset_for_strict_run(&mut self) {
+        self.sbuf_init.dirty.clear_shadow(&mut self.sbuf_init.words);
+        self.psum_init.dirty.clear_shadow(&mut self.psum_init.words);
+    }
+
+    /// Zeroes every uninitialised byte a [`Memory::reset_for_strict_run`] left non-zero.
+    pub(crate) fn settle(&mut self) {
+        self.sbuf_init
+            .dirty
+            .settle(&mut self.sbuf, &self.sbuf_init.words);
+        self.psum_init
+            .dirty
+            .settle(&mut self.psum, &self.psum_init.words);
+    }
+
+    /// Bytes `start..start + len` of a space's vector as the host reads them: an
+    /// uninitialised byte reads as zero (its stored value, unless the memory is stale).
+    pub(crate) fn host_row(&self, space: Space, start: usize, len: usize) -> Cow<'_, [u8]> {
+        let row = &self.data(space)[start..start + len];
+        let init = self.init(space);
+        if !init.dirty.has_stale() || init.count_unset(start, len) == 0 {
+            return Cow::Borrowed(row);
+        }
+        let mut copy = row.to_vec();
+        zero_unset(&mut copy, &init.words, start);
+        Cow::Owned(copy)
+    }
+
+    /// Marks bytes `start..start + len` of a space's vector initialised without writing
+    /// them (the host's `mark_initialised`): they keep the value they hold, which for an
+    /// uninitialised byte of a stale memory is made zero first, as on a new memory.
+    pub(crate) fn mark_initialised(&mut self, space: Space, start: usize, len: usize) {
+        let (data, init) = self.parts_mut(space);
+        if init.dirty.has_stale() {
+            zero_unset(&mut data[start..start + len], &init.words, start);
+        }
+        init.set_range(start, len);
+    }
+
+    /// A pooled memory of `geo`, reset ([`Memory::reset_for_strict_run`] when `strict_run`).
+    fn take(geo: Geometry, strict_run: bool) -> Option<Memory> {
         let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
         let at = pool.iter().position(|m| m.geo == geo)?;
         let mut m = pool.swap_remove(at);
         drop(pool);
-        m.reset();
+        if strict_run {
+            m.reset_for_strict_run();
+        } else {
+            m.reset();
+        }
         Some(m)
     }
 
@@ -532,6 +666,31 @@ impl Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // A stale memory's uninitialised bytes read as zero (docs/library.md, "Reuse for strict
+    // runs"): `zero_unset` keeps exactly the bytes whose shadow bit is set, for every start
+    // and length over three words of mixed shadow.
+    #[test]
+    fn zero_unset_keeps_exactly_the_initialised_bytes() {
+        let words = [0xF0F0_FFFF_0000_1234u64, u64::MAX, 0x8000_0000_0000_0001];
+        let vector: Vec<u8> = (0..192).map(|i| 100 + (i % 150) as u8).collect();
+        for start in 0..192 {
+            for len in 0..=192 - start {
+                let mut got = vector[start..start + len].to_vec();
+                zero_unset(&mut got, &words, start);
+                let want: Vec<u8> = (start..start + len)
+                    .map(|i| {
+                        if words[i / 64] >> (i % 64) & 1 == 1 {
+                            vector[i]
+                        } else {
+                            0
+                        }
+                    })
+                    .collect();
+                assert_eq!(got, want, "start {start} len {len}");
+            }
+        }
+    }
 
     // decisions §5.2: the unset count of any bit range equals a bit-by-bit count (ranges
     // inside one word, across a boundary, and spanning whole words).
