@@ -58,6 +58,7 @@ use crate::report::{
 use crate::state::{Flops, Memory, State};
 use access::{Access, Dims};
 use engine::{Lane, Threads};
+use std::cell::RefCell;
 use tpb_isa::geometry::Space;
 use tpb_isa::opcode::{sem, Exec, OpcodeInfo, Sem};
 use tpb_isa::wire::{
@@ -96,7 +97,53 @@ pub(crate) struct Work {
     pub(crate) sel: Vec<bool>,
 }
 
+thread_local! {
+    /// The scratch of the last machine dropped on this thread, for the next one made on it:
+    /// a replayed kernel makes a machine per call, and zeroing a new scratch's buffers was a
+    /// tenth of the smallest replay (docs/benchmarks.md, "Fourth pass"). Scratch carries
+    /// nothing from one instruction to the next (a byte table is keyed per instruction).
+    static SPARE_SCRATCH: RefCell<Option<Scratch>> = const { RefCell::new(None) };
+}
+
+/// A kept scratch's input snapshot buffer is freed above this capacity (one large
+/// instruction would otherwise hold its copy for the thread's life).
+const SPARE_SNAPSHOT_MAX: usize = 1 << 20;
+
 impl Scratch {
+    /// This thread's spare scratch, or a new one.
+    pub(crate) fn take() -> Scratch {
+        SPARE_SCRATCH
+            .try_with(|s| s.try_borrow_mut().ok().and_then(|mut v| v.take()))
+            .ok()
+            .flatten()
+            .unwrap_or_else(Scratch::new)
+    }
+
+    /// Keeps this scratch for the thread's next [`Scratch::take`].
+    pub(crate) fn give(mut self) {
+        if self.snap.capacity() > SPARE_SNAPSHOT_MAX {
+            self.snap = Vec::new();
+        }
+        let _ = SPARE_SCRATCH.try_with(|s| {
+            if let Ok(mut v) = s.try_borrow_mut() {
+                *v = Some(self);
+            }
+        });
+    }
+
+    /// A scratch of no buffers, to stand in for one given back.
+    pub(crate) fn placeholder() -> Scratch {
+        Scratch {
+            snap: Vec::new(),
+            lanes: Vec::new(),
+            work: Work {
+                s0: Vec::new(),
+                s1: Vec::new(),
+                sel: Vec::new(),
+            },
+        }
+    }
+
     pub(crate) fn new() -> Scratch {
         Scratch {
             snap: Vec::new(),

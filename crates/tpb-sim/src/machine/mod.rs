@@ -72,11 +72,13 @@ pub struct Machine {
 }
 
 /// A dropped machine's memory goes back to a pool, so that the next [`Machine::new`] of the
-/// generation reuses its pages after zeroing only what was written (issue 30 item 1).
+/// generation reuses its pages after zeroing only what was written (issue 30 item 1), and
+/// its scratch buffers to its thread.
 impl Drop for Machine {
     fn drop(&mut self) {
         let stand_in = self.state.mem.placeholder();
         std::mem::replace(&mut self.state.mem, stand_in).give();
+        std::mem::replace(&mut self.scratch, Scratch::placeholder()).give();
     }
 }
 
@@ -114,7 +116,7 @@ impl Machine {
                 Memory::new(config.gen),
                 hbm::Hbm::new(config.hbm_bytes, config.max_hbm_held_bytes),
             ),
-            scratch: Scratch::new(),
+            scratch: Scratch::take(),
             config,
             record_accesses: false,
             spare_accesses: Vec::new(),
@@ -133,7 +135,7 @@ impl Machine {
                 Memory::new_for_strict_run(config.gen),
                 hbm::Hbm::new(config.hbm_bytes, config.max_hbm_held_bytes),
             ),
-            scratch: Scratch::new(),
+            scratch: Scratch::take(),
             config,
             record_accesses: false,
             spare_accesses: Vec::new(),

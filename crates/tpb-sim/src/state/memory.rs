@@ -16,6 +16,7 @@
 //! which records its range itself.
 
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::Mutex;
 use tpb_isa::geometry::{Geometry, Space};
 use tpb_isa::Gen;
@@ -49,14 +50,33 @@ const BLOCK_WORDS: usize = BLOCK / 64;
 /// outside them is zero and uninitialised. `ever` keeps the blocks written before the last
 /// reset too (the pages the memory holds, for the pool's bound). `stale` holds the blocks
 /// whose bytes a reset for a strict run ([`Memory::reset_for_strict_run`]) left in place
-/// under a cleared shadow: there, an uninitialised byte may be non-zero.
+/// under a cleared shadow: there, an uninitialised byte may be non-zero. Each bitset keeps
+/// the range of its words that may be non-zero, so that a reset of a machine that wrote
+/// little costs little (a replay's machine is reset at every call).
 #[derive(Clone, Default)]
 pub(crate) struct Dirty {
     now: Vec<u64>,
+    now_words: Range<usize>,
     ever: Vec<u64>,
+    /// Set bits of `ever`.
+    ever_blocks: usize,
     stale: Vec<u64>,
-    /// Whether any `stale` bit is set (read on every host read of a row).
-    any_stale: bool,
+    stale_words: Range<usize>,
+}
+
+/// The smallest range holding both (an empty one holds nothing).
+fn hull(a: &Range<usize>, b: &Range<usize>) -> Range<usize> {
+    match (a.is_empty(), b.is_empty()) {
+        (true, _) => b.clone(),
+        (_, true) => a.clone(),
+        _ => a.start.min(b.start)..a.end.max(b.end),
+    }
+}
+
+/// The runs of set bits of `words[range]`, as bit indices of `words`.
+fn runs_in(words: &[u64], range: Range<usize>) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let at = range.start * 64;
+    bit_runs(&words[range]).map(move |(a, b)| (a + at, b + at))
 }
 
 /// Sets bits `first..=last` of a bitset.
@@ -125,7 +145,7 @@ impl Dirty {
             now: vec![0; words],
             ever: vec![0; words],
             stale: vec![0; words],
-            any_stale: false,
+            ..Dirty::default()
         }
     }
 
@@ -133,7 +153,9 @@ impl Dirty {
     #[inline]
     pub(crate) fn mark(&mut self, start: usize, len: usize) {
         if len > 0 {
-            set_bits(&mut self.now, start / BLOCK, (start + len - 1) / BLOCK);
+            let (first, last) = (start / BLOCK, (start + len - 1) / BLOCK);
+            set_bits(&mut self.now, first, last);
+            self.now_words = hull(&self.now_words, &(first / 64..last / 64 + 1));
         }
     }
 
@@ -157,24 +179,28 @@ impl Dirty {
 
     /// Bytes of the blocks written since the memory was made (the pages it holds).
     fn resident(&self) -> usize {
-        let ones: u32 = self
-            .now
+        let r = self.now_words.clone();
+        let new: u32 = self.now[r.clone()]
             .iter()
-            .zip(&self.ever)
-            .map(|(a, b)| (a | b).count_ones())
+            .zip(&self.ever[r])
+            .map(|(n, e)| (n & !e).count_ones())
             .sum();
-        ones as usize * BLOCK
+        (self.ever_blocks + new as usize) * BLOCK
     }
 
     /// Zeroes the written and stale blocks of `data` and the written blocks' shadow `words`
     /// (a stale block's shadow is clear already), and forgets them.
     fn clear(&mut self, data: &mut [u8], words: &mut [u64]) {
-        for (n, s) in self.now.iter_mut().zip(&mut self.stale) {
+        let stale = std::mem::take(&mut self.stale_words);
+        for (n, s) in self.now[stale.clone()]
+            .iter_mut()
+            .zip(&mut self.stale[stale.clone()])
+        {
             *n |= std::mem::take(s);
         }
-        self.any_stale = false;
+        self.now_words = hull(&self.now_words, &stale);
         let (bytes, shadow) = (data.len(), words.len());
-        for (a, b) in bit_runs(&self.now) {
+        for (a, b) in runs_in(&self.now, self.now_words.clone()) {
             data[(a * BLOCK).min(bytes)..(b * BLOCK).min(bytes)].fill(0);
             words[(a * BLOCK_WORDS).min(shadow)..(b * BLOCK_WORDS).min(shadow)].fill(0);
         }
@@ -184,43 +210,47 @@ impl Dirty {
     /// Clears the written blocks' shadow `words` only: their bytes stay, stale.
     fn clear_shadow(&mut self, words: &mut [u64]) {
         let shadow = words.len();
-        for (a, b) in bit_runs(&self.now) {
+        let r = self.now_words.clone();
+        for (a, b) in runs_in(&self.now, r.clone()) {
             words[(a * BLOCK_WORDS).min(shadow)..(b * BLOCK_WORDS).min(shadow)].fill(0);
         }
-        for (s, n) in self.stale.iter_mut().zip(&self.now) {
+        for (s, n) in self.stale[r.clone()].iter_mut().zip(&self.now[r.clone()]) {
             *s |= *n;
         }
-        self.any_stale = self.stale.iter().any(|&w| w != 0);
+        self.stale_words = hull(&self.stale_words, &r);
         self.forget_written();
     }
 
     fn forget_written(&mut self) {
-        for (e, n) in self.ever.iter_mut().zip(&mut self.now) {
-            *e |= std::mem::take(n);
+        let r = std::mem::take(&mut self.now_words);
+        for (e, n) in self.ever[r.clone()].iter_mut().zip(&mut self.now[r]) {
+            let n = std::mem::take(n);
+            self.ever_blocks += (n & !*e).count_ones() as usize;
+            *e |= n;
         }
     }
 
     #[inline(always)]
     fn has_stale(&self) -> bool {
-        self.any_stale
+        !self.stale_words.is_empty()
     }
 
     /// Zeroes every uninitialised byte of the stale blocks of `data` (by its shadow
     /// `words`) and forgets them: the memory holds zero wherever it is uninitialised again.
     fn settle(&mut self, data: &mut [u8], words: &[u64]) {
         let bytes = data.len();
-        for (a, b) in bit_runs(&self.stale) {
+        let r = std::mem::take(&mut self.stale_words);
+        for (a, b) in runs_in(&self.stale, r.clone()) {
             let (from, to) = ((a * BLOCK).min(bytes), (b * BLOCK).min(bytes));
             zero_unset(&mut data[from..to], words, from);
         }
-        self.stale.fill(0);
-        self.any_stale = false;
+        self.stale[r].fill(0);
     }
 
     /// Copies the written blocks of `from` (and its shadow `from_words`) into zeroed `data`
     /// and `words` of the same length: a clone that touches only what was written.
     fn copy_written(&self, from: (&[u8], &[u64]), data: &mut [u8], words: &mut [u64]) {
-        for (a, b) in bit_runs(&self.now) {
+        for (a, b) in runs_in(&self.now, self.now_words.clone()) {
             let r = (a * BLOCK).min(data.len())..(b * BLOCK).min(data.len());
             data[r.clone()].copy_from_slice(&from.0[r]);
             let w = (a * BLOCK_WORDS).min(words.len())..(b * BLOCK_WORDS).min(words.len());
@@ -412,16 +442,18 @@ impl Clone for Memory {
                 .dirty
                 .copy_written((from, &from_init.words), to, &mut to_init.words);
             to_init.dirty.now.clone_from(&from_init.dirty.now);
+            to_init.dirty.now_words = from_init.dirty.now_words.clone();
             // Only the stale blocks copied (the written ones) can hold stale bytes.
             let d = &mut to_init.dirty;
-            for (s, (f, n)) in d
-                .stale
-                .iter_mut()
-                .zip(from_init.dirty.stale.iter().zip(&d.now))
-            {
+            let r = d.now_words.clone();
+            for (s, (f, n)) in d.stale[r.clone()].iter_mut().zip(
+                from_init.dirty.stale[r.clone()]
+                    .iter()
+                    .zip(&d.now[r.clone()]),
+            ) {
                 *s = f & n;
             }
-            d.any_stale = d.stale.iter().any(|&w| w != 0);
+            d.stale_words = r;
             d.settle(to, &to_init.words);
         }
         m
@@ -666,6 +698,55 @@ impl Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The dirty map's word ranges are a cache of its bits: marks anywhere, resets of both
+    // kinds and settles leave `resident` (the pool's bound) and the runs equal to a count
+    // over every word.
+    #[test]
+    fn dirty_word_ranges_agree_with_the_bits() {
+        let bytes = 300 * BLOCK;
+        let mut d = Dirty::new(bytes);
+        let (mut data, mut words) = (vec![1u8; bytes], vec![0u64; bytes / 64]);
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        let mut ever = vec![0u64; d.now.len()];
+        for round in 0..40 {
+            for _ in 0..next(5) {
+                let (start, len) = (next(bytes - 1), 1 + next(3 * BLOCK));
+                d.mark(start, len.min(bytes - start));
+            }
+            let union: usize = d
+                .now
+                .iter()
+                .zip(&ever)
+                .map(|(n, e)| (n | e).count_ones() as usize)
+                .sum();
+            assert_eq!(d.resident(), union * BLOCK, "round {round}");
+            let all: Vec<_> = bit_runs(&d.now).collect();
+            assert_eq!(
+                runs_in(&d.now, d.now_words.clone()).collect::<Vec<_>>(),
+                all
+            );
+            for (e, n) in ever.iter_mut().zip(&d.now) {
+                *e |= n;
+            }
+            match next(3) {
+                0 => d.clear(&mut data, &mut words),
+                1 => d.clear_shadow(&mut words),
+                _ => d.settle(&mut data, &words),
+            }
+            assert_eq!(
+                d.has_stale(),
+                d.stale.iter().any(|&w| w != 0),
+                "round {round}"
+            );
+        }
+    }
 
     // A stale memory's uninitialised bytes read as zero (docs/library.md, "Reuse for strict
     // runs"): `zero_unset` keeps exactly the bytes whose shadow bit is set, for every start
