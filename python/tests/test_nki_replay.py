@@ -83,6 +83,50 @@ def test_a_global_the_kernel_reads_is_part_of_the_signature():
     np.testing.assert_array_equal(y, a * np.float32(3.0))
 
 
+FACTORS = [2.0]
+
+
+@nki.jit
+def listed(x):
+    t = nl.load(x)
+    y = nl.ndarray(x.shape, x.dtype, buffer=nl.sbuf)
+    nisa.tensor_scalar(y, t, nl.multiply, FACTORS[0])
+    out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+    nl.store(out, value=y)
+    return out
+
+
+def test_a_global_changed_in_place_or_a_rebound_closure_cell_is_seen_on_the_next_call():
+    # The guards are kept while the objects they came from stay in place, which holds for
+    # values an object's identity fixes: a list changed in place is compared by value.
+    a = rand(8, 4)
+    np.testing.assert_array_equal(listed(a), a * np.float32(2))
+    np.testing.assert_array_equal(listed(a), a * np.float32(2))
+    FACTORS[0] = 5.0
+    try:
+        np.testing.assert_array_equal(listed(a), a * np.float32(5))
+    finally:
+        FACTORS[0] = 2.0
+    assert len(calls) == 2
+
+    factor = 2.0
+
+    @nki.jit
+    def k(x):
+        t = nl.load(x)
+        y = nl.ndarray(x.shape, x.dtype, buffer=nl.sbuf)
+        nisa.tensor_scalar(y, t, nl.multiply, factor)
+        out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=y)
+        return out
+
+    np.testing.assert_array_equal(k(a), a * np.float32(2))
+    np.testing.assert_array_equal(k(a), a * np.float32(2))
+    factor = 7.0
+    np.testing.assert_array_equal(k(a), a * np.float32(7))
+    assert len(calls) == 4
+
+
 def test_closure_values_and_scalar_arguments_are_part_of_the_signature():
     def make(factor):
         @nki.jit

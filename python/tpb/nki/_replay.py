@@ -129,35 +129,96 @@ def _user_function(v: Any) -> bool:
     return not (mod == "tpb" or mod.startswith(("tpb.", "numpy", "ml_dtypes")))
 
 
+# Per function: the objects its guards were computed from, and the guards, reused while
+# each is still the same object and all are values an object's identity fixes
+# (:func:`_fixed_by_identity`): recomputing them was a tenth of a small kernel's replay.
+_guard_cache: "weakref.WeakKeyDictionary[Any, Tuple[Any, ...]]" = weakref.WeakKeyDictionary()
+_MISSING = object()
+
+
+def _fixed_by_identity(v: Any) -> bool:
+    """Whether ``_simple(v)`` is the same for as long as ``v`` is the same object: an
+    immutable value, a tuple of them, or an object keyed by itself (not a list or an
+    array, which change in place)."""
+    if v is None or isinstance(v, (bool, int, float, complex, str, bytes, range,
+                                   pathlib.PurePath)):
+        return True
+    if isinstance(v, tuple):
+        return all(_fixed_by_identity(x) for x in v)
+    if isinstance(v, (list, np.ndarray, slice)):
+        return False
+    return _simple(v) is v
+
+
+def _cell_value(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return _MISSING
+
+
+def _cached_guards(fn: Any) -> Any:
+    """The guards cached for ``fn`` if every object they came from is still in place."""
+    c = _guard_cache.get(fn)
+    if c is None:
+        return None
+    code, g, names, objs, cells, defaults, kwdefaults, guards = c
+    if fn.__code__ is not code or fn.__globals__ is not g or fn.__defaults__ is not defaults \
+            or fn.__kwdefaults__ is not kwdefaults:
+        return None
+    for name, o in zip(names, objs):
+        if g.get(name, _MISSING) is not o:
+            return None
+    closure = fn.__closure__ or ()
+    if len(closure) != len(cells):
+        return None
+    for cell, o in zip(closure, cells):
+        if _cell_value(cell) is not o:
+            return None
+    return guards
+
+
 def _guards(fn: Any, seen: Optional[set] = None) -> Any:
     """The values the kernel's code reads from its closure and its module's globals (and,
     the same way, those of the user's functions it names)."""
+    top = seen is None
+    if top:
+        hit = _cached_guards(fn)
+        if hit is not None:
+            return hit
     seen = set() if seen is None else seen
     seen.add(fn)
     g = fn.__globals__
     vals: List[Any] = []
-    for name in _global_names(fn):
+    names = _global_names(fn)
+    # Cached only when nothing it read can change in place and no other function of the
+    # user's was guarded (its globals are not watched here).
+    cacheable = top
+    for name in names:
         if name not in g:
             continue
         gv = g[name]
         v = _simple(gv)
         if v is _UNKEYABLE:
             return _UNKEYABLE
+        cacheable = cacheable and _fixed_by_identity(gv)
         vals.append((name, v))
         # A sub-kernel (``@nki.jit``) is guarded through its function.
         gf = getattr(gv, "fn", gv) if type(gv).__module__.startswith("tpb.") else gv
         if _user_function(gf) and gf not in seen:
+            cacheable = False
             inner = _guards(gf, seen)
             if inner is _UNKEYABLE:
                 return _UNKEYABLE
             vals.append(inner)
+    cells = []
     for cell in fn.__closure__ or ():
-        try:
-            v = _simple(cell.cell_contents)
-        except ValueError:  # an empty cell
-            v = None
+        c = _cell_value(cell)
+        cells.append(c)
+        v = None if c is _MISSING else _simple(c)
         if v is _UNKEYABLE:
             return _UNKEYABLE
+        cacheable = cacheable and (c is _MISSING or _fixed_by_identity(c))
         vals.append(v)
     for d in (fn.__defaults__ or ()):
         v = _simple(d)
@@ -169,7 +230,12 @@ def _guards(fn: Any, seen: Optional[set] = None) -> Any:
         if v is _UNKEYABLE:
             return _UNKEYABLE
         vals.append((name, v))
-    return tuple(vals)
+    guards = tuple(vals)
+    # (A keyword-only default lives in a dict, which can change in place.)
+    if cacheable and _fixed_by_identity(fn.__defaults__) and not fn.__kwdefaults__:
+        _guard_cache[fn] = (fn.__code__, g, names, tuple(g.get(n, _MISSING) for n in names),
+                            tuple(cells), fn.__defaults__, fn.__kwdefaults__, guards)
+    return guards
 
 
 def _argument(a: Any) -> Any:
@@ -191,12 +257,17 @@ def lookup(fn: Callable[..., Any], settings: Tuple[Any, ...], arrays: Tuple[Any,
     the signature, is hashed once."""
     if not isinstance(fn, types.FunctionType):
         return None, None, None
-    args = tuple(_argument(a) for a in arrays)
-    kw = tuple((k, _simple(v)) for k, v in sorted(kwargs.items()))
+    args = tuple(map(_argument, arrays))
+    kw = tuple((k, _simple(v)) for k, v in sorted(kwargs.items())) if kwargs else ()
     guards = _guards(fn)
-    if guards is _UNKEYABLE or any(a is _UNKEYABLE for a in args) \
-            or any(v is _UNKEYABLE for _, v in kw):
+    if guards is _UNKEYABLE:
         return None, None, None
+    for a in args:
+        if a is _UNKEYABLE:
+            return None, None, None
+    for _, v in kw:
+        if v is _UNKEYABLE:
+            return None, None, None
     table = _tables.get(fn)
     if table is None:
         table = {}

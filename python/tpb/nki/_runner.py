@@ -56,6 +56,8 @@ _NKI_OPTIONS = frozenset({
 
 def _split_options(kwargs: dict) -> Tuple[dict, dict]:
     """(NKI compile/launch options, the rest) of a keyword dict."""
+    if not kwargs:
+        return {}, kwargs
     nki = {k: v for k, v in kwargs.items() if k in _NKI_OPTIONS}
     return nki, {k: v for k, v in kwargs.items() if k not in _NKI_OPTIONS}
 
@@ -262,10 +264,11 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
     synchronize = kwargs.pop("synchronize", True)
     strict_exact = kwargs.pop("strict_exact", False)
     replay = kwargs.pop("replay", True)
-    for opt, v in (("synchronize", synchronize), ("strict_exact", strict_exact),
-                   ("replay", replay)):
-        if v is not True and v is not False:
-            raise UsageError(f"{opt}={v!r}: True or False", parameter=opt)
+    if synchronize is not True or strict_exact is not False or replay is not True:
+        for opt, v in (("synchronize", synchronize), ("strict_exact", strict_exact),
+                       ("replay", replay)):
+            if v is not True and v is not False:
+                raise UsageError(f"{opt}={v!r}: True or False", parameter=opt)
     table = key = None
     if replayable and replay and core is None and _replay.enabled():
         settings = (gen, uninitialized_reads, out_of_bounds, synchronize, strict_exact, grid)
@@ -327,12 +330,14 @@ def _replayed(entry: "_replay.Recorded", arrays: Tuple[Any, ...], unwritten: str
     inputs = [_host_array(a) for a in arrays if isinstance(a, np.ndarray)]
     outs, first, back = entry.replay.run(inputs)
     for position, (o, f) in enumerate(zip(outs, first)):
-        _report_unwritten(f, tuple(o.shape), o.dtype, unwritten,
-                          None if entry.single else position)
-    nd = [(k, a) for k, a in enumerate(arrays) if isinstance(a, np.ndarray)]
-    for (k, a), new in zip(nd, back):
-        if new is not None:
-            _write_into(k, a, new)
+        if f is not None:
+            _report_unwritten(f, tuple(o.shape), o.dtype, unwritten,
+                              None if entry.single else position)
+    if any(new is not None for new in back):
+        nd = [(k, a) for k, a in enumerate(arrays) if isinstance(a, np.ndarray)]
+        for (k, a), new in zip(nd, back):
+            if new is not None:
+                _write_into(k, a, new)
     return entry.rebuild(outs)
 
 
