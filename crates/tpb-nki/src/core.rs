@@ -121,8 +121,12 @@ impl Core {
     }
 
     /// A core with an explicit machine configuration (strict mode, FP8 variants, limits).
+    ///
+    /// A strict core's machine is made for a strict run ([`Machine::new_for_strict_run`]):
+    /// a pooled memory's old bytes are not zeroed, as no strict instruction can read them
+    /// and the host reads never-written bytes as zero.
     pub fn with_config(config: Config) -> Core {
-        let mut machine = Machine::new(config);
+        let mut machine = Machine::new_for_strict_run(config);
         machine.set_access_recording(true);
         Core::around(machine)
     }
@@ -217,9 +221,8 @@ impl Core {
     }
 
     /// A core whose machine a [`crate::Replay`] fills: nothing emitted, `hbm_used` bytes of
-    /// HBM tensors, access recording off (nothing is emitted on it). A strict replay's
-    /// machine is made for a strict run ([`Machine::new_for_strict_run`]): a pooled
-    /// memory's old bytes are not zeroed, as no strict instruction can read them.
+    /// HBM tensors, access recording off (nothing is emitted on it); strict, its machine is
+    /// made for a strict run, as [`Core::with_config`]'s.
     pub(crate) fn replaying(config: Config, hbm_used: u64) -> Core {
         let mut core = Core::around(Machine::new_for_strict_run(config));
         core.hbm_next = hbm_used;
