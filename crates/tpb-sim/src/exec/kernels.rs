@@ -169,6 +169,19 @@ pub(crate) fn fusable(op: AluOp) -> bool {
     matches!(op, AluOp::BYPASS | AluOp::ADD | AluOp::MULT)
 }
 
+/// The stage `stage_arith(op, x, s, rev)` as a [`fusable`] op of the scalar, negated when
+/// the flag says so, where that computes it bit for bit: the fusable ops themselves (ADD
+/// and MULT ignore `rev`), and `x - s` as `x + (-s)` (IEEE 754 defines subtraction as the
+/// addition of the negated operand, and a negation is exact; the canonical NaN is pinned
+/// either way). `s - x` has no such form (it is `(-x) + s`, a change of the data).
+pub(crate) fn fused_stage(op: AluOp, rev: bool) -> Option<(AluOp, bool)> {
+    match (op, rev) {
+        (AluOp::BYPASS | AluOp::ADD | AluOp::MULT, _) => Some((op, false)),
+        (AluOp::SUBTRACT, false) => Some((AluOp::ADD, true)),
+        _ => None,
+    }
+}
+
 /// [`decode`] → [`arith`] → [`encode`] in one pass over the input bytes, for the ops of
 /// [`fusable`] (ADD and MULT ignore `rev`) and the inputs of
 /// [`crate::numerics::fusable_input`]: no f32 buffer between the stages, and the encoder
@@ -358,6 +371,33 @@ mod tests {
             v.push(f32::from_bits(x));
         }
         v
+    }
+
+    /// `fused_stage` names, for every op code and order it accepts, a fusable op whose
+    /// stage on the (negated) scalar equals the op's own stage, bit for bit.
+    #[test]
+    fn fused_stages_compute_their_op() {
+        let v = specials();
+        let mut accepted = 0;
+        for code in 0..=255u8 {
+            for rev in [false, true] {
+                let op = AluOp(code);
+                let Some((f, negate)) = fused_stage(op, rev) else {
+                    continue;
+                };
+                accepted += 1;
+                assert!(fusable(f), "{op}");
+                for &x in &v {
+                    for &s in &v {
+                        let want = stage_arith(op, x, s, rev).unwrap();
+                        let t = if negate { -s } else { s };
+                        let got = stage_arith(f, x, t, false).unwrap();
+                        assert_eq!(got.to_bits(), want.to_bits(), "{op} rev {rev}: {x} {s}");
+                    }
+                }
+            }
+        }
+        assert_eq!(accepted, 7, "BYPASS, ADD, MULT both ways, SUBTRACT one way");
     }
 
     /// The shortcut in `check_arith` agrees with evaluating the op, for every op code.

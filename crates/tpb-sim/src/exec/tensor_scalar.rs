@@ -107,7 +107,8 @@ pub(super) fn execute(
         fp8,
         s0: &work.s0,
         s1: &work.s1,
-        fused2: kernels::fusable(s.op0) && kernels::fusable(s.op1),
+        f0: kernels::fused_stage(s.op0, s.reverse_operands.0 & 1 != 0),
+        f1: kernels::fused_stage(s.op1, s.reverse_operands.0 & 2 != 0),
     };
     driver.run(Some(&src), &dst, n, count, u64::MAX, &mut k);
     Ok(())
@@ -128,31 +129,43 @@ struct TsKernel<'a> {
     fp8: Fp8Config,
     s0: &'a [u32],
     s1: &'a [u32],
-    /// Both ops [`kernels::fusable`]: [`Kernel::map`] may take [`kernels::bytes_fused2`].
-    fused2: bool,
+    /// Each stage as a fusable op of its (negated) scalar, when it has that form
+    /// ([`kernels::fused_stage`]): both, and [`Kernel::map`] may take
+    /// [`kernels::bytes_fused2`].
+    f0: Option<(AluOp, bool)>,
+    f1: Option<(AluOp, bool)>,
+}
+
+/// Channel `c`'s scalar of a fused stage (negated where the stage says so).
+#[inline(always)]
+fn fused_scalar((op, negate): (AluOp, bool), scalars: &[u32], c: usize) -> (AluOp, f32) {
+    let s = f32::from_bits(scalars[c]);
+    (op, if negate { -s } else { s })
 }
 
 impl Kernel for TsKernel<'_> {
     /// FP32/BF16 in with a fusable stage 0: decode and stage 0 in one pass.
     fn map(&mut self, b: &mut Bufs, c: u32, k0: u64, input: &[u8], out: &mut [u8]) {
         let len = input.len() / self.size_in;
-        if self.path == ScalarPath::Arith && self.fused2 {
-            // Both stages in the encoder's loop (ADD/MULT ignore `rev`).
-            let s0 = (self.op0, f32::from_bits(self.s0[c as usize]));
-            let s1 = (self.op1, f32::from_bits(self.s1[c as usize]));
+        let c = c as usize;
+        if let (ScalarPath::Arith, Some(f0), Some(f1)) = (self.path, self.f0, self.f1) {
+            // Both stages in the encoder's loop.
+            let s0 = fused_scalar(f0, self.s0, c);
+            let s1 = fused_scalar(f1, self.s1, c);
             let (i, o) = (self.in_dtype, self.out_dtype);
             if kernels::bytes_fused2(s0, s1, i, input, o, out, &self.fp8) {
                 return;
             }
         }
-        if self.path == ScalarPath::Arith && kernels::fusable(self.op0) {
-            let s0 = f32::from_bits(self.s0[c as usize]);
+        if let (ScalarPath::Arith, Some(f0)) = (self.path, self.f0) {
+            let (op, s0) = fused_scalar(f0, self.s0, c);
             let xs = &mut b.f[..len];
-            if kernels::decode_fused(self.op0, s0, self.in_dtype, input, xs, &self.fp8) {
-                self.finish_arith(xs, c, out);
+            if kernels::decode_fused(op, s0, self.in_dtype, input, xs, &self.fp8) {
+                self.finish_arith(xs, c as u32, out);
                 return;
             }
         }
+        let c = c as u32;
         self.load(b, c, k0, input);
         self.store(b, c, k0, out);
     }
@@ -161,17 +174,19 @@ impl Kernel for TsKernel<'_> {
     /// 1-byte input goes through the engine's byte table, which is faster).
     fn map_rows<'r, I: Iterator<Item = Row<'r>>>(&mut self, rows: I) -> Result<(), I> {
         let (i, o) = (self.in_dtype, self.out_dtype);
-        let fused = self.path == ScalarPath::Arith && self.fused2 && self.size_in > 1;
-        if !(fused && rows_fusable(i, o)) {
+        let (Some(f0), Some(f1)) = (self.f0, self.f1) else {
+            return Err(rows);
+        };
+        if !(self.path == ScalarPath::Arith && self.size_in > 1 && rows_fusable(i, o)) {
             return Err(rows);
         }
         let (s0, s1) = (self.s0, self.s1);
         let rows = rows.map(|r| {
             let c = r.c as usize;
-            let s = (f32::from_bits(s0[c]), f32::from_bits(s1[c]));
+            let s = (fused_scalar(f0, s0, c).1, fused_scalar(f1, s1, c).1);
             (s, r.input, r.out)
         });
-        kernels::rows_fused2(self.op0, self.op1, i, o, &self.fp8, rows);
+        kernels::rows_fused2(f0.0, f1.0, i, o, &self.fp8, rows);
         Ok(())
     }
 
@@ -228,11 +243,12 @@ impl TsKernel<'_> {
     /// Stage 1 and the encoding of stage 0's results `xs` of channel `c`.
     #[inline(always)]
     fn finish_arith(&self, xs: &mut [f32], c: u32, out: &mut [u8]) {
-        let s1 = f32::from_bits(self.s1[c as usize]);
-        if kernels::fusable(self.op1) {
-            // Stage 1 (ADD/MULT ignore `rev`) in the encoder's loop.
-            kernels::f32_fused(self.op1, s1, xs, self.out_dtype, out, &self.fp8);
+        if let Some(f1) = self.f1 {
+            // Stage 1 in the encoder's loop.
+            let (op, s1) = fused_scalar(f1, self.s1, c as usize);
+            kernels::f32_fused(op, s1, xs, self.out_dtype, out, &self.fp8);
         } else {
+            let s1 = f32::from_bits(self.s1[c as usize]);
             kernels::arith(self.op1, self.rev1, xs, s1);
             kernels::encode(self.out_dtype, xs, out, &self.fp8);
         }
