@@ -111,9 +111,14 @@ impl Machine {
     /// A fresh machine (assumption `initial-state`): memory zero and uninitialised,
     /// registers and flops 0, nothing loaded, semaphores 0, events clear.
     pub fn new(config: Config) -> Machine {
+        Machine::around(config, Memory::new(config.gen))
+    }
+
+    /// A machine of `config` in its initial state around `mem` (reset by the caller).
+    fn around(config: Config, mem: Memory) -> Machine {
         Machine {
             state: State::initial(
-                Memory::new(config.gen),
+                mem,
                 hbm::Hbm::new(config.hbm_bytes, config.max_hbm_held_bytes),
             ),
             scratch: Scratch::take(),
@@ -130,16 +135,7 @@ impl Machine {
         if !config.strict {
             return Machine::new(config);
         }
-        Machine {
-            state: State::initial(
-                Memory::new_for_strict_run(config.gen),
-                hbm::Hbm::new(config.hbm_bytes, config.max_hbm_held_bytes),
-            ),
-            scratch: Scratch::take(),
-            config,
-            record_accesses: false,
-            spare_accesses: Vec::new(),
-        }
+        Machine::around(config, Memory::new_for_strict_run(config.gen))
     }
 
     /// As [`Machine::reset`], for a machine that stays strict ([`Config::strict`];
