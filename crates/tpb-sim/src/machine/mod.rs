@@ -160,7 +160,8 @@ impl Machine {
     /// Returns the machine to the state of [`Machine::new`] with the same configuration
     /// (memory zero and uninitialised, HBM unwritten, registers, flops, semaphores, events,
     /// the PE weights, the accumulators and the retired count as new), at the cost of what
-    /// was written since: only the written blocks of SBUF and PSUM are zeroed.
+    /// was written since: only the written blocks of SBUF and PSUM are zeroed (and those a
+    /// [`Machine::reset_for_strict_run`] left stale).
     pub fn reset(&mut self) {
         let stand_in = self.state.mem.placeholder();
         let mut mem = std::mem::replace(&mut self.state.mem, stand_in);
