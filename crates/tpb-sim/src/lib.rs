@@ -76,6 +76,7 @@ pub mod machine;
 pub mod numerics;
 pub mod region;
 mod report;
+mod spare;
 mod state;
 
 pub use exec::dma::MAX_DMA_ELEMENTS;

@@ -55,10 +55,10 @@ use crate::report::{
     CostShape, FaultCause, InstId, MemAccess, Region, StepReport, Warning, WarningKind,
     MAX_ACCESS_RUNS,
 };
+use crate::spare::{self, Spares};
 use crate::state::{Flops, Memory, State};
 use access::{Access, Dims};
 use engine::{Lane, Threads};
-use std::cell::RefCell;
 use tpb_isa::geometry::Space;
 use tpb_isa::opcode::{sem, Exec, OpcodeInfo, Sem};
 use tpb_isa::wire::{
@@ -102,7 +102,7 @@ thread_local! {
     /// a replayed kernel makes a machine per call, and zeroing a new scratch's buffers was a
     /// tenth of the smallest replay (docs/benchmarks.md, "Fourth pass"). Scratch carries
     /// nothing from one instruction to the next (a byte table is keyed per instruction).
-    static SPARE_SCRATCH: RefCell<Option<Scratch>> = const { RefCell::new(None) };
+    static SPARE_SCRATCH: Spares<Scratch> = const { Spares::new(Vec::new()) };
 }
 
 /// A kept scratch's input snapshot buffer is freed above this capacity (one large
@@ -112,11 +112,7 @@ const SPARE_SNAPSHOT_MAX: usize = 1 << 20;
 impl Scratch {
     /// This thread's spare scratch, or a new one.
     pub(crate) fn take() -> Scratch {
-        SPARE_SCRATCH
-            .try_with(|s| s.try_borrow_mut().ok().and_then(|mut v| v.take()))
-            .ok()
-            .flatten()
-            .unwrap_or_else(Scratch::new)
+        spare::take(&SPARE_SCRATCH).unwrap_or_else(Scratch::new)
     }
 
     /// Keeps this scratch for the thread's next [`Scratch::take`].
@@ -124,11 +120,7 @@ impl Scratch {
         if self.snap.capacity() > SPARE_SNAPSHOT_MAX {
             self.snap = Vec::new();
         }
-        let _ = SPARE_SCRATCH.try_with(|s| {
-            if let Ok(mut v) = s.try_borrow_mut() {
-                *v = Some(self);
-            }
-        });
+        spare::give(&SPARE_SCRATCH, [self], 1);
     }
 
     /// A scratch of no buffers, to stand in for one given back.

@@ -13,7 +13,7 @@
 //! anything is written ([`Hbm::check_growth`]).
 
 use super::Shadow;
-use std::cell::RefCell;
+use crate::spare::{self, Spares};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Bytes per block (the unit of allocation).
@@ -121,30 +121,21 @@ thread_local! {
     /// ([`Block::new`], [`Block::from_bytes`]).
     // Boxed: a block moves between a page's slot and this list without copying its bytes.
     #[allow(clippy::vec_box)]
-    static SPARE: RefCell<Vec<Box<Block>>> = const { RefCell::new(Vec::new()) };
+    static SPARE: Spares<Box<Block>> = const { Spares::new(Vec::new()) };
 }
 
-/// A spare block of this thread, if any (none while the thread is being torn down).
+/// A spare block of this thread, if any.
 fn take_spare() -> Option<Box<Block>> {
-    SPARE
-        .try_with(|s| s.try_borrow_mut().ok().and_then(|mut v| v.pop()))
-        .ok()
-        .flatten()
+    spare::take(&SPARE)
 }
 
 impl Drop for Hbm {
     fn drop(&mut self) {
         let pages = std::mem::take(&mut self.pages);
-        let _ = SPARE.try_with(|s| {
-            let Ok(mut spare) = s.try_borrow_mut() else {
-                return;
-            };
-            let blocks = pages
-                .into_values()
-                .flat_map(|pg| pg.blocks.into_iter().flatten());
-            let room = MAX_SPARE_BLOCKS.saturating_sub(spare.len());
-            spare.extend(blocks.take(room));
-        });
+        let blocks = pages
+            .into_values()
+            .flat_map(|pg| pg.blocks.into_iter().flatten());
+        spare::give(&SPARE, blocks, MAX_SPARE_BLOCKS);
     }
 }
 
