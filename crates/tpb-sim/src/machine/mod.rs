@@ -111,7 +111,7 @@ impl Machine {
     /// A fresh machine (assumption `initial-state`): memory zero and uninitialised,
     /// registers and flops 0, nothing loaded, semaphores 0, events clear.
     pub fn new(config: Config) -> Machine {
-        Machine::around(config, Memory::new(config.gen))
+        Machine::around(config, Memory::new(config.gen, false))
     }
 
     /// A machine of `config` in its initial state around `mem` (reset by the caller).
@@ -135,7 +135,7 @@ impl Machine {
         if !config.strict {
             return Machine::new(config);
         }
-        Machine::around(config, Memory::new_for_strict_run(config.gen))
+        Machine::around(config, Memory::new(config.gen, true))
     }
 
     /// As [`Machine::reset`], for a machine that stays strict ([`Config::strict`];

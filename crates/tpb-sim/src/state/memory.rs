@@ -462,18 +462,12 @@ impl Clone for Memory {
 
 impl Memory {
     /// Zero bytes, every byte uninitialised (decisions §5.2): a reset memory from the pool
-    /// when one of this generation is there, else a new one whose vectors are allocated
-    /// zeroed, so untouched pages cost nothing.
-    pub(crate) fn new(gen: Gen) -> Memory {
+    /// when one of this generation is there (reset by [`Memory::reset_for_strict_run`] for
+    /// a `strict_run`), else a new one whose vectors are allocated zeroed, so untouched
+    /// pages cost nothing.
+    pub(crate) fn new(gen: Gen, strict_run: bool) -> Memory {
         let geo = Geometry::of(gen);
-        Memory::take(geo, false).unwrap_or_else(|| Memory::fresh(geo))
-    }
-
-    /// As [`Memory::new`], for a strict run: a pooled memory is reset by
-    /// [`Memory::reset_for_strict_run`].
-    pub(crate) fn new_for_strict_run(gen: Gen) -> Memory {
-        let geo = Geometry::of(gen);
-        Memory::take(geo, true).unwrap_or_else(|| Memory::fresh(geo))
+        Memory::take(geo, strict_run).unwrap_or_else(|| Memory::fresh(geo))
     }
 
     /// A new memory of fresh zero pages.
@@ -511,12 +505,17 @@ impl Memory {
     /// Returns every byte written since the last reset to zero and uninitialised: the state
     /// of [`Memory::new`], at the cost of the blocks written (and of the stale ones).
     pub(crate) fn reset(&mut self) {
-        self.sbuf_init
-            .dirty
-            .clear(&mut self.sbuf, &mut self.sbuf_init.words);
-        self.psum_init
-            .dirty
-            .clear(&mut self.psum, &mut self.psum_init.words);
+        for (data, init) in self.spaces_mut() {
+            init.dirty.clear(data, &mut init.words);
+        }
+    }
+
+    /// SBUF and PSUM: each space's bytes and shadow.
+    fn spaces_mut(&mut self) -> [(&mut [u8], &mut Shadow); 2] {
+        [
+            (&mut self.sbuf, &mut self.sbuf_init),
+            (&mut self.psum, &mut self.psum_init),
+        ]
     }
 
     /// Returns every byte written since the last reset to uninitialised, leaving its value
@@ -527,18 +526,16 @@ impl Memory {
     /// [`Memory::host_row`]) and a clone (settled). Anything else settles it first
     /// ([`Memory::settle`]); [`Memory::reset`] zeroes the stale bytes too.
     pub(crate) fn reset_for_strict_run(&mut self) {
-        self.sbuf_init.dirty.clear_shadow(&mut self.sbuf_init.words);
-        self.psum_init.dirty.clear_shadow(&mut self.psum_init.words);
+        for (_, init) in self.spaces_mut() {
+            init.dirty.clear_shadow(&mut init.words);
+        }
     }
 
     /// Zeroes every uninitialised byte a [`Memory::reset_for_strict_run`] left non-zero.
     pub(crate) fn settle(&mut self) {
-        self.sbuf_init
-            .dirty
-            .settle(&mut self.sbuf, &self.sbuf_init.words);
-        self.psum_init
-            .dirty
-            .settle(&mut self.psum, &self.psum_init.words);
+        for (data, init) in self.spaces_mut() {
+            init.dirty.settle(data, &init.words);
+        }
     }
 
     /// Bytes `start..start + len` of a space's vector as the host reads them: an
