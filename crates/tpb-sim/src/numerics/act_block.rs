@@ -111,77 +111,103 @@ fn fix(xs: &[f32], out: &mut [f32], mark: &[u32], def: impl Fn(f32) -> f32) {
 /// Inputs below this give `exp` under half the smallest f32 subnormal: +0 (e^-104 ≈
 /// 0.97 · 2^-150, far below the bound of [`exp_f64`]).
 const EXP_LO: f64 = -104.0;
-/// Inputs above this give `exp` over f32's overflow threshold: +inf (e^89 ≈ 1.3 · 2^128).
+/// Inputs above this give `exp` over f32's overflow threshold (e^89 ≈ 1.3 · 2^128); they are
+/// left to the definition (+inf), as is a NaN.
 const EXP_HI: f64 = 89.0;
-const INV_LN2: f64 = std::f64::consts::LOG2_E;
+/// 4 / ln 2: a quarter of ln 2 is the reduction step.
+const FOUR_INV_LN2: f64 = 4.0 * std::f64::consts::LOG2_E;
 /// 1.5 · 2^52: adding it rounds to an integer, which then sits in the low mantissa bits.
 const SHIFT: f64 = 6_755_399_441_055_744.0;
-/// ln 2 = LN2_HI + LN2_LO, LN2_HI with 32 significant bits (fdlibm's split).
-const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
-const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
-/// 1/i! for i = 0..=11 (Taylor coefficients of e^r).
-const INV_FACT: [f64; 12] = {
-    let mut c = [1.0f64; 12];
+/// ln 2 / 4 = QUARTER_LN2_HI + QUARTER_LN2_LO: fdlibm's split of ln 2 (the high part with 32
+/// significant bits) divided by 4, which is exact.
+const QUARTER_LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000) / 4.0;
+const QUARTER_LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76) / 4.0;
+/// 2^(j/4) for j = 0..4, each within 2^-52 of its value (`quarter_powers_of_two_are_within_an_ulp`).
+const POW2_QUARTERS: [f64; 4] = [
+    1.0,
+    1.189_207_115_002_721,
+    std::f64::consts::SQRT_2,
+    1.681_792_830_507_429,
+];
+/// Degree of the Taylor polynomial of e^r.
+const EXP_DEGREE: usize = 7;
+/// 1/i! for i = 0..=EXP_DEGREE (Taylor coefficients of e^r, each rounded to f64).
+const INV_FACT: [f64; EXP_DEGREE + 1] = {
+    let mut c = [1.0f64; EXP_DEGREE + 1];
     let mut i = 1;
-    while i < 12 {
+    while i <= EXP_DEGREE {
         c[i] = c[i - 1] / i as f64;
         i += 1;
     }
     c
 };
 
-/// e^x in f64 for `x` in [`EXP_LO`, `EXP_HI`], relative error below 2^-45.5:
+/// e^x in f64 for `x` in [`EXP_LO`, `EXP_HI`] (any other `x` gives some value), relative
+/// error below 2^-43.2:
 ///
-/// - k = round(x / ln 2) (|k| ≤ 150), r = (x − k·LN2_HI) − k·LN2_LO. k·LN2_HI is exact
-///   (8 + 32 bits); x − k·LN2_HI is exact (x is an f32: when k ≠ 0, |x| ≥ ln2/2 > 1/4, so x
-///   and k·LN2_HI are multiples of 2^-32 and their difference is below 1); the rest (k·LN2_LO,
-///   LN2_LO's own error, the last subtraction) stays below 2^-54.4 absolute, |r| ≤ 0.35.
-/// - e^r by its Taylor polynomial of degree 11 (Horner, coefficients rounded to f64):
-///   truncation ≤ e^0.35 · 0.35^12 / 12! ≤ 1.0e-14 absolute, 2^-46.0 relative to
-///   e^r ≥ e^-0.35; rounding ≤ 22 · 2^-53 · e^0.7 relative ≤ 2^-47.5.
-/// - · 2^k is exact (the result stays a normal f64).
+/// - k = round(x · 4/ln 2) (|k| ≤ 601; the rounding of x · 4/ln 2 moves it by under
+///   2^-42), j = k mod 4, m = (k − j)/4, so e^x = 2^m · 2^(j/4) · e^r with
+///   r = (x − k·QUARTER_LN2_HI) − k·QUARTER_LN2_LO, |r| ≤ 0.0867. k·QUARTER_LN2_HI is exact
+///   (10 + 32 bits); x − k·QUARTER_LN2_HI is exact (for k ≠ 0, |x| > 1/16, so x, an f32,
+///   and k·QUARTER_LN2_HI are multiples of 2^-34 whose difference is below 1/8); the rest
+///   (k·QUARTER_LN2_LO, the split's own error, the last subtraction) stays below 2^-56.4.
+/// - e^r by its Taylor polynomial of degree 7, Horner with fused multiply-adds (each
+///   rounded once: `f64::mul_add` is correctly rounded at every level): truncation
+///   ≤ 1.02 · 0.0867^8 / 8! < 2^-43.3 relative to e^r ≥ e^-0.0867; the eight roundings and
+///   the coefficients' ≤ 9 · 2^-53 · e^0.174 < 2^-49.5.
+/// - 2^(j/4) from [`POW2_QUARTERS`] (≤ 2^-52), the product rounded once (2^-53), · 2^m
+///   exact (the result stays a normal f64).
 ///
-/// Sum: 2^-46.0 + 2^-47.5 + 2^-54.4 < 2^-45.5.
+/// Sum: 2^-43.3 + 2^-49.5 + 2^-52 + 2^-53 + 2^-56.4 < 2^-43.2. The reduction by quarters
+/// of ln 2 (four constants, chosen with two selects) is what lets the degree be 7, where
+/// halves of ln 2 needed 11 (docs/benchmarks.md, "Fifth pass").
 #[inline(always)]
 fn exp_f64(x: f64) -> f64 {
-    let kd = x * INV_LN2 + SHIFT;
-    let ki = kd.to_bits();
+    let kd = x * FOUR_INV_LN2 + SHIFT;
     let k = kd - SHIFT;
-    let r = (x - k * LN2_HI) - k * LN2_LO;
-    let mut p = INV_FACT[11];
-    for &c in INV_FACT[..11].iter().rev() {
-        p = p * r + c;
+    let r = (x - k * QUARTER_LN2_HI) - k * QUARTER_LN2_LO;
+    let mut p = INV_FACT[EXP_DEGREE];
+    for &c in INV_FACT[..EXP_DEGREE].iter().rev() {
+        p = p.mul_add(r, c);
     }
-    // The low bits of `ki` hold k (two's complement); k + 1023 in 873..=1151 is the
-    // exponent field of 2^k.
-    p * f64::from_bits(ki.wrapping_add(1023) << 52)
+    // The low bits of `kd` hold k (two's complement, SHIFT's low bits being 0): j is its low
+    // two bits, and m + 1023 in 873..=1152 is the exponent field of 2^m.
+    let ki = kd.to_bits();
+    let odd = ki & 1 != 0;
+    let (lo, hi) = if odd {
+        (POW2_QUARTERS[1], POW2_QUARTERS[3])
+    } else {
+        (POW2_QUARTERS[0], POW2_QUARTERS[2])
+    };
+    let q = if ki & 2 != 0 { hi } else { lo };
+    let m = (ki.wrapping_sub(SHIFT.to_bits()) as i64) >> 2;
+    p * q * f64::from_bits((m.wrapping_add(1023) as u64) << 52)
 }
 
 /// How many f64 ulps of the result must separate [`exp_f64`]'s value from an f32 rounding
 /// boundary. libm's `exp` (fdlibm) is within 1 f64 ulp (2^-52 relative) of e^x, ours within
-/// 2^-45.5, so the two lie within 2^-45.4 · y < 2^7.6 ulps of y of each other; 2^10 leaves a
-/// factor 5.
-const EXP_MARGIN: u64 = 1 << 10;
+/// 2^-43.2, so the two lie within 2^-43.19 · y < 2^9.9 ulps of y of each other; 2^12 leaves
+/// a factor 4 (and sends about one input in 2^16 to the definition).
+const EXP_MARGIN: u64 = 1 << 12;
 
 /// `exp(t)` as the definition rounds it (`libm::exp(t as f64) as f32`), and whether it must
 /// be redone by the definition: when the f64 value lies within [`EXP_MARGIN`] of an f32
 /// midpoint (including the overflow threshold, the midpoint above f32::MAX), in the f32
-/// subnormal range (other midpoints), or for a NaN.
+/// subnormal range (other midpoints), above [`EXP_HI`] or a NaN. Below [`EXP_LO`] (−inf too)
+/// the result is +0.
 #[inline(always)]
 fn exp_one(t: f32) -> (f32, bool) {
     let x = f64::from(t);
-    let y = exp_f64(x.clamp(EXP_LO, EXP_HI));
+    let y = exp_f64(x);
     let low = y.to_bits() & LOW29;
     let near = low.wrapping_sub(HALF29 - EXP_MARGIN) <= 2 * EXP_MARGIN;
-    let inside = (EXP_LO..=EXP_HI).contains(&x);
-    let out = if x > EXP_HI {
-        f32::INFINITY
-    } else if inside {
-        y as f32
-    } else {
-        0.0
-    };
-    (out, x.is_nan() | (inside & (near | (y < F32_MIN_NORMAL))))
+    let below = x < EXP_LO;
+    let out = if below { 0.0 } else { y as f32 };
+    // `!(x <= EXP_HI)` is also true for a NaN.
+    (
+        out,
+        !(x <= EXP_HI) | (!below & (near | (y < F32_MIN_NORMAL))),
+    )
 }
 
 /// The definition's f64 form of the functions computed here from IEEE operations alone.
@@ -350,6 +376,30 @@ mod tests {
             })
             .unwrap();
         }
+    }
+
+    /// The bound of `exp_f64` takes each 2^(j/4) within 2^-52 of its value: checked through
+    /// q⁴ = (h + l)², h + l being q² exactly (the FMA gives the low part).
+    #[test]
+    fn quarter_powers_of_two_are_within_an_ulp() {
+        for (j, &q) in POW2_QUARTERS.iter().enumerate() {
+            let h = q * q;
+            let l = q.mul_add(q, -h);
+            let s = h * h;
+            let e = h.mul_add(h, -s) + 2.0 * h * l;
+            let two_j = 2f64.powi(j as i32);
+            // q = 2^(j/4) · (1 + rel), to first order.
+            let rel = ((s - two_j) + e) / two_j / 4.0;
+            assert!(
+                rel.abs() <= 2f64.powi(-52),
+                "2^({j}/4): {q:e}, relative error {rel:e}"
+            );
+        }
+        // A wrong last digit is seen.
+        let q = 1.189_207_115_002_722f64;
+        let h = q * q;
+        let rel = ((h * h - 2.0) + h.mul_add(h, -h * h) + 2.0 * h * q.mul_add(q, -h)) / 8.0;
+        assert!(rel.abs() > 2f64.powi(-52));
     }
 
     #[test]
