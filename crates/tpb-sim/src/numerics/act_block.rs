@@ -111,8 +111,7 @@ fn fix(xs: &[f32], out: &mut [f32], mark: &[u32], def: impl Fn(f32) -> f32) {
 /// Inputs below this give `exp` under half the smallest f32 subnormal: +0 (e^-104 ≈
 /// 0.97 · 2^-150, far below the bound of [`exp_f64`]).
 const EXP_LO: f64 = -104.0;
-/// Inputs above this give `exp` over f32's overflow threshold (e^89 ≈ 1.3 · 2^128); they are
-/// left to the definition (+inf), as is a NaN.
+/// Inputs above this give `exp` over f32's overflow threshold: +inf (e^89 ≈ 1.3 · 2^128).
 const EXP_HI: f64 = 89.0;
 /// 4 / ln 2: a quarter of ln 2 is the reduction step.
 const FOUR_INV_LN2: f64 = 4.0 * std::f64::consts::LOG2_E;
@@ -193,21 +192,23 @@ const EXP_MARGIN: u64 = 1 << 12;
 /// `exp(t)` as the definition rounds it (`libm::exp(t as f64) as f32`), and whether it must
 /// be redone by the definition: when the f64 value lies within [`EXP_MARGIN`] of an f32
 /// midpoint (including the overflow threshold, the midpoint above f32::MAX), in the f32
-/// subnormal range (other midpoints), above [`EXP_HI`] or a NaN. Below [`EXP_LO`] (−inf too)
-/// the result is +0.
+/// subnormal range (other midpoints), or for a NaN. Below [`EXP_LO`] (−inf too) the result is
+/// +0, above [`EXP_HI`] +inf.
 #[inline(always)]
 fn exp_one(t: f32) -> (f32, bool) {
     let x = f64::from(t);
     let y = exp_f64(x);
     let low = y.to_bits() & LOW29;
     let near = low.wrapping_sub(HALF29 - EXP_MARGIN) <= 2 * EXP_MARGIN;
-    let below = x < EXP_LO;
-    let out = if below { 0.0 } else { y as f32 };
-    // `!(x <= EXP_HI)` is also true for a NaN.
-    (
-        out,
-        !(x <= EXP_HI) | (!below & (near | (y < F32_MIN_NORMAL))),
-    )
+    let inside = (EXP_LO..=EXP_HI).contains(&x);
+    let out = if x > EXP_HI {
+        f32::INFINITY
+    } else if inside {
+        y as f32
+    } else {
+        0.0
+    };
+    (out, x.is_nan() | (inside & (near | (y < F32_MIN_NORMAL))))
 }
 
 /// The definition's f64 form of the functions computed here from IEEE operations alone.
