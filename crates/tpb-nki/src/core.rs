@@ -379,6 +379,10 @@ impl Core {
         let Some(k) = space_index(space) else {
             let (tile, next) = self.hbm_place(shape, dtype)?;
             self.hbm_next = next;
+            let t = tile.host();
+            if self.machine.place_tensor(&t)? {
+                self.tape.push(Effect::Place(t));
+            }
             return Ok(self.numbered(tile));
         };
         self.space_exists(k, space)?;
@@ -897,6 +901,28 @@ impl Core {
         Ok(out)
     }
 
+    /// The elements of each of `tiles`, as [`Core::read`] gives them, the core consumed: a
+    /// whole HBM tensor placed in one piece that overlaps no other of `tiles` is moved out
+    /// without a copy ([`tpb_sim::Machine::into_tensors`]; a replayed kernel's outputs).
+    pub fn into_reads(self, tiles: &[&Tile]) -> Result<Vec<Vec<u8>>, NkiError> {
+        let mut out: Vec<Option<Vec<u8>>> = Vec::with_capacity(tiles.len());
+        let mut whole = Vec::new();
+        for t in tiles {
+            t.check()?;
+            if t.space == Space::Hbm && t.is_contiguous() {
+                whole.push(t.host());
+                out.push(None);
+            } else {
+                out.push(Some(self.read(t)?));
+            }
+        }
+        let mut taken = self.machine.into_tensors(&whole)?.into_iter();
+        Ok(out
+            .into_iter()
+            .map(|r| r.or_else(|| taken.next()).unwrap_or_default())
+            .collect())
+    }
+
     /// The bytes a strided HBM view spans, as one host tensor of bytes, its contents, and
     /// the view's element offsets relative to the hull's start (in elements, C order).
     fn hbm_hull(&self, tile: &Tile) -> Result<(tpb_sim::HostTensor, Vec<u8>, Vec<i64>), NkiError> {
@@ -1345,6 +1371,7 @@ impl Core {
                 for e in self.tape.before_first_step() {
                     match e {
                         Effect::Write(t, bytes) => m.write_tensor(t, bytes)?,
+                        Effect::Place(t) => _ = m.place_tensor(t)?,
                         Effect::Register(n, bits) => m.set_register(*n, *bits)?,
                         // Marked again below, with the later marks.
                         Effect::Initialised(_) | Effect::Step(..) => {}

@@ -136,6 +136,7 @@ impl Replay {
                     };
                     m.write_tensor(t, bytes)?;
                 }
+                Effect::Place(t) => _ = m.place_tensor(t)?,
                 Effect::Register(n, bits) => m.set_register(*n, *bits)?,
                 Effect::Initialised(t) => m.mark_initialised(t)?,
                 Effect::Step(index, inst) => {

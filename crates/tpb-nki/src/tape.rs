@@ -1,5 +1,5 @@
-//! What a core did to its machine, in order: host writes, register writes, don't-care
-//! marks and the instructions as they ran — the record a kernel's replay
+//! What a core did to its machine, in order: HBM placements, host writes, register writes,
+//! don't-care marks and the instructions as they ran — the record a kernel's replay
 //! ([`crate::Replay`]) and the scheduled re-run start from.
 
 use std::ops::Range;
@@ -27,6 +27,9 @@ pub(crate) enum Effect {
     Register(usize, u32),
     /// Bytes a mask declared don't-care ([`Core::mark_masked_out`]).
     Initialised(HostTensor),
+    /// An HBM tensor placed ([`tpb_sim::Machine::place_tensor`]: how its bytes are held,
+    /// which nothing observes).
+    Place(HostTensor),
     /// An instruction as the machine ran it (before the waits the program adds), with its
     /// index in the emitted program.
     Step(usize, Instruction),

@@ -210,20 +210,25 @@ impl KernelReplay {
         let work = || -> Result<_, tpb_nki::NkiError> {
             let started = Instant::now();
             let core = replay.run(&slices)?;
-            let mut outs = Vec::with_capacity(outputs.len());
-            let mut unwritten = Vec::with_capacity(outputs.len());
-            for t in outputs {
-                outs.push(core.read(t)?);
-                unwritten.push(core.first_unwritten(t)?);
+            let unwritten = outputs
+                .iter()
+                .map(|t| core.first_unwritten(t))
+                .collect::<Result<Vec<_>, _>>()?;
+            // The outputs, then the inputs an instruction wrote, moved out of the machine
+            // where they are held in one piece.
+            let written: Vec<usize> = (0..inputs.len())
+                .filter(|&k| replay.input_written(k))
+                .collect();
+            let wanted: Vec<&tpb_nki::Tile> = outputs
+                .iter()
+                .chain(written.iter().map(|&k| &inputs[k]))
+                .collect();
+            let mut bytes = core.into_reads(&wanted)?;
+            let mut back: Vec<Option<Vec<u8>>> = vec![None; inputs.len()];
+            for (&k, b) in written.iter().zip(bytes.drain(outputs.len()..)) {
+                back[k] = Some(b);
             }
-            let mut back = Vec::with_capacity(inputs.len());
-            for (k, t) in inputs.iter().enumerate() {
-                back.push(if replay.input_written(k) {
-                    Some(core.read(t)?)
-                } else {
-                    None
-                });
-            }
+            let outs = bytes;
             let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
             last.store(nanos.max(1), Ordering::Relaxed);
             Ok((outs, unwritten, back))

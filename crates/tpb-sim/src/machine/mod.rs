@@ -20,7 +20,7 @@ pub use crate::report::{
 pub use crate::state::hbm::{DEFAULT_HBM_BYTES, MAX_HBM_BYTES};
 pub use crate::state::{DveLane, DveState, FlopKind, Flops, NUM_EVENTS, NUM_SEMAPHORES};
 
-pub use crate::state::hbm::DEFAULT_MAX_HBM_HELD_BYTES;
+pub use crate::state::hbm::{DEFAULT_MAX_HBM_HELD_BYTES, SEGMENT_MIN};
 
 use crate::assumptions::{firmware_stub_log, firmware_stubs_apply};
 use crate::exec::{self, Outcome, Scratch};
@@ -246,6 +246,54 @@ impl Machine {
             init.set_range(start, row);
         }
         Ok(())
+    }
+
+    /// A hint that HBM tensor `t` will be written and read whole (an NKI kernel's input,
+    /// output or scratch tensor): when it is at least [`SEGMENT_MIN`](crate::SEGMENT_MIN)
+    /// bytes, nothing of it is held yet and the held-bytes limit leaves room, the machine
+    /// holds its bytes in one piece, so that host writes, DMA runs and
+    /// [`Machine::into_tensors`] move it in one copy or none. Nothing a program or the host
+    /// reads changes. Returns whether the tensor is now held so (an SBUF or PSUM tensor
+    /// never is).
+    pub fn place_tensor(&mut self, t: &HostTensor) -> Result<bool, HostError> {
+        let (_, total) = self.host_check(t)?;
+        if t.space != Space::Hbm {
+            return Ok(false);
+        }
+        self.hbm_check(t, total)?;
+        Ok(self.state.hbm.place(t.byte_offset, total))
+    }
+
+    /// The bytes of each tensor of `ts`, as [`Machine::read_tensor`] reads them, the machine
+    /// consumed: a tensor held in one piece ([`Machine::place_tensor`]) that overlaps no other
+    /// of `ts` is moved out without a copy (a kernel's outputs, after its run).
+    pub fn into_tensors(mut self, ts: &[HostTensor]) -> Result<Vec<Vec<u8>>, HostError> {
+        let overlaps = |i: usize| {
+            let a = &ts[i];
+            let end = |t: &HostTensor| t.byte_offset.saturating_add(t.len().unwrap_or(u64::MAX));
+            ts.iter().enumerate().any(|(j, b)| {
+                j != i
+                    && b.space == a.space
+                    && b.byte_offset < end(a)
+                    && a.byte_offset < end(b)
+            })
+        };
+        let mut out = Vec::with_capacity(ts.len());
+        for (i, t) in ts.iter().enumerate() {
+            let (_, total) = self.host_check(t)?;
+            let taken = match t.space == Space::Hbm && !overlaps(i) {
+                true => {
+                    self.hbm_check(t, total)?;
+                    self.state.hbm.take_segment(t.byte_offset, total)
+                }
+                false => None,
+            };
+            out.push(match taken {
+                Some(bytes) => bytes,
+                None => self.read_tensor(t)?,
+            });
+        }
+        Ok(out)
     }
 
     /// The HBM for a host write of `total` bytes at the tensor's address, once the bytes fit

@@ -183,6 +183,153 @@ pub(crate) struct Hbm {
     pages: BTreeMap<u64, Box<Page>>,
     /// Blocks allocated.
     blocks: u64,
+    /// Placed tensors held contiguously, by first byte (disjoint from each other and from
+    /// every held block).
+    segments: BTreeMap<u64, Segment>,
+}
+
+/// The least bytes a placed tensor needs to be held as a [`Segment`] (smaller ones are a
+/// few blocks).
+pub const SEGMENT_MIN: u64 = 16 << 10;
+
+/// A placed tensor's bytes, held contiguously, with their shadow.
+#[derive(Clone)]
+struct Segment {
+    len: usize,
+    /// The first `data.len()` bytes; the rest are zero (never written, or taken). A tensor
+    /// written in order (a host write, a DMA row by row) grows it without a zero fill.
+    data: Vec<u8>,
+    /// One bit per byte, as a block's; empty while no byte is initialised, and once all are
+    /// (`full`).
+    init: Vec<u64>,
+    /// Every byte is initialised.
+    full: bool,
+}
+
+impl PartialEq for Segment {
+    /// The same bytes and shadow, however they are held.
+    fn eq(&self, other: &Segment) -> bool {
+        let (a, b) = (&self.data, &other.data);
+        let n = a.len().min(b.len());
+        let zero = |rest: &[u8]| rest.iter().all(|&x| x == 0);
+        let word = |s: &Segment, w: usize| match s.full {
+            true => u64::MAX,
+            false => s.init.get(w).copied().unwrap_or(0),
+        };
+        self.len == other.len
+            && a[..n] == b[..n]
+            && zero(&a[n..])
+            && zero(&b[n..])
+            && (0..self.len.div_ceil(64)).all(|w| word(self, w) == word(other, w))
+    }
+}
+
+impl Eq for Segment {}
+
+impl Segment {
+    fn new(len: usize) -> Segment {
+        Segment {
+            len,
+            data: Vec::new(),
+            init: Vec::new(),
+            full: false,
+        }
+    }
+
+    /// Host bytes a segment of `len` bytes holds: its data and shadow.
+    fn cost(len: u64) -> u64 {
+        len + len.div_ceil(64) * 8
+    }
+
+    /// Bytes `off..off + n` as held: those of `data`, then `Zero` for the rest.
+    fn pieces<'a>(&'a self, off: usize, n: usize, f: &mut impl FnMut(Held<'a>)) {
+        let have = self.data.len().saturating_sub(off).min(n);
+        if have > 0 {
+            f(Held::Bytes(&self.data[off..off + have]));
+        }
+        if have < n {
+            f(Held::Zero(n - have));
+        }
+    }
+
+    fn write(&mut self, off: usize, bytes: &[u8]) {
+        let data = &mut self.data;
+        if data.capacity() == 0 {
+            data.reserve_exact(self.len);
+        }
+        if data.len() < off {
+            data.resize(off, 0);
+        }
+        let over = data.len().min(off + bytes.len()) - off;
+        data[off..off + over].copy_from_slice(&bytes[..over]);
+        data.extend_from_slice(&bytes[over..]);
+        self.set_init(off, bytes.len());
+    }
+
+    /// Marks bytes `off..off + len` initialised.
+    fn set_init(&mut self, off: usize, len: usize) {
+        if self.full || len == 0 {
+            return;
+        }
+        if len == self.len {
+            self.full = true;
+            self.init = Vec::new();
+            return;
+        }
+        if self.init.is_empty() {
+            self.init = vec![0; self.len.div_ceil(64)];
+        }
+        Shadow::set_words(&mut self.init, off, len);
+    }
+
+    fn count_unset(&self, off: usize, len: usize) -> u64 {
+        match (self.full, self.init.is_empty()) {
+            (true, _) => 0,
+            (false, true) => len as u64,
+            _ => Shadow::count_unset_words(&self.init, off, len),
+        }
+    }
+
+    /// The bytes, leaving the segment zero and uninitialised.
+    fn take(&mut self) -> Vec<u8> {
+        let mut data = std::mem::take(&mut self.data);
+        data.resize(self.len, 0);
+        self.init = Vec::new();
+        self.full = false;
+        data
+    }
+}
+
+/// Where a part of a byte range is held: in the segment starting at `.0` (then `Some`), or
+/// in blocks; and where the part ends.
+type Part = (Option<u64>, u64);
+
+/// A cursor over the parts of a byte range ([`Hbm::part`]); it borrows the HBM only while
+/// it finds the next part, so the caller may change the HBM between parts.
+struct Parts {
+    at: u64,
+    end: u64,
+}
+
+impl Parts {
+    fn new(start: u64, len: u64) -> Parts {
+        Parts {
+            at: start,
+            end: start + len,
+        }
+    }
+
+    /// The next part: the segment holding it (by first byte) or `None` for blocks, and its
+    /// bytes `from..to`.
+    #[inline]
+    fn next(&mut self, hbm: &Hbm) -> Option<(Option<u64>, u64, u64)> {
+        if self.at >= self.end {
+            return None;
+        }
+        let (seg, to) = hbm.part(self.at, self.end);
+        let from = std::mem::replace(&mut self.at, to);
+        Some((seg, from, to))
+    }
 }
 
 /// One block's share of a byte range: `(page, block in page, offset in block, bytes)`.
@@ -231,6 +378,7 @@ impl Hbm {
             limit,
             pages: BTreeMap::new(),
             blocks: 0,
+            segments: BTreeMap::new(),
         }
     }
 
@@ -241,7 +389,54 @@ impl Hbm {
 
     /// Host bytes held for written HBM: blocks (data and shadow) and page tables.
     pub(crate) fn allocated(&self) -> u64 {
-        self.blocks * BLOCK_COST + self.pages.len() as u64 * PAGE_COST
+        let segments: u64 = self
+            .segments
+            .values()
+            .map(|g| Segment::cost(g.len as u64))
+            .sum();
+        self.blocks * BLOCK_COST + self.pages.len() as u64 * PAGE_COST + segments
+    }
+
+    /// The part of `at..end` (non-empty) that starts at `at`: inside one segment, or in
+    /// blocks up to the next segment.
+    #[inline]
+    fn part(&self, at: u64, end: u64) -> Part {
+        if self.segments.is_empty() {
+            return (None, end);
+        }
+        if let Some((&k, g)) = self.segments.range(..=at).next_back() {
+            let g_end = k + g.len as u64;
+            if g_end > at {
+                return (Some(k), g_end.min(end));
+            }
+        }
+        let next = self.segments.range(at..end).next().map_or(end, |(&k, _)| k);
+        (None, next)
+    }
+
+    /// Holds `start..start + len` (checked by the caller) as one segment, when it is at
+    /// least [`SEGMENT_MIN`] bytes, none of its bytes was ever written or marked (so all are
+    /// zero: the bytes of a block it shares with a neighbour are then the segment's) and the
+    /// held-bytes limit leaves room; otherwise nothing changes (its bytes will be held in
+    /// blocks as written). Whether it was placed.
+    pub(crate) fn place(&mut self, start: u64, len: u64) -> bool {
+        let end = start + len;
+        let free = len >= SEGMENT_MIN
+            && usize::try_from(len).is_ok()
+            && self.part(start, end) == (None, end)
+            && self.allocated().saturating_add(Segment::cost(len)) <= self.limit
+            && self.count_unset_blocks(start, len) == len;
+        if free {
+            self.segments.insert(start, Segment::new(len as usize));
+        }
+        free
+    }
+
+    /// Moves out the bytes of the segment holding exactly `start..start + len`, if one
+    /// does (no copy); the segment then reads zero and uninitialised.
+    pub(crate) fn take_segment(&mut self, start: u64, len: u64) -> Option<Vec<u8>> {
+        let g = self.segments.get_mut(&start)?;
+        (g.len as u64 == len).then(|| g.take())
     }
 
     /// Checks that `start..start + len` lies inside HBM.
@@ -277,22 +472,27 @@ impl Hbm {
         if bound <= room {
             return Ok(());
         }
-        // Bounded work: counting stops once the new blocks found pass the room left.
+        // Bounded work: counting stops once the new blocks found pass the room left. What a
+        // segment holds needs nothing new.
         let (mut blocks, mut pages) = (BTreeSet::new(), BTreeSet::new());
-        for (start, len) in writes {
-            for p in pieces(start, len) {
-                let page = self.pages.get(&p.page);
-                if page.is_some_and(|pg| pg.blocks[p.block].is_some()) {
-                    continue;
-                }
-                blocks.insert(p.page * PAGE_BLOCKS as u64 + p.block as u64);
-                if page.is_none() {
-                    pages.insert(p.page);
-                }
-                let more = blocks.len() as u64 * BLOCK_COST + pages.len() as u64 * PAGE_COST;
-                if more > room {
-                    return Err(TooManyPages { held, more, limit });
-                }
+        let in_blocks = writes.flat_map(|(start, len)| {
+            let mut parts = Parts::new(start, len);
+            std::iter::from_fn(move || parts.next(self))
+                .filter(|&(seg, _, _)| seg.is_none())
+                .flat_map(|(_, from, to)| pieces(from, to - from))
+        });
+        for p in in_blocks {
+            let page = self.pages.get(&p.page);
+            if page.is_some_and(|pg| pg.blocks[p.block].is_some()) {
+                continue;
+            }
+            blocks.insert(p.page * PAGE_BLOCKS as u64 + p.block as u64);
+            if page.is_none() {
+                pages.insert(p.page);
+            }
+            let more = blocks.len() as u64 * BLOCK_COST + pages.len() as u64 * PAGE_COST;
+            if more > room {
+                return Err(TooManyPages { held, more, limit });
             }
         }
         Ok(())
@@ -300,6 +500,17 @@ impl Hbm {
 
     /// Calls `f` with each piece of `start..start + len` (checked by the caller), in order.
     fn each_piece<'a>(&'a self, start: u64, len: u64, mut f: impl FnMut(Held<'a>)) {
+        let mut parts = Parts::new(start, len);
+        while let Some((seg, from, to)) = parts.next(self) {
+            match seg.and_then(|k| Some((k, self.segments.get(&k)?))) {
+                Some((k, g)) => g.pieces((from - k) as usize, (to - from) as usize, &mut f),
+                None => self.each_block_piece(from, to - from, &mut f),
+            }
+        }
+    }
+
+    /// [`Hbm::each_piece`] of a range no segment holds.
+    fn each_block_piece<'a>(&'a self, start: u64, len: u64, f: &mut impl FnMut(Held<'a>)) {
         let mut page: Option<(u64, Option<&Page>)> = None;
         for p in pieces(start, len) {
             let pg = match page {
@@ -343,6 +554,18 @@ impl Hbm {
 
     /// Writes `bytes` at `start` (checked by the caller) and marks them initialised.
     pub(crate) fn write(&mut self, start: u64, bytes: &[u8]) {
+        let mut parts = Parts::new(start, bytes.len() as u64);
+        while let Some((seg, from, to)) = parts.next(self) {
+            let src = &bytes[(from - start) as usize..(to - start) as usize];
+            match seg.and_then(|k| Some((k, self.segments.get_mut(&k)?))) {
+                Some((k, g)) => g.write((from - k) as usize, src),
+                None => self.write_blocks(from, src),
+            }
+        }
+    }
+
+    /// [`Hbm::write`] to a range no segment holds.
+    fn write_blocks(&mut self, start: u64, bytes: &[u8]) {
         let mut o = 0;
         self.each_slot(start, bytes.len() as u64, |slot, p| {
             let src = &bytes[o..o + p.len];
@@ -363,7 +586,13 @@ impl Hbm {
     /// Marks `start..start + len` (checked by the caller, with [`Hbm::check_growth`])
     /// initialised, keeping the bytes (a block not held yet is held, zero).
     pub(crate) fn mark(&mut self, start: u64, len: u64) {
-        self.each_block(start, len, |b, p| b.set_init(p.off, p.len));
+        let mut parts = Parts::new(start, len);
+        while let Some((seg, from, to)) = parts.next(self) {
+            match seg.and_then(|k| Some((k, self.segments.get_mut(&k)?))) {
+                Some((k, g)) => g.set_init((from - k) as usize, (to - from) as usize),
+                None => self.each_block(from, to - from, |b, p| b.set_init(p.off, p.len)),
+            }
+        }
     }
 
     /// Calls `f` with the block holding each piece of `start..start + len`, in order, holding
@@ -405,6 +634,19 @@ impl Hbm {
     /// How many bytes of `start..start + len` (checked by the caller) were never written:
     /// the work is per block held in the range, not per byte of the range.
     pub(crate) fn count_unset(&self, start: u64, len: u64) -> u64 {
+        let mut parts = Parts::new(start, len);
+        let mut unset = 0;
+        while let Some((seg, from, to)) = parts.next(self) {
+            unset += match seg.and_then(|k| Some((k, self.segments.get(&k)?))) {
+                Some((k, g)) => g.count_unset((from - k) as usize, (to - from) as usize),
+                None => self.count_unset_blocks(from, to - from),
+            };
+        }
+        unset
+    }
+
+    /// [`Hbm::count_unset`] of a range no segment holds.
+    fn count_unset_blocks(&self, start: u64, len: u64) -> u64 {
         if len == 0 {
             return 0;
         }
@@ -652,5 +894,106 @@ mod tests {
         assert!(dense
             .check_growth([(0u64, 16 * BLOCK + 1)].into_iter())
             .is_err());
+    }
+
+    // A placed tensor (a segment) holds the same bytes and shadow as blocks would: random
+    // writes, marks, reads and counts over a segment that shares its first and last blocks
+    // with written neighbours, on one HBM with the segment and one without, against a
+    // byte model; then the segment's bytes are taken whole.
+    #[test]
+    fn a_segment_holds_what_blocks_hold() {
+        let mut seed = 5u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let (at, len) = (BLOCK + 100, SEGMENT_MIN + 3 * BLOCK + 7);
+        let size = 2 * PAGE;
+        for case in 0..30 {
+            let mut seg = Hbm::new(size, DEFAULT_MAX_HBM_HELD_BYTES);
+            let mut blk = Hbm::new(size, DEFAULT_MAX_HBM_HELD_BYTES);
+            let mut bytes = vec![0u8; size as usize];
+            let mut init = vec![false; size as usize];
+            // Neighbours written first, in the segment's first and last blocks.
+            for h in [&mut seg, &mut blk] {
+                h.write(at - 50, &[9; 50]);
+                h.write(at + len, &[8; 30]);
+            }
+            bytes[(at - 50) as usize..at as usize].fill(9);
+            init[(at - 50) as usize..at as usize].fill(true);
+            bytes[(at + len) as usize..(at + len + 30) as usize].fill(8);
+            init[(at + len) as usize..(at + len + 30) as usize].fill(true);
+            assert!(seg.place(at, len), "case {case}");
+            assert!(!seg.place(at, len), "placed twice");
+            for _ in 0..40 {
+                let start = at - 200 + next(len + 400);
+                let n = 1 + next((at + len + 200 - start).min(3 * BLOCK));
+                let r = start as usize..(start + n) as usize;
+                match next(4) {
+                    0 | 1 => {
+                        let v: Vec<u8> = (0..n).map(|i| (i as u8) ^ (case as u8) | 1).collect();
+                        seg.write(start, &v);
+                        blk.write(start, &v);
+                        bytes[r.clone()].copy_from_slice(&v);
+                        init[r].fill(true);
+                    }
+                    2 => {
+                        seg.mark(start, n);
+                        blk.mark(start, n);
+                        init[r].fill(true);
+                    }
+                    _ => {}
+                }
+                let (c, d) = (at - 300 + next(200), at + len - 100 + next(300));
+                for h in [&seg, &blk] {
+                    let mut got = vec![0xEE; (d - c) as usize];
+                    h.read(c, &mut got);
+                    assert!(got[..] == bytes[c as usize..d as usize], "read {c}..{d}");
+                    let mut app = vec![1];
+                    h.read_append(c, d - c, &mut app);
+                    assert!(app[1..] == bytes[c as usize..d as usize], "read_append");
+                    let want = init[c as usize..d as usize].iter().filter(|&&x| !x).count();
+                    assert_eq!(h.count_unset(c, d - c), want as u64, "count {c}..{d}");
+                }
+            }
+            assert_eq!(blk.take_segment(at, len), None, "no segment there");
+            assert_eq!(seg.take_segment(at, len - 1), None, "not the whole segment");
+            let taken = seg.take_segment(at, len).unwrap();
+            assert!(taken[..] == bytes[at as usize..(at + len) as usize]);
+            // Taken: zero and uninitialised; the neighbours are untouched.
+            let mut back = vec![0xEE; len as usize];
+            seg.read(at, &mut back);
+            assert!(back.iter().all(|&x| x == 0));
+            assert_eq!(seg.count_unset(at, len), len);
+            assert_eq!(seg.count_unset(at - 50, 50), 0);
+            assert_eq!(seg.count_unset(at + len, 30), 0);
+        }
+    }
+
+    // Where a segment may be placed: nothing of it written or marked, large enough, inside
+    // the held-bytes limit, not over another segment; its cost is counted as held.
+    #[test]
+    fn a_segment_is_placed_only_over_unwritten_bytes() {
+        let mut h = Hbm::new(4 * PAGE, DEFAULT_MAX_HBM_HELD_BYTES);
+        assert!(!h.place(0, SEGMENT_MIN - 1), "too small");
+        h.mark(PAGE + 5, 1);
+        assert!(!h.place(PAGE, SEGMENT_MIN), "a byte marked");
+        h.write(2 * PAGE - 1, &[1]);
+        assert!(!h.place(2 * PAGE - SEGMENT_MIN, SEGMENT_MIN), "a byte written");
+        assert!(h.place(2 * PAGE, SEGMENT_MIN), "after a written byte");
+        assert!(!h.place(2 * PAGE + 1, SEGMENT_MIN), "over a segment");
+        assert!(!h.place(2 * PAGE - 10, SEGMENT_MIN), "into a segment");
+        let held = h.allocated();
+        // Two blocks in one page, and the segment.
+        assert_eq!(held, 2 * BLOCK_COST + PAGE_COST + SEGMENT_MIN + SEGMENT_MIN / 8);
+        let mut tight = Hbm::new(4 * PAGE, SEGMENT_MIN + SEGMENT_MIN / 8 - 1);
+        assert!(!tight.place(0, SEGMENT_MIN), "past the limit");
+        // Growth: writing into a segment needs nothing new.
+        let mut full = Hbm::new(4 * PAGE, SEGMENT_MIN + SEGMENT_MIN / 8);
+        assert!(full.place(0, SEGMENT_MIN));
+        assert_eq!(full.check_growth([(0u64, SEGMENT_MIN)].into_iter()), Ok(()));
+        assert!(full.check_growth([(0u64, SEGMENT_MIN + 1)].into_iter()).is_err());
     }
 }
