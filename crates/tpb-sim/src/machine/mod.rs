@@ -272,10 +272,7 @@ impl Machine {
             let a = &ts[i];
             let end = |t: &HostTensor| t.byte_offset.saturating_add(t.len().unwrap_or(u64::MAX));
             ts.iter().enumerate().any(|(j, b)| {
-                j != i
-                    && b.space == a.space
-                    && b.byte_offset < end(a)
-                    && a.byte_offset < end(b)
+                j != i && b.space == a.space && b.byte_offset < end(a) && a.byte_offset < end(b)
             })
         };
         let mut out = Vec::with_capacity(ts.len());

@@ -981,19 +981,27 @@ mod tests {
         h.mark(PAGE + 5, 1);
         assert!(!h.place(PAGE, SEGMENT_MIN), "a byte marked");
         h.write(2 * PAGE - 1, &[1]);
-        assert!(!h.place(2 * PAGE - SEGMENT_MIN, SEGMENT_MIN), "a byte written");
+        assert!(
+            !h.place(2 * PAGE - SEGMENT_MIN, SEGMENT_MIN),
+            "a byte written"
+        );
         assert!(h.place(2 * PAGE, SEGMENT_MIN), "after a written byte");
         assert!(!h.place(2 * PAGE + 1, SEGMENT_MIN), "over a segment");
         assert!(!h.place(2 * PAGE - 10, SEGMENT_MIN), "into a segment");
         let held = h.allocated();
         // Two blocks in one page, and the segment.
-        assert_eq!(held, 2 * BLOCK_COST + PAGE_COST + SEGMENT_MIN + SEGMENT_MIN / 8);
+        assert_eq!(
+            held,
+            2 * BLOCK_COST + PAGE_COST + SEGMENT_MIN + SEGMENT_MIN / 8
+        );
         let mut tight = Hbm::new(4 * PAGE, SEGMENT_MIN + SEGMENT_MIN / 8 - 1);
         assert!(!tight.place(0, SEGMENT_MIN), "past the limit");
         // Growth: writing into a segment needs nothing new.
         let mut full = Hbm::new(4 * PAGE, SEGMENT_MIN + SEGMENT_MIN / 8);
         assert!(full.place(0, SEGMENT_MIN));
         assert_eq!(full.check_growth([(0u64, SEGMENT_MIN)].into_iter()), Ok(()));
-        assert!(full.check_growth([(0u64, SEGMENT_MIN + 1)].into_iter()).is_err());
+        assert!(full
+            .check_growth([(0u64, SEGMENT_MIN + 1)].into_iter())
+            .is_err());
     }
 }
