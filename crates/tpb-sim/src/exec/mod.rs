@@ -84,6 +84,51 @@ pub(crate) struct Scratch {
     lanes: Vec<Lane>,
     /// Per-channel scalars.
     pub(crate) work: Work,
+    /// The PE's operand and result buffers (`pe`).
+    pub(crate) pe: PeBuffers,
+}
+
+/// Buffers the PE's instructions fill whole before reading (see [`whole`]): the moving
+/// tile's values, the weights as f32, the sums and a transpose. Reused from instruction to
+/// instruction: allocating and zeroing them was a twentieth of a tiled matmul's replay
+/// (docs/benchmarks.md, "Fifth pass").
+#[derive(Default)]
+pub(crate) struct PeBuffers {
+    pub(crate) moving: Vec<f32>,
+    pub(crate) weights: Vec<f32>,
+    pub(crate) sums: Vec<f32>,
+    pub(crate) transposed: Vec<u32>,
+}
+
+impl Clone for PeBuffers {
+    /// Empty buffers: their contents carry nothing from one instruction to the next.
+    fn clone(&self) -> PeBuffers {
+        PeBuffers::default()
+    }
+}
+
+impl PeBuffers {
+    /// Frees the buffers past [`SPARE_SNAPSHOT_MAX`] bytes (kept for the thread otherwise).
+    fn trim(&mut self) {
+        let big = |bytes: usize| bytes > SPARE_SNAPSHOT_MAX;
+        for v in [&mut self.moving, &mut self.weights, &mut self.sums] {
+            if big(v.capacity() * 4) {
+                *v = Vec::new();
+            }
+        }
+        if big(self.transposed.capacity() * 4) {
+            self.transposed = Vec::new();
+        }
+    }
+}
+
+/// The first `n` elements of `v`, grown (zero) to hold them: for a caller that writes every
+/// one of them before it reads any (the rest of the earlier contents stay otherwise).
+pub(crate) fn whole<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
+    if v.len() < n {
+        v.resize(n, T::default());
+    }
+    &mut v[..n]
 }
 
 /// Per-channel scalars, shared by every thread of an instruction.
@@ -120,6 +165,7 @@ impl Scratch {
         if self.snap.capacity() > SPARE_SNAPSHOT_MAX {
             self.snap = Vec::new();
         }
+        self.pe.trim();
         spare::give(&SPARE_SCRATCH, [self], 1);
     }
 
@@ -133,6 +179,7 @@ impl Scratch {
                 s1: Vec::new(),
                 sel: Vec::new(),
             },
+            pe: PeBuffers::default(),
         }
     }
 
@@ -145,6 +192,7 @@ impl Scratch {
                 s1: vec![0; 128],
                 sel: vec![false; 128],
             },
+            pe: PeBuffers::default(),
         }
     }
 }

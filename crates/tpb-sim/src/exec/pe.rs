@@ -263,14 +263,22 @@ fn write_rows(mem: &mut Memory, dst: &Access, cols: u32, value: impl Fn(usize, u
 /// `raw[j][m]` (§1.8). A walk that is one contiguous run per partition takes a cache-blocked
 /// transpose and one copy per row; any other walk goes element by element ([`write_rows`],
 /// the plain form `transposed_write_matches_the_element_form` holds this one to).
-fn write_transposed(mem: &mut Memory, dst: &Access, cols: u32, raw: &[u32], rows: usize) {
+fn write_transposed(
+    mem: &mut Memory,
+    dst: &Access,
+    cols: u32,
+    raw: &[u32],
+    rows: usize,
+    buf: &mut Vec<u32>,
+) {
     let (c, n) = (cols as usize, dst.count() as usize);
     if !dst.dims.is_dense() || n != rows || raw.len() != rows * c {
         write_rows(mem, dst, cols, |m, j, _| raw[j * c + m]);
         return;
     }
-    let mut t = vec![0u32; c * n];
-    transpose::transpose(raw, &mut t, c, rows);
+    // The transpose writes every element.
+    let t = super::whole(buf, c * n);
+    transpose::transpose(raw, t, c, rows);
     let starts: Vec<usize> = (0..cols)
         .map(|m| mem.part_base(Space::Psum, dst.part0 + m) + dst.byte(0) as usize)
         .collect();
@@ -468,19 +476,25 @@ pub(super) fn matmul(cx: &mut Cx<'_>, s: &S3d3Mm) -> Result<(), FaultCause> {
     if transpose {
         // Bit-accurate: dst[m][j] = W[j][m], no arithmetic (§1.8); the moving tile's values
         // do not enter the result (its reads were checked above).
-        write_transposed(&mut cx.st.mem, &dst, cols, &w.raw, rows as usize);
+        let buf = &mut cx.scratch.pe.transposed;
+        write_transposed(&mut cx.st.mem, &dst, cols, &w.raw, rows as usize, buf);
     } else {
-        // The moving tile as x[k][j] (row k = partition k, in walk order).
+        // The moving tile as x[k][j] (row k = partition k, in walk order): read_inputs
+        // writes all of it, the map all of the weights, pe::matmul all of the sums.
         let fp8 = cx.cfg.fp8;
-        let mut x = vec![0f32; n * rows as usize];
+        let bufs = &mut cx.scratch.pe;
+        let x = super::whole(&mut bufs.moving, n * rows as usize);
         let (dtype, mode) = (s.in_dtype, s.fp32_mode);
-        read_inputs(&cx.st.mem, &src, rows, dtype, mode, &fp8, &mut x, None);
+        read_inputs(&cx.st.mem, &src, rows, dtype, mode, &fp8, x, None);
         // The sums in our order, all at once (numerics::pe::matmul, the blocked form of
         // dot_strided), then the PSUM write: store, or add to the old fp32 value.
-        let wv: Vec<f32> = w.values.iter().map(|&b| f32::from_bits(b)).collect();
-        let mut sums = vec![0f32; wcols * n];
-        pe::matmul(&wv, wcols, &x, n, &mut sums);
-        write_sums(&mut cx.st.mem, &dst, cols, &sums, overwrite);
+        let wv = super::whole(&mut bufs.weights, w.values.len());
+        for (v, &b) in wv.iter_mut().zip(&w.values) {
+            *v = f32::from_bits(b);
+        }
+        let sums = super::whole(&mut bufs.sums, wcols * n);
+        pe::matmul(wv, wcols, x, n, sums);
+        write_sums(&mut cx.st.mem, &dst, cols, sums, overwrite);
     }
     cx.out.touch(&dst, cols, true);
     cx.out.cost = CostShape::Matmul {
