@@ -70,10 +70,11 @@ impl Cx<'_> {
 
     /// Resolves `len` bytes at `base + delta` to one run, checking it stays inside HBM or
     /// inside one partition's active bytes, and in the space `base` is in (assumption
-    /// `dma-byte-steps`: SBUF's last partition is not followed by PSUM's first).
+    /// `dma-byte-steps`: SBUF's last partition is not followed by PSUM's first). `at` is
+    /// where `base` is (`base.locate`, found once per walk).
     fn dma_run(
         &self,
-        base: Addr8,
+        (base, at): (Addr8, Option<DmaLoc>),
         delta: i64,
         len: u64,
         name: &'static str,
@@ -87,7 +88,7 @@ impl Cx<'_> {
             .ok_or_else(|| oob(format!("{:#x} + {delta} leaves its address window", base.0)))?;
         let located = a.locate(self.gen);
         if let (Some(DmaLoc::OnChip(from, p0, o0)), Some(DmaLoc::OnChip(to, p, off))) =
-            (base.locate(self.gen), located)
+            (at, located)
         {
             if from != to {
                 return Err(oob(format!(
@@ -176,6 +177,7 @@ impl Cx<'_> {
             });
         }
         self.limit(count.saturating_mul(len), 1)?;
+        let base = (base, base.locate(self.gen));
         let mut runs = Vec::new();
         let mut idx = [0u64; N];
         for _ in 0..count {
@@ -607,6 +609,7 @@ pub(super) fn execute_memcpy(cx: &mut Cx<'_>, s: &DmaDirect2d) -> Result<(), Fau
 pub(super) fn execute_mem2d(cx: &mut Cx<'_>, s: &Mem2d, load: bool) -> Result<(), FaultCause> {
     let size = s.dtype.size().unwrap_or(1) as u64;
     let base = cx.dma_base(s.start_addr, "start_addr")?;
+    let base = (base, base.locate(cx.gen));
     let runs = mem2d_offsets(s)
         .map(|o| cx.dma_run(base, o, size, "start_addr"))
         .collect::<Result<Vec<_>, _>>()?;
