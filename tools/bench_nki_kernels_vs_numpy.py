@@ -27,8 +27,9 @@ Five more sections, so that one run prints every figure of issue 30 (items 1 to 
 
 * calls: the per-call overhead of a ``tpb.nki.isa`` call above the same instruction stepped
   on a machine (one element, and each case of tools/bench_kernels_vs_numpy.py that has an
-  NKI call, at 128 x 512, with its ratio against NumPy (a)), and a 128 x 128 x 512
-  ``nc_matmul`` against ``numpy.matmul`` on one BLAS thread;
+  NKI call, at 128 x 512, with its ratio against NumPy (a)), a 128 x 128 x 512
+  ``nc_matmul`` against ``numpy.matmul`` on one BLAS thread, and an activation exp against
+  ``numpy.exp``;
 
 * the same kernels at the shapes and dtypes of the public tutorials they restate
   (TUTORIAL_SHAPES; best of two rounds of one call each: the large matmul takes seconds);
@@ -427,6 +428,19 @@ def calls(reps, min_s):
         print(f"  matmul 128 x 128 x 512 {name}: nc_matmul {t_mm * 1e6:.1f} us, numpy.matmul "
               f"float32 (one BLAS thread) {t_np * 1e6:.1f} us: ratio {t_np / t_mm:.2f} "
               f"(target >= 0.5)")
+    # Activation exp 128 x 512 (one ACT instruction) against numpy.exp in the tile's dtype
+    # (bf16 through float32, as ml_dtypes has no exp of its own).
+    for dt, name in ((np.float32, "fp32"), (ml_dtypes.bfloat16, "bf16")):
+        x = rng.standard_normal((128, 512)).astype(dt)
+        core = nki.Core()
+        tx, out = core.from_numpy(x), core.ndarray((128, 512), dt)
+        t_act = best_time(lambda: nisa.activation(out, np.exp, tx), reps, min_s)
+        if dt is np.float32:
+            t_np = best_time(lambda: np.exp(x), reps, min_s)
+        else:
+            t_np = best_time(lambda: np.exp(x.astype(np.float32)).astype(dt), reps, min_s)
+        print(f"  activation exp 128 x 512 {name}: {t_act * 1e6:.1f} us, numpy.exp "
+              f"{t_np * 1e6:.1f} us: ratio {t_np / t_act:.2f}")
     print()
 
 

@@ -677,6 +677,16 @@ impl Hbm {
 mod tests {
     use super::*;
 
+    /// A seeded generator of numbers below its argument (an LCG: the tests' random cases).
+    fn below(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        }
+    }
+
     // decisions §5.2: a block reused from a machine dropped on this thread holds nothing of
     // it: a partly written block reads zero and uninitialised outside the write, a block
     // written whole holds exactly the new bytes.
@@ -824,13 +834,7 @@ mod tests {
     // pieces that fill blocks in several steps count like a bool-per-byte model.
     #[test]
     fn a_block_filled_piece_by_piece_counts_like_a_byte_model() {
-        let mut seed = 11u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut next = below(11);
         for _case in 0..40 {
             let mut h = Hbm::new(PAGE, DEFAULT_MAX_HBM_HELD_BYTES);
             let mut model = vec![false; 3 * BLOCK as usize];
@@ -902,13 +906,7 @@ mod tests {
     // byte model; then the segment's bytes are taken whole.
     #[test]
     fn a_segment_holds_what_blocks_hold() {
-        let mut seed = 5u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut next = below(5);
         let (at, len) = (BLOCK + 100, SEGMENT_MIN + 3 * BLOCK + 7);
         let size = 2 * PAGE;
         for case in 0..30 {
