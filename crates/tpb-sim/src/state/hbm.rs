@@ -183,8 +183,9 @@ pub(crate) struct Hbm {
     pages: BTreeMap<u64, Box<Page>>,
     /// Blocks allocated.
     blocks: u64,
-    /// Placed tensors held contiguously, by first byte (disjoint from each other and from
-    /// every held block).
+    /// Placed tensors held contiguously, by first byte, disjoint. A block a segment shares
+    /// with a neighbour holds only zero, uninitialised bytes in the segment's range (never
+    /// read: the segment holds them).
     segments: BTreeMap<u64, Segment>,
 }
 
@@ -236,9 +237,14 @@ impl Segment {
         }
     }
 
-    /// Host bytes a segment of `len` bytes holds: its data and shadow.
+    /// Host bytes a segment of `len` bytes holds once written: its data and shadow.
     fn cost(len: u64) -> u64 {
         len + len.div_ceil(64) * 8
+    }
+
+    /// Whether its bytes are held yet (a segment costs nothing until first written).
+    fn held(&self) -> bool {
+        self.data.capacity() > 0 || !self.init.is_empty()
     }
 
     /// Bytes `off..off + n` as held: those of `data`, then `Zero` for the rest.
@@ -387,11 +393,13 @@ impl Hbm {
         self.size
     }
 
-    /// Host bytes held for written HBM: blocks (data and shadow) and page tables.
+    /// Host bytes held for written HBM: blocks (data and shadow), page tables, and the
+    /// segments written so far (whole: a segment's first write holds all of it).
     pub(crate) fn allocated(&self) -> u64 {
         let segments: u64 = self
             .segments
             .values()
+            .filter(|g| g.held())
             .map(|g| Segment::cost(g.len as u64))
             .sum();
         self.blocks * BLOCK_COST + self.pages.len() as u64 * PAGE_COST + segments
@@ -415,16 +423,16 @@ impl Hbm {
     }
 
     /// Holds `start..start + len` (checked by the caller) as one segment, when it is at
-    /// least [`SEGMENT_MIN`] bytes, none of its bytes was ever written or marked (so all are
-    /// zero: the bytes of a block it shares with a neighbour are then the segment's) and the
-    /// held-bytes limit leaves room; otherwise nothing changes (its bytes will be held in
-    /// blocks as written). Whether it was placed.
+    /// least [`SEGMENT_MIN`] bytes and none of its bytes was ever written or marked (so all
+    /// are zero: the bytes of a block it shares with a neighbour are then the segment's);
+    /// otherwise nothing changes (its bytes will be held in blocks as written). Nothing is
+    /// allocated until the segment is first written, which [`Hbm::check_growth`] counts.
+    /// Whether it was placed.
     pub(crate) fn place(&mut self, start: u64, len: u64) -> bool {
         let end = start + len;
         let free = len >= SEGMENT_MIN
             && usize::try_from(len).is_ok()
             && self.part(start, end) == (None, end)
-            && self.allocated().saturating_add(Segment::cost(len)) <= self.limit
             && self.count_unset_blocks(start, len) == len;
         if free {
             self.segments.insert(start, Segment::new(len as usize));
@@ -465,34 +473,60 @@ impl Hbm {
             0 => 0,
             _ => (start + len - 1) / unit - start / unit + 1,
         };
+        // A write into a segment not written yet holds all of it: every such segment counts.
+        let unheld: u64 = self
+            .segments
+            .values()
+            .filter(|g| !g.held())
+            .map(|g| Segment::cost(g.len as u64))
+            .sum();
         let bound = writes
             .clone()
             .map(|(s, l)| span(s, l, BLOCK) * BLOCK_COST + span(s, l, PAGE) * PAGE_COST)
-            .fold(0u64, u64::saturating_add);
+            .fold(unheld, u64::saturating_add);
         if bound <= room {
             return Ok(());
         }
-        // Bounded work: counting stops once the new blocks found pass the room left. What a
-        // segment holds needs nothing new.
-        let (mut blocks, mut pages) = (BTreeSet::new(), BTreeSet::new());
-        let in_blocks = writes.flat_map(|(start, len)| {
+        // Bounded work: counting stops once the new blocks and segments found pass the room
+        // left. A segment not written yet costs all of it.
+        let (mut blocks, mut pages, mut segments) =
+            (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+        let mut new_segments = 0u64;
+        let parts = writes.flat_map(|(start, len)| {
             let mut parts = Parts::new(start, len);
             std::iter::from_fn(move || parts.next(self))
-                .filter(|&(seg, _, _)| seg.is_none())
-                .flat_map(|(_, from, to)| pieces(from, to - from))
         });
-        for p in in_blocks {
-            let page = self.pages.get(&p.page);
-            if page.is_some_and(|pg| pg.blocks[p.block].is_some()) {
-                continue;
-            }
-            blocks.insert(p.page * PAGE_BLOCKS as u64 + p.block as u64);
-            if page.is_none() {
-                pages.insert(p.page);
-            }
-            let more = blocks.len() as u64 * BLOCK_COST + pages.len() as u64 * PAGE_COST;
-            if more > room {
+        for (seg, from, to) in parts {
+            let in_blocks = match seg {
+                Some(k) => {
+                    let unheld = self.segments.get(&k).filter(|g| !g.held());
+                    if let Some(g) = unheld.filter(|_| segments.insert(k)) {
+                        new_segments += Segment::cost(g.len as u64);
+                    }
+                    None
+                }
+                None => Some(pieces(from, to - from)),
+            };
+            let more = |blocks: &BTreeSet<u64>, pages: &BTreeSet<u64>| {
+                blocks.len() as u64 * BLOCK_COST + pages.len() as u64 * PAGE_COST + new_segments
+            };
+            if more(&blocks, &pages) > room {
+                let more = more(&blocks, &pages);
                 return Err(TooManyPages { held, more, limit });
+            }
+            for p in in_blocks.into_iter().flatten() {
+                let page = self.pages.get(&p.page);
+                if page.is_some_and(|pg| pg.blocks[p.block].is_some()) {
+                    continue;
+                }
+                blocks.insert(p.page * PAGE_BLOCKS as u64 + p.block as u64);
+                if page.is_none() {
+                    pages.insert(p.page);
+                }
+                if more(&blocks, &pages) > room {
+                    let more = more(&blocks, &pages);
+                    return Err(TooManyPages { held, more, limit });
+                }
             }
         }
         Ok(())
@@ -970,8 +1004,8 @@ mod tests {
         }
     }
 
-    // Where a segment may be placed: nothing of it written or marked, large enough, inside
-    // the held-bytes limit, not over another segment; its cost is counted as held.
+    // Where a segment may be placed: nothing of it written or marked, large enough, not over
+    // another segment; it is held (and counted against the limit) from its first write.
     #[test]
     fn a_segment_is_placed_only_over_unwritten_bytes() {
         let mut h = Hbm::new(4 * PAGE, DEFAULT_MAX_HBM_HELD_BYTES);
@@ -986,20 +1020,32 @@ mod tests {
         assert!(h.place(2 * PAGE, SEGMENT_MIN), "after a written byte");
         assert!(!h.place(2 * PAGE + 1, SEGMENT_MIN), "over a segment");
         assert!(!h.place(2 * PAGE - 10, SEGMENT_MIN), "into a segment");
-        let held = h.allocated();
-        // Two blocks in one page, and the segment.
-        assert_eq!(
-            held,
-            2 * BLOCK_COST + PAGE_COST + SEGMENT_MIN + SEGMENT_MIN / 8
-        );
-        let mut tight = Hbm::new(4 * PAGE, SEGMENT_MIN + SEGMENT_MIN / 8 - 1);
-        assert!(!tight.place(0, SEGMENT_MIN), "past the limit");
-        // Growth: writing into a segment needs nothing new.
-        let mut full = Hbm::new(4 * PAGE, SEGMENT_MIN + SEGMENT_MIN / 8);
+        // Two blocks in one page; the segment costs nothing until written.
+        let cost = SEGMENT_MIN + SEGMENT_MIN / 8;
+        assert_eq!(h.allocated(), 2 * BLOCK_COST + PAGE_COST);
+        h.write(2 * PAGE + 5, &[1; 3]);
+        assert_eq!(h.allocated(), 2 * BLOCK_COST + PAGE_COST + cost);
+        // Growth: the first write into a segment needs all of it, later ones nothing, and
+        // the cheap bound counts every segment not written yet.
+        let mut tight = Hbm::new(4 * PAGE, cost - 1);
+        assert!(tight.place(0, SEGMENT_MIN), "placing holds nothing");
+        let e = tight.check_growth([(5u64, 1u64)].into_iter()).unwrap_err();
+        assert_eq!((e.held, e.more, e.limit), (0, cost, cost - 1));
+        let mut full = Hbm::new(4 * PAGE, cost);
         assert!(full.place(0, SEGMENT_MIN));
+        assert_eq!(full.check_growth([(5u64, 1u64)].into_iter()), Ok(()));
+        full.write(5, &[1]);
+        assert_eq!(full.allocated(), cost);
         assert_eq!(full.check_growth([(0u64, SEGMENT_MIN)].into_iter()), Ok(()));
         assert!(full
             .check_growth([(0u64, SEGMENT_MIN + 1)].into_iter())
+            .is_err());
+        // Two segments not written yet, a write into the second: it alone is counted.
+        let mut two = Hbm::new(4 * PAGE, cost);
+        assert!(two.place(0, SEGMENT_MIN) && two.place(PAGE, SEGMENT_MIN));
+        assert_eq!(two.check_growth([(PAGE + 9, 4u64)].into_iter()), Ok(()));
+        assert!(two
+            .check_growth([(9u64, 4u64), (PAGE + 9, 4u64)].into_iter())
             .is_err());
     }
 }
