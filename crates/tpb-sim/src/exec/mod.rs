@@ -122,8 +122,8 @@ impl PeBuffers {
     }
 }
 
-/// The first `n` elements of `v`, grown (zero) to hold them: for a caller that writes every
-/// one of them before it reads any (the rest of the earlier contents stay otherwise).
+/// The first `n` elements of `v`, grown (zero) to hold them. Elements left from an earlier
+/// use stay until overwritten: only for a caller that writes all `n` before it reads any.
 pub(crate) fn whole<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
     if v.len() < n {
         v.resize(n, T::default());

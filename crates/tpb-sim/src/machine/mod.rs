@@ -250,11 +250,12 @@ impl Machine {
 
     /// A hint that HBM tensor `t` will be written and read whole (an NKI kernel's input,
     /// output or scratch tensor): when it is at least [`SEGMENT_MIN`](crate::SEGMENT_MIN)
-    /// bytes, nothing of it is held yet and the held-bytes limit leaves room, the machine
-    /// holds its bytes in one piece, so that host writes, DMA runs and
-    /// [`Machine::into_tensors`] move it in one copy or none. Nothing a program or the host
-    /// reads changes. Returns whether the tensor is now held so (an SBUF or PSUM tensor
-    /// never is).
+    /// bytes and none of its bytes was written or marked yet, the machine holds its bytes in
+    /// one piece (allocated, and counted against
+    /// [`Config::max_hbm_held_bytes`](crate::Config::max_hbm_held_bytes), at its first
+    /// write), so that host writes, DMA runs and [`Machine::into_tensors`] move it in one
+    /// copy or none. Nothing a program or the host reads changes. Returns whether the tensor
+    /// is now held so (an SBUF or PSUM tensor never is).
     pub fn place_tensor(&mut self, t: &HostTensor) -> Result<bool, HostError> {
         let (_, total) = self.host_check(t)?;
         if t.space != Space::Hbm {
