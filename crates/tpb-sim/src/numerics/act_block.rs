@@ -170,7 +170,7 @@ fn exp_f64(x: f64) -> f64 {
         p = p.mul_add(r, c);
     }
     // The low bits of `kd` hold k (two's complement, SHIFT's low bits being 0): j is its low
-    // two bits, and m + 1023 in 873..=1152 is the exponent field of 2^m.
+    // two bits, and m + 1023 in 873..=1151 is the exponent field of 2^m.
     let ki = kd.to_bits();
     let odd = ki & 1 != 0;
     let (lo, hi) = if odd {

@@ -23,7 +23,10 @@
 //!   add; the ALUs' separate multiply-then-add rounding (decisions §4.1) is kept. Where a
 //!   fused multiply-add is the documented operation (the PE's sum, `numerics::pe`), it is
 //!   written as one: `f32::mul_add` (correctly rounded at every level: the FMA instruction
-//!   or libm's `fmaf`) or pulp's vector `mul_add_f32s` (VFMADD), the same bits.
+//!   or libm's `fmaf`) or pulp's vector `mul_add_f32s` (VFMADD), the same bits. The ACT's
+//!   exp polynomial (`act_block`) is also written with `f64::mul_add`, for speed: its error
+//!   bound takes one rounding per step, which every level gives (at the baseline level
+//!   through libm's `fma`, slower but the same bits).
 //!
 //! # Why pulp
 //!
