@@ -476,3 +476,36 @@ fn huge_host_reads_are_refused_or_streamed() {
     assert_eq!(largest as u64, tpb_sim::READ_PIECE_BYTES);
     assert_eq!(m.uninitialised_bytes(&t), Ok((1 << 36) - 1));
 }
+
+// decisions §6.4: placing a tensor (held in one piece, docs/library.md) and taking tensors
+// out of a consumed machine check their tensors like every host access: past the configured
+// HBM is refused naming its size, changing nothing; an on-chip tensor is never placed, and
+// is read when taken; a placed tensor gives back exactly the bytes written, the rest zero.
+#[test]
+fn placing_and_taking_tensors_check_their_tensors() {
+    let mut m = Machine::new(Config {
+        hbm_bytes: 1 << 20,
+        ..Config::new(Gen::Cayman)
+    });
+    let before = m.clone();
+    let past = HostTensor::hbm((1 << 20) - 64).elements(Dtype::UINT8, 1 << 15);
+    let err = m.place_tensor(&past).unwrap_err();
+    assert!(
+        err.to_string().contains("outside the 0x100000-byte HBM"),
+        "{err}"
+    );
+    assert_eq!(m, before);
+    let sbuf = HostTensor::at(Space::Sbuf, 0..2).elements(Dtype::FP32, 4);
+    assert_eq!(m.place_tensor(&sbuf), Ok(false));
+    let small = HostTensor::hbm(0).elements(Dtype::UINT8, 64);
+    assert_eq!(m.place_tensor(&small), Ok(false), "below SEGMENT_MIN");
+    let big = HostTensor::hbm(1 << 16).elements(Dtype::UINT8, tpb_sim::SEGMENT_MIN);
+    assert_eq!(m.place_tensor(&big), Ok(true));
+    m.write_hbm((1 << 16) + 3, &[7, 8]).unwrap();
+    m.write_tensor(&sbuf, &[1; 32]).unwrap();
+    let mut want = vec![0u8; tpb_sim::SEGMENT_MIN as usize];
+    want[3..5].copy_from_slice(&[7, 8]);
+    let got = m.clone().into_tensors(&[big, sbuf]).unwrap();
+    assert_eq!(got, vec![want, vec![1; 32]]);
+    assert!(m.into_tensors(&[big, past]).is_err());
+}
