@@ -162,6 +162,67 @@ def test_replay_off_runs_the_python_every_time(monkeypatch):
         scaled(a, replay="yes")
 
 
+def test_the_replay_switch_is_read_at_every_call(monkeypatch):
+    # The variable is read through tpb's cheap environment lookup (nki/_environ.py): a
+    # change made after the first call must still be seen, both ways.
+    from tpb.nki import _replay
+
+    _replay.forget(scaled.fn)  # only this test's recorded run
+    a = rand(16, 8)
+    monkeypatch.setenv("TPB_NKI_REPLAY", "0")
+    scaled(a)
+    scaled(a)
+    assert calls == ["scaled"] * 2
+    monkeypatch.setenv("TPB_NKI_REPLAY", "1")
+    scaled(a)
+    scaled(a)
+    assert calls == ["scaled"] * 3
+    monkeypatch.setenv("TPB_NKI_REPLAY", "0")
+    scaled(a)
+    assert calls == ["scaled"] * 4
+    monkeypatch.delenv("TPB_NKI_REPLAY")
+    scaled(a)
+    assert calls == ["scaled"] * 4
+
+
+def test_the_environment_lookup_is_os_environ_get(monkeypatch):
+    import os
+
+    from tpb.nki import _environ
+
+    names = ["TPB_TEST_ENV_A", "TPB_TEST_ENV_\u00e9", "TPB_TEST_ENV_UNSET"]
+    monkeypatch.setenv(names[0], "trn2")
+    monkeypatch.setenv(names[1], "caf\u00e9")
+    monkeypatch.delenv(names[2], raising=False)
+    for n in names:
+        assert _environ.get(n) == os.environ.get(n), n
+    monkeypatch.setenv(names[2], "")
+    monkeypatch.delenv(names[0])
+    for n in names:
+        assert _environ.get(n) == os.environ.get(n), n
+
+
+def test_a_zero_dimensional_input_replays():
+    # A 0-d array is a one-element HBM tensor; the replay is given the 0-d array itself.
+    @nki.jit
+    def add_one(x):
+        t = nl.load(x)
+        out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.add(t, 1.0))
+        return out
+
+    np.testing.assert_array_equal(add_one(np.array(2.5, np.float32)), [3.5])
+    n = len(calls)
+    np.testing.assert_array_equal(add_one(np.array(7.0, np.float32)), [8.0])
+    assert len(calls) == n
+    from tpb.nki import _replay
+
+    rec = next(r for r in _replay.table(add_one.fn).values() if isinstance(r, _replay.Recorded))
+    outs, unwritten, back = rec.replay.run([np.array(-1.0, np.float32)])
+    np.testing.assert_array_equal(outs[0], [0.0])
+    assert unwritten is None and back is None
+
+
 def test_a_kernel_that_reads_device_data_back_is_never_replayed():
     @nki.jit
     def peeks(x):
@@ -317,7 +378,7 @@ def test_a_recorded_run_refuses_arrays_that_do_not_match_it():
 
     scaled(rand(16, 8))
     scaled(rand(16, 8))
-    rec = next(r for r in _replay._tables[scaled.fn].values()
+    rec = next(r for r in _replay.table(scaled.fn).values()
                if isinstance(r, _replay.Recorded))
     with pytest.raises(tpb.UsageError, match="0 arrays given"):
         rec.replay.run([])
@@ -334,11 +395,11 @@ def test_a_replay_reads_every_array_form_of_the_recorded_dtype_alike():
     # bits as the eager run.
     from tpb.nki import _replay
 
-    _replay._tables.pop(scaled.fn, None)  # only this test's recorded run
+    _replay.forget(scaled.fn)  # only this test's recorded run
     x = rand(16, 8)
     want = scaled(x, replay=False)
     scaled(x)
-    rec = next(r for r in _replay._tables[scaled.fn].values()
+    rec = next(r for r in _replay.table(scaled.fn).values()
                if isinstance(r, _replay.Recorded))
     wide = np.zeros((16, 16), np.float32)
     wide[:, ::2] = x
@@ -353,7 +414,7 @@ def test_a_replay_reads_every_array_form_of_the_recorded_dtype_alike():
         assert outs[0].dtype == np.float32 and outs[0].shape == (16, 8), name
         np.testing.assert_array_equal(outs[0].view(np.uint32), want.view(np.uint32),
                                       err_msg=name)
-        assert first == [None] and back == [None], name
+        assert first is None and back is None, name
     # The borrowed array is not changed by the replay.
     np.testing.assert_array_equal(forms["borrowed"], x)
 

@@ -222,7 +222,11 @@ class KernelReplay:
 
     def run(
         self, arrays: Sequence[npt.NDArray[Any]]
-    ) -> Tuple[List[npt.NDArray[Any]], List[Optional[int]], List[Optional[npt.NDArray[Any]]]]: ...
+    ) -> Tuple[
+        List[npt.NDArray[Any]],
+        Optional[List[Optional[int]]],
+        Optional[List[Optional[npt.NDArray[Any]]]],
+    ]: ...
     @property
     def instructions(self) -> int: ...
 

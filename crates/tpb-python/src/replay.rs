@@ -17,7 +17,12 @@ use tpb_sim::numerics::Fp8Config;
 
 /// `KernelReplay.run`'s answer: (outputs, first unwritten element per output, inputs the run
 /// wrote).
-type ReplayResult<'py> = (Bound<'py, PyList>, Vec<Option<usize>>, Bound<'py, PyList>);
+/// `(outputs, unwritten, written_inputs)`; the last two are None when every entry would be.
+type ReplayResult<'py> = (
+    Bound<'py, PyList>,
+    Option<Vec<Option<usize>>>,
+    Option<Bound<'py, PyList>>,
+);
 
 /// The shortest replay that releases the GIL: several times a GIL handover between two busy
 /// threads. A replay is timed each run; until the first has been, the recorded run's
@@ -156,8 +161,9 @@ pub fn _kernel_replay(
 impl KernelReplay {
     /// Replays the run with `arrays` (one per input, each of the recorded shape and dtype).
     /// Returns `(outputs, unwritten, inputs)`: the output arrays; per output, the flat index
-    /// of its first element never written, or None; per input, its array after the run
-    /// when an instruction wrote into it, else None.
+    /// of its first element never written, or None (the whole list None when every output
+    /// was written); per input, its array after the run when an instruction wrote into it,
+    /// else None (the whole list None when no input was written).
     fn run<'py>(
         &self,
         py: Python<'py>,
@@ -243,13 +249,19 @@ impl KernelReplay {
         for ((t, bytes), dtype) in self.outputs.iter().zip(outs_bytes).zip(&self.output_dtypes) {
             outs.append(output_array(py, bytes, dtype.bind(py), &t.shape)?)?;
         }
-        let back = PyList::empty(py);
-        for (t, bytes) in self.inputs.iter().zip(back_bytes) {
-            match bytes {
-                Some(b) => back.append(to_numpy(py, b, t.dtype, &t.shape, &self.fp8)?)?,
-                None => back.append(py.None())?,
+        let back = if back_bytes.iter().any(Option::is_some) {
+            let back = PyList::empty(py);
+            for (t, bytes) in self.inputs.iter().zip(back_bytes) {
+                match bytes {
+                    Some(b) => back.append(to_numpy(py, b, t.dtype, &t.shape, &self.fp8)?)?,
+                    None => back.append(py.None())?,
+                }
             }
-        }
+            Some(back)
+        } else {
+            None
+        };
+        let unwritten = unwritten.iter().any(Option::is_some).then_some(unwritten);
         Ok((outs, unwritten, back))
     }
 

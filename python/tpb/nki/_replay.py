@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dis
 import enum
-import os
 import pathlib
 import types
 import weakref
@@ -21,11 +20,44 @@ import numpy as np
 
 from .. import _tpb
 from .._errors import NotSupported
+from . import _environ
 
 # Recorded runs kept per kernel function (the oldest goes first).
 MAX_RECORDED = 32
 
-_tables: "weakref.WeakKeyDictionary[Any, Dict[Any, Any]]" = weakref.WeakKeyDictionary()
+
+
+class _FnState:
+    """Per kernel function: its recorded runs by signature (``table``), and its guards with
+    the objects they came from (``guards``, see :func:`_cached_guards`)."""
+
+    __slots__ = ("table", "guards")
+
+    def __init__(self) -> None:
+        self.table: Dict[Any, Any] = {}
+        self.guards: Optional[Tuple[Any, ...]] = None
+
+
+# One weak lookup per call finds both.
+_states: "weakref.WeakKeyDictionary[Any, _FnState]" = weakref.WeakKeyDictionary()
+
+
+def _state(fn: Any) -> _FnState:
+    st = _states.get(fn)
+    if st is None:
+        st = _FnState()
+        _states[fn] = st
+    return st
+
+
+def table(fn: Any) -> Dict[Any, Any]:
+    """The recorded runs of kernel function ``fn`` by signature (tests and tools)."""
+    return _state(fn).table
+
+
+def forget(fn: Any) -> None:
+    """Drops every recorded run of ``fn`` (tests and tools)."""
+    _states.pop(fn, None)
 # Per function: its code object and the global names that code (and the code nested in it)
 # reads. Keyed by the function (an identity hash): a code object hashes and compares by
 # its whole contents, tens of microseconds a lookup.
@@ -40,7 +72,7 @@ _NOT_REPLAYABLE = object()
 
 def enabled() -> bool:
     """Whether replay is on (``TPB_NKI_REPLAY=0`` turns it off for the process)."""
-    return os.environ.get("TPB_NKI_REPLAY", "1") != "0"
+    return _environ.get("TPB_NKI_REPLAY") != "0"
 
 
 class Recorded:
@@ -129,10 +161,10 @@ def _user_function(v: Any) -> bool:
     return not (mod == "tpb" or mod.startswith(("tpb.", "numpy", "ml_dtypes")))
 
 
-# Per function: the objects its guards were computed from, and the guards, reused while
-# each is still the same object and all are values an object's identity fixes
-# (:func:`_fixed_by_identity`): recomputing them was a tenth of a small kernel's replay.
-_guard_cache: "weakref.WeakKeyDictionary[Any, Tuple[Any, ...]]" = weakref.WeakKeyDictionary()
+# A function's guards are cached (``_FnState.guards``) with the objects they were computed
+# from, and reused while each is still the same object and all are values an object's
+# identity fixes (:func:`_fixed_by_identity`): recomputing them was a tenth of a small
+# kernel's replay.
 _MISSING = object()
 
 
@@ -157,9 +189,9 @@ def _cell_value(cell: Any) -> Any:
         return _MISSING
 
 
-def _cached_guards(fn: Any) -> Any:
-    """The guards cached for ``fn`` if every object they came from is still in place."""
-    c = _guard_cache.get(fn)
+def _cached_guards(fn: Any, c: Optional[Tuple[Any, ...]]) -> Any:
+    """The guards cached for ``fn`` (``c``) if every object they came from is still in
+    place."""
     if c is None:
         return None
     code, g, names, objs, cells, defaults, kwdefaults, guards = c
@@ -178,12 +210,12 @@ def _cached_guards(fn: Any) -> Any:
     return guards
 
 
-def _guards(fn: Any, seen: Optional[set] = None) -> Any:
+def _guards(fn: Any, st: Optional[_FnState] = None, seen: Optional[set] = None) -> Any:
     """The values the kernel's code reads from its closure and its module's globals (and,
-    the same way, those of the user's functions it names)."""
-    top = seen is None
-    if top:
-        hit = _cached_guards(fn)
+    the same way, those of the user's functions it names); cached in ``st``, the state of
+    the kernel's own function (``None`` for a function it calls)."""
+    if st is not None:
+        hit = _cached_guards(fn, st.guards)
         if hit is not None:
             return hit
     seen = set() if seen is None else seen
@@ -193,7 +225,7 @@ def _guards(fn: Any, seen: Optional[set] = None) -> Any:
     names = _global_names(fn)
     # Cached only when nothing it read can change in place and no other function of the
     # user's was guarded (its globals are not watched here).
-    cacheable = top
+    cacheable = st is not None
     for name in names:
         if name not in g:
             continue
@@ -207,7 +239,7 @@ def _guards(fn: Any, seen: Optional[set] = None) -> Any:
         gf = getattr(gv, "fn", gv) if type(gv).__module__.startswith("tpb.") else gv
         if _user_function(gf) and gf not in seen:
             cacheable = False
-            inner = _guards(gf, seen)
+            inner = _guards(gf, None, seen)
             if inner is _UNKEYABLE:
                 return _UNKEYABLE
             vals.append(inner)
@@ -232,8 +264,9 @@ def _guards(fn: Any, seen: Optional[set] = None) -> Any:
         vals.append((name, v))
     guards = tuple(vals)
     # (A keyword-only default lives in a dict, which can change in place.)
-    if cacheable and _fixed_by_identity(fn.__defaults__) and not fn.__kwdefaults__:
-        _guard_cache[fn] = (fn.__code__, g, names, tuple(g.get(n, _MISSING) for n in names),
+    if st is not None and cacheable and _fixed_by_identity(fn.__defaults__) \
+            and not fn.__kwdefaults__:
+        st.guards = (fn.__code__, g, names, tuple(g.get(n, _MISSING) for n in names),
                             tuple(cells), fn.__defaults__, fn.__kwdefaults__, guards)
     return guards
 
@@ -259,7 +292,8 @@ def lookup(fn: Callable[..., Any], settings: Tuple[Any, ...], arrays: Tuple[Any,
         return None, None, None
     args = tuple(map(_argument, arrays))
     kw = tuple((k, _simple(v)) for k, v in sorted(kwargs.items())) if kwargs else ()
-    guards = _guards(fn)
+    st = _state(fn)
+    guards = _guards(fn, st)
     if guards is _UNKEYABLE:
         return None, None, None
     for a in args:
@@ -268,10 +302,7 @@ def lookup(fn: Callable[..., Any], settings: Tuple[Any, ...], arrays: Tuple[Any,
     for _, v in kw:
         if v is _UNKEYABLE:
             return None, None, None
-    table = _tables.get(fn)
-    if table is None:
-        table = {}
-        _tables[fn] = table
+    table = st.table
     # The code by identity (the recorded run keeps it alive, so the id stays its own).
     key = (id(fn.__code__), settings, args, kw, guards)
     try:

@@ -244,6 +244,19 @@ def _same_gen(gen: str) -> str:
         return gen
 
 
+# tpb's run options beside the kernel's keyword arguments, with their defaults.
+_RUN_OPTIONS = {"out_of_bounds": "raise", "core": None, "synchronize": True,
+                "strict_exact": False, "replay": True}
+_RUN_DEFAULTS = tuple(_RUN_OPTIONS.values())
+
+
+def _run_options(kwargs: dict) -> Tuple[Any, ...]:
+    """The run options in ``_RUN_OPTIONS`` order, taken out of ``kwargs``."""
+    if not kwargs:
+        return _RUN_DEFAULTS
+    return tuple(kwargs.pop(k, d) for k, d in _RUN_OPTIONS.items())
+
+
 def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized_reads: str,
          kwargs: dict, replayable: bool = False) -> Tuple[Any, Any]:
     nki_options, kwargs = _split_options(kwargs)
@@ -254,16 +267,12 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
     if uninitialized_reads not in ("raise", "warn"):
         raise UsageError(f'uninitialized_reads={uninitialized_reads!r}: "raise" or "warn"',
                          parameter="uninitialized_reads")
-    out_of_bounds = kwargs.pop("out_of_bounds", "raise")
+    out_of_bounds, core, synchronize, strict_exact, replay = _run_options(kwargs)
     if out_of_bounds not in ("raise", "warn"):
         raise UsageError(f'out_of_bounds={out_of_bounds!r}: "raise" or "warn"',
                          parameter="out_of_bounds")
     # The replay lookup comes before the checks only a traced run needs.
     fn, grid = (kernel.fn, kernel.grid) if isinstance(kernel, Kernel) else (kernel, ())
-    core = kwargs.pop("core", None)
-    synchronize = kwargs.pop("synchronize", True)
-    strict_exact = kwargs.pop("strict_exact", False)
-    replay = kwargs.pop("replay", True)
     if synchronize is not True or strict_exact is not False or replay is not True:
         for opt, v in (("synchronize", synchronize), ("strict_exact", strict_exact),
                        ("replay", replay)):
@@ -327,13 +336,14 @@ def _run(kernel: Any, arrays: Tuple[Any, ...], gen: Optional[str], uninitialized
 
 def _replayed(entry: "_replay.Recorded", arrays: Tuple[Any, ...], unwritten: str) -> Any:
     """A kernel's outputs from a replay of its recorded run with these arrays."""
-    inputs = [_host_array(a) for a in arrays if isinstance(a, np.ndarray)]
-    outs, first, back = entry.replay.run(inputs)
-    for position, (o, f) in enumerate(zip(outs, first)):
-        if f is not None:
-            _report_unwritten(f, tuple(o.shape), o.dtype, unwritten,
-                              None if entry.single else position)
-    if any(new is not None for new in back):
+    # The replay reads each array in any layout (a 0-d one as its one element).
+    outs, first, back = entry.replay.run([a for a in arrays if isinstance(a, np.ndarray)])
+    if first is not None:
+        for position, (o, f) in enumerate(zip(outs, first)):
+            if f is not None:
+                _report_unwritten(f, tuple(o.shape), o.dtype, unwritten,
+                                  None if entry.single else position)
+    if back is not None:
         nd = [(k, a) for k, a in enumerate(arrays) if isinstance(a, np.ndarray)]
         for (k, a), new in zip(nd, back):
             if new is not None:

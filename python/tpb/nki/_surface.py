@@ -4,11 +4,11 @@ class nki-library builds on, the legacy SPMD grid specifiers and the tile-size c
 
 from __future__ import annotations
 
-import os
 import types
 from typing import Any, Dict
 
 from .. import _tpb
+from . import _environ
 
 __all__ = ["ModAlloc", "NKIObject", "nc", "spmd_dim", "tile_size"]
 
@@ -99,7 +99,7 @@ def platform_gen(target: Any) -> str:
 def default_gen() -> str:
     """The generation a kernel runs on when none is given: ``NEURON_PLATFORM_TARGET_OVERRIDE``
     (as NKI reads it) or ``cayman`` (trn2)."""
-    env = os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE")
+    env = _environ.get("NEURON_PLATFORM_TARGET_OVERRIDE")
     return platform_gen(env) if env else "cayman"
 
 
