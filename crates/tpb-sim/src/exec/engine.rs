@@ -638,12 +638,29 @@ fn read<'a>(
         return &buf[i..i + len * size];
     }
     let out = &mut stage[..len * size];
+    // One loop per common element size, where the size is a constant: a strided run copies
+    // a fixed number of bytes per element (no `memcpy` call, no dispatch per run).
+    match size {
+        1 => gather(buf, a, cur, out, 1),
+        2 => gather(buf, a, cur, out, 2),
+        4 => gather(buf, a, cur, out, 4),
+        8 => gather(buf, a, cur, out, 8),
+        n => gather(buf, a, cur, out, n),
+    }
+    out
+}
+
+/// Fills `out` with the elements of `size` bytes at the cursor (advancing it), run by run,
+/// from a channel's input hull `buf`.
+#[inline(always)]
+fn gather(buf: &[u8], a: &Access, cur: &mut Cursor, out: &mut [u8], size: usize) {
+    let len = out.len() / size;
     let mut done = 0;
     while done < len {
         let (off, step, rem) = cur.run();
         let take = rem.min((len - done) as u64) as usize;
         let dst = &mut out[done * size..(done + take) * size];
-        let i0 = at(off);
+        let i0 = (a.byte(off) - a.lo) as usize;
         if step == 1 {
             dst.copy_from_slice(&buf[i0..i0 + take * size]);
         } else {
@@ -656,7 +673,6 @@ fn read<'a>(
         cur.advance(take as u64);
         done += take;
     }
-    out
 }
 
 /// Writes `len` elements at the cursor (advancing it) into a channel's output hull: `fill`
@@ -683,11 +699,27 @@ fn write(
     }
     let st = &mut stage[..len * size];
     fill(st);
+    // As in `read`: one loop per common element size.
+    match size {
+        1 => scatter(ch, a, cur, st, 1),
+        2 => scatter(ch, a, cur, st, 2),
+        4 => scatter(ch, a, cur, st, 4),
+        8 => scatter(ch, a, cur, st, 8),
+        n => scatter(ch, a, cur, st, n),
+    }
+}
+
+/// Writes the elements of `size` bytes of `from` at the cursor (advancing it), run by run,
+/// into a channel's output hull, and marks them initialised.
+#[inline(always)]
+fn scatter(ch: &mut Chan<'_>, a: &Access, cur: &mut Cursor, from: &[u8], size: usize) {
+    let lo = a.lo as usize;
+    let len = from.len() / size;
     let mut done = 0;
     while done < len {
         let (off, step, rem) = cur.run();
         let take = rem.min((len - done) as u64) as usize;
-        let from = &st[done * size..(done + take) * size];
+        let from = &from[done * size..(done + take) * size];
         let b0 = a.byte(off) as usize;
         if step == 1 {
             ch.out[b0 - lo..b0 - lo + take * size].copy_from_slice(from);
