@@ -15,6 +15,8 @@ use crate::numerics::{
     max_num, min_num, rows_fusable, to_f32, Fp8Config,
 };
 use crate::report::{MemAccess, Region, WarningKind, MAX_ACCESS_RUNS};
+use crate::state::hbm::HbmBytes;
+use crate::state::Memory;
 use std::ops::Range;
 use tpb_isa::geometry::Space;
 use tpb_isa::validate::chains_dma::{elem_bytes, mem2d_offsets, mem2d_registers, uses_cce};
@@ -178,18 +180,20 @@ impl Cx<'_> {
         }
         self.limit(count.saturating_mul(len), 1)?;
         let base = (base, base.locate(self.gen));
-        let mut runs = Vec::new();
+        // Room for a tile's rows without growing (a larger walk grows as it goes).
+        let mut runs = Vec::with_capacity(count.min(1024) as usize);
         let mut idx = [0u64; N];
+        // The element's offset from the base, kept as the index moves (odometer order).
+        let mut delta = 0i64;
         for _ in 0..count {
-            let delta: i64 = (0..N)
-                .map(|d| idx[d] as i64 * i64::from(p.step_elem[d]))
-                .sum();
             push_run(&mut runs, self.dma_run(base, delta, len, name)?);
-            for (i, &num) in idx.iter_mut().zip(&p.num_elem) {
+            for ((i, &num), &step) in idx.iter_mut().zip(&p.num_elem).zip(&p.step_elem) {
                 *i += 1;
+                delta += i64::from(step);
                 if *i < u64::from(num) {
                     break;
                 }
+                delta -= i64::from(num) * i64::from(step);
                 *i = 0;
             }
         }
@@ -269,54 +273,12 @@ impl Cx<'_> {
     /// the scatter puts them when no destination byte is also a source byte
     /// ([`spaces_disjoint`]; the caller checks).
     fn copy_runs(&mut self, src: &[Run], dst: &[Run]) {
-        let mut from = src.iter().flat_map(pieces);
-        let mut pending: Option<(Loc, u64)> = None;
-        for d in dst {
-            let mut done = 0;
-            while done < d.len {
-                let (at, len) = match pending.take().or_else(|| from.next()) {
-                    Some(p) => p,
-                    None => return,
-                };
-                let n = len.min(d.len - done);
-                self.copy_bytes(at, advance(d.loc, done), n as usize);
-                if n < len {
-                    pending = Some((advance(at, n), len - n));
-                }
-                done += n;
-            }
-        }
-    }
-
-    /// Copies `n` bytes from `from` to `to` (places in different spaces) and marks them
-    /// initialised.
-    fn copy_bytes(&mut self, from: Loc, to: Loc, n: usize) {
+        // The HBM side's rows usually all fall in one placed tensor: found once.
+        let hull = hbm_hull(src).or_else(|| hbm_hull(dst));
         let st = &mut *self.st;
-        match (from, to) {
-            (Loc::Hbm(x), Loc::OnChip(space, p, off)) => {
-                let s = st.mem.part_base(space, p) + off as usize;
-                let (data, init) = st.mem.parts_mut(space);
-                st.hbm.read(x, &mut data[s..s + n]);
-                init.set_range(s, n);
-            }
-            (Loc::OnChip(space, p, off), Loc::Hbm(x)) => {
-                let s = st.mem.part_base(space, p) + off as usize;
-                st.hbm.write(x, &st.mem.data(space)[s..s + n]);
-            }
-            (Loc::OnChip(sa, pa, oa), Loc::OnChip(sb, pb, ob)) => {
-                let a = st.mem.part_base(sa, pa) + oa as usize;
-                let b = st.mem.part_base(sb, pb) + ob as usize;
-                // Different spaces: the destination's bytes and the other space's.
-                let (data, words, other) = st.mem.split_for_write(sb, b..b + n);
-                data[b..b + n].copy_from_slice(&other[a..a + n]);
-                crate::state::Shadow::set_words(words, b, n);
-            }
-            (Loc::Hbm(x), Loc::Hbm(y)) => {
-                // Not reached (one space on both sides is not disjoint); kept total.
-                let mut buf = vec![0; n];
-                st.hbm.read(x, &mut buf);
-                st.hbm.write(y, &buf);
-            }
+        match hull.and_then(|(lo, hi)| st.hbm.segment_mut(lo, hi - lo)) {
+            Some(mut seg) => copy_pieces(&mut st.mem, &mut seg, src, dst),
+            None => copy_pieces(&mut st.mem, &mut st.hbm, src, dst),
         }
     }
 
@@ -393,6 +355,68 @@ fn advance(loc: Loc, n: u64) -> Loc {
     }
 }
 
+/// [`Cx::copy_runs`] with `hbm` holding every HBM byte the runs touch.
+fn copy_pieces(mem: &mut Memory, hbm: &mut impl HbmBytes, src: &[Run], dst: &[Run]) {
+    let mut from = src.iter().flat_map(pieces);
+    let mut pending: Option<(Loc, u64)> = None;
+    for d in dst {
+        let mut done = 0;
+        while done < d.len {
+            let (at, len) = match pending.take().or_else(|| from.next()) {
+                Some(p) => p,
+                None => return,
+            };
+            let n = len.min(d.len - done);
+            copy_bytes(mem, hbm, at, advance(d.loc, done), n as usize);
+            if n < len {
+                pending = Some((advance(at, n), len - n));
+            }
+            done += n;
+        }
+    }
+}
+
+/// The HBM bytes the runs touch, `(first, end)`, if any run is in HBM.
+fn hbm_hull(runs: &[Run]) -> Option<(u64, u64)> {
+    runs.iter()
+        .filter_map(|r| match r.loc {
+            Loc::Hbm(x) => Some((x, x + r.len)),
+            Loc::OnChip(..) => None,
+        })
+        .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
+}
+
+/// Copies `n` bytes from `from` to `to` (places in different spaces) and marks them
+/// initialised; `hbm` holds every HBM byte either side touches.
+fn copy_bytes(mem: &mut Memory, hbm: &mut impl HbmBytes, from: Loc, to: Loc, n: usize) {
+    match (from, to) {
+        (Loc::Hbm(x), Loc::OnChip(space, p, off)) => {
+            let s = mem.part_base(space, p) + off as usize;
+            let (data, init) = mem.parts_mut(space);
+            hbm.read(x, &mut data[s..s + n]);
+            init.set_range(s, n);
+        }
+        (Loc::OnChip(space, p, off), Loc::Hbm(x)) => {
+            let s = mem.part_base(space, p) + off as usize;
+            hbm.write(x, &mem.data(space)[s..s + n]);
+        }
+        (Loc::OnChip(sa, pa, oa), Loc::OnChip(sb, pb, ob)) => {
+            let a = mem.part_base(sa, pa) + oa as usize;
+            let b = mem.part_base(sb, pb) + ob as usize;
+            // Different spaces: the destination's bytes and the other space's.
+            let (data, words, other) = mem.split_for_write(sb, b..b + n);
+            data[b..b + n].copy_from_slice(&other[a..a + n]);
+            crate::state::Shadow::set_words(words, b, n);
+        }
+        (Loc::Hbm(x), Loc::Hbm(y)) => {
+            // Not reached (one space on both sides is not disjoint); kept total.
+            let mut buf = vec![0; n];
+            hbm.read(x, &mut buf);
+            hbm.write(y, &buf);
+        }
+    }
+}
+
 /// A run as (place, length) pieces for [`Cx::copy_runs`].
 fn pieces(r: &Run) -> Option<(Loc, u64)> {
     (r.len > 0).then_some((r.loc, r.len))
@@ -405,14 +429,9 @@ fn spaces_disjoint(src: &[Run], dst: &[Run]) -> bool {
         Loc::Hbm(_) => Space::Hbm,
         Loc::OnChip(s, ..) => s,
     };
-    let used = |runs: &[Run]| {
-        runs.iter().fold([false; 3], |mut m, r| {
-            m[space(r) as usize] = true;
-            m
-        })
-    };
-    let (a, b) = (used(src), used(dst));
-    !(0..3).any(|k| a[k] && b[k])
+    // A bit per space (a fold without stores or bounds checks: this runs over every row).
+    let used = |runs: &[Run]| runs.iter().fold(0u8, |m, r| m | 1 << (space(r) as u8));
+    used(src) & used(dst) == 0
 }
 
 /// Combines an incoming value `a` with the destination's `b` (§3.3: B op= A).

@@ -354,6 +354,62 @@ enum Held<'a> {
     Zero(usize),
 }
 
+impl Held<'_> {
+    /// Copies the piece into `out` at `*o`, and moves `*o` past it.
+    #[inline]
+    fn copy_to(self, out: &mut [u8], o: &mut usize) {
+        match self {
+            Held::Bytes(bytes) => {
+                out[*o..*o + bytes.len()].copy_from_slice(bytes);
+                *o += bytes.len();
+            }
+            Held::Zero(n) => {
+                out[*o..*o + n].fill(0);
+                *o += n;
+            }
+        }
+    }
+}
+
+/// Reads and writes of HBM bytes (checked by the caller) by address: the whole HBM, or
+/// one segment of it ([`Hbm::segment_mut`]) for ranges inside it.
+pub(crate) trait HbmBytes {
+    /// Reads `out.len()` bytes from `start`: unwritten bytes are 0.
+    fn read(&self, start: u64, out: &mut [u8]);
+    /// Writes `bytes` at `start` and marks them initialised.
+    fn write(&mut self, start: u64, bytes: &[u8]);
+}
+
+impl HbmBytes for Hbm {
+    fn read(&self, start: u64, out: &mut [u8]) {
+        Hbm::read(self, start, out);
+    }
+    fn write(&mut self, start: u64, bytes: &[u8]) {
+        Hbm::write(self, start, bytes);
+    }
+}
+
+impl HbmBytes for SegmentMut<'_> {
+    #[inline]
+    fn read(&self, start: u64, out: &mut [u8]) {
+        let mut o = 0;
+        let off = (start - self.base) as usize;
+        self.seg.pieces(off, out.len(), &mut |piece: Held<'_>| {
+            piece.copy_to(out, &mut o)
+        });
+    }
+    #[inline]
+    fn write(&mut self, start: u64, bytes: &[u8]) {
+        self.seg.write((start - self.base) as usize, bytes);
+    }
+}
+
+/// The segment of [`Hbm::segment_mut`]; read and written through [`HbmBytes`].
+pub(crate) struct SegmentMut<'a> {
+    base: u64,
+    seg: &'a mut Segment,
+}
+
 /// The pieces of `start..start + len`, in order.
 fn pieces(start: u64, len: u64) -> impl Iterator<Item = Piece> {
     let end = start + len;
@@ -565,16 +621,14 @@ impl Hbm {
     /// Reads `out.len()` bytes from `start` (checked by the caller): unwritten bytes are 0.
     pub(crate) fn read(&self, start: u64, out: &mut [u8]) {
         let mut o = 0;
-        self.each_piece(start, out.len() as u64, |piece| match piece {
-            Held::Bytes(bytes) => {
-                out[o..o + bytes.len()].copy_from_slice(bytes);
-                o += bytes.len();
-            }
-            Held::Zero(n) => {
-                out[o..o + n].fill(0);
-                o += n;
-            }
-        });
+        self.each_piece(start, out.len() as u64, |piece| piece.copy_to(out, &mut o));
+    }
+
+    /// The segment holding all of `start..start + len`, if one does: found once for many
+    /// reads and writes inside it (a DMA's rows), each then without a look-up.
+    pub(crate) fn segment_mut(&mut self, start: u64, len: u64) -> Option<SegmentMut<'_>> {
+        let (&base, seg) = self.segments.range_mut(..=start).next_back()?;
+        (base + seg.len as u64 >= start + len).then_some(SegmentMut { base, seg })
     }
 
     /// Appends the `len` bytes from `start` (checked by the caller) to `out`, unwritten
