@@ -9,6 +9,7 @@ use numpy::{
     PyArray1, PyArrayDescr, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArrayDyn,
     PyUntypedArray, PyUntypedArrayMethods,
 };
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -84,7 +85,7 @@ fn input_bytes<'py>(
         return Ok(None);
     }
     // A byte view of the same memory (its last dimension scaled by the item size).
-    let bytes = arr.call_method1("view", (PyArrayDescr::of::<u8>(a.py()),))?;
+    let bytes = arr.call_method1(intern!(a.py(), "view"), (PyArrayDescr::of::<u8>(a.py()),))?;
     Ok(Some(bytes.extract()?))
 }
 
@@ -103,11 +104,11 @@ fn output_array<'py>(
             let mut byte_shape = lead.to_vec();
             byte_shape.push(last * dtype.itemsize());
             let shaped = raw.reshape(byte_shape)?;
-            Ok(shaped.call_method1("view", (dtype,))?)
+            Ok(shaped.call_method1(intern!(py, "view"), (dtype,))?)
         }
         None => raw
-            .call_method1("view", (dtype,))?
-            .call_method1("reshape", (Vec::<usize>::new(),)),
+            .call_method1(intern!(py, "view"), (dtype,))?
+            .call_method1(intern!(py, "reshape"), (Vec::<usize>::new(),)),
     }
 }
 

@@ -282,14 +282,12 @@ fn dense_float_reduce(
                 }
             },
         );
+        // alu_arith pins every NaN it creates or propagates (selects, no branch per value).
+        let pinned = f32::from_bits(canonical_nan::FP32);
+        let negate = s.negated != 0;
         for v in &mut vals {
-            // alu_arith pins every NaN it creates or propagates.
-            if v.is_nan() {
-                *v = f32::from_bits(canonical_nan::FP32);
-            }
-            if s.negated != 0 {
-                *v = -*v;
-            }
+            let x = if v.is_nan() { pinned } else { *v };
+            *v = if negate { -x } else { x };
         }
     }
     simd::vectorize(
