@@ -1102,4 +1102,53 @@ mod tests {
             .check_growth([(9u64, 4u64), (PAGE + 9, 4u64)].into_iter())
             .is_err());
     }
+
+    #[test]
+    fn a_segment_found_once_reads_and_writes_as_the_hbm_does() {
+        // `segment_mut` (a DMA's rows in one placed tensor): only a range the segment holds
+        // whole; a write and a read through it are those of `Hbm::write` and `Hbm::read`,
+        // the unwritten bytes after the written ones included.
+        let mut h = Hbm::new(4 * PAGE, DEFAULT_MAX_HBM_HELD_BYTES);
+        let at = PAGE + 64;
+        assert!(h.place(at, SEGMENT_MIN));
+        assert!(
+            h.segment_mut(at - 1, 2).is_none(),
+            "starts before the segment"
+        );
+        assert!(
+            h.segment_mut(at + SEGMENT_MIN - 1, 2).is_none(),
+            "ends past it"
+        );
+        assert!(h.segment_mut(0, 8).is_none(), "no segment there");
+        let mut plain = Hbm::new(4 * PAGE, DEFAULT_MAX_HBM_HELD_BYTES);
+        let rows: Vec<(u64, Vec<u8>)> = (0..8u8)
+            .map(|k| {
+                (
+                    at + 300 * u64::from(k) + 7,
+                    vec![k + 1; 100 + usize::from(k)],
+                )
+            })
+            .collect();
+        {
+            let mut g = h.segment_mut(at, SEGMENT_MIN).expect("the whole segment");
+            for (x, bytes) in rows.iter().rev() {
+                HbmBytes::write(&mut g, *x, bytes);
+            }
+            let mut got = vec![0xAA; 3000];
+            HbmBytes::read(&g, at, &mut got);
+            for (x, bytes) in &rows {
+                plain.write(*x, bytes);
+            }
+            let mut want = vec![0; 3000];
+            plain.read(at, &mut want);
+            assert_eq!(got, want);
+        }
+        let mut through_hbm = vec![0xAA; SEGMENT_MIN as usize];
+        h.read(at, &mut through_hbm);
+        let mut want = vec![0; SEGMENT_MIN as usize];
+        plain.read(at, &mut want);
+        assert_eq!(through_hbm, want);
+        let (x, bytes) = &rows[3];
+        assert_eq!(h.count_unset(*x - 1, bytes.len() as u64 + 2), 2);
+    }
 }
