@@ -17,8 +17,7 @@ use std::time::Instant;
 use tpb_sim::numerics::Fp8Config;
 
 /// `KernelReplay.run`'s answer: (outputs, first unwritten element per output, inputs the run
-/// wrote).
-/// `(outputs, unwritten, written_inputs)`; the last two are None when every entry would be.
+/// wrote); the last two are None when every entry would be.
 type ReplayResult<'py> = (
     Bound<'py, PyList>,
     Option<Vec<Option<usize>>>,

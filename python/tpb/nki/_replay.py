@@ -26,7 +26,6 @@ from . import _environ
 MAX_RECORDED = 32
 
 
-
 class _FnState:
     """Per kernel function: its recorded runs by signature (``table``), and its guards with
     the objects they came from (``guards``, see :func:`_cached_guards`)."""
@@ -58,6 +57,8 @@ def table(fn: Any) -> Dict[Any, Any]:
 def forget(fn: Any) -> None:
     """Drops every recorded run of ``fn`` (tests and tools)."""
     _states.pop(fn, None)
+
+
 # Per function: its code object and the global names that code (and the code nested in it)
 # reads. Keyed by the function (an identity hash): a code object hashes and compares by
 # its whole contents, tens of microseconds a lookup.
@@ -267,7 +268,7 @@ def _guards(fn: Any, st: Optional[_FnState] = None, seen: Optional[set] = None) 
     if st is not None and cacheable and _fixed_by_identity(fn.__defaults__) \
             and not fn.__kwdefaults__:
         st.guards = (fn.__code__, g, names, tuple(g.get(n, _MISSING) for n in names),
-                            tuple(cells), fn.__defaults__, fn.__kwdefaults__, guards)
+                     tuple(cells), fn.__defaults__, fn.__kwdefaults__, guards)
     return guards
 
 
