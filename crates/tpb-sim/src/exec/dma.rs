@@ -15,7 +15,7 @@ use crate::numerics::{
     max_num, min_num, rows_fusable, to_f32, Fp8Config,
 };
 use crate::report::{MemAccess, Region, WarningKind, MAX_ACCESS_RUNS};
-use crate::state::hbm::HbmBytes;
+use crate::state::hbm::{HbmBytes, OutsideHbm};
 use crate::state::Memory;
 use std::ops::Range;
 use tpb_isa::geometry::Space;
@@ -33,6 +33,77 @@ pub const MAX_DMA_ELEMENTS: u64 = 1 << 22;
 pub(crate) struct Run {
     loc: Loc,
     len: u64,
+}
+
+/// Why [`Cx::locate_run`] refused an element of a walk.
+#[derive(Clone, Copy, Debug)]
+enum RunFault {
+    /// `base + delta` leaves the address window `base` is in.
+    LeavesWindow { base: Addr8, delta: i64 },
+    /// An on-chip walk reaches another space.
+    CrossesSpace {
+        from: (Space, u32, u32),
+        to: (Space, u32, u32),
+        delta: i64,
+    },
+    /// HBM bytes outside the HBM.
+    OutsideHbm(OutsideHbm),
+    /// The generation has no such space.
+    NoSpace(Space),
+    /// Bytes past a partition's active bytes: `(space, partition, offset)`, end, active.
+    PastActive {
+        at: (Space, u32, u32),
+        end: u64,
+        active: u64,
+    },
+    /// An address in neither HBM nor SBUF/PSUM.
+    Unmapped(Addr8),
+}
+
+impl RunFault {
+    /// The fault, naming the operand.
+    #[cold]
+    #[inline(never)]
+    fn cause(self, gen: tpb_isa::Gen, name: &'static str) -> FaultCause {
+        let detail = match self {
+            RunFault::LeavesWindow { base, delta } => {
+                format!("{:#x} + {delta} leaves its address window", base.0)
+            }
+            RunFault::CrossesSpace {
+                from: (from, p0, o0),
+                to: (to, p, off),
+                delta,
+            } => format!(
+                "the walk from {}[p{p0}]+{o0:#x} reaches {}[p{p}]+{off:#x} (offset {delta} \
+                 bytes): a DMA pattern stays in the space it starts in (tpb's DMA map \
+                 places PSUM after SBUF's last partition, but no fact says the hardware \
+                 continues there)",
+                from.name(),
+                to.name()
+            ),
+            RunFault::OutsideHbm(e) => format!(
+                "hbm bytes {:#x}..{:#x} are outside the {:#x}-byte HBM",
+                e.start, e.end, e.size
+            ),
+            RunFault::NoSpace(space) => format!("{gen} has no {}", space.name()),
+            RunFault::PastActive {
+                at: (space, p, off),
+                end,
+                active,
+            } => format!(
+                "{} partition {p} bytes {off:#x}..{end:#x} pass its {active:#x} active bytes",
+                space.name()
+            ),
+            RunFault::Unmapped(a) => format!(
+                "{:#018x} is in neither HBM nor SBUF/PSUM in tpb's DMA map",
+                a.0
+            ),
+        };
+        FaultCause::OutOfRange {
+            operand: name,
+            detail,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,41 +147,42 @@ impl Cx<'_> {
     /// where `base` is (`base.locate`, found once per walk).
     fn dma_run(
         &self,
-        (base, at): (Addr8, Option<DmaLoc>),
+        base: (Addr8, Option<DmaLoc>),
         delta: i64,
         len: u64,
         name: &'static str,
     ) -> Result<Run, FaultCause> {
-        let oob = |detail: String| FaultCause::OutOfRange {
-            operand: name,
-            detail,
-        };
+        self.locate_run(base, delta, len)
+            .map_err(|f| f.cause(self.gen, name))
+    }
+
+    /// [`Cx::dma_run`]'s rule, its refusal kept as numbers (a walk resolves every element:
+    /// the message is written only for the one refused).
+    #[inline]
+    fn locate_run(
+        &self,
+        (base, at): (Addr8, Option<DmaLoc>),
+        delta: i64,
+        len: u64,
+    ) -> Result<Run, RunFault> {
         let a = base
             .offset_by(delta)
-            .ok_or_else(|| oob(format!("{:#x} + {delta} leaves its address window", base.0)))?;
+            .ok_or(RunFault::LeavesWindow { base, delta })?;
         let located = a.locate(self.gen);
         if let (Some(DmaLoc::OnChip(from, p0, o0)), Some(DmaLoc::OnChip(to, p, off))) =
             (at, located)
         {
             if from != to {
-                return Err(oob(format!(
-                    "the walk from {}[p{p0}]+{o0:#x} reaches {}[p{p}]+{off:#x} (offset {delta} \
-                     bytes): a DMA pattern stays in the space it starts in (tpb's DMA map \
-                     places PSUM after SBUF's last partition, but no fact says the hardware \
-                     continues there)",
-                    from.name(),
-                    to.name()
-                )));
+                return Err(RunFault::CrossesSpace {
+                    from: (from, p0, o0),
+                    to: (to, p, off),
+                    delta,
+                });
             }
         }
         match located {
             Some(DmaLoc::Hbm(x)) => {
-                self.st.hbm.check(x, len).map_err(|e| {
-                    oob(format!(
-                        "hbm bytes {:#x}..{:#x} are outside the {:#x}-byte HBM",
-                        e.start, e.end, e.size
-                    ))
-                })?;
+                self.st.hbm.check(x, len).map_err(RunFault::OutsideHbm)?;
                 Ok(Run {
                     loc: Loc::Hbm(x),
                     len,
@@ -119,24 +191,21 @@ impl Cx<'_> {
             Some(DmaLoc::OnChip(space, p, off)) => {
                 let active = self.st.mem.active(space);
                 if !self.st.mem.has(space) {
-                    return Err(oob(format!("{} has no {}", self.gen, space.name())));
+                    return Err(RunFault::NoSpace(space));
                 }
                 if u64::from(off) + len > active {
-                    return Err(oob(format!(
-                        "{} partition {p} bytes {off:#x}..{:#x} pass its {active:#x} active bytes",
-                        space.name(),
-                        u64::from(off) + len
-                    )));
+                    return Err(RunFault::PastActive {
+                        at: (space, p, off),
+                        end: u64::from(off) + len,
+                        active,
+                    });
                 }
                 Ok(Run {
                     loc: Loc::OnChip(space, p, u64::from(off)),
                     len,
                 })
             }
-            None => Err(oob(format!(
-                "{:#018x} is in neither HBM nor SBUF/PSUM in tpb's DMA map",
-                a.0
-            ))),
+            None => Err(RunFault::Unmapped(a)),
         }
     }
 
@@ -186,7 +255,10 @@ impl Cx<'_> {
         // The element's offset from the base, kept as the index moves (odometer order).
         let mut delta = 0i64;
         for _ in 0..count {
-            push_run(&mut runs, self.dma_run(base, delta, len, name)?);
+            let run = self
+                .locate_run(base, delta, len)
+                .map_err(|f| f.cause(self.gen, name))?;
+            push_run(&mut runs, run);
             for ((i, &num), &step) in idx.iter_mut().zip(&p.num_elem).zip(&p.step_elem) {
                 *i += 1;
                 delta += i64::from(step);
