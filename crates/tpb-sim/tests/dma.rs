@@ -341,6 +341,68 @@ fn memcpy_register_addresses() {
     assert_eq!(m.read_hbm(0x80, 4).unwrap(), [1, 2, 3, 4]);
 }
 
+// §3.4 walk (tpb's DMA map, assumption `dma-byte-steps`): an element that leaves its
+// address window, one that walks from SBUF into PSUM, and an address in neither space are
+// each refused before anything is written, naming the operand and why.
+#[test]
+fn memcpy_walks_refused_with_their_reason() {
+    let g = Gen::Cayman;
+    let copy = |src: (Addr8, i32), dst: (Addr8, i32)| {
+        let mut i = Instruction::new(Opcode::DMA_MEMCPY, g);
+        i.body = Body::DmaDirect2d(DmaDirect2d {
+            src: DmaPattern {
+                addr: src.0,
+                step_elem: [src.1, 0],
+                num_elem: [2, 1],
+            },
+            src_elem_size: 16,
+            dst: DmaPattern {
+                addr: dst.0,
+                step_elem: [dst.1, 0],
+                num_elem: [2, 1],
+            },
+            dst_elem_size: 16,
+            in_dtype: Dtype::UINT8,
+            out_dtype: Dtype::UINT8,
+            ..Default::default()
+        });
+        i
+    };
+    let hbm = Addr8::hbm(0x40).unwrap();
+    let last_sbuf = Addr8::on_chip(g, Space::Sbuf, 127, 0).unwrap();
+    let first_sbuf = Addr8::on_chip(g, Space::Sbuf, 0, 0).unwrap();
+    let last_psum = Addr8::on_chip(g, Space::Psum, 127, 0).unwrap();
+    // Partition strides on cayman: PSUM's last partition is followed by no space at all.
+    let (sbuf_stride, psum_stride) = (256 << 10, 32 << 10);
+    for (inst, operand, why) in [
+        (
+            copy((hbm, -0x80), (first_sbuf, 16)),
+            "src",
+            "leaves its address window",
+        ),
+        (
+            copy((hbm, 16), (last_sbuf, sbuf_stride)),
+            "dst",
+            "stays in the space it starts in",
+        ),
+        (
+            copy((hbm, 16), (last_psum, psum_stride)),
+            "dst",
+            "neither HBM nor SBUF/PSUM",
+        ),
+    ] {
+        let mut m = Machine::new(Config::new(g));
+        m.write_hbm(0, &[7; 0x100]).unwrap();
+        let before = m.clone();
+        let f = m.step(&inst).unwrap_err();
+        assert!(
+            matches!(&f.cause, FaultCause::OutOfRange { operand: o, detail } if *o == operand && detail.contains(why)),
+            "{why}: {f}"
+        );
+        assert!(m == before, "{why}: the machine changed");
+    }
+}
+
 // A DMA walking more elements than the simulator's plan limit is refused, nothing changed.
 #[test]
 fn memcpy_element_limit() {
