@@ -48,8 +48,9 @@ Five more sections, so that one run prints every figure of issue 30 (items 1 to 
   floor.
 
 A kernel tpb cannot run yet (an instruction it does not have) is listed with the reason.
-Times are the best of --reps rounds of on-CPU time of this thread; ratio = NumPy time / tpb
-time (above 1: tpb is faster). ``--profile NAME`` prints where tpb's time goes in traced
+Times are the best of --reps rounds of on-CPU time of this thread, the rounds of the sides
+of a ratio interleaved (so that a slow spell of the machine falls on both); ratio = NumPy
+time / tpb time (above 1: tpb is faster). ``--profile NAME`` prints where tpb's time goes in traced
 runs of one kernel (cProfile of the Python side; the Rust side shows as the ``_tpb`` calls).
 
 To add a kernel: put it in examples/kernels/, list its inputs in KERNELS below, and give
@@ -330,26 +331,37 @@ BATCH_S = 1e-3
 def best_time(fn, reps, min_s):
     """Best per-call on-CPU seconds of `fn` over `reps` rounds of at least `min_s` each,
     the clock read once per batch of calls (`BATCH_S`)."""
-    fn()
-    batch = 1
-    while True:
-        t0 = time.thread_time()
-        for _ in range(batch):
-            fn()
-        if time.thread_time() - t0 >= min(BATCH_S, min_s):
-            break
-        batch *= 2
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.thread_time()
-        k = 0
+    return best_times([fn], reps, min_s)[0]
+
+
+def best_times(fns, reps, min_s):
+    """`best_time` of each of `fns`, their rounds interleaved (a round of each in turn, `reps`
+    times): a slow spell of the machine then falls on every side of a ratio alike, instead
+    of on whichever side was being timed."""
+    batches = []
+    for fn in fns:
+        fn()
+        batch = 1
         while True:
+            t0 = time.thread_time()
             for _ in range(batch):
                 fn()
-            k += batch
-            if time.thread_time() - t0 >= min_s:
+            if time.thread_time() - t0 >= min(BATCH_S, min_s):
                 break
-        best = min(best, (time.thread_time() - t0) / k)
+            batch *= 2
+        batches.append(batch)
+    best = [float("inf")] * len(fns)
+    for _ in range(reps):
+        for i, (fn, batch) in enumerate(zip(fns, batches)):
+            t0 = time.thread_time()
+            k = 0
+            while True:
+                for _ in range(batch):
+                    fn()
+                k += batch
+                if time.thread_time() - t0 >= min_s:
+                    break
+            best[i] = min(best[i], (time.thread_time() - t0) / k)
     return best
 
 
@@ -443,8 +455,7 @@ def calls(reps, min_s):
             held[1] += 1
             held[0].step(inst)
 
-        t_s = best_time(step, reps, min_s)
-        t_a = best_time(c.tiles, reps, min_s)
+        t_s, t_a = best_times([step, c.tiles], reps, min_s)
         print(f"  {cls.name + ' ' + din + '->' + dout:<34} {t_n * 1e6:>8.1f} {t_s * 1e6:>8.1f} "
               f"{(t_n - t_s) * 1e6:>7.1f} {t_a * 1e6:>9.1f} {t_a / t_n:>6.2f}")
         sys.stdout.flush()
@@ -455,9 +466,9 @@ def calls(reps, min_s):
         core = nki.Core()
         st, mv = core.from_numpy(w), core.from_numpy(x)
         ps = core.ndarray((128, 512), np.float32, buffer="psum")
-        t_mm = best_time(lambda: nki.isa.nc_matmul(ps, st, mv, accumulate=False), reps, min_s)
         wf, xf = w.astype(np.float32), x.astype(np.float32)
-        t_np = best_time(lambda: np.matmul(wf.T, xf), reps, min_s)
+        t_mm, t_np = best_times([lambda: nki.isa.nc_matmul(ps, st, mv, accumulate=False),
+                                 lambda: np.matmul(wf.T, xf)], reps, min_s)
         print(f"  matmul 128 x 128 x 512 {name}: nc_matmul {t_mm * 1e6:.1f} us, numpy.matmul "
               f"float32 (one BLAS thread) {t_np * 1e6:.1f} us: ratio {t_np / t_mm:.2f} "
               f"(target >= 0.5)")
@@ -467,11 +478,10 @@ def calls(reps, min_s):
         x = rng.standard_normal((128, 512)).astype(dt)
         core = nki.Core()
         tx, out = core.from_numpy(x), core.ndarray((128, 512), dt)
-        t_act = best_time(lambda: nisa.activation(out, np.exp, tx), reps, min_s)
-        if dt is np.float32:
-            t_np = best_time(lambda: np.exp(x), reps, min_s)
-        else:
-            t_np = best_time(lambda: np.exp(x.astype(np.float32)).astype(dt), reps, min_s)
+        np_exp = ((lambda: np.exp(x)) if dt is np.float32
+                  else (lambda: np.exp(x.astype(np.float32)).astype(dt)))
+        t_act, t_np = best_times([lambda: nisa.activation(out, np.exp, tx), np_exp], reps,
+                                 min_s)
         print(f"  activation exp 128 x 512 {name}: {t_act * 1e6:.1f} us, numpy.exp "
               f"{t_np * 1e6:.1f} us: ratio {t_np / t_act:.2f}")
     print()
@@ -506,10 +516,11 @@ def fixed_costs(reps, min_s):
         core = nki.Core()
         nki.simulate_kernel(fn, one, core=core)
         n_inst = len(core.bundles()) // 64
-        t_eager = best_time(lambda: nki.simulate_kernel(fn, one, replay=False), reps, min_s)
-        t_tpb = best_time(lambda: nki.simulate_kernel(fn, one), reps, min_s)
         np_fn = numpy_kernel(fn)
-        t_np = best_time(lambda: run_numpy(np_fn, (), (one,)), reps, min_s)
+        t_eager, t_tpb, t_np = best_times(
+            [lambda: nki.simulate_kernel(fn, one, replay=False),
+             lambda: nki.simulate_kernel(fn, one),
+             lambda: run_numpy(np_fn, (), (one,))], reps, min_s)
         print(f"{label:<26} {n_inst:>6} {t_eager * 1e6:>10.1f} {t_tpb * 1e6:>10.1f} "
               f"{t_np * 1e6:>10.1f} {t_np / t_tpb:>7.2f}")
     print()
@@ -683,9 +694,10 @@ def kernel_table(a, rows, title, reps, min_s):
         close = np.allclose(np.asarray(got, np.float32), np.asarray(want, np.float32),
                             rtol=tol, atol=tol)
         same = np.array_equal(np.asarray(replayed), np.asarray(got))
-        t_eager = best_time(lambda: nki.simulate_kernel(k, *args, replay=False), reps, min_s)
-        t_tpb = best_time(lambda: nki.simulate_kernel(k, *args), reps, min_s)
-        t_np = best_time(lambda: run_numpy(fn, grid, args), reps, min_s)
+        t_eager, t_tpb, t_np = best_times(
+            [lambda: nki.simulate_kernel(k, *args, replay=False),
+             lambda: nki.simulate_kernel(k, *args),
+             lambda: run_numpy(fn, grid, args)], reps, min_s)
         print(f"{label:<24} {shapes:<34} {n_inst:>6} {t_eager * 1e6:>10.1f} {t_tpb * 1e6:>10.1f} "
               f"{t_np * 1e6:>10.1f} {t_np / t_eager:>7.2f} {t_np / t_tpb:>7.2f}"
               + ("" if close else "   (outputs differ!)")
