@@ -145,6 +145,7 @@ impl Cx<'_> {
     /// inside one partition's active bytes, and in the space `base` is in (assumption
     /// `dma-byte-steps`: SBUF's last partition is not followed by PSUM's first). `at` is
     /// where `base` is (`base.locate`, found once per walk).
+    #[inline]
     fn dma_run(
         &self,
         base: (Addr8, Option<DmaLoc>),
@@ -255,10 +256,7 @@ impl Cx<'_> {
         // The element's offset from the base, kept as the index moves (odometer order).
         let mut delta = 0i64;
         for _ in 0..count {
-            let run = self
-                .locate_run(base, delta, len)
-                .map_err(|f| f.cause(self.gen, name))?;
-            push_run(&mut runs, run);
+            push_run(&mut runs, self.dma_run(base, delta, len, name)?);
             for ((i, &num), &step) in idx.iter_mut().zip(&p.num_elem).zip(&p.step_elem) {
                 *i += 1;
                 delta += i64::from(step);
