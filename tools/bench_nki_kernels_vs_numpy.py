@@ -419,7 +419,7 @@ def calls(reps, min_s):
         "overhead", pathlib.Path(__file__).parents[1] / "python" / "bench" / "overhead.py")
     overhead = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(overhead)
-    t_call, t_step, t_uf = overhead.one_element_costs(lambda fn: best_time(fn, reps, min_s))
+    t_call, t_step, t_uf = overhead.one_element_costs(lambda fns: best_times(fns, reps, min_s))
     print(f"  one-element tensor_scalar: call {t_call * 1e6:.2f}, the instruction stepped "
           f"{t_step * 1e6:.2f}, NumPy ufunc {t_uf * 1e6:.2f}; above the step "
           f"{(t_call - t_step) * 1e6:.2f} (target <= 3 us above the data)")
@@ -439,12 +439,6 @@ def calls(reps, min_s):
             return mm
 
         inst = tpb.decode(tpb.asm(c.text))[0]
-        try:
-            call = c.nki()
-            t_n = best_time(call, reps, min_s)
-        except tpb.Error as e:
-            print(f"  {cls.name + ' ' + din + '->' + dout:<34} not run: {str(e)[:60]}")
-            continue
         # A new machine every STEPS_PER_MACHINE steps: one machine's run has an element
         # budget (Config::max_run_elements) that many timed steps of a tile would pass.
         held = [machine(), 0]
@@ -455,7 +449,11 @@ def calls(reps, min_s):
             held[1] += 1
             held[0].step(inst)
 
-        t_s, t_a = best_times([step, c.tiles], reps, min_s)
+        try:
+            t_n, t_s, t_a = best_times([c.nki(), step, c.tiles], reps, min_s)
+        except tpb.Error as e:
+            print(f"  {cls.name + ' ' + din + '->' + dout:<34} not run: {str(e)[:60]}")
+            continue
         print(f"  {cls.name + ' ' + din + '->' + dout:<34} {t_n * 1e6:>8.1f} {t_s * 1e6:>8.1f} "
               f"{(t_n - t_s) * 1e6:>7.1f} {t_a * 1e6:>9.1f} {t_a / t_n:>6.2f}")
         sys.stdout.flush()

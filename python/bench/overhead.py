@@ -39,17 +39,15 @@ def best_per_call(fn, calls: int, repeats: int = 5) -> float:
     return best
 
 
-def one_element_costs(per_call):
+def one_element_costs(per_calls):
     """(``tpb.nki.isa.tensor_scalar`` call, the same instruction by ``Machine.step``, NumPy's
-    ufunc) seconds per call on one fp32 element, each timed by ``per_call(fn)``: the whole
-    fixed cost of a call (also printed by tools/bench_nki_kernels_vs_numpy.py's calls
-    section)."""
+    ufunc) seconds per call on one fp32 element, timed together by ``per_calls(fns)`` (one
+    time per function, in order; it may interleave their rounds): the whole fixed cost of a
+    call (also printed by tools/bench_nki_kernels_vs_numpy.py's calls section)."""
     core = nki.Core(gen="cayman")
     a = core.from_numpy(np.array([[1.5]], dtype=np.float32))
     b = core.ndarray((1, 1), np.float32)
     x, y = np.array([1.5], dtype=np.float32), np.empty(1, dtype=np.float32)
-    t_nki = per_call(lambda: nki.isa.tensor_scalar(b, a, np.multiply, 2.0))
-    t_np = per_call(lambda: np.multiply(x, 2.0, out=y))
     m = tpb.Machine(gen="cayman")
     m.write("sbuf[p0..1]+0x0", np.array([[1.5]], dtype=np.float32))
     one = tpb.decode(
@@ -58,7 +56,11 @@ def one_element_costs(per_call):
             "src=sbuf[p0..1]+0x0:[[1,1],[1,1],[1,1]] dst=sbuf[p0..1]+0x40:[[1,1],[1,1],[1,1]]"
         )
     )[0]
-    t_step = per_call(lambda: m.step(one))
+    t_nki, t_step, t_np = per_calls([
+        lambda: nki.isa.tensor_scalar(b, a, np.multiply, 2.0),
+        lambda: m.step(one),
+        lambda: np.multiply(x, 2.0, out=y),
+    ])
     return t_nki, t_step, t_np
 
 
@@ -67,7 +69,7 @@ def main() -> None:
     calls = 2_000 if quick else 20_000
 
     # One-element calls.
-    t_nki, t_step, t_np = one_element_costs(lambda fn: best_per_call(fn, calls))
+    t_nki, t_step, t_np = one_element_costs(lambda fns: [best_per_call(f, calls) for f in fns])
     core = nki.Core(gen="cayman")
 
     print("per-call overhead (one element)")
