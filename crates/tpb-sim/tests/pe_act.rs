@@ -110,6 +110,38 @@ fn matmul_is_exact_per_our_order() {
     }
 }
 
+// §1.2: each LoadWeights replaces the whole stationary tile. The weights' buffers are reused
+// (from the last LoadWeights, or from the last machine dropped on this thread), so a smaller
+// tile after a larger one, on the same machine and on the next, must see none of the old
+// values.
+#[test]
+fn weights_loaded_after_larger_ones_are_theirs_alone() {
+    let mut st = 0x2545_F491_4F6C_DD1Du64;
+    let mut check = |mach: &mut Machine, (k, m, n): (u32, u32, u32)| {
+        let w: Vec<f32> = (0..k * m).map(|_| rnd(&mut st)).collect();
+        let x: Vec<f32> = (0..k * n).map(|_| rnd(&mut st)).collect();
+        write_f32(mach, Space::Sbuf, k, 0, &w);
+        write_f32(mach, Space::Sbuf, k, 0x1000, &x);
+        mach.run(&program(Gen::Cayman, &mm_text(k, m, n, 3)))
+            .unwrap();
+        let got = read_f32(mach, Space::Psum, m, 0, u64::from(n));
+        let want = reference_matmul(&w, &x, k as usize, m as usize, n as usize);
+        assert_eq!(
+            got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            "{k} x {m} weights, {n} columns"
+        );
+    };
+    let mut first = Machine::new(Config::new(Gen::Cayman));
+    check(&mut first, (128, 128, 32));
+    check(&mut first, (3, 5, 7));
+    check(&mut first, (64, 16, 8));
+    drop(first);
+    let mut next = Machine::new(Config::new(Gen::Cayman));
+    check(&mut next, (2, 3, 4));
+    check(&mut next, (128, 96, 16));
+}
+
 // isa-facts-pe-act-dma §1.9 and §8 item 7 recommend exact products summed in fp32 in row
 // order (issue 29 item 25). K = 2, W = [1, 1 + 2^-12], X = [-1, 1 + 2^-12]: the second
 // product 1 + 2^-11 + 2^-24 is not an fp32; rounded first (a tie, to even) it would give

@@ -89,15 +89,17 @@ pub(crate) struct Scratch {
 }
 
 /// Buffers the PE's instructions fill whole before reading (see [`whole`]): the moving
-/// tile's values, the weights as f32, the sums and a transpose. Reused from instruction to
-/// instruction: allocating and zeroing them was a twentieth of a tiled matmul's replay
+/// tile's values, the sums and a transpose. Reused from instruction to instruction:
+/// allocating and zeroing them was a twentieth of a tiled matmul's replay
 /// (docs/benchmarks.md, "Fifth pass").
 #[derive(Default)]
 pub(crate) struct PeBuffers {
     pub(crate) moving: Vec<f32>,
-    pub(crate) weights: Vec<f32>,
     pub(crate) sums: Vec<f32>,
     pub(crate) transposed: Vec<u32>,
+    /// The buffers of the last machine's weights (`PeWeights`), for this thread's next
+    /// first LoadWeights (docs/benchmarks.md, "Seventh pass").
+    pub(crate) weights: (Vec<f32>, Vec<u32>),
 }
 
 impl Clone for PeBuffers {
@@ -111,13 +113,15 @@ impl PeBuffers {
     /// Frees the buffers past [`SPARE_SNAPSHOT_MAX`] bytes (kept for the thread otherwise).
     fn trim(&mut self) {
         let big = |bytes: usize| bytes > SPARE_SNAPSHOT_MAX;
-        for v in [&mut self.moving, &mut self.weights, &mut self.sums] {
+        for v in [&mut self.moving, &mut self.sums, &mut self.weights.0] {
             if big(v.capacity() * 4) {
                 *v = Vec::new();
             }
         }
-        if big(self.transposed.capacity() * 4) {
-            self.transposed = Vec::new();
+        for v in [&mut self.transposed, &mut self.weights.1] {
+            if big(v.capacity() * 4) {
+                *v = Vec::new();
+            }
         }
     }
 }

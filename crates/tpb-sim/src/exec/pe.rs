@@ -338,7 +338,13 @@ pub(super) fn load_weights(cx: &mut Cx<'_>, s: &S3Lw) -> Result<(), FaultCause> 
     cx.check_reads(&src, rows, |_| true);
     cx.gate()?;
     let n = (rows * cols) as usize;
-    let (mut values, mut raw) = (vec![0f32; n], vec![0u32; n]);
+    // The last weights' buffers hold the new ones, which read_inputs writes whole.
+    let (mut values, mut raw) = match cx.st.pe.take() {
+        Some(w) => (w.values, w.raw),
+        None => std::mem::take(&mut cx.scratch.pe.weights),
+    };
+    values.resize(n, 0.0);
+    raw.resize(n, 0);
     let fp8 = cx.cfg.fp8;
     let (dtype, mode) = (s.in_dtype, s.fp32_mode);
     read_inputs(
@@ -355,7 +361,7 @@ pub(super) fn load_weights(cx: &mut Cx<'_>, s: &S3Lw) -> Result<(), FaultCause> 
         rows,
         cols,
         dtype: s.in_dtype,
-        values: values.into_iter().map(f32::to_bits).collect(),
+        values,
         raw,
         transpose: get("transpose_mode") == Some(1),
     });
@@ -488,12 +494,8 @@ pub(super) fn matmul(cx: &mut Cx<'_>, s: &S3d3Mm) -> Result<(), FaultCause> {
         read_inputs(&cx.st.mem, &src, rows, dtype, mode, &fp8, x, None);
         // The sums in our order, all at once (numerics::pe::matmul, the blocked form of
         // dot_strided), then the PSUM write: store, or add to the old fp32 value.
-        let wv = super::whole(&mut bufs.weights, w.values.len());
-        for (v, &b) in wv.iter_mut().zip(&w.values) {
-            *v = f32::from_bits(b);
-        }
         let sums = super::whole(&mut bufs.sums, wcols * n);
-        pe::matmul(wv, wcols, x, n, sums);
+        pe::matmul(&w.values, wcols, x, n, sums);
         write_sums(&mut cx.st.mem, &dst, cols, sums, overwrite);
     }
     cx.out.touch(&dst, cols, true);

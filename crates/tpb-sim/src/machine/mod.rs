@@ -78,6 +78,9 @@ impl Drop for Machine {
     fn drop(&mut self) {
         let stand_in = self.state.mem.placeholder();
         std::mem::replace(&mut self.state.mem, stand_in).give();
+        if let Some(w) = self.state.pe.take() {
+            self.scratch.pe.weights = (w.values, w.raw);
+        }
         std::mem::replace(&mut self.scratch, Scratch::placeholder()).give();
     }
 }

@@ -85,15 +85,29 @@ impl State {
 /// The stationary tile held by the PE array after LoadWeights (isa-facts-pe-act-dma §1.2,
 /// §8 item 6): `rows` (the contraction depth, one per source partition) × `cols` (one per
 /// output partition), row-major.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) struct PeWeights {
     pub(crate) rows: u32,
     pub(crate) cols: u32,
     pub(crate) dtype: tpb_isa::Dtype,
-    /// The fp32 values the multipliers see (tf32-rounded for fp32_mode low), as bits.
-    pub(crate) values: Vec<u32>,
+    /// The fp32 values the multipliers see (tf32-rounded for fp32_mode low).
+    pub(crate) values: Vec<f32>,
     /// The elements' raw bits (the transpose path copies them unchanged).
     pub(crate) raw: Vec<u32>,
     /// Loaded with transpose_mode = 1 (the bit-accurate transpose, §1.8).
     pub(crate) transpose: bool,
 }
+
+impl PartialEq for PeWeights {
+    /// The same shape and the same bits (a NaN weight equals itself).
+    fn eq(&self, other: &PeWeights) -> bool {
+        let (a, b) = (&self.values, &other.values);
+        (self.rows, self.cols, self.dtype, self.transpose)
+            == (other.rows, other.cols, other.dtype, other.transpose)
+            && self.raw == other.raw
+            && a.len() == b.len()
+            && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+    }
+}
+
+impl Eq for PeWeights {}
