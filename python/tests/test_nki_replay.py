@@ -6,6 +6,7 @@ Python could have decided on must be part of the signature."""
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import pathlib
 import threading
@@ -317,6 +318,42 @@ def test_tuple_outputs_and_grids_replay():
         a, b = two[2](x)
         np.testing.assert_array_equal(a, x)
         np.testing.assert_array_equal(b, x[1])
+
+
+def _cores_alive() -> int:
+    return sum(1 for o in gc.get_objects() if type(o) is tpb._tpb.Core)
+
+
+def test_a_recorded_call_frees_its_core_without_the_garbage_collector():
+    """Recording a run (a signature's first call) must leave no reference cycle holding the
+    run's tiles: their core's machine would stay allocated until the collector's next full
+    pass, and every first call take a new machine's memory (docs/benchmarks.md, "Seventh
+    pass")."""
+
+    @nki.jit
+    def pair(x):
+        t = nl.load(x)
+        a = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+        b = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+        nl.store(a, value=t)
+        nl.store(b, value=t)
+        return a, [b, 3]
+
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        before = _cores_alive()
+        for seed in (1, 2):  # recorded, then replayed
+            x = rand(4, 8, seed=seed)
+            a, (b, three) = pair(x)
+            np.testing.assert_array_equal(a, x)
+            np.testing.assert_array_equal(b, x)
+            assert three == 3
+        assert _cores_alive() == before
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _example(name):

@@ -323,16 +323,7 @@ def record(fn: Any, core: Any, arrays: Tuple[Any, ...], args: List[Any], out: An
     """The run just made, recorded for replay, or ``_NOT_REPLAYABLE``."""
     inputs = [t for a, t in zip(arrays, args) if isinstance(a, np.ndarray)]
     outputs: List[Any] = []
-
-    def slot(r: Any) -> Any:
-        if isinstance(r, _tpb.Tile):
-            outputs.append(r)
-            return _Slot(len(outputs) - 1)
-        if isinstance(r, (tuple, list)):
-            return type(r)(slot(x) for x in r)
-        return r if _simple(r) is not _UNKEYABLE else _UNKEYABLE
-
-    template = slot(out)
+    template = _template(out, outputs)
     if _contains(template, _UNKEYABLE) or any(t.buffer != "hbm" for t in outputs):
         return _NOT_REPLAYABLE
     try:
@@ -340,6 +331,20 @@ def record(fn: Any, core: Any, arrays: Tuple[Any, ...], args: List[Any], out: An
     except NotSupported:
         return _NOT_REPLAYABLE
     return Recorded(replay, template, isinstance(out, _tpb.Tile), fn.__code__)
+
+
+def _template(r: Any, outputs: List[Any]) -> Any:
+    """The kernel's return value ``r`` with each output tile replaced by its ``_Slot`` (the
+    tile appended to ``outputs``). A plain function, not a closure that calls itself: that
+    would be a reference cycle holding the tiles, and through them the core's machine, until
+    the garbage collector's next full pass (every first call of a kernel then took a new
+    machine's memory, tens of milliseconds)."""
+    if isinstance(r, _tpb.Tile):
+        outputs.append(r)
+        return _Slot(len(outputs) - 1)
+    if isinstance(r, (tuple, list)):
+        return type(r)(_template(x, outputs) for x in r)
+    return r if _simple(r) is not _UNKEYABLE else _UNKEYABLE
 
 
 def _contains(template: Any, what: Any) -> bool:
