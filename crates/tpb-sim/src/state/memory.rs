@@ -21,25 +21,7 @@ use std::sync::Mutex;
 use tpb_isa::geometry::{Geometry, Space};
 use tpb_isa::Gen;
 
-/// Bytes at or above which a zeroed allocation is always served with fresh zero pages
-/// mapped on first touch: glibc's largest dynamic mmap threshold (32 MiB on 64-bit). Below
-/// it, once a machine has been freed, glibc serves the next one from its heap and fills
-/// every byte with zeros (about 30 MiB of SBUF, PSUM and shadows, 2–3 ms per machine, most
-/// of a small kernel's run: issue 21 item 4); other allocators map large blocks anyway.
-const FRESH_PAGES_BYTES: usize = 32 << 20;
-
-/// `len` zeros, allocated so that untouched pages cost nothing ([`FRESH_PAGES_BYTES`]):
-/// the capacity past `len` is reserved address space, never touched (a clone copies `len`).
-/// (`vec![0; n]` asks the allocator for zeroed memory: calloc.)
-pub(crate) fn zeroed<T: Clone + Default>(len: usize) -> Vec<T> {
-    if len == 0 {
-        return Vec::new();
-    }
-    let at_least = FRESH_PAGES_BYTES.div_ceil(std::mem::size_of::<T>()) + 1;
-    let mut v = vec![T::default(); len.max(at_least)];
-    v.truncate(len);
-    v
-}
+use super::zero_pages::ZeroPages;
 
 /// Bytes of a space's vector per bit of its [`Dirty`] map (16 shadow words).
 const BLOCK: usize = 1024;
@@ -263,7 +245,7 @@ impl Dirty {
 /// Also keeps the [`Dirty`] map of the bytes it shadows (`==` compares the bits only).
 #[derive(Clone)]
 pub(crate) struct Shadow {
-    words: Vec<u64>,
+    words: ZeroPages<u64>,
     dirty: Dirty,
 }
 
@@ -278,7 +260,7 @@ impl Eq for Shadow {}
 impl Shadow {
     fn new(bits: usize) -> Shadow {
         Shadow {
-            words: zeroed(bits.div_ceil(64)),
+            words: ZeroPages::new(bits.div_ceil(64)),
             dirty: Dirty::new(bits),
         }
     }
@@ -411,8 +393,8 @@ fn stride_of(active: u64) -> usize {
 #[derive(PartialEq, Eq)]
 pub(crate) struct Memory {
     geo: Geometry,
-    sbuf: Vec<u8>,
-    psum: Vec<u8>,
+    sbuf: ZeroPages<u8>,
+    psum: ZeroPages<u8>,
     sbuf_init: Shadow,
     psum_init: Shadow,
     /// Empty bytes and shadow that [`Space::Hbm`] maps to here: HBM is not on chip (it lives
@@ -463,7 +445,7 @@ impl Clone for Memory {
 impl Memory {
     /// Zero bytes, every byte uninitialised (decisions §5.2): a reset memory from the pool
     /// when one of this generation is there (reset by [`Memory::reset_for_strict_run`] for
-    /// a `strict_run`), else a new one whose vectors are allocated zeroed, so untouched
+    /// a `strict_run`), else a new one of fresh zero pages ([`ZeroPages`]), so untouched
     /// pages cost nothing.
     pub(crate) fn new(gen: Gen, strict_run: bool) -> Memory {
         let geo = Geometry::of(gen);
@@ -480,8 +462,8 @@ impl Memory {
         };
         Memory {
             geo,
-            sbuf: zeroed(sbuf_len),
-            psum: zeroed(psum_len),
+            sbuf: ZeroPages::new(sbuf_len),
+            psum: ZeroPages::new(psum_len),
             sbuf_init: Shadow::new(sbuf_len),
             psum_init: Shadow::new(psum_len),
             none: Vec::new(),
@@ -493,8 +475,8 @@ impl Memory {
     pub(crate) fn placeholder(&self) -> Memory {
         Memory {
             geo: self.geo,
-            sbuf: Vec::new(),
-            psum: Vec::new(),
+            sbuf: ZeroPages::new(0),
+            psum: ZeroPages::new(0),
             sbuf_init: Shadow::new(0),
             psum_init: Shadow::new(0),
             none: Vec::new(),

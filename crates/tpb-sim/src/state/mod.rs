@@ -8,6 +8,7 @@ mod dve_state;
 pub(crate) mod events;
 pub(crate) mod hbm;
 mod memory;
+mod zero_pages;
 
 pub use dve_state::{DveLane, DveState};
 pub(crate) use memory::{Memory, Shadow};
