@@ -529,7 +529,39 @@ def fixed_costs(reps, min_s):
              lambda: run_numpy(np_fn, (), (one,))], reps, min_s)
         print(f"{label:<26} {n_inst:>6} {t_eager * 1e6:>10.1f} {t_tpb * 1e6:>10.1f} "
               f"{t_np * 1e6:>10.1f} {t_np / t_tpb:>7.2f}")
+    first_calls(reps, min_s)
     print()
+
+
+def first_calls(reps, min_s, held=12):
+    """scale_bias 128 x 512 where no recorded run or pooled machine serves it: a signature's
+    first call of a kernel function made anew each time (as a test that loads the kernel's
+    module does), and the kernel on `held` cores the caller keeps (machines not from the
+    pool: their memory's first touches), beside a core dropped after each run."""
+    x, bias = f32(128, 512), f32(128, 1)
+    kernel = load("scale_bias")
+    t_first, t_traced = best_times(
+        [lambda: nki.simulate_kernel(load("scale_bias"), x, bias),
+         lambda: nki.simulate_kernel(load("scale_bias"), x, bias, replay=False)], reps, min_s)
+
+    def on_new_core(keep):
+        core = nki.Core()
+        t0 = time.perf_counter()
+        nki.simulate_kernel(kernel, x, bias, core=core)
+        took = time.perf_counter() - t0
+        if keep is not None:
+            keep.append(core)
+        return took
+
+    kept = []
+    t_held = sorted(on_new_core(kept) for _ in range(held))[held // 2]
+    del kept
+    t_pooled = sorted(on_new_core(None) for _ in range(held))[held // 2]
+    print(f"scale_bias 128 x 512, a kernel function made anew for each call (its module loaded "
+          f"again): first call {t_first * 1e6:.0f} us, traced without recording "
+          f"{t_traced * 1e6:.0f} us (on-CPU, best of {reps}); on {held} cores kept by the "
+          f"caller {t_held * 1e6:.0f} us, on a core dropped after each run "
+          f"{t_pooled * 1e6:.0f} us (wall, median)")
 
 
 def threads(a):
