@@ -140,17 +140,35 @@ def _global_names(fn: Any) -> Tuple[str, ...]:
     known = _names.get(fn)
     if known is not None and known[0] is code:
         return known[1]
-    # The names the code loads as globals (co_names also holds attribute names: ``nl.load``
-    # must not make a global ``load`` part of the signature).
     found: List[str] = []
     stack = [code]
     while stack:
         c = stack.pop()
-        found.extend(i.argval for i in dis.get_instructions(c) if i.opname in _GLOBAL_OPS)
+        found.extend(_code_global_names(c))
         stack.extend(x for x in c.co_consts if isinstance(x, types.CodeType))
     names = tuple(dict.fromkeys(found))
     _names[fn] = (code, names)
     return names
+
+
+# The global names of a code object's own instructions, by its bytecode and names: what
+# ``dis`` finds depends on nothing else, and a kernel whose module is loaded again (as a
+# test does) has new code objects of the same contents (``dis`` was a third of its first
+# call).
+_CODE_NAMES: Dict[Tuple[bytes, Tuple[str, ...]], Tuple[str, ...]] = {}
+
+
+def _code_global_names(c: Any) -> Tuple[str, ...]:
+    # (co_names also holds attribute names: ``nl.load`` must not make a global ``load``
+    # part of the signature.)
+    key = (c.co_code, c.co_names)
+    hit = _CODE_NAMES.get(key)
+    if hit is None:
+        if len(_CODE_NAMES) >= 4096:  # bounded: kernels generated on the fly
+            _CODE_NAMES.clear()
+        hit = _CODE_NAMES[key] = tuple(
+            i.argval for i in dis.get_instructions(c) if i.opname in _GLOBAL_OPS)
+    return hit
 
 
 def _user_function(v: Any) -> bool:
