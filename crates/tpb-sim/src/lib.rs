@@ -82,8 +82,8 @@ mod state;
 pub use exec::dma::MAX_DMA_ELEMENTS;
 pub use machine::{
     Config, CostShape, DveLane, DveState, Fault, FaultCause, FlopKind, Flops, HostError,
-    HostTensor, InstId, Machine, MemAccess, OperandShape, Region, RunReport, StepReport, Warning,
-    WarningKind, DEFAULT_HBM_BYTES, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_HBM_HELD_BYTES,
-    DEFAULT_MAX_RUN_ELEMENTS, DEFAULT_MIN_PARALLEL_ELEMENTS, MAX_HBM_BYTES,
-    MAX_HOST_TRANSFER_BYTES, READ_PIECE_BYTES, SEGMENT_MIN,
+    HostTensor, InstId, Machine, MemAccess, OperandShape, PerChannel, Region, RunReport,
+    StepReport, Warning, WarningKind, DEFAULT_HBM_BYTES, DEFAULT_MAX_ELEMENTS,
+    DEFAULT_MAX_HBM_HELD_BYTES, DEFAULT_MAX_RUN_ELEMENTS, DEFAULT_MIN_PARALLEL_ELEMENTS,
+    MAX_HBM_BYTES, MAX_HOST_TRANSFER_BYTES, READ_PIECE_BYTES, SEGMENT_MIN,
 };

@@ -18,7 +18,9 @@ pub use crate::report::{
     RunReport, StepReport, Warning, WarningKind, MAX_ACCESS_RUNS,
 };
 pub use crate::state::hbm::{DEFAULT_HBM_BYTES, MAX_HBM_BYTES};
-pub use crate::state::{DveLane, DveState, FlopKind, Flops, NUM_EVENTS, NUM_SEMAPHORES};
+pub use crate::state::{
+    DveLane, DveState, FlopKind, Flops, PerChannel, NUM_EVENTS, NUM_SEMAPHORES,
+};
 
 pub use crate::state::hbm::{DEFAULT_MAX_HBM_HELD_BYTES, SEGMENT_MIN};
 

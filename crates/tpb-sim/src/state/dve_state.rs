@@ -8,6 +8,8 @@
 use crate::assumptions::{INDEX_FLOP_INITIAL, SEARCH_SLOTS};
 use tpb_isa::geometry::NUM_CHANNELS;
 
+use super::PerChannel;
+
 /// One lane's hidden DVE state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DveLane {
@@ -30,30 +32,36 @@ pub struct DveLane {
 
 impl Default for DveLane {
     fn default() -> DveLane {
-        DveLane {
-            accumulator: 0,
-            accumulator_written: false,
-            match_keys: [0; SEARCH_SLOTS],
-            match_keys_loaded: false,
-            matched: [false; SEARCH_SLOTS],
-            index_flops: [INDEX_FLOP_INITIAL; SEARCH_SLOTS],
-            index_flops_written: false,
-        }
+        DveLane::INITIAL
     }
 }
 
 impl DveLane {
+    /// A lane's state when the machine starts.
+    pub const INITIAL: DveLane = DveLane {
+        accumulator: 0,
+        accumulator_written: false,
+        match_keys: [0; SEARCH_SLOTS],
+        match_keys_loaded: false,
+        matched: [false; SEARCH_SLOTS],
+        index_flops: [INDEX_FLOP_INITIAL; SEARCH_SLOTS],
+        index_flops_written: false,
+    };
+
     /// The accumulator as an fp32 value.
     pub fn accumulator_f32(&self) -> f32 {
         f32::from_bits(self.accumulator)
     }
 }
 
+/// Every lane's state when the machine starts.
+const INITIAL_LANES: &[DveLane] = &[DveLane::INITIAL; NUM_CHANNELS as usize];
+
 /// The whole hidden DVE state of a core: 128 lanes and the mask-select table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DveState {
     /// Per lane (relative channel 0..128).
-    pub lanes: Vec<DveLane>,
+    pub lanes: PerChannel<DveLane>,
     /// The 32 lane-select bytes of the last LoadMaskSelect (0x69), if any.
     pub mask_select: Option<[u8; 32]>,
 }
@@ -61,7 +69,7 @@ pub struct DveState {
 impl Default for DveState {
     fn default() -> DveState {
         DveState {
-            lanes: vec![DveLane::default(); NUM_CHANNELS as usize],
+            lanes: PerChannel::new(INITIAL_LANES),
             mask_select: None,
         }
     }

@@ -8,10 +8,12 @@ mod dve_state;
 pub(crate) mod events;
 pub(crate) mod hbm;
 mod memory;
+mod per_channel;
 mod zero_pages;
 
 pub use dve_state::{DveLane, DveState};
 pub(crate) use memory::{Memory, Shadow};
+pub use per_channel::PerChannel;
 
 use crate::assumptions::{FLOP_SLOTS, INITIAL_WORD};
 use tpb_isa::geometry::{NUM_CHANNELS, NUM_REGISTERS};
@@ -33,7 +35,7 @@ pub enum FlopKind {
 /// One channel's DVE scalar flops (decisions §3.5; assumption `flop-layout`). Channels are
 /// relative (the DVE lane `c` of an instruction, touching partition `start + c`), so an
 /// ImmLd and the PtrMulti that consumes its scalars pair up channel by channel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Flops {
     /// The 8 × 32-bit slots.
     pub slots: [u32; FLOP_SLOTS],
@@ -43,13 +45,31 @@ pub struct Flops {
     pub kind: Option<FlopKind>,
 }
 
+impl Flops {
+    /// A channel's flops before any ImmLd: zero, never loaded.
+    pub const INITIAL: Flops = Flops {
+        slots: [0; FLOP_SLOTS],
+        loaded: 0,
+        kind: None,
+    };
+}
+
+impl Default for Flops {
+    fn default() -> Flops {
+        Flops::INITIAL
+    }
+}
+
+/// Every channel's flops before any ImmLd.
+const INITIAL_FLOPS: &[Flops] = &[Flops::INITIAL; NUM_CHANNELS as usize];
+
 /// Everything a fault must leave untouched.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct State {
     pub(crate) mem: Memory,
     pub(crate) hbm: hbm::Hbm,
     pub(crate) regs: [u32; NUM_REGISTERS as usize],
-    pub(crate) flops: Vec<Flops>,
+    pub(crate) flops: PerChannel<Flops>,
     pub(crate) sems: [i32; NUM_SEMAPHORES],
     pub(crate) events: [bool; NUM_EVENTS],
     pub(crate) retired: u64,
@@ -71,7 +91,7 @@ impl State {
             mem,
             hbm,
             regs: [INITIAL_WORD; NUM_REGISTERS as usize],
-            flops: vec![Flops::default(); NUM_CHANNELS as usize],
+            flops: PerChannel::new(INITIAL_FLOPS),
             sems: [INITIAL_WORD as i32; NUM_SEMAPHORES],
             events: [false; NUM_EVENTS],
             retired: 0,
