@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import inspect
 import pathlib
 import threading
 import warnings
@@ -84,36 +85,20 @@ def test_a_global_the_kernel_reads_is_part_of_the_signature():
     np.testing.assert_array_equal(y, a * np.float32(3.0))
 
 
-KERNEL_SOURCE = """
-import tpb.nki as nki
-import tpb.nki.language as nl
-from tpb.nki import isa as nisa
-
-@nki.jit
-def times(x):
-    t = nl.load(x)
-    y = nl.ndarray(x.shape, x.dtype, buffer=nl.sbuf)
-    nisa.tensor_scalar(y, t, nl.multiply, FACTOR)
-    out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
-    nl.store(out, value=y)
-    return out
-"""
-
-
 def test_kernels_compiled_from_the_same_source_guard_their_own_globals():
     """Code objects of the same contents share their global names (``_code_global_names``);
     the values are each module's own, and a global the kernel loads changed between calls
     is still seen."""
-    code = compile(KERNEL_SOURCE, "<kernel source>", "exec")
-    spaces = [{"FACTOR": 2.0}, {"FACTOR": 5.0}]
+    code = compile(inspect.getsource(scaled.fn), "<scaled, again>", "exec")
+    spaces = [{"nki": nki, "nl": nl, "nisa": nisa, "SCALE": s} for s in (2.0, 5.0)]
     for ns in spaces:
         exec(code, ns)
     a = rand(8, 4)
     for ns in spaces:
-        np.testing.assert_array_equal(ns["times"](a), a * np.float32(ns["FACTOR"]))
-    spaces[0]["FACTOR"] = -1.0
-    np.testing.assert_array_equal(spaces[0]["times"](a), -a)
-    np.testing.assert_array_equal(spaces[1]["times"](a), a * np.float32(5.0))
+        np.testing.assert_array_equal(ns["scaled"](a), a * np.float32(ns["SCALE"]))
+    spaces[0]["SCALE"] = -1.0
+    np.testing.assert_array_equal(spaces[0]["scaled"](a), -a)
+    np.testing.assert_array_equal(spaces[1]["scaled"](a), a * np.float32(5.0))
 
 
 FACTORS = [2.0]
